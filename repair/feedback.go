@@ -1,0 +1,127 @@
+package repair
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Mistakes is a session's consecutive-mistake state as the feedback sees it.
+type Mistakes struct {
+	// Consecutive counts this call when it was a mistake.
+	Consecutive uint32
+	Limit       uint32
+}
+
+// LimitReached reports whether the consecutive mistakes reached the limit.
+func (m Mistakes) LimitReached() bool { return m.Limit > 0 && m.Consecutive >= m.Limit }
+
+// previewLen bounds how much of each received value feedback quotes: enough
+// to recognise it, short enough for a model's context.
+const previewLen = 60
+
+// Feedback returns the text to hand back to the model as the tool result of
+// an unusable call: what is wrong, what was received, a correct usage
+// example in the call's own format (XML for XML and split-parameter calls,
+// JSON otherwise), and advice whose tone escalates with the session's
+// consecutive mistakes. It returns "" for a usable call.
+func Feedback(res *Result, m Mistakes) string {
+	if res.OK() {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Error: the %s tool call could not be used.\n", res.ToolName)
+	for _, v := range res.Violations {
+		fmt.Fprintf(&b, "- %s\n", v.Message)
+	}
+	if res.Tool != nil && res.Args != nil {
+		fmt.Fprintf(&b, "Received: %s\n", received(res))
+	}
+	if res.Has(CodeTruncated) {
+		b.WriteString("\nYour output was cut off before the tool call was complete, so nothing was done. " +
+			"Do not resend the same large call: write the file in smaller pieces " +
+			"(create it with the first part, then add the rest with edits).\n")
+	}
+	if res.Tool != nil {
+		v := res.Tool.view(res.Family)
+		if res.Form == FormText {
+			fmt.Fprintf(&b, "\nCorrect usage (JSON arguments of %s):\n%s\n", res.Tool.Name(), v.jsonBlock(v.example()))
+		} else {
+			fmt.Fprintf(&b, "\nCorrect usage:\n%s", v.xmlBlock(v.example()))
+		}
+	}
+	b.WriteString("\n")
+	b.WriteString(escalation(res, m))
+	return b.String()
+}
+
+// escalation is the closing advice: plain at the first mistake, firmer at
+// the second, and from the third on it tells the model to change approach.
+func escalation(res *Result, m Mistakes) string {
+	var s string
+	switch {
+	case res.Has(CodeRepeatedCall):
+		s = "You have sent this exact call several times in a row and it will not work any better. Stop and change your approach: re-read the tool definition and fix the parameters, or do something else."
+	case m.Consecutive >= 3:
+		s = fmt.Sprintf("This is failed tool call number %d in a row. Stop retrying the same way: re-read the tool definition, "+
+			"use exactly the parameter names in the usage example, and if the content is long, write a smaller piece first.", m.Consecutive)
+	case m.Consecutive == 2:
+		s = "This is the second failed tool call in a row. Compare your call with the usage example, parameter by parameter, before trying again."
+	default:
+		s = "Fix the problem above and call the tool again."
+	}
+	if m.LimitReached() {
+		s += fmt.Sprintf(" The limit of %d consecutive mistakes has been reached.", m.Limit)
+	}
+	return s + "\n"
+}
+
+// received summarises the arguments as the tool saw them: every parameter
+// of the tool (missing and empty ones marked) and any unexpected one.
+func received(res *Result) string {
+	t := res.Tool
+	v := t.view(res.Family)
+	var parts []string
+	for _, p := range t.order {
+		val, ok := res.Args[p]
+		switch {
+		case !ok:
+			parts = append(parts, v.name(p)+"=<missing>")
+		default:
+			parts = append(parts, v.name(p)+"="+preview(val))
+		}
+	}
+	for _, k := range orderedKeys(t, res.Args) {
+		if _, declared := propsOf(t.schema)[k]; !declared {
+			parts = append(parts, k+"="+preview(res.Args[k]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func preview(v any) string {
+	var s string
+	if str, ok := v.(string); ok {
+		if str == "" {
+			return "<empty>"
+		}
+		s = str
+	} else {
+		raw, _ := json.Marshal(v)
+		s = string(raw)
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= previewLen {
+		if _, ok := v.(string); ok {
+			return fmt.Sprintf("%q", s)
+		}
+		return s
+	}
+	r := []rune(s)
+	cut := string(r[:previewLen])
+	if _, ok := v.(string); ok {
+		return fmt.Sprintf("%q… (%d characters)", cut, n)
+	}
+	return fmt.Sprintf("%s… (%d characters)", cut, n)
+}

@@ -1,0 +1,417 @@
+package repair
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed builtin_tools.yaml
+var builtinToolsYAML []byte
+
+// ToolDef is the declarative definition of a tool, as written in a tools file
+// or sent with a request. Compile turns it into a Tool.
+type ToolDef struct {
+	// Name is the canonical tool name.
+	Name string `json:"name"`
+	// Description tells the model what the tool does.
+	Description string `json:"description,omitempty"`
+	// Aliases are other names models use for the tool.
+	Aliases []string `json:"aliases,omitempty"`
+	// Parameters is the JSON Schema of the arguments object.
+	Parameters map[string]any `json:"parameters"`
+	// ParamAliases are this tool's own parameter spellings, on top of the
+	// shared groups.
+	ParamAliases []ParamAliases `json:"param_aliases,omitempty"`
+	// ContentParams hold file content: in XML they run to the last closing
+	// tag, and content fixes apply to them.
+	ContentParams []string `json:"content_params,omitempty"`
+	// Example is a correct set of arguments, shown in usage text and feedback.
+	// When absent one is synthesised from the schema.
+	Example map[string]any `json:"example,omitempty"`
+	// Variants render the tool differently for some model families.
+	Variants []Variant `json:"variants,omitempty"`
+}
+
+// ParamAliases lists the spellings accepted for one parameter.
+type ParamAliases struct {
+	// Param is the canonical name, as declared in the schema.
+	Param string `json:"param"`
+	// Aliases are the other names accepted for it.
+	Aliases []string `json:"aliases"`
+	// AllowEmpty makes an empty string a legal value for the parameter even
+	// when it is required (new_text: "" deletes).
+	AllowEmpty bool `json:"allow_empty,omitempty"`
+}
+
+// Variant is how a tool is shown to a family of models whose training prefers
+// other parameter names (Cline's model-family tool variants).
+type Variant struct {
+	// Families are the model families the variant is for (see FamilyOf).
+	Families []string `json:"families"`
+	// Rename maps canonical parameter names to the names shown. Shown names
+	// are accepted back as aliases.
+	Rename map[string]string `json:"rename,omitempty"`
+	// Description replaces the tool description when set.
+	Description string `json:"description,omitempty"`
+	// ParamDescriptions replace parameter descriptions, keyed by shown name.
+	ParamDescriptions map[string]string `json:"param_descriptions,omitempty"`
+	// Example replaces example values, keyed by shown name (an absolute
+	// path for a variant that asks for absolute paths).
+	Example map[string]any `json:"example,omitempty"`
+}
+
+// MultiplexerDef is a tool name that stands for several tools, chosen by a
+// command parameter (Anthropic's str_replace_based_edit_tool: command
+// "str_replace" is an edit, "create" a write).
+type MultiplexerDef struct {
+	Name         string            `json:"name"`
+	Aliases      []string          `json:"aliases,omitempty"`
+	CommandParam string            `json:"command_param"`
+	Commands     map[string]string `json:"commands"`
+}
+
+// ToolsFile is the format of the built-in tools and of custom tools files
+// (YAML or JSON).
+type ToolsFile struct {
+	// ParamGroups are parameter aliases shared by every tool whose schema
+	// declares the parameter, at any depth.
+	ParamGroups  []ParamAliases   `json:"param_groups,omitempty"`
+	Tools        []ToolDef        `json:"tools"`
+	Multiplexers []MultiplexerDef `json:"multiplexers,omitempty"`
+}
+
+// Tool is a compiled tool definition. It is immutable and safe to share.
+type Tool struct {
+	def     ToolDef
+	builtin bool
+	schema  *jsonschema.Schema
+	// aliasOf maps every accepted parameter spelling (aliases, and the
+	// canonical names' folded forms) to the canonical name.
+	aliasOf map[string]string
+	// allowEmpty holds the canonical parameters that may be empty strings.
+	allowEmpty map[string]bool
+	content    map[string]bool
+	// order is the order parameters are shown in: required ones in schema
+	// order, then the rest alphabetically.
+	order   []string
+	example map[string]any
+}
+
+// Name returns the canonical tool name.
+func (t *Tool) Name() string { return t.def.Name }
+
+// Builtin reports whether the tool is one of toolguard's own.
+func (t *Tool) Builtin() bool { return t.builtin }
+
+// Def returns the tool's definition. The result shares maps with the tool and
+// must not be modified.
+func (t *Tool) Def() ToolDef { return t.def }
+
+// IsContentParam reports whether the canonical parameter carries file content.
+func (t *Tool) IsContentParam(name string) bool { return t.content[name] }
+
+// Params returns the top-level parameter names in display order.
+func (t *Tool) Params() []string { return t.order }
+
+// Example returns a correct set of arguments for the tool.
+func (t *Tool) Example() map[string]any { return t.example }
+
+// Registry holds the tools a server knows. It is immutable after
+// construction and safe for concurrent use.
+type Registry struct {
+	tools  map[string]*Tool // by canonical name
+	byName map[string]*Tool // canonical names and aliases, exact
+	folded map[string]*Tool // folded names and aliases (see foldName)
+	mux    map[string]*multiplexer
+	groups []ParamAliases
+}
+
+type multiplexer struct {
+	def   MultiplexerDef
+	tools map[string]*Tool
+}
+
+// NewRegistry returns a registry holding the built-in tools plus the tools of
+// the given files, which may override built-ins by name.
+func NewRegistry(files ...ToolsFile) (*Registry, error) {
+	builtin, err := ParseToolsFile(builtinToolsYAML)
+	if err != nil {
+		return nil, fmt.Errorf("built-in tools: %w", err)
+	}
+	r := &Registry{
+		tools:  map[string]*Tool{},
+		byName: map[string]*Tool{},
+		folded: map[string]*Tool{},
+		mux:    map[string]*multiplexer{},
+	}
+	all := append([]ToolsFile{builtin}, files...)
+	for _, f := range all {
+		r.groups = append(r.groups, f.ParamGroups...)
+	}
+	for i, f := range all {
+		for _, def := range f.Tools {
+			t, err := r.Compile(def)
+			if err != nil {
+				return nil, err
+			}
+			t.builtin = i == 0
+			r.tools[t.Name()] = t
+		}
+	}
+	// Names are indexed after every tool is compiled so a custom tool that
+	// overrides a built-in also takes over its aliases only if it declares
+	// them: canonical names win over aliases, later files over earlier ones.
+	for _, t := range r.sortedTools() {
+		for _, a := range t.def.Aliases {
+			r.index(a, t)
+		}
+	}
+	for _, t := range r.sortedTools() {
+		r.index(t.Name(), t)
+	}
+	for _, f := range all {
+		for _, m := range f.Multiplexers {
+			if err := r.addMultiplexer(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+func (r *Registry) index(name string, t *Tool) {
+	r.byName[name] = t
+	r.folded[foldName(name)] = t
+}
+
+func (r *Registry) addMultiplexer(def MultiplexerDef) error {
+	if def.Name == "" || def.CommandParam == "" || len(def.Commands) == 0 {
+		return fmt.Errorf("multiplexer %q: name, command_param and commands are required", def.Name)
+	}
+	m := &multiplexer{def: def, tools: map[string]*Tool{}}
+	for cmd, target := range def.Commands {
+		t := r.tools[target]
+		if t == nil {
+			return fmt.Errorf("multiplexer %q: command %q maps to unknown tool %q", def.Name, cmd, target)
+		}
+		m.tools[cmd] = t
+	}
+	for _, n := range append([]string{def.Name}, def.Aliases...) {
+		r.mux[foldName(n)] = m
+	}
+	return nil
+}
+
+// Tools returns every tool, sorted by name.
+func (r *Registry) Tools() []*Tool { return r.sortedTools() }
+
+func (r *Registry) sortedTools() []*Tool {
+	names := slices.Sorted(maps.Keys(r.tools))
+	out := make([]*Tool, len(names))
+	for i, n := range names {
+		out[i] = r.tools[n]
+	}
+	return out
+}
+
+// Tool returns the tool with the given canonical name, or nil.
+func (r *Registry) Tool(name string) *Tool { return r.tools[name] }
+
+// Resolve finds the tool a model meant by name: an exact canonical name or
+// alias first, then the same ignoring case, '_' and '-'. extra tools (sent
+// with a request) are searched first. aliased reports whether the name was
+// not the canonical one.
+func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
+	for _, t := range extra {
+		if t.Name() == name {
+			return t, false
+		}
+	}
+	for _, t := range extra {
+		if slices.Contains(t.def.Aliases, name) {
+			return t, true
+		}
+	}
+	if t := r.byName[name]; t != nil {
+		return t, t.Name() != name
+	}
+	f := foldName(name)
+	for _, t := range extra {
+		if foldName(t.Name()) == f || slices.ContainsFunc(t.def.Aliases, func(a string) bool { return foldName(a) == f }) {
+			return t, true
+		}
+	}
+	if t := r.folded[f]; t != nil {
+		return t, true
+	}
+	return nil, false
+}
+
+// multiplexer returns the multiplexer a name stands for, or nil.
+func (r *Registry) multiplexer(name string) *multiplexer { return r.mux[foldName(name)] }
+
+// foldName is the form names are compared in when no exact match exists:
+// models write WriteFile, write-file and write_file for the same thing.
+func foldName(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '-' || c == ' ':
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// Compile checks a tool definition and compiles its schema. Shared parameter
+// groups of the registry apply to it.
+func (r *Registry) Compile(def ToolDef) (*Tool, error) {
+	if def.Name == "" {
+		return nil, errors.New("tool definition: name is required")
+	}
+	if def.Parameters == nil {
+		def.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	schema, err := compileSchema(def.Name, def.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
+	}
+	t := &Tool{
+		def:        def,
+		schema:     schema,
+		aliasOf:    map[string]string{},
+		allowEmpty: map[string]bool{},
+		content:    map[string]bool{},
+	}
+	declared := declaredParams(schema)
+	for _, c := range def.ContentParams {
+		if !declared[c] {
+			return nil, fmt.Errorf("tool %q: content parameter %q is not declared in the schema", def.Name, c)
+		}
+		t.content[c] = true
+	}
+	for _, p := range def.ParamAliases {
+		if !declared[p.Param] {
+			return nil, fmt.Errorf("tool %q: aliases given for undeclared parameter %q", def.Name, p.Param)
+		}
+	}
+	// Tool-specific aliases go in last so they win over shared groups.
+	for _, g := range slices.Concat(r.groups, def.ParamAliases) {
+		if !declared[g.Param] {
+			continue
+		}
+		for _, a := range g.Aliases {
+			t.aliasOf[a] = g.Param
+		}
+		if g.AllowEmpty {
+			t.allowEmpty[g.Param] = true
+		}
+	}
+	for _, v := range def.Variants {
+		for canon, shown := range v.Rename {
+			if !declared[canon] {
+				return nil, fmt.Errorf("tool %q: variant renames undeclared parameter %q", def.Name, canon)
+			}
+			t.aliasOf[shown] = canon
+		}
+	}
+	for p := range declared {
+		delete(t.aliasOf, p) // a declared name is never an alias of another
+	}
+	t.order = paramOrder(schema)
+	t.example = def.Example
+	if t.example == nil {
+		t.example = synthesizeExample(schema)
+	}
+	return t, nil
+}
+
+// canonicalParam returns the canonical name for a parameter spelling at an
+// object whose schema declares props, or "" if the spelling is unknown there.
+func (t *Tool) canonicalParam(name string, props map[string]*jsonschema.Schema) string {
+	if _, ok := props[name]; ok {
+		return name
+	}
+	if c, ok := t.aliasOf[name]; ok {
+		if _, ok := props[c]; ok {
+			return c
+		}
+	}
+	f := foldName(name)
+	for p := range props {
+		if foldName(p) == f {
+			return p
+		}
+	}
+	for a, c := range t.aliasOf {
+		if _, ok := props[c]; ok && foldName(a) == f {
+			return c
+		}
+	}
+	return ""
+}
+
+// ParseToolsFile parses a tools file in YAML or JSON, rejecting unknown
+// fields so a misspelt key is an error, not a silently ignored setting.
+func ParseToolsFile(data []byte) (ToolsFile, error) {
+	var f ToolsFile
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return ToolsFile{}, fmt.Errorf("parse tools file: %w", err)
+	}
+	return f, nil
+}
+
+// LoadToolsFile reads and parses a tools file.
+func LoadToolsFile(path string) (ToolsFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ToolsFile{}, fmt.Errorf("read tools file: %w", err)
+	}
+	f, err := ParseToolsFile(data)
+	if err != nil {
+		return ToolsFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// compileSchema compiles a JSON Schema given as decoded JSON. Numbers are
+// re-read as json.Number so large integers in the schema keep their value.
+func compileSchema(name string, params map[string]any) (*jsonschema.Schema, error) {
+	raw, err := json.Marshal(strictCopy(params))
+	if err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	url := "toolguard:///tools/" + name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	if s.Types != nil && !s.Types.IsEmpty() && !slices.Contains(s.Types.ToStrings(), "object") {
+		return nil, fmt.Errorf("parameters schema: type must be object, not %s", s.Types)
+	}
+	return s, nil
+}

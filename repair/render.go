@@ -1,0 +1,260 @@
+package repair
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Model families whose tool definitions differ (Cline's ModelFamily).
+const (
+	FamilyGeneric       = "generic"
+	FamilyNativeNextGen = "native-next-gen"
+	FamilyNativeGPT5    = "native-gpt-5"
+)
+
+var nextGenModel = regexp.MustCompile(`claude-(?:[a-z]+-)?[4-9]|(?:sonnet|opus|haiku)-[4-9]|gemini-(?:2\.5|[3-9])|grok-[4-9]`)
+
+// FamilyOf returns the model family of a model id. Unknown and empty ids are
+// generic.
+func FamilyOf(modelID string) string {
+	id := strings.ToLower(modelID)
+	switch {
+	case strings.Contains(id, "gpt-5"):
+		return FamilyNativeGPT5
+	case nextGenModel.MatchString(id):
+		return FamilyNativeNextGen
+	default:
+		return FamilyGeneric
+	}
+}
+
+// Rendered is a tool as shown to one model family.
+type Rendered struct {
+	// Def is the definition with the family's parameter names and texts.
+	Def ToolDef
+	// OpenAI is {"type": "function", "function": {name, description, parameters}}.
+	OpenAI map[string]any
+	// Anthropic is {name, description, input_schema}.
+	Anthropic map[string]any
+	// XMLUsage is the prompt text for XML tool calling (Cline's format).
+	XMLUsage string
+}
+
+// view is a tool seen through a model family's variant.
+type view struct {
+	t           *Tool
+	description string
+	shown       map[string]string // canonical → shown name
+	descs       map[string]string // shown name → description override
+	examples    map[string]any    // shown name → example override
+}
+
+func (t *Tool) view(family string) view {
+	v := view{t: t, description: t.def.Description}
+	for _, vr := range t.def.Variants {
+		for _, f := range vr.Families {
+			if f != family {
+				continue
+			}
+			v.shown = vr.Rename
+			v.descs = vr.ParamDescriptions
+			v.examples = vr.Example
+			if vr.Description != "" {
+				v.description = vr.Description
+			}
+		}
+	}
+	return v
+}
+
+func (v view) name(canon string) string {
+	if s, ok := v.shown[canon]; ok {
+		return s
+	}
+	return canon
+}
+
+// example returns the tool's example arguments, keyed by canonical name,
+// with the view's example values.
+func (v view) example() map[string]any {
+	out := make(map[string]any, len(v.t.example))
+	for k, e := range v.t.example {
+		if x, ok := v.examples[v.name(k)]; ok {
+			e = x
+		}
+		out[k] = e
+	}
+	return out
+}
+
+// shownExample is example() under the shown names.
+func (v view) shownExample() map[string]any {
+	ex := v.example()
+	out := make(map[string]any, len(ex))
+	for k, e := range ex {
+		out[v.name(k)] = e
+	}
+	return out
+}
+
+// Render returns the tool as shown to the given model family.
+func (t *Tool) Render(family string) Rendered {
+	v := t.view(family)
+	params := renameSchema(t.def.Parameters, v)
+	def := t.def
+	def.Description = v.description
+	def.Parameters = params
+	def.Variants = nil
+	def.Example = v.shownExample()
+	return Rendered{
+		Def: def,
+		OpenAI: map[string]any{
+			"type": "function",
+			"function": map[string]any{
+				"name":        t.Name(),
+				"description": v.description,
+				"parameters":  params,
+			},
+		},
+		Anthropic: map[string]any{
+			"name":         t.Name(),
+			"description":  v.description,
+			"input_schema": params,
+		},
+		XMLUsage: v.xmlUsage(),
+	}
+}
+
+// renameSchema copies the top level of a parameters schema with the view's
+// parameter names and descriptions.
+func renameSchema(params map[string]any, v view) map[string]any {
+	out := make(map[string]any, len(params))
+	for k, e := range params {
+		out[k] = e
+	}
+	if len(v.shown) == 0 && len(v.descs) == 0 {
+		return out
+	}
+	if props, ok := params["properties"].(map[string]any); ok {
+		np := make(map[string]any, len(props))
+		for k, ps := range props {
+			shown := v.name(k)
+			if d, ok := v.descs[shown]; ok {
+				if m, ok := ps.(map[string]any); ok {
+					cp := make(map[string]any, len(m))
+					for kk, vv := range m {
+						cp[kk] = vv
+					}
+					cp["description"] = d
+					ps = cp
+				}
+			}
+			np[shown] = ps
+		}
+		out["properties"] = np
+	}
+	if req, ok := params["required"].([]any); ok {
+		nr := make([]any, len(req))
+		for i, r := range req {
+			if s, ok := r.(string); ok {
+				nr[i] = v.name(s)
+			} else {
+				nr[i] = r
+			}
+		}
+		out["required"] = nr
+	}
+	return out
+}
+
+// xmlUsage renders Cline-style usage text: description, parameters marked
+// (required), and an example block.
+func (v view) xmlUsage() string {
+	var b strings.Builder
+	t := v.t
+	fmt.Fprintf(&b, "## %s\nDescription: %s\nParameters:\n", t.Name(), v.description)
+	required := map[string]bool{}
+	for _, r := range requiredOf(t.schema) {
+		required[r] = true
+	}
+	props := propsOf(t.schema)
+	for _, p := range t.order {
+		shown := v.name(p)
+		desc, ok := v.descs[shown]
+		if !ok && props[p] != nil {
+			desc = deref(props[p]).Description
+		}
+		req := "(optional)"
+		if required[p] {
+			req = "(required)"
+		}
+		fmt.Fprintf(&b, "- %s: %s %s\n", shown, req, desc)
+	}
+	b.WriteString("Usage:\n")
+	b.WriteString(v.xmlBlock(v.example()))
+	return b.String()
+}
+
+// xmlBlock renders arguments as a tool block in the view's names. Content
+// parameters get layout newlines so the block parses back to the same values.
+func (v view) xmlBlock(args map[string]any) string {
+	var b strings.Builder
+	t := v.t
+	fmt.Fprintf(&b, "<%s>\n", t.Name())
+	for _, p := range orderedKeys(t, args) {
+		val, ok := args[p]
+		if !ok {
+			continue
+		}
+		shown := v.name(p)
+		s, isStr := val.(string)
+		if !isStr {
+			raw, _ := json.Marshal(val)
+			s = string(raw)
+		}
+		if t.content[p] {
+			fmt.Fprintf(&b, "<%s>\n%s\n</%s>\n", shown, s, shown)
+		} else {
+			fmt.Fprintf(&b, "<%s>%s</%s>\n", shown, s, shown)
+		}
+	}
+	fmt.Fprintf(&b, "</%s>\n", t.Name())
+	return b.String()
+}
+
+// jsonBlock renders arguments as indented JSON in the view's names.
+func (v view) jsonBlock(args map[string]any) string {
+	shown := make(map[string]any, len(args))
+	for k, e := range args {
+		shown[v.name(k)] = e
+	}
+	raw, err := json.MarshalIndent(shown, "", "  ")
+	if err != nil {
+		return "{}"
+	}
+	return string(raw)
+}
+
+// orderedKeys lists args' keys: the tool's parameters in display order, then
+// any others by name.
+func orderedKeys(t *Tool, args map[string]any) []string {
+	out := make([]string, 0, len(args))
+	seen := make(map[string]bool, len(args))
+	for _, p := range t.order {
+		if _, ok := args[p]; ok {
+			out = append(out, p)
+			seen[p] = true
+		}
+	}
+	var rest []string
+	for k := range args {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}

@@ -1,0 +1,238 @@
+package repair
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// deref follows $ref chains so callers see the schema that holds keywords.
+func deref(s *jsonschema.Schema) *jsonschema.Schema {
+	for i := 0; s != nil && s.Ref != nil && i < 32; i++ {
+		s = s.Ref
+	}
+	return s
+}
+
+// propsOf returns the declared properties of an object schema, or nil.
+func propsOf(s *jsonschema.Schema) map[string]*jsonschema.Schema {
+	s = deref(s)
+	if s == nil {
+		return nil
+	}
+	return s.Properties
+}
+
+// itemsOf returns the schema every array item must match, or nil.
+func itemsOf(s *jsonschema.Schema) *jsonschema.Schema {
+	s = deref(s)
+	if s == nil {
+		return nil
+	}
+	if s.Items2020 != nil {
+		return s.Items2020
+	}
+	if it, ok := s.Items.(*jsonschema.Schema); ok {
+		return it
+	}
+	return nil
+}
+
+// jsonTypes is the set of JSON types a schema admits; zero means any.
+type jsonTypes uint8
+
+const (
+	typeNull jsonTypes = 1 << iota
+	typeBoolean
+	typeInteger
+	typeNumber
+	typeString
+	typeArray
+	typeObject
+)
+
+func (t jsonTypes) has(u jsonTypes) bool { return t&u != 0 }
+
+// typesOf returns the types a schema admits, from "type" or, failing that,
+// from the types of its "enum" values.
+func typesOf(s *jsonschema.Schema) jsonTypes {
+	s = deref(s)
+	if s == nil {
+		return 0
+	}
+	var t jsonTypes
+	if s.Types != nil {
+		for _, n := range s.Types.ToStrings() {
+			switch n {
+			case "null":
+				t |= typeNull
+			case "boolean":
+				t |= typeBoolean
+			case "integer":
+				t |= typeInteger
+			case "number":
+				t |= typeNumber
+			case "string":
+				t |= typeString
+			case "array":
+				t |= typeArray
+			case "object":
+				t |= typeObject
+			}
+		}
+	}
+	return t
+}
+
+// declaredParams returns the top-level parameter names of a tool schema.
+func declaredParams(s *jsonschema.Schema) map[string]bool {
+	out := map[string]bool{}
+	for p := range propsOf(s) {
+		out[p] = true
+	}
+	return out
+}
+
+// requiredOf returns the required properties of an object schema.
+func requiredOf(s *jsonschema.Schema) []string {
+	s = deref(s)
+	if s == nil {
+		return nil
+	}
+	return s.Required
+}
+
+// paramOrder lists the properties of an object schema as they are shown to
+// models: required ones in the schema's order, then the rest by name. (Go
+// maps keep no declaration order; "required" is the one ordered list a schema
+// reliably has.)
+func paramOrder(s *jsonschema.Schema) []string {
+	props := propsOf(s)
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range requiredOf(s) {
+		if _, ok := props[r]; ok && !seen[r] {
+			out = append(out, r)
+			seen[r] = true
+		}
+	}
+	rest := slices.Sorted(maps.Keys(props))
+	for _, p := range rest {
+		if !seen[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// synthesizeExample builds a plausible argument object from a schema, for
+// tools whose definition brings no example.
+func synthesizeExample(s *jsonschema.Schema) map[string]any {
+	v, _ := exampleValue("", s, 0).(map[string]any)
+	return v
+}
+
+func exampleValue(name string, s *jsonschema.Schema, depth int) any {
+	s = deref(s)
+	if s == nil || depth > 4 {
+		return name + " here"
+	}
+	if s.Default != nil {
+		return *s.Default
+	}
+	if s.Enum != nil && len(s.Enum.Values) > 0 {
+		return s.Enum.Values[0]
+	}
+	t := typesOf(s)
+	switch {
+	case t.has(typeObject) || (t == 0 && s.Properties != nil):
+		obj := map[string]any{}
+		for _, p := range paramOrder(s) {
+			obj[p] = exampleValue(p, s.Properties[p], depth+1)
+		}
+		return obj
+	case t.has(typeArray):
+		return []any{exampleValue(name, itemsOf(s), depth+1)}
+	case t.has(typeString) || t == 0:
+		if name == "" {
+			return "value"
+		}
+		return name + " here"
+	case t.has(typeBoolean):
+		return true
+	case t.has(typeInteger) || t.has(typeNumber):
+		return 1
+	default:
+		return nil
+	}
+}
+
+// strictCopy returns a deep copy of a schema document in which every object
+// schema that declares properties and says nothing about other properties
+// forbids them. toolguard's policy is that an unknown parameter makes a call
+// unusable (dropping `append: true` silently could change its meaning), while
+// JSON Schema allows extra properties by default. Schemas that compose
+// (allOf/anyOf/oneOf/$ref beside properties) are left alone: forbidding there
+// would reject properties another branch declares.
+func strictCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x)+1)
+		for k, e := range x {
+			switch k {
+			case "enum", "const", "default", "examples", "example":
+				out[k] = e // values, not schemas
+			default:
+				out[k] = strictCopy(e)
+			}
+		}
+		if _, hasProps := x["properties"]; hasProps && !hasAny(x, "additionalProperties", "patternProperties",
+			"unevaluatedProperties", "allOf", "anyOf", "oneOf", "$ref", "if") {
+			out["additionalProperties"] = false
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = strictCopy(e)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+func hasAny(m map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// describeType names a schema's admitted types for messages ("a string",
+// "an array or null").
+func describeType(t jsonTypes) string {
+	var names []string
+	for _, e := range []struct {
+		t jsonTypes
+		n string
+	}{{typeString, "a string"}, {typeInteger, "an integer"}, {typeNumber, "a number"}, {typeBoolean, "a boolean"},
+		{typeArray, "an array"}, {typeObject, "an object"}, {typeNull, "null"}} {
+		if t.has(e.t) {
+			names = append(names, e.n)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "any value"
+	case 1:
+		return names[0]
+	default:
+		return fmt.Sprintf("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	}
+}

@@ -1,0 +1,117 @@
+package repair
+
+import "strings"
+
+// splitToolBlock finds the tool block in a model's text: the first opening
+// tag that isTool accepts, and the body up to that tag's last closing tag
+// (the closing tag of the tool decides, so file content holding the same
+// tag survives). Prose around the block is ignored. When no tag names a tool
+// the whole text is the body: the caller sent the parameters without a
+// wrapper. closed is false when the block's closing tag never came.
+func splitToolBlock(text string, isTool func(string) bool) (tag, body string, closed bool) {
+	for i := 0; i < len(text); {
+		name, end, ok := openingTagAt(text, i)
+		if !ok {
+			j := strings.IndexByte(text[i+1:], '<')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+			continue
+		}
+		if !isTool(name) {
+			// The first tag is a parameter: there is no wrapper.
+			return "", text, true
+		}
+		rest := text[end:]
+		closing := "</" + name + ">"
+		if k := strings.LastIndex(rest, closing); k >= 0 {
+			return name, rest[:k], true
+		}
+		return name, rest, false
+	}
+	return "", text, true
+}
+
+// openingTagAt reports whether an opening tag "<name>" starts at text[i], and
+// returns its name and the index just past it. Names are XML-ish identifiers;
+// attributes are not part of the tool formats handled here.
+func openingTagAt(text string, i int) (name string, end int, ok bool) {
+	if i >= len(text) || text[i] != '<' {
+		return "", 0, false
+	}
+	j := i + 1
+	for j < len(text) && isNameByte(text[j], j == i+1) {
+		j++
+	}
+	if j == i+1 || j >= len(text) || text[j] != '>' {
+		return "", 0, false
+	}
+	return text[i+1 : j], j + 1, true
+}
+
+func isNameByte(c byte, first bool) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_':
+		return true
+	case '0' <= c && c <= '9', c == '-', c == '.', c == ':':
+		return !first
+	}
+	return false
+}
+
+// parseXMLParams splits a tool block body into its parameters. A content
+// parameter's value runs to the last closing tag of that parameter in the
+// body (Cline's rule: a literal </content> inside a file is kept); any other
+// value ends at its first closing tag, so nested markup in a value (XML
+// memory, HTML) is kept as text. One newline right after the opening tag and
+// one right before the closing tag are layout, not value. truncated names
+// the parameter whose closing tag never came, if any; its value is what
+// arrived.
+func parseXMLParams(body string, isContent func(string) bool) (params map[string]string, truncated string) {
+	params = map[string]string{}
+	for i := 0; i < len(body); {
+		name, start, ok := openingTagAt(body, i)
+		if !ok {
+			j := strings.IndexByte(body[i+1:], '<')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+			continue
+		}
+		closing := "</" + name + ">"
+		var k int
+		if isContent(name) {
+			k = strings.LastIndex(body[start:], closing)
+		} else {
+			k = strings.Index(body[start:], closing)
+		}
+		if k < 0 {
+			if _, dup := params[name]; !dup {
+				params[name] = trimLayout(body[start:])
+			}
+			return params, name
+		}
+		if _, dup := params[name]; !dup {
+			params[name] = trimLayout(body[start : start+k])
+		}
+		i = start + k + len(closing)
+	}
+	return params, ""
+}
+
+// trimLayout removes one leading and one trailing newline (LF or CRLF).
+func trimLayout(v string) string {
+	if strings.HasPrefix(v, "\r\n") {
+		v = v[2:]
+	} else if strings.HasPrefix(v, "\n") {
+		v = v[1:]
+	}
+	if strings.HasSuffix(v, "\r\n") {
+		v = v[:len(v)-2]
+	} else if strings.HasSuffix(v, "\n") {
+		v = v[:len(v)-1]
+	}
+	return v
+}
