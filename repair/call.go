@@ -8,6 +8,11 @@
 // count mistakes and execute on top of it.
 package repair
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // Form is the form a call's arguments arrived in.
 type Form int
 
@@ -140,4 +145,20 @@ func joinPath(base, name string) string {
 		return name
 	}
 	return base + "/" + name
+}
+
+// EncodeArgs renders arguments as compact JSON with sorted keys and without
+// HTML escaping, so file content such as "<div>" stays byte-for-byte itself.
+// Nil arguments encode as nil.
+func EncodeArgs(args map[string]any) ([]byte, error) {
+	if args == nil {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(args); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

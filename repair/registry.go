@@ -298,9 +298,9 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		allowEmpty: map[string]bool{},
 		content:    map[string]bool{},
 	}
-	declared := declaredParams(schema)
+	top, declared := declaredParams(schema)
 	for _, c := range def.ContentParams {
-		if !declared[c] {
+		if !top[c] {
 			return nil, fmt.Errorf("tool %q: content parameter %q is not declared in the schema", def.Name, c)
 		}
 		t.content[c] = true
@@ -324,7 +324,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	}
 	for _, v := range def.Variants {
 		for canon, shown := range v.Rename {
-			if !declared[canon] {
+			if !top[canon] {
 				return nil, fmt.Errorf("tool %q: variant renames undeclared parameter %q", def.Name, canon)
 			}
 			t.aliasOf[shown] = canon
@@ -414,4 +414,20 @@ func compileSchema(name string, params map[string]any) (*jsonschema.Schema, erro
 		return nil, fmt.Errorf("parameters schema: type must be object, not %s", s.Types)
 	}
 	return s, nil
+}
+
+// ParamAliases returns every parameter spelling the tool accepts besides the
+// canonical names, grouped by canonical parameter and sorted.
+func (t *Tool) ParamAliases() []ParamAliases {
+	by := map[string][]string{}
+	for a, c := range t.aliasOf {
+		by[c] = append(by[c], a)
+	}
+	out := make([]ParamAliases, 0, len(by))
+	for _, c := range slices.Sorted(maps.Keys(by)) {
+		al := by[c]
+		slices.Sort(al)
+		out = append(out, ParamAliases{Param: c, Aliases: al, AllowEmpty: t.allowEmpty[c]})
+	}
+	return out
 }

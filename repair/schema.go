@@ -87,13 +87,26 @@ func typesOf(s *jsonschema.Schema) jsonTypes {
 	return t
 }
 
-// declaredParams returns the top-level parameter names of a tool schema.
-func declaredParams(s *jsonschema.Schema) map[string]bool {
-	out := map[string]bool{}
+// declaredParams returns the parameter names a tool schema declares at the
+// top level (top) and at any depth, inside objects and array items (all).
+func declaredParams(s *jsonschema.Schema) (top, all map[string]bool) {
+	top, all = map[string]bool{}, map[string]bool{}
 	for p := range propsOf(s) {
-		out[p] = true
+		top[p] = true
 	}
-	return out
+	var walk func(s *jsonschema.Schema, depth int)
+	walk = func(s *jsonschema.Schema, depth int) {
+		if s == nil || depth > 16 {
+			return
+		}
+		for p, ps := range propsOf(s) {
+			all[p] = true
+			walk(ps, depth+1)
+		}
+		walk(itemsOf(s), depth+1)
+	}
+	walk(s, 0)
+	return top, all
 }
 
 // requiredOf returns the required properties of an object schema.

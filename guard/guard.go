@@ -1,0 +1,254 @@
+// Package guard is toolguard's core use case layer: it runs a tool call
+// through the pure repair pipeline, records the outcome in the session's
+// mistake counter, and writes the model's feedback. Every front end (the gRPC
+// service, the CLI, later the proxy) calls it, so they all behave alike.
+//
+// guard knows nothing of gRPC or protobuf; it returns domain errors that the
+// front ends map to their own error forms.
+package guard
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/session"
+)
+
+// Config assembles a Guard.
+type Config struct {
+	// Registry holds the server's tools. Required.
+	Registry *repair.Registry
+	// Sessions counts mistakes per session. Required.
+	Sessions session.Store
+	// MistakeLimit is the server's limit; requests may lower it. Required.
+	MistakeLimit uint32
+}
+
+// Guard validates tool calls and tracks sessions. It is safe for concurrent
+// use.
+type Guard struct {
+	reg      *repair.Registry
+	sessions session.Store
+	limit    uint32
+	tools    *toolCache
+}
+
+// New returns a Guard.
+func New(cfg Config) (*Guard, error) {
+	if cfg.Registry == nil || cfg.Sessions == nil {
+		return nil, errors.New("guard: registry and session store are required")
+	}
+	if cfg.MistakeLimit == 0 {
+		return nil, errors.New("guard: mistake limit must be at least 1")
+	}
+	return &Guard{reg: cfg.Registry, sessions: cfg.Sessions, limit: cfg.MistakeLimit, tools: newToolCache(512)}, nil
+}
+
+// Registry returns the server's tool registry.
+func (g *Guard) Registry() *repair.Registry { return g.reg }
+
+// MistakeLimit returns the server's mistake limit.
+func (g *Guard) MistakeLimit() uint32 { return g.limit }
+
+// ValidateRequest is one call to validate.
+type ValidateRequest struct {
+	SessionID string
+	ModelID   string
+	// MistakeLimit lowers the server's limit for this call when non-zero and
+	// smaller.
+	MistakeLimit uint32
+	Call         repair.Call
+	// Tools are definitions of tools the server does not know, for this
+	// call only.
+	Tools []repair.ToolDef
+}
+
+// Verdict is the outcome of one call.
+type Verdict struct {
+	*repair.Result
+	// ArgumentsJSON is the normalised arguments as compact JSON, nil when
+	// they could not be parsed.
+	ArgumentsJSON []byte
+	// Feedback is the text for the model; empty when the call is usable.
+	Feedback string
+	Mistakes MistakeState
+}
+
+// MistakeState is a session's consecutive-mistake counter against a limit.
+type MistakeState struct {
+	Consecutive  uint32
+	Limit        uint32
+	LimitReached bool
+}
+
+func newMistakeState(consecutive, limit uint32) MistakeState {
+	return MistakeState{Consecutive: consecutive, Limit: limit, LimitReached: consecutive >= limit}
+}
+
+// Validate repairs and validates a call, counts it in its session and
+// returns the verdict. A model's mistake is a verdict, not an error; errors
+// are the caller's (InvalidToolDefinitionError) or the session store's.
+func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, error) {
+	extra, err := g.compileTools(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	res := g.reg.Validate(req.Call, repair.Options{ModelID: req.ModelID, Tools: extra})
+	argsJSON, err := repair.EncodeArgs(res.Args)
+	if err != nil {
+		return nil, fmt.Errorf("encode arguments: %w", err)
+	}
+
+	st, err := g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON)})
+	if err != nil {
+		return nil, fmt.Errorf("record session %q: %w", req.SessionID, err)
+	}
+	if st.Repeated {
+		res.Violate(repair.CodeRepeatedCall, "", fmt.Sprintf("This exact call was made %d times in a row.", st.Repeats))
+	}
+	m := newMistakeState(st.Consecutive, g.effectiveLimit(req.MistakeLimit))
+	return &Verdict{
+		Result:        res,
+		ArgumentsJSON: argsJSON,
+		Feedback:      repair.Feedback(res, repair.Mistakes{Consecutive: m.Consecutive, Limit: m.Limit}),
+		Mistakes:      m,
+	}, nil
+}
+
+// effectiveLimit applies a request's limit, which may only lower the
+// server's.
+func (g *Guard) effectiveLimit(requested uint32) uint32 {
+	if requested > 0 && requested < g.limit {
+		return requested
+	}
+	return g.limit
+}
+
+// Session is a session's state as callers see it.
+type Session struct {
+	ID       string
+	State    session.State
+	Mistakes MistakeState
+}
+
+// Session returns a session's state.
+func (g *Guard) Session(ctx context.Context, id string) (Session, error) {
+	st, err := g.sessions.Get(ctx, id)
+	if err != nil {
+		return Session{}, fmt.Errorf("read session %q: %w", id, err)
+	}
+	return Session{ID: id, State: st, Mistakes: newMistakeState(st.Consecutive, g.limit)}, nil
+}
+
+// ResetSession forgets a session and returns its (empty) state.
+func (g *Guard) ResetSession(ctx context.Context, id string) (Session, error) {
+	if err := g.sessions.Reset(ctx, id); err != nil {
+		return Session{}, fmt.Errorf("reset session %q: %w", id, err)
+	}
+	return Session{ID: id, Mistakes: newMistakeState(0, g.limit)}, nil
+}
+
+// InvalidToolDefinitionError reports a tool definition sent with a request
+// that cannot be used (bad schema, missing name). It is the caller's mistake.
+type InvalidToolDefinitionError struct {
+	Index int
+	Name  string
+	Err   error
+}
+
+func (e *InvalidToolDefinitionError) Error() string {
+	return fmt.Sprintf("tool definition %d (%q): %v", e.Index, e.Name, e.Err)
+}
+
+func (e *InvalidToolDefinitionError) Unwrap() error { return e.Err }
+
+// compileTools compiles request-scoped tool definitions, reusing earlier
+// compilations of identical definitions: orchestrators send the same tools
+// with every call, and compiling a schema costs far more than validating.
+func (g *Guard) compileTools(defs []repair.ToolDef) ([]*repair.Tool, error) {
+	if len(defs) == 0 {
+		return nil, nil
+	}
+	out := make([]*repair.Tool, len(defs))
+	for i, def := range defs {
+		key, err := defKey(def)
+		if err != nil {
+			return nil, &InvalidToolDefinitionError{Index: i, Name: def.Name, Err: err}
+		}
+		if t := g.tools.get(key); t != nil {
+			out[i] = t
+			continue
+		}
+		t, err := g.reg.Compile(def)
+		if err != nil {
+			return nil, &InvalidToolDefinitionError{Index: i, Name: def.Name, Err: err}
+		}
+		g.tools.put(key, t)
+		out[i] = t
+	}
+	return out, nil
+}
+
+func defKey(def repair.ToolDef) ([sha256.Size]byte, error) {
+	raw, err := json.Marshal(def) // map keys are sorted: equal definitions give equal bytes
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	return sha256.Sum256(raw), nil
+}
+
+// fingerprint identifies a call for repeat detection: its canonical tool
+// name and normalised arguments, or its raw text when those could not be
+// parsed. The hash is stable across processes, so replicas sharing a
+// session store agree on it.
+func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(res.ToolName))
+	h.Write([]byte{0})
+	if argsJSON != nil {
+		h.Write(argsJSON)
+	} else {
+		h.Write([]byte(call.Text))
+	}
+	if sum := h.Sum64(); sum != 0 {
+		return sum
+	}
+	return 1
+}
+
+// toolCache is a bounded map of compiled request-scoped tools. When full it
+// drops an arbitrary entry: the working set is the few tool lists an
+// orchestrator sends, so anything simpler than LRU serves as well.
+type toolCache struct {
+	mu  sync.RWMutex
+	max int
+	m   map[[sha256.Size]byte]*repair.Tool
+}
+
+func newToolCache(max int) *toolCache {
+	return &toolCache{max: max, m: make(map[[sha256.Size]byte]*repair.Tool)}
+}
+
+func (c *toolCache) get(k [sha256.Size]byte) *repair.Tool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.m[k]
+}
+
+func (c *toolCache) put(k [sha256.Size]byte, t *repair.Tool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		for old := range c.m {
+			delete(c.m, old)
+			break
+		}
+	}
+	c.m[k] = t
+}

@@ -1,0 +1,614 @@
+package repair
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func mustRegistry(t testing.TB, files ...ToolsFile) *Registry {
+	t.Helper()
+	r, err := NewRegistry(files...)
+	if err != nil {
+		t.Fatalf("NewRegistry: %v", err)
+	}
+	return r
+}
+
+// memoryTools is the custom tool of seed 001: parameter names no built-in
+// list knows, one of them holding XML.
+const memoryTools = `
+tools:
+  - name: add_semantic_memory
+    description: Store a memory.
+    aliases: [remember]
+    content_params: [xml_memory]
+    parameters:
+      type: object
+      properties:
+        xml_memory: {type: string, description: The memory as XML.}
+        user_message: {type: string, description: The message that prompted it.}
+      required: [xml_memory, user_message]
+`
+
+func mustMemoryRegistry(t testing.TB) *Registry {
+	t.Helper()
+	f, err := ParseToolsFile([]byte(memoryTools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustRegistry(t, f)
+}
+
+func codes[T Repair | Violation](xs []T) []string {
+	out := []string{}
+	for _, x := range xs {
+		switch v := any(x).(type) {
+		case Repair:
+			out = append(out, v.Code+":"+v.Param)
+		case Violation:
+			out = append(out, v.Code+":"+v.Param)
+		}
+	}
+	return out
+}
+
+func argsJSON(t *testing.T, args map[string]any) string {
+	t.Helper()
+	if args == nil {
+		return "null"
+	}
+	raw, err := EncodeArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+func TestValidate(t *testing.T) {
+	reg := mustMemoryRegistry(t)
+	tests := []struct {
+		name       string
+		call       Call
+		model      string
+		tool       string
+		args       string // expected normalised arguments as JSON
+		repairs    []string
+		violations []string
+	}{
+		{
+			name:    "valid JSON is untouched",
+			call:    Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":"x = '\\n'\n"}`},
+			tool:    "write_to_file",
+			args:    `{"content":"x = '\\n'\n","path":"a.py"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "Write with file_path and text",
+			call:    Call{Name: "Write", Form: FormText, Text: `{"file_path":"a.py","text":"print(1)"}`},
+			tool:    "write_to_file",
+			args:    `{"content":"print(1)","path":"a.py"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:path", "ALIAS_RENAMED:content"},
+		},
+		{
+			name:    "folded tool name and parameter name",
+			call:    Call{Name: "WRITE-TO-FILE", Form: FormText, Text: `{"Path":"a.py","content":"x"}`},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:path"},
+		},
+		{
+			name:       "missing content",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py"}`},
+			tool:       "write_to_file",
+			args:       `{"path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:content"},
+		},
+		{
+			name:       "empty content is missing",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":""}`},
+			tool:       "write_to_file",
+			args:       `{"content":"","path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:content"},
+		},
+		{
+			name:    "empty new_text is legal",
+			call:    Call{Name: "Edit", Form: FormText, Text: `{"file_path":"a.py","old_string":"x","new_string":""}`},
+			tool:    "edit",
+			args:    `{"new_text":"","old_text":"x","path":"a.py"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:path", "ALIAS_RENAMED:new_text", "ALIAS_RENAMED:old_text"},
+		},
+		{
+			name:       "empty arguments text is an empty object",
+			call:       Call{Name: "edit", Form: FormText, Text: "  "},
+			tool:       "edit",
+			args:       `{}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:new_text", "MISSING_REQUIRED:old_text", "MISSING_REQUIRED:path"},
+		},
+		{
+			name:    "raw_arguments wrapper",
+			call:    Call{Name: "Write", Form: FormText, Text: `{"raw_arguments":"{\"file_path\":\"a.py\",\"content\":\"x\"}"}`},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{"RAW_ARGUMENTS_UNWRAPPED:", "TOOL_ALIAS:", "ALIAS_RENAMED:path"},
+		},
+		{
+			name:       "raw_arguments that does not parse stays and is unexpected",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"raw_arguments":"{\"path\": \"a.py\", \"content\": "}`},
+			tool:       "write_to_file",
+			args:       `{"raw_arguments":"{\"path\": \"a.py\", \"content\": "}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:content", "MISSING_REQUIRED:path", "UNEXPECTED_PARAM:raw_arguments"},
+		},
+		{
+			name:    "JSON in a string",
+			call:    Call{Name: "write_to_file", Form: FormText, Text: `"{\"path\":\"a.py\",\"content\":\"x\"}"`},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{"DOUBLE_ENCODED:"},
+		},
+		{
+			name:    "sole arguments wrapper",
+			call:    Call{Name: "write_to_file", Form: FormText, Text: `{"arguments":{"path":"a.py","content":"x"}}`},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{"RAW_ARGUMENTS_UNWRAPPED:"},
+		},
+		{
+			name:    "input is apply_patch's own parameter, not a wrapper",
+			call:    Call{Name: "apply_patch", Form: FormText, Text: `{"input":"*** Begin Patch\n*** End Patch"}`},
+			tool:    "apply_patch",
+			args:    `{"patch":"*** Begin Patch\n*** End Patch"}`,
+			repairs: []string{"ALIAS_RENAMED:patch"},
+		},
+		{
+			name:       "unexpected parameter makes the call unusable",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":"x","append":true}`},
+			tool:       "write_to_file",
+			args:       `{"append":true,"content":"x","path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"UNEXPECTED_PARAM:append"},
+		},
+		{
+			name:       "conflicting aliases",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","file_path":"b.py","content":"x"}`},
+			tool:       "write_to_file",
+			args:       `{"content":"x","path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"CONFLICTING_PARAMS:path"},
+		},
+		{
+			name:    "identical alias dropped",
+			call:    Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","file_path":"a.py","content":"x"}`},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{"DUPLICATE_DROPPED:path"},
+		},
+		{
+			name:    "coercions in JSON are repairs",
+			call:    Call{Name: "edit", Form: FormText, Text: `{"path":"a","old_text":"x","new_text":"y","replace_all":"true"}`},
+			tool:    "edit",
+			args:    `{"new_text":"y","old_text":"x","path":"a","replace_all":true}`,
+			repairs: []string{"TYPE_COERCED:replace_all"},
+		},
+		{
+			name:    "stringified array and numeric ids",
+			call:    Call{Name: "TodoWrite", Form: FormText, Text: `{"todos":"[{\"id\":1,\"content\":\"a\",\"status\":\"pending\"}]"}`},
+			tool:    "todo_write",
+			args:    `{"todos":[{"content":"a","id":"1","status":"pending"}]}`,
+			repairs: []string{"TOOL_ALIAS:", "TYPE_COERCED:todos", "TYPE_COERCED:todos/0/id"},
+		},
+		{
+			name:       "enum violation",
+			call:       Call{Name: "todo_write", Form: FormText, Text: `{"todos":[{"id":"1","content":"a","status":"done"}]}`},
+			tool:       "todo_write",
+			args:       `{"todos":[{"content":"a","id":"1","status":"done"}]}`,
+			repairs:    []string{},
+			violations: []string{"INVALID_VALUE:todos/0/status"},
+		},
+		{
+			name:       "wrong type that cannot be coerced",
+			call:       Call{Name: "edit", Form: FormText, Text: `{"path":"a","old_text":"x","new_text":"y","replace_all":"maybe"}`},
+			tool:       "edit",
+			args:       `{"new_text":"y","old_text":"x","path":"a","replace_all":"maybe"}`,
+			repairs:    []string{},
+			violations: []string{"WRONG_TYPE:replace_all"},
+		},
+		{
+			name:    "nested aliases in multi_edit and a single edit object",
+			call:    Call{Name: "MultiEdit", Form: FormText, Text: `{"file_path":"a","edits":{"old_string":"x","new_string":"y"}}`},
+			tool:    "multi_edit",
+			args:    `{"edits":[{"new_text":"y","old_text":"x"}],"path":"a"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:path", "TYPE_COERCED:edits", "ALIAS_RENAMED:edits/0/new_text", "ALIAS_RENAMED:edits/0/old_text"},
+		},
+		{
+			name:    "seed 002 multi replace",
+			call:    Call{Name: "multi_replace_string_in_file", Form: FormText, Text: `{"replacements":[{"filePath":"t.txt","oldString":"a","newString":"b"}]}`},
+			tool:    "multi_edit",
+			args:    `{"edits":[{"new_text":"b","old_text":"a","path":"t.txt"}]}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:edits", "ALIAS_RENAMED:edits/0/path", "ALIAS_RENAMED:edits/0/new_text", "ALIAS_RENAMED:edits/0/old_text"},
+		},
+		{
+			name:    "str_replace_based_edit_tool create",
+			call:    Call{Name: "str_replace_based_edit_tool", Form: FormText, Text: `{"command":"create","path":"a.py","file_text":"x"}`},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:content"},
+		},
+		{
+			name:       "str_replace_based_edit_tool view is unsupported",
+			call:       Call{Name: "str_replace_based_edit_tool", Form: FormText, Text: `{"command":"view","path":"a.py"}`},
+			tool:       "str_replace_based_edit_tool",
+			args:       `{"command":"view","path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"UNSUPPORTED_COMMAND:command"},
+		},
+		{
+			name:       "unknown tool keeps its arguments",
+			call:       Call{Name: "launch_rocket", Form: FormText, Text: `{"when":"now"}`},
+			tool:       "launch_rocket",
+			args:       `{"when":"now"}`,
+			repairs:    []string{},
+			violations: []string{"UNKNOWN_TOOL:"},
+		},
+		{
+			name:       "invalid JSON",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path": "a.py", "content": }`},
+			tool:       "write_to_file",
+			args:       `null`,
+			repairs:    []string{},
+			violations: []string{"UNPARSEABLE:"},
+		},
+		{
+			name:       "arguments that are not an object",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `["a.py", "x"]`},
+			tool:       "write_to_file",
+			args:       `null`,
+			repairs:    []string{},
+			violations: []string{"UNPARSEABLE:"},
+		},
+		{
+			name:    "params form converts without recording",
+			call:    Call{Name: "edit", Form: FormParams, Params: map[string]string{"path": "a", "old_text": "x", "new_text": "", "replace_all": "true"}},
+			tool:    "edit",
+			args:    `{"new_text":"","old_text":"x","path":"a","replace_all":true}`,
+			repairs: []string{},
+		},
+		{
+			name:    "params form with aliases",
+			call:    Call{Name: "write_to_file", Form: FormParams, Params: map[string]string{"absolutePath": "/w/a.py", "content": "x"}},
+			model:   "claude-sonnet-4-5",
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"/w/a.py"}`,
+			repairs: []string{"ALIAS_RENAMED:path"},
+		},
+		{
+			name:    "XML block with its own closing tag in the content",
+			call:    Call{Form: FormXML, Text: "Let me write it.\n<write_to_file>\n<path>a.html</path>\n<content>\n<p>see </content></p>\n</content>\n</write_to_file>\nDone."},
+			tool:    "write_to_file",
+			args:    `{"content":"<p>see </content></p>","path":"a.html"}`,
+			repairs: []string{},
+		},
+		{
+			name:       "XML block cut off",
+			call:       Call{Form: FormXML, Text: "<write_to_file>\n<path>a.py</path>\n<content>\nprint("},
+			tool:       "write_to_file",
+			args:       `{"content":"print(","path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"TRUNCATED:content", "TRUNCATED:"},
+		},
+		{
+			name:    "XML block of an aliased tool with aliased params",
+			call:    Call{Form: FormXML, Text: "<Write><file_path>a.py</file_path><text>x</text></Write>"},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:path", "ALIAS_RENAMED:content"},
+		},
+		{
+			name:    "XML parameters without a wrapper",
+			call:    Call{Name: "write_to_file", Form: FormXML, Text: "<path>a.py</path>\n<content>\nx\n</content>"},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "custom tool, JSON",
+			call:    Call{Name: "add_semantic_memory", Form: FormText, Text: `{"xml_memory":"<memory><fact>likes tea</fact></memory>","user_message":"I like tea"}`},
+			tool:    "add_semantic_memory",
+			args:    `{"user_message":"I like tea","xml_memory":"<memory><fact>likes tea</fact></memory>"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "custom tool, params",
+			call:    Call{Name: "add_semantic_memory", Form: FormParams, Params: map[string]string{"xml_memory": "<memory><fact>likes tea</fact></memory>", "user_message": "I like tea"}},
+			tool:    "add_semantic_memory",
+			args:    `{"user_message":"I like tea","xml_memory":"<memory><fact>likes tea</fact></memory>"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "custom tool, XML",
+			call:    Call{Form: FormXML, Text: "<add_semantic_memory>\n<xml_memory>\n<memory><fact>likes tea</fact></memory>\n</xml_memory>\n<user_message>I like tea</user_message>\n</add_semantic_memory>"},
+			tool:    "add_semantic_memory",
+			args:    `{"user_message":"I like tea","xml_memory":"<memory><fact>likes tea</fact></memory>"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "custom tool by alias",
+			call:    Call{Name: "remember", Form: FormText, Text: `{"xml_memory":"<m/>","user_message":"hi"}`},
+			tool:    "add_semantic_memory",
+			args:    `{"user_message":"hi","xml_memory":"<m/>"}`,
+			repairs: []string{"TOOL_ALIAS:"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := reg.Validate(tc.call, Options{ModelID: tc.model})
+			if res.ToolName != tc.tool {
+				t.Errorf("tool = %q, want %q", res.ToolName, tc.tool)
+			}
+			if got := argsJSON(t, res.Args); got != tc.args {
+				t.Errorf("args = %s\nwant   %s", got, tc.args)
+			}
+			if got := codes(res.Repairs); !reflect.DeepEqual(got, tc.repairs) {
+				t.Errorf("repairs = %q, want %q", got, tc.repairs)
+			}
+			wantV := tc.violations
+			if wantV == nil {
+				wantV = []string{}
+			}
+			if got := codes(res.Violations); !reflect.DeepEqual(got, wantV) {
+				t.Errorf("violations = %q, want %q\n%+v", got, wantV, res.Violations)
+			}
+			if res.OK() != (len(wantV) == 0) {
+				t.Errorf("OK() = %v with violations %v", res.OK(), res.Violations)
+			}
+		})
+	}
+}
+
+// TestValidateIdempotent: validating the normalised arguments of a usable
+// call again changes nothing.
+func TestValidateIdempotent(t *testing.T) {
+	reg := mustRegistry(t)
+	for _, text := range []string{
+		`{"file_path":"a.py","text":"x"}`,
+		`{"raw_arguments":"{\"path\":\"a\",\"content\":\"b\"}"}`,
+		`"{\"path\":\"a\",\"content\":\"b\"}"`,
+	} {
+		first := reg.Validate(Call{Name: "Write", Form: FormText, Text: text}, Options{})
+		if !first.OK() {
+			t.Fatalf("%s: not ok: %v", text, first.Violations)
+		}
+		raw, _ := json.Marshal(first.Args)
+		second := reg.Validate(Call{Name: first.ToolName, Form: FormText, Text: string(raw)}, Options{})
+		if len(second.Repairs) != 0 || !second.OK() {
+			t.Errorf("%s: second pass repairs=%v violations=%v", text, second.Repairs, second.Violations)
+		}
+		if !reflect.DeepEqual(first.Args, second.Args) {
+			t.Errorf("%s: args changed: %v → %v", text, first.Args, second.Args)
+		}
+	}
+}
+
+func TestValidateRequestTools(t *testing.T) {
+	reg := mustRegistry(t)
+	tool, err := reg.Compile(ToolDef{
+		Name: "lookup",
+		Parameters: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"query": map[string]any{"type": "string"}, "limit": map[string]any{"type": "integer"}},
+			"required":   []any{"query"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := reg.Validate(Call{Name: "lookup", Form: FormText, Text: `{"query":"x","limit":"5"}`}, Options{Tools: []*Tool{tool}})
+	if !res.OK() || argsJSON(t, res.Args) != `{"limit":5,"query":"x"}` {
+		t.Fatalf("got ok=%v args=%s violations=%v", res.OK(), argsJSON(t, res.Args), res.Violations)
+	}
+	// Without additionalProperties the schema is strict all the same.
+	res = reg.Validate(Call{Name: "lookup", Form: FormText, Text: `{"query":"x","extra":1}`}, Options{Tools: []*Tool{tool}})
+	if got := codes(res.Violations); !reflect.DeepEqual(got, []string{"UNEXPECTED_PARAM:extra"}) {
+		t.Fatalf("violations = %v", got)
+	}
+}
+
+func TestCompileRejectsBadDefinitions(t *testing.T) {
+	reg := mustRegistry(t)
+	for name, def := range map[string]ToolDef{
+		"no name":             {Parameters: map[string]any{"type": "object"}},
+		"not an object":       {Name: "x", Parameters: map[string]any{"type": "string"}},
+		"bad schema keyword":  {Name: "x", Parameters: map[string]any{"type": "object", "properties": "nope"}},
+		"undeclared content":  {Name: "x", Parameters: map[string]any{"type": "object"}, ContentParams: []string{"body"}},
+		"undeclared aliases":  {Name: "x", Parameters: map[string]any{"type": "object"}, ParamAliases: []ParamAliases{{Param: "q", Aliases: []string{"query"}}}},
+		"bad type name":       {Name: "x", Parameters: map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "strin"}}}},
+		"unresolvable $ref":   {Name: "x", Parameters: map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/missing"}}}},
+		"variant renames odd": {Name: "x", Parameters: map[string]any{"type": "object"}, Variants: []Variant{{Families: []string{FamilyGeneric}, Rename: map[string]string{"p": "q"}}}},
+	} {
+		if _, err := reg.Compile(def); err == nil {
+			t.Errorf("%s: Compile succeeded", name)
+		}
+	}
+}
+
+func TestParseToolsFileRejectsUnknownFields(t *testing.T) {
+	if _, err := ParseToolsFile([]byte("tools:\n  - name: x\n    paramters: {}\n")); err == nil {
+		t.Fatal("a misspelt field was accepted")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	reg := mustRegistry(t)
+	for name, want := range map[string]string{
+		"write_to_file": "write_to_file", "Write": "write_to_file", "write_file": "write_to_file", "create_file": "write_to_file",
+		"str_replace": "edit", "edit_file": "edit", "Edit": "edit", "MultiEdit": "multi_edit", "apply_diff": "replace_in_file",
+		"TodoWrite": "todo_write", "todo-write": "todo_write", "ApplyPatch": "apply_patch", "nope": "",
+	} {
+		got := ""
+		if tool, _ := reg.Resolve(name, nil); tool != nil {
+			got = tool.Name()
+		}
+		if got != want {
+			t.Errorf("Resolve(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestFeedback(t *testing.T) {
+	reg := mustRegistry(t)
+	tests := []struct {
+		name     string
+		call     Call
+		model    string
+		mistakes Mistakes
+		want     []string
+		not      []string
+	}{
+		{
+			name:     "JSON call gets a JSON example",
+			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":""}`},
+			mistakes: Mistakes{Consecutive: 1, Limit: 3},
+			want:     []string{`Parameter "content" is empty`, `Received: path="a.py", content=<empty>`, `"path": "src/hello.py"`, "Fix the problem above"},
+			not:      []string{"<write_to_file>", "limit"},
+		},
+		{
+			name:     "XML call gets an XML example",
+			call:     Call{Form: FormXML, Text: "<write_to_file><path>a.py</path></write_to_file>"},
+			mistakes: Mistakes{Consecutive: 2, Limit: 3},
+			want:     []string{`Missing required parameter "content"`, "content=<missing>", "<write_to_file>\n<path>src/hello.py</path>\n<content>\n", "second failed tool call"},
+		},
+		{
+			name:     "third mistake escalates and reports the limit",
+			call:     Call{Name: "write_to_file", Form: FormParams, Params: map[string]string{"path": "a.py"}},
+			mistakes: Mistakes{Consecutive: 3, Limit: 3},
+			want:     []string{"Stop retrying the same way", "smaller piece", "re-read the tool definition", "limit of 3 consecutive mistakes has been reached"},
+		},
+		{
+			name:     "variant names in the example",
+			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py"}`},
+			model:    "claude-opus-4-1",
+			mistakes: Mistakes{Consecutive: 1, Limit: 3},
+			want:     []string{`"absolutePath": "/home/user/project/src/hello.py"`, `absolutePath="a.py"`},
+		},
+		{
+			name:     "truncation advice",
+			call:     Call{Form: FormXML, Text: "<write_to_file><path>a.py</path><content>\nabc"},
+			mistakes: Mistakes{Consecutive: 1, Limit: 3},
+			want:     []string{"cut off", "smaller pieces"},
+		},
+		{
+			name:     "long values are previewed",
+			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":"` + strings.Repeat("x", 500) + `","mode":"w"}`},
+			mistakes: Mistakes{Consecutive: 1, Limit: 3},
+			want:     []string{"(500 characters)", `mode="w"`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := reg.Validate(tc.call, Options{ModelID: tc.model})
+			fb := Feedback(res, tc.mistakes)
+			for _, w := range tc.want {
+				if !strings.Contains(fb, w) {
+					t.Errorf("feedback lacks %q:\n%s", w, fb)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(fb, n) {
+					t.Errorf("feedback has %q:\n%s", n, fb)
+				}
+			}
+		})
+	}
+	ok := reg.Validate(Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a","content":"b"}`}, Options{})
+	if fb := Feedback(ok, Mistakes{Limit: 3}); fb != "" {
+		t.Errorf("usable call got feedback %q", fb)
+	}
+}
+
+// TestUsageExamplesValidate: every tool's own example, rendered for every
+// family in both formats, is a usable call. Feedback hands these to models,
+// so a broken example would teach them the wrong thing.
+func TestUsageExamplesValidate(t *testing.T) {
+	reg := mustMemoryRegistry(t)
+	for _, tool := range reg.Tools() {
+		for _, family := range []string{FamilyGeneric, FamilyNativeNextGen, FamilyNativeGPT5} {
+			v := tool.view(family)
+			xml := reg.Validate(Call{Form: FormXML, Text: v.xmlBlock(v.example())}, Options{})
+			if !xml.OK() {
+				t.Errorf("%s/%s XML example: %v\n%s", tool.Name(), family, xml.Violations, v.xmlBlock(v.example()))
+			}
+			js := reg.Validate(Call{Name: tool.Name(), Form: FormText, Text: v.jsonBlock(v.example())}, Options{})
+			if !js.OK() {
+				t.Errorf("%s/%s JSON example: %v", tool.Name(), family, js.Violations)
+			}
+			if !reflect.DeepEqual(xml.Args, js.Args) {
+				t.Errorf("%s/%s: XML and JSON examples differ: %v vs %v", tool.Name(), family, xml.Args, js.Args)
+			}
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	reg := mustRegistry(t)
+	w := reg.Tool("write_to_file")
+	gen := w.Render(FamilyGeneric)
+	next := w.Render(FamilyNativeNextGen)
+	props := func(r Rendered) []string {
+		p := r.OpenAI["function"].(map[string]any)["parameters"].(map[string]any)["properties"].(map[string]any)
+		var out []string
+		for k := range p {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := props(gen); !reflect.DeepEqual(got, []string{"content", "path"}) {
+		t.Errorf("generic params %v", got)
+	}
+	if got := props(next); !reflect.DeepEqual(got, []string{"absolutePath", "content"}) {
+		t.Errorf("next-gen params %v", got)
+	}
+	if !strings.Contains(next.Def.Description, "absolutePath first") {
+		t.Errorf("next-gen description %q", next.Def.Description)
+	}
+	if next.Anthropic["input_schema"] == nil || next.Anthropic["name"] != "write_to_file" {
+		t.Errorf("anthropic shape %v", next.Anthropic)
+	}
+	for _, want := range []string{"## write_to_file", "- path: (required)", "- content: (required)", "Usage:\n<write_to_file>\n<path>"} {
+		if !strings.Contains(gen.XMLUsage, want) {
+			t.Errorf("usage lacks %q:\n%s", want, gen.XMLUsage)
+		}
+	}
+	// The built-in schemas stay strict as declared, and the renamed
+	// required list follows the rename.
+	req := next.Def.Parameters["required"].([]any)
+	if !reflect.DeepEqual(req, []any{"absolutePath", "content"}) {
+		t.Errorf("required %v", req)
+	}
+}
+
+func TestFamilyOf(t *testing.T) {
+	for id, want := range map[string]string{
+		"":                           FamilyGeneric,
+		"deepseek-chat":              FamilyGeneric,
+		"claude-3-7-sonnet-20250219": FamilyGeneric,
+		"claude-sonnet-4-5-20250929": FamilyNativeNextGen,
+		"anthropic/claude-opus-4.1":  FamilyNativeNextGen,
+		"claude-4-opus":              FamilyNativeNextGen,
+		"gemini-2.5-pro":             FamilyNativeNextGen,
+		"gemini-2.0-flash":           FamilyGeneric,
+		"gpt-5-codex":                FamilyNativeGPT5,
+		"openai/gpt-5.1":             FamilyNativeGPT5,
+		"gpt-4o":                     FamilyGeneric,
+	} {
+		if got := FamilyOf(id); got != want {
+			t.Errorf("FamilyOf(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

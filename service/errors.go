@@ -1,0 +1,56 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/session"
+)
+
+// ErrorDomain is the google.rpc.ErrorInfo domain of toolguard's errors.
+const ErrorDomain = "toolguard.dev"
+
+// toStatus is the one place domain errors become gRPC statuses. Callers'
+// mistakes get a precise code, a stable ErrorInfo reason and, for fields, a
+// BadRequest detail; anything unexpected is logged here and leaves as a bare
+// INTERNAL, so internal details never reach clients.
+func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
+	var fe *FieldError
+	var te *guard.InvalidToolDefinitionError
+	switch {
+	case errors.As(err, &fe):
+		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil,
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: fe.Field, Description: fe.Description, Reason: fe.Reason}}})
+	case errors.As(err, &te):
+		field := fmt.Sprintf("tools[%d]", te.Index)
+		return withDetails(codes.InvalidArgument, te.Error(), "INVALID_TOOL_DEFINITION", map[string]string{"tool": te.Name},
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: te.Err.Error(), Reason: "INVALID_TOOL_DEFINITION"}}})
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request cancelled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+	case errors.Is(err, session.ErrClosed):
+		return withDetails(codes.Unavailable, "server is shutting down", "SHUTTING_DOWN", nil)
+	default:
+		s.log.Error("internal error", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+		return status.Error(codes.Internal, "internal error")
+	}
+}
+
+// withDetails builds a status with an ErrorInfo and any further details.
+func withDetails(code codes.Code, msg, reason string, meta map[string]string, more ...protoadapt.MessageV1) error {
+	st := status.New(code, msg)
+	details := append([]protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: meta}}, more...)
+	if withD, err := st.WithDetails(details...); err == nil {
+		st = withD
+	}
+	return st.Err()
+}

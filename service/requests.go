@@ -1,0 +1,129 @@
+package service
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
+)
+
+// Request checks live here, in one place: protovalidate is not available to
+// this build, so every rule a request must satisfy before it reaches the core
+// is written out below, and each failure is a FieldError that toStatus turns
+// into INVALID_ARGUMENT with a google.rpc.BadRequest detail.
+
+// Limits on request fields. Message size bounds everything else.
+const (
+	maxSessionIDBytes = 256
+	maxToolNameBytes  = 256
+	maxModelIDBytes   = 256
+	maxToolsPerCall   = 128
+)
+
+// FieldError is a caller's mistake in one request field.
+type FieldError struct {
+	// Field is the request field's path in proto names ("context.session_id").
+	Field string
+	// Reason is a stable code for clients, e.g. SESSION_ID_REQUIRED.
+	Reason string
+	// Description says what is wrong.
+	Description string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Description }
+
+func checkSessionID(id, field string) error {
+	switch {
+	case id == "":
+		return &FieldError{Field: field, Reason: "SESSION_ID_REQUIRED", Description: "a session id is required"}
+	case len(id) > maxSessionIDBytes:
+		return &FieldError{Field: field, Reason: "SESSION_ID_TOO_LONG", Description: fmt.Sprintf("session id is %d bytes; at most %d", len(id), maxSessionIDBytes)}
+	case !utf8.ValidString(id):
+		return &FieldError{Field: field, Reason: "SESSION_ID_INVALID", Description: "session id must be valid UTF-8"}
+	}
+	return nil
+}
+
+// validateRequestFromProto checks a ValidateToolCallRequest and converts it
+// to the core's request.
+func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest) (guard.ValidateRequest, error) {
+	ctx := req.GetContext()
+	if err := checkSessionID(ctx.GetSessionId(), "context.session_id"); err != nil {
+		return guard.ValidateRequest{}, err
+	}
+	if len(ctx.GetModelId()) > maxModelIDBytes {
+		return guard.ValidateRequest{}, &FieldError{Field: "context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
+	}
+	call, err := callFromProto(req.GetCall(), "call")
+	if err != nil {
+		return guard.ValidateRequest{}, err
+	}
+	tools, err := toolDefsFromProto(req.GetTools(), "tools")
+	if err != nil {
+		return guard.ValidateRequest{}, err
+	}
+	return guard.ValidateRequest{
+		SessionID:    ctx.GetSessionId(),
+		ModelID:      ctx.GetModelId(),
+		MistakeLimit: ctx.GetMistakeLimit(),
+		Call:         call,
+		Tools:        tools,
+	}, nil
+}
+
+// callFromProto converts a ToolCall. A call without arguments is legal (an
+// empty text means no arguments); a call without any name is not, unless an
+// XML block names the tool.
+func callFromProto(c *toolguardv1.ToolCall, field string) (repair.Call, error) {
+	if c == nil {
+		return repair.Call{}, &FieldError{Field: field, Reason: "CALL_REQUIRED", Description: "the tool call is required"}
+	}
+	if len(c.GetName()) > maxToolNameBytes {
+		return repair.Call{}, &FieldError{Field: field + ".name", Reason: "TOOL_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxToolNameBytes)}
+	}
+	call := repair.Call{Name: c.GetName()}
+	switch a := c.GetArguments().(type) {
+	case *toolguardv1.ToolCall_ArgumentsText:
+		call.Form, call.Text = repair.FormText, a.ArgumentsText
+	case *toolguardv1.ToolCall_Params:
+		call.Form, call.Params = repair.FormParams, a.Params.GetValues()
+	case *toolguardv1.ToolCall_XmlBlock:
+		call.Form, call.Text = repair.FormXML, a.XmlBlock
+	default:
+		call.Form = repair.FormText // no arguments at all: same as empty text
+	}
+	if call.Name == "" && call.Form != repair.FormXML {
+		return repair.Call{}, &FieldError{Field: field + ".name", Reason: "TOOL_NAME_REQUIRED", Description: "the tool name is required unless the arguments are a whole XML block"}
+	}
+	return call, nil
+}
+
+func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string) ([]repair.ToolDef, error) {
+	if len(defs) > maxToolsPerCall {
+		return nil, &FieldError{Field: field, Reason: "TOO_MANY_TOOLS", Description: fmt.Sprintf("%d tool definitions; at most %d", len(defs), maxToolsPerCall)}
+	}
+	out := make([]repair.ToolDef, len(defs))
+	for i, d := range defs {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if d.GetName() == "" {
+			return nil, &FieldError{Field: f + ".name", Reason: "TOOL_NAME_REQUIRED", Description: "a tool definition needs a name"}
+		}
+		if d.GetParameters() == nil {
+			return nil, &FieldError{Field: f + ".parameters", Reason: "TOOL_SCHEMA_REQUIRED", Description: "a tool definition needs the JSON Schema of its parameters"}
+		}
+		def := repair.ToolDef{
+			Name:          d.GetName(),
+			Description:   d.GetDescription(),
+			Aliases:       d.GetAliases(),
+			Parameters:    d.GetParameters().AsMap(),
+			ContentParams: d.GetContentParams(),
+		}
+		for _, pa := range d.GetParamAliases() {
+			def.ParamAliases = append(def.ParamAliases, repair.ParamAliases{Param: pa.GetParam(), Aliases: pa.GetAliases(), AllowEmpty: pa.GetAllowEmpty()})
+		}
+		out[i] = def
+	}
+	return out, nil
+}
