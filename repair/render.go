@@ -215,7 +215,8 @@ func (v view) xmlBlock(args map[string]any) string {
 			raw, _ := json.Marshal(val)
 			s = string(raw)
 		}
-		if t.content[p] {
+		if t.content[p] || strings.HasPrefix(s, "\n") || strings.HasSuffix(s, "\n") {
+			// Layout newlines: the parser strips exactly one on each side.
 			fmt.Fprintf(&b, "<%s>\n%s\n</%s>\n", shown, s, shown)
 		} else {
 			fmt.Fprintf(&b, "<%s>%s</%s>\n", shown, s, shown)
