@@ -110,7 +110,7 @@ func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, er
 		return nil, fmt.Errorf("record session %q: %w", req.SessionID, err)
 	}
 	if st.Repeated {
-		res.Violate(repair.CodeRepeatedCall, "", fmt.Sprintf("This exact call was made %d times in a row.", st.Repeats))
+		res.Violate(repair.CodeRepeatedCall, "", fmt.Sprintf("This exact call was made %d times in a row; sending it again will not work any better.", st.Repeats))
 	}
 	m := newMistakeState(st.Consecutive, g.effectiveLimit(req.MistakeLimit))
 	return &Verdict{

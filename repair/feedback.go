@@ -52,17 +52,15 @@ func Feedback(res *Result, m Mistakes) string {
 		}
 	}
 	b.WriteString("\n")
-	b.WriteString(escalation(res, m))
+	b.WriteString(escalation(m))
 	return b.String()
 }
 
 // escalation is the closing advice: plain at the first mistake, firmer at
 // the second, and from the third on it tells the model to change approach.
-func escalation(res *Result, m Mistakes) string {
+func escalation(m Mistakes) string {
 	var s string
 	switch {
-	case res.Has(CodeRepeatedCall):
-		s = "You have sent this exact call several times in a row and it will not work any better. Stop and change your approach: re-read the tool definition and fix the parameters, or do something else."
 	case m.Consecutive >= 3:
 		s = fmt.Sprintf("This is failed tool call number %d in a row. Stop retrying the same way: re-read the tool definition, "+
 			"use exactly the parameter names in the usage example, and if the content is long, write a smaller piece first.", m.Consecutive)

@@ -202,20 +202,6 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 	return v, true
 }
 
-// decodeJSON parses strict JSON, keeping numbers exact.
-func decodeJSON(text string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected text after the JSON value at offset %d", dec.InputOffset())
-	}
-	return v, nil
-}
-
 func looksLikeJSONContainer(s string) bool {
 	s = strings.TrimSpace(s)
 	return len(s) >= 2 && (s[0] == '{' && s[len(s)-1] == '}' || s[0] == '[' && s[len(s)-1] == ']')

@@ -1,0 +1,70 @@
+# toolguard — run `make help` for the targets.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+GO      ?= go
+TOOL    := $(GO) tool -modfile=tools/go.mod
+BIN     := bin
+LISTEN  ?= 127.0.0.1:7700
+WORKSPACE ?= ./workspace
+FUZZTIME ?= 2m
+
+.PHONY: help
+help: ## show the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## build bin/toolguard
+	$(GO) build -o $(BIN)/toolguard ./cmd/toolguard
+
+.PHONY: run
+run: ## run the server on $(LISTEN) with the workspace $(WORKSPACE)
+	$(GO) run ./cmd/toolguard serve --listen $(LISTEN) --workspace $(WORKSPACE) --log-format console
+
+.PHONY: generate
+generate: ## regenerate the code generated from proto/
+	$(TOOL) buf generate
+
+.PHONY: check-generated
+check-generated: generate ## fail if the generated code differs from proto/
+	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+		echo "generated code is out of date; run 'make generate' and commit:"; \
+		git status --porcelain -- gen; git --no-pager diff --stat -- gen; exit 1; \
+	fi
+
+.PHONY: lint
+lint: ## buf lint, gofmt, go vet
+	$(TOOL) buf lint
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+.PHONY: test
+test: test-go e2e ## run every test: Go unit, integration and fuzz-seed tests, then the end-to-end script
+
+.PHONY: test-go
+test-go: ## run the Go tests with the race detector
+	$(GO) test -race -count=1 ./...
+
+.PHONY: e2e
+e2e: build ## run the README's grpcurl session against a real server
+	scripts/e2e.sh $(BIN)/toolguard
+
+.PHONY: bench
+bench: ## run the benchmarks (side by side with their baselines)
+	$(GO) test -run '^$$' -bench . -benchmem ./repair/ ./bench/
+
+.PHONY: fuzz
+fuzz: ## run every fuzz target for $(FUZZTIME) each; crashes join testdata/fuzz
+	@for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$target"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+.PHONY: clean
+clean: ## remove build output
+	rm -rf $(BIN)

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/toolguard/toolguard/service"
+)
+
+// setting is one service.Config field as the command line and the
+// environment see it.
+type setting struct {
+	// flag is the flag name, without dashes.
+	flag string
+	// env is the environment twin: TOOLGUARD_ and the flag name in upper
+	// snake case (a test holds every entry to that rule).
+	env   string
+	usage string
+	// value binds the field of cfg to a flag.Value.
+	value func(cfg *service.Config) flag.Value
+}
+
+// serveSettings declares every service.Config field once. A test fails when
+// a Config field has no entry here.
+var serveSettings = []setting{
+	{"listen", "TOOLGUARD_LISTEN", "TCP `address` to listen on",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.Listen) }},
+	{"workspace", "TOOLGUARD_WORKSPACE", "default workspace `directory` (created if missing)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.Workspace) }},
+	{"tools-file", "TOOLGUARD_TOOLS_FILE", "optional YAML or JSON `file` of custom tool definitions",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.ToolsFile) }},
+	{"log-format", "TOOLGUARD_LOG_FORMAT", "log `format`: json or console",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.LogFormat) }},
+	{"log-level", "TOOLGUARD_LOG_LEVEL", "log `level`: debug, info, warn or error",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.LogLevel) }},
+	{"mistake-limit", "TOOLGUARD_MISTAKE_LIMIT", "`number` of consecutive mistakes at which a verdict reports limit_reached",
+		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MistakeLimit) }},
+	{"session-ttl", "TOOLGUARD_SESSION_TTL", "idle `duration` after which a session is forgotten",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.SessionTTL) }},
+	{"max-sessions", "TOOLGUARD_MAX_SESSIONS", "maximum `number` of sessions kept in memory; the least recently seen is evicted first",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxSessions) }},
+	{"max-recv-msg-bytes", "TOOLGUARD_MAX_RECV_MSG_BYTES", "largest gRPC message the server accepts, in `bytes`",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxRecvMsgBytes) }},
+	{"max-send-msg-bytes", "TOOLGUARD_MAX_SEND_MSG_BYTES", "largest gRPC message the server sends, in `bytes`",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxSendMsgBytes) }},
+	{"shutdown-timeout", "TOOLGUARD_SHUTDOWN_TIMEOUT", "`duration` in-flight calls may run on at shutdown before they are cancelled",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.ShutdownTimeout) }},
+	{"drain-delay", "TOOLGUARD_DRAIN_DELAY", "`duration` to keep serving after reporting NOT_SERVING at shutdown, so load balancers can react",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.DrainDelay) }},
+}
+
+// bindServeFlags registers a flag for every setting on fs, bound to the
+// field of cfg. The defaults usage shows are cfg's values at the time of the
+// call, so bind before applying the environment.
+func bindServeFlags(fs *flag.FlagSet, cfg *service.Config) {
+	for _, s := range serveSettings {
+		fs.Var(s.value(cfg), s.flag, fmt.Sprintf("%s (env %s)", s.usage, s.env))
+	}
+}
+
+// applyServeEnv sets every field whose TOOLGUARD_* variable lookup finds
+// (os.LookupEnv in production). A variable set to the empty string counts as
+// unset: deployment templates often render optional values that way, and no
+// field has a useful empty value that differs from its default. Every bad
+// value is reported, each naming its variable.
+func applyServeEnv(cfg *service.Config, lookup func(string) (string, bool)) error {
+	var errs []error
+	for _, s := range serveSettings {
+		v, ok := lookup(s.env)
+		if !ok || v == "" {
+			continue
+		}
+		if err := s.value(cfg).Set(v); err != nil {
+			errs = append(errs, fmt.Errorf("environment variable %s=%q: %w", s.env, v, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// errStrayArg is returned for a positional argument: serve takes none.
+var errStrayArg = errors.New("unexpected argument")
+
+// parseServeConfig builds the serve configuration with the precedence flag >
+// environment > default: it starts from service.DefaultConfig, applies the
+// environment, then parses args on fs. It returns flag.ErrHelp for -h; fs
+// itself prints its parse errors, as the flag package does. The
+// configuration is not validated.
+func parseServeConfig(fs *flag.FlagSet, args []string, lookup func(string) (string, bool)) (service.Config, error) {
+	cfg := service.DefaultConfig()
+	bindServeFlags(fs, &cfg)
+	if err := applyServeEnv(&cfg, lookup); err != nil {
+		return cfg, err
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("%w %q", errStrayArg, fs.Arg(0))
+	}
+	return cfg, nil
+}
+
+// flag.Value implementations for the Config field types. Their String
+// methods accept a nil receiver: the flag package calls String on a zero
+// value to tell whether a default is worth printing.
+
+type stringValue string
+
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+func (v *stringValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return string(*v)
+}
+
+type intValue int
+
+func (v *intValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, strconv.IntSize)
+	if err != nil {
+		return errors.New("want a whole number")
+	}
+	*v = intValue(n)
+	return nil
+}
+
+func (v *intValue) String() string {
+	if v == nil {
+		return "0"
+	}
+	return strconv.Itoa(int(*v))
+}
+
+type uint32Value uint32
+
+func (v *uint32Value) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return fmt.Errorf("want a whole number from 0 to %d", uint32(math.MaxUint32))
+	}
+	*v = uint32Value(n)
+	return nil
+}
+
+func (v *uint32Value) String() string {
+	if v == nil {
+		return "0"
+	}
+	return strconv.FormatUint(uint64(*v), 10)
+}
+
+type durationValue time.Duration
+
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("want a duration such as 500ms, 30s or 1h")
+	}
+	*v = durationValue(d)
+	return nil
+}
+
+func (v *durationValue) String() string {
+	if v == nil {
+		return "0s"
+	}
+	return time.Duration(*v).String()
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolguard/toolguard/service"
+)
+
+// env returns a lookup over m, standing in for os.LookupEnv.
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+func parse(args []string, vars map[string]string) (service.Config, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return parseServeConfig(fs, args, env(vars))
+}
+
+func TestParseServeConfig(t *testing.T) {
+	def := service.DefaultConfig()
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    func(c *service.Config) // edits the default into the expected config
+		wantErr []string                // substrings of the error; nil means success
+	}{
+		{name: "defaults", want: func(*service.Config) {}},
+		{
+			name: "env over default",
+			env:  map[string]string{"TOOLGUARD_LISTEN": "127.0.0.1:9000", "TOOLGUARD_MISTAKE_LIMIT": "5"},
+			want: func(c *service.Config) { c.Listen = "127.0.0.1:9000"; c.MistakeLimit = 5 },
+		},
+		{
+			name: "flag over env",
+			args: []string{"--listen", "127.0.0.1:9001", "-mistake-limit=7"},
+			env:  map[string]string{"TOOLGUARD_LISTEN": "127.0.0.1:9000", "TOOLGUARD_MISTAKE_LIMIT": "5"},
+			want: func(c *service.Config) { c.Listen = "127.0.0.1:9001"; c.MistakeLimit = 7 },
+		},
+		{
+			name: "flag and env on different fields",
+			args: []string{"--session-ttl", "90s"},
+			env:  map[string]string{"TOOLGUARD_DRAIN_DELAY": "2s"},
+			want: func(c *service.Config) { c.SessionTTL = 90 * time.Second; c.DrainDelay = 2 * time.Second },
+		},
+		{
+			name: "empty env value counts as unset",
+			env:  map[string]string{"TOOLGUARD_LISTEN": "", "TOOLGUARD_MAX_SESSIONS": ""},
+			want: func(*service.Config) {},
+		},
+		{
+			name: "every field from env",
+			env: map[string]string{
+				"TOOLGUARD_LISTEN":             "127.0.0.1:1",
+				"TOOLGUARD_WORKSPACE":          "/ws",
+				"TOOLGUARD_TOOLS_FILE":         "/tools.yaml",
+				"TOOLGUARD_LOG_FORMAT":         "console",
+				"TOOLGUARD_LOG_LEVEL":          "debug",
+				"TOOLGUARD_MISTAKE_LIMIT":      "9",
+				"TOOLGUARD_SESSION_TTL":        "5m",
+				"TOOLGUARD_MAX_SESSIONS":       "10",
+				"TOOLGUARD_MAX_RECV_MSG_BYTES": "1024",
+				"TOOLGUARD_MAX_SEND_MSG_BYTES": "2048",
+				"TOOLGUARD_SHUTDOWN_TIMEOUT":   "3s",
+				"TOOLGUARD_DRAIN_DELAY":        "250ms",
+			},
+			want: func(c *service.Config) { *c = allSet },
+		},
+		{
+			name: "every field from flags",
+			args: []string{
+				"--listen", "127.0.0.1:1", "--workspace", "/ws", "--tools-file", "/tools.yaml",
+				"--log-format", "console", "--log-level", "debug", "--mistake-limit", "9",
+				"--session-ttl", "5m", "--max-sessions", "10", "--max-recv-msg-bytes", "1024",
+				"--max-send-msg-bytes", "2048", "--shutdown-timeout", "3s", "--drain-delay", "250ms",
+			},
+			want: func(c *service.Config) { *c = allSet },
+		},
+		{
+			name:    "bad uint env names the variable",
+			env:     map[string]string{"TOOLGUARD_MISTAKE_LIMIT": "three"},
+			wantErr: []string{`TOOLGUARD_MISTAKE_LIMIT="three"`, "whole number"},
+		},
+		{
+			name:    "negative uint env",
+			env:     map[string]string{"TOOLGUARD_MISTAKE_LIMIT": "-1"},
+			wantErr: []string{"TOOLGUARD_MISTAKE_LIMIT"},
+		},
+		{
+			name:    "uint env out of range",
+			env:     map[string]string{"TOOLGUARD_MISTAKE_LIMIT": "4294967296"},
+			wantErr: []string{"TOOLGUARD_MISTAKE_LIMIT"},
+		},
+		{
+			name:    "bad duration env names the variable",
+			env:     map[string]string{"TOOLGUARD_SESSION_TTL": "1 hour"},
+			wantErr: []string{`TOOLGUARD_SESSION_TTL="1 hour"`, "duration"},
+		},
+		{
+			name:    "bad int env names the variable",
+			env:     map[string]string{"TOOLGUARD_MAX_RECV_MSG_BYTES": "16MB"},
+			wantErr: []string{`TOOLGUARD_MAX_RECV_MSG_BYTES="16MB"`},
+		},
+		{
+			name:    "every bad env value is reported",
+			env:     map[string]string{"TOOLGUARD_MAX_SESSIONS": "x", "TOOLGUARD_DRAIN_DELAY": "y"},
+			wantErr: []string{"TOOLGUARD_MAX_SESSIONS", "TOOLGUARD_DRAIN_DELAY"},
+		},
+		{
+			// A broken environment is a broken deployment even when a flag
+			// happens to override the variable.
+			name:    "bad env is an error even when a flag overrides it",
+			args:    []string{"--mistake-limit", "4"},
+			env:     map[string]string{"TOOLGUARD_MISTAKE_LIMIT": "four"},
+			wantErr: []string{"TOOLGUARD_MISTAKE_LIMIT"},
+		},
+		{
+			name:    "bad flag value",
+			args:    []string{"--shutdown-timeout", "soon"},
+			wantErr: []string{"-shutdown-timeout", "duration"},
+		},
+		{
+			name:    "unknown flag",
+			args:    []string{"--port", "7700"},
+			wantErr: []string{"-port"},
+		},
+		{
+			name:    "stray argument",
+			args:    []string{"--listen", "127.0.0.1:1", "extra"},
+			wantErr: []string{`unexpected argument "extra"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parse(tt.args, tt.env)
+			if tt.wantErr != nil {
+				if err == nil {
+					t.Fatalf("got %+v, want an error", got)
+				}
+				for _, s := range tt.wantErr {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not mention %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			want := def
+			tt.want(&want)
+			if got != want {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// allSet is the configuration the "every field" cases produce: every field
+// differs from its default.
+var allSet = service.Config{
+	Listen:          "127.0.0.1:1",
+	Workspace:       "/ws",
+	ToolsFile:       "/tools.yaml",
+	LogFormat:       "console",
+	LogLevel:        "debug",
+	MistakeLimit:    9,
+	SessionTTL:      5 * time.Minute,
+	MaxSessions:     10,
+	MaxRecvMsgBytes: 1024,
+	MaxSendMsgBytes: 2048,
+	ShutdownTimeout: 3 * time.Second,
+	DrainDelay:      250 * time.Millisecond,
+}
+
+func TestParseServeConfigHelp(t *testing.T) {
+	if _, err := parse([]string{"-h"}, nil); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: err = %v, want flag.ErrHelp", err)
+	}
+}
+
+// TestServeSettingsCoverConfig holds the settings table to its rules: every
+// Config field has exactly one setting, and every env name is TOOLGUARD_ plus
+// the upper-snake flag name.
+func TestServeSettingsCoverConfig(t *testing.T) {
+	def := service.DefaultConfig()
+	bound := map[string]string{} // Config field name -> flag
+	for _, s := range serveSettings {
+		if want := "TOOLGUARD_" + strings.ToUpper(strings.ReplaceAll(s.flag, "-", "_")); s.env != want {
+			t.Errorf("flag %q has env %q, want %q", s.flag, s.env, want)
+		}
+		// Find the field the setting binds by setting it through the value
+		// and seeing which field changed.
+		cfg := def
+		v := s.value(&cfg)
+		if err := v.Set(sample(v)); err != nil {
+			t.Fatalf("flag %q: set sample: %v", s.flag, err)
+		}
+		changed := changedFields(def, cfg)
+		if len(changed) != 1 {
+			t.Fatalf("flag %q changes fields %v, want exactly one", s.flag, changed)
+		}
+		if prev, dup := bound[changed[0]]; dup {
+			t.Errorf("field %s is bound by both %q and %q", changed[0], prev, s.flag)
+		}
+		bound[changed[0]] = s.flag
+	}
+	typ := reflect.TypeFor[service.Config]()
+	for i := range typ.NumField() {
+		if name := typ.Field(i).Name; bound[name] == "" {
+			t.Errorf("Config.%s has no flag: add it to serveSettings", name)
+		}
+	}
+}
+
+// sample returns a value for v that differs from every default.
+func sample(v flag.Value) string {
+	switch v.(type) {
+	case *durationValue:
+		return "17s"
+	case *stringValue:
+		return "sample"
+	default:
+		return "17"
+	}
+}
+
+func changedFields(a, b service.Config) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var names []string
+	for i := range va.NumField() {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			names = append(names, va.Type().Field(i).Name)
+		}
+	}
+	return names
+}
+
+// TestServeUsageListsEnv checks that -h documents each flag with its env
+// twin and the default.
+func TestServeUsageListsEnv(t *testing.T) {
+	var out strings.Builder
+	if code := runServe([]string{"-h"}, nil, io.Discard, &out); code != 0 {
+		t.Fatalf("serve -h exited %d", code)
+	}
+	for _, s := range serveSettings {
+		if !strings.Contains(out.String(), "-"+s.flag) || !strings.Contains(out.String(), s.env) {
+			t.Errorf("serve -h does not document -%s with %s:\n%s", s.flag, s.env, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "(default 127.0.0.1:7700)") {
+		t.Errorf("serve -h does not show the listen default:\n%s", out.String())
+	}
+}

@@ -1,0 +1,101 @@
+// Command toolguard runs and exercises the toolguard gRPC service, which
+// repairs and validates the tool calls LLM agents emit.
+//
+// Usage:
+//
+//	toolguard <command> [flags]
+//
+// Run "toolguard help" for the commands and "toolguard help <command>" for a
+// command's flags.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is the toolguard version, set at build time:
+//
+//	go build -ldflags "-X main.version=v1.2.3" ./cmd/toolguard
+var version = "dev"
+
+// command is one subcommand. run gets the arguments after the command name
+// and returns the process exit code; it reads and writes only through the
+// streams it is given (serve's logger aside), so tests can drive it.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands lists the subcommands in the order usage shows them.
+func commands() []command {
+	return []command{
+		{name: "serve", summary: "run the gRPC server", run: runServe},
+		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
+		{name: "version", summary: "print the version", run: runVersion},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches args[0] to its command. Exit codes: 0 success, 1 the command
+// failed, 2 the command line was wrong.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			usage(stdout)
+			return 0
+		}
+		// "help serve" is "serve -h": the command prints its own flags.
+		if cmd, ok := lookup(rest[0]); ok {
+			cmd.run([]string{"-h"}, stdin, stdout, stdout)
+			return 0
+		}
+		name = rest[0]
+	default:
+		if cmd, ok := lookup(name); ok {
+			return cmd.run(rest, stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "toolguard: unknown command %q\n\n", name)
+	usage(stderr)
+	return 2
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "toolguard repairs and validates the tool calls LLM agents emit.\n\n")
+	fmt.Fprint(w, "Usage:\n\n\ttoolguard <command> [flags]\n\nCommands:\n\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "\t%-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun \"toolguard help <command>\" for a command's flags.\n")
+}
+
+// runVersion prints the version.
+func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: toolguard version")
+		return 2
+	}
+	fmt.Fprintf(stdout, "toolguard %s\n", version)
+	return 0
+}

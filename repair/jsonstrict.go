@@ -1,0 +1,378 @@
+package repair
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxJSONDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxJSONDepth = 512
+
+// SyntaxError is a strict-JSON parse failure at a byte offset.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset) }
+
+// decodeJSON parses exactly one strict JSON value (RFC 8259) from s. Objects
+// are map[string]any (the last of duplicate keys wins), arrays []any,
+// numbers json.Number (exact), strings string. Strings without escapes share
+// s's memory, so the fast path for valid input allocates only containers.
+// Invalid UTF-8 inside strings becomes U+FFFD, byte by byte, as
+// encoding/json does, because protobuf strings must be valid UTF-8.
+//
+// This is the fast path every arguments text takes first; only text it
+// rejects goes to repair.
+func decodeJSON(s string) (any, error) {
+	p := strictParser{s: s}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.i != len(p.s) {
+		return nil, p.errorf("unexpected text after the JSON value")
+	}
+	return v, nil
+}
+
+type strictParser struct {
+	s string
+	i int
+}
+
+func (p *strictParser) errorf(format string, args ...any) error {
+	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *strictParser) skipSpace() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *strictParser) value(depth int) (any, error) {
+	if p.i >= len(p.s) {
+		return nil, p.errorf("unexpected end of input")
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		return p.str()
+	case c == '-' || ('0' <= c && c <= '9'):
+		return p.number()
+	case strings.HasPrefix(p.s[p.i:], "true"):
+		p.i += 4
+		return true, nil
+	case strings.HasPrefix(p.s[p.i:], "false"):
+		p.i += 5
+		return false, nil
+	case strings.HasPrefix(p.s[p.i:], "null"):
+		p.i += 4
+		return nil, nil
+	default:
+		return nil, p.errorf("invalid character %q looking for a value", c)
+	}
+}
+
+func (p *strictParser) object(depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, p.errorf("nesting deeper than %d", maxJSONDepth)
+	}
+	p.i++ // {
+	m := make(map[string]any, 4)
+	p.skipSpace()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return m, nil
+	}
+	for {
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return nil, p.errorf("expected a string key")
+		}
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return nil, p.errorf("expected ':' after an object key")
+		}
+		p.i++
+		p.skipSpace()
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		p.skipSpace()
+		if p.i >= len(p.s) {
+			return nil, p.errorf("unexpected end of input in an object")
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+		case '}':
+			p.i++
+			return m, nil
+		default:
+			return nil, p.errorf("expected ',' or '}' in an object")
+		}
+	}
+}
+
+func (p *strictParser) array(depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, p.errorf("nesting deeper than %d", maxJSONDepth)
+	}
+	p.i++ // [
+	a := make([]any, 0, 4)
+	p.skipSpace()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return a, nil
+	}
+	for {
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.skipSpace()
+		if p.i >= len(p.s) {
+			return nil, p.errorf("unexpected end of input in an array")
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+		case ']':
+			p.i++
+			return a, nil
+		default:
+			return nil, p.errorf("expected ',' or ']' in an array")
+		}
+	}
+}
+
+func (p *strictParser) number() (any, error) {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.s) && p.s[p.i] == '0':
+		p.i++
+	case p.i < len(p.s) && '1' <= p.s[p.i] && p.s[p.i] <= '9':
+		p.digits()
+	default:
+		return nil, p.errorf("invalid number")
+	}
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		if p.digits() == 0 {
+			return nil, p.errorf("invalid number: no digits after '.'")
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		if p.digits() == 0 {
+			return nil, p.errorf("invalid number: no digits in the exponent")
+		}
+	}
+	return json.Number(p.s[start:p.i]), nil
+}
+
+func (p *strictParser) digits() int {
+	start := p.i
+	for p.i < len(p.s) && '0' <= p.s[p.i] && p.s[p.i] <= '9' {
+		p.i++
+	}
+	return p.i - start
+}
+
+// str parses a string at p.i (which is '"').
+func (p *strictParser) str() (string, error) {
+	p.i++ // opening quote
+	start := p.i
+	ascii := true
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			raw := p.s[start:p.i]
+			p.i++
+			if !ascii && !utf8.ValidString(raw) {
+				return toValidUTF8(raw), nil
+			}
+			return raw, nil
+		case c == '\\':
+			return p.escapedStr(start)
+		case c < 0x20:
+			return "", p.errorf("control character %q in a string", c)
+		case c >= 0x80:
+			ascii = false
+		}
+		p.i++
+	}
+	return "", p.errorf("unterminated string")
+}
+
+// escapedStr decodes a string holding escapes; start is just past its
+// opening quote and p.i at its first backslash.
+func (p *strictParser) escapedStr(start int) (string, error) {
+	var b strings.Builder
+	b.Grow(p.rawStringLen(start)) // decoded text is never longer than raw
+	b.WriteString(toValidUTF8(p.s[start:p.i]))
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return b.String(), nil
+		case c < 0x20:
+			return "", p.errorf("control character %q in a string", c)
+		case c == '\\':
+			if p.i+1 >= len(p.s) {
+				return "", p.errorf("unterminated escape")
+			}
+			e := p.s[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				b.WriteByte(e)
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return "", p.errorf("invalid \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					// A valid pair makes one rune; a lone surrogate is
+					// U+FFFD, as in encoding/json.
+					if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+						save := p.i
+						p.i += 2
+						if r2, ok := p.hex4(); ok {
+							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+								b.WriteRune(dec)
+								continue
+							}
+						}
+						p.i = save
+					}
+					r = utf8.RuneError
+				}
+				b.WriteRune(r)
+			default:
+				return "", p.errorf("invalid escape '\\%c'", e)
+			}
+		case c < utf8.RuneSelf:
+			// Copy the run of plain ASCII up to the next byte that needs a
+			// look, in one write.
+			j := p.i + 1
+			for j < len(p.s) {
+				d := p.s[j]
+				if d == '"' || d == '\\' || d < 0x20 || d >= utf8.RuneSelf {
+					break
+				}
+				j++
+			}
+			b.WriteString(p.s[p.i:j])
+			p.i = j
+		default:
+			r, size := utf8.DecodeRuneInString(p.s[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				b.WriteRune(utf8.RuneError)
+			} else {
+				b.WriteString(p.s[p.i : p.i+size])
+			}
+			p.i += size
+		}
+	}
+	return "", p.errorf("unterminated string")
+}
+
+// rawStringLen returns the length of the raw string body starting at start,
+// up to its closing quote (or the end of input), so a decode can allocate
+// once. Invalid UTF-8 may grow by U+FFFD replacement; the builder copes.
+func (p *strictParser) rawStringLen(start int) int {
+	for i := p.i; i < len(p.s); i++ {
+		switch p.s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i - start
+		}
+	}
+	return len(p.s) - start
+}
+
+func (p *strictParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(p.s[p.i : p.i+4]) {
+		r <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			r |= rune(c - '0')
+		case 'a' <= c && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.i += 4
+	return r, true
+}
+
+// toValidUTF8 replaces each invalid byte with U+FFFD (strings.ToValidUTF8
+// would merge runs, unlike encoding/json).
+func toValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
