@@ -3,7 +3,6 @@ package repair
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -15,20 +14,50 @@ const (
 	FamilyNativeGPT5    = "native-gpt-5"
 )
 
-var nextGenModel = regexp.MustCompile(`claude-(?:[a-z]+-)?[4-9]|(?:sonnet|opus|haiku)-[4-9]|gemini-(?:2\.5|[3-9])|grok-[4-9]`)
-
-// FamilyOf returns the model family of a model id. Unknown and empty ids are
-// generic.
+// FamilyOf returns the model family of a model id: Claude 4 and later,
+// Gemini 2.5 and later and Grok 4 and later are native-next-gen, GPT-5 models
+// native-gpt-5, everything else (unknown and empty ids included) generic. It
+// runs on every call, so it reads the id's words and numbers instead of
+// running a regular expression.
 func FamilyOf(modelID string) string {
 	id := strings.ToLower(modelID)
-	switch {
-	case strings.Contains(id, "gpt-5"):
+	if strings.Contains(id, "gpt-5") {
 		return FamilyNativeGPT5
-	case nextGenModel.MatchString(id):
-		return FamilyNativeNextGen
-	default:
-		return FamilyGeneric
 	}
+	var vendor string
+	major, minor := -1, -1
+	for _, w := range strings.FieldsFunc(id, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
+		switch {
+		case w == "claude" || w == "gemini" || w == "grok":
+			vendor = w
+		case vendor != "" && len(w) <= 2 && w[0] >= '0' && w[0] <= '9' && isDigits(w):
+			n := int(w[0] - '0')
+			if len(w) == 2 {
+				n = n*10 + int(w[1]-'0')
+			}
+			if major < 0 {
+				major = n
+			} else if minor < 0 {
+				minor = n
+			}
+		}
+	}
+	switch {
+	case vendor == "claude" && major >= 4,
+		vendor == "gemini" && (major >= 3 || major == 2 && minor >= 5),
+		vendor == "grok" && major >= 4:
+		return FamilyNativeNextGen
+	}
+	return FamilyGeneric
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Rendered is a tool as shown to one model family.

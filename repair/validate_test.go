@@ -606,6 +606,10 @@ func TestFamilyOf(t *testing.T) {
 		"gpt-5-codex":                FamilyNativeGPT5,
 		"openai/gpt-5.1":             FamilyNativeGPT5,
 		"gpt-4o":                     FamilyGeneric,
+		"grok-4-fast":                FamilyNativeNextGen,
+		"gemini-3-pro-preview":       FamilyNativeNextGen,
+		"claude-haiku-4-5":           FamilyNativeNextGen,
+		"claude-instant-1.2":         FamilyGeneric,
 	} {
 		if got := FamilyOf(id); got != want {
 			t.Errorf("FamilyOf(%q) = %q, want %q", id, got, want)

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -21,6 +22,8 @@ type toolGuardService struct {
 	toolguardv1.UnimplementedToolGuardServiceServer
 	guard *guard.Guard
 	log   *zap.Logger
+	// listings caches ListTools responses by model family.
+	listings sync.Map
 }
 
 // NewGuard builds the core the service runs on from the configuration: the
@@ -76,6 +79,21 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 
 func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToolsRequest) (*toolguardv1.ListToolsResponse, error) {
 	family := repair.FamilyOf(req.GetModelId())
+	// The registry never changes, so each family's listing is rendered once.
+	// Sharing one response between calls is safe: gRPC only reads it.
+	if cached, ok := s.listings.Load(family); ok {
+		return cached.(*toolguardv1.ListToolsResponse), nil
+	}
+	out, err := s.renderTools(family)
+	if err != nil {
+		return nil, s.toStatus(context.Background(), err)
+	}
+	s.listings.Store(family, out)
+	return out, nil
+}
+
+// renderTools renders every tool of the registry for a model family.
+func (s *toolGuardService) renderTools(family string) (*toolguardv1.ListToolsResponse, error) {
 	tools := s.guard.Registry().Tools()
 	out := &toolguardv1.ListToolsResponse{ModelFamily: family, Tools: make([]*toolguardv1.ToolSpec, 0, len(tools))}
 	for _, t := range tools {
