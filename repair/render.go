@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -255,17 +256,30 @@ func (v view) xmlBlock(args map[string]any) string {
 	return b.String()
 }
 
-// jsonBlock renders arguments as indented JSON in the view's names.
+// jsonBlock renders arguments as indented JSON in the view's names, in the
+// tool's parameter order (path before content, as the model should write
+// them), without HTML escaping.
 func (v view) jsonBlock(args map[string]any) string {
-	shown := make(map[string]any, len(args))
-	for k, e := range args {
-		shown[v.name(k)] = e
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range orderedKeys(v.t, args) {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		name, _ := json.Marshal(v.name(k))
+		val, err := EncodeArgs(map[string]any{"": args[k]})
+		if err != nil {
+			continue
+		}
+		val = val[len(`{"":`) : len(val)-1] // the value alone, encoded without HTML escaping
+		var ind bytes.Buffer
+		if json.Indent(&ind, val, "  ", "  ") != nil {
+			ind.Write(val)
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", name, ind.Bytes())
 	}
-	raw, err := json.MarshalIndent(shown, "", "  ")
-	if err != nil {
-		return "{}"
-	}
-	return string(raw)
+	b.WriteString("\n}")
+	return b.String()
 }
 
 // orderedKeys lists args' keys: the tool's parameters in display order, then

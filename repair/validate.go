@@ -536,8 +536,11 @@ func (p *pipeline) collect(e *jsonschema.ValidationError, out *[]Violation) {
 		}
 	case *kind.Required:
 		for _, m := range k.Missing {
-			*out = append(*out, Violation{Code: CodeMissingRequired, Param: joinPath(loc, m),
-				Message: fmt.Sprintf("Missing required parameter %q.", m)})
+			msg := fmt.Sprintf("Missing required parameter %q.", m)
+			if loc != "" {
+				msg = fmt.Sprintf("Missing required parameter %q in %q.", m, loc)
+			}
+			*out = append(*out, Violation{Code: CodeMissingRequired, Param: joinPath(loc, m), Message: msg})
 		}
 	case *kind.AdditionalProperties:
 		for _, name := range k.Properties {

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# End-to-end check of the README's grpcurl session: start a real server on a
+# free loopback port, make the calls the README shows, assert the answers,
+# then stop the server with SIGTERM and require a clean exit.
+#
+# usage: scripts/e2e.sh path/to/toolguard
+set -euo pipefail
+
+bin=$(realpath "${1:?usage: scripts/e2e.sh path/to/toolguard}")
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+pid=""
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+grpcurl() { (cd "$root" && go tool -modfile=tools/go.mod grpcurl "$@"); }
+fail() { echo "e2e: FAIL: $*" >&2; echo "--- server log" >&2; cat "$work/server.log" >&2; exit 1; }
+expect() { # expect NAME OUTPUT PATTERN...: every pattern must occur in OUTPUT
+	local name=$1 out=$2; shift 2
+	for pat in "$@"; do
+		grep -qF -- "$pat" <<<"$out" || fail "$name: output lacks '$pat':"$'\n'"$out"
+	done
+	echo "e2e: ok: $name"
+}
+
+# Build grpcurl before the server starts so its first run is not timed.
+grpcurl -version >/dev/null 2>&1 || true
+
+"$bin" serve --listen 127.0.0.1:0 --workspace "$work/workspace" --log-format json 2>"$work/server.log" &
+pid=$!
+addr=""
+for _ in $(seq 1 100); do
+	addr=$(sed -n 's/.*"msg":"serving gRPC".*"address":"\([^"]*\)".*/\1/p' "$work/server.log" | head -n 1)
+	[ -n "$addr" ] && break
+	kill -0 "$pid" 2>/dev/null || fail "server exited early"
+	sleep 0.1
+done
+[ -n "$addr" ] || fail "server did not report its address"
+echo "e2e: server at $addr"
+
+out=$(grpcurl -plaintext "$addr" list)
+expect "list" "$out" toolguard.v1.ToolGuardService grpc.health.v1.Health grpc.reflection.v1.ServerReflection
+
+out=$(grpcurl -plaintext "$addr" grpc.health.v1.Health/Check)
+expect "health" "$out" '"status": "SERVING"'
+
+# A Write call with Claude Code's parameter names comes back as write_to_file.
+out=$(grpcurl -plaintext -d '{
+  "context": {"session_id": "demo"},
+  "call": {"name": "Write", "arguments_text": "{\"file_path\": \"src/app.py\", \"text\": \"print(1)\\n\"}"}
+}' "$addr" toolguard.v1.ToolGuardService/ValidateToolCall)
+expect "repaired call" "$out" '"ok": true' '"toolName": "write_to_file"' '"path": "src/app.py"' \
+	'"content": "print(1)\n"' '"code": "TOOL_ALIAS"' '"code": "ALIAS_RENAMED"'
+
+# The same call without content, three times in a row, reaches the limit.
+for i in 1 2 3; do
+	out=$(grpcurl -plaintext -d '{
+  "context": {"session_id": "demo"},
+  "call": {"name": "Write", "arguments_text": "{\"file_path\": \"src/app.py\"}"}
+}' "$addr" toolguard.v1.ToolGuardService/ValidateToolCall)
+done
+expect "rejected call" "$out" '"code": "MISSING_REQUIRED"' '"param": "content"' '"consecutive": 3' \
+	'"limitReached": true' 'Stop retrying the same way'
+
+out=$(grpcurl -plaintext -d '{"session_id": "demo"}' "$addr" toolguard.v1.ToolGuardService/GetSession)
+expect "get session" "$out" '"consecutive": 3' '"exists": true'
+out=$(grpcurl -plaintext -d '{"session_id": "demo"}' "$addr" toolguard.v1.ToolGuardService/ResetSession)
+expect "reset session" "$out" '"sessionId": "demo"'
+
+out=$(grpcurl -plaintext -d '{"model_id": "claude-sonnet-4-5"}' "$addr" toolguard.v1.ToolGuardService/ListTools)
+expect "list tools" "$out" '"modelFamily": "native-next-gen"' '"name": "write_to_file"' '"absolutePath": {'
+
+# The caller's mistake is a status, not a verdict.
+set +e
+out=$(grpcurl -plaintext -d '{"call": {"name": "Write"}}' "$addr" toolguard.v1.ToolGuardService/ValidateToolCall 2>&1)
+set -e
+expect "missing session id" "$out" 'Code: InvalidArgument' 'session id is required'
+
+kill -TERM "$pid"
+if ! wait "$pid"; then fail "server did not exit cleanly on SIGTERM"; fi
+pid=""
+grep -qF '"msg":"server stopped"' "$work/server.log" || fail "no clean shutdown in the log"
+echo "e2e: ok: graceful shutdown"
+echo "e2e: all checks passed"
