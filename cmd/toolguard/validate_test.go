@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidateCommand(t *testing.T) {
+	tools := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(tools, []byte(`
+tools:
+  - name: add_semantic_memory
+    content_params: [xml_memory]
+    parameters:
+      type: object
+      properties: {xml_memory: {type: string}, user_message: {type: string}}
+      required: [xml_memory, user_message]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		wantOK   bool
+		wantTool string
+		wantArgs string
+		wantErr  string
+	}{
+		{name: "repaired JSON", args: []string{"--tool", "Write"}, stdin: `{"file_path":"a.py","text":"x"}`,
+			wantCode: 0, wantOK: true, wantTool: "write_to_file", wantArgs: `{"content":"x","path":"a.py"}`},
+		{name: "unusable JSON", args: []string{"--tool", "write_to_file"}, stdin: `{"path":"a.py"}`,
+			wantCode: 1, wantTool: "write_to_file", wantArgs: `{"path":"a.py"}`},
+		{name: "params", args: []string{"--tool", "edit", "--form", "params"}, stdin: `{"path":"a","old_text":"x","new_text":"","replace_all":"true"}`,
+			wantCode: 0, wantOK: true, wantTool: "edit", wantArgs: `{"new_text":"","old_text":"x","path":"a","replace_all":true}`},
+		{name: "xml names its tool", args: []string{"--form", "xml"}, stdin: "<write_to_file>\n<path>a</path>\n<content>\nb\n</content>\n</write_to_file>",
+			wantCode: 0, wantOK: true, wantTool: "write_to_file", wantArgs: `{"content":"b","path":"a"}`},
+		{name: "custom tool from a tools file", args: []string{"--form", "xml", "--tools-file", tools},
+			stdin:    "<add_semantic_memory><xml_memory><m>1</m></xml_memory><user_message>hi</user_message></add_semantic_memory>",
+			wantCode: 0, wantOK: true, wantTool: "add_semantic_memory", wantArgs: `{"user_message":"hi","xml_memory":"<m>1</m>"}`},
+		{name: "json needs a tool", args: nil, stdin: `{}`, wantCode: 2, wantErr: "--tool is required"},
+		{name: "params must be strings", args: []string{"--tool", "edit", "--form", "params"}, stdin: `{"replace_all":true}`, wantCode: 2, wantErr: "string values"},
+		{name: "unknown form", args: []string{"--tool", "edit", "--form", "yaml"}, stdin: `{}`, wantCode: 2, wantErr: `--form "yaml"`},
+		{name: "missing tools file", args: []string{"--tool", "edit", "--tools-file", "/nonexistent.yaml"}, stdin: `{}`, wantCode: 2, wantErr: "tools file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			code := run(append([]string{"validate"}, tc.args...), strings.NewReader(tc.stdin), &out, &errOut)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.wantCode, errOut.String())
+			}
+			if tc.wantErr != "" {
+				if !strings.Contains(errOut.String(), tc.wantErr) {
+					t.Errorf("stderr %q lacks %q", errOut.String(), tc.wantErr)
+				}
+				return
+			}
+			var v struct {
+				OK            bool   `json:"ok"`
+				ToolName      string `json:"tool_name"`
+				ArgumentsJSON string `json:"arguments_json"`
+				Mistakes      struct {
+					Limit int `json:"limit"`
+				} `json:"mistakes"`
+			}
+			if err := json.Unmarshal([]byte(out.String()), &v); err != nil {
+				t.Fatalf("stdout is not a verdict: %v\n%s", err, out.String())
+			}
+			if v.OK != tc.wantOK || v.ToolName != tc.wantTool || v.ArgumentsJSON != tc.wantArgs || v.Mistakes.Limit != 3 {
+				t.Errorf("verdict %+v, want ok=%v tool=%s args=%s", v, tc.wantOK, tc.wantTool, tc.wantArgs)
+			}
+		})
+	}
+}
