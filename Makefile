@@ -42,11 +42,15 @@ lint: ## buf lint, gofmt, go vet
 	$(GO) vet ./...
 
 .PHONY: test
-test: test-go e2e ## run every test: Go unit, integration and fuzz-seed tests, then the end-to-end script
+test: test-go bench-smoke e2e ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector
 	$(GO) test -race -count=1 ./...
+
+.PHONY: bench-smoke
+bench-smoke: ## run each benchmark once, so they keep working (no timing is judged)
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 .PHONY: e2e
 e2e: build ## run the README's grpcurl session against a real server

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,11 +72,13 @@ func BenchmarkValidateVsHealth(b *testing.B) {
 		concurrency int
 	}{{"sequential", 1}, {"concurrent16", 16}} {
 		b.Run(mode.name, func(b *testing.B) {
+			pool := newCallerPool(mode.concurrency)
+			defer pool.close()
 			var healthNs, validateNs float64
 			for b.Loop() {
 				// Interleave short rounds so both sides see the same machine.
-				healthNs += timeRound(b, health, mode.concurrency)
-				validateNs += timeRound(b, validate, mode.concurrency)
+				healthNs += pool.round(b, health)
+				validateNs += pool.round(b, validate)
 			}
 			n := float64(b.N * roundCalls)
 			b.ReportMetric(healthNs/n, "health-ns/call")
@@ -90,29 +91,51 @@ func BenchmarkValidateVsHealth(b *testing.B) {
 // roundCalls is the number of calls in one timed round.
 const roundCalls = 64
 
-// timeRound makes roundCalls calls spread over concurrency goroutines and
-// returns the elapsed wall time in ns.
-func timeRound(b *testing.B, call func() error, concurrency int) float64 {
-	start := time.Now()
-	var wg sync.WaitGroup
-	var failed atomic.Pointer[error]
-	per := roundCalls / concurrency
-	for range concurrency {
-		wg.Add(1)
+// callerPool is a fixed set of client goroutines. They live for the whole
+// benchmark, as an orchestrator's would, so neither side pays for fresh
+// goroutine stacks growing on every round.
+type callerPool struct {
+	jobs chan func() error
+	done chan error
+	size int
+}
+
+func newCallerPool(size int) *callerPool {
+	p := &callerPool{jobs: make(chan func() error), done: make(chan error), size: size}
+	for range size {
 		go func() {
-			defer wg.Done()
-			for range per {
-				if err := call(); err != nil {
-					failed.CompareAndSwap(nil, &err)
-					return
+			for call := range p.jobs {
+				var err error
+				for range roundCalls / size {
+					if err = call(); err != nil {
+						break
+					}
 				}
+				p.done <- err
 			}
 		}()
 	}
-	wg.Wait()
+	return p
+}
+
+// round makes roundCalls calls spread over the pool and returns the elapsed
+// wall time in ns.
+func (p *callerPool) round(b *testing.B, call func() error) float64 {
+	start := time.Now()
+	for range p.size {
+		p.jobs <- call
+	}
+	var first error
+	for range p.size {
+		if err := <-p.done; err != nil && first == nil {
+			first = err
+		}
+	}
 	elapsed := float64(time.Since(start).Nanoseconds())
-	if err := failed.Load(); err != nil {
-		b.Fatal(*err)
+	if first != nil {
+		b.Fatal(first)
 	}
 	return elapsed
 }
+
+func (p *callerPool) close() { close(p.jobs) }
