@@ -310,6 +310,13 @@ func TestValidate(t *testing.T) {
 			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:path", "ALIAS_RENAMED:content"},
 		},
 		{
+			name:    "XML block after a thinking block that mentions another tool",
+			call:    Call{Form: FormXML, Text: "<thinking>I could use <edit> but a write is simpler.</thinking>\n<write_to_file><path>a.py</path><content>x</content></write_to_file>"},
+			tool:    "write_to_file",
+			args:    `{"content":"x","path":"a.py"}`,
+			repairs: []string{},
+		},
+		{
 			name:    "XML parameters without a wrapper",
 			call:    Call{Name: "write_to_file", Form: FormXML, Text: "<path>a.py</path>\n<content>\nx\n</content>"},
 			tool:    "write_to_file",

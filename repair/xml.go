@@ -2,35 +2,51 @@ package repair
 
 import "strings"
 
-// splitToolBlock finds the tool block in a model's text: the first opening
-// tag that isTool accepts, and the body up to that tag's last closing tag
-// (the closing tag of the tool decides, so file content holding the same
-// tag survives). Prose around the block is ignored. When no tag names a tool
-// the whole text is the body: the caller sent the parameters without a
-// wrapper. closed is false when the block's closing tag never came.
+// splitToolBlock finds the tool block in a model's text: the first element
+// whose tag isTool accepts, and its body up to that tag's last closing tag
+// (the closing tag of the tool decides, so file content holding the same tag
+// survives). Prose and other elements before it (a <thinking> block) are
+// skipped whole, so a tool name mentioned inside them is not taken for the
+// call. When no element names a tool the whole text is the body: the caller
+// sent the parameters without a wrapper. closed is false when the block's
+// closing tag never came.
 func splitToolBlock(text string, isTool func(string) bool) (tag, body string, closed bool) {
-	for i := 0; i < len(text); {
-		name, end, ok := openingTagAt(text, i)
+	for i := 0; ; {
+		name, end, ok := nextOpeningTag(text, i)
 		if !ok {
-			j := strings.IndexByte(text[i+1:], '<')
-			if j < 0 {
-				break
-			}
-			i += 1 + j
-			continue
-		}
-		if !isTool(name) {
-			// The first tag is a parameter: there is no wrapper.
 			return "", text, true
 		}
-		rest := text[end:]
 		closing := "</" + name + ">"
-		if k := strings.LastIndex(rest, closing); k >= 0 {
-			return name, rest[:k], true
+		if isTool(name) {
+			rest := text[end:]
+			if k := strings.LastIndex(rest, closing); k >= 0 {
+				return name, rest[:k], true
+			}
+			return name, rest, false
 		}
-		return name, rest, false
+		k := strings.Index(text[end:], closing)
+		if k < 0 {
+			return "", text, true
+		}
+		i = end + k + len(closing)
 	}
-	return "", text, true
+}
+
+// nextOpeningTag finds the first opening tag "<name>" at or after text[i]
+// and returns its name and the index just past it.
+func nextOpeningTag(text string, i int) (name string, end int, ok bool) {
+	for i < len(text) {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			return "", 0, false
+		}
+		i += j
+		if name, end, ok := openingTagAt(text, i); ok {
+			return name, end, true
+		}
+		i++
+	}
+	return "", 0, false
 }
 
 // openingTagAt reports whether an opening tag "<name>" starts at text[i], and
@@ -70,15 +86,10 @@ func isNameByte(c byte, first bool) bool {
 // arrived.
 func parseXMLParams(body string, isContent func(string) bool) (params map[string]string, truncated string) {
 	params = map[string]string{}
-	for i := 0; i < len(body); {
-		name, start, ok := openingTagAt(body, i)
+	for i := 0; ; {
+		name, start, ok := nextOpeningTag(body, i)
 		if !ok {
-			j := strings.IndexByte(body[i+1:], '<')
-			if j < 0 {
-				break
-			}
-			i += 1 + j
-			continue
+			break
 		}
 		closing := "</" + name + ">"
 		var k int
