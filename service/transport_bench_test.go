@@ -16,7 +16,9 @@ import (
 // payloadEcho answers UnaryCall with a body of the requested size and does
 // nothing else: the cost of moving a ValidateToolCall's bytes, without
 // validating anything.
-type payloadEcho struct{ testgrpc.UnimplementedTestServiceServer }
+type payloadEcho struct {
+	testgrpc.UnimplementedTestServiceServer
+}
 
 func (payloadEcho) UnaryCall(_ context.Context, r *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
 	return &testgrpc.SimpleResponse{Payload: &testgrpc.Payload{Body: make([]byte, r.GetResponseSize())}}, nil
