@@ -1,0 +1,1050 @@
+package repair
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// errNothing means the text held no JSON value that could be recovered.
+var errNothing = errors.New("no JSON value found")
+
+// errInvalidText means the text holds something no repair should paper
+// over: a raw control character such as NUL, or a malformed \u escape.
+var errInvalidText = errors.New("invalid control character or \\u escape")
+
+// repairJSON is the tolerant parser behind RepairJSON, for text the strict
+// parser rejected. It builds values directly (no intermediate repaired
+// text) in one left-to-right pass; the only look-ahead is the bounded scan
+// that decides whether a quote ends a string.
+func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
+	if un, ok := unescapeEscapedJSON(text); ok {
+		r, err := repairJSON(un, opts)
+		if err == nil {
+			r.Repairs = append([]Repair{{Code: CodeJSONRepaired, Detail: "decoded JSON that was escaped as a string body"}}, r.Repairs...)
+		}
+		return r, err
+	}
+	p := &repairParser{s: text, keys: opts.Keys}
+	v, err := p.document()
+	if err != nil {
+		return RepairedJSON{}, err
+	}
+	if p.invalid {
+		return RepairedJSON{}, errInvalidText
+	}
+	return RepairedJSON{Value: v, Repairs: p.repairs(), Truncated: p.truncated}, nil
+}
+
+// unescapeEscapedJSON recognises JSON whose quotes all arrive escaped
+// ({\"a\": \"b\"}), as when a JSON string body is pasted without its quotes,
+// and undoes one level of escaping.
+func unescapeEscapedJSON(text string) (string, bool) {
+	t := strings.TrimSpace(text)
+	if !(strings.HasPrefix(t, `{\"`) || strings.HasPrefix(t, `[\"`) || strings.HasPrefix(t, `\"`)) {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(t))
+	for i := 0; i < len(t); i++ {
+		if t[i] == '\\' && i+1 < len(t) && (t[i+1] == '"' || t[i+1] == '\\') {
+			b.WriteByte(t[i+1])
+			i++
+			continue
+		}
+		b.WriteByte(t[i])
+	}
+	return b.String(), true
+}
+
+type repairParser struct {
+	s    string
+	i    int
+	keys map[string]bool
+	// found records the kinds of repair made, each once, in order.
+	found     []string
+	python    []string
+	truncated bool
+	// invalid marks text that must be refused whatever else parses: a raw
+	// NUL or other non-text control character, a malformed \u escape.
+	invalid bool
+	depth   int
+}
+
+func (p *repairParser) note(detail string) {
+	for _, f := range p.found {
+		if f == detail {
+			return
+		}
+	}
+	p.found = append(p.found, detail)
+}
+
+func (p *repairParser) notePython(detail string) {
+	for _, f := range p.python {
+		if f == detail {
+			return
+		}
+	}
+	p.python = append(p.python, detail)
+}
+
+func (p *repairParser) repairs() []Repair {
+	var out []Repair
+	if len(p.found) > 0 {
+		out = append(out, Repair{Code: CodeJSONRepaired, Detail: strings.Join(p.found, "; ")})
+	}
+	if len(p.python) > 0 {
+		out = append(out, Repair{Code: CodePythonLiteral, Detail: strings.Join(p.python, "; ")})
+	}
+	if len(out) == 0 {
+		// The strict parser rejected the text, so something was changed
+		// even if it has no name here (e.g. invalid UTF-8 in a key).
+		out = append(out, Repair{Code: CodeJSONRepaired, Detail: "normalised the JSON text"})
+	}
+	return out
+}
+
+func (p *repairParser) eof() bool { return p.i >= len(p.s) }
+
+// document parses the whole text: prose and fences around the value are
+// dropped, stray closing brackets after it ignored, and several top-level
+// values (NDJSON, "{...}, {...}") collected into an array.
+func (p *repairParser) document() (any, error) {
+	p.skipSpace()
+	if p.eof() {
+		return nil, errNothing
+	}
+	if !p.atValueStart() {
+		// Prose before the JSON: skip to the first bracket, if any.
+		k := strings.IndexAny(p.s[p.i:], "{[")
+		if k < 0 {
+			return nil, errNothing
+		}
+		p.i += k
+		p.note("removed text around the JSON")
+	}
+	var values []any
+	for {
+		start := p.i
+		v, ok := p.value(ctxTop)
+		if !ok {
+			if len(values) == 0 {
+				return nil, errNothing
+			}
+			break
+		}
+		values = append(values, v)
+		p.skipSpace()
+		for !p.eof() && (p.s[p.i] == '}' || p.s[p.i] == ']' || p.s[p.i] == ',') {
+			if p.s[p.i] != ',' {
+				p.note("removed redundant closing brackets")
+			}
+			p.i++
+			p.skipSpace()
+		}
+		if p.eof() {
+			break
+		}
+		if obj, isObj := v.(map[string]any); isObj && len(values) == 1 && p.atQuote() && p.looksLikeMember() {
+			// {"a": 1}, "b": 2} — the object was closed too early.
+			p.note("merged members written after the object's closing brace")
+			p.members(obj)
+			continue
+		}
+		if !p.atValueStart() || p.i == start {
+			// Trailing prose after a complete value is not part of it.
+			p.note("removed text around the JSON")
+			break
+		}
+	}
+	if len(values) == 1 {
+		return values[0], nil
+	}
+	// Concatenated values: keep the non-empty ones.
+	kept := values[:0]
+	for _, v := range values {
+		if !isEmptyContainer(v) {
+			kept = append(kept, v)
+		}
+	}
+	switch len(kept) {
+	case 0:
+		return values[0], nil
+	case 1:
+		return kept[0], nil
+	}
+	p.note("collected concatenated values into an array")
+	return kept, nil
+}
+
+func isEmptyContainer(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// Parse contexts decide where a string or unquoted value may end.
+type parseCtx int
+
+const (
+	ctxTop parseCtx = iota
+	ctxKey
+	ctxObjectValue
+	ctxArray
+)
+
+// isSpaceRune reports JSON whitespace plus the Unicode spaces models emit
+// (NBSP, zero-width space, BOM...).
+func isSpaceRune(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\u00a0', '\u180e', '\u200b', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200a'
+}
+
+// skipSpace skips whitespace, comments and Markdown code fences.
+func (p *repairParser) skipSpace() {
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			p.i++
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(p.s[p.i:])
+			if !isSpaceRune(r) {
+				return
+			}
+			p.i += size
+		case c == '/' && p.i+1 < len(p.s) && p.s[p.i+1] == '*':
+			end := strings.Index(p.s[p.i+2:], "*/")
+			if end < 0 {
+				p.i = len(p.s)
+			} else {
+				p.i += 2 + end + 2
+			}
+			p.note("removed comments")
+		case c == '/' && p.i+1 < len(p.s) && p.s[p.i+1] == '/', c == '#':
+			end := strings.IndexByte(p.s[p.i:], '\n')
+			if end < 0 {
+				p.i = len(p.s)
+			} else {
+				p.i += end
+			}
+			p.note("removed comments")
+		case c == '`' && strings.HasPrefix(p.s[p.i:], "```"):
+			for p.i < len(p.s) && p.s[p.i] == '`' {
+				p.i++
+			}
+			for p.i < len(p.s) && isWordByte(p.s[p.i]) { // language tag
+				p.i++
+			}
+			p.note("removed a code fence")
+		default:
+			return
+		}
+	}
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '+'
+}
+
+// quote kinds: the runes that open a string and those that may close it.
+func openQuote(r rune) (closers string, ok bool) {
+	switch r {
+	case '"':
+		return "\"\u201d", true
+	case '\'':
+		return "'\u2019", true
+	case '\u201c', '\u201d', '\u201e':
+		return "\u201d\u201c\"", true
+	case '\u2018', '\u2019':
+		return "\u2019\u2018'", true
+	case '`':
+		return "`\u00b4", true
+	}
+	return "", false
+}
+
+func (p *repairParser) peekRune() (rune, int) {
+	if p.i >= len(p.s) {
+		return utf8.RuneError, 0
+	}
+	if c := p.s[p.i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(p.s[p.i:])
+}
+
+func (p *repairParser) atQuote() bool {
+	r, _ := p.peekRune()
+	_, ok := openQuote(r)
+	return ok
+}
+
+// atValueStart reports whether a JSON value (or something a model meant as
+// one) starts here.
+func (p *repairParser) atValueStart() bool {
+	if p.eof() {
+		return false
+	}
+	c := p.s[p.i]
+	switch {
+	case c == '{' || c == '[' || c == '(':
+		return true
+	case c == '-':
+		return p.i+1 < len(p.s) && (isDigit(p.s[p.i+1]) || p.s[p.i+1] == '.')
+	case isDigit(c) || c == '.':
+		return true
+	case p.atQuote():
+		return true
+	}
+	return p.atLiteralWord()
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func (p *repairParser) atLiteralWord() bool {
+	for _, w := range []string{"true", "false", "null", "True", "False", "None"} {
+		if strings.HasPrefix(p.s[p.i:], w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *repairParser) value(ctx parseCtx) (any, bool) {
+	p.skipSpace()
+	if p.eof() {
+		return nil, false
+	}
+	if p.depth >= maxJSONDepth {
+		return nil, false
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		p.depth++
+		defer func() { p.depth-- }()
+		return p.object(), true
+	case c == '[':
+		p.depth++
+		defer func() { p.depth-- }()
+		return p.array(']'), true
+	case c == '(':
+		p.depth++
+		defer func() { p.depth-- }()
+		p.notePython("converted a tuple to an array")
+		a := p.array(')')
+		if len(a) == 1 && ctx != ctxArray {
+			if _, isArr := a[0].([]any); !isArr {
+				return a[0], true // (1) is just 1 in Python
+			}
+		}
+		return a, true
+	case c == '-' || c == '.' || isDigit(c):
+		return p.number(ctx), true
+	}
+	if p.atQuote() {
+		return p.str(ctx), true
+	}
+	return p.unquoted(ctx)
+}
+
+// object parses an object at '{'.
+func (p *repairParser) object() map[string]any {
+	p.i++ // {
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == '{' {
+		// {{...}} or {```json {...}```}: an object wrapped in braces.
+		inner := p.object()
+		p.skipSpace()
+		for !p.eof() && (p.s[p.i] == ',') {
+			p.i++
+			p.skipSpace()
+		}
+		if !p.eof() && p.s[p.i] == '}' {
+			p.i++
+			p.note("removed braces around an object")
+			return inner
+		}
+		m := map[string]any{}
+		for k, v := range inner {
+			m[k] = v
+		}
+		p.note("merged a nested object")
+		p.members(m)
+		p.closeObject()
+		return m
+	}
+	m := make(map[string]any, 4)
+	p.members(m)
+	p.closeObject()
+	return m
+}
+
+// closeObject consumes the object's closing brace, or notes that it was
+// missing. A ']' closes the object without being consumed: it belongs to the
+// enclosing array ({"a": [{"b": 1], ...}).
+func (p *repairParser) closeObject() {
+	p.skipSpace()
+	switch {
+	case p.eof():
+		p.note("added missing closing brackets")
+	case p.s[p.i] == '}':
+		p.i++
+	default:
+		p.note("added missing closing brackets")
+	}
+}
+
+// members parses "key: value" pairs into m until the object ends.
+func (p *repairParser) members(m map[string]any) {
+	for {
+		p.skipSpace()
+		// Leading, doubled and trailing commas.
+		for !p.eof() && p.s[p.i] == ',' {
+			p.i++
+			p.note("removed extra commas")
+			p.skipSpace()
+		}
+		if p.eof() {
+			return
+		}
+		c := p.s[p.i]
+		if c == '}' || c == ']' || c == '{' || c == '[' {
+			return
+		}
+		if strings.HasPrefix(p.s[p.i:], "...") {
+			p.i += 3
+			p.note("removed an ellipsis placeholder")
+			continue
+		}
+		start := p.i
+		key, ok := p.key()
+		if !ok {
+			if p.i == start {
+				p.i++ // never stall on a character that starts nothing
+			}
+			continue
+		}
+		p.skipSpace()
+		switch {
+		case !p.eof() && p.s[p.i] == ':':
+			p.i++
+		case p.eof():
+			m[key] = nil
+			p.truncated = true
+			return
+		case p.s[p.i] == '}' || p.s[p.i] == ',':
+			m[key] = nil
+			p.note("added a missing value")
+			continue
+		default:
+			p.note("added a missing colon")
+		}
+		p.skipSpace()
+		if p.eof() {
+			m[key] = nil
+			p.truncated = true
+			return
+		}
+		if c := p.s[p.i]; c == ',' || c == '}' {
+			m[key] = nil
+			p.note("added a missing value")
+			continue
+		}
+		v, ok := p.value(ctxObjectValue)
+		if !ok {
+			m[key] = nil
+			p.truncated = true
+			return
+		}
+		m[key] = v
+		p.skipSpace()
+		if p.eof() {
+			return
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == '}' {
+				p.note("removed a trailing comma")
+			}
+		case '}', ']':
+			return
+		default:
+			if p.atQuote() || isKeyByte(p.s[p.i]) {
+				p.note("added missing commas")
+				continue
+			}
+			// Garbage between members: drop it.
+			p.i++
+			p.note("removed stray characters")
+		}
+	}
+}
+
+func isKeyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$' || c >= utf8.RuneSelf
+}
+
+// key parses an object key: a string in any quote style, or an unquoted
+// word up to the colon.
+func (p *repairParser) key() (string, bool) {
+	if p.atQuote() {
+		return p.str(ctxKey), true
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == ':' || c == ',' || c == '}' || c == ']' || c == '{' || c == '[' || c == '"' || c == '\'' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			break
+		}
+		p.i++
+	}
+	if p.i == start {
+		return "", false
+	}
+	k := p.s[start:p.i]
+	// A bare word followed by another word without a colon is prose
+	// (COMMENT "notes": ...): skip it.
+	save := p.i
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] != ':' && (p.atQuote() || isKeyByte(p.s[p.i])) {
+		p.note("removed stray words")
+		return "", false
+	}
+	p.i = save
+	p.note("quoted unquoted keys")
+	return k, true
+}
+
+// array parses an array at '[' (or a tuple at '('), ending at close.
+func (p *repairParser) array(close byte) []any {
+	p.i++
+	a := make([]any, 0, 4)
+	for {
+		p.skipSpace()
+		for !p.eof() && p.s[p.i] == ',' {
+			p.i++
+			p.note("removed extra commas")
+			p.skipSpace()
+		}
+		if p.eof() {
+			p.note("added missing closing brackets")
+			return a
+		}
+		c := p.s[p.i]
+		if c == close {
+			p.i++
+			return a
+		}
+		if c == ']' || c == '}' || c == ')' {
+			// Mismatched bracket: it closes this array and whatever
+			// encloses it; the enclosing value consumes it.
+			p.note("added missing closing brackets")
+			return a
+		}
+		if strings.HasPrefix(p.s[p.i:], "...") {
+			p.i += 3
+			p.note("removed an ellipsis placeholder")
+			continue
+		}
+		start := p.i
+		v, ok := p.value(ctxArray)
+		if !ok {
+			if p.i == start {
+				p.i++
+			}
+			continue
+		}
+		a = append(a, v)
+		p.skipSpace()
+		if p.eof() {
+			p.note("added missing closing brackets")
+			return a
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == close {
+				p.note("removed a trailing comma")
+			}
+		case close, ']', '}', ')':
+		default:
+			p.note("added missing commas")
+		}
+	}
+}
+
+// number parses a number; text that starts like one but is not (a date, a
+// UUID, 1notanumber, 0.0.1) becomes a string, as the model meant it.
+func (p *repairParser) number(ctx parseCtx) any {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	intStart := p.i
+	for p.i < len(p.s) && isDigit(p.s[p.i]) {
+		p.i++
+	}
+	intDigits := p.s[intStart:p.i]
+	frac := false
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		frac = true
+		for p.i < len(p.s) && isDigit(p.s[p.i]) {
+			p.i++
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		save := p.i
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		digits := p.i
+		for p.i < len(p.s) && isDigit(p.s[p.i]) {
+			p.i++
+		}
+		if p.i == digits && p.i < len(p.s) && !isValueEnd(p.s[p.i]) {
+			p.i = save // "1notanumber" style: not an exponent
+		}
+	}
+	raw := p.s[start:p.i]
+	if p.i < len(p.s) && !isValueEnd(p.s[p.i]) {
+		// More non-delimiter text follows: it is a word, not a number.
+		p.i = start
+		v, _ := p.unquoted(ctx)
+		return v
+	}
+	if len(intDigits) > 1 && intDigits[0] == '0' {
+		p.note("quoted a number with a leading zero")
+		return raw
+	}
+	if n, ok := normaliseNumber(raw); ok {
+		if n != raw {
+			p.note("completed a number")
+			if p.eof() {
+				p.truncated = true
+			}
+		}
+		_ = frac
+		return json.Number(n)
+	}
+	p.note("quoted an invalid number")
+	return raw
+}
+
+// normaliseNumber completes a number cut short ("2." → "2.0", "2e" → "2",
+// "-" → "0", ".25" → "0.25") and reports whether the result is a JSON number.
+func normaliseNumber(raw string) (string, bool) {
+	n := raw
+	if strings.HasPrefix(n, "-.") {
+		n = "-0" + n[1:]
+	} else if strings.HasPrefix(n, ".") {
+		n = "0" + n
+	}
+	n = strings.TrimRight(n, "eE+-")
+	if strings.HasSuffix(n, ".") {
+		n += "0"
+	}
+	if n == "" || n == "-" {
+		n = "0"
+	}
+	if !isJSONNumber(n) {
+		return raw, false
+	}
+	return n, true
+}
+
+func isValueEnd(c byte) bool {
+	switch c {
+	case ',', '}', ']', ')', ' ', '\t', '\n', '\r', '/', '#':
+		return true
+	}
+	return false
+}
+
+// unquoted parses a bare word or phrase: a literal (true, None, undefined),
+// a number, or an unquoted string value.
+func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
+	start := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == ',' || c == '}' || c == ']' || c == '\n' || c == '\r' || c == '"' {
+			break
+		}
+		if ctx == ctxArray && c == ')' {
+			break
+		}
+		if c == '/' && p.i+1 < len(p.s) && (p.s[p.i+1] == '*' || p.s[p.i+1] == '/') && (p.i == start || p.s[p.i-1] == ' ') {
+			break
+		}
+		p.i++
+	}
+	word := strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) })
+	if word == "" {
+		return nil, false
+	}
+	switch word {
+	case "true", "false", "null":
+		return map[string]any{"true": true, "false": false, "null": nil}[word], true
+	case "True", "TRUE":
+		p.notePython("converted True/False/None")
+		return true, true
+	case "False", "FALSE":
+		p.notePython("converted True/False/None")
+		return false, true
+	case "None", "Null", "NULL", "undefined", "NaN", "Infinity", "-Infinity":
+		p.notePython("converted True/False/None")
+		return nil, true
+	}
+	if p.i >= len(p.s) {
+		for _, lit := range []string{"true", "false", "null"} {
+			if strings.HasPrefix(lit, word) {
+				// A literal cut short at the end of the text.
+				p.truncated = true
+				return map[string]any{"true": true, "false": false, "null": nil}[lit], true
+			}
+		}
+	}
+	if n, ok := normaliseNumber(word); ok && n == word {
+		return json.Number(word), true
+	}
+	p.note("quoted unquoted values")
+	return word, true
+}
+
+// str parses a string opened by any quote style. A quote of the closing
+// kind ends the string only where what follows fits the structure (see
+// endsString); otherwise it is a quote the model forgot to escape.
+func (p *repairParser) str(ctx parseCtx) string {
+	open, size := p.peekRune()
+	closers, _ := openQuote(open)
+	switch open {
+	case '"':
+	case '\'':
+		p.notePython("converted single-quoted strings")
+	default:
+		p.note("replaced typographic quotes")
+	}
+	p.i += size
+	start := p.i
+	var b strings.Builder
+	// lastBracket remembers the last '}' or ']' inside the string, so a
+	// string that never closes can end there instead ({"a":"b}).
+	lastBracketSrc, lastBracketLen := -1, 0
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '\\':
+			if !p.escape(&b, open) {
+				return b.String()
+			}
+			continue
+		case c < 0x20:
+			if c != '\n' && c != '\r' && c != '\t' && c != '\b' && c != '\f' {
+				// NUL and the like are never text a model meant.
+				p.invalid = true
+			}
+			p.note("escaped raw control characters in strings")
+			b.WriteByte(c)
+			p.i++
+			continue
+		case c == '}' || c == ']':
+			lastBracketSrc, lastBracketLen = p.i, b.Len()
+		}
+		r, rsize := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, rsize = utf8.DecodeRuneInString(p.s[p.i:])
+		}
+		if strings.ContainsRune(closers, r) {
+			if p.endsString(p.i+rsize, ctx) {
+				p.i += rsize
+				return b.String()
+			}
+			p.note("escaped quotes inside strings")
+		}
+		if r == utf8.RuneError && rsize == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(p.s[p.i : p.i+rsize])
+		}
+		p.i += rsize
+	}
+	// The text ended inside the string.
+	if lastBracketSrc >= start && trimBrackets(p.s[lastBracketSrc+1:]) == "" {
+		// {"url":"https://x/} — the quote was forgotten before the
+		// closing bracket: end the string there and let the bracket close.
+		p.i = lastBracketSrc
+		p.note("added a missing closing quote")
+		return strings.TrimRightFunc(b.String()[:lastBracketLen], isSpaceRune)
+	}
+	p.truncated = true
+	p.note("closed a string cut off at the end of the text")
+	return b.String()
+}
+
+// trimBrackets returns s without whitespace and closing brackets; it is
+// empty when s holds nothing else.
+func trimBrackets(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' })
+}
+
+// escape decodes one escape at p.i into b. It returns false when the text
+// ends inside the escape (the string is then cut off there).
+func (p *repairParser) escape(b *strings.Builder, open rune) bool {
+	if p.i+1 >= len(p.s) {
+		p.i = len(p.s)
+		p.truncated = true
+		p.note("closed a string cut off at the end of the text")
+		return false
+	}
+	e := p.s[p.i+1]
+	switch e {
+	case '"', '\\', '/':
+		b.WriteByte(e)
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case '\'':
+		b.WriteByte('\'')
+		if open != '\'' {
+			p.note("fixed invalid escapes")
+		}
+	case '\n':
+		b.WriteByte('\n') // a line continuation
+		p.note("fixed invalid escapes")
+	case 'u':
+		if p.i+6 > len(p.s) && isHexPrefix(p.s[p.i+2:]) {
+			// Cut off inside \uXXXX.
+			p.i = len(p.s)
+			p.truncated = true
+			p.note("closed a string cut off at the end of the text")
+			return false
+		}
+		r, ok := hexRune(p.s[p.i+2:])
+		if !ok {
+			p.invalid = true
+			b.WriteString(`\u`)
+			break
+		}
+		p.i += 4
+		if utf16.IsSurrogate(r) && strings.HasPrefix(p.s[p.i+2:], `\u`) {
+			if r2, ok := hexRune(p.s[p.i+4:]); ok {
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					b.WriteRune(dec)
+					p.i += 6 + 2
+					return true
+				}
+			}
+		}
+		if utf16.IsSurrogate(r) {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	default:
+		// An escape JSON does not have (\d in a regex, \p in a Windows
+		// path): the model meant the backslash.
+		b.WriteByte('\\')
+		p.i++
+		p.note("fixed invalid escapes")
+		return true
+	}
+	p.i += 2
+	return true
+}
+
+func isHexPrefix(s string) bool {
+	for i := 0; i < len(s) && i < 4; i++ {
+		if !isHexByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHexByte(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexRune(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		r <<= 4
+		switch {
+		case isDigit(c):
+			r |= rune(c - '0')
+		case 'a' <= c && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// endsString decides whether the quote just before position j ends the
+// string being parsed in context ctx, by looking at what follows it.
+func (p *repairParser) endsString(j int, ctx parseCtx) bool {
+	k := skipInlineSpace(p.s, j)
+	if k >= len(p.s) {
+		return true
+	}
+	c := p.s[k]
+	switch ctx {
+	case ctxKey:
+		return c == ':' || c == '}' || c == ',' || c == '\n' || c == '\r' || isQuoteAt(p.s, k)
+	case ctxArray:
+		switch c {
+		case ']', '}', ')', '\n', '\r':
+			return true
+		case ',':
+			return true
+		}
+		// Missing comma before another value: "a" "b", "a" 2.
+		return isQuoteAt(p.s, k) || isDigit(c) || c == '[' || c == '{'
+	case ctxObjectValue:
+		switch c {
+		case '}', ']':
+			return true
+		case ',':
+			return p.memberFollows(k+1) || p.closesAfter(k+1)
+		case '\n', '\r':
+			n := skipAllSpace(p.s, k)
+			return n >= len(p.s) || p.s[n] == '}' || p.s[n] == ']' || p.s[n] == ',' || p.memberFollows(n)
+		}
+		if isQuoteAt(p.s, k) {
+			return p.memberFollows(k)
+		}
+		if c == '/' && k+1 < len(p.s) && (p.s[k+1] == '/' || p.s[k+1] == '*') {
+			return true
+		}
+		return false
+	default: // top level
+		switch c {
+		case ',', ':', ']', '}', '\n', '\r':
+			return true
+		}
+		return strings.HasPrefix(p.s[k:], "```")
+	}
+}
+
+// closesAfter reports whether, after a comma at j-1, only a closing bracket
+// or the end of the text follows (a trailing comma).
+func (p *repairParser) closesAfter(j int) bool {
+	n := skipAllSpace(p.s, j)
+	return n >= len(p.s) || p.s[n] == '}' || p.s[n] == ']'
+}
+
+// memberFollows reports whether an object member ("key": or key:) starts at
+// or after j, skipping whitespace. With known keys, the key must be one of
+// them: a quote inside a file's content followed by `, "b"` is then not
+// mistaken for the end of the content.
+func (p *repairParser) memberFollows(j int) bool {
+	n := skipAllSpace(p.s, j)
+	if n >= len(p.s) {
+		return true
+	}
+	r, size := utf8.DecodeRuneInString(p.s[n:])
+	var key string
+	var after int
+	if closers, ok := openQuote(r); ok {
+		end := -1
+		for q := n + size; q < len(p.s); {
+			r2, s2 := utf8.DecodeRuneInString(p.s[q:])
+			if r2 == '\n' {
+				break
+			}
+			if strings.ContainsRune(closers, r2) {
+				end = q
+				after = q + s2
+				break
+			}
+			q += s2
+		}
+		if end < 0 {
+			return false
+		}
+		key = p.s[n+size : end]
+	} else {
+		q := n
+		for q < len(p.s) && (isKeyByte(p.s[q]) || p.s[q] == '-' || p.s[q] == '.') {
+			q++
+		}
+		if q == n {
+			return false
+		}
+		key, after = p.s[n:q], q
+	}
+	a := skipInlineSpace(p.s, after)
+	if a >= len(p.s) || p.s[a] != ':' {
+		return false
+	}
+	return p.keys == nil || p.keys[key]
+}
+
+// looksLikeMember reports whether an object member starts at p.i.
+func (p *repairParser) looksLikeMember() bool { return p.memberFollows(p.i) }
+
+func isQuoteAt(s string, k int) bool {
+	r, _ := utf8.DecodeRuneInString(s[k:])
+	_, ok := openQuote(r)
+	return ok
+}
+
+func skipInlineSpace(s string, j int) int {
+	for j < len(s) {
+		if s[j] == ' ' || s[j] == '\t' {
+			j++
+			continue
+		}
+		if s[j] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if isSpaceRune(r) && r != '\n' {
+				j += size
+				continue
+			}
+		}
+		break
+	}
+	return j
+}
+
+func skipAllSpace(s string, j int) int {
+	for j < len(s) {
+		r, size := rune(s[j]), 1
+		if s[j] >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[j:])
+		}
+		if !isSpaceRune(r) {
+			break
+		}
+		j += size
+	}
+	return j
+}
