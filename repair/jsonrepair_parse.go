@@ -71,6 +71,9 @@ type repairParser struct {
 	// NUL or other non-text control character, a malformed \u escape.
 	invalid bool
 	depth   int
+	// tuples counts the Python tuples being parsed, inside which ')'
+	// ends an unquoted value.
+	tuples int
 }
 
 func (p *repairParser) note(detail string) {
@@ -342,7 +345,9 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 		p.depth++
 		defer func() { p.depth-- }()
 		p.notePython("converted a tuple to an array")
+		p.tuples++
 		a := p.array(')')
+		p.tuples--
 		if len(a) == 1 && ctx != ctxArray {
 			if _, isArr := a[0].([]any); !isArr {
 				return a[0], true // (1) is just 1 in Python
@@ -479,7 +484,7 @@ func (p *repairParser) members(m map[string]any) {
 			if !p.eof() && p.s[p.i] == '}' {
 				p.note("removed a trailing comma")
 			}
-		case '}', ']':
+		case '}', ']', '{', '[':
 			return
 		default:
 			if p.atQuote() || isKeyByte(p.s[p.i]) {
@@ -515,6 +520,13 @@ func (p *repairParser) key() (string, bool) {
 		return "", false
 	}
 	k := p.s[start:p.i]
+	if !p.eof() && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
+		if a := skipInlineSpace(p.s, p.i+1); a < len(p.s) && p.s[a] == ':' {
+			p.i++ // a":  — the key's opening quote was forgotten
+			p.note("added missing quotes")
+			return k, true
+		}
+	}
 	// A bare word followed by another word without a colon is prose
 	// (COMMENT "notes": ...): skip it.
 	save := p.i
@@ -670,7 +682,7 @@ func normaliseNumber(raw string) (string, bool) {
 
 func isValueEnd(c byte) bool {
 	switch c {
-	case ',', '}', ']', ')', ' ', '\t', '\n', '\r', '/', '#':
+	case ',', '}', ']', ')', '{', '[', '"', '\'', ':', ' ', '\t', '\n', '\r', '/', '#':
 		return true
 	}
 	return false
@@ -685,7 +697,7 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 		if c == ',' || c == '}' || c == ']' || c == '\n' || c == '\r' || c == '"' {
 			break
 		}
-		if ctx == ctxArray && c == ')' {
+		if c == ')' && p.tuples > 0 {
 			break
 		}
 		if c == '/' && p.i+1 < len(p.s) && (p.s[p.i+1] == '*' || p.s[p.i+1] == '/') && (p.i == start || p.s[p.i-1] == ' ') {
@@ -696,6 +708,12 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	word := strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) })
 	if word == "" {
 		return nil, false
+	}
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		if a := skipInlineSpace(p.s, p.i+1); a >= len(p.s) || strings.IndexByte(",}]\n", p.s[a]) >= 0 {
+			p.i++ // foo", — the value's opening quote was forgotten
+			p.note("added missing quotes")
+		}
 	}
 	switch word {
 	case "true", "false", "null":
@@ -740,11 +758,11 @@ func (p *repairParser) str(ctx parseCtx) string {
 		p.note("replaced typographic quotes")
 	}
 	p.i += size
-	start := p.i
 	var b strings.Builder
-	// lastBracket remembers the last '}' or ']' inside the string, so a
-	// string that never closes can end there instead ({"a":"b}).
-	lastBracketSrc, lastBracketLen := -1, 0
+	// marks remember where in the source (and in the decoded text) each
+	// comma and closing bracket of the string stands, so that a string
+	// whose closing quote was forgotten can be ended at the right place.
+	var marks []strMark
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -762,8 +780,8 @@ func (p *repairParser) str(ctx parseCtx) string {
 			b.WriteByte(c)
 			p.i++
 			continue
-		case c == '}' || c == ']':
-			lastBracketSrc, lastBracketLen = p.i, b.Len()
+		case c == '}' || c == ']' || c == ',':
+			marks = append(marks, strMark{src: p.i, n: b.Len(), c: c})
 		}
 		r, rsize := rune(c), 1
 		if c >= utf8.RuneSelf {
@@ -773,6 +791,20 @@ func (p *repairParser) str(ctx parseCtx) string {
 			if p.endsString(p.i+rsize, ctx) {
 				p.i += rsize
 				return b.String()
+			}
+			if ctx == ctxObjectValue {
+				// "a": "New York, "b": ... or "a": "first, b: "second" —
+				// the string ended at a comma before a member.
+				if m, ok := p.commaBeforeQuotedMember(marks); ok {
+					p.i = m.src
+					p.note("added missing quotes")
+					return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
+				}
+				if m, ok := p.memberAfterComma(marks, p.i); ok {
+					p.i = m.src
+					p.note("added missing quotes")
+					return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
+				}
 			}
 			p.note("escaped quotes inside strings")
 		}
@@ -784,16 +816,87 @@ func (p *repairParser) str(ctx parseCtx) string {
 		p.i += rsize
 	}
 	// The text ended inside the string.
-	if lastBracketSrc >= start && trimBrackets(p.s[lastBracketSrc+1:]) == "" {
+	if ctx == ctxObjectValue {
+		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
+			p.i = m.src
+			p.note("added missing quotes")
+			return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
+		}
+	}
+	if m, ok := trailingBracket(p.s, marks); ok {
 		// {"url":"https://x/} — the quote was forgotten before the
-		// closing bracket: end the string there and let the bracket close.
-		p.i = lastBracketSrc
-		p.note("added a missing closing quote")
-		return strings.TrimRightFunc(b.String()[:lastBracketLen], isSpaceRune)
+		// closing brackets: end the string there and let them close.
+		p.i = m.src
+		p.note("added missing quotes")
+		return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
 	}
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
 	return b.String()
+}
+
+// strMark is a comma or closing bracket met inside a string: its source
+// offset, the decoded length before it, and the character.
+type strMark struct {
+	src, n int
+	c      byte
+}
+
+// trailingBracket returns the first closing bracket of the run of brackets
+// and whitespace that ends the text, if the string holds one.
+func trailingBracket(s string, marks []strMark) (strMark, bool) {
+	for _, m := range marks {
+		if m.c != ',' && trimBrackets(s[m.src:]) == "" {
+			return m, true
+		}
+	}
+	return strMark{}, false
+}
+
+// commaBeforeQuotedMember reports whether the quote at p.i, which did not
+// end the string, starts a member ("b": ...) right after a comma of the
+// string: then the string should have ended at that comma.
+func (p *repairParser) commaBeforeQuotedMember(marks []strMark) (strMark, bool) {
+	if len(marks) == 0 {
+		return strMark{}, false
+	}
+	m := marks[len(marks)-1]
+	if m.c != ',' || skipAllSpace(p.s, m.src+1) != p.i || !p.memberFollows(p.i) {
+		return strMark{}, false
+	}
+	return m, true
+}
+
+// memberAfterComma finds the last comma of the string after which, up to
+// end, stands the start of an object member ("b: ", "b": ) — the sign that
+// the string should have ended at that comma.
+func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool) {
+	for k := len(marks) - 1; k >= 0; k-- {
+		m := marks[k]
+		if m.c != ',' {
+			continue
+		}
+		n := skipAllSpace(p.s, m.src+1)
+		q := n
+		for q < end && (isKeyByte(p.s[q]) || p.s[q] == '-') {
+			q++
+		}
+		if q == n {
+			return strMark{}, false
+		}
+		a := skipInlineSpace(p.s, q)
+		if a >= end || p.s[a] != ':' {
+			return strMark{}, false
+		}
+		if p.keys != nil && !p.keys[p.s[n:q]] {
+			return strMark{}, false
+		}
+		if strings.TrimSpace(p.s[a+1:end]) != "" && end != len(p.s) {
+			return strMark{}, false // the quote must follow the colon directly
+		}
+		return m, true
+	}
+	return strMark{}, false
 }
 
 // trimBrackets returns s without whitespace and closing brackets; it is
@@ -1000,6 +1103,9 @@ func (p *repairParser) memberFollows(j int) bool {
 			return false
 		}
 		key, after = p.s[n:q], q
+		if after < len(p.s) && (p.s[after] == '"' || p.s[after] == '\'') {
+			after++ // b": — an unquoted key with a stray closing quote
+		}
 	}
 	a := skipInlineSpace(p.s, after)
 	if a >= len(p.s) || p.s[a] != ':' {
@@ -1035,8 +1141,25 @@ func skipInlineSpace(s string, j int) int {
 	return j
 }
 
+// skipAllSpace skips whitespace (any, with newlines) and comments.
 func skipAllSpace(s string, j int) int {
 	for j < len(s) {
+		if s[j] == '/' && j+1 < len(s) && s[j+1] == '*' {
+			end := strings.Index(s[j+2:], "*/")
+			if end < 0 {
+				return len(s)
+			}
+			j += 2 + end + 2
+			continue
+		}
+		if s[j] == '/' && j+1 < len(s) && s[j+1] == '/' {
+			end := strings.IndexByte(s[j:], '\n')
+			if end < 0 {
+				return len(s)
+			}
+			j += end
+			continue
+		}
 		r, size := rune(s[j]), 1
 		if s[j] >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[j:])
