@@ -634,12 +634,13 @@ func (p *repairParser) number(ctx parseCtx) any {
 		}
 	}
 	raw := p.s[start:p.i]
-	if p.i < len(p.s) && !isValueEnd(p.s[p.i]) {
+	if p.i < len(p.s) && !isValueEnd(p.s[p.i]) && !strings.HasPrefix(p.s[p.i:], "//") && !strings.HasPrefix(p.s[p.i:], "/*") {
 		// More non-delimiter text follows: it is a word, not a number.
 		p.i = start
 		v, _ := p.unquoted(ctx)
 		return v
 	}
+	p.skipStrayQuote()
 	if len(intDigits) > 1 && intDigits[0] == '0' {
 		p.note("quoted a number with a leading zero")
 		return raw
@@ -682,7 +683,7 @@ func normaliseNumber(raw string) (string, bool) {
 
 func isValueEnd(c byte) bool {
 	switch c {
-	case ',', '}', ']', ')', '{', '[', '"', '\'', ':', ' ', '\t', '\n', '\r', '/', '#':
+	case ',', '}', ']', ')', '{', '[', '"', '\'', ':', ' ', '\t', '\n', '\r', '#':
 		return true
 	}
 	return false
@@ -692,8 +693,17 @@ func isValueEnd(c byte) bool {
 // a number, or an unquoted string value.
 func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	start := p.i
+	braces := 0 // words{in braces} keep their braces
 	for p.i < len(p.s) {
 		c := p.s[p.i]
+		if c == '{' {
+			braces++
+		}
+		if c == '}' && braces > 0 {
+			braces--
+			p.i++
+			continue
+		}
 		if c == ',' || c == '}' || c == ']' || c == '\n' || c == '\r' || c == '"' {
 			break
 		}
@@ -709,12 +719,7 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	if word == "" {
 		return nil, false
 	}
-	if p.i < len(p.s) && p.s[p.i] == '"' {
-		if a := skipInlineSpace(p.s, p.i+1); a >= len(p.s) || strings.IndexByte(",}]\n", p.s[a]) >= 0 {
-			p.i++ // foo", — the value's opening quote was forgotten
-			p.note("added missing quotes")
-		}
-	}
+	p.skipStrayQuote()
 	switch word {
 	case "true", "false", "null":
 		return map[string]any{"true": true, "false": false, "null": nil}[word], true
@@ -742,6 +747,17 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	}
 	p.note("quoted unquoted values")
 	return word, true
+}
+
+// skipStrayQuote consumes a quote right after a bare value when structure
+// follows it (foo", 12345"}): the value's opening quote was forgotten.
+func (p *repairParser) skipStrayQuote() {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		if a := skipInlineSpace(p.s, p.i+1); a >= len(p.s) || strings.IndexByte(",}]\n", p.s[a]) >= 0 {
+			p.i++
+			p.note("added missing quotes")
+		}
+	}
 }
 
 // str parses a string opened by any quote style. A quote of the closing
@@ -792,6 +808,14 @@ func (p *repairParser) str(ctx parseCtx) string {
 				p.i += rsize
 				return b.String()
 			}
+			if ctx == ctxArray {
+				// ["abc,\n"def"] — the string ended at the comma.
+				if n := len(marks); n > 0 && marks[n-1].c == ',' && skipAllSpace(p.s, marks[n-1].src+1) == p.i {
+					p.i = marks[n-1].src
+					p.note("added missing quotes")
+					return strings.TrimRightFunc(b.String()[:marks[n-1].n], isSpaceRune)
+				}
+			}
 			if ctx == ctxObjectValue {
 				// "a": "New York, "b": ... or "a": "first, b: "second" —
 				// the string ended at a comma before a member.
@@ -816,6 +840,16 @@ func (p *repairParser) str(ctx parseCtx) string {
 		p.i += rsize
 	}
 	// The text ended inside the string.
+	if ctx == ctxArray {
+		// ["hello, world] — in an array a comma is the likelier end.
+		for _, m := range marks {
+			if m.c == ',' {
+				p.i = m.src
+				p.note("added missing quotes")
+				return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
+			}
+		}
+	}
 	if ctx == ctxObjectValue {
 		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
 			p.i = m.src
@@ -902,13 +936,14 @@ func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool
 // trimBrackets returns s without whitespace and closing brackets; it is
 // empty when s holds nothing else.
 func trimBrackets(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' })
+	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' || r == '`' })
 }
 
 // escape decodes one escape at p.i into b. It returns false when the text
 // ends inside the escape (the string is then cut off there).
 func (p *repairParser) escape(b *strings.Builder, open rune) bool {
 	if p.i+1 >= len(p.s) {
+		b.WriteByte('\\')
 		p.i = len(p.s)
 		p.truncated = true
 		p.note("closed a string cut off at the end of the text")
@@ -1021,12 +1056,17 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 	c := p.s[k]
 	switch ctx {
 	case ctxKey:
-		return c == ':' || c == '}' || c == ',' || c == '\n' || c == '\r' || isQuoteAt(p.s, k)
+		// A value right after the key means the colon was forgotten.
+		return c == ':' || c == '}' || c == ',' || c == '\n' || c == '\r' || isQuoteAt(p.s, k) ||
+			isDigit(c) || c == '{' || c == '[' || startsLiteral(p.s[k:])
 	case ctxArray:
 		switch c {
-		case ']', '}', ')', '\n', '\r':
+		case ']', '}', ')':
+			return p.continuesStructure(k, 4)
+		case '\n', '\r', ',', ':':
 			return true
-		case ',':
+		}
+		if strings.HasPrefix(p.s[k:], "```") || c == '/' && k+1 < len(p.s) && (p.s[k+1] == '/' || p.s[k+1] == '*') {
 			return true
 		}
 		// Missing comma before another value: "a" "b", "a" 2.
@@ -1034,7 +1074,7 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 	case ctxObjectValue:
 		switch c {
 		case '}', ']':
-			return true
+			return p.continuesStructure(k, 4)
 		case ',':
 			return p.memberFollows(k+1) || p.closesAfter(k+1)
 		case '\n', '\r':
@@ -1044,7 +1084,7 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 		if isQuoteAt(p.s, k) {
 			return p.memberFollows(k)
 		}
-		if c == '/' && k+1 < len(p.s) && (p.s[k+1] == '/' || p.s[k+1] == '*') {
+		if c == '/' && k+1 < len(p.s) && (p.s[k+1] == '/' || p.s[k+1] == '*') || strings.HasPrefix(p.s[k:], "```") {
 			return true
 		}
 		return false
@@ -1055,6 +1095,35 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 		}
 		return strings.HasPrefix(p.s[k:], "```")
 	}
+}
+
+// continuesStructure reports whether the text at n (a closing bracket, a
+// comma, the end) carries on as JSON structure rather than as prose: a quote
+// followed by "]" closes a string only if what comes after the bracket fits
+// too, so a regex such as ['"]([^'"]+) stays one string.
+func (p *repairParser) continuesStructure(n, budget int) bool {
+	n = skipAllSpace(p.s, n)
+	if n >= len(p.s) || budget == 0 || strings.HasPrefix(p.s[n:], "```") {
+		return true
+	}
+	switch p.s[n] {
+	case '}', ']', ')':
+		return p.continuesStructure(n+1, budget-1)
+	case ',':
+		m := skipAllSpace(p.s, n+1)
+		return m >= len(p.s) || p.memberFollows(m) || isQuoteAt(p.s, m) || isDigit(p.s[m]) ||
+			strings.IndexByte("{[]}-", p.s[m]) >= 0 || startsLiteral(p.s[m:])
+	}
+	return false
+}
+
+func startsLiteral(s string) bool {
+	for _, w := range []string{"true", "false", "null", "True", "False", "None"} {
+		if strings.HasPrefix(s, w) && (len(s) == len(w) || !isKeyByte(s[len(w)])) {
+			return true
+		}
+	}
+	return false
 }
 
 // closesAfter reports whether, after a comma at j-1, only a closing bracket
