@@ -183,6 +183,13 @@ func (p *repairParser) document() (any, error) {
 	return kept, nil
 }
 
+func last(a []any) any {
+	if len(a) == 0 {
+		return nil
+	}
+	return a[len(a)-1]
+}
+
 func isEmptyContainer(v any) bool {
 	switch x := v.(type) {
 	case map[string]any:
@@ -358,7 +365,21 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 		return p.number(ctx), true
 	}
 	if p.atQuote() {
-		return p.str(ctx), true
+		v := p.str(ctx)
+		for {
+			// "hello" + " world": Python/JS string concatenation.
+			j := skipAllSpace(p.s, p.i)
+			if j >= len(p.s) || p.s[j] != '+' {
+				return v, true
+			}
+			k := skipAllSpace(p.s, j+1)
+			if k >= len(p.s) || !isQuoteAt(p.s, k) {
+				return v, true
+			}
+			p.i = k
+			v += p.str(ctx)
+			p.note("joined concatenated strings")
+		}
 	}
 	return p.unquoted(ctx)
 }
@@ -560,6 +581,14 @@ func (p *repairParser) array(close byte) []any {
 			p.i++
 			return a
 		}
+		if _, lastIsObject := last(a).(map[string]any); c == '}' && lastIsObject {
+			// [{...}},{...}] — a stray closing brace between objects.
+			if n := skipAllSpace(p.s, p.i+1); n < len(p.s) && p.s[n] == ',' && strings.HasPrefix(p.s[skipAllSpace(p.s, n+1):], "{") {
+				p.i = n
+				p.note("removed redundant closing brackets")
+				continue
+			}
+		}
 		if c == ']' || c == '}' || c == ')' {
 			// Mismatched bracket: it closes this array and whatever
 			// encloses it; the enclosing value consumes it.
@@ -578,6 +607,27 @@ func (p *repairParser) array(close byte) []any {
 				p.i++
 			}
 			continue
+		}
+		if k, isKey := v.(string); isKey && !p.eof() && p.s[p.i] == ':' {
+			// ["key": "value"] — the model opened an array for an object.
+			p.i++
+			p.note("turned an array of key: value pairs into an object")
+			m := map[string]any{}
+			if val, ok := p.value(ctxObjectValue); ok {
+				m[k] = val
+			} else {
+				m[k] = nil
+			}
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == ',' {
+				p.i++
+			}
+			p.members(m)
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == '}' {
+				p.i++
+			}
+			v = m
 		}
 		a = append(a, v)
 		p.skipSpace()
