@@ -120,6 +120,12 @@ func (p *repairParser) document() (any, error) {
 	if p.eof() {
 		return nil, errNothing
 	}
+	if c := p.s[p.i]; c != '{' && c != '[' && strings.Contains(p.s[p.i:], "```") {
+		// Prose with fenced JSON: the fences say where the values are.
+		if v, ok := p.fencedValues(); ok {
+			return v, nil
+		}
+	}
 	if !p.atValueStart() {
 		// Prose before the JSON: skip to the first bracket, if any.
 		k := strings.IndexAny(p.s[p.i:], "{[")
@@ -181,6 +187,56 @@ func (p *repairParser) document() (any, error) {
 	}
 	p.note("collected concatenated values into an array")
 	return kept, nil
+}
+
+// fencedValues parses the content of every Markdown code fence in the text
+// after p.i; several fenced values come back as an array.
+func (p *repairParser) fencedValues() (any, bool) {
+	var values []any
+	rest := p.s[p.i:]
+	for {
+		k := strings.Index(rest, "```")
+		if k < 0 {
+			break
+		}
+		body := strings.TrimLeft(rest[k:], "`")
+		for len(body) > 0 && isWordByte(body[0]) {
+			body = body[1:]
+		}
+		end := strings.Index(body, "```")
+		block := body
+		if end >= 0 {
+			block, rest = body[:end], body[end:]
+			rest = strings.TrimLeft(rest, "`")
+		} else {
+			rest = ""
+		}
+		sub := &repairParser{s: block, keys: p.keys}
+		if v, err := sub.document(); err == nil {
+			values = append(values, v)
+			p.truncated = p.truncated || sub.truncated
+			p.invalid = p.invalid || sub.invalid
+			for _, f := range sub.found {
+				p.note(f)
+			}
+			for _, f := range sub.python {
+				p.notePython(f)
+			}
+		}
+		if rest == "" {
+			break
+		}
+	}
+	p.i = len(p.s)
+	switch len(values) {
+	case 0:
+		return nil, false
+	case 1:
+		p.note("removed text and code fences around the JSON")
+		return values[0], true
+	}
+	p.note("collected the values of several code fences into an array")
+	return values, true
 }
 
 func last(a []any) any {
@@ -385,12 +441,16 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 }
 
 // object parses an object at '{'.
-func (p *repairParser) object() map[string]any {
+func (p *repairParser) object() any {
 	p.i++ // {
 	p.skipSpace()
 	if !p.eof() && p.s[p.i] == '{' {
 		// {{...}} or {```json {...}```}: an object wrapped in braces.
-		inner := p.object()
+		innerV := p.object()
+		inner, isObj := innerV.(map[string]any)
+		if !isObj {
+			inner = map[string]any{}
+		}
 		p.skipSpace()
 		for !p.eof() && (p.s[p.i] == ',') {
 			p.i++
@@ -411,8 +471,18 @@ func (p *repairParser) object() map[string]any {
 		return m
 	}
 	m := make(map[string]any, 4)
-	p.members(m)
+	bare, colons := p.members(m)
+	closed := !p.eof() && p.s[p.i] == '}'
 	p.closeObject()
+	if closed && !colons && len(bare) > 0 {
+		// {'a', 'b'}: a Python set, which JSON writes as an array.
+		p.notePython("converted a set to an array")
+		a := make([]any, len(bare))
+		for i, k := range bare {
+			a[i] = k
+		}
+		return a
+	}
 	return m
 }
 
@@ -431,8 +501,10 @@ func (p *repairParser) closeObject() {
 	}
 }
 
-// members parses "key: value" pairs into m until the object ends.
-func (p *repairParser) members(m map[string]any) {
+// members parses "key: value" pairs into m until the object ends. It
+// returns the keys given without colon or value, in order, and whether any
+// member had a colon: {'a', 'b'} is a Python set.
+func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
 	for {
 		p.skipSpace()
 		// Leading, doubled and trailing commas.
@@ -442,11 +514,11 @@ func (p *repairParser) members(m map[string]any) {
 			p.skipSpace()
 		}
 		if p.eof() {
-			return
+			return bare, colons
 		}
 		c := p.s[p.i]
 		if c == '}' || c == ']' || c == '{' || c == '[' {
-			return
+			return bare, colons
 		}
 		if strings.HasPrefix(p.s[p.i:], "...") {
 			p.i += 3
@@ -455,6 +527,9 @@ func (p *repairParser) members(m map[string]any) {
 		}
 		start := p.i
 		key, ok := p.key()
+		if ok && key == "" && p.eof() && p.truncated {
+			return bare, colons // {"  — nothing of the key arrived
+		}
 		if !ok {
 			if p.i == start {
 				p.i++ // never stall on a character that starts nothing
@@ -465,12 +540,14 @@ func (p *repairParser) members(m map[string]any) {
 		switch {
 		case !p.eof() && p.s[p.i] == ':':
 			p.i++
+			colons = true
 		case p.eof():
 			m[key] = nil
 			p.truncated = true
-			return
+			return bare, colons
 		case p.s[p.i] == '}' || p.s[p.i] == ',':
 			m[key] = nil
+			bare = append(bare, key)
 			p.note("added a missing value")
 			continue
 		default:
@@ -480,7 +557,7 @@ func (p *repairParser) members(m map[string]any) {
 		if p.eof() {
 			m[key] = nil
 			p.truncated = true
-			return
+			return bare, colons
 		}
 		if c := p.s[p.i]; c == ',' || c == '}' {
 			m[key] = nil
@@ -491,12 +568,12 @@ func (p *repairParser) members(m map[string]any) {
 		if !ok {
 			m[key] = nil
 			p.truncated = true
-			return
+			return bare, colons
 		}
 		m[key] = v
 		p.skipSpace()
 		if p.eof() {
-			return
+			return bare, colons
 		}
 		switch p.s[p.i] {
 		case ',':
@@ -506,7 +583,7 @@ func (p *repairParser) members(m map[string]any) {
 				p.note("removed a trailing comma")
 			}
 		case '}', ']', '{', '[':
-			return
+			return bare, colons
 		default:
 			if p.atQuote() || isKeyByte(p.s[p.i]) {
 				p.note("added missing commas")
@@ -553,6 +630,11 @@ func (p *repairParser) key() (string, bool) {
 	save := p.i
 	p.skipSpace()
 	if !p.eof() && p.s[p.i] != ':' && (p.atQuote() || isKeyByte(p.s[p.i])) {
+		if p.atQuote() && !p.memberFollows(p.i) {
+			p.i = save // {a 'b'} — a key whose colon was forgotten
+			p.note("quoted unquoted keys")
+			return k, true
+		}
 		p.note("removed stray words")
 		return "", false
 	}
@@ -607,6 +689,9 @@ func (p *repairParser) array(close byte) []any {
 				p.i++
 			}
 			continue
+		}
+		if v == "" && p.eof() && p.truncated {
+			return a // ["  — nothing of the element arrived
 		}
 		if k, isKey := v.(string); isKey && !p.eof() && p.s[p.i] == ':' {
 			// ["key": "value"] — the model opened an array for an object.
@@ -916,7 +1001,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 	}
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
-	return b.String()
+	return strings.TrimRightFunc(b.String(), isSpaceRune)
 }
 
 // strMark is a comma or closing bracket met inside a string: its source
@@ -1140,8 +1225,10 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 		return false
 	default: // top level
 		switch c {
-		case ',', ':', ']', '}', '\n', '\r':
+		case ',', ':', '\n', '\r':
 			return true
+		case ']', '}':
+			return p.continuesStructure(k+1, 0) && skipAllSpace(p.s, k+1) >= len(p.s)
 		}
 		return strings.HasPrefix(p.s[k:], "```")
 	}
