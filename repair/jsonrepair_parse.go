@@ -170,6 +170,9 @@ func (p *repairParser) document() (any, error) {
 		}
 	}
 	if len(values) == 1 {
+		if values[0] == "" && p.truncated {
+			return nil, errNothing // a lone quote
+		}
 		return values[0], nil
 	}
 	// Concatenated values: keep the non-empty ones.
@@ -1185,10 +1188,16 @@ func hexRune(s string) (rune, bool) {
 // string being parsed in context ctx, by looking at what follows it.
 func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 	k := skipInlineSpace(p.s, j)
-	if k >= len(p.s) {
+	if k >= len(p.s) || strings.HasPrefix(p.s[k:], "```") {
 		return true
 	}
 	c := p.s[k]
+	if c == '+' {
+		// "hello" + "world": the string ends; value() joins the next one.
+		if n := skipAllSpace(p.s, k+1); n < len(p.s) && isQuoteAt(p.s, n) {
+			return true
+		}
+	}
 	switch ctx {
 	case ctxKey:
 		// A value right after the key means the colon was forgotten.
@@ -1228,7 +1237,7 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 		case ',', ':', '\n', '\r':
 			return true
 		case ']', '}':
-			return p.continuesStructure(k+1, 0) && skipAllSpace(p.s, k+1) >= len(p.s)
+			return skipAllSpace(p.s, k+1) >= len(p.s)
 		}
 		return strings.HasPrefix(p.s[k:], "```")
 	}
@@ -1239,13 +1248,22 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 // followed by "]" closes a string only if what comes after the bracket fits
 // too, so a regex such as ['"]([^'"]+) stays one string.
 func (p *repairParser) continuesStructure(n, budget int) bool {
+	return p.continuesAfterClosing(n, budget, 0)
+}
+
+// continuesAfterClosing is continuesStructure having passed closed closing
+// brackets. Once they close every open container, the document is over and
+// whatever follows is prose or another value.
+func (p *repairParser) continuesAfterClosing(n, budget, closed int) bool {
 	n = skipAllSpace(p.s, n)
-	if n >= len(p.s) || budget == 0 || strings.HasPrefix(p.s[n:], "```") {
+	if n >= len(p.s) || budget == 0 || strings.HasPrefix(p.s[n:], "```") || closed >= p.depth && closed > 0 {
 		return true
 	}
 	switch p.s[n] {
 	case '}', ']', ')':
-		return p.continuesStructure(n+1, budget-1)
+		return p.continuesAfterClosing(n+1, budget-1, closed+1)
+	case '{', '[':
+		return closed > 0 // }{ or ][: concatenated values
 	case ',':
 		m := skipAllSpace(p.s, n+1)
 		return m >= len(p.s) || p.memberFollows(m) || isQuoteAt(p.s, m) || isDigit(p.s[m]) ||
