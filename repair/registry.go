@@ -101,6 +101,9 @@ type Tool struct {
 	// allowEmpty holds the canonical parameters that may be empty strings.
 	allowEmpty map[string]bool
 	content    map[string]bool
+	// keys holds every parameter name and alias at any depth: the keys the
+	// JSON repair may expect after a comma.
+	keys map[string]bool
 	// order is the order parameters are shown in: required ones in schema
 	// order, then the rest alphabetically.
 	order   []string
@@ -332,6 +335,13 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	}
 	for p := range declared {
 		delete(t.aliasOf, p) // a declared name is never an alias of another
+	}
+	t.keys = make(map[string]bool, len(declared)+len(t.aliasOf))
+	for k := range declared {
+		t.keys[k] = true
+	}
+	for a := range t.aliasOf {
+		t.keys[a] = true
 	}
 	t.order = paramOrder(schema)
 	t.example = def.Example

@@ -182,9 +182,8 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 	if strings.TrimSpace(text) == "" {
 		return map[string]any{}, true
 	}
-	v, err := decodeJSON(text)
-	if err != nil {
-		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON: %v.", err))
+	v, ok := p.repairJSON(text, param)
+	if !ok {
 		return nil, false
 	}
 	for range 3 {
@@ -192,14 +191,30 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 		if !isStr || !looksLikeJSONContainer(s) {
 			break
 		}
-		inner, err := decodeJSON(s)
-		if err != nil {
-			break
-		}
 		p.res.repair(CodeDoubleEncoded, param, "arguments were a JSON string holding JSON; decoded it")
-		v = inner
+		if v, ok = p.repairJSON(s, param); !ok {
+			return nil, false
+		}
 	}
 	return v, true
+}
+
+// repairJSON parses JSON text, repairing it if it must, and records what it
+// changed. Text that ended mid-value is kept for display but marked
+// TRUNCATED, so the call is never executed.
+func (p *pipeline) repairJSON(text, param string) (any, bool) {
+	r, err := RepairJSON(text, JSONOptions{Keys: p.toolKeys()})
+	if err != nil {
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
+		return nil, false
+	}
+	for _, rp := range r.Repairs {
+		p.res.repair(rp.Code, param, rp.Detail)
+	}
+	if r.Truncated {
+		p.res.Violate(CodeTruncated, param, "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+	}
+	return r.Value, true
 }
 
 func looksLikeJSONContainer(s string) bool {
@@ -207,23 +222,41 @@ func looksLikeJSONContainer(s string) bool {
 	return len(s) >= 2 && (s[0] == '{' && s[len(s)-1] == '}' || s[0] == '[' && s[len(s)-1] == ']')
 }
 
-// asObject returns v as an object when it is one or is JSON text of one.
-func asObject(v any) map[string]any {
+// objectIn returns v as an object when it is one or is JSON text of one
+// (repaired if need be, the repairs recorded).
+func (p *pipeline) objectIn(v any) map[string]any {
 	switch x := v.(type) {
 	case map[string]any:
 		return x
 	case string:
-		if !looksLikeJSONContainer(x) {
+		t := strings.TrimSpace(x)
+		if !strings.HasPrefix(t, "{") {
 			return nil
 		}
-		inner, err := decodeJSON(x)
+		r, err := RepairJSON(t, JSONOptions{Keys: p.toolKeys()})
 		if err != nil {
 			return nil
 		}
-		obj, _ := inner.(map[string]any)
+		obj, _ := r.Value.(map[string]any)
+		if obj == nil {
+			return nil
+		}
+		for _, rp := range r.Repairs {
+			p.res.repair(rp.Code, "", rp.Detail)
+		}
+		if r.Truncated {
+			p.res.Violate(CodeTruncated, "", "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+		}
 		return obj
 	}
 	return nil
+}
+
+func (p *pipeline) toolKeys() map[string]bool {
+	if p.tool == nil {
+		return nil
+	}
+	return p.tool.keys
 }
 
 // declares reports whether the current tool accepts key at the top level.
@@ -245,7 +278,7 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 	for range 4 {
 		changed := false
 		if raw, ok := args[rawArgumentsKey]; ok && !p.declares(rawArgumentsKey) {
-			if inner := asObject(raw); inner != nil {
+			if inner := p.objectIn(raw); inner != nil {
 				delete(args, rawArgumentsKey)
 				delete(p.literal, rawArgumentsKey)
 				for k, v := range inner {
@@ -264,7 +297,7 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 				if !slices.Contains(wrapperKeys, k) || p.declares(k) {
 					continue
 				}
-				if inner := asObject(v); inner != nil {
+				if inner := p.objectIn(v); inner != nil {
 					args = inner
 					p.literal = nil
 					p.res.repair(CodeRawArgumentsUnwrapped, "", fmt.Sprintf("unwrapped the arguments from %q", k))
@@ -406,18 +439,22 @@ func coerce(v any, t jsonTypes, items *jsonschema.Schema) (any, string, bool) {
 				return n, fmt.Sprintf("string %q to number", s), true
 			}
 		case (t.has(typeArray) || t.has(typeObject)) && looksLikeJSONContainer(s):
-			inner, err := decodeJSON(s)
-			if err != nil {
+			r, err := RepairJSON(s, JSONOptions{})
+			if err != nil || r.Truncated {
 				return nil, "", false
 			}
-			switch inner.(type) {
+			how := ""
+			if len(r.Repairs) > 0 {
+				how = " (repaired: " + r.Repairs[0].Detail + ")"
+			}
+			switch r.Value.(type) {
 			case []any:
 				if t.has(typeArray) {
-					return inner, "stringified array to array", true
+					return r.Value, "stringified array to array" + how, true
 				}
 			case map[string]any:
 				if t.has(typeObject) {
-					return inner, "stringified object to object", true
+					return r.Value, "stringified object to object" + how, true
 				}
 			}
 		}
