@@ -93,3 +93,43 @@ func FuzzDecodeJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRepairJSON: no panic; the result is valid JSON (it encodes, and the
+// encoding decodes strictly to the same value) or a clear error; repairing
+// the encoded result changes nothing (idempotence); valid JSON passes
+// through with no repairs and the value encoding/json gives.
+func FuzzRepairJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1}`, `{'a': True, "b": None,}`, "```json\n{\"a\": [1, 2,]}\n```", `{"content": "print("hi")", "path": "a.py"}`,
+		`{"a": "cut`, `[1, 2, ...]`, `{a: b, c: 'd'}`, `// c\n{"a": /* x */ 1}`, `{"a":"b"}{"c":"d"}`, `"\u26"`,
+		`{"x": "a, {"k": 1}, "y": 2}`, `{“a”: “b”}`, `(1, 2)`, `{'a', 'b'}`, `{"a" 1 "b" 2}`, `[{"i":1{"i":2}]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := RepairJSON(s, JSONOptions{})
+		if err != nil {
+			return
+		}
+		raw, err := EncodeArgs(map[string]any{"v": r.Value})
+		if err != nil {
+			t.Fatalf("%q: result does not encode: %v (%#v)", s, err, r.Value)
+		}
+		again, err := decodeJSON(string(raw))
+		if err != nil {
+			t.Fatalf("%q: encoded result is not valid JSON: %v", s, err)
+		}
+		r2, err := RepairJSON(string(raw), JSONOptions{})
+		if err != nil || len(r2.Repairs) != 0 || !reflect.DeepEqual(r2.Value, again) {
+			t.Fatalf("%q: repairing the repaired text changed it: %v %v", s, err, r2.Repairs)
+		}
+		if want, werr := stdDecode(s); werr == nil {
+			if len(r.Repairs) != 0 {
+				t.Fatalf("%q: valid JSON got repairs %v", s, r.Repairs)
+			}
+			if !reflect.DeepEqual(r.Value, want) {
+				t.Fatalf("%q: valid JSON changed: %#v vs %#v", s, r.Value, want)
+			}
+		}
+	})
+}
