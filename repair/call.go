@@ -147,17 +147,23 @@ func joinPath(base, name string) string {
 	return base + "/" + name
 }
 
-// EncodeArgs renders arguments as compact JSON with sorted keys and without
-// HTML escaping, so file content such as "<div>" stays byte-for-byte itself.
-// Nil arguments encode as nil.
+// EncodeArgs renders arguments as compact JSON (see EncodeJSON). Nil
+// arguments encode as nil.
 func EncodeArgs(args map[string]any) ([]byte, error) {
 	if args == nil {
 		return nil, nil
 	}
+	return EncodeJSON(args)
+}
+
+// EncodeJSON renders a JSON value as compact JSON with sorted keys and
+// without HTML escaping, so file content such as "<div>" stays byte-for-byte
+// itself.
+func EncodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(args); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil

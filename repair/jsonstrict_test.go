@@ -111,7 +111,7 @@ func FuzzRepairJSON(f *testing.F) {
 		if err != nil {
 			return
 		}
-		raw, err := EncodeArgs(map[string]any{"v": r.Value})
+		raw, err := EncodeJSON(r.Value)
 		if err != nil {
 			t.Fatalf("%q: result does not encode: %v (%#v)", s, err, r.Value)
 		}

@@ -267,11 +267,10 @@ func (v view) jsonBlock(args map[string]any) string {
 			b.WriteString(",")
 		}
 		name, _ := json.Marshal(v.name(k))
-		val, err := EncodeArgs(map[string]any{"": args[k]})
+		val, err := EncodeJSON(args[k])
 		if err != nil {
 			continue
 		}
-		val = val[len(`{"":`) : len(val)-1] // the value alone, encoded without HTML escaping
 		var ind bytes.Buffer
 		if json.Indent(&ind, val, "  ", "  ") != nil {
 			ind.Write(val)

@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "serve", summary: "run the gRPC server", run: runServe},
+		{name: "repair", summary: "repair the JSON read on stdin, print it and the repairs", run: runRepair},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
 		{name: "version", summary: "print the version", run: runVersion},
 	}

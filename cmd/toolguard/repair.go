@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/toolguard/toolguard/repair"
+)
+
+// runRepair mirrors the repair engine offline: it reads text on stdin and
+// prints the repaired JSON on stdout, with the repairs as JSON on stderr, or
+// with --json one document holding both. Exit status: 0 repaired (or already
+// valid), 1 the text was cut off (the value shows what arrived), 2 nothing
+// could be recovered or a bad command line.
+func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON document holding the value, the repairs and whether the text was truncated")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: toolguard repair [--json] < text\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "toolguard repair: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard repair: read stdin: %v\n", err)
+		return 2
+	}
+	if len(input) > maxStdinBytes {
+		fmt.Fprintf(stderr, "toolguard repair: input is larger than %d bytes\n", maxStdinBytes)
+		return 2
+	}
+	r, err := repair.RepairJSON(string(input), repair.JSONOptions{})
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
+		return 2
+	}
+	repairs := r.Repairs
+	if repairs == nil {
+		repairs = []repair.Repair{}
+	}
+	if *asJSON {
+		out, err := repair.EncodeJSON(map[string]any{"value": r.Value, "repairs": repairs, "truncated": r.Truncated})
+		if err != nil {
+			fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
+			return 2
+		}
+		fmt.Fprintln(stdout, string(out))
+	} else {
+		value, err := repair.EncodeJSON(r.Value)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
+			return 2
+		}
+		fmt.Fprintln(stdout, string(value))
+		report, _ := repair.EncodeJSON(map[string]any{"repairs": repairs, "truncated": r.Truncated})
+		fmt.Fprintln(stderr, string(report))
+	}
+	if r.Truncated {
+		return 1
+	}
+	return 0
+}
