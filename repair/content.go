@@ -15,15 +15,6 @@ import (
 	"unicode/utf8"
 )
 
-// Details for the repair records of the content fixes.
-const (
-	cfDetailCodeFence    = "removed the Markdown code fence wrapping the whole content"
-	cfDetailEscapes      = "decoded literal escape sequences (\\n written as two characters)"
-	cfDetailHTMLEntities = "decoded HTML entities (one level)"
-	cfDetailReplacement  = "removed U+FFFD replacement characters"
-	cfDetailLineNumbers  = "removed read-tool line-number prefixes"
-)
-
 // cfExt returns the lower-cased extension of the last element of a slash- or
 // backslash-separated path, with its dot ("" when there is none).
 func cfExt(path string) string {
@@ -152,10 +143,14 @@ func cfIsClosingFence(line string, ch byte, n int) bool {
 //
 //   - inside a quoted literal: after an unescaped " or ` or ' that has not been
 //     closed yet (a ' right after a letter or digit is an apostrophe, not an
-//     opening quote), so `print('a\nb')`, `printf("%d\n%d\n", a, b)` and
+//     opening quote; a run of three or more backticks is a code fence, not a
+//     quote), so `print('a\nb')`, `printf("%d\n%d\n", a, b)` and
 //     minified JSON such as {"a":"x\ny","b":"p\nq"} stay intact; or
 //   - inside a Windows path that starts with a drive letter (C:\new\folder,
-//     C:\new\net), up to the next space, quote or bracket.
+//     C:\new\net), up to the next space, quote or bracket. A drive path is a
+//     letter that does not end a word, ":\", then two path-name characters
+//     (letters, digits, _ . - $ ~): "if x:\n    y" is not one, but a
+//     one-letter YAML key ("a:\nb: 1") is taken for one.
 //
 // Known limit: a one-line content that is a relative Windows path with two
 // \n in it (dir\new\nodes) is decoded.
@@ -230,6 +225,13 @@ func cfEvidentlyEscaped(s string) bool {
 			i++
 			continue
 		}
+		if c == '`' && strings.HasPrefix(s[i:], "```") {
+			// A code fence marker, not a quote: skip the whole run.
+			for i+1 < len(s) && s[i+1] == '`' {
+				i++
+			}
+			continue
+		}
 		switch c {
 		case '"', '`':
 			if quote == 0 {
@@ -248,13 +250,21 @@ func cfEvidentlyEscaped(s string) bool {
 	return structural >= 2 || (structural == 1 && oneOK)
 }
 
-// cfDriveAt reports whether a Windows drive path ("C:\x", not "C:\\") starts
-// at s[i].
+// cfDriveAt reports whether a Windows drive path starts at s[i]: a letter
+// that does not end a word, ":\", then two path-name characters ("C:\new",
+// "d:\tmp"; not "C:\\x", which is what a double-escaped path looks like,
+// nor "if x:\n    y", whose \n is followed by indentation).
 func cfDriveAt(s string, i int) bool {
-	if i+3 >= len(s) || !cfIsLetter(s[i]) || s[i+1] != ':' || s[i+2] != '\\' || s[i+3] == '\\' {
+	if i+4 >= len(s) || !cfIsLetter(s[i]) || s[i+1] != ':' || s[i+2] != '\\' ||
+		!cfIsPathByte(s[i+3]) || !cfIsPathByte(s[i+4]) {
 		return false
 	}
 	return i == 0 || !cfIsWordByte(s[i-1])
+}
+
+// cfIsPathByte: a byte that may appear in a Windows path-name component.
+func cfIsPathByte(c byte) bool {
+	return cfIsWordByte(c) || c == '.' || c == '-' || c == '$' || c == '~'
 }
 
 // cfEndsPath reports whether c ends a Windows path begun with a drive letter.
@@ -621,8 +631,8 @@ func cfLinePrefix(line string) (num int, rest string, form int, pad bool, ok boo
 //     CODE NOUN, then: a strong STATUS ("previous code remains the same"); a
 //     weak STATUS (here, goes here, below, above, continues, follows, etc)
 //     unless the modifier is "other" ("existing code here"); or nothing when
-//     decorated ("... existing code ...", "(existing code)") or after the
-//     filler "keep" ("keep existing code"). A bare "# Existing code" (a
+//     decorated ("... existing code ...", "(existing code)") or for "keep
+//     existing ..." ("keep existing code"; "keep old code" is not). A bare "# Existing code" (a
 //     Markdown heading) or "# Other helpers" is not.
 //  4. up to three words ending with a CODE NOUN, then a strong STATUS, when
 //     decorated or when the status says omitted, not shown or for brevity
@@ -843,7 +853,7 @@ func cfPlaceholderWords(w []string, decorated bool) bool {
 					return true
 				}
 			case cfStEmpty:
-				if decorated || keep {
+				if decorated || (keep && w[0] == "existing") {
 					return true
 				}
 			}

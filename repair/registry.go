@@ -33,8 +33,15 @@ type ToolDef struct {
 	// shared groups.
 	ParamAliases []ParamAliases `json:"param_aliases,omitempty"`
 	// ContentParams hold file content: in XML they run to the last closing
-	// tag, and content fixes apply to them.
+	// tag. Those that are neither find nor replace text are whole-file
+	// content, which gets the write fixes (fence, escapes, placeholders).
 	ContentParams []string `json:"content_params,omitempty"`
+	// FindParams hold text that must match a file (old_text), at any depth:
+	// read-tool line numbers are stripped from them.
+	FindParams []string `json:"find_params,omitempty"`
+	// ReplaceParams hold text that replaces found text (new_text), at any
+	// depth.
+	ReplaceParams []string `json:"replace_params,omitempty"`
 	// Example is a correct set of arguments, shown in usage text and feedback.
 	// When absent one is synthesised from the schema.
 	Example map[string]any `json:"example,omitempty"`
@@ -101,6 +108,8 @@ type Tool struct {
 	// allowEmpty holds the canonical parameters that may be empty strings.
 	allowEmpty map[string]bool
 	content    map[string]bool
+	find       map[string]bool
+	replace    map[string]bool
 	// keys holds every parameter name and alias at any depth: the keys the
 	// JSON repair may expect after a comma.
 	keys map[string]bool
@@ -300,6 +309,8 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		aliasOf:    map[string]string{},
 		allowEmpty: map[string]bool{},
 		content:    map[string]bool{},
+		find:       map[string]bool{},
+		replace:    map[string]bool{},
 	}
 	top, declared := declaredParams(schema)
 	for _, c := range def.ContentParams {
@@ -307,6 +318,18 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 			return nil, fmt.Errorf("tool %q: content parameter %q is not declared in the schema", def.Name, c)
 		}
 		t.content[c] = true
+	}
+	for _, set := range []struct {
+		names []string
+		into  map[string]bool
+		what  string
+	}{{def.FindParams, t.find, "find"}, {def.ReplaceParams, t.replace, "replace"}} {
+		for _, n := range set.names {
+			if !declared[n] {
+				return nil, fmt.Errorf("tool %q: %s parameter %q is not declared in the schema", def.Name, set.what, n)
+			}
+			set.into[n] = true
+		}
 	}
 	for _, p := range def.ParamAliases {
 		if !declared[p.Param] {

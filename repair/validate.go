@@ -125,6 +125,7 @@ func (p *pipeline) run(call Call) {
 	}
 
 	p.normalizeObject(args, tool.schema, "", true)
+	p.applyContentFixes(args)
 	p.res.Args = args
 	p.check(args)
 }

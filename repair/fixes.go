@@ -1,0 +1,134 @@
+package repair
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Content-fix repair codes, beside the codes in call.go.
+const (
+	CodeReplacementCharsRemoved = "REPLACEMENT_CHARS_REMOVED"
+)
+
+// applyContentFixes is the pipeline stage that repairs file content and
+// edit text after parameters are normalised, each fix only where it is safe
+// (see the functions in content.go for the exact rules):
+//
+//   - write content (a content parameter that is not edit text): strip a
+//     fence around the whole content, decode evident double escaping,
+//     decode HTML entities for the models that emit them, remove U+FFFD;
+//     refuse placeholder lines that stand for omitted code.
+//   - edit text: decode HTML entities; strip read-tool line numbers from the
+//     old text (and from the new text when the old text had them); remove
+//     U+FFFD from the new text. Escapes are never decoded here: at
+//     validation a literal \n in edit text may be what the file holds.
+//
+// The target path, which decides Markdown and markup exceptions, is the
+// object's own "path" or the nearest enclosing one.
+func (p *pipeline) applyContentFixes(args map[string]any) {
+	t := p.tool
+	if len(t.content) == 0 && len(t.find) == 0 && len(t.replace) == 0 {
+		return
+	}
+	p.fixObject(args, "", stringAt(args, "path"), true)
+}
+
+func stringAt(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
+	if own := stringAt(m, "path"); own != "" {
+		target = own
+	}
+	t := p.tool
+	// Find text first: whether its line numbers were stripped decides for
+	// the replacement text beside it.
+	stripped := false
+	for _, k := range orderedKeys(t, m) {
+		if s, ok := m[k].(string); ok && t.find[k] {
+			param := joinPath(path, k)
+			if out, ok := StripLineNumbers(s); ok {
+				p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes")
+				s, stripped = out, true
+			}
+			m[k] = p.fixCommon(s, param, target, false)
+		}
+	}
+	for _, k := range orderedKeys(t, m) {
+		param := joinPath(path, k)
+		switch x := m[k].(type) {
+		case string:
+			switch {
+			case t.find[k]:
+			case t.replace[k]:
+				if stripped {
+					if out, ok := StripLineNumbers(x); ok {
+						p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes, as in the old text")
+						x = out
+					}
+				}
+				m[k] = p.fixCommon(x, param, target, true)
+			case top && t.content[k]:
+				m[k] = p.fixWriteContent(x, param, target)
+			}
+		case map[string]any:
+			p.fixObject(x, param, target, false)
+		case []any:
+			for i, e := range x {
+				if obj, ok := e.(map[string]any); ok {
+					p.fixObject(obj, joinPath(param, fmt.Sprint(i)), target, false)
+				}
+			}
+		}
+	}
+}
+
+func (p *pipeline) fixWriteContent(s, param, target string) string {
+	if out, ok := StripCodeFence(s, target); ok {
+		p.res.repair(CodeCodeFenceStripped, param, "removed a Markdown code fence around the whole content")
+		s = out
+	}
+	if out, ok := DecodeEscapes(s); ok {
+		p.res.repair(CodeEscapesDecoded, param, `decoded literal escape sequences (\n, \t, \") in content that had no real newline`)
+		s = out
+		// A fence written with literal \n shows only now.
+		if out, ok := StripCodeFence(s, target); ok {
+			p.res.repair(CodeCodeFenceStripped, param, "removed a Markdown code fence around the whole content")
+			s = out
+		}
+	}
+	s = p.fixCommon(s, param, target, true)
+	if line, text, ok := FindPlaceholder(s); ok {
+		p.res.Violate(CodePlaceholderContent, param, fmt.Sprintf(
+			"Line %d of %q is a placeholder (%q), not code: the file would lose what it stands for. Send the complete content, or use an edit tool to change only part of the file.",
+			line, param, truncateRunes(text, 80)))
+	}
+	return s
+}
+
+// fixCommon applies the fixes shared by write content and edit text.
+// U+FFFD is removed only from text that is written: in old text it may be
+// what the file really holds.
+func (p *pipeline) fixCommon(s, param, target string, written bool) string {
+	if out, ok := DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
+		p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; ...) this model family emits in code")
+		s = out
+	}
+	if written {
+		if out, ok := RemoveReplacementChars(s); ok {
+			p.res.repair(CodeReplacementCharsRemoved, param, "removed U+FFFD replacement characters")
+			s = out
+		}
+	}
+	return s
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
