@@ -65,7 +65,7 @@ func cfIsMarkupPath(path string) bool {
 // no closing line at all leaves the content unchanged. The inner text is
 // returned byte for byte, with its own line endings (CRLF stays CRLF). One
 // level only: a fence inside a longer fence is left for a second call.
-func StripCodeFence(content, path string) (string, bool) {
+func stripCodeFenceOnce(content, path string) (string, bool) {
 	if cfIsMarkdownPath(path) {
 		return content, false
 	}
@@ -487,7 +487,7 @@ const (
 //
 // Not idempotent in general: a file whose own lines start with numbers
 // ("  1 |   1 | a") loses one level per call.
-func StripLineNumbers(text string) (string, bool) {
+func stripLineNumbersOnce(text string) (string, bool) {
 	if text == "" {
 		return text, false
 	}
@@ -887,4 +887,35 @@ func cfHasWord(w []string, x string) bool {
 // cfSaysOmitted reports whether status words say the code was left out.
 func cfSaysOmitted(w []string) bool {
 	return cfHasWord(w, "omitted") || cfHasWord(w, "brevity") || cfHasWord(w, "shown") || cfHasWord(w, "elided")
+}
+
+// StripLineNumbers removes read-tool line-number prefixes (see
+// stripLineNumbersOnce for the rule), but only when the result carries no
+// such prefixes itself: text whose every line is numbered twice is
+// ambiguous (a numbered listing copied with numbers), and declining keeps
+// the repair idempotent.
+func StripLineNumbers(text string) (string, bool) {
+	out, ok := stripLineNumbersOnce(text)
+	if !ok {
+		return text, false
+	}
+	if _, again := stripLineNumbersOnce(out); again {
+		return text, false
+	}
+	return out, true
+}
+
+// StripCodeFence removes a code fence wrapping the whole content (see
+// stripCodeFenceOnce), unless what is inside is itself one fenced block: a
+// fence inside a fence is a document about code blocks, and declining keeps
+// the repair idempotent.
+func StripCodeFence(content, path string) (string, bool) {
+	out, ok := stripCodeFenceOnce(content, path)
+	if !ok {
+		return content, false
+	}
+	if _, again := stripCodeFenceOnce(out, path); again {
+		return content, false
+	}
+	return out, true
 }

@@ -112,7 +112,9 @@ func (p *pipeline) fixWriteContent(s, param, target string) string {
 // U+FFFD is removed only from text that is written: in old text it may be
 // what the file really holds.
 func (p *pipeline) fixCommon(s, param, target string, written bool) string {
-	if out, ok := DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
+	// Entities are decoded only for a named model: an unknown model is not
+	// known to emit them, and "&lt;" in code may be meant.
+	if out, ok := DecodeHTMLEntities(s, p.opts.ModelID, target); ok && p.opts.ModelID != "" {
 		p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; ...) this model family emits in code")
 		s = out
 	}

@@ -620,7 +620,7 @@ func (p *repairParser) key() (string, bool) {
 	if p.i == start {
 		return "", false
 	}
-	k := p.s[start:p.i]
+	k := toValidUTF8(p.s[start:p.i])
 	if !p.eof() && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
 		if a := skipInlineSpace(p.s, p.i+1); a < len(p.s) && p.s[a] == ':' {
 			p.i++ // a":  — the key's opening quote was forgotten
@@ -853,7 +853,7 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 		}
 		p.i++
 	}
-	word := strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) })
+	word := toValidUTF8(strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) }))
 	if word == "" {
 		return nil, false
 	}
