@@ -30,9 +30,54 @@ type JSONOptions struct {
 // strict fast path and comes back with no repairs. An error means nothing
 // could be recovered.
 func RepairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
-	v, err := decodeJSON(text)
-	if err == nil {
-		return RepairedJSON{Value: v}, nil
+	if !plainlyBroken(text) {
+		if v, err := decodeJSON(text); err == nil {
+			return RepairedJSON{Value: v}, nil
+		}
 	}
 	return repairJSON(text, opts)
 }
+
+// plainlyBroken reports text whose ends already show it is not strict JSON
+// (a Python dict or unquoted keys at the start, a fence or prose first, an
+// object or array that does not close, a trailing comma before the last
+// bracket), so the strict pass, which would fail anyway after reading all
+// of a large document, is skipped.
+func plainlyBroken(text string) bool {
+	first, last := 0, len(text)-1
+	for first <= last && isJSONSpace(text[first]) {
+		first++
+	}
+	for last >= first && isJSONSpace(text[last]) {
+		last--
+	}
+	if first > last {
+		return false
+	}
+	switch c := text[first]; {
+	case c == '{':
+		i := first + 1
+		for i < last && isJSONSpace(text[i]) {
+			i++
+		}
+		if text[last] != '}' || text[i] != '"' && text[i] != '}' {
+			return true
+		}
+	case c == '[':
+		if text[last] != ']' {
+			return true
+		}
+	case c == '"' || c == '-' || '0' <= c && c <= '9' || c == 't' || c == 'f' || c == 'n':
+		return false
+	default:
+		return true
+	}
+	// A comma before the closing bracket.
+	i := last - 1
+	for i > first && isJSONSpace(text[i]) {
+		i--
+	}
+	return text[i] == ','
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

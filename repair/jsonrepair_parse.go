@@ -74,6 +74,8 @@ type repairParser struct {
 	// tuples counts the Python tuples being parsed, inside which ')'
 	// ends an unquoted value.
 	tuples int
+	// marks is str's reusable buffer of commas and brackets met.
+	marks []strMark
 }
 
 func (p *repairParser) note(detail string) {
@@ -912,17 +914,42 @@ func (p *repairParser) str(ctx parseCtx) string {
 		p.note("replaced typographic quotes")
 	}
 	p.i += size
-	var b strings.Builder
-	// marks remember where in the source (and in the decoded text) each
-	// comma and closing bracket of the string stands, so that a string
-	// whose closing quote was forgotten can be ended at the right place.
-	var marks []strMark
+	var asciiClose byte // the ASCII quote among the closers (each kind has one)
+	for _, r := range closers {
+		if r < utf8.RuneSelf {
+			asciiClose = byte(r)
+		}
+	}
+	// The text is the source slice itself until something must change
+	// (an escape, invalid UTF-8); only then is it copied into a builder.
+	t := strText{s: p.s, start: p.i, close: asciiClose}
+	// marks remember where in the source (and in the text) each comma and
+	// closing bracket of the string stands, so that a string whose closing
+	// quote was forgotten can be ended at the right place. The buffer is
+	// the parser's, reused from string to string.
+	marks := p.marks[:0]
+	defer func() { p.marks = marks[:0] }()
 	for p.i < len(p.s) {
+		// Runs of plain ASCII need no look at all.
+		j := p.i
+		for j < len(p.s) {
+			if c := p.s[j]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == asciiClose || c == ',' || c == '}' || c == ']' {
+				break
+			}
+			j++
+		}
+		if j > p.i {
+			t.keep(p.i, j)
+			p.i = j
+			if j == len(p.s) {
+				break
+			}
+		}
 		c := p.s[p.i]
 		switch {
 		case c == '\\':
-			if !p.escape(&b, open) {
-				return b.String()
+			if !p.escape(t.builder(p.i), open) {
+				return t.String(p.i)
 			}
 			continue
 		case c < 0x20:
@@ -931,80 +958,154 @@ func (p *repairParser) str(ctx parseCtx) string {
 				p.invalid = true
 			}
 			p.note("escaped raw control characters in strings")
-			b.WriteByte(c)
+			t.keep(p.i, p.i+1)
 			p.i++
 			continue
 		case c == '}' || c == ']' || c == ',':
-			marks = append(marks, strMark{src: p.i, n: b.Len(), c: c})
+			marks = append(marks, strMark{src: p.i, n: t.Len(p.i), c: c})
 		}
 		r, rsize := rune(c), 1
 		if c >= utf8.RuneSelf {
 			r, rsize = utf8.DecodeRuneInString(p.s[p.i:])
 		}
-		if strings.ContainsRune(closers, r) {
+		if c == asciiClose || c >= utf8.RuneSelf && strings.ContainsRune(closers, r) {
 			if p.endsString(p.i+rsize, ctx) {
+				out := t.String(p.i)
 				p.i += rsize
-				return b.String()
+				return out
 			}
-			if ctx == ctxArray {
-				// ["abc,\n"def"] — the string ended at the comma.
-				if n := len(marks); n > 0 && marks[n-1].c == ',' && skipAllSpace(p.s, marks[n-1].src+1) == p.i {
-					p.i = marks[n-1].src
-					p.note("added missing quotes")
-					return strings.TrimRightFunc(b.String()[:marks[n-1].n], isSpaceRune)
-				}
-			}
-			if ctx == ctxObjectValue {
-				// "a": "New York, "b": ... or "a": "first, b: "second" —
-				// the string ended at a comma before a member.
-				if m, ok := p.commaBeforeQuotedMember(marks); ok {
-					p.i = m.src
-					p.note("added missing quotes")
-					return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
-				}
-				if m, ok := p.memberAfterComma(marks, p.i); ok {
-					p.i = m.src
-					p.note("added missing quotes")
-					return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
-				}
+			if m, ok := p.earlierEnd(marks, ctx); ok {
+				return p.endAt(m, t.String(p.i))
 			}
 			p.note("escaped quotes inside strings")
 		}
 		if r == utf8.RuneError && rsize == 1 {
-			b.WriteRune(utf8.RuneError)
+			t.builder(p.i).WriteRune(utf8.RuneError)
 		} else {
-			b.WriteString(p.s[p.i : p.i+rsize])
+			t.keep(p.i, p.i+rsize)
 		}
 		p.i += rsize
 	}
 	// The text ended inside the string.
+	text := t.String(p.i)
 	if ctx == ctxArray {
 		// ["hello, world] — in an array a comma is the likelier end.
 		for _, m := range marks {
 			if m.c == ',' {
-				p.i = m.src
-				p.note("added missing quotes")
-				return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
+				return p.endAt(m, text)
 			}
 		}
 	}
 	if ctx == ctxObjectValue {
 		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
-			p.i = m.src
-			p.note("added missing quotes")
-			return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
+			return p.endAt(m, text)
 		}
 	}
 	if m, ok := trailingBracket(p.s, marks); ok {
 		// {"url":"https://x/} — the quote was forgotten before the
 		// closing brackets: end the string there and let them close.
-		p.i = m.src
-		p.note("added missing quotes")
-		return strings.TrimRightFunc(b.String()[:m.n], isSpaceRune)
+		return p.endAt(m, text)
 	}
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
-	return strings.TrimRightFunc(b.String(), isSpaceRune)
+	return strings.TrimRightFunc(text, isSpaceRune)
+}
+
+// earlierEnd reports, for a quote at p.i that does not end the string,
+// whether the string should have ended at an earlier comma: ["abc,\n"def"]
+// in an array; "a": "New York, "b": ... or "a": "first, b: "second" in an
+// object.
+func (p *repairParser) earlierEnd(marks []strMark, ctx parseCtx) (strMark, bool) {
+	switch ctx {
+	case ctxArray:
+		if n := len(marks); n > 0 && marks[n-1].c == ',' && skipAllSpace(p.s, marks[n-1].src+1) == p.i {
+			return marks[n-1], true
+		}
+	case ctxObjectValue:
+		if m, ok := p.commaBeforeQuotedMember(marks); ok {
+			return m, true
+		}
+		return p.memberAfterComma(marks, p.i)
+	}
+	return strMark{}, false
+}
+
+// endAt ends the string at mark m (whose quote was forgotten) and moves the
+// parser there, so the comma or bracket is parsed as structure.
+func (p *repairParser) endAt(m strMark, text string) string {
+	p.i = m.src
+	p.note("added missing quotes")
+	return strings.TrimRightFunc(text[:m.n], isSpaceRune)
+}
+
+// strText accumulates a string's text: a slice of the source while the text
+// equals it, a builder once something had to change.
+type strText struct {
+	s        string
+	start    int
+	close    byte // the ASCII closing quote, to size the builder
+	b        strings.Builder
+	building bool
+}
+
+// keep appends the source bytes s[from:to], which directly follow what was
+// consumed so far.
+func (t *strText) keep(from, to int) {
+	if t.building {
+		t.b.WriteString(t.s[from:to])
+	}
+}
+
+// builder switches to building (copying the source up to at) and returns
+// the builder to append changed text to.
+func (t *strText) builder(at int) *strings.Builder {
+	if !t.building {
+		t.building = true
+		// Size for the text up to the next unescaped closing quote: one
+		// allocation for the usual string, doubling only for broken ones.
+		end := nextUnescaped(t.s, at, t.close)
+		t.b.Grow(end - t.start + 16)
+		t.b.WriteString(t.s[t.start:at])
+	}
+	return &t.b
+}
+
+// nextUnescaped returns the offset of the first c at or after i that no
+// backslash escapes, or len(s). It uses the vectorised byte search and
+// counts the backslashes before each candidate.
+func nextUnescaped(s string, i int, c byte) int {
+	for i < len(s) {
+		k := strings.IndexByte(s[i:], c)
+		if k < 0 {
+			return len(s)
+		}
+		k += i
+		n := 0
+		for j := k - 1; j >= 0 && s[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return k
+		}
+		i = k + 1
+	}
+	return len(s)
+}
+
+// Len returns the text's length when the parser is at source offset at.
+func (t *strText) Len(at int) int {
+	if t.building {
+		return t.b.Len()
+	}
+	return at - t.start
+}
+
+// String returns the text when the parser is at source offset at.
+func (t *strText) String(at int) string {
+	if t.building {
+		return t.b.String()
+	}
+	return t.s[t.start:at]
 }
 
 // strMark is a comma or closing bracket met inside a string: its source

@@ -324,15 +324,7 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 // up to its closing quote (or the end of input), so a decode can allocate
 // once. Invalid UTF-8 may grow by U+FFFD replacement; the builder copes.
 func (p *strictParser) rawStringLen(start int) int {
-	for i := p.i; i < len(p.s); i++ {
-		switch p.s[i] {
-		case '\\':
-			i++
-		case '"':
-			return i - start
-		}
-	}
-	return len(p.s) - start
+	return nextUnescaped(p.s, p.i, '"') - start
 }
 
 func (p *strictParser) hex4() (rune, bool) {
