@@ -58,7 +58,7 @@ e2e: build ## run the README's grpcurl session against a real server
 
 .PHONY: bench
 bench: ## run the benchmarks (side by side with their baselines)
-	$(GO) test -run '^$$' -bench . -benchmem ./repair/ ./bench/
+	$(GO) test -run '^$$' -bench . -benchmem ./repair/ ./service/ ./bench/
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target for $(FUZZTIME) each; crashes join testdata/fuzz
