@@ -8,7 +8,7 @@ GO      ?= go
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin
 LISTEN  ?= 127.0.0.1:7700
-WORKSPACE ?= ./workspace
+WORKSPACE ?= ./tmp/workspace
 FUZZTIME ?= 2m
 
 .PHONY: help

@@ -3,6 +3,7 @@ module github.com/toolguard/toolguard
 go 1.26.8
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4
 	github.com/kaptinlin/jsonrepair v0.2.15
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 // Config assembles a Guard.
@@ -28,15 +29,24 @@ type Config struct {
 	Sessions session.Store
 	// MistakeLimit is the server's limit; requests may lower it. Required.
 	MistakeLimit uint32
+	// Workspaces maps workspace names to opened workspaces, for execution.
+	Workspaces map[string]*workspace.Workspace
+	// DefaultWorkspace names the workspace of requests that name none.
+	DefaultWorkspace string
+	// Match tunes the edit matching ladder.
+	Match workspace.MatchOptions
 }
 
 // Guard validates tool calls and tracks sessions. It is safe for concurrent
 // use.
 type Guard struct {
-	reg      *repair.Registry
-	sessions session.Store
-	limit    uint32
-	tools    *toolCache
+	reg              *repair.Registry
+	sessions         session.Store
+	limit            uint32
+	tools            *toolCache
+	workspaces       map[string]*workspace.Workspace
+	defaultWorkspace string
+	match            workspace.MatchOptions
 }
 
 // New returns a Guard.
@@ -47,7 +57,10 @@ func New(cfg Config) (*Guard, error) {
 	if cfg.MistakeLimit == 0 {
 		return nil, errors.New("guard: mistake limit must be at least 1")
 	}
-	return &Guard{reg: cfg.Registry, sessions: cfg.Sessions, limit: cfg.MistakeLimit, tools: newToolCache(512)}, nil
+	return &Guard{
+		reg: cfg.Registry, sessions: cfg.Sessions, limit: cfg.MistakeLimit, tools: newToolCache(512),
+		workspaces: cfg.Workspaces, defaultWorkspace: cfg.DefaultWorkspace, match: cfg.Match,
+	}, nil
 }
 
 // Registry returns the server's tool registry.
@@ -95,16 +108,30 @@ func newMistakeState(consecutive, limit uint32) MistakeState {
 // returns the verdict. A model's mistake is a verdict, not an error; errors
 // are the caller's (InvalidToolDefinitionError) or the session store's.
 func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, error) {
+	res, err := g.check(req)
+	if err != nil {
+		return nil, err
+	}
+	return g.conclude(ctx, req, res)
+}
+
+// check runs the pure pipeline on a request's call.
+func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	extra, err := g.compileTools(req.Tools)
 	if err != nil {
 		return nil, err
 	}
-	res := g.reg.Validate(req.Call, repair.Options{ModelID: req.ModelID, Tools: extra})
+	return g.reg.Validate(req.Call, repair.Options{ModelID: req.ModelID, Tools: extra}), nil
+}
+
+// conclude records a checked (and possibly executed) call in its session
+// and writes the verdict: the call counts as a mistake when res holds any
+// violation, including those execution added.
+func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.Result) (*Verdict, error) {
 	argsJSON, err := repair.EncodeArgs(res.Args)
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
-
 	st, err := g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON)})
 	if err != nil {
 		return nil, fmt.Errorf("record session %q: %w", req.SessionID, err)

@@ -3,6 +3,8 @@ package service
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -41,6 +43,45 @@ type Config struct {
 	// DrainDelay is how long the server keeps serving after reporting
 	// NOT_SERVING, so load balancers stop sending it new calls first.
 	DrainDelay time.Duration
+
+	// Workspaces are more named workspaces, as "name=dir"; Workspace is
+	// the one named "default".
+	Workspaces []string
+	// AgentRoot is the workspace root as the agent sees it: absolute paths
+	// under it map onto the workspace.
+	AgentRoot string
+	// MaxFileBytes bounds the files read and written.
+	MaxFileBytes int64
+	// Deny holds gitignore-style patterns no call may touch, beside .git/
+	// and each workspace's .toolguardignore.
+	Deny []string
+	// FuzzyThreshold is the lowest similarity a fuzzy edit match needs.
+	FuzzyThreshold float64
+}
+
+// DefaultWorkspaceName is the name of the workspace --workspace opens.
+const DefaultWorkspaceName = "default"
+
+// WorkspaceDirs returns the workspace directories by name. An empty
+// Workspace means no default workspace (the offline validate command needs
+// none).
+func (c Config) WorkspaceDirs() (map[string]string, error) {
+	dirs := map[string]string{}
+	if c.Workspace != "" {
+		dirs[DefaultWorkspaceName] = c.Workspace
+	}
+	for _, w := range c.Workspaces {
+		name, dir, ok := strings.Cut(w, "=")
+		name, dir = strings.TrimSpace(name), strings.TrimSpace(dir)
+		if !ok || name == "" || dir == "" {
+			return nil, fmt.Errorf("workspace %q: want name=dir", w)
+		}
+		if _, dup := dirs[name]; dup {
+			return nil, fmt.Errorf("workspace %q is defined twice", name)
+		}
+		dirs[name] = dir
+	}
+	return dirs, nil
 }
 
 // DefaultConfig returns the configuration used when nothing is set: loopback
@@ -58,6 +99,8 @@ func DefaultConfig() Config {
 		MaxSendMsgBytes: 32 << 20,
 		ShutdownTimeout: 10 * time.Second,
 		DrainDelay:      0,
+		MaxFileBytes:    10 << 20,
+		FuzzyThreshold:  0.9,
 	}
 }
 
@@ -90,6 +133,18 @@ func (c Config) Validate() error {
 	}
 	if c.DrainDelay < 0 {
 		errs = append(errs, errors.New("drain delay must not be negative"))
+	}
+	if _, err := c.WorkspaceDirs(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.AgentRoot != "" && !filepath.IsAbs(c.AgentRoot) {
+		errs = append(errs, fmt.Errorf("agent root %q must be an absolute path", c.AgentRoot))
+	}
+	if c.MaxFileBytes <= 0 {
+		errs = append(errs, errors.New("max file bytes must be positive"))
+	}
+	if c.FuzzyThreshold <= 0 || c.FuzzyThreshold > 1 {
+		errs = append(errs, errors.New("fuzzy threshold must be in (0, 1]"))
 	}
 	return errors.Join(errs...)
 }

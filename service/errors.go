@@ -25,6 +25,9 @@ const ErrorDomain = "toolguard.dev"
 func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	var fe *FieldError
 	var te *guard.InvalidToolDefinitionError
+	var we *guard.UnknownWorkspaceError
+	var wt *guard.WrongToolError
+	var fc *guard.FileChangedError
 	switch {
 	case errors.As(err, &fe):
 		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil,
@@ -33,6 +36,14 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 		field := fmt.Sprintf("tools[%d]", te.Index)
 		return withDetails(codes.InvalidArgument, te.Error(), "INVALID_TOOL_DEFINITION", map[string]string{"tool": te.Name},
 			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: te.Err.Error(), Reason: "INVALID_TOOL_DEFINITION"}}})
+	case errors.As(err, &we):
+		return withDetails(codes.NotFound, we.Error(), "WORKSPACE_NOT_FOUND", map[string]string{"workspace": we.Name})
+	case errors.As(err, &wt):
+		return withDetails(codes.InvalidArgument, wt.Error(), "WRONG_RPC", map[string]string{"tool": wt.Tool},
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "call.name", Description: wt.Error(), Reason: "WRONG_RPC"}}})
+	case errors.As(err, &fc):
+		return withDetails(codes.FailedPrecondition, fc.Error(), "FILE_CHANGED", map[string]string{"path": fc.Path},
+			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: "FILE_CHANGED", Subject: fc.Path, Description: "the file changed since it was read; read it again"}}})
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, "request cancelled")
 	case errors.Is(err, context.DeadlineExceeded):

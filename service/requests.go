@@ -20,6 +20,7 @@ const (
 	maxToolNameBytes  = 256
 	maxModelIDBytes   = 256
 	maxToolsPerCall   = 128
+	maxWorkspaceBytes = 256
 )
 
 // FieldError is a caller's mistake in one request field.
@@ -71,6 +72,35 @@ func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest) (guard.V
 		Call:         call,
 		Tools:        tools,
 	}, nil
+}
+
+// executeRequestFromProto checks the fields ExecuteWrite and ExecuteEdit
+// share and converts them to the core's request.
+func executeRequestFromProto(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, tools []*toolguardv1.ToolDefinition, sha string, dryRun, partial bool) (guard.ExecuteRequest, error) {
+	v, err := validateRequestFromProto(&toolguardv1.ValidateToolCallRequest{Context: rc, Call: call, Tools: tools})
+	if err != nil {
+		return guard.ExecuteRequest{}, err
+	}
+	if len(rc.GetWorkspace()) > maxWorkspaceBytes {
+		return guard.ExecuteRequest{}, &FieldError{Field: "context.workspace", Reason: "WORKSPACE_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxWorkspaceBytes)}
+	}
+	if sha != "" && !isHexSHA256(sha) {
+		return guard.ExecuteRequest{}, &FieldError{Field: "expected_sha256", Reason: "INVALID_SHA256", Description: "expected_sha256 must be 64 hexadecimal digits"}
+	}
+	return guard.ExecuteRequest{ValidateRequest: v, Workspace: rc.GetWorkspace(), ExpectedSHA256: sha, DryRun: dryRun, Partial: partial}, nil
+}
+
+func isHexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // callFromProto converts a ToolCall. A call without arguments is legal (an

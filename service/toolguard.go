@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"go.uber.org/zap"
@@ -13,6 +15,7 @@ import (
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 // toolGuardService implements toolguard.v1.ToolGuardService. Each handler is
@@ -42,13 +45,41 @@ func NewGuard(cfg Config) (*guard.Guard, func() error, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("tool registry: %w", err)
 	}
-	store := session.NewMemory(session.MemoryOptions{TTL: cfg.SessionTTL, MaxSessions: cfg.MaxSessions})
-	g, err := guard.New(guard.Config{Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit})
+	dirs, err := cfg.WorkspaceDirs()
 	if err != nil {
-		_ = store.Close()
 		return nil, nil, err
 	}
-	return g, store.Close, nil
+	// Cleanups run in reverse order of acquisition.
+	var cleanups []func() error
+	cleanup := func() error {
+		var errs []error
+		for _, c := range slices.Backward(cleanups) {
+			errs = append(errs, c())
+		}
+		return errors.Join(errs...)
+	}
+	workspaces := make(map[string]*workspace.Workspace, len(dirs))
+	for name, dir := range dirs {
+		ws, err := workspace.Open(dir, workspace.Options{AgentRoot: cfg.AgentRoot, MaxFileBytes: cfg.MaxFileBytes, Deny: cfg.Deny})
+		if err != nil {
+			_ = cleanup()
+			return nil, nil, fmt.Errorf("workspace %q: %w", name, err)
+		}
+		workspaces[name] = ws
+		cleanups = append(cleanups, ws.Close)
+	}
+	store := session.NewMemory(session.MemoryOptions{TTL: cfg.SessionTTL, MaxSessions: cfg.MaxSessions})
+	cleanups = append(cleanups, store.Close)
+	g, err := guard.New(guard.Config{
+		Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit,
+		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
+		Match: workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+	})
+	if err != nil {
+		_ = cleanup()
+		return nil, nil, err
+	}
+	return g, cleanup, nil
 }
 
 // newToolGuardService builds the ToolGuardService implementation and returns
@@ -75,6 +106,91 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 		return nil, s.toStatus(ctx, err)
 	}
 	return &toolguardv1.ValidateToolCallResponse{Verdict: pv}, nil
+}
+
+func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.ExecuteWriteRequest) (*toolguardv1.ExecuteWriteResponse, error) {
+	in, err := executeRequestFromProto(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), false)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	ex, err := s.guard.ExecuteWrite(ctx, in)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	pv, err := VerdictToProto(ex.Verdict, req.GetCall().GetId())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return ExecutionToWriteResponse(pv, ex), nil
+}
+
+// ExecutionToWriteResponse converts a write execution to its API form; the
+// CLI prints the same message.
+func ExecutionToWriteResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteWriteResponse {
+	out := &toolguardv1.ExecuteWriteResponse{Verdict: pv, Diff: ex.Diff}
+	if len(ex.Changes) > 0 {
+		out.Change = fileChangeToProto(ex.Changes[0])
+	}
+	return out
+}
+
+func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.ExecuteEditRequest) (*toolguardv1.ExecuteEditResponse, error) {
+	in, err := executeRequestFromProto(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), req.GetPartial())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	ex, err := s.guard.ExecuteEdit(ctx, in)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	pv, err := VerdictToProto(ex.Verdict, req.GetCall().GetId())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return ExecutionToEditResponse(pv, ex), nil
+}
+
+// ExecutionToEditResponse converts an edit execution to its API form; the
+// CLI prints the same message.
+func ExecutionToEditResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteEditResponse {
+	out := &toolguardv1.ExecuteEditResponse{Verdict: pv, Diff: ex.Diff, Applied: ex.Applied}
+	for _, e := range ex.Edits {
+		r := &toolguardv1.EditResult{
+			Index: uint32(e.Index), Path: e.Path, Status: editStatusToProto(e.Status), Strategy: strategyToProto(e.Strategy),
+			Similarity: e.Similarity, Line: uint32(max(e.Line, 0)), Column: uint32(max(e.Column, 0)), Hint: e.Hint,
+		}
+		for _, l := range e.Matches {
+			r.MatchLines = append(r.MatchLines, uint32(max(l, 0)))
+		}
+		out.Edits = append(out.Edits, r)
+	}
+	for _, c := range ex.Changes {
+		out.Changes = append(out.Changes, fileChangeToProto(c))
+	}
+	return out
+}
+
+func fileChangeToProto(c guard.FileChange) *toolguardv1.FileChange {
+	kinds := map[guard.ChangeKind]toolguardv1.FileChangeKind{
+		guard.ChangeCreated: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_CREATED, guard.ChangeModified: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_MODIFIED,
+		guard.ChangeDeleted: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_DELETED, guard.ChangeMoved: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_MOVED,
+		guard.ChangeUnchanged: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_UNCHANGED,
+	}
+	return &toolguardv1.FileChange{Path: c.Path, Kind: kinds[c.Kind], PreviousSha256: c.PreviousSHA256, Sha256: c.SHA256, Size: uint64(c.Size), MovedTo: c.MovedTo}
+}
+
+func editStatusToProto(s workspace.Status) toolguardv1.EditStatus {
+	if v, ok := toolguardv1.EditStatus_value["EDIT_STATUS_"+string(s)]; ok {
+		return toolguardv1.EditStatus(v)
+	}
+	return toolguardv1.EditStatus_EDIT_STATUS_UNSPECIFIED
+}
+
+func strategyToProto(s workspace.Strategy) toolguardv1.MatchStrategy {
+	if v, ok := toolguardv1.MatchStrategy_value["MATCH_STRATEGY_"+string(s)]; ok {
+		return toolguardv1.MatchStrategy(v)
+	}
+	return toolguardv1.MatchStrategy_MATCH_STRATEGY_UNSPECIFIED
 }
 
 func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToolsRequest) (*toolguardv1.ListToolsResponse, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolguard/toolguard/service"
@@ -51,6 +52,16 @@ var serveSettings = []setting{
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.ShutdownTimeout) }},
 	{"drain-delay", "TOOLGUARD_DRAIN_DELAY", "`duration` to keep serving after reporting NOT_SERVING at shutdown, so load balancers can react",
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.DrainDelay) }},
+	{"workspaces", "TOOLGUARD_WORKSPACES", "more named workspaces, as comma-separated `name=dir` pairs (the --workspace one is \"default\")",
+		func(c *service.Config) flag.Value { return (*listValue)(&c.Workspaces) }},
+	{"agent-root", "TOOLGUARD_AGENT_ROOT", "the workspace root as the agent sees it (`path`, e.g. /home/user/project): absolute paths under it map onto the workspace",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.AgentRoot) }},
+	{"max-file-bytes", "TOOLGUARD_MAX_FILE_BYTES", "largest file toolguard reads or writes, in `bytes`",
+		func(c *service.Config) flag.Value { return (*int64Value)(&c.MaxFileBytes) }},
+	{"deny", "TOOLGUARD_DENY", "comma-separated gitignore-style `patterns` no call may touch, beside .git/ and each workspace's .toolguardignore",
+		func(c *service.Config) flag.Value { return (*listValue)(&c.Deny) }},
+	{"fuzzy-threshold", "TOOLGUARD_FUZZY_THRESHOLD", "lowest similarity (0..1) at which a fuzzy edit match is accepted",
+		func(c *service.Config) flag.Value { return (*float64Value)(&c.FuzzyThreshold) }},
 }
 
 // bindServeFlags registers a flag for every setting on fs, bound to the
@@ -170,4 +181,60 @@ func (v *durationValue) String() string {
 		return "0s"
 	}
 	return time.Duration(*v).String()
+}
+
+// listValue is a comma-separated list; an empty string is the empty list.
+type listValue []string
+
+func (v *listValue) Set(s string) error {
+	*v = nil
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			*v = append(*v, e)
+		}
+	}
+	return nil
+}
+
+func (v *listValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return strings.Join(*v, ",")
+}
+
+type int64Value int64
+
+func (v *int64Value) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	*v = int64Value(n)
+	return nil
+}
+
+func (v *int64Value) String() string {
+	if v == nil {
+		return "0"
+	}
+	return strconv.FormatInt(int64(*v), 10)
+}
+
+type float64Value float64
+
+func (v *float64Value) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) {
+		return errors.New("not a number")
+	}
+	*v = float64Value(f)
+	return nil
+}
+
+func (v *float64Value) String() string {
+	if v == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(float64(*v), 'g', -1, 64)
 }

@@ -73,6 +73,11 @@ func TestParseServeConfig(t *testing.T) {
 				"TOOLGUARD_MAX_SEND_MSG_BYTES": "2048",
 				"TOOLGUARD_SHUTDOWN_TIMEOUT":   "3s",
 				"TOOLGUARD_DRAIN_DELAY":        "250ms",
+				"TOOLGUARD_WORKSPACES":         "docs=/docs, web = /web",
+				"TOOLGUARD_AGENT_ROOT":         "/home/user/project",
+				"TOOLGUARD_MAX_FILE_BYTES":     "4096",
+				"TOOLGUARD_DENY":               ".env,secrets/",
+				"TOOLGUARD_FUZZY_THRESHOLD":    "0.8",
 			},
 			want: func(c *service.Config) { *c = allSet },
 		},
@@ -83,6 +88,8 @@ func TestParseServeConfig(t *testing.T) {
 				"--log-format", "console", "--log-level", "debug", "--mistake-limit", "9",
 				"--session-ttl", "5m", "--max-sessions", "10", "--max-recv-msg-bytes", "1024",
 				"--max-send-msg-bytes", "2048", "--shutdown-timeout", "3s", "--drain-delay", "250ms",
+				"--workspaces", "docs=/docs, web = /web", "--agent-root", "/home/user/project", "--max-file-bytes", "4096",
+				"--deny", ".env,secrets/", "--fuzzy-threshold", "0.8",
 			},
 			want: func(c *service.Config) { *c = allSet },
 		},
@@ -159,7 +166,7 @@ func TestParseServeConfig(t *testing.T) {
 			}
 			want := def
 			tt.want(&want)
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
 		})
@@ -181,6 +188,11 @@ var allSet = service.Config{
 	MaxSendMsgBytes: 2048,
 	ShutdownTimeout: 3 * time.Second,
 	DrainDelay:      250 * time.Millisecond,
+	Workspaces:      []string{"docs=/docs", "web = /web"},
+	AgentRoot:       "/home/user/project",
+	MaxFileBytes:    4096,
+	Deny:            []string{".env", "secrets/"},
+	FuzzyThreshold:  0.8,
 }
 
 func TestParseServeConfigHelp(t *testing.T) {

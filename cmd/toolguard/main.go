@@ -34,6 +34,8 @@ func commands() []command {
 	return []command{
 		{name: "serve", summary: "run the gRPC server", run: runServe},
 		{name: "repair", summary: "repair the JSON read on stdin, print it and the repairs", run: runRepair},
+		{name: "write", summary: "validate a write call read on stdin and write the file in --workspace", run: runWrite},
+		{name: "edit", summary: "validate an edit call read on stdin and apply it in --workspace", run: runEdit},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
 		{name: "version", summary: "print the version", run: runVersion},
 	}

@@ -61,6 +61,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	cfg := service.DefaultConfig()
 	cfg.ToolsFile = *toolsFile
+	cfg.Workspace = "" // validation touches no files
 	g, cleanup, err := service.NewGuard(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard validate: %v\n", err)

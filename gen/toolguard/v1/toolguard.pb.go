@@ -90,6 +90,211 @@ func (ArgumentsForm) EnumDescriptor() ([]byte, []int) {
 	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{0}
 }
 
+// EditStatus is the outcome of one edit.
+type EditStatus int32
+
+const (
+	// Not set.
+	EditStatus_EDIT_STATUS_UNSPECIFIED EditStatus = 0
+	// The old text was found once (or all occurrences with replace_all) and
+	// replaced.
+	EditStatus_EDIT_STATUS_APPLIED EditStatus = 1
+	// The old text is absent and the new text present: the edit was already
+	// made. A success; nothing changes.
+	EditStatus_EDIT_STATUS_ALREADY_APPLIED EditStatus = 2
+	// The old text was not found by any matching strategy.
+	EditStatus_EDIT_STATUS_NOT_FOUND EditStatus = 3
+	// The old text was found more than once and replace_all was not set.
+	EditStatus_EDIT_STATUS_AMBIGUOUS EditStatus = 4
+	// The old text equals the new text.
+	EditStatus_EDIT_STATUS_NO_OP EditStatus = 5
+)
+
+// Enum value maps for EditStatus.
+var (
+	EditStatus_name = map[int32]string{
+		0: "EDIT_STATUS_UNSPECIFIED",
+		1: "EDIT_STATUS_APPLIED",
+		2: "EDIT_STATUS_ALREADY_APPLIED",
+		3: "EDIT_STATUS_NOT_FOUND",
+		4: "EDIT_STATUS_AMBIGUOUS",
+		5: "EDIT_STATUS_NO_OP",
+	}
+	EditStatus_value = map[string]int32{
+		"EDIT_STATUS_UNSPECIFIED":     0,
+		"EDIT_STATUS_APPLIED":         1,
+		"EDIT_STATUS_ALREADY_APPLIED": 2,
+		"EDIT_STATUS_NOT_FOUND":       3,
+		"EDIT_STATUS_AMBIGUOUS":       4,
+		"EDIT_STATUS_NO_OP":           5,
+	}
+)
+
+func (x EditStatus) Enum() *EditStatus {
+	p := new(EditStatus)
+	*p = x
+	return p
+}
+
+func (x EditStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EditStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_toolguard_v1_toolguard_proto_enumTypes[1].Descriptor()
+}
+
+func (EditStatus) Type() protoreflect.EnumType {
+	return &file_toolguard_v1_toolguard_proto_enumTypes[1]
+}
+
+func (x EditStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EditStatus.Descriptor instead.
+func (EditStatus) EnumDescriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{1}
+}
+
+// MatchStrategy is the rung of the matching ladder that found the old text.
+type MatchStrategy int32
+
+const (
+	// Not matched.
+	MatchStrategy_MATCH_STRATEGY_UNSPECIFIED MatchStrategy = 0
+	// Byte for byte.
+	MatchStrategy_MATCH_STRATEGY_EXACT MatchStrategy = 1
+	// Ignoring trailing whitespace on each line.
+	MatchStrategy_MATCH_STRATEGY_TRIM_END MatchStrategy = 2
+	// Ignoring surrounding whitespace on each line.
+	MatchStrategy_MATCH_STRATEGY_TRIM MatchStrategy = 3
+	// After normalising Unicode punctuation and spaces (quotes, dashes, NBSP).
+	MatchStrategy_MATCH_STRATEGY_UNICODE MatchStrategy = 4
+	// Ignoring a uniform indentation difference; the new text is re-indented.
+	MatchStrategy_MATCH_STRATEGY_INDENT MatchStrategy = 5
+	// First and last lines matched, the lines between similar.
+	MatchStrategy_MATCH_STRATEGY_BLOCK_ANCHOR MatchStrategy = 6
+	// Similarity above the server's threshold.
+	MatchStrategy_MATCH_STRATEGY_FUZZY MatchStrategy = 7
+)
+
+// Enum value maps for MatchStrategy.
+var (
+	MatchStrategy_name = map[int32]string{
+		0: "MATCH_STRATEGY_UNSPECIFIED",
+		1: "MATCH_STRATEGY_EXACT",
+		2: "MATCH_STRATEGY_TRIM_END",
+		3: "MATCH_STRATEGY_TRIM",
+		4: "MATCH_STRATEGY_UNICODE",
+		5: "MATCH_STRATEGY_INDENT",
+		6: "MATCH_STRATEGY_BLOCK_ANCHOR",
+		7: "MATCH_STRATEGY_FUZZY",
+	}
+	MatchStrategy_value = map[string]int32{
+		"MATCH_STRATEGY_UNSPECIFIED":  0,
+		"MATCH_STRATEGY_EXACT":        1,
+		"MATCH_STRATEGY_TRIM_END":     2,
+		"MATCH_STRATEGY_TRIM":         3,
+		"MATCH_STRATEGY_UNICODE":      4,
+		"MATCH_STRATEGY_INDENT":       5,
+		"MATCH_STRATEGY_BLOCK_ANCHOR": 6,
+		"MATCH_STRATEGY_FUZZY":        7,
+	}
+)
+
+func (x MatchStrategy) Enum() *MatchStrategy {
+	p := new(MatchStrategy)
+	*p = x
+	return p
+}
+
+func (x MatchStrategy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MatchStrategy) Descriptor() protoreflect.EnumDescriptor {
+	return file_toolguard_v1_toolguard_proto_enumTypes[2].Descriptor()
+}
+
+func (MatchStrategy) Type() protoreflect.EnumType {
+	return &file_toolguard_v1_toolguard_proto_enumTypes[2]
+}
+
+func (x MatchStrategy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MatchStrategy.Descriptor instead.
+func (MatchStrategy) EnumDescriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{2}
+}
+
+// FileChangeKind is what happened to a file.
+type FileChangeKind int32
+
+const (
+	// Not set.
+	FileChangeKind_FILE_CHANGE_KIND_UNSPECIFIED FileChangeKind = 0
+	// A new file.
+	FileChangeKind_FILE_CHANGE_KIND_CREATED FileChangeKind = 1
+	// An existing file's content changed.
+	FileChangeKind_FILE_CHANGE_KIND_MODIFIED FileChangeKind = 2
+	// The file was deleted.
+	FileChangeKind_FILE_CHANGE_KIND_DELETED FileChangeKind = 3
+	// The file was moved (and possibly modified).
+	FileChangeKind_FILE_CHANGE_KIND_MOVED FileChangeKind = 4
+	// The content was already as requested.
+	FileChangeKind_FILE_CHANGE_KIND_UNCHANGED FileChangeKind = 5
+)
+
+// Enum value maps for FileChangeKind.
+var (
+	FileChangeKind_name = map[int32]string{
+		0: "FILE_CHANGE_KIND_UNSPECIFIED",
+		1: "FILE_CHANGE_KIND_CREATED",
+		2: "FILE_CHANGE_KIND_MODIFIED",
+		3: "FILE_CHANGE_KIND_DELETED",
+		4: "FILE_CHANGE_KIND_MOVED",
+		5: "FILE_CHANGE_KIND_UNCHANGED",
+	}
+	FileChangeKind_value = map[string]int32{
+		"FILE_CHANGE_KIND_UNSPECIFIED": 0,
+		"FILE_CHANGE_KIND_CREATED":     1,
+		"FILE_CHANGE_KIND_MODIFIED":    2,
+		"FILE_CHANGE_KIND_DELETED":     3,
+		"FILE_CHANGE_KIND_MOVED":       4,
+		"FILE_CHANGE_KIND_UNCHANGED":   5,
+	}
+)
+
+func (x FileChangeKind) Enum() *FileChangeKind {
+	p := new(FileChangeKind)
+	*p = x
+	return p
+}
+
+func (x FileChangeKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FileChangeKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_toolguard_v1_toolguard_proto_enumTypes[3].Descriptor()
+}
+
+func (FileChangeKind) Type() protoreflect.EnumType {
+	return &file_toolguard_v1_toolguard_proto_enumTypes[3]
+}
+
+func (x FileChangeKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FileChangeKind.Descriptor instead.
+func (FileChangeKind) EnumDescriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{3}
+}
+
 // RequestContext identifies who a call belongs to. Every call-carrying request
 // has one.
 type RequestContext struct {
@@ -1393,6 +1598,543 @@ func (x *Session) GetLastSeen() *timestamppb.Timestamp {
 	return nil
 }
 
+// ExecuteWriteRequest asks for a write call to be validated and executed.
+type ExecuteWriteRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the call belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// The write call exactly as the model emitted it. Required.
+	Call *ToolCall `protobuf:"bytes,2,opt,name=call,proto3" json:"call,omitempty"`
+	// Definitions of tools the server does not know, as in
+	// ValidateToolCallRequest.
+	Tools []*ToolDefinition `protobuf:"bytes,3,rep,name=tools,proto3" json:"tools,omitempty"`
+	// Hex SHA-256 of the file as the model last read it. Optional; when set
+	// and the file changed since (or does not exist), the call fails with
+	// FAILED_PRECONDITION (reason FILE_CHANGED) and nothing is written.
+	ExpectedSha256 string `protobuf:"bytes,4,opt,name=expected_sha256,json=expectedSha256,proto3" json:"expected_sha256,omitempty"`
+	// Validate and compute the diff, but write nothing.
+	DryRun        bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteWriteRequest) Reset() {
+	*x = ExecuteWriteRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteWriteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteWriteRequest) ProtoMessage() {}
+
+func (x *ExecuteWriteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteWriteRequest.ProtoReflect.Descriptor instead.
+func (*ExecuteWriteRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ExecuteWriteRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *ExecuteWriteRequest) GetCall() *ToolCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *ExecuteWriteRequest) GetTools() []*ToolDefinition {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *ExecuteWriteRequest) GetExpectedSha256() string {
+	if x != nil {
+		return x.ExpectedSha256
+	}
+	return ""
+}
+
+func (x *ExecuteWriteRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+// ExecuteWriteResponse reports the verdict and, when the call was usable,
+// what was written.
+type ExecuteWriteResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict on the call; `ok` is false when the call was not executed.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// The file change; set when the call was usable.
+	Change *FileChange `protobuf:"bytes,2,opt,name=change,proto3" json:"change,omitempty"`
+	// Unified diff of the change (empty when the content did not change).
+	Diff          string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteWriteResponse) Reset() {
+	*x = ExecuteWriteResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteWriteResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteWriteResponse) ProtoMessage() {}
+
+func (x *ExecuteWriteResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteWriteResponse.ProtoReflect.Descriptor instead.
+func (*ExecuteWriteResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ExecuteWriteResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *ExecuteWriteResponse) GetChange() *FileChange {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
+func (x *ExecuteWriteResponse) GetDiff() string {
+	if x != nil {
+		return x.Diff
+	}
+	return ""
+}
+
+// ExecuteEditRequest asks for an edit call to be validated and executed.
+type ExecuteEditRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the call belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// The edit call exactly as the model emitted it. Required.
+	Call *ToolCall `protobuf:"bytes,2,opt,name=call,proto3" json:"call,omitempty"`
+	// Definitions of tools the server does not know.
+	Tools []*ToolDefinition `protobuf:"bytes,3,rep,name=tools,proto3" json:"tools,omitempty"`
+	// Hex SHA-256 of the file as the model last read it, for calls that edit
+	// one file. Optional; a mismatch fails with FAILED_PRECONDITION.
+	ExpectedSha256 string `protobuf:"bytes,4,opt,name=expected_sha256,json=expectedSha256,proto3" json:"expected_sha256,omitempty"`
+	// Compute the results and the diff, but write nothing.
+	DryRun bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// Apply the edits that can be applied and report the others. By default
+	// a batch is all-or-nothing: nothing is written unless every edit applies.
+	Partial       bool `protobuf:"varint,6,opt,name=partial,proto3" json:"partial,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteEditRequest) Reset() {
+	*x = ExecuteEditRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteEditRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteEditRequest) ProtoMessage() {}
+
+func (x *ExecuteEditRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteEditRequest.ProtoReflect.Descriptor instead.
+func (*ExecuteEditRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ExecuteEditRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *ExecuteEditRequest) GetCall() *ToolCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *ExecuteEditRequest) GetTools() []*ToolDefinition {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *ExecuteEditRequest) GetExpectedSha256() string {
+	if x != nil {
+		return x.ExpectedSha256
+	}
+	return ""
+}
+
+func (x *ExecuteEditRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *ExecuteEditRequest) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
+// ExecuteEditResponse reports the verdict, each edit's outcome and the diff.
+type ExecuteEditResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict on the call. `ok` is false when the call was not usable or
+	// an edit failed (NOT_FOUND, AMBIGUOUS); the feedback then says why.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// One result per edit, in call order.
+	Edits []*EditResult `protobuf:"bytes,2,rep,name=edits,proto3" json:"edits,omitempty"`
+	// Unified diff of everything changed (or that would change, for a dry run).
+	Diff string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
+	// The files changed (or that would change).
+	Changes []*FileChange `protobuf:"bytes,4,rep,name=changes,proto3" json:"changes,omitempty"`
+	// Whether anything was written.
+	Applied       bool `protobuf:"varint,5,opt,name=applied,proto3" json:"applied,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecuteEditResponse) Reset() {
+	*x = ExecuteEditResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecuteEditResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecuteEditResponse) ProtoMessage() {}
+
+func (x *ExecuteEditResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecuteEditResponse.ProtoReflect.Descriptor instead.
+func (*ExecuteEditResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ExecuteEditResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *ExecuteEditResponse) GetEdits() []*EditResult {
+	if x != nil {
+		return x.Edits
+	}
+	return nil
+}
+
+func (x *ExecuteEditResponse) GetDiff() string {
+	if x != nil {
+		return x.Diff
+	}
+	return ""
+}
+
+func (x *ExecuteEditResponse) GetChanges() []*FileChange {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+func (x *ExecuteEditResponse) GetApplied() bool {
+	if x != nil {
+		return x.Applied
+	}
+	return false
+}
+
+// EditResult is the outcome of one edit of a call.
+type EditResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Index of the edit in the call (0-based; SEARCH/REPLACE blocks and patch
+	// chunks are numbered in order).
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// Workspace-relative path of the file.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// What happened.
+	Status EditStatus `protobuf:"varint,3,opt,name=status,proto3,enum=toolguard.v1.EditStatus" json:"status,omitempty"`
+	// How the old text was found.
+	Strategy MatchStrategy `protobuf:"varint,4,opt,name=strategy,proto3,enum=toolguard.v1.MatchStrategy" json:"strategy,omitempty"`
+	// Similarity of the match, 0..1 (1 for exact matches).
+	Similarity float64 `protobuf:"fixed64,5,opt,name=similarity,proto3" json:"similarity,omitempty"`
+	// 1-based line and column where the match starts.
+	Line uint32 `protobuf:"varint,6,opt,name=line,proto3" json:"line,omitempty"`
+	// 1-based column of the match start.
+	Column uint32 `protobuf:"varint,7,opt,name=column,proto3" json:"column,omitempty"`
+	// For NOT_FOUND: the closest region, line-numbered, with its similarity;
+	// for AMBIGUOUS: where the matches are.
+	Hint string `protobuf:"bytes,8,opt,name=hint,proto3" json:"hint,omitempty"`
+	// For AMBIGUOUS: the 1-based start line of every match.
+	MatchLines    []uint32 `protobuf:"varint,9,rep,packed,name=match_lines,json=matchLines,proto3" json:"match_lines,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EditResult) Reset() {
+	*x = EditResult{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EditResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EditResult) ProtoMessage() {}
+
+func (x *EditResult) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EditResult.ProtoReflect.Descriptor instead.
+func (*EditResult) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *EditResult) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *EditResult) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *EditResult) GetStatus() EditStatus {
+	if x != nil {
+		return x.Status
+	}
+	return EditStatus_EDIT_STATUS_UNSPECIFIED
+}
+
+func (x *EditResult) GetStrategy() MatchStrategy {
+	if x != nil {
+		return x.Strategy
+	}
+	return MatchStrategy_MATCH_STRATEGY_UNSPECIFIED
+}
+
+func (x *EditResult) GetSimilarity() float64 {
+	if x != nil {
+		return x.Similarity
+	}
+	return 0
+}
+
+func (x *EditResult) GetLine() uint32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *EditResult) GetColumn() uint32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *EditResult) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
+}
+
+func (x *EditResult) GetMatchLines() []uint32 {
+	if x != nil {
+		return x.MatchLines
+	}
+	return nil
+}
+
+// FileChange describes one file's change.
+type FileChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Workspace-relative path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// What happened to the file.
+	Kind FileChangeKind `protobuf:"varint,2,opt,name=kind,proto3,enum=toolguard.v1.FileChangeKind" json:"kind,omitempty"`
+	// Hex SHA-256 before the change (empty for a new file).
+	PreviousSha256 string `protobuf:"bytes,3,opt,name=previous_sha256,json=previousSha256,proto3" json:"previous_sha256,omitempty"`
+	// Hex SHA-256 after the change (empty for a deleted file).
+	Sha256 string `protobuf:"bytes,4,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// Size after the change, in bytes.
+	Size uint64 `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
+	// For moves: the new workspace-relative path.
+	MovedTo       string `protobuf:"bytes,6,opt,name=moved_to,json=movedTo,proto3" json:"moved_to,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileChange) Reset() {
+	*x = FileChange{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileChange) ProtoMessage() {}
+
+func (x *FileChange) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileChange.ProtoReflect.Descriptor instead.
+func (*FileChange) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *FileChange) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *FileChange) GetKind() FileChangeKind {
+	if x != nil {
+		return x.Kind
+	}
+	return FileChangeKind_FILE_CHANGE_KIND_UNSPECIFIED
+}
+
+func (x *FileChange) GetPreviousSha256() string {
+	if x != nil {
+		return x.PreviousSha256
+	}
+	return ""
+}
+
+func (x *FileChange) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *FileChange) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *FileChange) GetMovedTo() string {
+	if x != nil {
+		return x.MovedTo
+	}
+	return ""
+}
+
 var File_toolguard_v1_toolguard_proto protoreflect.FileDescriptor
 
 const file_toolguard_v1_toolguard_proto_rawDesc = "" +
@@ -1491,18 +2233,89 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x126\n" +
 	"\bmistakes\x18\x02 \x01(\v2\x1a.toolguard.v1.MistakeStateR\bmistakes\x12\x16\n" +
 	"\x06exists\x18\x03 \x01(\bR\x06exists\x127\n" +
-	"\tlast_seen\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen*{\n" +
+	"\tlast_seen\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen\"\xef\x01\n" +
+	"\x13ExecuteWriteRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12*\n" +
+	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
+	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
+	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\"\x8d\x01\n" +
+	"\x14ExecuteWriteResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x120\n" +
+	"\x06change\x18\x02 \x01(\v2\x18.toolguard.v1.FileChangeR\x06change\x12\x12\n" +
+	"\x04diff\x18\x03 \x01(\tR\x04diff\"\x88\x02\n" +
+	"\x12ExecuteEditRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12*\n" +
+	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
+	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
+	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x12\x18\n" +
+	"\apartial\x18\x06 \x01(\bR\apartial\"\xd8\x01\n" +
+	"\x13ExecuteEditResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12.\n" +
+	"\x05edits\x18\x02 \x03(\v2\x18.toolguard.v1.EditResultR\x05edits\x12\x12\n" +
+	"\x04diff\x18\x03 \x01(\tR\x04diff\x122\n" +
+	"\achanges\x18\x04 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x18\n" +
+	"\aapplied\x18\x05 \x01(\bR\aapplied\"\xa2\x02\n" +
+	"\n" +
+	"EditResult\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x120\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x18.toolguard.v1.EditStatusR\x06status\x127\n" +
+	"\bstrategy\x18\x04 \x01(\x0e2\x1b.toolguard.v1.MatchStrategyR\bstrategy\x12\x1e\n" +
+	"\n" +
+	"similarity\x18\x05 \x01(\x01R\n" +
+	"similarity\x12\x12\n" +
+	"\x04line\x18\x06 \x01(\rR\x04line\x12\x16\n" +
+	"\x06column\x18\a \x01(\rR\x06column\x12\x12\n" +
+	"\x04hint\x18\b \x01(\tR\x04hint\x12\x1f\n" +
+	"\vmatch_lines\x18\t \x03(\rR\n" +
+	"matchLines\"\xc2\x01\n" +
+	"\n" +
+	"FileChange\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x120\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1c.toolguard.v1.FileChangeKindR\x04kind\x12'\n" +
+	"\x0fprevious_sha256\x18\x03 \x01(\tR\x0epreviousSha256\x12\x16\n" +
+	"\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x12\n" +
+	"\x04size\x18\x05 \x01(\x04R\x04size\x12\x19\n" +
+	"\bmoved_to\x18\x06 \x01(\tR\amovedTo*{\n" +
 	"\rArgumentsForm\x12\x1e\n" +
 	"\x1aARGUMENTS_FORM_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ARGUMENTS_FORM_TEXT\x10\x01\x12\x19\n" +
 	"\x15ARGUMENTS_FORM_PARAMS\x10\x02\x12\x16\n" +
-	"\x12ARGUMENTS_FORM_XML\x10\x032\xeb\x02\n" +
+	"\x12ARGUMENTS_FORM_XML\x10\x03*\xb0\x01\n" +
+	"\n" +
+	"EditStatus\x12\x1b\n" +
+	"\x17EDIT_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13EDIT_STATUS_APPLIED\x10\x01\x12\x1f\n" +
+	"\x1bEDIT_STATUS_ALREADY_APPLIED\x10\x02\x12\x19\n" +
+	"\x15EDIT_STATUS_NOT_FOUND\x10\x03\x12\x19\n" +
+	"\x15EDIT_STATUS_AMBIGUOUS\x10\x04\x12\x15\n" +
+	"\x11EDIT_STATUS_NO_OP\x10\x05*\xf1\x01\n" +
+	"\rMatchStrategy\x12\x1e\n" +
+	"\x1aMATCH_STRATEGY_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14MATCH_STRATEGY_EXACT\x10\x01\x12\x1b\n" +
+	"\x17MATCH_STRATEGY_TRIM_END\x10\x02\x12\x17\n" +
+	"\x13MATCH_STRATEGY_TRIM\x10\x03\x12\x1a\n" +
+	"\x16MATCH_STRATEGY_UNICODE\x10\x04\x12\x19\n" +
+	"\x15MATCH_STRATEGY_INDENT\x10\x05\x12\x1f\n" +
+	"\x1bMATCH_STRATEGY_BLOCK_ANCHOR\x10\x06\x12\x18\n" +
+	"\x14MATCH_STRATEGY_FUZZY\x10\a*\xc9\x01\n" +
+	"\x0eFileChangeKind\x12 \n" +
+	"\x1cFILE_CHANGE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18FILE_CHANGE_KIND_CREATED\x10\x01\x12\x1d\n" +
+	"\x19FILE_CHANGE_KIND_MODIFIED\x10\x02\x12\x1c\n" +
+	"\x18FILE_CHANGE_KIND_DELETED\x10\x03\x12\x1a\n" +
+	"\x16FILE_CHANGE_KIND_MOVED\x10\x04\x12\x1e\n" +
+	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x052\x96\x04\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
 	"\n" +
 	"GetSession\x12\x1f.toolguard.v1.GetSessionRequest\x1a .toolguard.v1.GetSessionResponse\x12U\n" +
-	"\fResetSession\x12!.toolguard.v1.ResetSessionRequest\x1a\".toolguard.v1.ResetSessionResponseB=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
+	"\fResetSession\x12!.toolguard.v1.ResetSessionRequest\x1a\".toolguard.v1.ResetSessionResponse\x12U\n" +
+	"\fExecuteWrite\x12!.toolguard.v1.ExecuteWriteRequest\x1a\".toolguard.v1.ExecuteWriteResponse\x12R\n" +
+	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponseB=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
 
 var (
 	file_toolguard_v1_toolguard_proto_rawDescOnce sync.Once
@@ -1516,68 +2329,95 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 	return file_toolguard_v1_toolguard_proto_rawDescData
 }
 
-var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
-	(*RequestContext)(nil),           // 1: toolguard.v1.RequestContext
-	(*ToolCall)(nil),                 // 2: toolguard.v1.ToolCall
-	(*StringParams)(nil),             // 3: toolguard.v1.StringParams
-	(*ToolDefinition)(nil),           // 4: toolguard.v1.ToolDefinition
-	(*ParamAliases)(nil),             // 5: toolguard.v1.ParamAliases
-	(*Verdict)(nil),                  // 6: toolguard.v1.Verdict
-	(*Repair)(nil),                   // 7: toolguard.v1.Repair
-	(*Violation)(nil),                // 8: toolguard.v1.Violation
-	(*MistakeState)(nil),             // 9: toolguard.v1.MistakeState
-	(*ValidateToolCallRequest)(nil),  // 10: toolguard.v1.ValidateToolCallRequest
-	(*ValidateToolCallResponse)(nil), // 11: toolguard.v1.ValidateToolCallResponse
-	(*ListToolsRequest)(nil),         // 12: toolguard.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),        // 13: toolguard.v1.ListToolsResponse
-	(*ToolSpec)(nil),                 // 14: toolguard.v1.ToolSpec
-	(*GetSessionRequest)(nil),        // 15: toolguard.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 16: toolguard.v1.GetSessionResponse
-	(*ResetSessionRequest)(nil),      // 17: toolguard.v1.ResetSessionRequest
-	(*ResetSessionResponse)(nil),     // 18: toolguard.v1.ResetSessionResponse
-	(*Session)(nil),                  // 19: toolguard.v1.Session
-	nil,                              // 20: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 21: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 22: google.protobuf.Timestamp
+	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
+	(MatchStrategy)(0),               // 2: toolguard.v1.MatchStrategy
+	(FileChangeKind)(0),              // 3: toolguard.v1.FileChangeKind
+	(*RequestContext)(nil),           // 4: toolguard.v1.RequestContext
+	(*ToolCall)(nil),                 // 5: toolguard.v1.ToolCall
+	(*StringParams)(nil),             // 6: toolguard.v1.StringParams
+	(*ToolDefinition)(nil),           // 7: toolguard.v1.ToolDefinition
+	(*ParamAliases)(nil),             // 8: toolguard.v1.ParamAliases
+	(*Verdict)(nil),                  // 9: toolguard.v1.Verdict
+	(*Repair)(nil),                   // 10: toolguard.v1.Repair
+	(*Violation)(nil),                // 11: toolguard.v1.Violation
+	(*MistakeState)(nil),             // 12: toolguard.v1.MistakeState
+	(*ValidateToolCallRequest)(nil),  // 13: toolguard.v1.ValidateToolCallRequest
+	(*ValidateToolCallResponse)(nil), // 14: toolguard.v1.ValidateToolCallResponse
+	(*ListToolsRequest)(nil),         // 15: toolguard.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),        // 16: toolguard.v1.ListToolsResponse
+	(*ToolSpec)(nil),                 // 17: toolguard.v1.ToolSpec
+	(*GetSessionRequest)(nil),        // 18: toolguard.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 19: toolguard.v1.GetSessionResponse
+	(*ResetSessionRequest)(nil),      // 20: toolguard.v1.ResetSessionRequest
+	(*ResetSessionResponse)(nil),     // 21: toolguard.v1.ResetSessionResponse
+	(*Session)(nil),                  // 22: toolguard.v1.Session
+	(*ExecuteWriteRequest)(nil),      // 23: toolguard.v1.ExecuteWriteRequest
+	(*ExecuteWriteResponse)(nil),     // 24: toolguard.v1.ExecuteWriteResponse
+	(*ExecuteEditRequest)(nil),       // 25: toolguard.v1.ExecuteEditRequest
+	(*ExecuteEditResponse)(nil),      // 26: toolguard.v1.ExecuteEditResponse
+	(*EditResult)(nil),               // 27: toolguard.v1.EditResult
+	(*FileChange)(nil),               // 28: toolguard.v1.FileChange
+	nil,                              // 29: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 30: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 31: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
-	3,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	20, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	21, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
-	5,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	21, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
-	7,  // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
-	8,  // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
-	9,  // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
+	6,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
+	29, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	30, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	8,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
+	30, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	10, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
+	11, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
+	12, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
 	0,  // 8: toolguard.v1.Verdict.form:type_name -> toolguard.v1.ArgumentsForm
-	1,  // 9: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
-	2,  // 10: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
-	4,  // 11: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	6,  // 12: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
-	14, // 13: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
-	4,  // 14: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	21, // 15: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	21, // 16: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
-	19, // 17: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
-	19, // 18: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
-	9,  // 19: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	22, // 20: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
-	10, // 21: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	12, // 22: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	15, // 23: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	17, // 24: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	11, // 25: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	13, // 26: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	16, // 27: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	18, // 28: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	25, // [25:29] is the sub-list for method output_type
-	21, // [21:25] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	4,  // 9: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
+	5,  // 10: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
+	7,  // 11: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	9,  // 12: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
+	17, // 13: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
+	7,  // 14: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
+	30, // 15: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	30, // 16: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	22, // 17: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
+	22, // 18: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
+	12, // 19: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
+	31, // 20: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	4,  // 21: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
+	5,  // 22: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
+	7,  // 23: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	9,  // 24: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
+	28, // 25: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
+	4,  // 26: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
+	5,  // 27: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
+	7,  // 28: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	9,  // 29: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
+	27, // 30: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
+	28, // 31: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
+	1,  // 32: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
+	2,  // 33: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
+	3,  // 34: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
+	13, // 35: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	15, // 36: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	18, // 37: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	20, // 38: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	23, // 39: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	25, // 40: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	14, // 41: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	16, // 42: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	19, // 43: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	21, // 44: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	24, // 45: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	26, // 46: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	41, // [41:47] is the sub-list for method output_type
+	35, // [35:41] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -1595,8 +2435,8 @@ func file_toolguard_v1_toolguard_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   20,
+			NumEnums:      4,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,8 @@ const (
 	ToolGuardService_ListTools_FullMethodName        = "/toolguard.v1.ToolGuardService/ListTools"
 	ToolGuardService_GetSession_FullMethodName       = "/toolguard.v1.ToolGuardService/GetSession"
 	ToolGuardService_ResetSession_FullMethodName     = "/toolguard.v1.ToolGuardService/ResetSession"
+	ToolGuardService_ExecuteWrite_FullMethodName     = "/toolguard.v1.ToolGuardService/ExecuteWrite"
+	ToolGuardService_ExecuteEdit_FullMethodName      = "/toolguard.v1.ToolGuardService/ExecuteEdit"
 )
 
 // ToolGuardServiceClient is the client API for ToolGuardService service.
@@ -56,6 +58,16 @@ type ToolGuardServiceClient interface {
 	GetSession(ctx context.Context, in *GetSessionRequest, opts ...grpc.CallOption) (*GetSessionResponse, error)
 	// ResetSession clears a session's mistake counter and call history.
 	ResetSession(ctx context.Context, in *ResetSessionRequest, opts ...grpc.CallOption) (*ResetSessionResponse, error)
+	// ExecuteWrite repairs and validates a write_to_file call (under any of its
+	// names), then writes the file inside the request's workspace, atomically.
+	// A model's mistake (including a path outside the workspace) is a verdict
+	// with feedback and nothing is written.
+	ExecuteWrite(ctx context.Context, in *ExecuteWriteRequest, opts ...grpc.CallOption) (*ExecuteWriteResponse, error)
+	// ExecuteEdit repairs and validates an edit call (edit, multi_edit,
+	// replace_in_file, apply_patch, under any of their names), then applies it
+	// inside the request's workspace: exact matching first, then the fuzzy
+	// ladder. A batch is all-or-nothing unless `partial` is set.
+	ExecuteEdit(ctx context.Context, in *ExecuteEditRequest, opts ...grpc.CallOption) (*ExecuteEditResponse, error)
 }
 
 type toolGuardServiceClient struct {
@@ -106,6 +118,26 @@ func (c *toolGuardServiceClient) ResetSession(ctx context.Context, in *ResetSess
 	return out, nil
 }
 
+func (c *toolGuardServiceClient) ExecuteWrite(ctx context.Context, in *ExecuteWriteRequest, opts ...grpc.CallOption) (*ExecuteWriteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecuteWriteResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_ExecuteWrite_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *toolGuardServiceClient) ExecuteEdit(ctx context.Context, in *ExecuteEditRequest, opts ...grpc.CallOption) (*ExecuteEditResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExecuteEditResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_ExecuteEdit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ToolGuardServiceServer is the server API for ToolGuardService service.
 // All implementations must embed UnimplementedToolGuardServiceServer
 // for forward compatibility.
@@ -127,6 +159,16 @@ type ToolGuardServiceServer interface {
 	GetSession(context.Context, *GetSessionRequest) (*GetSessionResponse, error)
 	// ResetSession clears a session's mistake counter and call history.
 	ResetSession(context.Context, *ResetSessionRequest) (*ResetSessionResponse, error)
+	// ExecuteWrite repairs and validates a write_to_file call (under any of its
+	// names), then writes the file inside the request's workspace, atomically.
+	// A model's mistake (including a path outside the workspace) is a verdict
+	// with feedback and nothing is written.
+	ExecuteWrite(context.Context, *ExecuteWriteRequest) (*ExecuteWriteResponse, error)
+	// ExecuteEdit repairs and validates an edit call (edit, multi_edit,
+	// replace_in_file, apply_patch, under any of their names), then applies it
+	// inside the request's workspace: exact matching first, then the fuzzy
+	// ladder. A batch is all-or-nothing unless `partial` is set.
+	ExecuteEdit(context.Context, *ExecuteEditRequest) (*ExecuteEditResponse, error)
 	mustEmbedUnimplementedToolGuardServiceServer()
 }
 
@@ -148,6 +190,12 @@ func (UnimplementedToolGuardServiceServer) GetSession(context.Context, *GetSessi
 }
 func (UnimplementedToolGuardServiceServer) ResetSession(context.Context, *ResetSessionRequest) (*ResetSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResetSession not implemented")
+}
+func (UnimplementedToolGuardServiceServer) ExecuteWrite(context.Context, *ExecuteWriteRequest) (*ExecuteWriteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExecuteWrite not implemented")
+}
+func (UnimplementedToolGuardServiceServer) ExecuteEdit(context.Context, *ExecuteEditRequest) (*ExecuteEditResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExecuteEdit not implemented")
 }
 func (UnimplementedToolGuardServiceServer) mustEmbedUnimplementedToolGuardServiceServer() {}
 func (UnimplementedToolGuardServiceServer) testEmbeddedByValue()                          {}
@@ -242,6 +290,42 @@ func _ToolGuardService_ResetSession_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolGuardService_ExecuteWrite_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExecuteWriteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).ExecuteWrite(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_ExecuteWrite_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).ExecuteWrite(ctx, req.(*ExecuteWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ToolGuardService_ExecuteEdit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExecuteEditRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).ExecuteEdit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_ExecuteEdit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).ExecuteEdit(ctx, req.(*ExecuteEditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ToolGuardService_ServiceDesc is the grpc.ServiceDesc for ToolGuardService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -264,6 +348,14 @@ var ToolGuardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResetSession",
 			Handler:    _ToolGuardService_ResetSession_Handler,
+		},
+		{
+			MethodName: "ExecuteWrite",
+			Handler:    _ToolGuardService_ExecuteWrite_Handler,
+		},
+		{
+			MethodName: "ExecuteEdit",
+			Handler:    _ToolGuardService_ExecuteEdit_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

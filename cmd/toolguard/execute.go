@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/service"
+)
+
+// runWrite mirrors ExecuteWrite offline: the write call's arguments on
+// stdin, the response as JSON on stdout.
+func runWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runExecute("write", args, stdin, stdout, stderr)
+}
+
+// runEdit mirrors ExecuteEdit offline.
+func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runExecute("edit", args, stdin, stdout, stderr)
+}
+
+// runExecute runs one call through the same core as the server, on a
+// workspace directory. Exit status: 0 when the call was usable and carried
+// out (or would be, with --dry-run), 1 when it was not (the verdict says
+// why), 2 for a bad command line, input or workspace.
+func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("workspace", ".", "workspace `directory`")
+	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
+	model := fs.String("model", "", "model id, selects model-specific fixes")
+	form := fs.String("form", "json", "form of stdin: json, params or xml")
+	agentRoot := fs.String("agent-root", "", "the workspace root as the agent sees it (absolute `path`)")
+	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
+	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")
+	partial := fs.Bool("partial", false, "apply the edits that can be applied (edit only)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "toolguard %s: unexpected argument %q\n", kind, fs.Arg(0))
+		return 2
+	}
+	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
+	if err != nil || len(input) > maxStdinBytes {
+		fmt.Fprintf(stderr, "toolguard %s: cannot read stdin (at most %d bytes)\n", kind, maxStdinBytes)
+		return 2
+	}
+	call, err := callFromInput(*tool, *form, input)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
+		return 2
+	}
+	cfg := service.DefaultConfig()
+	cfg.Workspace, cfg.AgentRoot = *dir, *agentRoot
+	g, cleanup, err := service.NewGuard(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
+		return 2
+	}
+	defer cleanup()
+	req := guard.ExecuteRequest{
+		ValidateRequest: guard.ValidateRequest{SessionID: "cli", ModelID: *model, Call: call},
+		ExpectedSHA256:  *sha, DryRun: *dryRun, Partial: *partial,
+	}
+	var ex *guard.Execution
+	if kind == "write" {
+		ex, err = g.ExecuteWrite(context.Background(), req)
+	} else {
+		ex, err = g.ExecuteEdit(context.Background(), req)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
+		return 2
+	}
+	pv, err := service.VerdictToProto(ex.Verdict, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
+		return 2
+	}
+	var resp proto.Message
+	if kind == "write" {
+		resp = service.ExecutionToWriteResponse(pv, ex)
+	} else {
+		resp = service.ExecutionToEditResponse(pv, ex)
+	}
+	out, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true, Multiline: true}.Marshal(resp)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
+		return 2
+	}
+	fmt.Fprintln(stdout, string(out))
+	if !ex.OK() {
+		return 1
+	}
+	return 0
+}

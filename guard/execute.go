@@ -1,0 +1,258 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/workspace"
+)
+
+// Violation codes execution adds to a verdict, beside repair's.
+const (
+	CodeEditNotFound  = "EDIT_NOT_FOUND"
+	CodeEditAmbiguous = "EDIT_AMBIGUOUS"
+	CodeFileNotFound  = "FILE_NOT_FOUND"
+	CodeFileExists    = "FILE_EXISTS"
+	CodeNotRegular    = "NOT_REGULAR_FILE"
+	CodeFileTooLarge  = "FILE_TOO_LARGE"
+)
+
+// ExecuteRequest is a call to validate and carry out in a workspace.
+type ExecuteRequest struct {
+	ValidateRequest
+	// Workspace names the workspace; empty means the default one.
+	Workspace string
+	// ExpectedSHA256 is the hex SHA-256 of the file as the model read it;
+	// a mismatch is a FileChangedError and nothing is written.
+	ExpectedSHA256 string
+	// DryRun computes everything but writes nothing.
+	DryRun bool
+	// Partial applies the edits that can be applied (edits only); by
+	// default a batch is all-or-nothing.
+	Partial bool
+}
+
+// EditOutcome is one edit's result, with the file it concerned.
+type EditOutcome struct {
+	Index int
+	Path  string
+	workspace.EditResult
+}
+
+// ChangeKind is what happened to a file.
+type ChangeKind int
+
+const (
+	ChangeCreated ChangeKind = iota + 1
+	ChangeModified
+	ChangeDeleted
+	ChangeMoved
+	ChangeUnchanged
+)
+
+// FileChange describes one file's change.
+type FileChange struct {
+	Path           string
+	Kind           ChangeKind
+	PreviousSHA256 string
+	SHA256         string
+	Size           int
+	MovedTo        string
+}
+
+// Execution is the outcome of ExecuteWrite or ExecuteEdit.
+type Execution struct {
+	*Verdict
+	Edits   []EditOutcome
+	Changes []FileChange
+	// Diff is the unified diff of everything changed (or that would be).
+	Diff string
+	// Applied reports whether anything was written.
+	Applied bool
+}
+
+// UnknownWorkspaceError reports a request naming a workspace the server
+// does not have. It is the caller's mistake.
+type UnknownWorkspaceError struct{ Name string }
+
+func (e *UnknownWorkspaceError) Error() string {
+	return fmt.Sprintf("unknown workspace %q", e.Name)
+}
+
+// WrongToolError reports a call sent to the wrong RPC (an edit to
+// ExecuteWrite). It is the caller's mistake: the tool name decides the RPC.
+type WrongToolError struct {
+	Tool string
+	Want string
+}
+
+func (e *WrongToolError) Error() string {
+	return fmt.Sprintf("tool %q cannot be executed here; this call executes %s", e.Tool, e.Want)
+}
+
+// FileChangedError reports that a file's content no longer has the hash
+// the caller expected: it changed since the model read it.
+type FileChangedError struct {
+	Path     string
+	Expected string
+	Actual   string
+}
+
+func (e *FileChangedError) Error() string {
+	return fmt.Sprintf("%s changed since it was read (expected sha256 %s, found %s)", e.Path, e.Expected, shortHash(e.Actual))
+}
+
+func shortHash(h string) string {
+	if h == "" {
+		return "no file"
+	}
+	return h
+}
+
+// Workspace returns the workspace a request names.
+func (g *Guard) workspace(name string) (*workspace.Workspace, error) {
+	if name == "" {
+		name = g.defaultWorkspace
+	}
+	ws := g.workspaces[name]
+	if ws == nil {
+		return nil, &UnknownWorkspaceError{Name: name}
+	}
+	return ws, nil
+}
+
+// ExecuteWrite validates a write call and writes the file atomically. A
+// model's mistake, including a refused path, is a verdict with feedback and
+// nothing is written; errors are the caller's or the server's.
+func (g *Guard) ExecuteWrite(ctx context.Context, req ExecuteRequest) (*Execution, error) {
+	ws, err := g.workspace(req.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	res, err := g.check(req.ValidateRequest)
+	if err != nil {
+		return nil, err
+	}
+	ex := &Execution{}
+	if res.Tool != nil && res.Tool.Name() != "write_to_file" {
+		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: "write_to_file"}
+	}
+	if res.OK() {
+		if err := g.write(ws, req, res, ex); err != nil {
+			return nil, err
+		}
+	}
+	v, err := g.conclude(ctx, req.ValidateRequest, res)
+	if err != nil {
+		return nil, err
+	}
+	ex.Verdict = v
+	return ex, nil
+}
+
+func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
+	path, _ := res.Args["path"].(string)
+	content, _ := res.Args["content"].(string)
+	rel, ok := resolve(ws, res, "path", path)
+	if !ok {
+		return nil
+	}
+	unlock := ws.Lock(rel)
+	defer unlock()
+	old, existed, oldHash, ok, err := read(ws, res, "path", rel)
+	if err != nil || !ok {
+		return err
+	}
+	if req.ExpectedSHA256 != "" && !strings.EqualFold(req.ExpectedSHA256, oldHash) {
+		return &FileChangedError{Path: rel, Expected: req.ExpectedSHA256, Actual: oldHash}
+	}
+	ex.Diff = workspace.UnifiedDiff(rel, string(old), content)
+	change := FileChange{Path: rel, PreviousSHA256: oldHash, Size: len(content), SHA256: workspace.SHA256Hex([]byte(content))}
+	switch {
+	case !existed:
+		change.Kind = ChangeCreated
+	case string(old) == content:
+		change.Kind = ChangeUnchanged
+	default:
+		change.Kind = ChangeModified
+	}
+	ex.Changes = []FileChange{change}
+	if req.DryRun || change.Kind == ChangeUnchanged {
+		return nil
+	}
+	if _, err := ws.WriteFile(rel, []byte(content), workspace.WriteOptions{ExpectedSHA256: oldHash}); err != nil {
+		return g.fileError(res, "path", rel, err)
+	}
+	ex.Applied = true
+	return nil
+}
+
+// resolve maps a model's path into the workspace, turning a refusal into a
+// violation on param.
+func resolve(ws *workspace.Workspace, res *repair.Result, param, path string) (string, bool) {
+	rel, err := ws.Resolve(path)
+	if err != nil {
+		res.Violate(violationCode(err), param, err.Error())
+		return "", false
+	}
+	return rel, true
+}
+
+// read reads a file for execution. A missing file is not an error (existed
+// is false); a refused one becomes a violation (ok false).
+func read(ws *workspace.Workspace, res *repair.Result, param, rel string) (content []byte, existed bool, sha string, ok bool, err error) {
+	data, info, err := ws.ReadFile(rel)
+	switch {
+	case err == nil:
+		return data, true, info.SHA256, true, nil
+	case workspace.IsCode(err, workspace.CodeNotFound):
+		return nil, false, "", true, nil
+	case workspace.IsCode(err, workspace.CodeConflict):
+		return nil, false, "", false, &FileChangedError{Path: rel, Expected: "(as opened)", Actual: "(changed while being read)"}
+	}
+	var we *workspace.Error
+	if errors.As(err, &we) {
+		res.Violate(violationCode(err), param, err.Error())
+		return nil, false, "", false, nil
+	}
+	return nil, false, "", false, fmt.Errorf("read %s: %w", rel, err)
+}
+
+// fileError turns a write failure into a violation when it is about the
+// path (the model can fix it), or returns it when it is the server's.
+func (g *Guard) fileError(res *repair.Result, param, rel string, err error) error {
+	if workspace.IsCode(err, workspace.CodeConflict) {
+		return &FileChangedError{Path: rel, Expected: "(as read)", Actual: "(changed while writing)"}
+	}
+	var we *workspace.Error
+	if errors.As(err, &we) {
+		res.Violate(violationCode(err), param, err.Error())
+		return nil
+	}
+	return fmt.Errorf("write %s: %w", rel, err)
+}
+
+// violationCode maps a workspace refusal to the verdict's violation code.
+func violationCode(err error) string {
+	var we *workspace.Error
+	if !errors.As(err, &we) {
+		return repair.CodeInvalidValue
+	}
+	switch we.Code {
+	case workspace.CodeOutsideWorkspace:
+		return repair.CodeOutsideWorkspace
+	case workspace.CodeDeniedPath, workspace.CodeSymlink, workspace.CodeHardlink:
+		return repair.CodeDeniedPath
+	case workspace.CodeNotFound:
+		return CodeFileNotFound
+	case workspace.CodeNotRegular:
+		return CodeNotRegular
+	case workspace.CodeTooLarge:
+		return CodeFileTooLarge
+	default:
+		return repair.CodeInvalidValue
+	}
+}

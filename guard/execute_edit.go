@@ -1,0 +1,354 @@
+package guard
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/workspace"
+)
+
+// editTools are the canonical tools ExecuteEdit runs.
+var editTools = []string{"edit", "multi_edit", "replace_in_file", "apply_patch"}
+
+// fileOp is everything one call does to one file.
+type fileOp struct {
+	param string // the parameter the path came from, for violations
+	path  string // as the model wrote it
+	rel   string
+	edits []indexedEdit
+	// Patch operations (apply_patch); zero for plain edits.
+	kind    workspace.OpKind
+	content string // Add
+	chunks  []workspace.PatchChunk
+	moveTo  string
+	moveRel string
+	// State while executing.
+	old, updated string
+	existed      bool
+	oldHash      string
+}
+
+type indexedEdit struct {
+	index int
+	param string // where the edit's old text came from ("edits/2/old_text")
+	edit  workspace.Edit
+}
+
+// ExecuteEdit validates an edit call and applies it: every edit on the file
+// it names, exact matching first, then the fuzzy ladder. A batch is
+// all-or-nothing unless req.Partial: nothing is written unless every edit
+// applies. Failed edits are violations with the closest region as a hint.
+func (g *Guard) ExecuteEdit(ctx context.Context, req ExecuteRequest) (*Execution, error) {
+	ws, err := g.workspace(req.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	res, err := g.check(req.ValidateRequest)
+	if err != nil {
+		return nil, err
+	}
+	if res.Tool != nil && !slices.Contains(editTools, res.Tool.Name()) {
+		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: strings.Join(editTools, ", ")}
+	}
+	ex := &Execution{}
+	if res.OK() {
+		if err := g.edit(ws, req, res, ex); err != nil {
+			return nil, err
+		}
+	}
+	v, err := g.conclude(ctx, req.ValidateRequest, res)
+	if err != nil {
+		return nil, err
+	}
+	ex.Verdict = v
+	return ex, nil
+}
+
+func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
+	ops := planEdits(res)
+	if !res.OK() {
+		return nil
+	}
+	var rels []string
+	for _, op := range ops {
+		rel, ok := resolve(ws, res, op.param, op.path)
+		if !ok {
+			continue
+		}
+		op.rel = rel
+		rels = append(rels, rel)
+		if op.moveTo != "" {
+			if op.moveRel, ok = resolve(ws, res, op.param, op.moveTo); ok {
+				rels = append(rels, op.moveRel)
+			}
+		}
+	}
+	if !res.OK() {
+		return nil
+	}
+	unlock := ws.Lock(rels...)
+	defer unlock()
+
+	failed := false
+	for _, op := range ops {
+		content, existed, hash, ok, err := read(ws, res, op.param, op.rel)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		op.old, op.existed, op.oldHash = string(content), existed, hash
+		if req.ExpectedSHA256 != "" && len(ops) == 1 && !strings.EqualFold(req.ExpectedSHA256, hash) {
+			return &FileChangedError{Path: op.rel, Expected: req.ExpectedSHA256, Actual: hash}
+		}
+		if !g.applyOp(res, op, ex) {
+			failed = true
+		}
+	}
+	if failed && !req.Partial {
+		return nil // all-or-nothing: nothing written, the violations say why
+	}
+	var diffs []string
+	for _, op := range ops {
+		if d := workspace.UnifiedDiff(op.rel, op.old, op.updated); d != "" && op.kind != workspace.OpDelete {
+			diffs = append(diffs, d)
+		} else if op.kind == workspace.OpDelete {
+			diffs = append(diffs, workspace.UnifiedDiff(op.rel, op.old, ""))
+		}
+		ex.Changes = append(ex.Changes, op.change())
+	}
+	ex.Diff = strings.Join(diffs, "")
+	if req.DryRun {
+		return nil
+	}
+	return g.commit(ws, res, ops, ex)
+}
+
+// applyOp computes one file's new content, recording each edit's outcome.
+// It reports whether every edit succeeded.
+func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
+	switch op.kind {
+	case workspace.OpAdd:
+		if op.existed {
+			res.Violate(CodeFileExists, op.param, fmt.Sprintf("%s already exists; use an Update File hunk to change it.", op.rel))
+			return false
+		}
+		op.updated = op.content
+		return true
+	case workspace.OpDelete:
+		if !op.existed {
+			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist, so it cannot be deleted.", op.rel))
+			return false
+		}
+		op.updated = ""
+		return true
+	case workspace.OpUpdate:
+		if !op.existed {
+			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist; use an Add File hunk to create it.", op.rel))
+			return false
+		}
+		updated, results, err := workspace.ApplyChunks(op.old, op.chunks, g.match)
+		if err != nil {
+			res.Violate(repair.CodeInvalidValue, op.param, fmt.Sprintf("The patch for %s does not apply: %v.", op.rel, err))
+			return false
+		}
+		ok := true
+		for i, r := range results {
+			ok = g.recordEdit(res, ex, EditOutcome{Index: i, Path: op.rel, EditResult: r}, op.param) && ok
+		}
+		if ok {
+			op.updated = updated
+		} else {
+			op.updated = op.old
+		}
+		return ok
+	}
+	// Plain edits.
+	if !op.existed {
+		res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist. Create it with write_to_file, or check the path.", op.rel))
+		for _, e := range op.edits {
+			ex.Edits = append(ex.Edits, EditOutcome{Index: e.index, Path: op.rel, EditResult: workspace.EditResult{Status: workspace.StatusNotFound, Hint: "the file does not exist"}})
+		}
+		return false
+	}
+	content, ok := op.old, true
+	for _, e := range op.edits {
+		out, r := workspace.ApplyEdit(content, e.edit, g.match)
+		if r.Status == workspace.StatusNotFound {
+			// Escapes are decoded at execution only when the old text
+			// matches the file solely after decoding (\n written as two
+			// characters in edit text).
+			if oldDec, okOld := repair.DecodeEscapes(e.edit.OldText); okOld {
+				newDec, _ := repair.DecodeEscapes(e.edit.NewText)
+				if out2, r2 := workspace.ApplyEdit(content, workspace.Edit{OldText: oldDec, NewText: newDec, ReplaceAll: e.edit.ReplaceAll}, g.match); r2.Status == workspace.StatusApplied || r2.Status == workspace.StatusAlreadyApplied {
+					res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeEscapesDecoded, Param: e.param, Detail: `decoded \n and \t written as two characters: the old text matched the file only after decoding`})
+					out, r = out2, r2
+				}
+			}
+		}
+		if g.recordEdit(res, ex, EditOutcome{Index: e.index, Path: op.rel, EditResult: r}, e.param) {
+			content = out
+		} else {
+			ok = false
+		}
+	}
+	op.updated = content
+	return ok
+}
+
+// recordEdit adds an edit's outcome, and a violation when it failed.
+func (g *Guard) recordEdit(res *repair.Result, ex *Execution, o EditOutcome, param string) bool {
+	ex.Edits = append(ex.Edits, o)
+	switch o.Status {
+	case workspace.StatusNotFound:
+		msg := fmt.Sprintf("Edit %d: the old text was not found in %s.", o.Index+1, o.Path)
+		if o.Hint != "" {
+			msg += "\n" + o.Hint
+		}
+		res.Violate(CodeEditNotFound, param, msg+"\nRe-read the file and copy the old text exactly, without line numbers.")
+		return false
+	case workspace.StatusAmbiguous:
+		res.Violate(CodeEditAmbiguous, param, fmt.Sprintf("Edit %d: the old text occurs %d times in %s (lines %s). Include more surrounding lines so it is unique, or set replace_all.",
+			o.Index+1, len(o.Matches), o.Path, joinInts(o.Matches)))
+		return false
+	}
+	return true
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func (op *fileOp) change() FileChange {
+	c := FileChange{Path: op.rel, PreviousSHA256: op.oldHash, Size: len(op.updated)}
+	switch {
+	case op.kind == workspace.OpDelete:
+		c.Kind, c.Size = ChangeDeleted, 0
+		return c
+	case op.moveRel != "" && op.moveRel != op.rel:
+		c.Kind, c.MovedTo = ChangeMoved, op.moveRel
+	case !op.existed:
+		c.Kind = ChangeCreated
+	case op.updated == op.old:
+		c.Kind = ChangeUnchanged
+	default:
+		c.Kind = ChangeModified
+	}
+	c.SHA256 = workspace.SHA256Hex([]byte(op.updated))
+	return c
+}
+
+// commit writes every changed file. Each write is atomic; if one fails,
+// those already written are put back, so a batch is never half-applied.
+func (g *Guard) commit(ws *workspace.Workspace, res *repair.Result, ops []*fileOp, ex *Execution) error {
+	var done []*fileOp
+	rollback := func() {
+		for _, op := range slices.Backward(done) {
+			if op.existed {
+				_, _ = ws.WriteFile(op.rel, []byte(op.old), workspace.WriteOptions{})
+			} else {
+				_ = ws.Remove(op.rel)
+			}
+			if op.moveRel != "" && op.moveRel != op.rel {
+				_ = ws.Remove(op.moveRel)
+			}
+		}
+	}
+	for _, op := range ops {
+		var err error
+		switch {
+		case op.kind == workspace.OpDelete:
+			err = ws.Remove(op.rel)
+		case op.moveRel != "" && op.moveRel != op.rel:
+			if _, err = ws.WriteFile(op.moveRel, []byte(op.updated), workspace.WriteOptions{}); err == nil {
+				err = ws.Remove(op.rel)
+			}
+		case op.updated == op.old && op.existed:
+			continue
+		default:
+			_, err = ws.WriteFile(op.rel, []byte(op.updated), workspace.WriteOptions{ExpectedSHA256: op.oldHash})
+		}
+		if err != nil {
+			rollback()
+			return g.fileError(res, op.param, op.rel, err)
+		}
+		done = append(done, op)
+		ex.Applied = true
+	}
+	return nil
+}
+
+// planEdits turns a validated edit call into file operations, in call
+// order, merging edits of one file. Parse errors of diffs and patches
+// become violations.
+func planEdits(res *repair.Result) []*fileOp {
+	args := res.Args
+	byPath := map[string]*fileOp{}
+	var ops []*fileOp
+	opFor := func(path, param string) *fileOp {
+		if op := byPath[path]; op != nil {
+			return op
+		}
+		op := &fileOp{path: path, param: param}
+		byPath[path] = op
+		ops = append(ops, op)
+		return op
+	}
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	switch res.ToolName {
+	case "edit":
+		op := opFor(str(args, "path"), "path")
+		replaceAll, _ := args["replace_all"].(bool)
+		op.edits = append(op.edits, indexedEdit{index: 0, param: "old_text", edit: workspace.Edit{OldText: str(args, "old_text"), NewText: str(args, "new_text"), ReplaceAll: replaceAll}})
+	case "multi_edit":
+		top := str(args, "path")
+		items, _ := args["edits"].([]any)
+		for i, it := range items {
+			m, _ := it.(map[string]any)
+			path, param := str(m, "path"), fmt.Sprintf("edits/%d/path", i)
+			if path == "" {
+				path, param = top, "path"
+			}
+			if path == "" {
+				res.Violate(repair.CodeMissingRequired, fmt.Sprintf("edits/%d/path", i), fmt.Sprintf("Edit %d names no file: give it a path, or give multi_edit a top-level path.", i+1))
+				continue
+			}
+			replaceAll, _ := m["replace_all"].(bool)
+			opFor(path, param).edits = append(opFor(path, param).edits, indexedEdit{index: i, param: fmt.Sprintf("edits/%d/old_text", i),
+				edit: workspace.Edit{OldText: str(m, "old_text"), NewText: str(m, "new_text"), ReplaceAll: replaceAll}})
+		}
+	case "replace_in_file":
+		edits, err := workspace.ParseSearchReplace(str(args, "diff"))
+		if err != nil {
+			res.Violate(repair.CodeInvalidValue, "diff", fmt.Sprintf("The diff is not valid SEARCH/REPLACE blocks: %v. Each block is \"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".", err))
+			return nil
+		}
+		op := opFor(str(args, "path"), "path")
+		for i, e := range edits {
+			op.edits = append(op.edits, indexedEdit{index: i, param: "diff", edit: e})
+		}
+	case "apply_patch":
+		patch, err := workspace.ParsePatch(str(args, "patch"))
+		if err != nil {
+			res.Violate(repair.CodeInvalidValue, "patch", fmt.Sprintf("The patch cannot be read: %v.", err))
+			return nil
+		}
+		for _, p := range patch.Ops {
+			if byPath[p.Path] != nil {
+				res.Violate(repair.CodeInvalidValue, "patch", fmt.Sprintf("The patch changes %s twice; give each file one hunk.", p.Path))
+				return nil
+			}
+			op := opFor(p.Path, "patch")
+			op.kind, op.content, op.chunks, op.moveTo = p.Kind, p.Content, p.Chunks, p.MoveTo
+		}
+	}
+	return ops
+}

@@ -1,0 +1,331 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// IgnoreFile is the name of the workspace's own deny list, read from the
+// workspace root. It uses gitignore syntax.
+const IgnoreFile = ".toolguardignore"
+
+// maxIgnoreFileBytes bounds the size of .toolguardignore.
+const maxIgnoreFileBytes = 1 << 20
+
+// Deny patterns use gitignore syntax, matched against the cleaned,
+// workspace-relative, slash-separated path:
+//
+//   - blank lines and lines starting with # are skipped; trailing spaces are
+//     dropped unless escaped with a backslash; \# and \! escape a leading # or !;
+//   - a leading ! negates: a later "!keep.env" re-allows what "*.env" denied;
+//   - a trailing / matches directories only (and so everything under them);
+//   - a pattern with a / at its start or in its middle is anchored at the
+//     workspace root ("/build", "doc/*.txt"); one without matches a name at
+//     any depth (".env", "*.pem");
+//   - * matches within one name, ? one character, [a-z] / [!a-z] a class;
+//     "**/" at the start matches any number of directories, "/**" at the end
+//     everything inside, "/**/" zero or more directories.
+//
+// As in git, a path is denied when it or any of its parent directories is
+// denied, and a negation cannot re-allow a file whose directory is denied.
+//
+// Three lists are consulted; a path is denied when any one denies it, so a
+// negation only acts within its own list:
+//
+//  1. built in and not negatable: .toolguardignore itself (a model must not
+//     rewrite its own policy) and .toolguard-tmp-* (toolguard's temporary files);
+//  2. the server's: ".git" (file or directory, at any depth; a submodule's
+//     .git file too), then Options.Deny, in which "!.git" can lift it;
+//  3. the workspace's .toolguardignore.
+var builtinDeny = []string{IgnoreFile, tempPrefix + "*"}
+
+// defaultDeny starts the server's list.
+var defaultDeny = []string{".git"}
+
+type pattern struct {
+	raw      string // the line as written
+	source   string // where it comes from, for messages
+	segs     []string
+	negate   bool
+	dirOnly  bool
+	anchored bool
+}
+
+type matcher struct {
+	pats []pattern
+}
+
+// parsePattern parses one gitignore line; ok is false for blanks and comments.
+func parsePattern(line, source string) (pattern, bool) {
+	p := pattern{raw: line, source: source}
+	line = strings.TrimSuffix(line, "\r")
+	// Trailing spaces are dropped unless escaped.
+	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
+		line = line[:len(line)-1]
+	}
+	if line == "" || line[0] == '#' {
+		return p, false
+	}
+	if line[0] == '!' {
+		p.negate = true
+		line = line[1:]
+	} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
+		line = line[1:]
+	}
+	if strings.HasSuffix(line, "/") {
+		p.dirOnly = true
+		line = strings.TrimRight(line, "/")
+	}
+	if line == "" {
+		return p, false
+	}
+	if strings.Contains(line, "/") {
+		p.anchored = true
+		line = strings.TrimLeft(line, "/")
+		if line == "" {
+			return p, false
+		}
+	}
+	for s := range strings.SplitSeq(line, "/") {
+		if s == "" {
+			continue
+		}
+		if strings.Contains(s, "**") && s != "**" {
+			// Asterisks that are not a whole segment are ordinary stars.
+			for strings.Contains(s, "**") {
+				s = strings.ReplaceAll(s, "**", "*")
+			}
+		}
+		// gitignore's [!...] is path.Match's [^...].
+		s = strings.ReplaceAll(s, "[!", "[^")
+		p.segs = append(p.segs, s)
+	}
+	if !p.anchored {
+		p.segs = append([]string{"**"}, p.segs...)
+	}
+	// Consecutive "**" are one; a trailing "**" matches what is inside,
+	// not the directory itself, so "logs/**" is "logs/*/**".
+	p.segs = slices.CompactFunc(p.segs, func(a, b string) bool { return a == "**" && b == "**" })
+	if p.segs[len(p.segs)-1] == "**" {
+		p.segs = append(p.segs[:len(p.segs)-1], "*", "**")
+	}
+	return p, true
+}
+
+func newMatcher(lines []string, source func(i int) string) *matcher {
+	m := &matcher{}
+	for i, l := range lines {
+		if p, ok := parsePattern(l, source(i)); ok {
+			m.pats = append(m.pats, p)
+		}
+	}
+	return m
+}
+
+// denied reports the pattern that denies the path comps: the path or one
+// of its parent directories is denied when the last pattern matching it
+// denies it (a denied directory denies everything under it).
+func (m *matcher) denied(comps []string) *pattern {
+	if m == nil || len(m.pats) == 0 || len(comps) == 0 {
+		return nil
+	}
+	// decision[i] is the last pattern matching comps[:i+1], or nil.
+	decision := make([]*pattern, len(comps))
+	hits := make([]bool, len(comps))
+	for k := range m.pats {
+		p := &m.pats[k]
+		p.prefixMatches(comps, hits)
+		for i, hit := range hits {
+			// A dir-only pattern does not match the target itself: it is
+			// a file (directories are never read or written).
+			if hit && (!p.dirOnly || i < len(comps)-1) {
+				decision[i] = p
+			}
+		}
+	}
+	for _, p := range decision {
+		if p != nil && !p.negate {
+			return p
+		}
+	}
+	return nil
+}
+
+// prefixMatches sets hits[i] to whether comps[:i+1] matches p, for every
+// i, in one pass: p's segments are the states of an automaton ("**" loops
+// on any name), run over comps, so a deep path costs O(len(comps) ×
+// len(p.segs)) however many "**" the pattern has.
+func (p *pattern) prefixMatches(comps []string, hits []bool) {
+	segs := p.segs
+	n := len(segs)
+	cur, next := make([]bool, n+1), make([]bool, n+1)
+	cur[0] = true
+	closeStars(segs, cur)
+	live := true
+	for i, c := range comps {
+		if !live {
+			hits[i] = false
+			continue
+		}
+		clear(next)
+		live = false
+		for j := range n {
+			if !cur[j] {
+				continue
+			}
+			if segs[j] == "**" {
+				next[j] = true
+				live = true
+			} else if ok, err := path.Match(segs[j], c); ok && err == nil {
+				next[j+1] = true
+				live = true
+			}
+		}
+		closeStars(segs, next)
+		hits[i] = next[n]
+		cur, next = next, cur
+	}
+}
+
+// closeStars adds the states reachable by letting a "**" match no name.
+func closeStars(segs []string, states []bool) {
+	for j, s := range segs {
+		if states[j] && s == "**" {
+			states[j+1] = true
+		}
+	}
+}
+
+// policy holds the three deny lists and reloads .toolguardignore when it
+// changes.
+type policy struct {
+	builtin *matcher
+	server  *matcher
+
+	mu   sync.Mutex // serialises reloads
+	file atomic.Pointer[ignoreState]
+}
+
+type ignoreState struct {
+	fi fs.FileInfo // nil when the file does not exist
+	m  *matcher
+}
+
+func newPolicy(deny []string) *policy {
+	p := &policy{
+		builtin: newMatcher(builtinDeny, func(int) string { return "built in" }),
+		server: newMatcher(append(append([]string(nil), defaultDeny...), deny...), func(i int) string {
+			if i < len(defaultDeny) {
+				return "default"
+			}
+			return "server deny list"
+		}),
+	}
+	p.file.Store(&ignoreState{})
+	return p
+}
+
+// checkDeny returns a DENIED_PATH refusal when rel (cleaned, relative, "/"
+// separated) is denied. orig is the path as the caller wrote it.
+func (w *Workspace) checkDeny(orig, rel string) error {
+	if rel == "." {
+		return nil
+	}
+	comps := strings.Split(rel, "/")
+	p := w.policy.builtin.denied(comps)
+	if p == nil {
+		p = w.policy.server.denied(comps)
+	}
+	if p == nil {
+		fm, err := w.ignoreMatcher()
+		if err != nil {
+			return err
+		}
+		p = fm.denied(comps)
+	}
+	if p == nil {
+		return nil
+	}
+	what := fmt.Sprintf("%q", rel)
+	if orig != rel {
+		what = fmt.Sprintf("%q (%s)", orig, rel)
+	}
+	return refuse(CodeDeniedPath, rel, fmt.Sprintf(
+		"path %s is denied by the workspace policy (pattern %q, %s); toolguard will not read or change it. Work on another file.",
+		what, strings.TrimSpace(p.raw), p.source), nil)
+}
+
+// ignoreMatcher returns the matcher of .toolguardignore, re-reading the file
+// when its identity, size or modification time changed since the last read.
+// The check costs one lstat. A file that exists but cannot be read safely
+// (not a regular file, a symbolic link, too large, unreadable) is an error:
+// the policy fails closed.
+func (w *Workspace) ignoreMatcher() (*matcher, error) {
+	cur := w.policy.file.Load()
+	fi, err := w.root.Lstat(IgnoreFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("workspace: stat %s: %w", IgnoreFile, err)
+	}
+	if fresh(cur.fi, fi) {
+		return cur.m, nil
+	}
+	w.policy.mu.Lock()
+	defer w.policy.mu.Unlock()
+	st, err := w.loadIgnore()
+	if err != nil {
+		return nil, err
+	}
+	w.policy.file.Store(st)
+	return st.m, nil
+}
+
+func fresh(old, cur fs.FileInfo) bool {
+	if old == nil || cur == nil {
+		return old == nil && cur == nil
+	}
+	return os.SameFile(old, cur) && old.Size() == cur.Size() && old.ModTime().Equal(cur.ModTime()) && old.Mode() == cur.Mode()
+}
+
+func (w *Workspace) loadIgnore() (*ignoreState, error) {
+	fi, err := w.root.Lstat(IgnoreFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &ignoreState{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("workspace: stat %s: %w", IgnoreFile, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("workspace: %s in %s is not a regular file (%s); refusing to run without its deny patterns", IgnoreFile, w.dir, kindOf(fi.Mode()))
+	}
+	f, err := w.root.OpenFile(IgnoreFile, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: open %s: %w", IgnoreFile, err)
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("workspace: stat %s: %w", IgnoreFile, err)
+	}
+	if !ofi.Mode().IsRegular() || !os.SameFile(fi, ofi) {
+		return nil, fmt.Errorf("workspace: %s changed while being read", IgnoreFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("workspace: read %s: %w", IgnoreFile, err)
+	}
+	if len(data) > maxIgnoreFileBytes {
+		return nil, fmt.Errorf("workspace: %s is larger than %d bytes", IgnoreFile, maxIgnoreFileBytes)
+	}
+	lines := strings.Split(string(data), "\n")
+	return &ignoreState{fi: ofi, m: newMatcher(lines, func(i int) string {
+		return fmt.Sprintf("%s line %d", IgnoreFile, i+1)
+	})}, nil
+}

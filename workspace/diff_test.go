@@ -1,0 +1,53 @@
+package workspace
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestUnifiedDiff(t *testing.T) {
+	cases := []struct {
+		name, path, old, new, want string
+	}{
+		{"equal", "a.txt", "x\n", "x\n", ""},
+		{"one line changed, three lines of context", "dir/f.go",
+			"1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n",
+			"--- a/dir/f.go\n+++ b/dir/f.go\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"},
+		{"no newline at end of file", "f",
+			"a\nb", "a\nc",
+			"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
+		{"final newline added", "f",
+			"a\nb", "a\nb\n",
+			"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"},
+		{"created", "new.txt", "", "hello\nworld\n",
+			"--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n"},
+		{"deleted", "./old.txt", "bye\n", "",
+			"--- a/old.txt\n+++ b/old.txt\n@@ -1 +0,0 @@\n-bye\n"},
+		{"windows path", `src\x.c`, "a\n", "b\n",
+			"--- a/src/x.c\n+++ b/src/x.c\n@@ -1 +1 @@\n-a\n+b\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := UnifiedDiff(c.path, c.old, c.new); got != c.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestUnifiedDiffOfAnEdit(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		b.WriteString("line\r\n")
+	}
+	old := b.String() + "target\r\n" + b.String()
+	out, r := ApplyEdit(old, Edit{OldText: "target\n", NewText: "changed\nadded\n"}, MatchOptions{})
+	if r.Status != StatusApplied {
+		t.Fatal(r.Status)
+	}
+	d := UnifiedDiff("f.txt", old, out)
+	want := "--- a/f.txt\n+++ b/f.txt\n@@ -38,7 +38,8 @@\n line\r\n line\r\n line\r\n-target\r\n+changed\r\n+added\r\n line\r\n line\r\n line\r\n"
+	if d != want {
+		t.Errorf("got:\n%q\nwant:\n%q", d, want)
+	}
+}

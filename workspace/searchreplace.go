@@ -1,0 +1,135 @@
+package workspace
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// SEARCH/REPLACE blocks, as Cline's replace_in_file takes them:
+//
+//	------- SEARCH
+//	exact lines to find
+//	=======
+//	lines to put instead
+//	+++++++ REPLACE
+//
+// Accepted as well: the legacy markers "<<<<<<< SEARCH" and
+// ">>>>>>> REPLACE" (mixable with the new ones), any run of three or more
+// marker characters, a missing space ("-------SEARCH"), a trailing ">"
+// ("------- SEARCH>", "<<<<<<< SEARCH>"), trailing whitespace, a separator
+// with more or fewer '=' (three or more), CRLF input, and text outside the
+// blocks (prose, code fences), which is ignored.
+//
+// Each section's lines become the edit's text with a newline after every
+// line, as in Cline: a block is whole lines. An empty SEARCH section gives an
+// edit with empty old text: ApplyEdit inserts its new text into an empty file
+// and refuses it (NOT_FOUND, with a hint) on any other file. This departs
+// from Cline, which replaces the whole file: a model that sends an empty
+// SEARCH to a non-empty file more often means "add this" than "discard
+// everything", and writing the whole file is what write_to_file is for.
+//
+// The separator is the block's first line written exactly "=======", or
+// failing that its first line of three or more '='; other '=' lines are
+// content (a Markdown or reStructuredText underline in a SEARCH section
+// stays content as long as it is not exactly seven '=').
+
+var (
+	srSearchRe  = regexp.MustCompile(`^(?:-{3,}|<{3,})[ \t]*(?i:search)[ \t]*>?[ \t]*$`)
+	srSepRe     = regexp.MustCompile(`^={3,}[ \t]*$`)
+	srReplaceRe = regexp.MustCompile(`^(?:\+{3,}|>{3,})[ \t]*(?i:replace)[ \t]*>?[ \t]*$`)
+)
+
+// SearchReplaceError is a malformed SEARCH/REPLACE diff.
+type SearchReplaceError struct {
+	Block int // 1-based block number; 0 when the diff has no block
+	Line  int // 1-based line of the diff where the problem shows
+	Msg   string
+}
+
+func (e *SearchReplaceError) Error() string {
+	if e.Block == 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("block %d (line %d): %s", e.Block, e.Line, e.Msg)
+}
+
+// ParseSearchReplace parses SEARCH/REPLACE blocks into edits, in order.
+func ParseSearchReplace(diff string) ([]Edit, error) {
+	lines := strings.Split(strings.ReplaceAll(diff, "\r\n", "\n"), "\n")
+	var edits []Edit
+	block := 0
+	for i := 0; i < len(lines); i++ {
+		if !srSearchRe.MatchString(lines[i]) {
+			continue // outside a block: prose, fences, stray markers
+		}
+		block++
+		start := i
+		// Find the end of the SEARCH section: the separator, or a marker
+		// that should not be there.
+		end, sep := -1, -1
+		var seps []int
+		for j := i + 1; j < len(lines); j++ {
+			l := lines[j]
+			if srSearchRe.MatchString(l) || srReplaceRe.MatchString(l) {
+				end = j
+				break
+			}
+			if srSepRe.MatchString(l) {
+				seps = append(seps, j)
+			}
+		}
+		// The separator: the first line written exactly "=======", else the
+		// first separator-like line.
+		for _, j := range seps {
+			if strings.TrimRight(lines[j], " \t") == "=======" {
+				sep = j
+				break
+			}
+		}
+		if sep < 0 && len(seps) > 0 {
+			sep = seps[0]
+		}
+		if sep < 0 {
+			msg := "SEARCH section has no ======= separator"
+			switch {
+			case end < 0:
+				msg += " before the end of the diff"
+			case srReplaceRe.MatchString(lines[end]):
+				msg += fmt.Sprintf(" before the REPLACE marker on line %d", end+1)
+			default:
+				msg += fmt.Sprintf(" before the next SEARCH marker on line %d", end+1)
+			}
+			return nil, &SearchReplaceError{Block: block, Line: start + 1, Msg: msg}
+		}
+		// The REPLACE section runs to the REPLACE marker.
+		stop := -1
+		for j := sep + 1; j < len(lines); j++ {
+			if srReplaceRe.MatchString(lines[j]) {
+				stop = j
+				break
+			}
+			if srSearchRe.MatchString(lines[j]) {
+				return nil, &SearchReplaceError{Block: block, Line: start + 1,
+					Msg: fmt.Sprintf("missing +++++++ REPLACE marker: the next SEARCH marker (line %d) comes first", j+1)}
+			}
+		}
+		if stop < 0 {
+			return nil, &SearchReplaceError{Block: block, Line: start + 1,
+				Msg: "missing +++++++ REPLACE marker before the end of the diff"}
+		}
+		edits = append(edits, Edit{OldText: srJoin(lines[start+1 : sep]), NewText: srJoin(lines[sep+1 : stop])})
+		i = stop
+	}
+	if block == 0 {
+		return nil, &SearchReplaceError{Msg: "no SEARCH/REPLACE block found: each block is \"------- SEARCH\", the lines to find, \"=======\", the new lines, \"+++++++ REPLACE\""}
+	}
+	return edits, nil
+}
+
+func srJoin(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
