@@ -73,6 +73,27 @@ expect "reset session" "$out" '"sessionId": "demo"'
 out=$(grpcurl -plaintext -d '{"model_id": "claude-sonnet-4-5"}' "$addr" toolguard.v1.ToolGuardService/ListTools)
 expect "list tools" "$out" '"modelFamily": "native-next-gen"' '"name": "write_to_file"' '"absolutePath": {'
 
+# ExecuteWrite writes inside the workspace; ExecuteEdit finds old text that
+# drifted (smart quotes) and reports how.
+out=$(grpcurl -plaintext -d '{
+  "context": {"session_id": "exec"},
+  "call": {"name": "Write", "arguments_text": "{\"file_path\": \"src/app.py\", \"content\": \"print(\\\"hello\\\")\\n\"}"}
+}' "$addr" toolguard.v1.ToolGuardService/ExecuteWrite)
+expect "execute write" "$out" '"ok": true' '"kind": "FILE_CHANGE_KIND_CREATED"' '"path": "src/app.py"'
+[ "$(cat "$work/workspace/src/app.py")" = 'print("hello")' ] || fail "written file holds $(cat "$work/workspace/src/app.py")"
+out=$(grpcurl -plaintext -d '{
+  "context": {"session_id": "exec"},
+  "call": {"name": "Edit", "arguments_text": "{\"file_path\": \"src/app.py\", \"old_string\": \"print(“hello”)\", \"new_string\": \"print(\\\"hi\\\")\"}"}
+}' "$addr" toolguard.v1.ToolGuardService/ExecuteEdit)
+expect "execute edit" "$out" '"status": "EDIT_STATUS_APPLIED"' '"strategy": "MATCH_STRATEGY_UNICODE"' '"applied": true' '+print(\"hi\")'
+[ "$(cat "$work/workspace/src/app.py")" = 'print("hi")' ] || fail "edited file holds $(cat "$work/workspace/src/app.py")"
+out=$(grpcurl -plaintext -d '{
+  "context": {"session_id": "exec2"},
+  "call": {"name": "write_to_file", "arguments_text": "{\"path\": \"../escape.txt\", \"content\": \"x\"}"}
+}' "$addr" toolguard.v1.ToolGuardService/ExecuteWrite)
+expect "write outside the workspace" "$out" '"code": "OUTSIDE_WORKSPACE"'
+[ ! -e "$work/escape.txt" ] || fail "a file was written outside the workspace"
+
 # The caller's mistake is a status, not a verdict.
 set +e
 out=$(grpcurl -plaintext -d '{"call": {"name": "Write"}}' "$addr" toolguard.v1.ToolGuardService/ValidateToolCall 2>&1)

@@ -848,7 +848,7 @@ type Repair struct {
 	// Stable code: TOOL_ALIAS, ALIAS_RENAMED, RAW_ARGUMENTS_UNWRAPPED,
 	// DOUBLE_ENCODED, JSON_REPAIRED, PYTHON_LITERAL, CODE_FENCE_STRIPPED,
 	// ESCAPES_DECODED, HTML_ENTITIES_DECODED, LINE_NUMBERS_STRIPPED,
-	// TYPE_COERCED, DUPLICATE_DROPPED.
+	// TYPE_COERCED, DUPLICATE_DROPPED, REPLACEMENT_CHARS_REMOVED.
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// Parameter concerned, as a JSON-pointer-like path ("content",
 	// "todos/0/id"); empty for the whole call.
@@ -915,8 +915,10 @@ type Violation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Stable code: MISSING_REQUIRED, UNEXPECTED_PARAM, WRONG_TYPE,
 	// INVALID_VALUE, CONFLICTING_PARAMS, UNPARSEABLE, UNKNOWN_TOOL,
-	// UNSUPPORTED_COMMAND, TRUNCATED, PLACEHOLDER_CONTENT, REPEATED_CALL,
-	// OUTSIDE_WORKSPACE, DENIED_PATH.
+	// UNSUPPORTED_COMMAND, TRUNCATED, PLACEHOLDER_CONTENT, REPEATED_CALL;
+	// from execution: OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND,
+	// FILE_EXISTS, NOT_REGULAR_FILE, FILE_TOO_LARGE, EDIT_NOT_FOUND,
+	// EDIT_AMBIGUOUS.
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// Parameter concerned, as in Repair.param; empty for the whole call.
 	Param string `protobuf:"bytes,2,opt,name=param,proto3" json:"param,omitempty"`
