@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolguard/toolguard/repair"
@@ -128,6 +129,15 @@ func (g *Guard) workspace(name string) (*workspace.Workspace, error) {
 // model's mistake, including a refused path, is a verdict with feedback and
 // nothing is written; errors are the caller's or the server's.
 func (g *Guard) ExecuteWrite(ctx context.Context, req ExecuteRequest) (*Execution, error) {
+	return g.execute(ctx, req, []string{"write_to_file"}, g.write)
+}
+
+// execute is what ExecuteWrite and ExecuteEdit share: find the workspace,
+// check the call, make sure it is one of the tools this RPC runs, run it
+// when it is usable, and conclude the verdict so that execution failures
+// count as mistakes too.
+func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
+	run func(*workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error) (*Execution, error) {
 	ws, err := g.workspace(req.Workspace)
 	if err != nil {
 		return nil, err
@@ -136,12 +146,12 @@ func (g *Guard) ExecuteWrite(ctx context.Context, req ExecuteRequest) (*Executio
 	if err != nil {
 		return nil, err
 	}
-	ex := &Execution{}
-	if res.Tool != nil && res.Tool.Name() != "write_to_file" {
-		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: "write_to_file"}
+	if res.Tool != nil && !slices.Contains(tools, res.Tool.Name()) {
+		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: strings.Join(tools, ", ")}
 	}
+	ex := &Execution{}
 	if res.OK() {
-		if err := g.write(ws, req, res, ex); err != nil {
+		if err := run(ws, req, res, ex); err != nil {
 			return nil, err
 		}
 	}

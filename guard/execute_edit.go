@@ -42,29 +42,7 @@ type indexedEdit struct {
 // all-or-nothing unless req.Partial: nothing is written unless every edit
 // applies. Failed edits are violations with the closest region as a hint.
 func (g *Guard) ExecuteEdit(ctx context.Context, req ExecuteRequest) (*Execution, error) {
-	ws, err := g.workspace(req.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	res, err := g.check(req.ValidateRequest)
-	if err != nil {
-		return nil, err
-	}
-	if res.Tool != nil && !slices.Contains(editTools, res.Tool.Name()) {
-		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: strings.Join(editTools, ", ")}
-	}
-	ex := &Execution{}
-	if res.OK() {
-		if err := g.edit(ws, req, res, ex); err != nil {
-			return nil, err
-		}
-	}
-	v, err := g.conclude(ctx, req.ValidateRequest, res)
-	if err != nil {
-		return nil, err
-	}
-	ex.Verdict = v
-	return ex, nil
+	return g.execute(ctx, req, editTools, g.edit)
 }
 
 func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {

@@ -328,25 +328,11 @@ func (p *strictParser) rawStringLen(start int) int {
 }
 
 func (p *strictParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.s) {
-		return 0, false
+	r, ok := hexRune(p.s[p.i:])
+	if ok {
+		p.i += 4
 	}
-	var r rune
-	for _, c := range []byte(p.s[p.i : p.i+4]) {
-		r <<= 4
-		switch {
-		case '0' <= c && c <= '9':
-			r |= rune(c - '0')
-		case 'a' <= c && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case 'A' <= c && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	p.i += 4
-	return r, true
+	return r, ok
 }
 
 // toValidUTF8 replaces each invalid byte with U+FFFD (strings.ToValidUTF8

@@ -54,9 +54,8 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "toolguard %s: unexpected argument %q\n", kind, fs.Arg(0))
 		return 2
 	}
-	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
-	if err != nil || len(input) > maxStdinBytes {
-		fmt.Fprintf(stderr, "toolguard %s: cannot read stdin (at most %d bytes)\n", kind, maxStdinBytes)
+	input, ok := readStdin(kind, stdin, stderr)
+	if !ok {
 		return 2
 	}
 	call, err := callFromInput(*tool, *form, input)

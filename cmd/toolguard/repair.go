@@ -32,13 +32,8 @@ func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolguard repair: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
-	if err != nil {
-		fmt.Fprintf(stderr, "toolguard repair: read stdin: %v\n", err)
-		return 2
-	}
-	if len(input) > maxStdinBytes {
-		fmt.Fprintf(stderr, "toolguard repair: input is larger than %d bytes\n", maxStdinBytes)
+	input, ok := readStdin("repair", stdin, stderr)
+	if !ok {
 		return 2
 	}
 	r, err := repair.RepairJSON(string(input), repair.JSONOptions{})

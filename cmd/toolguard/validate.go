@@ -19,6 +19,21 @@ import (
 // message size limit.
 const maxStdinBytes = 64 << 20
 
+// readStdin reads the command's input, bounded like the server's messages;
+// on failure it says why on stderr.
+func readStdin(cmd string, stdin io.Reader, stderr io.Writer) ([]byte, bool) {
+	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: read stdin: %v\n", cmd, err)
+		return nil, false
+	}
+	if len(input) > maxStdinBytes {
+		fmt.Fprintf(stderr, "toolguard %s: input is larger than %d bytes\n", cmd, maxStdinBytes)
+		return nil, false
+	}
+	return input, true
+}
+
 // runValidate mirrors ValidateToolCall offline: it reads one call's
 // arguments on stdin, validates them with the same core as the server and
 // prints the Verdict as JSON with proto field names. Exit status: 0 when the
@@ -44,13 +59,8 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolguard validate: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
-	if err != nil {
-		fmt.Fprintf(stderr, "toolguard validate: read stdin: %v\n", err)
-		return 2
-	}
-	if len(input) > maxStdinBytes {
-		fmt.Fprintf(stderr, "toolguard validate: input is larger than %d bytes\n", maxStdinBytes)
+	input, ok := readStdin("validate", stdin, stderr)
+	if !ok {
 		return 2
 	}
 	call, err := callFromInput(*tool, *form, input)
