@@ -8,12 +8,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // fakeClock is a goroutine-safe manual clock: the janitor may read it while a
@@ -135,19 +133,6 @@ func checkShard(t testing.TB, s *shard) {
 func sameState(a, b State) bool {
 	return a.Consecutive == b.Consecutive && a.Repeats == b.Repeats &&
 		a.Repeated == b.Repeated && a.Exists == b.Exists && a.LastSeen.Equal(b.LastSeen)
-}
-
-// TestEntrySize guards the per-session footprint the memory budget relies on.
-func TestEntrySize(t *testing.T) {
-	if strconv.IntSize != 64 {
-		t.Skip("sizes are for 64-bit platforms")
-	}
-	if got := unsafe.Sizeof(entry{}); got != 48 {
-		t.Errorf("entry is %d bytes, want 48", got)
-	}
-	if got := unsafe.Sizeof(slot{}); got != 8 {
-		t.Errorf("slot is %d bytes, want 8", got)
-	}
 }
 
 func TestRecordCounting(t *testing.T) {

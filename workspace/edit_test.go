@@ -302,17 +302,19 @@ func TestEditRevertRestores(t *testing.T) {
 		if c.status != StatusApplied || c.strategy != StrategyExact || c.edit.ReplaceAll || strings.Contains(c.content, "\r") {
 			continue
 		}
+		// The property holds for verbatim replacements whose reverse is
+		// unique; other cases are covered by their own table rows.
+		out, r := ApplyEdit(c.content, c.edit, c.opts)
+		i := strings.Index(c.content, c.edit.OldText)
+		if r.Status != StatusApplied || i < 0 || c.edit.NewText == "" ||
+			out != c.content[:i]+c.edit.NewText+c.content[i+len(c.edit.OldText):] {
+			continue
+		}
+		back, r2 := ApplyEdit(out, Edit{OldText: c.edit.NewText, NewText: c.edit.OldText}, c.opts)
+		if r2.Status == StatusAmbiguous {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
-			out, r := ApplyEdit(c.content, c.edit, c.opts)
-			i := strings.Index(c.content, c.edit.OldText)
-			if r.Status != StatusApplied || i < 0 || c.edit.NewText == "" ||
-				out != c.content[:i]+c.edit.NewText+c.content[i+len(c.edit.OldText):] {
-				t.Skip("replacement not verbatim")
-			}
-			back, r2 := ApplyEdit(out, Edit{OldText: c.edit.NewText, NewText: c.edit.OldText}, c.opts)
-			if r2.Status == StatusAmbiguous {
-				t.Skip("reverse is ambiguous")
-			}
 			if r2.Status != StatusApplied || back != c.content {
 				t.Errorf("revert: %s, got %q, want %q", r2.Status, back, c.content)
 			}
