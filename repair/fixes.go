@@ -114,9 +114,11 @@ func (p *pipeline) fixWriteContent(s, param, target string) string {
 func (p *pipeline) fixCommon(s, param, target string, written bool) string {
 	// Entities are decoded only for a named model: an unknown model is not
 	// known to emit them, and "&lt;" in code may be meant.
-	if out, ok := DecodeHTMLEntities(s, p.opts.ModelID, target); ok && p.opts.ModelID != "" {
-		p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; ...) this model family emits in code")
-		s = out
+	if p.opts.ModelID != "" {
+		if out, ok := DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
+			p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; ...) this model family emits in code")
+			s = out
+		}
 	}
 	if written {
 		if out, ok := RemoveReplacementChars(s); ok {
