@@ -1189,19 +1189,12 @@ func (p *repairParser) escape(b *strings.Builder, open rune) bool {
 		return false
 	}
 	e := p.s[p.i+1]
+	if c, ok := simpleEscape(e); ok {
+		b.WriteByte(c)
+		p.i += 2
+		return true
+	}
 	switch e {
-	case '"', '\\', '/':
-		b.WriteByte(e)
-	case 'b':
-		b.WriteByte('\b')
-	case 'f':
-		b.WriteByte('\f')
-	case 'n':
-		b.WriteByte('\n')
-	case 'r':
-		b.WriteByte('\r')
-	case 't':
-		b.WriteByte('\t')
 	case '\'':
 		b.WriteByte('\'')
 		if open != '\'' {

@@ -256,19 +256,11 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 			}
 			e := p.s[p.i+1]
 			p.i += 2
+			if c, ok := simpleEscape(e); ok {
+				b.WriteByte(c)
+				continue
+			}
 			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
 			case 'u':
 				r, ok := p.hex4()
 				if !ok {
@@ -325,6 +317,26 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 // once. Invalid UTF-8 may grow by U+FFFD replacement; the builder copes.
 func (p *strictParser) rawStringLen(start int) int {
 	return nextUnescaped(p.s, p.i, '"') - start
+}
+
+// simpleEscape decodes JSON's one-character escapes (\" \\ \/ \b \f \n
+// \r \t); \u is handled by the callers.
+func simpleEscape(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }
 
 func (p *strictParser) hex4() (rune, bool) {

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolguard/toolguard/guard"
@@ -44,19 +42,9 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "toolguard %s: unexpected argument %q\n", kind, fs.Arg(0))
-		return 2
-	}
-	input, ok := readStdin(kind, stdin, stderr)
+	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
-		return 2
+		return code
 	}
 	call, err := callFromInput(*tool, *form, input)
 	if err != nil {
@@ -96,12 +84,10 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	} else {
 		resp = service.ExecutionToEditResponse(pv, ex)
 	}
-	out, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true, Multiline: true}.Marshal(resp)
-	if err != nil {
+	if err := printProto(stdout, resp); err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2
 	}
-	fmt.Fprintln(stdout, string(out))
 	if !ex.OK() {
 		return 1
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,19 +21,9 @@ func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: toolguard repair [--json] < text\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "toolguard repair: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	input, ok := readStdin("repair", stdin, stderr)
+	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
-		return 2
+		return code
 	}
 	r, err := repair.RepairJSON(string(input), repair.JSONOptions{})
 	if err != nil {

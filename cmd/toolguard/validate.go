@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
@@ -19,19 +20,41 @@ import (
 // message size limit.
 const maxStdinBytes = 64 << 20
 
-// readStdin reads the command's input, bounded like the server's messages;
-// on failure it says why on stderr.
-func readStdin(cmd string, stdin io.Reader, stderr io.Writer) ([]byte, bool) {
+// commandInput parses a command's flags, refuses stray arguments and
+// reads stdin, bounded like the server's messages. When ok is false the
+// command exits with code (0 for -h, 2 otherwise); the reason is on stderr.
+func commandInput(fs *flag.FlagSet, args []string, stdin io.Reader, stderr io.Writer) (input []byte, code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0, false
+		}
+		return nil, 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "toolguard %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return nil, 2, false
+	}
 	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: read stdin: %v\n", cmd, err)
-		return nil, false
+		fmt.Fprintf(stderr, "toolguard %s: read stdin: %v\n", fs.Name(), err)
+		return nil, 2, false
 	}
 	if len(input) > maxStdinBytes {
-		fmt.Fprintf(stderr, "toolguard %s: input is larger than %d bytes\n", cmd, maxStdinBytes)
-		return nil, false
+		fmt.Fprintf(stderr, "toolguard %s: input is larger than %d bytes\n", fs.Name(), maxStdinBytes)
+		return nil, 2, false
 	}
-	return input, true
+	return input, 0, true
+}
+
+// printProto prints a response as JSON with proto field names, every
+// field shown, as the offline commands promise.
+func printProto(stdout io.Writer, m proto.Message) error {
+	out, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true, Multiline: true}.Marshal(m)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, string(out))
+	return nil
 }
 
 // runValidate mirrors ValidateToolCall offline: it reads one call's
@@ -49,19 +72,9 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: toolguard validate --tool NAME [--model ID] [--form json|params|xml] < arguments\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "toolguard validate: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	input, ok := readStdin("validate", stdin, stderr)
+	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
-		return 2
+		return code
 	}
 	call, err := callFromInput(*tool, *form, input)
 	if err != nil {
@@ -88,12 +101,10 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolguard validate: %v\n", err)
 		return 2
 	}
-	out, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true, Multiline: true}.Marshal(pv)
-	if err != nil {
+	if err := printProto(stdout, pv); err != nil {
 		fmt.Fprintf(stderr, "toolguard validate: %v\n", err)
 		return 2
 	}
-	fmt.Fprintln(stdout, string(out))
 	if !v.OK() {
 		return 1
 	}
