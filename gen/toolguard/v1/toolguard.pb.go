@@ -295,6 +295,86 @@ func (FileChangeKind) EnumDescriptor() ([]byte, []int) {
 	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{3}
 }
 
+// StreamFormat is how a model writes tool calls in its output.
+type StreamFormat int32
+
+const (
+	// Not set; the start frame is refused.
+	StreamFormat_STREAM_FORMAT_UNSPECIFIED StreamFormat = 0
+	// Cline/Roo Code style tags inside prose:
+	// `<write_to_file><path>a.py</path><content>...</content></write_to_file>`.
+	// A tag opens a call when it names a tool in play; parameter tags are the
+	// tool's parameters and their aliases. Deltas carry `text`.
+	StreamFormat_STREAM_FORMAT_XML_TAGS StreamFormat = 1
+	// OpenAI chat completions: `tool_calls` deltas with index, id, name and
+	// argument fragments; `text` carries the message content. A call completes
+	// when its delta says `done` or at the end frame, since OpenAI marks no
+	// call's end.
+	StreamFormat_STREAM_FORMAT_OPENAI StreamFormat = 2
+	// Anthropic messages: a `tool_use` content block start (index, id, name),
+	// its `input_json_delta` fragments, and its stop (`done`). `text` carries
+	// text deltas.
+	StreamFormat_STREAM_FORMAT_ANTHROPIC StreamFormat = 3
+	// Hermes/Qwen 2.5 style: `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
+	// inside text.
+	StreamFormat_STREAM_FORMAT_HERMES StreamFormat = 4
+	// Qwen3-Coder style: `<function=name><parameter=key>value</parameter></function>`,
+	// optionally wrapped in `<tool_call>`, inside text.
+	StreamFormat_STREAM_FORMAT_QWEN_XML StreamFormat = 5
+	// MiniMax-M2 style: `<invoke name="name"><parameter name="key">value</parameter></invoke>`,
+	// optionally wrapped in `<minimax:tool_call>`, inside text.
+	StreamFormat_STREAM_FORMAT_MINIMAX StreamFormat = 6
+)
+
+// Enum value maps for StreamFormat.
+var (
+	StreamFormat_name = map[int32]string{
+		0: "STREAM_FORMAT_UNSPECIFIED",
+		1: "STREAM_FORMAT_XML_TAGS",
+		2: "STREAM_FORMAT_OPENAI",
+		3: "STREAM_FORMAT_ANTHROPIC",
+		4: "STREAM_FORMAT_HERMES",
+		5: "STREAM_FORMAT_QWEN_XML",
+		6: "STREAM_FORMAT_MINIMAX",
+	}
+	StreamFormat_value = map[string]int32{
+		"STREAM_FORMAT_UNSPECIFIED": 0,
+		"STREAM_FORMAT_XML_TAGS":    1,
+		"STREAM_FORMAT_OPENAI":      2,
+		"STREAM_FORMAT_ANTHROPIC":   3,
+		"STREAM_FORMAT_HERMES":      4,
+		"STREAM_FORMAT_QWEN_XML":    5,
+		"STREAM_FORMAT_MINIMAX":     6,
+	}
+)
+
+func (x StreamFormat) Enum() *StreamFormat {
+	p := new(StreamFormat)
+	*p = x
+	return p
+}
+
+func (x StreamFormat) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StreamFormat) Descriptor() protoreflect.EnumDescriptor {
+	return file_toolguard_v1_toolguard_proto_enumTypes[4].Descriptor()
+}
+
+func (StreamFormat) Type() protoreflect.EnumType {
+	return &file_toolguard_v1_toolguard_proto_enumTypes[4]
+}
+
+func (x StreamFormat) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StreamFormat.Descriptor instead.
+func (StreamFormat) EnumDescriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{4}
+}
+
 // RequestContext identifies who a call belongs to. Every call-carrying request
 // has one.
 type RequestContext struct {
@@ -2137,6 +2217,1148 @@ func (x *FileChange) GetMovedTo() string {
 	return ""
 }
 
+// StreamToolCallsRequest is one frame of a streamed model response.
+type StreamToolCallsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Exactly one frame: `start` first, then any number of `delta`, then `end`.
+	//
+	// Types that are valid to be assigned to Frame:
+	//
+	//	*StreamToolCallsRequest_Start
+	//	*StreamToolCallsRequest_Delta
+	//	*StreamToolCallsRequest_End
+	Frame         isStreamToolCallsRequest_Frame `protobuf_oneof:"frame"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamToolCallsRequest) Reset() {
+	*x = StreamToolCallsRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamToolCallsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamToolCallsRequest) ProtoMessage() {}
+
+func (x *StreamToolCallsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamToolCallsRequest.ProtoReflect.Descriptor instead.
+func (*StreamToolCallsRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *StreamToolCallsRequest) GetFrame() isStreamToolCallsRequest_Frame {
+	if x != nil {
+		return x.Frame
+	}
+	return nil
+}
+
+func (x *StreamToolCallsRequest) GetStart() *StreamStart {
+	if x != nil {
+		if x, ok := x.Frame.(*StreamToolCallsRequest_Start); ok {
+			return x.Start
+		}
+	}
+	return nil
+}
+
+func (x *StreamToolCallsRequest) GetDelta() *StreamDelta {
+	if x != nil {
+		if x, ok := x.Frame.(*StreamToolCallsRequest_Delta); ok {
+			return x.Delta
+		}
+	}
+	return nil
+}
+
+func (x *StreamToolCallsRequest) GetEnd() *StreamEnd {
+	if x != nil {
+		if x, ok := x.Frame.(*StreamToolCallsRequest_End); ok {
+			return x.End
+		}
+	}
+	return nil
+}
+
+type isStreamToolCallsRequest_Frame interface {
+	isStreamToolCallsRequest_Frame()
+}
+
+type StreamToolCallsRequest_Start struct {
+	// Opens the stream. Required, first, once.
+	Start *StreamStart `protobuf:"bytes,1,opt,name=start,proto3,oneof"`
+}
+
+type StreamToolCallsRequest_Delta struct {
+	// The next piece of the model's output.
+	Delta *StreamDelta `protobuf:"bytes,2,opt,name=delta,proto3,oneof"`
+}
+
+type StreamToolCallsRequest_End struct {
+	// Closes the model's output. After it the server sends `done` and
+	// closes the stream.
+	End *StreamEnd `protobuf:"bytes,3,opt,name=end,proto3,oneof"`
+}
+
+func (*StreamToolCallsRequest_Start) isStreamToolCallsRequest_Frame() {}
+
+func (*StreamToolCallsRequest_Delta) isStreamToolCallsRequest_Frame() {}
+
+func (*StreamToolCallsRequest_End) isStreamToolCallsRequest_Frame() {}
+
+// StreamStart opens a stream.
+type StreamStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the calls belong to: every completed call is counted in the
+	// session; `context.workspace` names the workspace for execution.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// How the model writes tool calls. Required.
+	Format StreamFormat `protobuf:"varint,2,opt,name=format,proto3,enum=toolguard.v1.StreamFormat" json:"format,omitempty"`
+	// Definitions of tools the server does not know, used for this stream.
+	Tools []*ToolDefinition `protobuf:"bytes,3,rep,name=tools,proto3" json:"tools,omitempty"`
+	// Names of the server's tools in play. Optional; empty means every
+	// registered tool. For XML_TAGS only these (and `tools`) open a call.
+	ToolNames []string `protobuf:"bytes,4,rep,name=tool_names,json=toolNames,proto3" json:"tool_names,omitempty"`
+	// How calls are handled.
+	Options       *StreamOptions `protobuf:"bytes,5,opt,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamStart) Reset() {
+	*x = StreamStart{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamStart) ProtoMessage() {}
+
+func (x *StreamStart) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamStart.ProtoReflect.Descriptor instead.
+func (*StreamStart) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *StreamStart) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *StreamStart) GetFormat() StreamFormat {
+	if x != nil {
+		return x.Format
+	}
+	return StreamFormat_STREAM_FORMAT_UNSPECIFIED
+}
+
+func (x *StreamStart) GetTools() []*ToolDefinition {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *StreamStart) GetToolNames() []string {
+	if x != nil {
+		return x.ToolNames
+	}
+	return nil
+}
+
+func (x *StreamStart) GetOptions() *StreamOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+// StreamOptions tunes a stream.
+type StreamOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Execute each complete, usable write or edit call as soon as it closes,
+	// as ExecuteWrite/ExecuteEdit would. Other calls are validated only. A
+	// truncated call is never executed.
+	ExecuteOnComplete bool `protobuf:"varint,1,opt,name=execute_on_complete,json=executeOnComplete,proto3" json:"execute_on_complete,omitempty"`
+	// With `execute_on_complete`: compute the results and diffs, write nothing.
+	DryRun bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// With `execute_on_complete`: apply the edits of a batch that can be
+	// applied, as ExecuteEditRequest.partial.
+	Partial bool `protobuf:"varint,3,opt,name=partial,proto3" json:"partial,omitempty"`
+	// Largest size of one call (its arguments or its whole block) in bytes.
+	// Optional; 0 means the server's limit. May lower it, never raise it.
+	MaxCallBytes uint64 `protobuf:"varint,4,opt,name=max_call_bytes,json=maxCallBytes,proto3" json:"max_call_bytes,omitempty"`
+	// Largest size of one parameter value in bytes. Optional; 0 means the
+	// server's limit. May lower it, never raise it.
+	MaxParamBytes uint64 `protobuf:"varint,5,opt,name=max_param_bytes,json=maxParamBytes,proto3" json:"max_param_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamOptions) Reset() {
+	*x = StreamOptions{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamOptions) ProtoMessage() {}
+
+func (x *StreamOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamOptions.ProtoReflect.Descriptor instead.
+func (*StreamOptions) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *StreamOptions) GetExecuteOnComplete() bool {
+	if x != nil {
+		return x.ExecuteOnComplete
+	}
+	return false
+}
+
+func (x *StreamOptions) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *StreamOptions) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
+func (x *StreamOptions) GetMaxCallBytes() uint64 {
+	if x != nil {
+		return x.MaxCallBytes
+	}
+	return 0
+}
+
+func (x *StreamOptions) GetMaxParamBytes() uint64 {
+	if x != nil {
+		return x.MaxParamBytes
+	}
+	return 0
+}
+
+// StreamDelta is the next piece of the model's output.
+type StreamDelta struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Text the model produced: the whole output for text formats (XML_TAGS,
+	// HERMES, QWEN_XML, MINIMAX), the message content for OPENAI and
+	// ANTHROPIC.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// Structured tool call fragments. OPENAI and ANTHROPIC only.
+	ToolCalls     []*ToolCallDelta `protobuf:"bytes,2,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamDelta) Reset() {
+	*x = StreamDelta{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamDelta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamDelta) ProtoMessage() {}
+
+func (x *StreamDelta) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamDelta.ProtoReflect.Descriptor instead.
+func (*StreamDelta) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *StreamDelta) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *StreamDelta) GetToolCalls() []*ToolCallDelta {
+	if x != nil {
+		return x.ToolCalls
+	}
+	return nil
+}
+
+// ToolCallDelta is one fragment of a structured tool call: OpenAI's
+// `choices[].delta.tool_calls[]`, or one Anthropic content block event.
+type ToolCallDelta struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's position in the response (OpenAI `index`, Anthropic content
+	// block `index`). Fragments of one call share it.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The call id, usually on the first fragment only.
+	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// The tool name, usually on the first fragment only; fragments of a name
+	// are joined.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The next fragment of the arguments text (OpenAI `arguments`, Anthropic
+	// `partial_json`).
+	Arguments string `protobuf:"bytes,4,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	// The call is complete (Anthropic `content_block_stop`). Optional for
+	// OpenAI, whose calls otherwise complete at the end frame.
+	Done          bool `protobuf:"varint,5,opt,name=done,proto3" json:"done,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolCallDelta) Reset() {
+	*x = ToolCallDelta{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolCallDelta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolCallDelta) ProtoMessage() {}
+
+func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
+func (*ToolCallDelta) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ToolCallDelta) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ToolCallDelta) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ToolCallDelta) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolCallDelta) GetArguments() string {
+	if x != nil {
+		return x.Arguments
+	}
+	return ""
+}
+
+func (x *ToolCallDelta) GetDone() bool {
+	if x != nil {
+		return x.Done
+	}
+	return false
+}
+
+// StreamEnd closes the model's output.
+type StreamEnd struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The model's finish reason as its API gave it ("stop", "tool_calls",
+	// "end_turn", "tool_use", "length", "max_tokens"...). A length limit
+	// ("length", "max_tokens") marks every call still open as truncated.
+	FinishReason  string `protobuf:"bytes,1,opt,name=finish_reason,json=finishReason,proto3" json:"finish_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamEnd) Reset() {
+	*x = StreamEnd{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamEnd) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamEnd) ProtoMessage() {}
+
+func (x *StreamEnd) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamEnd.ProtoReflect.Descriptor instead.
+func (*StreamEnd) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *StreamEnd) GetFinishReason() string {
+	if x != nil {
+		return x.FinishReason
+	}
+	return ""
+}
+
+// StreamToolCallsResponse is one event.
+type StreamToolCallsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Exactly one event.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*StreamToolCallsResponse_Text
+	//	*StreamToolCallsResponse_CallStarted
+	//	*StreamToolCallsResponse_ParamUpdate
+	//	*StreamToolCallsResponse_CallComplete
+	//	*StreamToolCallsResponse_Error
+	//	*StreamToolCallsResponse_Done
+	Event         isStreamToolCallsResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamToolCallsResponse) Reset() {
+	*x = StreamToolCallsResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamToolCallsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamToolCallsResponse) ProtoMessage() {}
+
+func (x *StreamToolCallsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamToolCallsResponse.ProtoReflect.Descriptor instead.
+func (*StreamToolCallsResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *StreamToolCallsResponse) GetEvent() isStreamToolCallsResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *StreamToolCallsResponse) GetText() *TextEvent {
+	if x != nil {
+		if x, ok := x.Event.(*StreamToolCallsResponse_Text); ok {
+			return x.Text
+		}
+	}
+	return nil
+}
+
+func (x *StreamToolCallsResponse) GetCallStarted() *CallStartedEvent {
+	if x != nil {
+		if x, ok := x.Event.(*StreamToolCallsResponse_CallStarted); ok {
+			return x.CallStarted
+		}
+	}
+	return nil
+}
+
+func (x *StreamToolCallsResponse) GetParamUpdate() *ParamUpdateEvent {
+	if x != nil {
+		if x, ok := x.Event.(*StreamToolCallsResponse_ParamUpdate); ok {
+			return x.ParamUpdate
+		}
+	}
+	return nil
+}
+
+func (x *StreamToolCallsResponse) GetCallComplete() *CallCompleteEvent {
+	if x != nil {
+		if x, ok := x.Event.(*StreamToolCallsResponse_CallComplete); ok {
+			return x.CallComplete
+		}
+	}
+	return nil
+}
+
+func (x *StreamToolCallsResponse) GetError() *StreamErrorEvent {
+	if x != nil {
+		if x, ok := x.Event.(*StreamToolCallsResponse_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+func (x *StreamToolCallsResponse) GetDone() *StreamDoneEvent {
+	if x != nil {
+		if x, ok := x.Event.(*StreamToolCallsResponse_Done); ok {
+			return x.Done
+		}
+	}
+	return nil
+}
+
+type isStreamToolCallsResponse_Event interface {
+	isStreamToolCallsResponse_Event()
+}
+
+type StreamToolCallsResponse_Text struct {
+	// Text outside tool calls.
+	Text *TextEvent `protobuf:"bytes,1,opt,name=text,proto3,oneof"`
+}
+
+type StreamToolCallsResponse_CallStarted struct {
+	// A tool call began.
+	CallStarted *CallStartedEvent `protobuf:"bytes,2,opt,name=call_started,json=callStarted,proto3,oneof"`
+}
+
+type StreamToolCallsResponse_ParamUpdate struct {
+	// A parameter value grew or became complete.
+	ParamUpdate *ParamUpdateEvent `protobuf:"bytes,3,opt,name=param_update,json=paramUpdate,proto3,oneof"`
+}
+
+type StreamToolCallsResponse_CallComplete struct {
+	// A tool call is complete: its verdict, and its execution when asked.
+	CallComplete *CallCompleteEvent `protobuf:"bytes,4,opt,name=call_complete,json=callComplete,proto3,oneof"`
+}
+
+type StreamToolCallsResponse_Error struct {
+	// Something went wrong that does not end the stream.
+	Error *StreamErrorEvent `protobuf:"bytes,5,opt,name=error,proto3,oneof"`
+}
+
+type StreamToolCallsResponse_Done struct {
+	// The last event, after the end frame.
+	Done *StreamDoneEvent `protobuf:"bytes,6,opt,name=done,proto3,oneof"`
+}
+
+func (*StreamToolCallsResponse_Text) isStreamToolCallsResponse_Event() {}
+
+func (*StreamToolCallsResponse_CallStarted) isStreamToolCallsResponse_Event() {}
+
+func (*StreamToolCallsResponse_ParamUpdate) isStreamToolCallsResponse_Event() {}
+
+func (*StreamToolCallsResponse_CallComplete) isStreamToolCallsResponse_Event() {}
+
+func (*StreamToolCallsResponse_Error) isStreamToolCallsResponse_Event() {}
+
+func (*StreamToolCallsResponse_Done) isStreamToolCallsResponse_Event() {}
+
+// TextEvent carries model text outside tool calls, passed through as it
+// arrives; only a possible tag prefix is ever held back.
+type TextEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The next piece of text.
+	Text          string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TextEvent) Reset() {
+	*x = TextEvent{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TextEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TextEvent) ProtoMessage() {}
+
+func (x *TextEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TextEvent.ProtoReflect.Descriptor instead.
+func (*TextEvent) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *TextEvent) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// CallStartedEvent announces a tool call.
+type CallStartedEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's index in this stream: the model's own index for OPENAI and
+	// ANTHROPIC, the order of appearance otherwise.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The call id, when the model gave one.
+	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// Canonical tool name, or the name as written when the tool is unknown.
+	// Sent as soon as the name is certain.
+	ToolName string `protobuf:"bytes,3,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	// The name exactly as the model wrote it.
+	RawName string `protobuf:"bytes,4,opt,name=raw_name,json=rawName,proto3" json:"raw_name,omitempty"`
+	// Whether `tool_name` names a tool in play.
+	Known         bool `protobuf:"varint,5,opt,name=known,proto3" json:"known,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallStartedEvent) Reset() {
+	*x = CallStartedEvent{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallStartedEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallStartedEvent) ProtoMessage() {}
+
+func (x *CallStartedEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallStartedEvent.ProtoReflect.Descriptor instead.
+func (*CallStartedEvent) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *CallStartedEvent) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *CallStartedEvent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CallStartedEvent) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *CallStartedEvent) GetRawName() string {
+	if x != nil {
+		return x.RawName
+	}
+	return ""
+}
+
+func (x *CallStartedEvent) GetKnown() bool {
+	if x != nil {
+		return x.Known
+	}
+	return false
+}
+
+// ParamUpdateEvent shows a parameter value while it streams. Updates are
+// stable: a parameter never disappears once shown, a value never changes
+// type, and a string only grows. The complete call's verdict, which runs
+// every repair, is authoritative.
+type ParamUpdateEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's index.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// Canonical parameter name, or the name as written when unknown.
+	Param string `protobuf:"bytes,2,opt,name=param,proto3" json:"param,omitempty"`
+	// The new value or its growth.
+	//
+	// Types that are valid to be assigned to Value:
+	//
+	//	*ParamUpdateEvent_Append
+	//	*ParamUpdateEvent_ValueJson
+	Value         isParamUpdateEvent_Value `protobuf_oneof:"value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParamUpdateEvent) Reset() {
+	*x = ParamUpdateEvent{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParamUpdateEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParamUpdateEvent) ProtoMessage() {}
+
+func (x *ParamUpdateEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParamUpdateEvent.ProtoReflect.Descriptor instead.
+func (*ParamUpdateEvent) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ParamUpdateEvent) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ParamUpdateEvent) GetParam() string {
+	if x != nil {
+		return x.Param
+	}
+	return ""
+}
+
+func (x *ParamUpdateEvent) GetValue() isParamUpdateEvent_Value {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *ParamUpdateEvent) GetAppend() string {
+	if x != nil {
+		if x, ok := x.Value.(*ParamUpdateEvent_Append); ok {
+			return x.Append
+		}
+	}
+	return ""
+}
+
+func (x *ParamUpdateEvent) GetValueJson() string {
+	if x != nil {
+		if x, ok := x.Value.(*ParamUpdateEvent_ValueJson); ok {
+			return x.ValueJson
+		}
+	}
+	return ""
+}
+
+type isParamUpdateEvent_Value interface {
+	isParamUpdateEvent_Value()
+}
+
+type ParamUpdateEvent_Append struct {
+	// Text to append to a string value.
+	Append string `protobuf:"bytes,3,opt,name=append,proto3,oneof"`
+}
+
+type ParamUpdateEvent_ValueJson struct {
+	// A complete non-string value (number, boolean, null, array, object)
+	// as JSON text, sent once.
+	ValueJson string `protobuf:"bytes,4,opt,name=value_json,json=valueJson,proto3,oneof"`
+}
+
+func (*ParamUpdateEvent_Append) isParamUpdateEvent_Value() {}
+
+func (*ParamUpdateEvent_ValueJson) isParamUpdateEvent_Value() {}
+
+// CallCompleteEvent concludes one tool call.
+type CallCompleteEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's index.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The verdict, as ValidateToolCall would return it; counted in the
+	// session. A call cut off by the end of the stream or a length limit has
+	// a TRUNCATED violation.
+	Verdict *Verdict `protobuf:"bytes,2,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// Whether the call ended before its closing (`verdict` then holds
+	// TRUNCATED).
+	Truncated bool `protobuf:"varint,3,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// The execution, when `execute_on_complete` was set and the call was a
+	// usable write or edit call.
+	Execution     *Execution `protobuf:"bytes,4,opt,name=execution,proto3" json:"execution,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallCompleteEvent) Reset() {
+	*x = CallCompleteEvent{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallCompleteEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallCompleteEvent) ProtoMessage() {}
+
+func (x *CallCompleteEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallCompleteEvent.ProtoReflect.Descriptor instead.
+func (*CallCompleteEvent) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *CallCompleteEvent) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *CallCompleteEvent) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *CallCompleteEvent) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *CallCompleteEvent) GetExecution() *Execution {
+	if x != nil {
+		return x.Execution
+	}
+	return nil
+}
+
+// Execution is what executing a call did (or would do, for a dry run).
+type Execution struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One result per edit, for edit calls.
+	Edits []*EditResult `protobuf:"bytes,1,rep,name=edits,proto3" json:"edits,omitempty"`
+	// The files changed (or that would change).
+	Changes []*FileChange `protobuf:"bytes,2,rep,name=changes,proto3" json:"changes,omitempty"`
+	// Unified diff of everything changed.
+	Diff string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
+	// Whether anything was written.
+	Applied       bool `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Execution) Reset() {
+	*x = Execution{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Execution) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Execution) ProtoMessage() {}
+
+func (x *Execution) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Execution.ProtoReflect.Descriptor instead.
+func (*Execution) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *Execution) GetEdits() []*EditResult {
+	if x != nil {
+		return x.Edits
+	}
+	return nil
+}
+
+func (x *Execution) GetChanges() []*FileChange {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+func (x *Execution) GetDiff() string {
+	if x != nil {
+		return x.Diff
+	}
+	return ""
+}
+
+func (x *Execution) GetApplied() bool {
+	if x != nil {
+		return x.Applied
+	}
+	return false
+}
+
+// StreamErrorEvent reports a problem that does not end the stream.
+type StreamErrorEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, UNKNOWN_CALL_INDEX,
+	// CALL_ALREADY_COMPLETE, EXECUTION_FAILED.
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// What happened, for people.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The call concerned, when there is one.
+	Index         *uint32 `protobuf:"varint,3,opt,name=index,proto3,oneof" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamErrorEvent) Reset() {
+	*x = StreamErrorEvent{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamErrorEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamErrorEvent) ProtoMessage() {}
+
+func (x *StreamErrorEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamErrorEvent.ProtoReflect.Descriptor instead.
+func (*StreamErrorEvent) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *StreamErrorEvent) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *StreamErrorEvent) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *StreamErrorEvent) GetIndex() uint32 {
+	if x != nil && x.Index != nil {
+		return *x.Index
+	}
+	return 0
+}
+
+// StreamDoneEvent is the last event of a stream.
+type StreamDoneEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The finish reason from the end frame.
+	FinishReason string `protobuf:"bytes,1,opt,name=finish_reason,json=finishReason,proto3" json:"finish_reason,omitempty"`
+	// How many calls completed (truncated ones included).
+	Calls uint32 `protobuf:"varint,2,opt,name=calls,proto3" json:"calls,omitempty"`
+	// The session's mistake state after the stream.
+	Mistakes      *MistakeState `protobuf:"bytes,3,opt,name=mistakes,proto3" json:"mistakes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamDoneEvent) Reset() {
+	*x = StreamDoneEvent{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamDoneEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamDoneEvent) ProtoMessage() {}
+
+func (x *StreamDoneEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamDoneEvent.ProtoReflect.Descriptor instead.
+func (*StreamDoneEvent) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *StreamDoneEvent) GetFinishReason() string {
+	if x != nil {
+		return x.FinishReason
+	}
+	return ""
+}
+
+func (x *StreamDoneEvent) GetCalls() uint32 {
+	if x != nil {
+		return x.Calls
+	}
+	return 0
+}
+
+func (x *StreamDoneEvent) GetMistakes() *MistakeState {
+	if x != nil {
+		return x.Mistakes
+	}
+	return nil
+}
+
 var File_toolguard_v1_toolguard_proto protoreflect.FileDescriptor
 
 const file_toolguard_v1_toolguard_proto_rawDesc = "" +
@@ -2280,7 +3502,79 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x0fprevious_sha256\x18\x03 \x01(\tR\x0epreviousSha256\x12\x16\n" +
 	"\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x12\n" +
 	"\x04size\x18\x05 \x01(\x04R\x04size\x12\x19\n" +
-	"\bmoved_to\x18\x06 \x01(\tR\amovedTo*{\n" +
+	"\bmoved_to\x18\x06 \x01(\tR\amovedTo\"\xb4\x01\n" +
+	"\x16StreamToolCallsRequest\x121\n" +
+	"\x05start\x18\x01 \x01(\v2\x19.toolguard.v1.StreamStartH\x00R\x05start\x121\n" +
+	"\x05delta\x18\x02 \x01(\v2\x19.toolguard.v1.StreamDeltaH\x00R\x05delta\x12+\n" +
+	"\x03end\x18\x03 \x01(\v2\x17.toolguard.v1.StreamEndH\x00R\x03endB\a\n" +
+	"\x05frame\"\x83\x02\n" +
+	"\vStreamStart\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x122\n" +
+	"\x06format\x18\x02 \x01(\x0e2\x1a.toolguard.v1.StreamFormatR\x06format\x122\n" +
+	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12\x1d\n" +
+	"\n" +
+	"tool_names\x18\x04 \x03(\tR\ttoolNames\x125\n" +
+	"\aoptions\x18\x05 \x01(\v2\x1b.toolguard.v1.StreamOptionsR\aoptions\"\xc0\x01\n" +
+	"\rStreamOptions\x12.\n" +
+	"\x13execute_on_complete\x18\x01 \x01(\bR\x11executeOnComplete\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x18\n" +
+	"\apartial\x18\x03 \x01(\bR\apartial\x12$\n" +
+	"\x0emax_call_bytes\x18\x04 \x01(\x04R\fmaxCallBytes\x12&\n" +
+	"\x0fmax_param_bytes\x18\x05 \x01(\x04R\rmaxParamBytes\"]\n" +
+	"\vStreamDelta\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12:\n" +
+	"\n" +
+	"tool_calls\x18\x02 \x03(\v2\x1b.toolguard.v1.ToolCallDeltaR\ttoolCalls\"{\n" +
+	"\rToolCallDelta\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1c\n" +
+	"\targuments\x18\x04 \x01(\tR\targuments\x12\x12\n" +
+	"\x04done\x18\x05 \x01(\bR\x04done\"0\n" +
+	"\tStreamEnd\x12#\n" +
+	"\rfinish_reason\x18\x01 \x01(\tR\ffinishReason\"\x90\x03\n" +
+	"\x17StreamToolCallsResponse\x12-\n" +
+	"\x04text\x18\x01 \x01(\v2\x17.toolguard.v1.TextEventH\x00R\x04text\x12C\n" +
+	"\fcall_started\x18\x02 \x01(\v2\x1e.toolguard.v1.CallStartedEventH\x00R\vcallStarted\x12C\n" +
+	"\fparam_update\x18\x03 \x01(\v2\x1e.toolguard.v1.ParamUpdateEventH\x00R\vparamUpdate\x12F\n" +
+	"\rcall_complete\x18\x04 \x01(\v2\x1f.toolguard.v1.CallCompleteEventH\x00R\fcallComplete\x126\n" +
+	"\x05error\x18\x05 \x01(\v2\x1e.toolguard.v1.StreamErrorEventH\x00R\x05error\x123\n" +
+	"\x04done\x18\x06 \x01(\v2\x1d.toolguard.v1.StreamDoneEventH\x00R\x04doneB\a\n" +
+	"\x05event\"\x1f\n" +
+	"\tTextEvent\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\"\x86\x01\n" +
+	"\x10CallStartedEvent\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x1b\n" +
+	"\ttool_name\x18\x03 \x01(\tR\btoolName\x12\x19\n" +
+	"\braw_name\x18\x04 \x01(\tR\arawName\x12\x14\n" +
+	"\x05known\x18\x05 \x01(\bR\x05known\"\x82\x01\n" +
+	"\x10ParamUpdateEvent\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x14\n" +
+	"\x05param\x18\x02 \x01(\tR\x05param\x12\x18\n" +
+	"\x06append\x18\x03 \x01(\tH\x00R\x06append\x12\x1f\n" +
+	"\n" +
+	"value_json\x18\x04 \x01(\tH\x00R\tvalueJsonB\a\n" +
+	"\x05value\"\xaf\x01\n" +
+	"\x11CallCompleteEvent\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12/\n" +
+	"\averdict\x18\x02 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x1c\n" +
+	"\ttruncated\x18\x03 \x01(\bR\ttruncated\x125\n" +
+	"\texecution\x18\x04 \x01(\v2\x17.toolguard.v1.ExecutionR\texecution\"\x9d\x01\n" +
+	"\tExecution\x12.\n" +
+	"\x05edits\x18\x01 \x03(\v2\x18.toolguard.v1.EditResultR\x05edits\x122\n" +
+	"\achanges\x18\x02 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x12\n" +
+	"\x04diff\x18\x03 \x01(\tR\x04diff\x12\x18\n" +
+	"\aapplied\x18\x04 \x01(\bR\aapplied\"e\n" +
+	"\x10StreamErrorEvent\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x19\n" +
+	"\x05index\x18\x03 \x01(\rH\x00R\x05index\x88\x01\x01B\b\n" +
+	"\x06_index\"\x84\x01\n" +
+	"\x0fStreamDoneEvent\x12#\n" +
+	"\rfinish_reason\x18\x01 \x01(\tR\ffinishReason\x12\x14\n" +
+	"\x05calls\x18\x02 \x01(\rR\x05calls\x126\n" +
+	"\bmistakes\x18\x03 \x01(\v2\x1a.toolguard.v1.MistakeStateR\bmistakes*{\n" +
 	"\rArgumentsForm\x12\x1e\n" +
 	"\x1aARGUMENTS_FORM_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ARGUMENTS_FORM_TEXT\x10\x01\x12\x19\n" +
@@ -2309,7 +3603,15 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x19FILE_CHANGE_KIND_MODIFIED\x10\x02\x12\x1c\n" +
 	"\x18FILE_CHANGE_KIND_DELETED\x10\x03\x12\x1a\n" +
 	"\x16FILE_CHANGE_KIND_MOVED\x10\x04\x12\x1e\n" +
-	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x052\x96\x04\n" +
+	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\xd1\x01\n" +
+	"\fStreamFormat\x12\x1d\n" +
+	"\x19STREAM_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16STREAM_FORMAT_XML_TAGS\x10\x01\x12\x18\n" +
+	"\x14STREAM_FORMAT_OPENAI\x10\x02\x12\x1b\n" +
+	"\x17STREAM_FORMAT_ANTHROPIC\x10\x03\x12\x18\n" +
+	"\x14STREAM_FORMAT_HERMES\x10\x04\x12\x1a\n" +
+	"\x16STREAM_FORMAT_QWEN_XML\x10\x05\x12\x19\n" +
+	"\x15STREAM_FORMAT_MINIMAX\x10\x062\xfa\x04\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
@@ -2317,7 +3619,8 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"GetSession\x12\x1f.toolguard.v1.GetSessionRequest\x1a .toolguard.v1.GetSessionResponse\x12U\n" +
 	"\fResetSession\x12!.toolguard.v1.ResetSessionRequest\x1a\".toolguard.v1.ResetSessionResponse\x12U\n" +
 	"\fExecuteWrite\x12!.toolguard.v1.ExecuteWriteRequest\x1a\".toolguard.v1.ExecuteWriteResponse\x12R\n" +
-	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponseB=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
+	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponse\x12b\n" +
+	"\x0fStreamToolCalls\x12$.toolguard.v1.StreamToolCallsRequest\x1a%.toolguard.v1.StreamToolCallsResponse(\x010\x01B=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
 
 var (
 	file_toolguard_v1_toolguard_proto_rawDescOnce sync.Once
@@ -2331,95 +3634,131 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 	return file_toolguard_v1_toolguard_proto_rawDescData
 }
 
-var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
 	(MatchStrategy)(0),               // 2: toolguard.v1.MatchStrategy
 	(FileChangeKind)(0),              // 3: toolguard.v1.FileChangeKind
-	(*RequestContext)(nil),           // 4: toolguard.v1.RequestContext
-	(*ToolCall)(nil),                 // 5: toolguard.v1.ToolCall
-	(*StringParams)(nil),             // 6: toolguard.v1.StringParams
-	(*ToolDefinition)(nil),           // 7: toolguard.v1.ToolDefinition
-	(*ParamAliases)(nil),             // 8: toolguard.v1.ParamAliases
-	(*Verdict)(nil),                  // 9: toolguard.v1.Verdict
-	(*Repair)(nil),                   // 10: toolguard.v1.Repair
-	(*Violation)(nil),                // 11: toolguard.v1.Violation
-	(*MistakeState)(nil),             // 12: toolguard.v1.MistakeState
-	(*ValidateToolCallRequest)(nil),  // 13: toolguard.v1.ValidateToolCallRequest
-	(*ValidateToolCallResponse)(nil), // 14: toolguard.v1.ValidateToolCallResponse
-	(*ListToolsRequest)(nil),         // 15: toolguard.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),        // 16: toolguard.v1.ListToolsResponse
-	(*ToolSpec)(nil),                 // 17: toolguard.v1.ToolSpec
-	(*GetSessionRequest)(nil),        // 18: toolguard.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 19: toolguard.v1.GetSessionResponse
-	(*ResetSessionRequest)(nil),      // 20: toolguard.v1.ResetSessionRequest
-	(*ResetSessionResponse)(nil),     // 21: toolguard.v1.ResetSessionResponse
-	(*Session)(nil),                  // 22: toolguard.v1.Session
-	(*ExecuteWriteRequest)(nil),      // 23: toolguard.v1.ExecuteWriteRequest
-	(*ExecuteWriteResponse)(nil),     // 24: toolguard.v1.ExecuteWriteResponse
-	(*ExecuteEditRequest)(nil),       // 25: toolguard.v1.ExecuteEditRequest
-	(*ExecuteEditResponse)(nil),      // 26: toolguard.v1.ExecuteEditResponse
-	(*EditResult)(nil),               // 27: toolguard.v1.EditResult
-	(*FileChange)(nil),               // 28: toolguard.v1.FileChange
-	nil,                              // 29: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 30: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 31: google.protobuf.Timestamp
+	(StreamFormat)(0),                // 4: toolguard.v1.StreamFormat
+	(*RequestContext)(nil),           // 5: toolguard.v1.RequestContext
+	(*ToolCall)(nil),                 // 6: toolguard.v1.ToolCall
+	(*StringParams)(nil),             // 7: toolguard.v1.StringParams
+	(*ToolDefinition)(nil),           // 8: toolguard.v1.ToolDefinition
+	(*ParamAliases)(nil),             // 9: toolguard.v1.ParamAliases
+	(*Verdict)(nil),                  // 10: toolguard.v1.Verdict
+	(*Repair)(nil),                   // 11: toolguard.v1.Repair
+	(*Violation)(nil),                // 12: toolguard.v1.Violation
+	(*MistakeState)(nil),             // 13: toolguard.v1.MistakeState
+	(*ValidateToolCallRequest)(nil),  // 14: toolguard.v1.ValidateToolCallRequest
+	(*ValidateToolCallResponse)(nil), // 15: toolguard.v1.ValidateToolCallResponse
+	(*ListToolsRequest)(nil),         // 16: toolguard.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),        // 17: toolguard.v1.ListToolsResponse
+	(*ToolSpec)(nil),                 // 18: toolguard.v1.ToolSpec
+	(*GetSessionRequest)(nil),        // 19: toolguard.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 20: toolguard.v1.GetSessionResponse
+	(*ResetSessionRequest)(nil),      // 21: toolguard.v1.ResetSessionRequest
+	(*ResetSessionResponse)(nil),     // 22: toolguard.v1.ResetSessionResponse
+	(*Session)(nil),                  // 23: toolguard.v1.Session
+	(*ExecuteWriteRequest)(nil),      // 24: toolguard.v1.ExecuteWriteRequest
+	(*ExecuteWriteResponse)(nil),     // 25: toolguard.v1.ExecuteWriteResponse
+	(*ExecuteEditRequest)(nil),       // 26: toolguard.v1.ExecuteEditRequest
+	(*ExecuteEditResponse)(nil),      // 27: toolguard.v1.ExecuteEditResponse
+	(*EditResult)(nil),               // 28: toolguard.v1.EditResult
+	(*FileChange)(nil),               // 29: toolguard.v1.FileChange
+	(*StreamToolCallsRequest)(nil),   // 30: toolguard.v1.StreamToolCallsRequest
+	(*StreamStart)(nil),              // 31: toolguard.v1.StreamStart
+	(*StreamOptions)(nil),            // 32: toolguard.v1.StreamOptions
+	(*StreamDelta)(nil),              // 33: toolguard.v1.StreamDelta
+	(*ToolCallDelta)(nil),            // 34: toolguard.v1.ToolCallDelta
+	(*StreamEnd)(nil),                // 35: toolguard.v1.StreamEnd
+	(*StreamToolCallsResponse)(nil),  // 36: toolguard.v1.StreamToolCallsResponse
+	(*TextEvent)(nil),                // 37: toolguard.v1.TextEvent
+	(*CallStartedEvent)(nil),         // 38: toolguard.v1.CallStartedEvent
+	(*ParamUpdateEvent)(nil),         // 39: toolguard.v1.ParamUpdateEvent
+	(*CallCompleteEvent)(nil),        // 40: toolguard.v1.CallCompleteEvent
+	(*Execution)(nil),                // 41: toolguard.v1.Execution
+	(*StreamErrorEvent)(nil),         // 42: toolguard.v1.StreamErrorEvent
+	(*StreamDoneEvent)(nil),          // 43: toolguard.v1.StreamDoneEvent
+	nil,                              // 44: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 45: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 46: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
-	6,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	29, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	30, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
-	8,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	30, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
-	10, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
-	11, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
-	12, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
+	7,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
+	44, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	45, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	9,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
+	45, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	11, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
+	12, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
+	13, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
 	0,  // 8: toolguard.v1.Verdict.form:type_name -> toolguard.v1.ArgumentsForm
-	4,  // 9: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
-	5,  // 10: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
-	7,  // 11: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	9,  // 12: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
-	17, // 13: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
-	7,  // 14: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	30, // 15: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	30, // 16: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
-	22, // 17: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
-	22, // 18: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
-	12, // 19: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	31, // 20: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
-	4,  // 21: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
-	5,  // 22: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
-	7,  // 23: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	9,  // 24: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
-	28, // 25: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
-	4,  // 26: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
-	5,  // 27: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
-	7,  // 28: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	9,  // 29: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
-	27, // 30: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
-	28, // 31: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
+	5,  // 9: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
+	6,  // 10: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
+	8,  // 11: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	10, // 12: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
+	18, // 13: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
+	8,  // 14: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
+	45, // 15: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	45, // 16: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	23, // 17: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
+	23, // 18: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
+	13, // 19: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
+	46, // 20: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	5,  // 21: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
+	6,  // 22: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
+	8,  // 23: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	10, // 24: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
+	29, // 25: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
+	5,  // 26: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
+	6,  // 27: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
+	8,  // 28: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	10, // 29: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
+	28, // 30: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
+	29, // 31: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
 	1,  // 32: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
 	2,  // 33: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
 	3,  // 34: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
-	13, // 35: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	15, // 36: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	18, // 37: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	20, // 38: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	23, // 39: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	25, // 40: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	14, // 41: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	16, // 42: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	19, // 43: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	21, // 44: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	24, // 45: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	26, // 46: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	41, // [41:47] is the sub-list for method output_type
-	35, // [35:41] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	31, // 35: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
+	33, // 36: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
+	35, // 37: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
+	5,  // 38: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
+	4,  // 39: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
+	8,  // 40: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
+	32, // 41: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
+	34, // 42: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
+	37, // 43: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
+	38, // 44: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
+	39, // 45: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
+	40, // 46: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
+	42, // 47: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
+	43, // 48: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
+	10, // 49: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
+	41, // 50: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
+	28, // 51: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
+	29, // 52: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
+	13, // 53: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
+	14, // 54: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	16, // 55: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	19, // 56: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	21, // 57: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	24, // 58: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	26, // 59: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	30, // 60: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	15, // 61: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	17, // 62: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	20, // 63: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	22, // 64: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	25, // 65: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	27, // 66: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	36, // 67: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	61, // [61:68] is the sub-list for method output_type
+	54, // [54:61] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -2432,13 +3771,31 @@ func file_toolguard_v1_toolguard_proto_init() {
 		(*ToolCall_Params)(nil),
 		(*ToolCall_XmlBlock)(nil),
 	}
+	file_toolguard_v1_toolguard_proto_msgTypes[25].OneofWrappers = []any{
+		(*StreamToolCallsRequest_Start)(nil),
+		(*StreamToolCallsRequest_Delta)(nil),
+		(*StreamToolCallsRequest_End)(nil),
+	}
+	file_toolguard_v1_toolguard_proto_msgTypes[31].OneofWrappers = []any{
+		(*StreamToolCallsResponse_Text)(nil),
+		(*StreamToolCallsResponse_CallStarted)(nil),
+		(*StreamToolCallsResponse_ParamUpdate)(nil),
+		(*StreamToolCallsResponse_CallComplete)(nil),
+		(*StreamToolCallsResponse_Error)(nil),
+		(*StreamToolCallsResponse_Done)(nil),
+	}
+	file_toolguard_v1_toolguard_proto_msgTypes[34].OneofWrappers = []any{
+		(*ParamUpdateEvent_Append)(nil),
+		(*ParamUpdateEvent_ValueJson)(nil),
+	}
+	file_toolguard_v1_toolguard_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   26,
+			NumEnums:      5,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,6 +35,7 @@ const (
 	ToolGuardService_ResetSession_FullMethodName     = "/toolguard.v1.ToolGuardService/ResetSession"
 	ToolGuardService_ExecuteWrite_FullMethodName     = "/toolguard.v1.ToolGuardService/ExecuteWrite"
 	ToolGuardService_ExecuteEdit_FullMethodName      = "/toolguard.v1.ToolGuardService/ExecuteEdit"
+	ToolGuardService_StreamToolCalls_FullMethodName  = "/toolguard.v1.ToolGuardService/StreamToolCalls"
 )
 
 // ToolGuardServiceClient is the client API for ToolGuardService service.
@@ -68,6 +69,19 @@ type ToolGuardServiceClient interface {
 	// inside the request's workspace: exact matching first, then the fuzzy
 	// ladder. A batch is all-or-nothing unless `partial` is set.
 	ExecuteEdit(ctx context.Context, in *ExecuteEditRequest, opts ...grpc.CallOption) (*ExecuteEditResponse, error)
+	// StreamToolCalls parses tool calls out of a model's response while it
+	// streams. The client sends one `start` frame, then `delta` frames as the
+	// model's output arrives, then one `end` frame; the server answers with
+	// events as soon as it knows something: text outside tool calls, a call
+	// starting, parameter values growing, each call complete with its verdict
+	// (and its execution, when asked), and a final `done` event, after which
+	// the server closes the stream.
+	//
+	// A model's mistake (broken arguments, a truncated call, a call too large)
+	// is an event; the stream goes on. A caller's mistake (no start frame, a
+	// frame that does not fit the format) ends the stream with
+	// INVALID_ARGUMENT.
+	StreamToolCalls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StreamToolCallsRequest, StreamToolCallsResponse], error)
 }
 
 type toolGuardServiceClient struct {
@@ -138,6 +152,19 @@ func (c *toolGuardServiceClient) ExecuteEdit(ctx context.Context, in *ExecuteEdi
 	return out, nil
 }
 
+func (c *toolGuardServiceClient) StreamToolCalls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StreamToolCallsRequest, StreamToolCallsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ToolGuardService_ServiceDesc.Streams[0], ToolGuardService_StreamToolCalls_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[StreamToolCallsRequest, StreamToolCallsResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ToolGuardService_StreamToolCallsClient = grpc.BidiStreamingClient[StreamToolCallsRequest, StreamToolCallsResponse]
+
 // ToolGuardServiceServer is the server API for ToolGuardService service.
 // All implementations must embed UnimplementedToolGuardServiceServer
 // for forward compatibility.
@@ -169,6 +196,19 @@ type ToolGuardServiceServer interface {
 	// inside the request's workspace: exact matching first, then the fuzzy
 	// ladder. A batch is all-or-nothing unless `partial` is set.
 	ExecuteEdit(context.Context, *ExecuteEditRequest) (*ExecuteEditResponse, error)
+	// StreamToolCalls parses tool calls out of a model's response while it
+	// streams. The client sends one `start` frame, then `delta` frames as the
+	// model's output arrives, then one `end` frame; the server answers with
+	// events as soon as it knows something: text outside tool calls, a call
+	// starting, parameter values growing, each call complete with its verdict
+	// (and its execution, when asked), and a final `done` event, after which
+	// the server closes the stream.
+	//
+	// A model's mistake (broken arguments, a truncated call, a call too large)
+	// is an event; the stream goes on. A caller's mistake (no start frame, a
+	// frame that does not fit the format) ends the stream with
+	// INVALID_ARGUMENT.
+	StreamToolCalls(grpc.BidiStreamingServer[StreamToolCallsRequest, StreamToolCallsResponse]) error
 	mustEmbedUnimplementedToolGuardServiceServer()
 }
 
@@ -196,6 +236,9 @@ func (UnimplementedToolGuardServiceServer) ExecuteWrite(context.Context, *Execut
 }
 func (UnimplementedToolGuardServiceServer) ExecuteEdit(context.Context, *ExecuteEditRequest) (*ExecuteEditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ExecuteEdit not implemented")
+}
+func (UnimplementedToolGuardServiceServer) StreamToolCalls(grpc.BidiStreamingServer[StreamToolCallsRequest, StreamToolCallsResponse]) error {
+	return status.Error(codes.Unimplemented, "method StreamToolCalls not implemented")
 }
 func (UnimplementedToolGuardServiceServer) mustEmbedUnimplementedToolGuardServiceServer() {}
 func (UnimplementedToolGuardServiceServer) testEmbeddedByValue()                          {}
@@ -326,6 +369,13 @@ func _ToolGuardService_ExecuteEdit_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolGuardService_StreamToolCalls_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ToolGuardServiceServer).StreamToolCalls(&grpc.GenericServerStream[StreamToolCallsRequest, StreamToolCallsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ToolGuardService_StreamToolCallsServer = grpc.BidiStreamingServer[StreamToolCallsRequest, StreamToolCallsResponse]
+
 // ToolGuardService_ServiceDesc is the grpc.ServiceDesc for ToolGuardService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -358,6 +408,13 @@ var ToolGuardService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _ToolGuardService_ExecuteEdit_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "StreamToolCalls",
+			Handler:       _ToolGuardService_StreamToolCalls_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "toolguard/v1/toolguard.proto",
 }
