@@ -43,6 +43,12 @@ type Config struct {
 	// DrainDelay is how long the server keeps serving after reporting
 	// NOT_SERVING, so load balancers stop sending it new calls first.
 	DrainDelay time.Duration
+	// MaxConnectionAge is how long a client connection may live before the
+	// server asks it to reconnect (GOAWAY), so long-lived clients rebalance
+	// across replicas; MaxConnectionAgeGrace is how long calls still running
+	// on it may go on after that. Zero means forever.
+	MaxConnectionAge      time.Duration
+	MaxConnectionAgeGrace time.Duration
 
 	// Workspaces are more named workspaces, as "name=dir"; Workspace is
 	// the one named "default".
@@ -57,6 +63,11 @@ type Config struct {
 	Deny []string
 	// FuzzyThreshold is the lowest similarity a fuzzy edit match needs.
 	FuzzyThreshold float64
+
+	// MaxCallBytes bounds one streamed tool call (its arguments or whole
+	// block); MaxParamBytes bounds one parameter value in it.
+	MaxCallBytes  int
+	MaxParamBytes int
 }
 
 // DefaultWorkspaceName is the name of the workspace --workspace opens.
@@ -88,19 +99,23 @@ func (c Config) WorkspaceDirs() (map[string]string, error) {
 // on port 7700, ./workspace, in-memory sessions.
 func DefaultConfig() Config {
 	return Config{
-		Listen:          "127.0.0.1:7700",
-		Workspace:       "./workspace",
-		LogFormat:       "json",
-		LogLevel:        "info",
-		MistakeLimit:    3,
-		SessionTTL:      time.Hour,
-		MaxSessions:     100_000,
-		MaxRecvMsgBytes: 16 << 20,
-		MaxSendMsgBytes: 32 << 20,
-		ShutdownTimeout: 10 * time.Second,
-		DrainDelay:      0,
-		MaxFileBytes:    10 << 20,
-		FuzzyThreshold:  0.9,
+		Listen:                "127.0.0.1:7700",
+		Workspace:             "./workspace",
+		LogFormat:             "json",
+		LogLevel:              "info",
+		MistakeLimit:          3,
+		SessionTTL:            time.Hour,
+		MaxSessions:           100_000,
+		MaxRecvMsgBytes:       16 << 20,
+		MaxSendMsgBytes:       32 << 20,
+		ShutdownTimeout:       10 * time.Second,
+		DrainDelay:            0,
+		MaxFileBytes:          10 << 20,
+		FuzzyThreshold:        0.9,
+		MaxConnectionAge:      30 * time.Minute,
+		MaxConnectionAgeGrace: 5 * time.Minute,
+		MaxCallBytes:          16 << 20,
+		MaxParamBytes:         16 << 20,
 	}
 }
 
@@ -133,6 +148,12 @@ func (c Config) Validate() error {
 	}
 	if c.DrainDelay < 0 {
 		errs = append(errs, errors.New("drain delay must not be negative"))
+	}
+	if c.MaxConnectionAge < 0 || c.MaxConnectionAgeGrace < 0 {
+		errs = append(errs, errors.New("connection age settings must not be negative"))
+	}
+	if c.MaxCallBytes <= 0 || c.MaxParamBytes <= 0 {
+		errs = append(errs, errors.New("stream call and parameter limits must be positive"))
 	}
 	if _, err := c.WorkspaceDirs(); err != nil {
 		errs = append(errs, err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"time"
@@ -31,6 +32,15 @@ const (
 	keepaliveTime    = 2 * time.Minute
 	keepaliveTimeout = 20 * time.Second
 )
+
+// forever maps the configuration's "zero means forever" onto keepalive's
+// infinity.
+func forever(d time.Duration) time.Duration {
+	if d == 0 {
+		return time.Duration(math.MaxInt64)
+	}
+	return d
+}
 
 // Server is a toolguard gRPC server: the ToolGuardService, grpc.health.v1 and
 // server reflection behind the interceptor chain. Build it with New and run it
@@ -102,8 +112,10 @@ func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)
 			PermitWithoutStream: true,
 		}),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
-			Time:    keepaliveTime,
-			Timeout: keepaliveTimeout,
+			Time:                  keepaliveTime,
+			Timeout:               keepaliveTimeout,
+			MaxConnectionAge:      forever(cfg.MaxConnectionAge),
+			MaxConnectionAgeGrace: forever(cfg.MaxConnectionAgeGrace),
 		}),
 	}
 	opts = append(opts, chainOptions(interceptorChain(log))...)

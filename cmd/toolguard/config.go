@@ -52,6 +52,10 @@ var serveSettings = []setting{
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.ShutdownTimeout) }},
 	{"drain-delay", "TOOLGUARD_DRAIN_DELAY", "`duration` to keep serving after reporting NOT_SERVING at shutdown, so load balancers can react",
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.DrainDelay) }},
+	{"max-connection-age", "TOOLGUARD_MAX_CONNECTION_AGE", "`duration` after which a client connection is asked to reconnect, so clients rebalance across replicas (0: never)",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.MaxConnectionAge) }},
+	{"max-connection-age-grace", "TOOLGUARD_MAX_CONNECTION_AGE_GRACE", "`duration` calls may run on after their connection was asked to reconnect (0: no limit)",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.MaxConnectionAgeGrace) }},
 	{"workspaces", "TOOLGUARD_WORKSPACES", "more named workspaces, as comma-separated `name=dir` pairs (the --workspace one is \"default\")",
 		func(c *service.Config) flag.Value { return (*listValue)(&c.Workspaces) }},
 	{"agent-root", "TOOLGUARD_AGENT_ROOT", "the workspace root as the agent sees it (`path`, e.g. /home/user/project): absolute paths under it map onto the workspace",
@@ -62,6 +66,10 @@ var serveSettings = []setting{
 		func(c *service.Config) flag.Value { return (*listValue)(&c.Deny) }},
 	{"fuzzy-threshold", "TOOLGUARD_FUZZY_THRESHOLD", "lowest similarity (0..1) at which a fuzzy edit match is accepted",
 		func(c *service.Config) flag.Value { return (*float64Value)(&c.FuzzyThreshold) }},
+	{"max-call-bytes", "TOOLGUARD_MAX_CALL_BYTES", "largest streamed tool call (arguments or whole block) in `bytes`",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxCallBytes) }},
+	{"max-param-bytes", "TOOLGUARD_MAX_PARAM_BYTES", "largest parameter value of a streamed tool call in `bytes`",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxParamBytes) }},
 }
 
 // bindServeFlags registers a flag for every setting on fs, bound to the
