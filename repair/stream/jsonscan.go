@@ -1,0 +1,401 @@
+package stream
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonScanner reads a JSON value as it arrives and tells a jsonHandler where
+// its values start and end and what its strings hold, so parameters can be
+// shown while they stream. It is resumable: scan reads the bytes added to
+// the buffer since the last call, and an escape or character split at the
+// end of the buffer is read again, whole, next time.
+//
+// It tolerates what models commonly write (single quotes, bare words such
+// as True or unquoted keys, missing and trailing commas); on anything else
+// it stops reporting (lost) and only keeps finding the bytes it was asked
+// to stop at. It never judges the value: the closed call goes through the
+// full repair pipeline.
+type jsonScanner struct {
+	h     jsonHandler
+	buf   []byte // the buffer being scanned, for handlers
+	pos   int    // next byte to read
+	state scanState
+	stack []frame
+	// String being read: its quote, whether it is a key, where it starts.
+	quote    byte
+	inKey    bool
+	strStart int
+	// Bare word being read (a number, true, None, an unquoted key).
+	bareStart int
+	key       []byte // key being read
+	scratch   []byte // decoded string growth, reused
+}
+
+// frame is an open object or array.
+type frame struct {
+	obj   bool
+	key   string // the member being read (objects)
+	start int    // offset of the opening bracket
+}
+
+type scanState uint8
+
+const (
+	stValue  scanState = iota // expecting a value
+	stKey                     // expecting a key or '}'
+	stColon                   // expecting ':'
+	stAfter                   // after a value: ',' or a closing bracket
+	stString                  // inside a string
+	stBare                    // inside a bare word
+	stDone                    // the root value is complete
+	stLost                    // not JSON any more: no more reports
+)
+
+// maxKeyBytes bounds a key; a longer one is not a parameter name.
+const maxKeyBytes = 1024
+
+// jsonHandler receives what a jsonScanner finds. The value concerned is a
+// member or element of the container on top of s.stack (the root value when
+// the stack is empty).
+type jsonHandler interface {
+	// valueStart: a value begins at offset start.
+	valueStart(s *jsonScanner, start int)
+	// stringGrew: a string value grew by chunk (decoded; reused after the
+	// call); end reports its closing quote.
+	stringGrew(s *jsonScanner, chunk []byte, end bool)
+	// valueEnd: the value in s.buf[start:end] is complete.
+	valueEnd(s *jsonScanner, start, end int)
+}
+
+// scan reads buf from s.pos. It returns true, with s.pos on the byte, when
+// it meets stop outside a string (0: never stops), and false when it needs
+// more input.
+func (s *jsonScanner) scan(buf []byte, stop byte) bool {
+	s.buf = buf
+	for s.pos < len(buf) {
+		switch s.state {
+		case stLost:
+			if stop == 0 {
+				s.pos = len(buf)
+				return false
+			}
+			k := bytes.IndexByte(buf[s.pos:], stop)
+			if k < 0 {
+				s.pos = len(buf)
+				return false
+			}
+			s.pos += k
+			return true
+		case stString:
+			if !s.readString() {
+				return false
+			}
+			continue
+		case stBare:
+			for s.pos < len(buf) && isBareByte(buf[s.pos]) {
+				s.pos++
+			}
+			if s.pos == len(buf) {
+				return false
+			}
+			s.endBare()
+			continue
+		}
+		c := buf[s.pos]
+		if isJSONSpace(c) {
+			s.pos++
+			continue
+		}
+		if c == stop {
+			return true
+		}
+		switch s.state {
+		case stValue:
+			s.beginValue(c)
+		case stKey:
+			switch {
+			case c == '"' || c == '\'':
+				s.quote, s.inKey, s.key = c, true, s.key[:0]
+				s.state = stString
+				s.pos++
+			case c == '}':
+				s.close(true)
+			case c == ',':
+				s.pos++
+			case isBareByte(c):
+				s.inKey, s.bareStart, s.state = true, s.pos, stBare
+			default:
+				s.lose()
+			}
+		case stColon:
+			if c == ':' || c == '=' {
+				s.pos++
+				s.state = stValue
+			} else {
+				s.lose()
+			}
+		case stAfter:
+			top := &s.stack[len(s.stack)-1]
+			switch {
+			case c == ',':
+				s.pos++
+				s.state = stValue
+				if top.obj {
+					s.state = stKey
+				}
+			case c == '}' || c == ']':
+				s.close(c == '}')
+			case top.obj && (c == '"' || c == '\''):
+				s.state = stKey // a missing comma
+			case !top.obj:
+				s.state = stValue // a missing comma
+			default:
+				s.lose()
+			}
+		case stDone:
+			s.pos++ // text after the value: not ours to judge
+		}
+	}
+	return false
+}
+
+// finish ends the input: a bare word running to the end is complete.
+func (s *jsonScanner) finish(buf []byte) {
+	s.buf = buf
+	if s.state == stBare && !s.inKey {
+		s.h.valueEnd(s, s.bareStart, len(buf))
+		s.afterValue()
+	}
+}
+
+// lose gives up on the value: nothing more is reported.
+func (s *jsonScanner) lose() { s.state = stLost }
+
+// skip passes over the byte at s.pos, which the caller found not to be JSON.
+func (s *jsonScanner) skip() {
+	s.lose()
+	s.pos++
+}
+
+func (s *jsonScanner) beginValue(c byte) {
+	switch {
+	case c == '{' || c == '[':
+		s.h.valueStart(s, s.pos)
+		s.stack = append(s.stack, frame{obj: c == '{', start: s.pos})
+		s.pos++
+		s.state = stValue
+		if c == '{' {
+			s.state = stKey
+		}
+	case c == '"' || c == '\'':
+		s.h.valueStart(s, s.pos)
+		s.quote, s.inKey, s.strStart = c, false, s.pos
+		s.state = stString
+		s.pos++
+	case c == ']' && len(s.stack) > 0 && !s.stack[len(s.stack)-1].obj:
+		s.close(false) // an empty array, or a trailing comma
+	case isBareByte(c):
+		s.h.valueStart(s, s.pos)
+		s.inKey, s.bareStart, s.state = false, s.pos, stBare
+	default:
+		s.lose()
+	}
+}
+
+// close closes the container on top of the stack with the bracket at s.pos.
+func (s *jsonScanner) close(obj bool) {
+	if len(s.stack) == 0 || s.stack[len(s.stack)-1].obj != obj {
+		s.lose()
+		return
+	}
+	f := s.stack[len(s.stack)-1]
+	s.stack = s.stack[:len(s.stack)-1]
+	s.pos++
+	s.h.valueEnd(s, f.start, s.pos)
+	s.afterValue()
+}
+
+func (s *jsonScanner) afterValue() {
+	if len(s.stack) == 0 {
+		s.state = stDone
+	} else {
+		s.state = stAfter
+	}
+}
+
+func (s *jsonScanner) endBare() {
+	if s.inKey {
+		s.setKey(s.buf[s.bareStart:s.pos])
+		return
+	}
+	s.h.valueEnd(s, s.bareStart, s.pos)
+	s.afterValue()
+}
+
+func (s *jsonScanner) setKey(k []byte) {
+	if len(s.stack) == 0 || len(k) > maxKeyBytes {
+		s.lose()
+		return
+	}
+	s.stack[len(s.stack)-1].key = string(k)
+	s.state = stColon
+}
+
+// readString reads string bytes from s.pos and reports whether the string
+// closed. What it decoded goes to the key or the handler.
+func (s *jsonScanner) readString() bool {
+	buf := s.buf
+	out := s.scratch[:0]
+	i := s.pos
+	closed := false
+loop:
+	for i < len(buf) {
+		c := buf[i]
+		switch {
+		case c == s.quote:
+			closed = true
+			i++
+			break loop
+		case c == '\\':
+			var n int
+			out, n = appendEscape(out, buf[i:])
+			if n == 0 {
+				break loop // the escape is split: read it whole next time
+			}
+			i += n
+		case c < utf8.RuneSelf:
+			j := i + 1
+			for j < len(buf) && buf[j] < utf8.RuneSelf && buf[j] != s.quote && buf[j] != '\\' {
+				j++
+			}
+			out = append(out, buf[i:j]...)
+			i = j
+		default:
+			if !utf8.FullRune(buf[i:]) {
+				break loop
+			}
+			r, size := utf8.DecodeRune(buf[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, buf[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	s.pos = i
+	s.scratch = out
+	if s.inKey {
+		s.key = append(s.key, out...)
+		if len(s.key) > maxKeyBytes {
+			s.lose()
+			return false
+		}
+		if closed {
+			s.setKey(s.key)
+		}
+		return closed
+	}
+	if len(out) > 0 || closed {
+		s.h.stringGrew(s, out, closed)
+	}
+	if closed {
+		s.h.valueEnd(s, s.strStart, i)
+		s.afterValue()
+	}
+	return closed
+}
+
+// appendEscape decodes the escape at the start of b (b[0] is a backslash)
+// onto out and returns the bytes it used, or 0 when b ends before the
+// escape is whole. An unknown escape keeps its backslash, as the repair
+// pipeline does; a lone surrogate becomes U+FFFD.
+func appendEscape(out, b []byte) ([]byte, int) {
+	if len(b) < 2 {
+		return out, 0
+	}
+	switch c := b[1]; c {
+	case '"', '\\', '/':
+		return append(out, c), 2
+	case '\'':
+		return append(out, '\''), 2
+	case 'b':
+		return append(out, '\b'), 2
+	case 'f':
+		return append(out, '\f'), 2
+	case 'n':
+		return append(out, '\n'), 2
+	case 'r':
+		return append(out, '\r'), 2
+	case 't':
+		return append(out, '\t'), 2
+	case 'u':
+		if len(b) < 6 {
+			if !allHex(b[2:]) {
+				return append(out, '\\'), 1
+			}
+			return out, 0
+		}
+		r, ok := hex4(b[2:6])
+		if !ok {
+			return append(out, '\\'), 1
+		}
+		if !utf16.IsSurrogate(r) {
+			return utf8.AppendRune(out, r), 6
+		}
+		if r >= 0xDC00 { // a low surrogate first
+			return utf8.AppendRune(out, utf8.RuneError), 6
+		}
+		rest := b[6:]
+		if len(rest) < 6 && (len(rest) == 0 || rest[0] == '\\') && (len(rest) < 2 || rest[1] == 'u') && allHex(rest[min(2, len(rest)):]) {
+			return out, 0 // its low half may follow
+		}
+		if len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
+			if lo, ok := hex4(rest[2:6]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				return utf8.AppendRune(out, utf16.DecodeRune(r, lo)), 12
+			}
+		}
+		return utf8.AppendRune(out, utf8.RuneError), 6
+	default:
+		return append(out, '\\'), 1
+	}
+}
+
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b[:4] {
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
+}
+
+func allHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// isBareByte reports bytes of numbers and bare words (true, None, an
+// unquoted key).
+func isBareByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == '-' || c == '+' || c == '.' || c == '$'
+}

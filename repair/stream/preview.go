@@ -1,0 +1,126 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/toolguard/toolguard/repair"
+)
+
+// argsPreview turns what a jsonScanner finds in an arguments object into
+// EventParam events: string values as they grow, other values once
+// complete. The first occurrence of a key is the one shown, so a preview
+// never changes a value's type.
+type argsPreview struct {
+	emit  func(Event)
+	index int
+	// depth is the scanner depth at which values are parameters: 1 when
+	// the arguments object is the root, 2 when it is a member of the root
+	// (Hermes), whose key must then be an arguments key.
+	depth    int
+	shown    map[string]bool
+	maxParam int
+
+	// The parameter value being read.
+	open   bool
+	param  string
+	skip   bool // a repeated key: not shown
+	isText bool // a string value
+	start  int
+	showed bool // something of the string was shown
+	// oversize records a value that completed past the parameter limit.
+	oversize bool
+}
+
+func newArgsPreview(emit func(Event), index, depth, maxParam int) argsPreview {
+	return argsPreview{emit: emit, index: index, depth: depth, shown: map[string]bool{}, maxParam: maxParam}
+}
+
+// paramAt returns the parameter a value at the scanner's position belongs
+// to.
+func (a *argsPreview) paramAt(s *jsonScanner) (string, bool) {
+	if len(s.stack) != a.depth || !s.stack[a.depth-1].obj {
+		return "", false
+	}
+	if a.depth == 2 && !isArgumentsKey(s.stack[0].key) {
+		return "", false
+	}
+	return s.stack[a.depth-1].key, true
+}
+
+func (a *argsPreview) valueStart(s *jsonScanner, start int) {
+	key, ok := a.paramAt(s)
+	if !ok {
+		return
+	}
+	c := s.buf[start]
+	a.open, a.param, a.start, a.showed = true, key, start, false
+	a.isText = c == '"' || c == '\''
+	a.skip = a.shown[key]
+	a.shown[key] = true
+}
+
+func (a *argsPreview) stringGrew(s *jsonScanner, chunk []byte, end bool) {
+	if !a.open || a.skip || len(s.stack) != a.depth {
+		return
+	}
+	if len(chunk) > 0 || end && !a.showed {
+		a.emit(Event{Kind: EventParam, Index: a.index, Param: a.param, Text: string(chunk)})
+		a.showed = true
+	}
+}
+
+func (a *argsPreview) valueEnd(s *jsonScanner, start, end int) {
+	if !a.open || start != a.start {
+		return
+	}
+	if _, ok := a.paramAt(s); !ok {
+		return
+	}
+	a.open = false
+	if a.maxParam > 0 && end-start > a.maxParam {
+		a.oversize = true
+	}
+	if a.skip || a.isText {
+		return
+	}
+	if text, ok := jsonValueText(s.buf[start:end]); ok {
+		a.emit(Event{Kind: EventParam, Index: a.index, Param: a.param, JSON: text})
+	}
+}
+
+// tooLarge reports whether a value has grown past the parameter limit,
+// with n bytes buffered.
+func (a *argsPreview) tooLarge(n int) bool {
+	return a.oversize || a.open && a.maxParam > 0 && n-a.start > a.maxParam
+}
+
+// jsonValueText returns a complete non-string value as compact JSON,
+// repairing what models write instead (True, None, single quotes).
+func jsonValueText(raw []byte) (string, bool) {
+	if json.Valid(raw) {
+		var b bytes.Buffer
+		if json.Compact(&b, raw) == nil {
+			return b.String(), true
+		}
+	}
+	r, err := repair.RepairJSON(string(raw), repair.JSONOptions{})
+	if err != nil || r.Truncated {
+		return "", false
+	}
+	out, err := repair.EncodeJSON(r.Value)
+	if err != nil {
+		return "", false
+	}
+	return string(out), true
+}
+
+// isArgumentsKey reports the keys Hermes-style calls hold their arguments
+// under.
+func isArgumentsKey(k string) bool {
+	switch k {
+	case "arguments", "parameters", "args", "input":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,144 @@
+package stream
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/toolguard/toolguard/repair"
+)
+
+// structuredParser assembles OpenAI and Anthropic calls from their
+// fragments, keyed by the model's index; text passes straight through.
+type structuredParser struct {
+	format Format
+	opts   Options
+	emit   func(Event)
+	text   textPass
+	calls  map[int]*deltaCall
+}
+
+// deltaCall is one call being assembled.
+type deltaCall struct {
+	index   int
+	id      string
+	name    []byte
+	args    []byte
+	started bool
+	closed  bool
+	dropped bool
+	scan    jsonScanner
+	preview argsPreview
+}
+
+func newStructuredParser(format Format, opts Options, emit func(Event)) *structuredParser {
+	return &structuredParser{format: format, opts: opts, emit: emit, text: textPass{emit: emit}, calls: map[int]*deltaCall{}}
+}
+
+func (p *structuredParser) delta(d ToolDelta) {
+	c := p.calls[d.Index]
+	if c == nil {
+		c = &deltaCall{index: d.Index}
+		c.preview = newArgsPreview(p.emit, d.Index, 1, p.opts.MaxParamBytes)
+		c.scan.h = &c.preview
+		p.calls[d.Index] = c
+	}
+	if c.closed {
+		if d.Arguments != "" || d.Name != "" {
+			p.emit(Event{Kind: EventError, Index: d.Index, Code: CodeCallAlreadyComplete,
+				Text: fmt.Sprintf("call %d already completed; the fragment was ignored", d.Index)})
+		}
+		return
+	}
+	if c.dropped {
+		c.closed = c.closed || d.Done
+		return
+	}
+	if c.id == "" {
+		c.id = d.ID
+	}
+	c.name = append(c.name, d.Name...)
+	if d.Arguments != "" {
+		p.start(c)
+		c.args = append(c.args, d.Arguments...)
+		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
+			p.drop(c, CodeCallTooLarge, fmt.Sprintf("call %d's arguments grew past %d bytes; the call was dropped", c.index, p.opts.MaxCallBytes))
+			c.closed = d.Done
+			return
+		}
+		c.scan.scan(c.args, 0)
+		if c.preview.tooLarge(len(c.args)) {
+			p.drop(c, CodeParamTooLarge, fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", c.preview.param, c.index, p.opts.MaxParamBytes))
+			c.closed = d.Done
+			return
+		}
+	}
+	if d.Done {
+		p.close(c, false)
+	}
+}
+
+func (p *structuredParser) start(c *deltaCall) {
+	if c.started {
+		return
+	}
+	c.started = true
+	p.emit(Event{Kind: EventCallStarted, Index: c.index, ID: c.id, Name: validString(c.name)})
+}
+
+func (p *structuredParser) drop(c *deltaCall, code, msg string) {
+	c.dropped = true
+	c.args, c.scan = nil, jsonScanner{}
+	p.emit(Event{Kind: EventError, Index: c.index, Code: code, Text: msg})
+}
+
+func (p *structuredParser) close(c *deltaCall, truncated bool) {
+	p.start(c)
+	c.closed = true
+	c.scan.finish(c.args)
+	name := validString(c.name)
+	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated,
+		Call: repair.Call{Name: name, Form: repair.FormText, Text: validString(c.args)}})
+	c.args = nil
+}
+
+// end closes the calls still open, in index order. An Anthropic call
+// without its stop, or any call when the model hit its length limit, is
+// truncated; OpenAI marks no call's end, so its calls are complete.
+func (p *structuredParser) end(lengthLimit bool) {
+	p.text.flush()
+	for _, i := range slices.Sorted(maps.Keys(p.calls)) {
+		c := p.calls[i]
+		if c.closed || c.dropped {
+			continue
+		}
+		p.close(c, lengthLimit || p.format == Anthropic)
+	}
+}
+
+// textPass passes text through as EventText, holding back only a
+// character split at the end of a piece.
+type textPass struct {
+	emit    func(Event)
+	pending []byte
+	out     []byte
+}
+
+func (t *textPass) write(s string) {
+	b := append(t.pending, s...)
+	out, n := appendValid(t.out[:0], b, false)
+	t.out = out
+	t.pending = append(t.pending[:0], b[n:]...)
+	if len(out) > 0 {
+		t.emit(Event{Kind: EventText, Index: -1, Text: string(out)})
+	}
+}
+
+func (t *textPass) flush() {
+	if len(t.pending) == 0 {
+		return
+	}
+	out, _ := appendValid(t.out[:0], t.pending, true)
+	t.pending = t.pending[:0]
+	t.emit(Event{Kind: EventText, Index: -1, Text: string(out)})
+}

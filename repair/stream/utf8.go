@@ -1,0 +1,43 @@
+package stream
+
+import "unicode/utf8"
+
+// appendValid appends b to dst as valid UTF-8 and returns how many bytes of
+// b it used. A character split at the end of b is left for the next piece
+// unless final is set. Each invalid byte becomes U+FFFD on its own, so the
+// result does not depend on where the input was split.
+func appendValid(dst, b []byte, final bool) ([]byte, int) {
+	i := 0
+	for i < len(b) {
+		start := i
+		for i < len(b) && b[i] < utf8.RuneSelf {
+			i++
+		}
+		dst = append(dst, b[start:i]...)
+		if i == len(b) {
+			break
+		}
+		if !utf8.FullRune(b[i:]) && !final {
+			return dst, i
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+			i++
+			continue
+		}
+		dst = append(dst, b[i:i+size]...)
+		i += size
+	}
+	return dst, len(b)
+}
+
+// validString returns b as a valid UTF-8 string, every invalid byte
+// replaced by U+FFFD.
+func validString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out, _ := appendValid(make([]byte, 0, len(b)+8), b, true)
+	return string(out)
+}
