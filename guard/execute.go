@@ -129,8 +129,11 @@ func (g *Guard) workspace(name string) (*workspace.Workspace, error) {
 // model's mistake, including a refused path, is a verdict with feedback and
 // nothing is written; errors are the caller's or the server's.
 func (g *Guard) ExecuteWrite(ctx context.Context, req ExecuteRequest) (*Execution, error) {
-	return g.execute(ctx, req, []string{"write_to_file"}, g.write)
+	return g.execute(ctx, req, writeTools, g.write)
 }
+
+// writeTools are the canonical tools ExecuteWrite runs.
+var writeTools = []string{"write_to_file"}
 
 // execute is what ExecuteWrite and ExecuteEdit share: find the workspace,
 // check the call, make sure it is one of the tools this RPC runs, run it

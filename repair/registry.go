@@ -269,6 +269,10 @@ func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
 	return nil, false
 }
 
+// IsMultiplexer reports whether name stands for several tools chosen by a
+// command parameter (str_replace_based_edit_tool).
+func (r *Registry) IsMultiplexer(name string) bool { return r.multiplexer(name) != nil }
+
 // multiplexer returns the multiplexer a name stands for, or nil.
 func (r *Registry) multiplexer(name string) *multiplexer { return r.mux[foldName(name)] }
 
@@ -447,6 +451,28 @@ func compileSchema(name string, params map[string]any) (*jsonschema.Schema, erro
 		return nil, fmt.Errorf("parameters schema: type must be object, not %s", s.Types)
 	}
 	return s, nil
+}
+
+// CanonicalParam returns the canonical name of a top-level parameter
+// spelling (the name itself, an alias, or the name in another case), or ""
+// when the tool has no such parameter.
+func (t *Tool) CanonicalParam(name string) string {
+	return t.canonicalParam(name, t.schema.Properties)
+}
+
+// ParamSpellings returns every spelling of the tool's top-level parameters,
+// canonical names and aliases, mapped to the canonical name.
+func (t *Tool) ParamSpellings() map[string]string {
+	out := make(map[string]string, len(t.schema.Properties)+len(t.aliasOf))
+	for p := range t.schema.Properties {
+		out[p] = p
+	}
+	for a, c := range t.aliasOf {
+		if _, ok := t.schema.Properties[c]; ok {
+			out[a] = c
+		}
+	}
+	return out
 }
 
 // ParamAliases returns every parameter spelling the tool accepts besides the

@@ -1,0 +1,305 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/stream"
+	"github.com/toolguard/toolguard/workspace"
+)
+
+// StreamRequest opens a stream of a model's response.
+type StreamRequest struct {
+	SessionID    string
+	ModelID      string
+	Workspace    string
+	MistakeLimit uint32
+	Format       stream.Format
+	// Tools are definitions of tools the server does not know.
+	Tools []repair.ToolDef
+	// ToolNames restricts the server's tools in play (XMLTags tags);
+	// empty means all.
+	ToolNames []string
+	// ExecuteOnComplete runs each complete, usable write or edit call as
+	// ExecuteWrite/ExecuteEdit would, with DryRun and Partial.
+	ExecuteOnComplete bool
+	DryRun            bool
+	Partial           bool
+	// MaxCallBytes and MaxParamBytes bound calls and values; zero means
+	// no bound (the service always sets them).
+	MaxCallBytes  int
+	MaxParamBytes int
+}
+
+// StreamEvent is one event of a stream, for the caller.
+type StreamEvent struct {
+	Kind  stream.EventKind
+	Index int // -1 for text
+	ID    string
+	// EventCallStarted: the canonical tool name (as written when unknown),
+	// the name as written, and whether the tool is known.
+	ToolName string
+	RawName  string
+	Known    bool
+	// EventParam: the parameter (canonical when known) and its growth
+	// (Text) or complete non-string value (JSON).
+	Param string
+	JSON  string
+	// EventText: text; EventParam: string growth; EventError: message.
+	Text string
+	// EventCallClosed: the verdict, whether the call was truncated, and its
+	// execution when it ran.
+	Verdict   *Verdict
+	Truncated bool
+	Execution *Execution
+	// EventError: a stable code.
+	Code string
+}
+
+// StreamSummary concludes a stream.
+type StreamSummary struct {
+	FinishReason string
+	Calls        int
+	Mistakes     MistakeState
+}
+
+// Error codes of stream error events raised here, beside the parser's.
+const (
+	// CodeExecutionFailed: a usable call could not be executed because the
+	// file changed under it; the verdict stands, nothing was written.
+	CodeExecutionFailed = "EXECUTION_FAILED"
+)
+
+// Stream follows one model response. It is not safe for concurrent use:
+// one goroutine feeds it, in order.
+type Stream struct {
+	g      *Guard
+	req    StreamRequest
+	extra  []*repair.Tool
+	parser *stream.Parser
+	calls  map[int]*streamCall
+	closed int
+
+	// Set for the duration of one feed.
+	ctx context.Context
+	out []StreamEvent
+	err error
+}
+
+// streamCall is what the stream knows of one call.
+type streamCall struct {
+	tool *repair.Tool
+	// shown maps the canonical parameters shown to the spelling the model
+	// used, so that two spellings of one parameter are never merged.
+	shown map[string]string
+}
+
+// OpenStream starts following a response. Errors are the caller's: an
+// unknown format, a bad tool definition or an unknown workspace.
+func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
+	extra, err := g.compileTools(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	if req.ExecuteOnComplete {
+		if _, err := g.workspace(req.Workspace); err != nil {
+			return nil, err
+		}
+	}
+	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
+	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes}
+	if req.Format == stream.XMLTags {
+		opts.Tools = g.toolTags(req.ToolNames, extra)
+	}
+	s.parser, err = stream.New(req.Format, opts, s.event)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// toolTags lists the tags that open a call in XMLTags: each tool's
+// canonical name and aliases, with its parameters' spellings.
+func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream.ToolTags {
+	out := map[string]stream.ToolTags{}
+	add := func(t *repair.Tool) {
+		tags := stream.ToolTags{Params: map[string]bool{}}
+		for spelling, canonical := range t.ParamSpellings() {
+			tags.Params[spelling] = t.IsContentParam(canonical)
+		}
+		for _, name := range append([]string{t.Name()}, t.Def().Aliases...) {
+			if _, taken := out[name]; !taken {
+				out[name] = tags
+			}
+		}
+	}
+	for _, t := range extra {
+		add(t)
+	}
+	for _, t := range g.reg.Tools() {
+		if len(names) == 0 || slices.Contains(names, t.Name()) {
+			add(t)
+		}
+	}
+	return out
+}
+
+// Text feeds model text. The events returned are valid until the next
+// call.
+func (s *Stream) Text(ctx context.Context, text string) ([]StreamEvent, error) {
+	return s.feed(ctx, func() error { return s.parser.Text(text) })
+}
+
+// ToolDeltas feeds structured call fragments (OpenAI, Anthropic).
+func (s *Stream) ToolDeltas(ctx context.Context, deltas []stream.ToolDelta) ([]StreamEvent, error) {
+	return s.feed(ctx, func() error {
+		for _, d := range deltas {
+			if err := s.parser.ToolDelta(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// End closes the response with the model's finish reason: calls still
+// open are concluded (truncated when they never closed or the reason is a
+// length limit).
+func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, StreamSummary, error) {
+	events, err := s.feed(ctx, func() error { return s.parser.End(stream.IsLengthLimit(finishReason)) })
+	if err != nil {
+		return events, StreamSummary{}, err
+	}
+	sess, err := s.g.Session(ctx, s.req.SessionID)
+	if err != nil {
+		return events, StreamSummary{}, err
+	}
+	m := newMistakeState(sess.State.Consecutive, s.g.effectiveLimit(s.req.MistakeLimit))
+	return events, StreamSummary{FinishReason: finishReason, Calls: s.closed, Mistakes: m}, nil
+}
+
+// feed runs one parser step, collecting its events.
+func (s *Stream) feed(ctx context.Context, step func() error) ([]StreamEvent, error) {
+	s.ctx, s.out, s.err = ctx, s.out[:0], nil
+	defer func() { s.ctx = nil }()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := step(); err != nil {
+		return s.out, err
+	}
+	return s.out, s.err
+}
+
+// event turns a parser event into the caller's.
+func (s *Stream) event(e stream.Event) {
+	if s.err != nil {
+		return // the stream is failing; the rest does not matter
+	}
+	switch e.Kind {
+	case stream.EventText:
+		s.out = append(s.out, StreamEvent{Kind: e.Kind, Index: -1, Text: e.Text})
+	case stream.EventCallStarted:
+		c := &streamCall{shown: map[string]string{}}
+		s.calls[e.Index] = c
+		ev := StreamEvent{Kind: e.Kind, Index: e.Index, ID: e.ID, ToolName: e.Name, RawName: e.Name}
+		if t, _ := s.g.reg.Resolve(e.Name, s.extra); t != nil {
+			c.tool, ev.ToolName, ev.Known = t, t.Name(), true
+		} else {
+			ev.Known = s.g.reg.IsMultiplexer(e.Name)
+		}
+		s.out = append(s.out, ev)
+	case stream.EventParam:
+		s.out = append(s.out, StreamEvent{Kind: e.Kind, Index: e.Index, Param: s.paramName(e.Index, e.Param), Text: e.Text, JSON: e.JSON})
+	case stream.EventCallClosed:
+		s.closed++
+		delete(s.calls, e.Index)
+		ev, err := s.conclude(e)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.out = append(s.out, ev...)
+	case stream.EventError:
+		s.out = append(s.out, StreamEvent{Kind: e.Kind, Index: e.Index, Code: e.Code, Text: e.Text})
+	}
+}
+
+// paramName shows a parameter under its canonical name, unless another
+// spelling of it was shown first.
+func (s *Stream) paramName(index int, raw string) string {
+	c := s.calls[index]
+	if c == nil || c.tool == nil {
+		return raw
+	}
+	canonical := c.tool.CanonicalParam(raw)
+	if canonical == "" {
+		return raw
+	}
+	if first, ok := c.shown[canonical]; ok && first != raw {
+		return raw
+	}
+	c.shown[canonical] = raw
+	return canonical
+}
+
+// conclude validates a closed call, executes it when asked and possible,
+// and counts it in the session.
+func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
+	req := ExecuteRequest{
+		ValidateRequest: ValidateRequest{SessionID: s.req.SessionID, ModelID: s.req.ModelID,
+			MistakeLimit: s.req.MistakeLimit, Call: e.Call, Tools: s.req.Tools},
+		Workspace: s.req.Workspace, DryRun: s.req.DryRun, Partial: s.req.Partial,
+	}
+	res, err := s.g.check(req.ValidateRequest)
+	if err != nil {
+		return nil, err
+	}
+	truncated := e.Truncated || res.Has(repair.CodeTruncated)
+	if e.Truncated && !res.Has(repair.CodeTruncated) {
+		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
+	}
+	var out []StreamEvent
+	var ex *Execution
+	if run := s.g.runner(res); s.req.ExecuteOnComplete && !truncated && run != nil && res.OK() {
+		ws, err := s.g.workspace(req.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		ex = &Execution{}
+		if err := run(ws, req, res, ex); err != nil {
+			var changed *FileChangedError
+			if !errors.As(err, &changed) {
+				return nil, err
+			}
+			ex = nil
+			out = append(out, StreamEvent{Kind: stream.EventError, Index: e.Index, Code: CodeExecutionFailed,
+				Text: fmt.Sprintf("call %d was not executed: %v", e.Index, err)})
+		}
+	}
+	v, err := s.g.conclude(s.ctx, req.ValidateRequest, res)
+	if err != nil {
+		return nil, err
+	}
+	if ex != nil {
+		ex.Verdict = v
+	}
+	return append(out, StreamEvent{Kind: stream.EventCallClosed, Index: e.Index, ID: e.ID, Verdict: v, Truncated: truncated, Execution: ex}), nil
+}
+
+// runner returns how a usable call is executed: a write, an edit, or nil
+// for a tool that is only validated.
+func (g *Guard) runner(res *repair.Result) func(*workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error {
+	switch {
+	case res.Tool == nil:
+		return nil
+	case slices.Contains(writeTools, res.Tool.Name()):
+		return g.write
+	case slices.Contains(editTools, res.Tool.Name()):
+		return g.edit
+	}
+	return nil
+}

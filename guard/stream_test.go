@@ -1,0 +1,224 @@
+package guard
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/stream"
+	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/workspace"
+)
+
+// newStreamGuard returns a guard with a default workspace in a temporary
+// folder.
+func newStreamGuard(t *testing.T) (*Guard, string) {
+	t.Helper()
+	reg, err := repair.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := session.NewMemory(session.MemoryOptions{})
+	t.Cleanup(func() { _ = store.Close() })
+	g, err := New(Config{Registry: reg, Sessions: store, MistakeLimit: 3,
+		Workspaces: map[string]*workspace.Workspace{"default": ws}, DefaultWorkspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, dir
+}
+
+// streamed feeds text (split into pieces of size n) or deltas, ends with
+// finish, and returns every event and the summary.
+func streamed(t *testing.T, g *Guard, req StreamRequest, text string, n int, deltas []stream.ToolDelta, finish string) ([]StreamEvent, StreamSummary) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := g.OpenStream(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []StreamEvent
+	keep := func(evs []StreamEvent, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, evs...)
+	}
+	for i := 0; i < len(text); i += n {
+		keep(s.Text(ctx, text[i:min(i+n, len(text))]))
+	}
+	for _, d := range deltas {
+		keep(s.ToolDeltas(ctx, []stream.ToolDelta{d}))
+	}
+	evs, sum, err := s.End(ctx, finish)
+	keep(evs, err)
+	return all, sum
+}
+
+func completed(evs []StreamEvent) []StreamEvent {
+	var out []StreamEvent
+	for _, e := range evs {
+		if e.Kind == stream.EventCallClosed {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestStreamVerdicts(t *testing.T) {
+	g, dir := newStreamGuard(t)
+	memory := repair.ToolDef{Name: "add_semantic_memory", Parameters: map[string]any{
+		"type": "object", "required": []any{"memory_text"},
+		"properties": map[string]any{"memory_text": map[string]any{"type": "string"}, "importance": map[string]any{"type": "integer"}},
+	}}
+	tests := []struct {
+		name     string
+		req      StreamRequest
+		text     string
+		deltas   []stream.ToolDelta
+		finish   string
+		wantArgs []string // each completed call's arguments JSON
+		wantOK   []bool
+		wantFile map[string]string
+		wantMist uint32
+		check    func(t *testing.T, evs []StreamEvent)
+	}{
+		{
+			name:     "xml_tags write executed on completion, aliases canonical in previews",
+			req:      StreamRequest{Format: stream.XMLTags, ExecuteOnComplete: true},
+			text:     "Writing now.\n<write_to_file>\n<file_path>out/a.txt</file_path>\n<content>\nhello </content> world\n</content>\n</write_to_file>\nDone.",
+			finish:   "stop",
+			wantArgs: []string{`{"content":"hello </content> world","path":"out/a.txt"}`},
+			wantOK:   []bool{true},
+			wantFile: map[string]string{"out/a.txt": "hello </content> world"},
+			check: func(t *testing.T, evs []StreamEvent) {
+				var params []string
+				for _, e := range evs {
+					if e.Kind == stream.EventParam && !slices.Contains(params, e.Param) {
+						params = append(params, e.Param)
+					}
+				}
+				if !slices.Equal(params, []string{"path", "content"}) {
+					t.Errorf("previewed parameters %v, want [path content]", params)
+				}
+				c := completed(evs)[0]
+				if c.Execution == nil || !c.Execution.Applied {
+					t.Errorf("write not executed: %+v", c.Execution)
+				}
+			},
+		},
+		{
+			name:     "openai zero-argument call comes back as {}",
+			req:      StreamRequest{Format: stream.OpenAI, Tools: []repair.ToolDef{{Name: "list_everything", Parameters: map[string]any{"type": "object"}}}},
+			deltas:   []stream.ToolDelta{{Index: 0, ID: "c1", Name: "list_everything"}},
+			finish:   "tool_calls",
+			wantArgs: []string{`{}`},
+			wantOK:   []bool{true},
+		},
+		{
+			name:     "custom tool in qwen_xml, coerced from strings",
+			req:      StreamRequest{Format: stream.QwenXML, Tools: []repair.ToolDef{memory}},
+			text:     "<function=add_semantic_memory>\n<parameter=memory_text>\nlikes </parameter> tags\n</parameter>\n<parameter=importance>\n4\n</parameter>\n</function>",
+			finish:   "stop",
+			wantArgs: []string{`{"importance":4,"memory_text":"likes </parameter> tags"}`},
+			wantOK:   []bool{true},
+		},
+		{
+			name:     "truncated by the length limit: a mistake, never executed",
+			req:      StreamRequest{Format: stream.OpenAI, ExecuteOnComplete: true},
+			deltas:   []stream.ToolDelta{{Index: 0, ID: "c1", Name: "write_to_file", Arguments: `{"path": "t.txt", "content": "abc"}`}},
+			finish:   "length",
+			wantArgs: []string{`{"content":"abc","path":"t.txt"}`},
+			wantOK:   []bool{false},
+			wantMist: 1,
+			check: func(t *testing.T, evs []StreamEvent) {
+				c := completed(evs)[0]
+				if !c.Truncated || !c.Verdict.Has(repair.CodeTruncated) || c.Execution != nil {
+					t.Errorf("truncated call: truncated=%v violations=%v execution=%v", c.Truncated, c.Verdict.Violations, c.Execution)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "t.txt")); err == nil {
+					t.Error("a truncated call was executed")
+				}
+			},
+		},
+		{
+			name:     "hermes edit executed, then a read validated only",
+			req:      StreamRequest{Format: stream.Hermes, ExecuteOnComplete: true},
+			text:     `<tool_call>{"name": "write_to_file", "arguments": {"path": "e.txt", "content": "one\ntwo\n"}}</tool_call><tool_call>{"name": "edit", "arguments": {"path": "e.txt", "old_text": "two", "new_text": "2"}}</tool_call>`,
+			finish:   "stop",
+			wantArgs: []string{`{"content":"one\ntwo\n","path":"e.txt"}`, `{"new_text":"2","old_text":"two","path":"e.txt"}`},
+			wantOK:   []bool{true, true},
+			wantFile: map[string]string{"e.txt": "one\n2\n"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.SessionID = t.Name()
+			tt.req.MaxCallBytes, tt.req.MaxParamBytes = 1<<20, 1<<20
+			for _, n := range []int{1, 7, 1 << 20} {
+				evs, sum := streamed(t, g, tt.req, tt.text, n, tt.deltas, tt.finish)
+				got := completed(evs)
+				if len(got) != len(tt.wantArgs) {
+					t.Fatalf("pieces of %d: %d calls completed, want %d", n, len(got), len(tt.wantArgs))
+				}
+				for i, c := range got {
+					if string(c.Verdict.ArgumentsJSON) != tt.wantArgs[i] || c.Verdict.OK() != tt.wantOK[i] {
+						t.Errorf("pieces of %d: call %d: ok=%v args %s violations %v, want ok=%v %s", n, i, c.Verdict.OK(),
+							c.Verdict.ArgumentsJSON, c.Verdict.Violations, tt.wantOK[i], tt.wantArgs[i])
+					}
+				}
+				for name, want := range tt.wantFile {
+					data, err := os.ReadFile(filepath.Join(dir, name))
+					if err != nil || string(data) != want {
+						t.Errorf("%s = %q, %v; want %q", name, data, err, want)
+					}
+				}
+				if sum.Calls != len(tt.wantArgs) || sum.Mistakes.Consecutive != tt.wantMist {
+					t.Errorf("summary %+v, want %d calls and %d mistakes", sum, len(tt.wantArgs), tt.wantMist)
+				}
+				if tt.check != nil {
+					tt.check(t, evs)
+				}
+				if _, err := g.ResetSession(context.Background(), tt.req.SessionID); err != nil {
+					t.Fatal(err)
+				}
+				for name := range tt.wantFile {
+					_ = os.RemoveAll(filepath.Join(dir, name))
+				}
+			}
+		})
+	}
+}
+
+func TestStreamCallerMistakes(t *testing.T) {
+	g, _ := newStreamGuard(t)
+	if _, err := g.OpenStream(StreamRequest{Format: stream.XMLTags, Tools: []repair.ToolDef{{Name: ""}}}); err == nil {
+		t.Error("a bad tool definition was accepted")
+	}
+	if _, err := g.OpenStream(StreamRequest{Format: stream.XMLTags, ExecuteOnComplete: true, Workspace: "nope"}); err == nil ||
+		!strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown workspace: %v", err)
+	}
+	s, err := g.OpenStream(StreamRequest{SessionID: "s", Format: stream.XMLTags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ToolDeltas(context.Background(), []stream.ToolDelta{{Index: 0}}); err == nil {
+		t.Error("tool deltas accepted by an xml_tags stream")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Text(ctx, "x"); err == nil {
+		t.Error("a cancelled context was not noticed")
+	}
+}
