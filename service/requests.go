@@ -7,6 +7,7 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/stream"
 )
 
 // Request checks live here, in one place: protovalidate is not available to
@@ -154,6 +155,94 @@ func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string) ([]repa
 			def.ParamAliases = append(def.ParamAliases, repair.ParamAliases{Param: pa.GetParam(), Aliases: pa.GetAliases(), AllowEmpty: pa.GetAllowEmpty()})
 		}
 		out[i] = def
+	}
+	return out, nil
+}
+
+// streamFormats maps the API's stream formats to the parser's.
+var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
+	toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS:  stream.XMLTags,
+	toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI:    stream.OpenAI,
+	toolguardv1.StreamFormat_STREAM_FORMAT_ANTHROPIC: stream.Anthropic,
+	toolguardv1.StreamFormat_STREAM_FORMAT_HERMES:    stream.Hermes,
+	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:  stream.QwenXML,
+	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:   stream.MiniMax,
+}
+
+// streamRequestFromProto checks a stream's start frame and converts it to
+// the core's request. Limits the frame asks for may lower the server's,
+// never raise them; known reports whether the server has a tool.
+func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits, known func(string) bool) (guard.StreamRequest, error) {
+	if start == nil {
+		return guard.StreamRequest{}, &FieldError{Field: "start", Reason: "START_FRAME_REQUIRED", Description: "the first frame of a stream must be a start frame"}
+	}
+	rc := start.GetContext()
+	if err := checkSessionID(rc.GetSessionId(), "start.context.session_id"); err != nil {
+		return guard.StreamRequest{}, err
+	}
+	if len(rc.GetModelId()) > maxModelIDBytes {
+		return guard.StreamRequest{}, &FieldError{Field: "start.context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
+	}
+	if len(rc.GetWorkspace()) > maxWorkspaceBytes {
+		return guard.StreamRequest{}, &FieldError{Field: "start.context.workspace", Reason: "WORKSPACE_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxWorkspaceBytes)}
+	}
+	format, ok := streamFormats[start.GetFormat()]
+	if !ok {
+		return guard.StreamRequest{}, &FieldError{Field: "start.format", Reason: "STREAM_FORMAT_REQUIRED",
+			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML or MINIMAX"}
+	}
+	tools, err := toolDefsFromProto(start.GetTools(), "start.tools")
+	if err != nil {
+		return guard.StreamRequest{}, err
+	}
+	names := start.GetToolNames()
+	if len(names) > maxToolsPerCall {
+		return guard.StreamRequest{}, &FieldError{Field: "start.tool_names", Reason: "TOO_MANY_TOOLS", Description: fmt.Sprintf("%d tool names; at most %d", len(names), maxToolsPerCall)}
+	}
+	for i, name := range names {
+		if !known(name) {
+			return guard.StreamRequest{}, &FieldError{Field: fmt.Sprintf("start.tool_names[%d]", i), Reason: "UNKNOWN_TOOL_NAME",
+				Description: fmt.Sprintf("the server has no tool %q; send its definition in tools instead", name)}
+		}
+	}
+	opts := start.GetOptions()
+	return guard.StreamRequest{
+		SessionID:         rc.GetSessionId(),
+		ModelID:           rc.GetModelId(),
+		Workspace:         rc.GetWorkspace(),
+		MistakeLimit:      rc.GetMistakeLimit(),
+		Format:            format,
+		Tools:             tools,
+		ToolNames:         names,
+		ExecuteOnComplete: opts.GetExecuteOnComplete(),
+		DryRun:            opts.GetDryRun(),
+		Partial:           opts.GetPartial(),
+		MaxCallBytes:      lower(limits.MaxCallBytes, opts.GetMaxCallBytes()),
+		MaxParamBytes:     lower(limits.MaxParamBytes, opts.GetMaxParamBytes()),
+	}, nil
+}
+
+// lower applies a requested limit, which may only lower the server's.
+func lower(server int, requested uint64) int {
+	if requested > 0 && requested < uint64(server) {
+		return int(requested)
+	}
+	return server
+}
+
+// toolDeltasFromProto checks a delta frame's call fragments against the
+// stream's format.
+func toolDeltasFromProto(ds []*toolguardv1.ToolCallDelta, format stream.Format) ([]stream.ToolDelta, error) {
+	if len(ds) > 0 && !format.Structured() {
+		return nil, &FieldError{Field: "delta.tool_calls", Reason: "TOOL_CALLS_NOT_IN_FORMAT",
+			Description: fmt.Sprintf("the %s format carries tool calls in delta.text; tool_calls are for OPENAI and ANTHROPIC", format)}
+	}
+	out := make([]stream.ToolDelta, len(ds))
+	for i, d := range ds {
+		if len(d.GetName()) > maxToolNameBytes {
+			return nil, &FieldError{Field: fmt.Sprintf("delta.tool_calls[%d].name", i), Reason: "TOOL_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxToolNameBytes)}
+		}
+		out[i] = stream.ToolDelta{Index: int(d.GetIndex()), ID: d.GetId(), Name: d.GetName(), Arguments: d.GetArguments(), Done: d.GetDone()}
 	}
 	return out, nil
 }

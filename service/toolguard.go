@@ -23,8 +23,9 @@ import (
 // leaves through toStatus.
 type toolGuardService struct {
 	toolguardv1.UnimplementedToolGuardServiceServer
-	guard *guard.Guard
-	log   *zap.Logger
+	guard        *guard.Guard
+	log          *zap.Logger
+	streamLimits StreamLimits
 	// listings caches ListTools responses by model family.
 	listings sync.Map
 }
@@ -89,7 +90,8 @@ func newToolGuardService(cfg Config, log *zap.Logger) (toolguardv1.ToolGuardServ
 	if err != nil {
 		return nil, nil, err
 	}
-	return &toolGuardService{guard: g, log: log}, cleanup, nil
+	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes}
+	return &toolGuardService{guard: g, log: log, streamLimits: limits}, cleanup, nil
 }
 
 func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {
