@@ -57,7 +57,11 @@ func (p *structuredParser) delta(d ToolDelta) {
 	if c.id == "" {
 		c.id = d.ID
 	}
-	c.name = append(c.name, d.Name...)
+	// Names come in fragments before the arguments; some servers repeat
+	// the whole name on every fragment, which must not double it.
+	if !c.started && d.Name != string(c.name) {
+		c.name = append(c.name, d.Name...)
+	}
 	if d.Arguments != "" {
 		p.start(c)
 		c.args = append(c.args, d.Arguments...)
