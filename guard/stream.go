@@ -82,6 +82,12 @@ type Stream struct {
 	parser *stream.Parser
 	calls  map[int]*streamCall
 	closed int
+	// last is the parameter name shown last, as previews of one value come
+	// one after another.
+	last struct {
+		index     int
+		raw, name string
+	}
 
 	// Set for the duration of one feed.
 	ctx context.Context
@@ -150,26 +156,33 @@ func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream
 // Text feeds model text. The events returned are valid until the next
 // call.
 func (s *Stream) Text(ctx context.Context, text string) ([]StreamEvent, error) {
-	return s.feed(ctx, func() error { return s.parser.Text(text) })
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	return s.finish(s.parser.Text(text))
 }
 
 // ToolDeltas feeds structured call fragments (OpenAI, Anthropic).
 func (s *Stream) ToolDeltas(ctx context.Context, deltas []stream.ToolDelta) ([]StreamEvent, error) {
-	return s.feed(ctx, func() error {
-		for _, d := range deltas {
-			if err := s.parser.ToolDelta(d); err != nil {
-				return err
-			}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	for _, d := range deltas {
+		if err := s.parser.ToolDelta(d); err != nil {
+			return s.finish(err)
 		}
-		return nil
-	})
+	}
+	return s.finish(nil)
 }
 
 // End closes the response with the model's finish reason: calls still
 // open are concluded (truncated when they never closed or the reason is a
 // length limit).
 func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, StreamSummary, error) {
-	events, err := s.feed(ctx, func() error { return s.parser.End(stream.IsLengthLimit(finishReason)) })
+	if err := s.begin(ctx); err != nil {
+		return nil, StreamSummary{}, err
+	}
+	events, err := s.finish(s.parser.End(stream.IsLengthLimit(finishReason)))
 	if err != nil {
 		return events, StreamSummary{}, err
 	}
@@ -181,17 +194,23 @@ func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, S
 	return events, StreamSummary{FinishReason: finishReason, Calls: s.closed, Mistakes: m}, nil
 }
 
-// feed runs one parser step, collecting its events.
-func (s *Stream) feed(ctx context.Context, step func() error) ([]StreamEvent, error) {
-	s.ctx, s.out, s.err = ctx, s.out[:0], nil
-	defer func() { s.ctx = nil }()
+// begin starts one parser step: its events are collected in s.out, and
+// calls that close in it are concluded under ctx.
+func (s *Stream) begin(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := step(); err != nil {
-		return s.out, err
+	s.ctx, s.out, s.err = ctx, s.out[:0], nil
+	return nil
+}
+
+// finish ends a parser step that returned err.
+func (s *Stream) finish(err error) ([]StreamEvent, error) {
+	s.ctx = nil
+	if err == nil {
+		err = s.err
 	}
-	return s.out, s.err
+	return s.out, err
 }
 
 // event turns a parser event into the caller's.
@@ -205,6 +224,7 @@ func (s *Stream) event(e stream.Event) {
 	case stream.EventCallStarted:
 		c := &streamCall{shown: map[string]string{}}
 		s.calls[e.Index] = c
+		s.last.raw = ""
 		ev := StreamEvent{Kind: e.Kind, Index: e.Index, ID: e.ID, ToolName: e.Name, RawName: e.Name}
 		if t, _ := s.g.reg.Resolve(e.Name, s.extra); t != nil {
 			c.tool, ev.ToolName, ev.Known = t, t.Name(), true
@@ -217,6 +237,7 @@ func (s *Stream) event(e stream.Event) {
 	case stream.EventCallClosed:
 		s.closed++
 		delete(s.calls, e.Index)
+		s.last.raw = ""
 		ev, err := s.conclude(e)
 		if err != nil {
 			s.err = err
@@ -231,6 +252,15 @@ func (s *Stream) event(e stream.Event) {
 // paramName shows a parameter under its canonical name, unless another
 // spelling of it was shown first.
 func (s *Stream) paramName(index int, raw string) string {
+	if s.last.index == index && s.last.raw == raw && raw != "" {
+		return s.last.name
+	}
+	name := s.canonicalParam(index, raw)
+	s.last.index, s.last.raw, s.last.name = index, raw, name
+	return name
+}
+
+func (s *Stream) canonicalParam(index int, raw string) string {
 	c := s.calls[index]
 	if c == nil || c.tool == nil {
 		return raw

@@ -116,8 +116,13 @@ func preview(v any) string {
 		}
 		return s
 	}
-	r := []rune(s)
-	cut := string(r[:previewLen])
+	// The first previewLen characters, without converting the whole value.
+	end := 0
+	for range previewLen {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	cut := s[:end]
 	if _, ok := v.(string); ok {
 		return fmt.Sprintf("%q… (%d characters)", cut, n)
 	}

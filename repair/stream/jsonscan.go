@@ -266,8 +266,12 @@ loop:
 			}
 			i += n
 		case c < utf8.RuneSelf:
+			plain := &plainInDouble
+			if s.quote == '\'' {
+				plain = &plainInSingle
+			}
 			j := i + 1
-			for j < len(buf) && buf[j] < utf8.RuneSelf && buf[j] != s.quote && buf[j] != '\\' {
+			for j < len(buf) && plain[buf[j]] {
 				j++
 			}
 			out = append(out, buf[i:j]...)
@@ -361,6 +365,17 @@ func appendEscape(out, b []byte) ([]byte, int) {
 	default:
 		return append(out, '\\'), 1
 	}
+}
+
+// plainInDouble and plainInSingle mark the bytes a string quoted with " or
+// ' copies as they are: ASCII other than its quote and the backslash.
+var plainInDouble, plainInSingle = plainBytes('"'), plainBytes('\'')
+
+func plainBytes(quote byte) (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = c != int(quote) && c != '\\'
+	}
+	return t
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -64,7 +64,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 	}
 	if d.Arguments != "" {
 		p.start(c)
-		c.args = append(c.args, d.Arguments...)
+		c.args = appendGrow(c.args, d.Arguments)
 		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
 			p.drop(c, CodeCallTooLarge, fmt.Sprintf("call %d's arguments grew past %d bytes; the call was dropped", c.index, p.opts.MaxCallBytes))
 			c.closed = d.Done

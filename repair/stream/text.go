@@ -100,7 +100,7 @@ func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
 }
 
 func (p *textParser) write(s string) {
-	p.buf = append(p.buf, s...)
+	p.buf = appendGrow(p.buf, s)
 	p.run()
 	p.flushText()
 	p.compact()

@@ -41,3 +41,15 @@ func validString(b []byte) string {
 	out, _ := appendValid(make([]byte, 0, len(b)+8), b, true)
 	return string(out)
 }
+
+// appendGrow appends s to b, doubling the capacity when it must grow: a
+// call's text grows by many small pieces, and append's gentler growth for
+// large slices would copy it several times over.
+func appendGrow(b []byte, s string) []byte {
+	if need := len(b) + len(s); need > cap(b) {
+		nb := make([]byte, len(b), max(need, 2*cap(b), 512))
+		copy(nb, b)
+		b = nb
+	}
+	return append(b, s...)
+}
