@@ -31,6 +31,15 @@ type jsonScanner struct {
 	bareStart int
 	key       []byte // key being read
 	scratch   []byte // decoded string growth, reused
+	// src is the input piece that was appended at buf[srcOff:], when the
+	// caller has it as a string: a string's growth copied verbatim from it
+	// is shown as a substring of it, without a copy.
+	src    string
+	srcOff int
+	// The last growth reported: buf[grewFrom:grewTo], verbatim when no
+	// escape was decoded or byte replaced in it.
+	grewFrom, grewTo int
+	grewVerbatim     bool
 }
 
 // frame is an open object or array.
@@ -247,9 +256,13 @@ func (s *jsonScanner) setKey(k []byte) {
 // closed. What it decoded goes to the key or the handler.
 func (s *jsonScanner) readString() bool {
 	buf := s.buf
+	if n := len(buf) - s.pos; cap(s.scratch) < n {
+		s.scratch = make([]byte, 0, n) // decoding never lengthens a string
+	}
 	out := s.scratch[:0]
 	i := s.pos
 	closed := false
+	verbatim := true
 loop:
 	for i < len(buf) {
 		c := buf[i]
@@ -265,6 +278,7 @@ loop:
 				break loop // the escape is split: read it whole next time
 			}
 			i += n
+			verbatim = false
 		case c < utf8.RuneSelf:
 			plain := &plainInDouble
 			if s.quote == '\'' {
@@ -283,11 +297,16 @@ loop:
 			r, size := utf8.DecodeRune(buf[i:])
 			if r == utf8.RuneError && size == 1 {
 				out = utf8.AppendRune(out, utf8.RuneError)
+				verbatim = false
 			} else {
 				out = append(out, buf[i:i+size]...)
 			}
 			i += size
 		}
+	}
+	s.grewFrom, s.grewTo, s.grewVerbatim = s.pos, i, verbatim
+	if closed {
+		s.grewTo--
 	}
 	s.pos = i
 	s.scratch = out
@@ -310,6 +329,15 @@ loop:
 		s.afterValue()
 	}
 	return closed
+}
+
+// grewString returns the growth just reported to stringGrew as a string:
+// a substring of src when it was copied verbatim from it, else a copy.
+func (s *jsonScanner) grewString(chunk []byte) string {
+	if s.grewVerbatim && s.src != "" && s.grewFrom >= s.srcOff && s.grewTo-s.srcOff <= len(s.src) {
+		return s.src[s.grewFrom-s.srcOff : s.grewTo-s.srcOff]
+	}
+	return string(chunk)
 }
 
 // appendEscape decodes the escape at the start of b (b[0] is a backslash)

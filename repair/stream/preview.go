@@ -65,7 +65,7 @@ func (a *argsPreview) stringGrew(s *jsonScanner, chunk []byte, end bool) {
 		return
 	}
 	if len(chunk) > 0 || end && !a.showed {
-		a.emit(Event{Kind: EventParam, Index: a.index, Param: a.param, Text: string(chunk)})
+		a.emit(Event{Kind: EventParam, Index: a.index, Param: a.param, Text: s.grewString(chunk)})
 		a.showed = true
 	}
 }

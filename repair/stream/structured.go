@@ -70,7 +70,9 @@ func (p *structuredParser) delta(d ToolDelta) {
 			c.closed = d.Done
 			return
 		}
+		c.scan.src, c.scan.srcOff = d.Arguments, len(c.args)-len(d.Arguments)
 		c.scan.scan(c.args, 0)
+		c.scan.src = ""
 		if c.preview.tooLarge(len(c.args)) {
 			p.drop(c, CodeParamTooLarge, fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", c.preview.param, c.index, p.opts.MaxParamBytes))
 			c.closed = d.Done

@@ -101,7 +101,9 @@ func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
 
 func (p *textParser) write(s string) {
 	p.buf = appendGrow(p.buf, s)
+	p.call.scan.src, p.call.scan.srcOff = s, len(p.buf)-len(s)
 	p.run()
+	p.call.scan.src = ""
 	p.flushText()
 	p.compact()
 }
