@@ -1,0 +1,829 @@
+/**
+ * A thin, typed client for the toolguard gRPC service (toolguard.v1).
+ *
+ * It speaks gRPC over HTTP/2 through Connect for Node.js and adds only what
+ * every caller otherwise writes by hand: the toolguard.v1.RequestContext on
+ * each call, tool definitions from plain objects, stream frames from plain
+ * deltas, and errors whose google.rpc details are decoded
+ * ({@link ToolGuardError}). Everything else is the generated API, re-exported
+ * from the package root; {@link ToolGuardClient.raw} is the generated client
+ * for anything this one does not wrap.
+ *
+ * @example
+ * ```ts
+ * const client = createToolGuardClient({ address: "127.0.0.1:7700", sessionId: "task-42" });
+ * const verdict = await client.validate("Write", { argumentsText: '{"file_path": "a.py", "text": "x"}' });
+ * if (!verdict.ok) sendToModel(verdict.feedback);
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  createClient,
+  type CallOptions,
+  type Client,
+  type Interceptor,
+  type Transport,
+} from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+
+import {
+  BadRequestSchema,
+  ErrorInfoSchema,
+  PreconditionFailureSchema,
+} from "./gen/google/rpc/error_details_pb.js";
+import {
+  StreamFormat,
+  StringParamsSchema,
+  ToolDefinitionSchema,
+  ToolGuardService,
+  type ExecuteEditResponse,
+  type ExecuteWriteResponse,
+  type ListToolsResponse,
+  type RequestContextSchema,
+  type Session,
+  type StreamDelta,
+  type StreamDeltaSchema,
+  type StreamToolCallsRequestSchema,
+  type StreamToolCallsResponse,
+  type ToolCallDeltaSchema,
+  type ToolCallSchema,
+  type ToolDefinition,
+  type Verdict,
+} from "./gen/toolguard/v1/toolguard_pb.js";
+
+/** Headers as `new Headers(init)` takes them: an object, pairs or a Headers. */
+export type HeadersInit = NonNullable<ConstructorParameters<typeof Headers>[0]>;
+
+/** The error domain of toolguard's google.rpc.ErrorInfo details. */
+export const ERROR_DOMAIN = "toolguard.dev";
+
+// ---------------------------------------------------------------------------
+// Options
+
+/** Options of {@link createToolGuardClient}. */
+export interface ToolGuardClientOptions {
+  /**
+   * The server: `host:port` (`"127.0.0.1:7700"`, `"[::1]:7700"`) for
+   * plaintext HTTP/2, or a base URL (`"http://127.0.0.1:7700"`,
+   * `"https://toolguard.internal"`).
+   */
+  address: string;
+  /**
+   * Session whose consecutive mistakes are counted, usually one agent task.
+   * Required by the server on every call-carrying request (at most 256
+   * bytes); an empty one is the caller's mistake (INVALID_ARGUMENT,
+   * reason SESSION_ID_REQUIRED).
+   */
+  sessionId: string;
+  /**
+   * Model that produces the calls, e.g. `"claude-sonnet-4-5"`. Selects
+   * model-specific content fixes and the tool variant the model was shown.
+   */
+  modelId?: string;
+  /** Named workspace for ExecuteWrite/ExecuteEdit; empty: the server's default. */
+  workspace?: string;
+  /**
+   * Consecutive mistakes after which a verdict reports `limitReached`. May
+   * only lower the server's limit; 0 or unset means the server's.
+   */
+  mistakeLimit?: number;
+  /**
+   * Headers sent with every call (authentication, tracing, `x-request-id`,
+   * which toolguard logs and echoes); a call's own headers win.
+   */
+  headers?: HeadersInit;
+  /** Default timeout of every call in milliseconds; unset: none. */
+  timeoutMs?: number;
+  /**
+   * A transport to use instead of the plaintext HTTP/2 one built from
+   * `address` (TLS options, interceptors, tests). {@link ToolGuardClient.close}
+   * then leaves it alone.
+   */
+  transport?: Transport;
+}
+
+/** The parts of the RequestContext a client puts on every call. */
+export interface ContextInit {
+  /** See {@link ToolGuardClientOptions.sessionId}. */
+  sessionId: string;
+  /** See {@link ToolGuardClientOptions.modelId}. */
+  modelId?: string;
+  /** See {@link ToolGuardClientOptions.workspace}. */
+  workspace?: string;
+  /** See {@link ToolGuardClientOptions.mistakeLimit}. */
+  mistakeLimit?: number;
+}
+
+/** Options every method accepts, passed to Connect. */
+export interface RequestOptions {
+  /** Cancels the call (the error then has code Canceled). */
+  signal?: AbortSignal;
+  /** Timeout of this call in milliseconds. */
+  timeoutMs?: number;
+  /** Headers for this call only; they win over the client's headers. */
+  headers?: HeadersInit;
+  /** Called with the response headers (toolguard echoes `x-request-id`). */
+  onHeader?(headers: Headers): void;
+  /** Called with the response trailers. */
+  onTrailer?(trailers: Headers): void;
+}
+
+// ---------------------------------------------------------------------------
+// Tools
+
+/** Alternative names of one parameter, as in toolguard's tools file. */
+export interface ParamAliasesInit {
+  /** Canonical parameter name as declared in the schema. */
+  param: string;
+  /** Names models use instead, e.g. `["file_path", "filePath"]`. */
+  aliases: string[];
+  /** Whether an empty string is a legal value (e.g. `new_text: ""` deletes). */
+  allowEmpty?: boolean;
+}
+
+/**
+ * A tool the server does not know (or an override of one of its tools, for
+ * one request), as a plain object.
+ */
+export interface ToolInit {
+  /** Canonical tool name, e.g. `"add_semantic_memory"`. */
+  name: string;
+  /** What the tool does, for the model. */
+  description?: string;
+  /**
+   * JSON Schema of the arguments object: the `parameters` of an OpenAI tool
+   * or the `input_schema` of an Anthropic tool.
+   */
+  parameters: JsonObject;
+  /** Other names the model may use for the tool. */
+  aliases?: string[];
+  /**
+   * Other names the model may use for each parameter: a map from the
+   * canonical name to its aliases, or a list with `allowEmpty` flags.
+   */
+  paramAliases?: Record<string, string[]> | ParamAliasesInit[];
+  /**
+   * Parameters that carry file content: in XML forms their values run to
+   * the last closing tag, so a literal `</content>` in a file survives.
+   */
+  contentParams?: string[];
+}
+
+/** A tool as a plain object, or a generated ToolDefinition (e.g. from ListTools). */
+export type ToolInput = ToolInit | ToolDefinition;
+
+/**
+ * Converts a plain tool object to the API's ToolDefinition. A
+ * ToolDefinition message is returned as it is.
+ *
+ * @throws TypeError when the name is missing or `parameters` is not a JSON object.
+ */
+export function toToolDefinition(tool: ToolInput): ToolDefinition {
+  if (isMessage(tool, "toolguard.v1.ToolDefinition")) {
+    return tool as ToolDefinition;
+  }
+  const t = tool as ToolInit;
+  if (typeof t.name !== "string" || t.name === "") {
+    throw new TypeError("tool definition: name is required");
+  }
+  if (!isJsonObject(t.parameters)) {
+    throw new TypeError(`tool definition ${t.name}: parameters must be a JSON Schema object`);
+  }
+  let paramAliases: ParamAliasesInit[] = [];
+  if (Array.isArray(t.paramAliases)) {
+    paramAliases = t.paramAliases;
+  } else if (t.paramAliases) {
+    paramAliases = Object.entries(t.paramAliases).map(([param, aliases]) => ({ param, aliases }));
+  }
+  return create(ToolDefinitionSchema, {
+    name: t.name,
+    description: t.description ?? "",
+    // google.protobuf.Struct fields are JsonObject in protobuf-es v2; the
+    // runtime converts them to and from Struct on the wire.
+    parameters: t.parameters,
+    aliases: t.aliases ?? [],
+    paramAliases: paramAliases.map((p) => ({
+      param: p.param,
+      aliases: p.aliases,
+      allowEmpty: p.allowEmpty ?? false,
+    })),
+    contentParams: t.contentParams ?? [],
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Calls
+
+/**
+ * The arguments of a call, in exactly one form. Omitting all of them sends
+ * a call without arguments (the server treats that as `{}`).
+ */
+export type CallArguments =
+  | {
+      /** Arguments text exactly as the model wrote it: JSON, broken JSON, a Python dict... */
+      argumentsText: string;
+      params?: undefined;
+      xmlBlock?: undefined;
+      arguments?: undefined;
+    }
+  | {
+      argumentsText?: undefined;
+      /** Parameters already split out of an XML tool block, each a string. */
+      params: Record<string, string>;
+      xmlBlock?: undefined;
+      arguments?: undefined;
+    }
+  | {
+      argumentsText?: undefined;
+      params?: undefined;
+      /** A whole XML tool block; the call's name may then be empty. */
+      xmlBlock: string;
+      arguments?: undefined;
+    }
+  | {
+      argumentsText?: undefined;
+      params?: undefined;
+      xmlBlock?: undefined;
+      /**
+       * Arguments already parsed (an Anthropic `input`): sent as
+       * `argumentsText` with JSON.stringify.
+       */
+      arguments: JsonObject;
+    }
+  | {
+      argumentsText?: undefined;
+      params?: undefined;
+      xmlBlock?: undefined;
+      arguments?: undefined;
+    };
+
+/** What every call-carrying method takes besides the arguments. */
+export interface CallInit extends RequestOptions {
+  /** The id the model or orchestrator gave the call; echoed in `verdict.callId`. */
+  callId?: string;
+  /** Tools the server does not know, for this request only. */
+  tools?: ToolInput[];
+}
+
+/** Input of {@link ToolGuardClient.validate}. */
+export type ValidateInput = CallArguments & CallInit;
+
+/** Input of {@link ToolGuardClient.write}. */
+export type WriteInput = CallArguments &
+  CallInit & {
+    /**
+     * Hex SHA-256 of the file as the model last read it. When the file has
+     * changed since (or does not exist) the call fails with
+     * FAILED_PRECONDITION, reason FILE_CHANGED, and nothing is written.
+     */
+    expectedSha256?: string;
+    /** Validate and compute the diff, but write nothing. */
+    dryRun?: boolean;
+  };
+
+/** Input of {@link ToolGuardClient.edit}. */
+export type EditInput = WriteInput & {
+  /**
+   * Apply the edits that can be applied and report the others. By default
+   * a batch is all-or-nothing.
+   */
+  partial?: boolean;
+};
+
+/**
+ * Builds the API's ToolCall from a name and {@link CallArguments}.
+ *
+ * @throws TypeError when more than one argument form is given.
+ */
+export function toToolCall(name: string, args: CallArguments & { callId?: string }): MessageInitShape<typeof ToolCallSchema> {
+  const forms = (["argumentsText", "params", "xmlBlock", "arguments"] as const).filter(
+    (k) => args[k] !== undefined,
+  );
+  if (forms.length > 1) {
+    throw new TypeError(`a tool call has one form of arguments, got ${forms.join(" and ")}`);
+  }
+  let argumentsInit: MessageInitShape<typeof ToolCallSchema>["arguments"];
+  if (args.argumentsText !== undefined) {
+    argumentsInit = { case: "argumentsText", value: args.argumentsText };
+  } else if (args.params !== undefined) {
+    argumentsInit = { case: "params", value: create(StringParamsSchema, { values: args.params }) };
+  } else if (args.xmlBlock !== undefined) {
+    argumentsInit = { case: "xmlBlock", value: args.xmlBlock };
+  } else if (args.arguments !== undefined) {
+    argumentsInit = { case: "argumentsText", value: JSON.stringify(args.arguments) };
+  }
+  return {
+    name,
+    id: args.callId ?? "",
+    ...(argumentsInit ? { arguments: argumentsInit } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Streams
+
+/** Stream format names, as the server's CLI spells them. */
+export type StreamFormatName = "xml_tags" | "openai" | "anthropic" | "hermes" | "qwen_xml" | "minimax";
+
+const formatNames: Record<StreamFormatName, StreamFormat> = {
+  xml_tags: StreamFormat.XML_TAGS,
+  openai: StreamFormat.OPENAI,
+  anthropic: StreamFormat.ANTHROPIC,
+  hermes: StreamFormat.HERMES,
+  qwen_xml: StreamFormat.QWEN_XML,
+  minimax: StreamFormat.MINIMAX,
+};
+
+/**
+ * Returns the StreamFormat for a name (`"xml_tags"`, `"openai"`,
+ * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, case-insensitive,
+ * with or without the `STREAM_FORMAT_` prefix) or passes an enum value
+ * through.
+ *
+ * @throws TypeError for an unknown name or UNSPECIFIED.
+ */
+export function parseStreamFormat(format: StreamFormat | StreamFormatName | string): StreamFormat {
+  if (typeof format === "number") {
+    if (format === StreamFormat.UNSPECIFIED || StreamFormat[format] === undefined) {
+      throw new TypeError(`unknown stream format ${format}`);
+    }
+    return format;
+  }
+  const name = format.toLowerCase().replace(/^stream_format_/, "") as StreamFormatName;
+  const f = formatNames[name];
+  if (f === undefined) {
+    throw new TypeError(
+      `unknown stream format "${format}": want ${Object.keys(formatNames).join(", ")}`,
+    );
+  }
+  return f;
+}
+
+/**
+ * One fragment of a structured tool call (OpenAI `delta.tool_calls[]`, one
+ * Anthropic content-block event). Fragments of one call share `index`.
+ */
+export interface ToolCallDeltaInit {
+  /** The call's position in the response. */
+  index: number;
+  /** The call id, usually on the first fragment only. */
+  id?: string;
+  /** The tool name (or a piece of it), usually on the first fragment only. */
+  name?: string;
+  /** The next fragment of the arguments text. */
+  arguments?: string;
+  /** The call is complete (Anthropic `content_block_stop`). */
+  done?: boolean;
+}
+
+/** A whole StreamDelta frame: text and/or structured fragments. */
+export interface StreamDeltaInit {
+  /** Model text: the whole output for text formats, the message content for OpenAI/Anthropic. */
+  text?: string;
+  /** Structured tool call fragments (OpenAI and Anthropic only). */
+  toolCalls?: ToolCallDeltaInit[];
+}
+
+/**
+ * One piece of the model's output: a string is text, an object with an
+ * `index` is one tool call fragment, anything else a whole delta frame.
+ */
+export type StreamDeltaInput = string | ToolCallDeltaInit | StreamDeltaInit;
+
+/** Converts a {@link StreamDeltaInput} to the API's StreamDelta. */
+export function toStreamDelta(delta: StreamDeltaInput): MessageInitShape<typeof StreamDeltaSchema> {
+  if (typeof delta === "string") {
+    return { text: delta };
+  }
+  if (isMessage(delta, "toolguard.v1.StreamDelta")) {
+    return delta as StreamDelta;
+  }
+  if ("index" in delta && typeof delta.index === "number") {
+    return { toolCalls: [toToolCallDelta(delta)] };
+  }
+  const d = delta as StreamDeltaInit;
+  return { text: d.text ?? "", toolCalls: (d.toolCalls ?? []).map(toToolCallDelta) };
+}
+
+function toToolCallDelta(d: ToolCallDeltaInit): MessageInitShape<typeof ToolCallDeltaSchema> {
+  return {
+    index: d.index,
+    id: d.id ?? "",
+    name: d.name ?? "",
+    arguments: d.arguments ?? "",
+    done: d.done ?? false,
+  };
+}
+
+/** Options of {@link ToolGuardClient.stream}. */
+export interface StreamInit extends RequestOptions {
+  /**
+   * The model's finish reason as its API gave it (`"stop"`, `"tool_calls"`,
+   * `"end_turn"`, `"tool_use"`, `"length"`, `"max_tokens"`...), sent in the
+   * end frame. A length limit marks every call still open as truncated.
+   * A function is called once the deltas are exhausted, for finish reasons
+   * that arrive at the end of the model's own stream.
+   */
+  finishReason?: string | (() => string | undefined);
+  /** Tools the server does not know, for this stream. */
+  tools?: ToolInput[];
+  /**
+   * Names of the server's tools in play; empty: every registered tool. For
+   * `xml_tags` only these (and `tools`) open a call.
+   */
+  toolNames?: string[];
+  /** Execute each complete, usable write or edit call as soon as it closes. */
+  executeOnComplete?: boolean;
+  /** With `executeOnComplete`: compute results and diffs, write nothing. */
+  dryRun?: boolean;
+  /** With `executeOnComplete`: apply what can be applied of an edit batch. */
+  partial?: boolean;
+  /** Largest size of one call in bytes; may only lower the server's limit. */
+  maxCallBytes?: number;
+  /** Largest size of one parameter value in bytes; may only lower the server's limit. */
+  maxParamBytes?: number;
+}
+
+/**
+ * One event of a stream, a discriminated union on `case`: `"text"`,
+ * `"callStarted"`, `"paramUpdate"`, `"callComplete"`, `"error"` and, last,
+ * `"done"`; `value` is the event message.
+ */
+export type StreamEvent = Exclude<StreamToolCallsResponse["event"], { case: undefined }>;
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/** One bad field of a request (google.rpc.BadRequest.FieldViolation). */
+export interface FieldViolation {
+  /** The field, as a path into the request: `"context.session_id"`, `"tools[0]"`. */
+  field: string;
+  /** What is wrong with it. */
+  description: string;
+  /** Stable reason, usually the ErrorInfo reason. */
+  reason: string;
+}
+
+/** One failed precondition (google.rpc.PreconditionFailure.Violation). */
+export interface PreconditionViolation {
+  /** The kind of precondition, e.g. `"FILE_CHANGED"`. */
+  type: string;
+  /** What it concerns, e.g. the workspace-relative path. */
+  subject: string;
+  /** How to fix it. */
+  description: string;
+}
+
+/**
+ * An error status from the server, with its google.rpc details decoded.
+ *
+ * toolguard answers a model's mistakes with verdicts; errors are for the
+ * caller's mistakes (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION...)
+ * and the server's faults (INTERNAL, UNAVAILABLE). Every error the server
+ * makes carries a google.rpc.ErrorInfo whose `reason` is stable, e.g.
+ * `SESSION_ID_REQUIRED`, `INVALID_TOOL_DEFINITION`, `WORKSPACE_NOT_FOUND`,
+ * `WRONG_RPC`, `FILE_CHANGED`.
+ *
+ * It is a ConnectError (its `name` stays `"ConnectError"` so that
+ * `err instanceof ConnectError` and `ConnectError.from(err)` keep
+ * recognising it; `err instanceof ToolGuardError` works as usual), so
+ * `findDetails` decodes any other detail.
+ */
+export class ToolGuardError extends ConnectError {
+  /** google.rpc.ErrorInfo `reason`, when the server sent one. */
+  readonly reason: string | undefined;
+  /** google.rpc.ErrorInfo `domain` (`"toolguard.dev"` for toolguard's own errors). */
+  readonly domain: string | undefined;
+  /** google.rpc.ErrorInfo `metadata`, e.g. `{tool: "..."}` or `{path: "..."}`. */
+  readonly errorMetadata: Record<string, string>;
+  /** google.rpc.BadRequest field violations. */
+  readonly fieldViolations: FieldViolation[];
+  /** google.rpc.PreconditionFailure violations. */
+  readonly preconditionViolations: PreconditionViolation[];
+
+  /** Wraps a ConnectError, decoding its details. */
+  constructor(err: ConnectError) {
+    super(err.rawMessage, err.code, err.metadata, undefined, err.cause);
+    this.details = err.details;
+    const info = err.findDetails(ErrorInfoSchema)[0];
+    this.reason = info?.reason;
+    this.domain = info?.domain;
+    this.errorMetadata = { ...(info?.metadata ?? {}) };
+    this.fieldViolations = err.findDetails(BadRequestSchema).flatMap((b) =>
+      b.fieldViolations.map((v) => ({ field: v.field, description: v.description, reason: v.reason })),
+    );
+    this.preconditionViolations = err.findDetails(PreconditionFailureSchema).flatMap((p) =>
+      p.violations.map((v) => ({ type: v.type, subject: v.subject, description: v.description })),
+    );
+  }
+
+  /**
+   * Converts anything caught from a call: a ConnectError becomes a
+   * ToolGuardError, a ToolGuardError and anything else are returned as
+   * they are.
+   */
+  static wrap(err: unknown): unknown {
+    if (err instanceof ToolGuardError) return err;
+    if (err instanceof ConnectError) return new ToolGuardError(err);
+    return err;
+  }
+
+  /** Plain prototype-chain instanceof (ConnectError's checks by name). */
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(this, v);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The client
+
+/**
+ * A toolguard client bound to one session (and optionally a model and a
+ * workspace). Create it with {@link createToolGuardClient}; derive clients
+ * for other sessions with {@link ToolGuardClient.withContext}, which share
+ * the connection.
+ *
+ * Every method rejects with a {@link ToolGuardError} on an error status; a
+ * model's mistake is never an error but a Verdict with `ok: false`.
+ */
+export class ToolGuardClient {
+  /** The generated Connect client, for anything this class does not wrap. */
+  readonly raw: Client<typeof ToolGuardService>;
+  /** The context sent with every call-carrying request. */
+  readonly context: Readonly<ContextInit>;
+  readonly #close: () => void;
+
+  /** @internal Use {@link createToolGuardClient}. */
+  constructor(raw: Client<typeof ToolGuardService>, context: ContextInit, close: () => void) {
+    this.raw = raw;
+    this.context = Object.freeze({ ...context });
+    this.#close = close;
+  }
+
+  /**
+   * A client for another session (or model, workspace, limit) over the
+   * same connection. Fields not given are kept.
+   */
+  withContext(context: Partial<ContextInit>): ToolGuardClient {
+    return new ToolGuardClient(this.raw, { ...this.context, ...context }, this.#close);
+  }
+
+  /**
+   * ValidateToolCall: repairs and validates one tool call exactly as the
+   * model emitted it and counts the outcome in the session. Never touches
+   * the file system.
+   *
+   * @param name the tool name as the model wrote it (`"Write"`,
+   *   `"str_replace"`...); may be `""` with `xmlBlock`.
+   * @returns the verdict: `ok`, the canonical `toolName` and `arguments`,
+   *   `repairs`, `violations`, `feedback` for the model, `mistakes`.
+   */
+  async validate(name: string, input: ValidateInput = {}): Promise<Verdict> {
+    const request = {
+      context: this.#requestContext(),
+      call: toToolCall(name, input),
+      tools: (input.tools ?? []).map(toToolDefinition),
+    };
+    const res = await this.#unary(() => this.raw.validateToolCall(request, callOptions(input)));
+    if (!res.verdict) throw missing("a verdict");
+    return res.verdict;
+  }
+
+  /**
+   * ExecuteWrite: validates a write_to_file call (under any of its names)
+   * and writes the file atomically inside the context's workspace. A
+   * model's mistake, including a path outside the workspace, is a verdict
+   * with feedback, and nothing is written.
+   */
+  async write(name: string, input: WriteInput = {}): Promise<ExecuteWriteResponse> {
+    const request = {
+      context: this.#requestContext(),
+      call: toToolCall(name, input),
+      tools: (input.tools ?? []).map(toToolDefinition),
+      expectedSha256: input.expectedSha256 ?? "",
+      dryRun: input.dryRun ?? false,
+    };
+    return this.#unary(() => this.raw.executeWrite(request, callOptions(input)));
+  }
+
+  /**
+   * ExecuteEdit: validates an edit call (`edit`, `multi_edit`,
+   * `replace_in_file`, `apply_patch`, under any of their names) and applies
+   * it inside the context's workspace: exact matching first, then the
+   * fuzzy ladder. An edit that cannot be applied (NOT_FOUND, AMBIGUOUS) is
+   * a verdict violation (`EDIT_NOT_FOUND`, `EDIT_AMBIGUOUS`) with feedback.
+   */
+  async edit(name: string, input: EditInput = {}): Promise<ExecuteEditResponse> {
+    const request = {
+      context: this.#requestContext(),
+      call: toToolCall(name, input),
+      tools: (input.tools ?? []).map(toToolDefinition),
+      expectedSha256: input.expectedSha256 ?? "",
+      dryRun: input.dryRun ?? false,
+      partial: input.partial ?? false,
+    };
+    return this.#unary(() => this.raw.executeEdit(request, callOptions(input)));
+  }
+
+  /**
+   * ListTools: every tool the server knows, rendered for a model family
+   * (OpenAI and Anthropic shapes, XML usage text, aliases).
+   *
+   * @param modelId the model the tools are for; it selects the family
+   *   (`modelFamily` in the answer: `"generic"`, `"native-next-gen"`,
+   *   `"native-gpt-5"`). Defaults to the client's modelId.
+   */
+  async listTools(modelId: string | undefined = this.context.modelId, options: RequestOptions = {}): Promise<ListToolsResponse> {
+    return this.#unary(() => this.raw.listTools({ modelId: modelId ?? "" }, callOptions(options)));
+  }
+
+  /**
+   * GetSession: the session's mistake state. An unknown or expired session
+   * comes back with `exists: false` and zero mistakes.
+   */
+  async getSession(sessionId: string = this.context.sessionId, options: RequestOptions = {}): Promise<Session> {
+    const res = await this.#unary(() => this.raw.getSession({ sessionId }, callOptions(options)));
+    if (!res.session) throw missing("a session");
+    return res.session;
+  }
+
+  /** ResetSession: clears the session's mistake counter and call history. */
+  async resetSession(sessionId: string = this.context.sessionId, options: RequestOptions = {}): Promise<Session> {
+    const res = await this.#unary(() => this.raw.resetSession({ sessionId }, callOptions(options)));
+    if (!res.session) throw missing("a session");
+    return res.session;
+  }
+
+  /**
+   * StreamToolCalls: parses tool calls out of a model's response while it
+   * streams. Sends a start frame, one delta frame per item of `deltas` as
+   * it arrives, then the end frame; yields the server's events as soon as
+   * they come: text outside calls, `callStarted`, `paramUpdate`,
+   * `callComplete` (with the verdict, and the execution when
+   * `executeOnComplete` is set), `error` (problems that do not end the
+   * stream) and a final `done`.
+   *
+   * Breaking out of the loop cancels the call. A caller's mistake ends the
+   * iteration with a {@link ToolGuardError}.
+   *
+   * @example
+   * ```ts
+   * for await (const ev of client.stream("xml_tags", modelChunks, { finishReason: "stop" })) {
+   *   if (ev.case === "callComplete" && !ev.value.verdict?.ok) console.log(ev.value.verdict?.feedback);
+   * }
+   * ```
+   *
+   * @param format how the model writes tool calls.
+   * @param deltas the model's output, piece by piece: strings are text,
+   *   {@link ToolCallDeltaInit} objects are structured fragments.
+   * @throws TypeError (at once) for an unknown format.
+   */
+  stream(
+    format: StreamFormat | StreamFormatName,
+    deltas: AsyncIterable<StreamDeltaInput> | Iterable<StreamDeltaInput>,
+    init: StreamInit = {},
+  ): AsyncIterable<StreamEvent> {
+    const start = {
+      context: this.#requestContext(),
+      format: parseStreamFormat(format),
+      tools: (init.tools ?? []).map(toToolDefinition),
+      toolNames: init.toolNames ?? [],
+      options: {
+        executeOnComplete: init.executeOnComplete ?? false,
+        dryRun: init.dryRun ?? false,
+        partial: init.partial ?? false,
+        maxCallBytes: BigInt(init.maxCallBytes ?? 0),
+        maxParamBytes: BigInt(init.maxParamBytes ?? 0),
+      },
+    };
+    const raw = this.raw;
+    const options = callOptions(init);
+    async function* frames(): AsyncGenerator<MessageInitShape<typeof StreamToolCallsRequestSchema>> {
+      yield { frame: { case: "start", value: start } };
+      for await (const delta of deltas) {
+        yield { frame: { case: "delta", value: toStreamDelta(delta) } };
+      }
+      const reason = typeof init.finishReason === "function" ? init.finishReason() : init.finishReason;
+      yield { frame: { case: "end", value: { finishReason: reason ?? "" } } };
+    }
+    async function* events(): AsyncGenerator<StreamEvent> {
+      try {
+        for await (const res of raw.streamToolCalls(frames(), options)) {
+          // An event of a newer API version this client does not know.
+          if (res.event.case === undefined) continue;
+          yield res.event;
+        }
+      } catch (err) {
+        throw ToolGuardError.wrap(err);
+      }
+    }
+    return events();
+  }
+
+  /**
+   * Closes the HTTP/2 connection the client opened (and so every client
+   * derived with {@link withContext}). Open calls fail. An idle connection
+   * does not keep the process alive, so closing is optional.
+   */
+  close(): void {
+    this.#close();
+  }
+
+  #requestContext(): MessageInitShape<typeof RequestContextSchema> {
+    return {
+      sessionId: this.context.sessionId,
+      modelId: this.context.modelId ?? "",
+      workspace: this.context.workspace ?? "",
+      mistakeLimit: this.context.mistakeLimit ?? 0,
+    };
+  }
+
+  async #unary<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw ToolGuardError.wrap(err);
+    }
+  }
+}
+
+/**
+ * Creates a client for the toolguard server at `options.address`, over
+ * plaintext gRPC on HTTP/2 (Connect's gRPC transport for Node.js).
+ *
+ * The connection opens on the first call and is kept; see
+ * {@link ToolGuardClient.close}.
+ */
+export function createToolGuardClient(options: ToolGuardClientOptions): ToolGuardClient {
+  let transport = options.transport;
+  let close = (): void => {};
+  if (!transport) {
+    const baseUrl = toBaseUrl(options.address);
+    const sessionManager = new Http2SessionManager(baseUrl);
+    close = () => sessionManager.abort();
+    const interceptors: Interceptor[] = [];
+    if (options.headers) {
+      const headers = new Headers(options.headers);
+      interceptors.push((next) => (req) => {
+        headers.forEach((value, key) => {
+          if (!req.header.has(key)) req.header.set(key, value);
+        });
+        return next(req);
+      });
+    }
+    transport = createGrpcTransport({
+      baseUrl,
+      sessionManager,
+      interceptors,
+      ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
+    });
+  }
+  const context: ContextInit = { sessionId: options.sessionId };
+  if (options.modelId !== undefined) context.modelId = options.modelId;
+  if (options.workspace !== undefined) context.workspace = options.workspace;
+  if (options.mistakeLimit !== undefined) context.mistakeLimit = options.mistakeLimit;
+  return new ToolGuardClient(createClient(ToolGuardService, transport), context, close);
+}
+
+/**
+ * The base URL for an address: `host:port` becomes `http://host:port`; a
+ * URL with a scheme is kept.
+ */
+export function toBaseUrl(address: string): string {
+  if (/^https?:\/\//i.test(address)) return address.replace(/\/+$/, "");
+  if (address === "" || /[/\s]/.test(address)) {
+    throw new TypeError(`toolguard address "${address}": want host:port or a http(s):// URL`);
+  }
+  return `http://${address}`;
+}
+
+// ---------------------------------------------------------------------------
+// Internals
+
+function callOptions(o: RequestOptions): CallOptions {
+  const out: CallOptions = {};
+  if (o.signal) out.signal = o.signal;
+  if (o.timeoutMs !== undefined) out.timeoutMs = o.timeoutMs;
+  if (o.headers) out.headers = o.headers;
+  if (o.onHeader) out.onHeader = o.onHeader;
+  if (o.onTrailer) out.onTrailer = o.onTrailer;
+  return out;
+}
+
+function isMessage(v: unknown, typeName: string): boolean {
+  return typeof v === "object" && v !== null && (v as { $typeName?: unknown }).$typeName === typeName;
+}
+
+function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** An answer without its one required field: the server's fault. */
+function missing(what: string): ToolGuardError {
+  return new ToolGuardError(new ConnectError(`response without ${what}`, Code.Internal));
+}

@@ -1,0 +1,20 @@
+/**
+ * TypeScript client of toolguard: {@link createToolGuardClient} and the
+ * generated toolguard.v1 API (messages, enums, schemas and the service
+ * descriptor), plus the google.rpc error detail schemas toolguard uses.
+ *
+ * @packageDocumentation
+ */
+
+export * from "./client.js";
+export * from "./gen/toolguard/v1/toolguard_pb.js";
+export {
+  BadRequestSchema,
+  ErrorInfoSchema,
+  PreconditionFailureSchema,
+  type BadRequest,
+  type BadRequest_FieldViolation,
+  type ErrorInfo,
+  type PreconditionFailure,
+  type PreconditionFailure_Violation,
+} from "./gen/google/rpc/error_details_pb.js";
