@@ -23,15 +23,19 @@ build: ## build bin/toolguard
 run: ## run the server on $(LISTEN) with the workspace $(WORKSPACE)
 	$(GO) run ./cmd/toolguard serve --listen $(LISTEN) --workspace $(WORKSPACE) --log-format console
 
+GENERATED := gen clients/python/toolguard_client/_gen clients/typescript/src/gen
+
 .PHONY: generate
-generate: ## regenerate the code generated from proto/
+generate: ## regenerate the Go, Python and TypeScript code generated from proto/
 	$(TOOL) buf generate
+	clients/python/generate.sh >/dev/null
+	clients/typescript/generate.sh
 
 .PHONY: check-generated
-check-generated: generate ## fail if the generated code differs from proto/
-	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+check-generated: generate ## fail if any generated code differs from proto/
+	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		echo "generated code is out of date; run 'make generate' and commit:"; \
-		git status --porcelain -- gen; git --no-pager diff --stat -- gen; exit 1; \
+		git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); exit 1; \
 	fi
 
 .PHONY: lint
@@ -42,11 +46,19 @@ lint: ## buf lint, gofmt, go vet
 	$(GO) vet ./...
 
 .PHONY: test
-test: test-go bench-smoke e2e ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script
+test: test-go bench-smoke e2e test-python test-typescript ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector
 	$(GO) test -race -count=1 ./...
+
+.PHONY: test-python
+test-python: build ## run the Python client's tests against a real server (installs Debian's python3-grpcio when root)
+	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard clients/python/test.sh
+
+.PHONY: test-typescript
+test-typescript: build ## run the TypeScript client's tests against a real server (npm ci when needed)
+	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard clients/typescript/test.sh
 
 .PHONY: bench-smoke
 bench-smoke: ## run each benchmark once, so they keep working (no timing is judged)
@@ -58,7 +70,7 @@ e2e: build ## run the README's grpcurl session against a real server
 
 .PHONY: bench
 bench: ## run the benchmarks (side by side with their baselines)
-	$(GO) test -run '^$$' -bench . -benchmem ./repair/ ./service/ ./bench/
+	$(GO) test -run '^$$' -bench . -benchmem ./repair/... ./workspace/ ./service/ ./bench/
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target for $(FUZZTIME) each; crashes join testdata/fuzz
