@@ -94,6 +94,15 @@ out=$(grpcurl -plaintext -d '{
 expect "write outside the workspace" "$out" '"code": "OUTSIDE_WORKSPACE"'
 [ ! -e "$work/escape.txt" ] || fail "a file was written outside the workspace"
 
+# A streamed response: the call is shown while it arrives, then executed.
+out=$(grpcurl -plaintext -d '{"start": {"context": {"session_id": "demo-stream"}, "format": "STREAM_FORMAT_XML_TAGS", "options": {"execute_on_complete": true}}}
+{"delta": {"text": "Creating it.\n<write_to_file>\n<file_path>hello.py</file_path>\n<content>\nprint(\"hi"}}
+{"delta": {"text": "\")\n</content>\n</write_to_file>"}}
+{"end": {"finish_reason": "stop"}}' "$addr" toolguard.v1.ToolGuardService/StreamToolCalls)
+expect "stream" "$out" '"text": "Creating it.\n"' '"toolName": "write_to_file"' '"param": "path"' '"append": "hello.py"' \
+	'"append": "print(\"hi"' '"ok": true' '"applied": true' '"finishReason": "stop"' '"calls": 1'
+[ "$(cat "$work/workspace/hello.py")" = 'print("hi")' ] || fail "streamed file holds $(cat "$work/workspace/hello.py")"
+
 # The caller's mistake is a status, not a verdict.
 set +e
 out=$(grpcurl -plaintext -d '{"call": {"name": "Write"}}' "$addr" toolguard.v1.ToolGuardService/ValidateToolCall 2>&1)
