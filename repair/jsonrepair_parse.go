@@ -1385,14 +1385,26 @@ func (p *repairParser) closesAfter(j int) bool {
 // memberFollows reports whether an object member ("key": or key:) starts at
 // or after j, skipping whitespace. With known keys, the key must be one of
 // them: a quote inside a file's content followed by `, "b"` is then not
-// mistaken for the end of the content.
+// mistaken for the end of the content. An unknown key still counts when
+// nothing but simple members closing the object follow it: the model added
+// a parameter the tool does not have (`'append': True}`), which validation
+// must see rather than the content swallow.
 func (p *repairParser) memberFollows(j int) bool {
 	n := skipAllSpace(p.s, j)
 	if n >= len(p.s) {
 		return true
 	}
+	key, _, ok := p.memberAt(n)
+	if !ok {
+		return false
+	}
+	return p.keys == nil || p.keys[key] || p.lastMembers(n)
+}
+
+// memberAt reads a member's key and colon at n: a key in any quote style on
+// one line, or a bare word. It returns the key and the index past the colon.
+func (p *repairParser) memberAt(n int) (key string, value int, ok bool) {
 	r, size := utf8.DecodeRuneInString(p.s[n:])
-	var key string
 	var after int
 	if closers, ok := openQuote(r); ok {
 		end := -1
@@ -1409,7 +1421,7 @@ func (p *repairParser) memberFollows(j int) bool {
 			q += s2
 		}
 		if end < 0 {
-			return false
+			return "", 0, false
 		}
 		key = p.s[n+size : end]
 	} else {
@@ -1418,7 +1430,7 @@ func (p *repairParser) memberFollows(j int) bool {
 			q++
 		}
 		if q == n {
-			return false
+			return "", 0, false
 		}
 		key, after = p.s[n:q], q
 		if after < len(p.s) && (p.s[after] == '"' || p.s[after] == '\'') {
@@ -1427,9 +1439,98 @@ func (p *repairParser) memberFollows(j int) bool {
 	}
 	a := skipInlineSpace(p.s, after)
 	if a >= len(p.s) || p.s[a] != ':' {
+		return "", 0, false
+	}
+	return key, a + 1, true
+}
+
+// lastMembers reports whether the text from n on is nothing but a few
+// members with simple values closing the object at the end of the text
+// (or where the text was cut off).
+func (p *repairParser) lastMembers(n int) bool {
+	for range 16 {
+		_, v, ok := p.memberAt(n)
+		if !ok {
+			return false
+		}
+		end, ok := simpleValueEnd(p.s, skipAllSpace(p.s, v))
+		if !ok {
+			return false
+		}
+		m := skipAllSpace(p.s, end)
+		if m >= len(p.s) {
+			return true
+		}
+		switch p.s[m] {
+		case ',':
+			if n = skipAllSpace(p.s, m+1); n >= len(p.s) {
+				return true
+			}
+			continue
+		case '}':
+			rest := skipAllSpace(p.s, m+1)
+			return rest >= len(p.s) || strings.HasPrefix(p.s[rest:], "```")
+		}
 		return false
 	}
-	return p.keys == nil || p.keys[key]
+	return false
+}
+
+// maxSimpleValue bounds the bracketed values lastMembers looks through.
+const maxSimpleValue = 4096
+
+// simpleValueEnd returns where the value at v ends: a string on one line,
+// a bare word or number, or a bracketed group of bounded size.
+func simpleValueEnd(s string, v int) (int, bool) {
+	if v >= len(s) {
+		return v, true
+	}
+	r, size := utf8.DecodeRuneInString(s[v:])
+	if closers, ok := openQuote(r); ok {
+		for q := v + size; q < len(s); {
+			r2, s2 := utf8.DecodeRuneInString(s[q:])
+			switch {
+			case r2 == '\n':
+				return 0, false
+			case r2 == '\\':
+				q += s2 + 1
+			case strings.ContainsRune(closers, r2):
+				return q + s2, true
+			default:
+				q += s2
+			}
+		}
+		return len(s), true
+	}
+	if s[v] == '[' || s[v] == '{' {
+		depth := 0
+		var quote byte
+		for q := v; q < len(s) && q-v < maxSimpleValue; q++ {
+			c := s[q]
+			switch {
+			case quote != 0:
+				if c == '\\' {
+					q++
+				} else if c == quote {
+					quote = 0
+				}
+			case c == '"' || c == '\'':
+				quote = c
+			case c == '[' || c == '{':
+				depth++
+			case c == ']' || c == '}':
+				if depth--; depth == 0 {
+					return q + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	q := v
+	for q < len(s) && (isKeyByte(s[q]) || s[q] == '-' || s[q] == '.' || s[q] == '+') {
+		q++
+	}
+	return q, q > v
 }
 
 // looksLikeMember reports whether an object member starts at p.i.

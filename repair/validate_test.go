@@ -286,6 +286,23 @@ func TestValidate(t *testing.T) {
 			repairs: []string{"JSON_REPAIRED:", "PYTHON_LITERAL:"},
 		},
 		{
+			// An unknown parameter after the content must reach validation,
+			// not end up inside the content (found by the Python client).
+			name:       "Python dict with a parameter the tool does not have",
+			call:       Call{Name: "Write", Form: FormText, Text: `{'path': 'a.py', 'content': 'x', 'append': True}`},
+			tool:       "write_to_file",
+			args:       `{"append":true,"content":"x","path":"a.py"}`,
+			repairs:    []string{"PYTHON_LITERAL:", "TOOL_ALIAS:"},
+			violations: []string{"UNEXPECTED_PARAM:append"},
+		},
+		{
+			name:    "content holding a dict with unknown keys stays whole",
+			call:    Call{Name: "write_to_file", Form: FormText, Text: `{'path': 'a.py', 'content': 'm = {'k': 'v', 'q': 1} or {}\nprint(m)'}`},
+			tool:    "write_to_file",
+			args:    `{"content":"m = {'k': 'v', 'q': 1} or {}\nprint(m)","path":"a.py"}`,
+			repairs: []string{"JSON_REPAIRED:", "PYTHON_LITERAL:"},
+		},
+		{
 			name:       "arguments cut off inside the content",
 			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path": "a.py", "content": "def main():\n    print(`},
 			tool:       "write_to_file",
