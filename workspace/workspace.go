@@ -122,7 +122,10 @@ type Options struct {
 type Workspace struct {
 	root      *os.Root
 	dir       string     // absolute, as given to Open
-	hint      string     // the absolute root named in messages
+	// hint is the absolute root named in messages: the agent's root when
+	// configured; empty otherwise, so the server's own layout never reaches
+	// the model.
+	hint string
 	prefixes  [][]string // absolute roots accepted, as components
 	maxBytes  int64
 	policy    *policy
@@ -158,7 +161,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace: %s is not a directory", dir)
 	}
-	w := &Workspace{dir: abs, hint: abs, maxBytes: opts.MaxFileBytes, policy: newPolicy(opts.Deny)}
+	w := &Workspace{dir: abs, maxBytes: opts.MaxFileBytes, policy: newPolicy(opts.Deny)}
 	if w.maxBytes <= 0 {
 		w.maxBytes = DefaultMaxFileBytes
 	}
@@ -201,6 +204,14 @@ func (w *Workspace) Dir() string { return w.dir }
 // MaxFileBytes returns the size limit of files read and written.
 func (w *Workspace) MaxFileBytes() int64 { return w.maxBytes }
 
+// useInstead says which paths the workspace takes.
+func (w *Workspace) useInstead() string {
+	if w.hint == "" {
+		return "use a path relative to the workspace root"
+	}
+	return "use a path relative to the workspace root, or an absolute path under " + w.hint
+}
+
 // Resolve maps a path as a model wrote it (relative to the workspace root,
 // or absolute under the agent's or the server's view of the root) to a
 // cleaned workspace-relative slash path ("." for the root itself), or
@@ -241,7 +252,7 @@ func (w *Workspace) clean(p string) (string, error) {
 		rest, ok := w.underRoot(components(q))
 		if !ok {
 			return "", refuse(CodeOutsideWorkspace, p, fmt.Sprintf(
-				"path %q is outside the workspace; use a path relative to the workspace root, or an absolute path under %s", p, w.hint), nil)
+				"path %q is outside the workspace; %s", p, w.useInstead()), nil)
 		}
 		comps = rest
 	}
@@ -252,7 +263,7 @@ func (w *Workspace) clean(p string) (string, error) {
 		case "..":
 			if len(out) == 0 {
 				return "", refuse(CodeOutsideWorkspace, p, fmt.Sprintf(
-					"path %q climbs above the workspace root with \"..\"; use a path relative to the workspace root, or an absolute path under %s", p, w.hint), nil)
+					"path %q climbs above the workspace root with \"..\"; %s", p, w.useInstead()), nil)
 			}
 			out = out[:len(out)-1]
 		default:
