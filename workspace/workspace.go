@@ -120,12 +120,12 @@ type Options struct {
 // for concurrent use. ReadFile, WriteFile, Remove and Rename do not lock: a
 // caller doing read-modify-write holds Lock on the paths around it.
 type Workspace struct {
-	root      *os.Root
-	dir       string     // absolute, as given to Open
+	root *os.Root
+	dir  string // absolute, as given to Open
 	// hint is the absolute root named in messages: the agent's root when
 	// configured; empty otherwise, so the server's own layout never reaches
 	// the model.
-	hint string
+	hint      string
 	prefixes  [][]string // absolute roots accepted, as components
 	maxBytes  int64
 	policy    *policy
