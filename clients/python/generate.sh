@@ -2,7 +2,7 @@
 # Regenerates the Python stubs of the toolguard API into toolguard_client/_gen/.
 #
 #   _gen/toolguard/v1/toolguard_pb2.py{,i}, toolguard_pb2_grpc.py  from ../../proto
-#   _gen/google/rpc/status_pb2.py{,i}, error_details_pb2.py{,i}    from ./proto (vendored)
+#   _gen/google/rpc/status_pb2.py{,i}, error_details_pb2.py{,i}    from ../proto (vendored, shared with the TypeScript client)
 #
 # _gen/ is a package root: toolguard_client puts it on sys.path so the
 # generated `from toolguard.v1 import toolguard_pb2` resolves. It holds no
@@ -50,7 +50,7 @@ cd "$root"
 	--python_out="$out" --pyi_out="$out" \
 	--grpc_python_out="$out" --plugin=protoc-gen-grpc_python="$plugin" \
 	toolguard/v1/toolguard.proto
-cd "$here"
+cd "$here/.."
 "$protoc" -Iproto -I"$wkt" \
 	--python_out="$out" --pyi_out="$out" \
 	google/rpc/status.proto google/rpc/error_details.proto

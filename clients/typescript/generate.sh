@@ -2,7 +2,7 @@
 # Regenerates src/gen/ (committed) with protoc-gen-es from node_modules, run
 # by the repository's pinned buf from the repository root:
 #   - toolguard/v1 from proto/ (the API),
-#   - google/rpc/error_details from clients/typescript/proto/ (vendored).
+#   - google/rpc/error_details from clients/proto/ (vendored, shared with Python).
 # buf's `clean` empties clients/typescript/src/gen only. The output depends
 # only on the .proto files and the versions pinned in package-lock.json and
 # tools/go.mod, so running it twice changes nothing.
