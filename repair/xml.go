@@ -57,7 +57,7 @@ func openingTagAt(text string, i int) (name string, end int, ok bool) {
 		return "", 0, false
 	}
 	j := i + 1
-	for j < len(text) && isNameByte(text[j], j == i+1) {
+	for j < len(text) && IsTagNameByte(text[j], j == i+1) {
 		j++
 	}
 	if j == i+1 || j >= len(text) || text[j] != '>' {
@@ -66,7 +66,9 @@ func openingTagAt(text string, i int) (name string, end int, ok bool) {
 	return text[i+1 : j], j + 1, true
 }
 
-func isNameByte(c byte, first bool) bool {
+// IsTagNameByte reports whether c may stand in an XML tool or parameter tag
+// name, at its start when first is set.
+func IsTagNameByte(c byte, first bool) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_':
 		return true
@@ -100,20 +102,21 @@ func parseXMLParams(body string, isContent func(string) bool) (params map[string
 		}
 		if k < 0 {
 			if _, dup := params[name]; !dup {
-				params[name] = trimLayout(body[start:])
+				params[name] = TrimLayout(body[start:])
 			}
 			return params, name
 		}
 		if _, dup := params[name]; !dup {
-			params[name] = trimLayout(body[start : start+k])
+			params[name] = TrimLayout(body[start : start+k])
 		}
 		i = start + k + len(closing)
 	}
 	return params, ""
 }
 
-// trimLayout removes one leading and one trailing newline (LF or CRLF).
-func trimLayout(v string) string {
+// TrimLayout removes one leading and one trailing newline (LF or CRLF): in
+// XML tool formats they are layout around a value, not part of it.
+func TrimLayout(v string) string {
 	if strings.HasPrefix(v, "\r\n") {
 		v = v[2:]
 	} else if strings.HasPrefix(v, "\n") {

@@ -357,7 +357,7 @@ func (p *textParser) closeValue(end int) {
 	p.showValue(end, true)
 	if c.params != nil && !c.dropped {
 		if _, dup := c.params[c.param]; !dup {
-			c.params[c.param] = trimLayout(validString(p.buf[c.valStart:end]))
+			c.params[c.param] = repair.TrimLayout(validString(p.buf[c.valStart:end]))
 		}
 	}
 }
@@ -497,7 +497,7 @@ func (p *textParser) compact() {
 // whether a partial name could still become one.
 func (p *textParser) nameTag(b []byte, known func(string) bool, prefix func([]byte) bool) (match, string, int) {
 	j := 1
-	for j < len(b) && isNameByte(b[j], j == 1) {
+	for j < len(b) && repair.IsTagNameByte(b[j], j == 1) {
 		j++
 	}
 	if j == len(b) {
@@ -600,32 +600,6 @@ func anyFollows(b []byte, lits []string) match {
 	}
 	m, _ := anyLiteral(b[i:], lits...)
 	return m
-}
-
-func isNameByte(c byte, first bool) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_':
-		return true
-	case '0' <= c && c <= '9', c == '-', c == '.', c == ':':
-		return !first
-	}
-	return false
-}
-
-// trimLayout removes one leading and one trailing newline (LF or CRLF),
-// as repair does for XML values.
-func trimLayout(v string) string {
-	if strings.HasPrefix(v, "\r\n") {
-		v = v[2:]
-	} else if strings.HasPrefix(v, "\n") {
-		v = v[1:]
-	}
-	if strings.HasSuffix(v, "\r\n") {
-		v = v[:len(v)-2]
-	} else if strings.HasSuffix(v, "\n") {
-		v = v[:len(v)-1]
-	}
-	return v
 }
 
 // hermesCall follows a Hermes body: the tool name, where the arguments
