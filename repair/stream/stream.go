@@ -107,6 +107,17 @@ const (
 	CodeCallAlreadyComplete = "CALL_ALREADY_COMPLETE"
 )
 
+// tooLargeEvent reports a call dropped for growing past a limit: the whole
+// call (param empty) or one of its values.
+func tooLargeEvent(index int, param string, limit int) Event {
+	if param == "" {
+		return Event{Kind: EventError, Index: index, Code: CodeCallTooLarge,
+			Text: fmt.Sprintf("call %d grew past %d bytes; the call was dropped", index, limit)}
+	}
+	return Event{Kind: EventError, Index: index, Code: CodeParamTooLarge,
+		Text: fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", param, index, limit)}
+}
+
 // Event is one thing the parser learned.
 type Event struct {
 	Kind EventKind

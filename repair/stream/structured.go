@@ -66,7 +66,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 		p.start(c)
 		c.args = appendGrow(c.args, d.Arguments)
 		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
-			p.drop(c, CodeCallTooLarge, fmt.Sprintf("call %d's arguments grew past %d bytes; the call was dropped", c.index, p.opts.MaxCallBytes))
+			p.drop(c, tooLargeEvent(c.index, "", p.opts.MaxCallBytes))
 			c.closed = d.Done
 			return
 		}
@@ -74,7 +74,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 		c.scan.scan(c.args, 0)
 		c.scan.src = ""
 		if c.preview.tooLarge(len(c.args)) {
-			p.drop(c, CodeParamTooLarge, fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", c.preview.param, c.index, p.opts.MaxParamBytes))
+			p.drop(c, tooLargeEvent(c.index, c.preview.param, p.opts.MaxParamBytes))
 			c.closed = d.Done
 			return
 		}
@@ -92,10 +92,10 @@ func (p *structuredParser) start(c *deltaCall) {
 	p.emit(Event{Kind: EventCallStarted, Index: c.index, ID: c.id, Name: validString(c.name)})
 }
 
-func (p *structuredParser) drop(c *deltaCall, code, msg string) {
+func (p *structuredParser) drop(c *deltaCall, e Event) {
 	c.dropped = true
 	c.args, c.scan = nil, jsonScanner{}
-	p.emit(Event{Kind: EventError, Index: c.index, Code: code, Text: msg})
+	p.emit(e)
 }
 
 func (p *structuredParser) close(c *deltaCall, truncated bool) {

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 
 	"github.com/toolguard/toolguard/repair"
@@ -455,7 +454,7 @@ func (p *textParser) tooLargeCall(n int) bool {
 	if p.call.dropped || p.opts.MaxCallBytes <= 0 || n <= p.opts.MaxCallBytes {
 		return p.call.dropped
 	}
-	p.drop(CodeCallTooLarge, fmt.Sprintf("call %d grew past %d bytes; the call was dropped", p.call.index, p.opts.MaxCallBytes))
+	p.drop(tooLargeEvent(p.call.index, "", p.opts.MaxCallBytes))
 	return true
 }
 
@@ -463,19 +462,19 @@ func (p *textParser) tooLarge(n int) bool {
 	if p.call.dropped || p.opts.MaxParamBytes <= 0 || n <= p.opts.MaxParamBytes {
 		return p.call.dropped
 	}
-	p.drop(CodeParamTooLarge, fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", p.call.param, p.call.index, p.opts.MaxParamBytes))
+	p.drop(tooLargeEvent(p.call.index, p.call.param, p.opts.MaxParamBytes))
 	return true
 }
 
 func (p *textParser) dropHermesParam() {
 	c := &p.call
-	p.drop(CodeParamTooLarge, fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", c.hermes.param, c.index, p.opts.MaxParamBytes))
+	p.drop(tooLargeEvent(c.index, c.hermes.param, p.opts.MaxParamBytes))
 }
 
-func (p *textParser) drop(code, msg string) {
+func (p *textParser) drop(e Event) {
 	p.call.dropped = true
 	p.call.scan.lose()
-	p.emit(Event{Kind: EventError, Index: p.call.index, Code: code, Text: msg})
+	p.emit(e)
 }
 
 // compact forgets what is no longer needed: prose already passed on, and
