@@ -24,15 +24,8 @@ const maxStdinBytes = 64 << 20
 // reads stdin, bounded like the server's messages. When ok is false the
 // command exits with code (0 for -h, 2 otherwise); the reason is on stderr.
 func commandInput(fs *flag.FlagSet, args []string, stdin io.Reader, stderr io.Writer) (input []byte, code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0, false
-		}
-		return nil, 2, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "toolguard %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		return nil, 2, false
+	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
+		return nil, code, false
 	}
 	input, err := io.ReadAll(io.LimitReader(stdin, maxStdinBytes+1))
 	if err != nil {
@@ -44,6 +37,23 @@ func commandInput(fs *flag.FlagSet, args []string, stdin io.Reader, stderr io.Wr
 		return nil, 2, false
 	}
 	return input, 0, true
+}
+
+// parseCommandFlags parses a command's flags and refuses stray arguments,
+// for every command (commandInput, and those that read stdin themselves). When ok
+// is false the command exits with code (0 for -h, 2 otherwise).
+func parseCommandFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "toolguard %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, false
+	}
+	return 0, true
 }
 
 // printProto prints a response as JSON with proto field names, every
