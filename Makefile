@@ -72,6 +72,10 @@ e2e: build ## run the README's grpcurl session against a real server
 bench: ## run the benchmarks (side by side with their baselines)
 	$(GO) test -run '^$$' -bench . -benchmem ./repair/... ./workspace/ ./service/ ./bench/
 
+.PHONY: load
+load: ## load run: 100,000 mixed calls at concurrency 50 against a loopback server; throughput, p50/p99, errors, memory
+	scripts/load.sh 100000 50
+
 .PHONY: fuzz
 fuzz: ## run every fuzz target for $(FUZZTIME) each; crashes join testdata/fuzz
 	@for pkg in $$($(GO) list ./...); do \
