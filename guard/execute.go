@@ -73,6 +73,8 @@ type Execution struct {
 	Diff string
 	// Applied reports whether anything was written.
 	Applied bool
+	// written counts the bytes of file content written (BytesWritten).
+	written int64
 }
 
 // UnknownWorkspaceError reports a request naming a workspace the server
@@ -153,7 +155,8 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: strings.Join(tools, ", ")}
 	}
 	ex := &Execution{}
-	if res.OK() {
+	ran := res.OK()
+	if ran {
 		if err := run(ws, req, res, ex); err != nil {
 			return nil, err
 		}
@@ -163,6 +166,9 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 		return nil, err
 	}
 	ex.Verdict = v
+	if ran {
+		g.observer.Execution(ex)
+	}
 	return ex, nil
 }
 
@@ -199,6 +205,7 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	if _, err := ws.WriteFile(rel, []byte(content), workspace.WriteOptions{ExpectedSHA256: oldHash}); err != nil {
 		return g.fileError(res, "path", rel, err)
 	}
+	ex.written += int64(len(content))
 	ex.Applied = true
 	return nil
 }

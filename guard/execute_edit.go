@@ -247,12 +247,15 @@ func (g *Guard) commit(ws *workspace.Workspace, res *repair.Result, ops []*fileO
 			err = ws.Remove(op.rel)
 		case op.moveRel != "" && op.moveRel != op.rel:
 			if _, err = ws.WriteFile(op.moveRel, []byte(op.updated), workspace.WriteOptions{}); err == nil {
+				ex.written += int64(len(op.updated))
 				err = ws.Remove(op.rel)
 			}
 		case op.updated == op.old && op.existed:
 			continue
 		default:
-			_, err = ws.WriteFile(op.rel, []byte(op.updated), workspace.WriteOptions{ExpectedSHA256: op.oldHash})
+			if _, err = ws.WriteFile(op.rel, []byte(op.updated), workspace.WriteOptions{ExpectedSHA256: op.oldHash}); err == nil {
+				ex.written += int64(len(op.updated))
+			}
 		}
 		if err != nil {
 			rollback()

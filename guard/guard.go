@@ -35,6 +35,14 @@ type Config struct {
 	DefaultWorkspace string
 	// Match tunes the edit matching ladder.
 	Match workspace.MatchOptions
+	// Observer learns every outcome (for metrics); nil observes nothing.
+	Observer Observer
+	// Uncounted is told about every call that could not be counted because
+	// the session store was unreachable (an error wrapping
+	// session.ErrUnavailable); the call's verdict is returned all the same,
+	// with Mistakes.NotCounted. It is called on the request's goroutine and
+	// must be cheap (the server logs through a rate limiter). Nil ignores it.
+	Uncounted func(sessionID string, err error)
 }
 
 // Guard validates tool calls and tracks sessions. It is safe for concurrent
@@ -47,6 +55,8 @@ type Guard struct {
 	workspaces       map[string]*workspace.Workspace
 	defaultWorkspace string
 	match            workspace.MatchOptions
+	observer         Observer
+	uncounted        func(sessionID string, err error)
 }
 
 // New returns a Guard.
@@ -57,9 +67,14 @@ func New(cfg Config) (*Guard, error) {
 	if cfg.MistakeLimit == 0 {
 		return nil, errors.New("guard: mistake limit must be at least 1")
 	}
+	observer := cfg.Observer
+	if observer == nil {
+		observer = NopObserver{}
+	}
 	return &Guard{
 		reg: cfg.Registry, sessions: cfg.Sessions, limit: cfg.MistakeLimit, tools: newToolCache(512),
 		workspaces: cfg.Workspaces, defaultWorkspace: cfg.DefaultWorkspace, match: cfg.Match,
+		observer: observer, uncounted: cfg.Uncounted,
 	}, nil
 }
 
@@ -98,6 +113,9 @@ type MistakeState struct {
 	Consecutive  uint32
 	Limit        uint32
 	LimitReached bool
+	// NotCounted reports that the session store could not be reached, so
+	// the call was not counted and Consecutive is unknown (0).
+	NotCounted bool
 }
 
 func newMistakeState(consecutive, limit uint32) MistakeState {
@@ -132,20 +150,33 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
+	var m MistakeState
 	st, err := g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON)})
-	if err != nil {
+	switch {
+	case errors.Is(err, session.ErrUnavailable):
+		// Counting is the one part of a call that needs the shared store:
+		// the repair, the validation and any execution stand without it, so
+		// the call goes on uncounted rather than failing (see NotCounted).
+		if g.uncounted != nil {
+			g.uncounted(req.SessionID, err)
+		}
+		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true}
+	case err != nil:
 		return nil, fmt.Errorf("record session %q: %w", req.SessionID, err)
+	default:
+		if st.Repeated {
+			res.Violate(repair.CodeRepeatedCall, "", fmt.Sprintf("This exact call was made %d times in a row; sending it again will not work any better.", st.Repeats))
+		}
+		m = newMistakeState(st.Consecutive, g.effectiveLimit(req.MistakeLimit))
 	}
-	if st.Repeated {
-		res.Violate(repair.CodeRepeatedCall, "", fmt.Sprintf("This exact call was made %d times in a row; sending it again will not work any better.", st.Repeats))
-	}
-	m := newMistakeState(st.Consecutive, g.effectiveLimit(req.MistakeLimit))
-	return &Verdict{
+	v := &Verdict{
 		Result:        res,
 		ArgumentsJSON: argsJSON,
 		Feedback:      repair.Feedback(res, repair.Mistakes{Consecutive: m.Consecutive, Limit: m.Limit}),
 		Mistakes:      m,
-	}, nil
+	}
+	g.observeVerdict(v)
+	return v, nil
 }
 
 // effectiveLimit applies a request's limit, which may only lower the
@@ -171,6 +202,21 @@ func (g *Guard) Session(ctx context.Context, id string) (Session, error) {
 		return Session{}, fmt.Errorf("read session %q: %w", id, err)
 	}
 	return Session{ID: id, State: st, Mistakes: newMistakeState(st.Consecutive, g.limit)}, nil
+}
+
+// summaryMistakes returns a session's mistakes against a request's limit
+// for a summary (a stream's end). An unreachable store does not fail the
+// summary: it says NotCounted, as the verdicts do.
+func (g *Guard) summaryMistakes(ctx context.Context, id string, requested uint32) (MistakeState, error) {
+	limit := g.effectiveLimit(requested)
+	st, err := g.sessions.Get(ctx, id)
+	switch {
+	case errors.Is(err, session.ErrUnavailable):
+		return MistakeState{Limit: limit, NotCounted: true}, nil
+	case err != nil:
+		return MistakeState{}, fmt.Errorf("read session %q: %w", id, err)
+	}
+	return newMistakeState(st.Consecutive, limit), nil
 }
 
 // ResetSession forgets a session and returns its (empty) state.

@@ -186,11 +186,10 @@ func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, S
 	if err != nil {
 		return events, StreamSummary{}, err
 	}
-	sess, err := s.g.Session(ctx, s.req.SessionID)
+	m, err := s.g.summaryMistakes(ctx, s.req.SessionID, s.req.MistakeLimit)
 	if err != nil {
 		return events, StreamSummary{}, err
 	}
-	m := newMistakeState(sess.State.Consecutive, s.g.effectiveLimit(s.req.MistakeLimit))
 	return events, StreamSummary{FinishReason: finishReason, Calls: s.closed, Mistakes: m}, nil
 }
 
@@ -316,7 +315,9 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	}
 	if ex != nil {
 		ex.Verdict = v
+		s.g.observer.Execution(ex)
 	}
+	s.g.observer.StreamCall(s.req.Format, streamCallOutcome(v, truncated))
 	return append(out, StreamEvent{Kind: stream.EventCallClosed, Index: e.Index, ID: e.ID, Verdict: v, Truncated: truncated, Execution: ex}), nil
 }
 

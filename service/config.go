@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/toolguard/toolguard/session"
 )
 
 // Config is the whole configuration of a toolguard server. Every field has a
@@ -14,6 +16,35 @@ import (
 type Config struct {
 	// Listen is the TCP address the gRPC server binds.
 	Listen string
+
+	// AuthTokensFile is a YAML or JSON file of the bearer tokens callers
+	// present, stored as SHA-256 hashes, each with its principal and the
+	// workspaces it may use (see auth.go). Empty disables authentication:
+	// every caller is "anonymous" and may use every workspace.
+	AuthTokensFile string
+	// AllowUnauthenticated lets the server listen on a non-loopback address
+	// without AuthTokensFile; Validate refuses that otherwise.
+	AllowUnauthenticated bool
+	// TLSCert and TLSKey are the PEM files of the server's certificate and
+	// key; both empty means plaintext. TLSClientCA is a PEM bundle of the
+	// CAs client certificates must chain to: when set, every client must
+	// present a valid certificate (mutual TLS).
+	TLSCert     string
+	TLSKey      string
+	TLSClientCA string
+	// MaxJSONDepth bounds how deeply JSON objects and arrays nest in a
+	// call's arguments and in tool definitions' schemas.
+	MaxJSONDepth int
+	// MaxStreams bounds the StreamToolCalls streams open at once, server-wide;
+	// MaxConnStreams bounds the concurrent calls (HTTP/2 streams) of one
+	// client connection.
+	MaxStreams     int
+	MaxConnStreams uint32
+	// RateLimit is each principal's sustained rate of calls per second (0:
+	// unlimited); RateBurst is how many calls it may make at once above it.
+	RateLimit float64
+	RateBurst int
+
 	// Workspace is the directory of the default workspace.
 	Workspace string
 	// ToolsFile is an optional YAML or JSON file of custom tool definitions.
@@ -24,6 +55,15 @@ type Config struct {
 	// LogLevel is a zap level: debug, info, warn, error.
 	LogLevel string
 
+	// MetricsListen is the TCP address of the Prometheus /metrics endpoint,
+	// an HTTP server apart from the gRPC port; empty turns metrics off.
+	MetricsListen string
+	// OTLPEndpoint is the OTLP/gRPC collector spans are exported to, as
+	// host:port or a URL; empty turns tracing off. OTLPInsecure exports
+	// in plaintext instead of TLS.
+	OTLPEndpoint string
+	OTLPInsecure bool
+
 	// MistakeLimit is the number of consecutive mistakes at which a verdict
 	// reports limit_reached. Requests may lower it, never raise it.
 	MistakeLimit uint32
@@ -32,6 +72,20 @@ type Config struct {
 	// MaxSessions bounds the number of sessions kept in memory; the least
 	// recently seen is evicted first.
 	MaxSessions int
+	// SessionStore is where the counters live: "memory" (this replica's
+	// own, the default) or "redis" (shared by every replica with the same
+	// RedisURL and RedisKeyPrefix; MaxSessions does not apply). See
+	// sessions.go.
+	SessionStore string
+	// RedisURL locates the "redis" store's server: redis://[user:password@]
+	// host[:port][/db], or rediss:// for TLS. It may hold a password, so it
+	// is never logged (only its host) nor quoted in errors.
+	RedisURL string
+	// RedisKeyPrefix is prepended to a session id to make its Redis key.
+	RedisKeyPrefix string
+	// RedisTimeout bounds each Redis dial, read and write; a call whose
+	// count does not come back in time is answered uncounted.
+	RedisTimeout time.Duration
 
 	// MaxRecvMsgBytes and MaxSendMsgBytes bound gRPC message sizes.
 	MaxRecvMsgBytes int
@@ -100,12 +154,19 @@ func (c Config) WorkspaceDirs() (map[string]string, error) {
 func DefaultConfig() Config {
 	return Config{
 		Listen:                "127.0.0.1:7700",
+		MaxJSONDepth:          64,
+		MaxStreams:            256,
+		MaxConnStreams:        256,
+		RateBurst:             50,
 		Workspace:             "./workspace",
 		LogFormat:             "json",
 		LogLevel:              "info",
 		MistakeLimit:          3,
 		SessionTTL:            time.Hour,
 		MaxSessions:           100_000,
+		SessionStore:          SessionStoreMemory,
+		RedisKeyPrefix:        session.DefaultRedisKeyPrefix,
+		RedisTimeout:          session.DefaultRedisTimeout,
 		MaxRecvMsgBytes:       16 << 20,
 		MaxSendMsgBytes:       32 << 20,
 		ShutdownTimeout:       10 * time.Second,
@@ -125,12 +186,15 @@ func (c Config) Validate() error {
 	if c.Listen == "" {
 		errs = append(errs, errors.New("listen address is empty"))
 	}
+	errs = append(errs, c.validateAccess()...)
+	errs = append(errs, c.validateLimits()...)
 	if c.Workspace == "" {
 		errs = append(errs, errors.New("workspace directory is empty"))
 	}
 	if c.LogFormat != "json" && c.LogFormat != "console" {
 		errs = append(errs, fmt.Errorf("log format %q: want json or console", c.LogFormat))
 	}
+	errs = append(errs, c.validateObservability()...)
 	if c.MistakeLimit == 0 {
 		errs = append(errs, errors.New("mistake limit must be at least 1"))
 	}
@@ -140,6 +204,7 @@ func (c Config) Validate() error {
 	if c.MaxSessions <= 0 {
 		errs = append(errs, errors.New("max sessions must be positive"))
 	}
+	errs = append(errs, c.validateSessionStore()...)
 	if c.MaxRecvMsgBytes <= 0 || c.MaxSendMsgBytes <= 0 {
 		errs = append(errs, errors.New("message size limits must be positive"))
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/session"
@@ -23,6 +24,9 @@ const ErrorDomain = "toolguard.dev"
 // BadRequest detail; anything unexpected is logged here and leaves as a bare
 // INTERNAL, so internal details never reach clients.
 func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
+	if st := refusalStatus(err); st != nil {
+		return st
+	}
 	var fe *FieldError
 	var te *guard.InvalidToolDefinitionError
 	var we *guard.UnknownWorkspaceError
@@ -44,6 +48,12 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.As(err, &fc):
 		return withDetails(codes.FailedPrecondition, fc.Error(), "FILE_CHANGED", map[string]string{"path": fc.Path},
 			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: "FILE_CHANGED", Subject: fc.Path, Description: "the file changed since it was read; read it again"}}})
+	case errors.Is(err, session.ErrUnavailable):
+		// Before the context cases: the cause may be a client-side dial
+		// timeout that wraps context.DeadlineExceeded. The cause names the
+		// store's host, never its credentials; clients get none of it.
+		s.log.Warn("session store unavailable", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+		return withDetails(codes.Unavailable, "the session store cannot be reached; try again later", "SESSION_STORE_UNAVAILABLE", nil)
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, "request cancelled")
 	case errors.Is(err, context.DeadlineExceeded):
@@ -54,6 +64,31 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 		s.log.Error("internal error", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
 		return status.Error(codes.Internal, "internal error")
 	}
+}
+
+// refusalStatus converts a refusal of access or over a limit to its status,
+// or returns nil for any other error: an AuthError is UNAUTHENTICATED, a
+// WorkspaceNotGrantedError PERMISSION_DENIED (reason WORKSPACE_NOT_GRANTED),
+// a LimitError RESOURCE_EXHAUSTED (with a RetryInfo when it says when to
+// retry). toStatus uses it, and so do the interceptors, which refuse calls
+// before any handler runs.
+func refusalStatus(err error) error {
+	var ae *AuthError
+	var ng *WorkspaceNotGrantedError
+	var le *LimitError
+	switch {
+	case errors.As(err, &ae):
+		return withDetails(codes.Unauthenticated, ae.Message, ae.Reason, nil)
+	case errors.As(err, &ng):
+		return withDetails(codes.PermissionDenied, ng.Error(), "WORKSPACE_NOT_GRANTED", map[string]string{"principal": ng.Principal, "workspace": ng.Workspace})
+	case errors.As(err, &le):
+		var more []protoadapt.MessageV1
+		if le.RetryAfter > 0 {
+			more = append(more, &errdetails.RetryInfo{RetryDelay: durationpb.New(le.RetryAfter)})
+		}
+		return withDetails(codes.ResourceExhausted, le.Message, le.Reason, le.Metadata, more...)
+	}
+	return nil
 }
 
 // withDetails builds a status with an ErrorInfo and any further details.

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc"
@@ -33,16 +35,30 @@ type interceptor struct {
 //     access log, carries the request id, and the id reaches the response
 //     header even when the call fails;
 //   - logging comes next so it sees the final status of everything inside it;
+//   - then access, the links that decide whether a call may run at all
+//     (accessInterceptors: auth, then rate-limit, which needs the principal
+//     auth found). Inside logging, every refusal is logged with its request
+//     id and code, and the principal reaches the log line (annotateCall);
+//     grpc.health.v1 and reflection pass through them untouched;
 //   - recovery is innermost so a panic becomes an ordinary Internal error
-//     that the logging interceptor then records like any other failure.
-func interceptorChain(log *zap.Logger) []interceptor {
+//     that the logging interceptor then records like any other failure. This
+//     is go-grpc-middleware's own example order (logging, selector(auth),
+//     recovery): recovery guards the handlers, which take the request apart;
+//     the access links only read metadata.
+//
+// With metrics on, withMetricsInterceptor puts the gRPC metrics link right
+// after logging (see metrics.go). Tracing is no link: it is a stats handler,
+// outside the whole chain (see tracing.go).
+func interceptorChain(log *zap.Logger, access ...interceptor) []interceptor {
 	loggingUnary, loggingStream := loggingInterceptors(log)
 	recoveryOpt := recovery.WithRecoveryHandlerContext(recoveryHandler(log))
-	return []interceptor{
+	chain := []interceptor{
 		{name: "request-id", unary: unaryRequestID, stream: streamRequestID},
 		{name: "logging", unary: loggingUnary, stream: loggingStream},
-		{name: "recovery", unary: recovery.UnaryServerInterceptor(recoveryOpt), stream: recovery.StreamServerInterceptor(recoveryOpt)},
 	}
+	chain = append(chain, access...)
+	return append(chain,
+		interceptor{name: "recovery", unary: recovery.UnaryServerInterceptor(recoveryOpt), stream: recovery.StreamServerInterceptor(recoveryOpt)})
 }
 
 // chainOptions turns a chain into the grpc.Server options that install it,
@@ -73,13 +89,74 @@ const requestIDField = "request_id"
 // replaced so a caller cannot bloat every log line of its call.
 const maxRequestIDLen = 128
 
-type requestIDKey struct{}
+// callInfo is what the request-id interceptor keeps for one call: its id,
+// and the log fields added once the call is under way (annotateCall).
+type callInfo struct {
+	id string
+
+	mu     sync.Mutex
+	fields logging.Fields
+}
+
+type callInfoKey struct{}
 
 // requestIDFromContext returns the id the request-id interceptor gave the
 // call, or "" outside an intercepted call.
 func requestIDFromContext(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if ci, _ := ctx.Value(callInfoKey{}).(*callInfo); ci != nil {
+		return ci.id
+	}
+	return ""
+}
+
+// sessionIDField is the log field that carries a call's session id.
+const sessionIDField = "session_id"
+
+// annotateCall adds key=value to the call's "finished call" line (and to a
+// recovered panic's), from anywhere inside the call: handlers add the session
+// id once they have read it, and an interceptor inside logging can add, say,
+// the principal. logging.InjectFields cannot do this: the logging
+// interceptor writes its line from its own context, which never sees a
+// context derived inside it; zapLogger reads these from that context. A
+// later value for a key replaces the earlier one. Outside an intercepted
+// call (the CLI) it does nothing.
+func annotateCall(ctx context.Context, key string, value any) {
+	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
+	if ci == nil {
+		return
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	for i := 0; i+1 < len(ci.fields); i += 2 {
+		if ci.fields[i] == key {
+			ci.fields[i+1] = value
+			return
+		}
+	}
+	ci.fields = append(ci.fields, key, value)
+}
+
+// logSessionID adds a call's session id to its log lines (annotateCall),
+// when it is one checkSessionID accepts: bounded, valid UTF-8.
+func logSessionID(ctx context.Context, id string) {
+	if checkSessionID(id, "") == nil {
+		annotateCall(ctx, sessionIDField, id)
+	}
+}
+
+// callAnnotations returns a copy of the fields annotateCall added to the
+// call, nil when none.
+func callAnnotations(ctx context.Context) logging.Fields {
+	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
+	if ci == nil {
+		return nil
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	if len(ci.fields) == 0 {
+		return nil
+	}
+	return append(logging.Fields(nil), ci.fields...)
 }
 
 // requestID returns the caller's x-request-id when it is acceptable, else a
@@ -104,11 +181,19 @@ func isVisibleASCII(s string) bool {
 	return true
 }
 
+// traceIDField is the log field that carries a call's trace id when tracing
+// is on, so log lines lead to the trace.
+const traceIDField = "trace_id"
+
 // withRequestID puts id in the context both for handlers and as a logging
 // field, so the logging interceptor and anything using logging.ExtractFields
-// log it.
+// log it; with it, the call's trace id when the tracing stats handler
+// started a span, and the room for annotateCall's fields.
 func withRequestID(ctx context.Context, id string) context.Context {
-	ctx = context.WithValue(ctx, requestIDKey{}, id)
+	ctx = context.WithValue(ctx, callInfoKey{}, &callInfo{id: id})
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		return logging.InjectFields(ctx, logging.Fields{requestIDField, id, traceIDField, sc.TraceID().String()})
+	}
 	return logging.InjectLogField(ctx, requestIDField, id)
 }
 
@@ -174,17 +259,19 @@ func healthCodeToLevel(code codes.Code) logging.Level {
 }
 
 // zapLogger adapts a zap logger to the go-grpc-middleware logging.Logger
-// interface, as the middleware's provider examples do.
+// interface, as the middleware's provider examples do. Each line also
+// carries the fields annotateCall added to the call (ctx is the logging
+// interceptor's, inside the request-id one), such as session_id.
 func zapLogger(log *zap.Logger) logging.Logger {
 	// The caller would be this adapter (or the middleware behind it), which
 	// says nothing about the call, so it is left out.
 	log = log.WithOptions(zap.WithCaller(false))
-	return logging.LoggerFunc(func(_ context.Context, lvl logging.Level, msg string, fields ...any) {
+	return logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
 		zl := zapLevel(lvl)
 		// Checked before converting fields: at the production level most
 		// health-check lines are dropped, and converting costs allocations.
 		if ce := log.Check(zl, msg); ce != nil {
-			ce.Write(zapFields(fields)...)
+			ce.Write(append(zapFields(fields), zapFields(callAnnotations(ctx))...)...)
 		}
 	})
 }
@@ -233,7 +320,7 @@ func recoveryHandler(log *zap.Logger) recovery.RecoveryHandlerFuncContext {
 	return func(ctx context.Context, p any) error {
 		// This runs in the deferred recover of the panicking goroutine, before
 		// its stack unwinds, so the stack still shows where the panic began.
-		fields := append(zapFields(logging.ExtractFields(ctx)),
+		fields := append(zapFields(callAnnotations(ctx).AppendUnique(logging.ExtractFields(ctx))),
 			zap.String("panic", fmt.Sprint(p)),
 			zap.ByteString("stack", debug.Stack()),
 		)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
@@ -50,7 +52,7 @@ func checkSessionID(id, field string) error {
 
 // validateRequestFromProto checks a ValidateToolCallRequest and converts it
 // to the core's request.
-func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest) (guard.ValidateRequest, error) {
+func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest, maxJSONDepth int) (guard.ValidateRequest, error) {
 	ctx := req.GetContext()
 	if err := checkSessionID(ctx.GetSessionId(), "context.session_id"); err != nil {
 		return guard.ValidateRequest{}, err
@@ -58,11 +60,11 @@ func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest) (guard.V
 	if len(ctx.GetModelId()) > maxModelIDBytes {
 		return guard.ValidateRequest{}, &FieldError{Field: "context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
 	}
-	call, err := callFromProto(req.GetCall(), "call")
+	call, err := callFromProto(req.GetCall(), "call", maxJSONDepth)
 	if err != nil {
 		return guard.ValidateRequest{}, err
 	}
-	tools, err := toolDefsFromProto(req.GetTools(), "tools")
+	tools, err := toolDefsFromProto(req.GetTools(), "tools", maxJSONDepth)
 	if err != nil {
 		return guard.ValidateRequest{}, err
 	}
@@ -77,8 +79,8 @@ func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest) (guard.V
 
 // executeRequestFromProto checks the fields ExecuteWrite and ExecuteEdit
 // share and converts them to the core's request.
-func executeRequestFromProto(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, tools []*toolguardv1.ToolDefinition, sha string, dryRun, partial bool) (guard.ExecuteRequest, error) {
-	v, err := validateRequestFromProto(&toolguardv1.ValidateToolCallRequest{Context: rc, Call: call, Tools: tools})
+func executeRequestFromProto(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, tools []*toolguardv1.ToolDefinition, sha string, dryRun, partial bool, maxJSONDepth int) (guard.ExecuteRequest, error) {
+	v, err := validateRequestFromProto(&toolguardv1.ValidateToolCallRequest{Context: rc, Call: call, Tools: tools}, maxJSONDepth)
 	if err != nil {
 		return guard.ExecuteRequest{}, err
 	}
@@ -106,8 +108,9 @@ func isHexSHA256(s string) bool {
 
 // callFromProto converts a ToolCall. A call without arguments is legal (an
 // empty text means no arguments); a call without any name is not, unless an
-// XML block names the tool.
-func callFromProto(c *toolguardv1.ToolCall, field string) (repair.Call, error) {
+// XML block names the tool. Arguments text may nest JSON at most
+// maxJSONDepth deep (0: no bound).
+func callFromProto(c *toolguardv1.ToolCall, field string, maxJSONDepth int) (repair.Call, error) {
 	if c == nil {
 		return repair.Call{}, &FieldError{Field: field, Reason: "CALL_REQUIRED", Description: "the tool call is required"}
 	}
@@ -117,6 +120,9 @@ func callFromProto(c *toolguardv1.ToolCall, field string) (repair.Call, error) {
 	call := repair.Call{Name: c.GetName()}
 	switch a := c.GetArguments().(type) {
 	case *toolguardv1.ToolCall_ArgumentsText:
+		if jsonDeeper(a.ArgumentsText, maxJSONDepth) {
+			return repair.Call{}, tooDeep(field+".arguments_text", "the arguments", maxJSONDepth)
+		}
 		call.Form, call.Text = repair.FormText, a.ArgumentsText
 	case *toolguardv1.ToolCall_Params:
 		call.Form, call.Params = repair.FormParams, a.Params.GetValues()
@@ -131,7 +137,9 @@ func callFromProto(c *toolguardv1.ToolCall, field string) (repair.Call, error) {
 	return call, nil
 }
 
-func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string) ([]repair.ToolDef, error) {
+// toolDefsFromProto converts tool definitions; their schemas may nest at
+// most maxJSONDepth deep (0: no bound).
+func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string, maxJSONDepth int) ([]repair.ToolDef, error) {
 	if len(defs) > maxToolsPerCall {
 		return nil, &FieldError{Field: field, Reason: "TOO_MANY_TOOLS", Description: fmt.Sprintf("%d tool definitions; at most %d", len(defs), maxToolsPerCall)}
 	}
@@ -143,6 +151,9 @@ func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string) ([]repa
 		}
 		if d.GetParameters() == nil {
 			return nil, &FieldError{Field: f + ".parameters", Reason: "TOOL_SCHEMA_REQUIRED", Description: "a tool definition needs the JSON Schema of its parameters"}
+		}
+		if structDeeper(d.GetParameters(), maxJSONDepth) {
+			return nil, tooDeep(f+".parameters", "the schema", maxJSONDepth)
 		}
 		def := repair.ToolDef{
 			Name:          d.GetName(),
@@ -191,7 +202,7 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 		return guard.StreamRequest{}, &FieldError{Field: "start.format", Reason: "STREAM_FORMAT_REQUIRED",
 			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML or MINIMAX"}
 	}
-	tools, err := toolDefsFromProto(start.GetTools(), "start.tools")
+	tools, err := toolDefsFromProto(start.GetTools(), "start.tools", limits.MaxJSONDepth)
 	if err != nil {
 		return guard.StreamRequest{}, err
 	}
@@ -245,4 +256,87 @@ func toolDeltasFromProto(ds []*toolguardv1.ToolCallDelta, format stream.Format) 
 		out[i] = stream.ToolDelta{Index: int(d.GetIndex()), ID: d.GetId(), Name: d.GetName(), Arguments: d.GetArguments(), Done: d.GetDone()}
 	}
 	return out, nil
+}
+
+// JSON nesting. Deep nesting costs the parsers stack and time out of all
+// proportion to its size, so requests are held to MaxJSONDepth levels of
+// objects and arrays before anything parses them.
+
+func tooDeep(field, what string, limit int) error {
+	return &FieldError{Field: field, Reason: "JSON_TOO_DEEP",
+		Description: fmt.Sprintf("objects and arrays in %s nest more than %d levels deep", what, limit)}
+}
+
+// jsonDeeper reports whether text nests brackets ({ and [) more than limit
+// deep, counting only those outside JSON strings. It is a cheap pre-scan,
+// not a parser: text is a model's output and may be broken JSON, so it only
+// counts, and a closing bracket never takes the depth below zero. A limit
+// of 0 or less means no bound.
+func jsonDeeper(text string, limit int) bool {
+	if limit <= 0 {
+		return false
+	}
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth = max(depth-1, 0)
+		}
+	}
+	return false
+}
+
+// structDeeper reports whether s, itself one level, nests objects and lists
+// more than limit deep; 0 or less means no bound.
+func structDeeper(s *structpb.Struct, limit int) bool {
+	return limit > 0 && fieldsDeeper(s.GetFields(), 1, limit)
+}
+
+func fieldsDeeper(fields map[string]*structpb.Value, depth, limit int) bool {
+	if depth > limit {
+		return true
+	}
+	for _, v := range fields {
+		if valueDeeper(v, depth, limit) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueDeeper reports whether v, inside a container at depth, takes the
+// nesting past limit.
+func valueDeeper(v *structpb.Value, depth, limit int) bool {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StructValue:
+		return fieldsDeeper(k.StructValue.GetFields(), depth+1, limit)
+	case *structpb.Value_ListValue:
+		if depth+1 > limit {
+			return true
+		}
+		for _, e := range k.ListValue.GetValues() {
+			if valueDeeper(e, depth+1, limit) {
+				return true
+			}
+		}
+	}
+	return false
 }

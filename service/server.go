@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
@@ -20,6 +21,8 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
 )
 
 // Keepalive settings. Agents and orchestrators tend to hold one long-lived
@@ -56,6 +59,10 @@ type Server struct {
 	// cleanups release what New acquired, in acquisition order; they run in
 	// reverse.
 	cleanups []cleanup
+	// metrics is the Prometheus endpoint, nil when cfg.MetricsListen is
+	// empty; tracing is the span pipeline, nil when cfg.OTLPEndpoint is.
+	metrics *metrics
+	tracing *sdktrace.TracerProvider
 
 	mu     sync.Mutex
 	addr   net.Addr
@@ -76,7 +83,12 @@ func New(cfg Config, log *zap.Logger) (*Server, error) {
 // newServer is New with extra services registered after the standard ones.
 // Only tests pass any (a service that blocks or panics on demand): the
 // production server registers exactly what New documents.
-func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)) (_ *Server, err error) {
+func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)) (*Server, error) {
+	return newServerWith(cfg, log, serverHooks{}, extra...)
+}
+
+// newServerWith is newServer with test hooks (see serverHooks).
+func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func(grpc.ServiceRegistrar)) (_ *Server, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
@@ -96,7 +108,34 @@ func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)
 		}
 	}()
 
-	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"))
+	// Who may call, over what, and how much (auth.go, tls.go, limits.go).
+	access, err := newAccessControl(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	// Tracing first and metrics next, so that they are released last:
+	// after the service, the metrics server; after everything, the spans
+	// still buffered are flushed.
+	tracing, tracingOpts, err := newTracing(cfg, hooks)
+	if err != nil {
+		return nil, err
+	}
+	if tracing != nil {
+		s.tracing = tracing
+		s.cleanups = append(s.cleanups, cleanup{name: "tracing", fn: func() error { return stopTracing(tracing, cfg, log) }})
+		log.Info("tracing on: exporting spans over OTLP", zap.String("otlp_endpoint", cfg.OTLPEndpoint), zap.Bool("otlp_insecure", cfg.OTLPInsecure))
+	}
+	var observe func(*repair.Registry) (guard.Observer, error)
+	if cfg.MetricsListen != "" {
+		if s.metrics, err = newMetrics(cfg, log.Named("metrics")); err != nil {
+			return nil, err
+		}
+		s.cleanups = append(s.cleanups, cleanup{name: "metrics server", fn: s.metrics.stop})
+		observe = s.metrics.observer
+	}
+
+	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"), observe)
 	if err != nil {
 		return nil, fmt.Errorf("build ToolGuardService: %w", err)
 	}
@@ -118,7 +157,9 @@ func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)
 			MaxConnectionAgeGrace: forever(cfg.MaxConnectionAgeGrace),
 		}),
 	}
-	opts = append(opts, chainOptions(interceptorChain(log))...)
+	opts = append(opts, tracingOpts...)
+	opts = append(opts, access.options...)
+	opts = append(opts, chainOptions(s.instrumented(interceptorChain(log, access.interceptors...)))...)
 	s.grpc = grpc.NewServer(opts...)
 
 	toolguardv1.RegisterToolGuardServiceServer(s.grpc, svc)
@@ -128,6 +169,10 @@ func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)
 	reflection.Register(s.grpc)
 	for _, register := range extra {
 		register(s.grpc)
+	}
+	if s.metrics != nil {
+		// Every method's series exist from the start, at zero.
+		s.metrics.grpc.InitializeMetrics(s.grpc)
 	}
 
 	// "" is the whole server; the service name is for probes that ask about
@@ -142,6 +187,24 @@ func (s *Server) Addr() net.Addr {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.addr
+}
+
+// MetricsAddr returns the address the metrics endpoint is bound to (New
+// binds it; Serve serves it), or nil when metrics are off.
+func (s *Server) MetricsAddr() net.Addr {
+	if s.metrics == nil {
+		return nil
+	}
+	return s.metrics.addr()
+}
+
+// instrumented returns chain with the gRPC metrics link when metrics are on
+// (see withMetricsInterceptor).
+func (s *Server) instrumented(chain []interceptor) []interceptor {
+	if s.metrics == nil {
+		return chain
+	}
+	return withMetricsInterceptor(chain, s.metrics.grpc)
 }
 
 // Serve serves on lis until ctx is cancelled, then shuts down gracefully:
@@ -167,6 +230,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	s.mu.Unlock()
 
 	s.log.Info("serving gRPC", zap.String("address", lis.Addr().String()))
+	if s.metrics != nil {
+		s.metrics.start()
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.grpc.Serve(lis) }()
 

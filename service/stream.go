@@ -16,6 +16,9 @@ import (
 type StreamLimits struct {
 	MaxCallBytes  int
 	MaxParamBytes int
+	// MaxJSONDepth bounds the nesting of the start frame's tool schemas; 0
+	// means no bound.
+	MaxJSONDepth int
 }
 
 // TransportError wraps a failure to receive or send a frame: the stream
@@ -29,9 +32,18 @@ func (e *TransportError) Unwrap() error { return e.Err }
 // The work happens in the handler's goroutine, frame by frame, so when the
 // client cancels, the next receive or send fails and nothing outlives the
 // stream.
+//
+// At most MaxStreams streams are open at once, server-wide; the slot is
+// given back when the handler returns, before the client sees the stream
+// end.
 func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguardv1.StreamToolCallsRequest, toolguardv1.StreamToolCallsResponse]) error {
 	ctx := srv.Context()
-	err := RunStream(ctx, s.guard, s.streamLimits, srv.Recv, srv.Send)
+	release, err := s.streams.acquire()
+	if err != nil {
+		return s.toStatus(ctx, err)
+	}
+	defer release()
+	err = RunStream(ctx, s.guard, s.streamLimits, srv.Recv, srv.Send)
 	var te *TransportError
 	switch {
 	case err == nil:
@@ -57,8 +69,14 @@ func RunStream(ctx context.Context, g *guard.Guard, limits StreamLimits,
 		}
 		return &TransportError{Err: err}
 	}
+	logSessionID(ctx, first.GetStart().GetContext().GetSessionId())
 	in, err := streamRequestFromProto(first.GetStart(), limits, func(name string) bool { return g.Registry().Tool(name) != nil })
 	if err != nil {
+		return err
+	}
+	// The caller's grants and own sessions (auth.go); outside a gRPC call
+	// (the CLI) the caller is anonymous and may use every workspace.
+	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, in.ExecuteOnComplete); err != nil {
 		return err
 	}
 	st, err := g.OpenStream(in)

@@ -14,7 +14,6 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
-	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/workspace"
 )
 
@@ -26,14 +25,30 @@ type toolGuardService struct {
 	guard        *guard.Guard
 	log          *zap.Logger
 	streamLimits StreamLimits
+	// maxJSONDepth bounds the JSON nesting of requests (requests.go);
+	// streams bounds the open StreamToolCalls streams (limits.go).
+	maxJSONDepth int
+	streams      streamSlots
 	// listings caches ListTools responses by model family.
 	listings sync.Map
 }
 
 // NewGuard builds the core the service runs on from the configuration: the
-// tool registry (built-ins plus cfg.ToolsFile) and the in-memory session
-// store. The returned cleanup releases the store.
+// tool registry (built-ins plus cfg.ToolsFile) and the session store
+// cfg.SessionStore selects (in memory, or Redis, which must answer now). The
+// returned cleanup releases the store.
 func NewGuard(cfg Config) (*guard.Guard, func() error, error) {
+	return newGuard(cfg, nil, nil)
+}
+
+// newGuard is NewGuard with a logger (nil: none), which learns the store in
+// use and, rate-limited, the calls an unreachable store could not count; and
+// an observer of the guard's outcomes, built from its tool registry (the
+// server's metrics); nil observes nothing.
+func newGuard(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error)) (*guard.Guard, func() error, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
 	var files []repair.ToolsFile
 	if cfg.ToolsFile != "" {
 		f, err := repair.LoadToolsFile(cfg.ToolsFile)
@@ -69,12 +84,25 @@ func NewGuard(cfg Config) (*guard.Guard, func() error, error) {
 		workspaces[name] = ws
 		cleanups = append(cleanups, ws.Close)
 	}
-	store := session.NewMemory(session.MemoryOptions{TTL: cfg.SessionTTL, MaxSessions: cfg.MaxSessions})
+	store, err := newSessionStore(cfg, log)
+	if err != nil {
+		_ = cleanup()
+		return nil, nil, err
+	}
 	cleanups = append(cleanups, store.Close)
+	var observer guard.Observer
+	if observe != nil {
+		if observer, err = observe(reg); err != nil {
+			_ = cleanup()
+			return nil, nil, err
+		}
+	}
 	g, err := guard.New(guard.Config{
 		Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit,
 		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
-		Match: workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+		Match:     workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+		Observer:  observer,
+		Uncounted: (&uncountedLog{log: log}).call,
 	})
 	if err != nil {
 		_ = cleanup()
@@ -84,19 +112,26 @@ func NewGuard(cfg Config) (*guard.Guard, func() error, error) {
 }
 
 // newToolGuardService builds the ToolGuardService implementation and returns
-// it with the cleanup that releases what it holds.
-func newToolGuardService(cfg Config, log *zap.Logger) (toolguardv1.ToolGuardServiceServer, func() error, error) {
-	g, cleanup, err := NewGuard(cfg)
+// it with the cleanup that releases what it holds. observe, when not nil,
+// builds the observer of the guard's outcomes (see newGuard).
+func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error)) (toolguardv1.ToolGuardServiceServer, func() error, error) {
+	g, cleanup, err := newGuard(cfg, log, observe)
 	if err != nil {
 		return nil, nil, err
 	}
-	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes}
-	return &toolGuardService{guard: g, log: log, streamLimits: limits}, cleanup, nil
+	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
+	return &toolGuardService{guard: g, log: log, streamLimits: limits,
+		maxJSONDepth: cfg.MaxJSONDepth, streams: newStreamSlots(cfg.MaxStreams)}, cleanup, nil
 }
 
 func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {
-	in, err := validateRequestFromProto(req)
+	logSessionID(ctx, req.GetContext().GetSessionId())
+	in, err := validateRequestFromProto(req, s.maxJSONDepth)
 	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	// Validating executes nothing, but a workspace it names must be granted.
+	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, req.GetContext().GetWorkspace(), false); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	v, err := s.guard.Validate(ctx, in)
@@ -111,8 +146,12 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 }
 
 func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.ExecuteWriteRequest) (*toolguardv1.ExecuteWriteResponse, error) {
-	in, err := executeRequestFromProto(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), false)
+	logSessionID(ctx, req.GetContext().GetSessionId())
+	in, err := executeRequestFromProto(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), false, s.maxJSONDepth)
 	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, true); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	ex, err := s.guard.ExecuteWrite(ctx, in)
@@ -137,8 +176,12 @@ func ExecutionToWriteResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *too
 }
 
 func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.ExecuteEditRequest) (*toolguardv1.ExecuteEditResponse, error) {
-	in, err := executeRequestFromProto(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), req.GetPartial())
+	logSessionID(ctx, req.GetContext().GetSessionId())
+	in, err := executeRequestFromProto(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), req.GetPartial(), s.maxJSONDepth)
 	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, true); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	ex, err := s.guard.ExecuteEdit(ctx, in)
@@ -225,24 +268,29 @@ func (s *toolGuardService) renderTools(family string) (*toolguardv1.ListToolsRes
 }
 
 func (s *toolGuardService) GetSession(ctx context.Context, req *toolguardv1.GetSessionRequest) (*toolguardv1.GetSessionResponse, error) {
+	logSessionID(ctx, req.GetSessionId())
 	if err := checkSessionID(req.GetSessionId(), "session_id"); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	sess, err := s.guard.Session(ctx, req.GetSessionId())
+	// The caller's own session of that id (auth.go), answered under its id.
+	sess, err := s.guard.Session(ctx, callerFromContext(ctx).sessionKey(req.GetSessionId()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	sess.ID = req.GetSessionId()
 	return &toolguardv1.GetSessionResponse{Session: sessionToProto(sess)}, nil
 }
 
 func (s *toolGuardService) ResetSession(ctx context.Context, req *toolguardv1.ResetSessionRequest) (*toolguardv1.ResetSessionResponse, error) {
+	logSessionID(ctx, req.GetSessionId())
 	if err := checkSessionID(req.GetSessionId(), "session_id"); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	sess, err := s.guard.ResetSession(ctx, req.GetSessionId())
+	sess, err := s.guard.ResetSession(ctx, callerFromContext(ctx).sessionKey(req.GetSessionId()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	sess.ID = req.GetSessionId()
 	return &toolguardv1.ResetSessionResponse{Session: sessionToProto(sess)}, nil
 }
 
@@ -275,7 +323,7 @@ func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, erro
 }
 
 func mistakesToProto(m guard.MistakeState) *toolguardv1.MistakeState {
-	return &toolguardv1.MistakeState{Consecutive: m.Consecutive, Limit: m.Limit, LimitReached: m.LimitReached}
+	return &toolguardv1.MistakeState{Consecutive: m.Consecutive, Limit: m.Limit, LimitReached: m.LimitReached, NotCounted: m.NotCounted}
 }
 
 func formToProto(f repair.Form) toolguardv1.ArgumentsForm {

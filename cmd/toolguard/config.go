@@ -25,11 +25,35 @@ type setting struct {
 	value func(cfg *service.Config) flag.Value
 }
 
+// The server reports the binary's version in its telemetry (the
+// service.version of its spans).
+func init() { service.Version = version }
+
 // serveSettings declares every service.Config field once. A test fails when
 // a Config field has no entry here.
 var serveSettings = []setting{
 	{"listen", "TOOLGUARD_LISTEN", "TCP `address` to listen on",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.Listen) }},
+	{"auth-tokens-file", "TOOLGUARD_AUTH_TOKENS_FILE", "YAML or JSON `file` of bearer tokens (as SHA-256, see hash-token), each with its principal and workspaces (empty: no authentication)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.AuthTokensFile) }},
+	{"allow-unauthenticated", "TOOLGUARD_ALLOW_UNAUTHENTICATED", "allow listening on a non-loopback address without --auth-tokens-file",
+		func(c *service.Config) flag.Value { return (*boolValue)(&c.AllowUnauthenticated) }},
+	{"tls-cert", "TOOLGUARD_TLS_CERT", "PEM `file` of the server's TLS certificate (with --tls-key; empty: plaintext)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.TLSCert) }},
+	{"tls-key", "TOOLGUARD_TLS_KEY", "PEM `file` of the TLS certificate's private key",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.TLSKey) }},
+	{"tls-client-ca", "TOOLGUARD_TLS_CLIENT_CA", "PEM `file` of the CAs client certificates must chain to: requires a client certificate of every caller (mutual TLS)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.TLSClientCA) }},
+	{"max-json-depth", "TOOLGUARD_MAX_JSON_DEPTH", "deepest nesting of JSON objects and arrays accepted in arguments_text and tool schemas (`levels`)",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxJSONDepth) }},
+	{"max-streams", "TOOLGUARD_MAX_STREAMS", "most StreamToolCalls streams open at once, server-wide (`number`)",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreams) }},
+	{"max-conn-streams", "TOOLGUARD_MAX_CONN_STREAMS", "most concurrent calls on one client connection (`number`); more wait for a free one",
+		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MaxConnStreams) }},
+	{"rate-limit", "TOOLGUARD_RATE_LIMIT", "sustained calls per second each principal may make (`rate`; 0: unlimited)",
+		func(c *service.Config) flag.Value { return (*float64Value)(&c.RateLimit) }},
+	{"rate-burst", "TOOLGUARD_RATE_BURST", "calls a principal may make at once above --rate-limit (`number`)",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.RateBurst) }},
 	{"workspace", "TOOLGUARD_WORKSPACE", "default workspace `directory` (created if missing)",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.Workspace) }},
 	{"tools-file", "TOOLGUARD_TOOLS_FILE", "optional YAML or JSON `file` of custom tool definitions",
@@ -38,12 +62,26 @@ var serveSettings = []setting{
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.LogFormat) }},
 	{"log-level", "TOOLGUARD_LOG_LEVEL", "log `level`: debug, info, warn or error",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.LogLevel) }},
+	{"metrics-listen", "TOOLGUARD_METRICS_LISTEN", "TCP `address` of the Prometheus /metrics endpoint, apart from the gRPC port (empty: no metrics)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.MetricsListen) }},
+	{"otlp-endpoint", "TOOLGUARD_OTLP_ENDPOINT", "OTLP/gRPC collector to export traces to, as host:port or URL (empty: no tracing)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.OTLPEndpoint) }},
+	{"otlp-insecure", "TOOLGUARD_OTLP_INSECURE", "export traces to the OTLP endpoint in plaintext rather than TLS",
+		func(c *service.Config) flag.Value { return (*boolValue)(&c.OTLPInsecure) }},
 	{"mistake-limit", "TOOLGUARD_MISTAKE_LIMIT", "`number` of consecutive mistakes at which a verdict reports limit_reached",
 		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MistakeLimit) }},
 	{"session-ttl", "TOOLGUARD_SESSION_TTL", "idle `duration` after which a session is forgotten",
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.SessionTTL) }},
 	{"max-sessions", "TOOLGUARD_MAX_SESSIONS", "maximum `number` of sessions kept in memory; the least recently seen is evicted first",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxSessions) }},
+	{"session-store", "TOOLGUARD_SESSION_STORE", "where session counters live: `memory` (this replica's own) or redis (shared by every replica; needs --redis-url)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.SessionStore) }},
+	{"redis-url", "TOOLGUARD_REDIS_URL", "`URL` of the Redis server of the redis session store: redis://[user:password@]host:port/db, or rediss:// for TLS (never logged: it may hold a password)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.RedisURL) }},
+	{"redis-key-prefix", "TOOLGUARD_REDIS_KEY_PREFIX", "`prefix` of the sessions' Redis keys; replicas that share sessions share it",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.RedisKeyPrefix) }},
+	{"redis-timeout", "TOOLGUARD_REDIS_TIMEOUT", "`duration` each Redis dial, read or write may take; a call whose count times out is answered with mistakes.not_counted",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.RedisTimeout) }},
 	{"max-recv-msg-bytes", "TOOLGUARD_MAX_RECV_MSG_BYTES", "largest gRPC message the server accepts, in `bytes`",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxRecvMsgBytes) }},
 	{"max-send-msg-bytes", "TOOLGUARD_MAX_SEND_MSG_BYTES", "largest gRPC message the server sends, in `bytes`",
@@ -210,6 +248,28 @@ func (v *listValue) String() string {
 	}
 	return strings.Join(*v, ",")
 }
+
+// boolValue is a boolean flag: --name alone means true.
+type boolValue bool
+
+func (v *boolValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	*v = boolValue(b)
+	return nil
+}
+
+func (v *boolValue) String() string {
+	if v == nil {
+		return "false"
+	}
+	return strconv.FormatBool(bool(*v))
+}
+
+// IsBoolFlag lets the flag package accept --name without a value.
+func (v *boolValue) IsBoolFlag() bool { return true }
 
 type int64Value int64
 

@@ -62,13 +62,30 @@ func TestParseServeConfig(t *testing.T) {
 			name: "every field from env",
 			env: map[string]string{
 				"TOOLGUARD_LISTEN":                   "127.0.0.1:1",
+				"TOOLGUARD_AUTH_TOKENS_FILE":         "/tokens.yaml",
+				"TOOLGUARD_ALLOW_UNAUTHENTICATED":    "true",
+				"TOOLGUARD_TLS_CERT":                 "/tls/cert.pem",
+				"TOOLGUARD_TLS_KEY":                  "/tls/key.pem",
+				"TOOLGUARD_TLS_CLIENT_CA":            "/tls/ca.pem",
+				"TOOLGUARD_MAX_JSON_DEPTH":           "32",
+				"TOOLGUARD_MAX_STREAMS":              "8",
+				"TOOLGUARD_MAX_CONN_STREAMS":         "16",
+				"TOOLGUARD_RATE_LIMIT":               "2.5",
+				"TOOLGUARD_RATE_BURST":               "5",
 				"TOOLGUARD_WORKSPACE":                "/ws",
 				"TOOLGUARD_TOOLS_FILE":               "/tools.yaml",
 				"TOOLGUARD_LOG_FORMAT":               "console",
 				"TOOLGUARD_LOG_LEVEL":                "debug",
+				"TOOLGUARD_METRICS_LISTEN":           "127.0.0.1:9464",
+				"TOOLGUARD_OTLP_ENDPOINT":            "collector:4317",
+				"TOOLGUARD_OTLP_INSECURE":            "true",
 				"TOOLGUARD_MISTAKE_LIMIT":            "9",
 				"TOOLGUARD_SESSION_TTL":              "5m",
 				"TOOLGUARD_MAX_SESSIONS":             "10",
+				"TOOLGUARD_SESSION_STORE":            "redis",
+				"TOOLGUARD_REDIS_URL":                "redis://:pw@redis:6379/2",
+				"TOOLGUARD_REDIS_KEY_PREFIX":         "tg:",
+				"TOOLGUARD_REDIS_TIMEOUT":            "2s",
 				"TOOLGUARD_MAX_RECV_MSG_BYTES":       "1024",
 				"TOOLGUARD_MAX_SEND_MSG_BYTES":       "2048",
 				"TOOLGUARD_SHUTDOWN_TIMEOUT":         "3s",
@@ -89,8 +106,14 @@ func TestParseServeConfig(t *testing.T) {
 			name: "every field from flags",
 			args: []string{
 				"--listen", "127.0.0.1:1", "--workspace", "/ws", "--tools-file", "/tools.yaml",
+				"--auth-tokens-file", "/tokens.yaml", "--allow-unauthenticated",
+				"--tls-cert", "/tls/cert.pem", "--tls-key", "/tls/key.pem", "--tls-client-ca", "/tls/ca.pem",
+				"--max-json-depth", "32", "--max-streams", "8", "--max-conn-streams", "16",
+				"--rate-limit", "2.5", "--rate-burst", "5",
 				"--log-format", "console", "--log-level", "debug", "--mistake-limit", "9",
+				"--metrics-listen", "127.0.0.1:9464", "--otlp-endpoint", "collector:4317", "--otlp-insecure",
 				"--session-ttl", "5m", "--max-sessions", "10", "--max-recv-msg-bytes", "1024",
+				"--session-store", "redis", "--redis-url", "redis://:pw@redis:6379/2", "--redis-key-prefix", "tg:", "--redis-timeout", "2s",
 				"--max-send-msg-bytes", "2048", "--shutdown-timeout", "3s", "--drain-delay", "250ms",
 				"--workspaces", "docs=/docs, web = /web", "--agent-root", "/home/user/project", "--max-file-bytes", "4096",
 				"--deny", ".env,secrets/", "--fuzzy-threshold", "0.8",
@@ -138,6 +161,17 @@ func TestParseServeConfig(t *testing.T) {
 			wantErr: []string{"TOOLGUARD_MISTAKE_LIMIT"},
 		},
 		{
+			name: "a bool flag takes an explicit value too",
+			args: []string{"--otlp-insecure=false"},
+			env:  map[string]string{"TOOLGUARD_OTLP_INSECURE": "1"},
+			want: func(*service.Config) {},
+		},
+		{
+			name:    "bad bool env names the variable",
+			env:     map[string]string{"TOOLGUARD_OTLP_INSECURE": "yes please"},
+			wantErr: []string{`TOOLGUARD_OTLP_INSECURE="yes please"`, "true or false"},
+		},
+		{
 			name:    "bad flag value",
 			args:    []string{"--shutdown-timeout", "soon"},
 			wantErr: []string{"-shutdown-timeout", "duration"},
@@ -183,13 +217,30 @@ func TestParseServeConfig(t *testing.T) {
 // differs from its default.
 var allSet = service.Config{
 	Listen:                "127.0.0.1:1",
+	AuthTokensFile:        "/tokens.yaml",
+	AllowUnauthenticated:  true,
+	TLSCert:               "/tls/cert.pem",
+	TLSKey:                "/tls/key.pem",
+	TLSClientCA:           "/tls/ca.pem",
+	MaxJSONDepth:          32,
+	MaxStreams:            8,
+	MaxConnStreams:        16,
+	RateLimit:             2.5,
+	RateBurst:             5,
 	Workspace:             "/ws",
 	ToolsFile:             "/tools.yaml",
 	LogFormat:             "console",
 	LogLevel:              "debug",
+	MetricsListen:         "127.0.0.1:9464",
+	OTLPEndpoint:          "collector:4317",
+	OTLPInsecure:          true,
 	MistakeLimit:          9,
 	SessionTTL:            5 * time.Minute,
 	MaxSessions:           10,
+	SessionStore:          "redis",
+	RedisURL:              "redis://:pw@redis:6379/2",
+	RedisKeyPrefix:        "tg:",
+	RedisTimeout:          2 * time.Second,
 	MaxRecvMsgBytes:       1024,
 	MaxSendMsgBytes:       2048,
 	ShutdownTimeout:       3 * time.Second,
@@ -203,6 +254,63 @@ var allSet = service.Config{
 	MaxConnectionAgeGrace: time.Minute,
 	MaxCallBytes:          8192,
 	MaxParamBytes:         4096,
+}
+
+// TestServeRefusesExposedWithoutAuth follows the serve configuration path
+// (environment, flags, validation) for the listen address: beyond loopback
+// it needs a tokens file or --allow-unauthenticated.
+func TestServeRefusesExposedWithoutAuth(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		refused bool
+	}{
+		{name: "default loopback", refused: false},
+		{name: "IPv6 loopback", args: []string{"--listen", "[::1]:7700"}, refused: false},
+		{name: "localhost", args: []string{"--listen", "localhost:7700"}, refused: false},
+		{name: "every interface", args: []string{"--listen", "0.0.0.0:7700"}, refused: true},
+		{name: "every interface, no host", args: []string{"--listen", ":7700"}, refused: true},
+		{name: "every IPv6 interface", args: []string{"--listen", "[::]:7700"}, refused: true},
+		{name: "a LAN address", env: map[string]string{"TOOLGUARD_LISTEN": "10.1.2.3:7700"}, refused: true},
+		{name: "a host name", args: []string{"--listen", "toolguard.internal:7700"}, refused: true},
+		{name: "with a tokens file", args: []string{"--listen", "0.0.0.0:7700", "--auth-tokens-file", "/tokens.yaml"}, refused: false},
+		{name: "allowed by flag", args: []string{"--listen", "0.0.0.0:7700", "--allow-unauthenticated"}, refused: false},
+		{name: "allowed by env", env: map[string]string{"TOOLGUARD_LISTEN": "0.0.0.0:7700", "TOOLGUARD_ALLOW_UNAUTHENTICATED": "true"}, refused: false},
+		{name: "env allowance turned off by flag", args: []string{"--allow-unauthenticated=false"},
+			env: map[string]string{"TOOLGUARD_LISTEN": "0.0.0.0:7700", "TOOLGUARD_ALLOW_UNAUTHENTICATED": "true"}, refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parse(tt.args, tt.env)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			err = cfg.Validate()
+			if !tt.refused {
+				if err != nil {
+					t.Fatalf("Validate: %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("listening on %s without authentication was accepted", cfg.Listen)
+			}
+			for _, s := range []string{cfg.Listen, "not a loopback address", "--auth-tokens-file", "TOOLGUARD_AUTH_TOKENS_FILE",
+				"--allow-unauthenticated", "TOOLGUARD_ALLOW_UNAUTHENTICATED=true"} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+		})
+	}
+
+	// The command prints the reason as a usage error. (A bad log format too,
+	// so that should the check fail, serve still would not start listening.)
+	code, _, stderr := runCLI("serve", "--listen", "0.0.0.0:0", "--log-format", "xml")
+	if code != 2 || !strings.Contains(stderr, "refusing to listen on 0.0.0.0:0 without authentication") {
+		t.Errorf("serve --listen 0.0.0.0:0: exit %d, stderr %q; want 2 refusing to listen without authentication", code, stderr)
+	}
 }
 
 func TestParseServeConfigHelp(t *testing.T) {
@@ -252,6 +360,8 @@ func sample(v flag.Value) string {
 		return "17s"
 	case *stringValue:
 		return "sample"
+	case *boolValue:
+		return "true"
 	default:
 		return "17"
 	}

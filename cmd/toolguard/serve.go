@@ -80,6 +80,11 @@ func serve(cfg service.Config, log *zap.Logger) error {
 	log.Info("starting toolguard",
 		zap.String("version", version),
 		zap.String("listen", cfg.Listen),
+		zap.String("auth_tokens_file", cfg.AuthTokensFile),
+		zap.Bool("tls", cfg.TLSCert != ""),
+		zap.Bool("mutual_tls", cfg.TLSClientCA != ""),
+		zap.Float64("rate_limit", cfg.RateLimit),
+		zap.Int("max_streams", cfg.MaxStreams),
 		zap.String("workspace", cfg.Workspace),
 		zap.String("tools_file", cfg.ToolsFile),
 		zap.Uint32("mistake_limit", cfg.MistakeLimit),
@@ -90,6 +95,9 @@ func serve(cfg service.Config, log *zap.Logger) error {
 		zap.Duration("shutdown_timeout", cfg.ShutdownTimeout),
 		zap.Duration("drain_delay", cfg.DrainDelay),
 	)
+	if cfg.AuthTokensFile == "" && cfg.AllowUnauthenticated {
+		log.Warn("authentication is off (--allow-unauthenticated): every caller may use every workspace", zap.String("listen", cfg.Listen))
+	}
 	if err := service.ListenAndServe(ctx, cfg, log); err != nil {
 		return err
 	}

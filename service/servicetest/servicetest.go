@@ -26,7 +26,9 @@ import (
 // 127.0.0.1:0 (the returned Config holds the bound address). Workspace is a
 // fresh t.TempDir() unless cfg.Workspace is an absolute path: a test that
 // prepares its own directory passes it, and the relative default
-// ("./workspace") would otherwise land in the source tree.
+// ("./workspace") would otherwise land in the source tree. A non-empty
+// MetricsListen turns metrics on, on a free loopback port (the returned
+// Config holds the bound address).
 //
 // The server logs through t.Log. When the test ends the connection is closed,
 // the server is shut down gracefully, and the test fails if Serve did not
@@ -44,6 +46,9 @@ func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) 
 		t.Fatalf("servicetest: listen: %v", err)
 	}
 	cfg.Listen = lis.Addr().String()
+	if cfg.MetricsListen != "" {
+		cfg.MetricsListen = "127.0.0.1:0"
+	}
 
 	// The server logs through t at the configured level, so a benchmark
 	// that asks for "warn" does not measure per-call info logging.
@@ -55,6 +60,9 @@ func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) 
 	if err != nil {
 		_ = lis.Close()
 		t.Fatalf("servicetest: new server: %v", err)
+	}
+	if addr := srv.MetricsAddr(); addr != nil {
+		cfg.MetricsListen = addr.String()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)

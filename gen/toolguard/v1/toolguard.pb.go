@@ -1068,7 +1068,14 @@ type MistakeState struct {
 	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
 	// Whether `consecutive` has reached `limit`: the orchestrator should stop
 	// the model or ask the user for guidance.
-	LimitReached  bool `protobuf:"varint,3,opt,name=limit_reached,json=limitReached,proto3" json:"limit_reached,omitempty"`
+	LimitReached bool `protobuf:"varint,3,opt,name=limit_reached,json=limitReached,proto3" json:"limit_reached,omitempty"`
+	// The session store could not be reached, so this call was not counted
+	// and `consecutive` is unknown (0). The verdict is otherwise complete: the
+	// call was repaired, validated and, for Execute*, carried out as usual.
+	// In a stream's done event it means the session's count could not be
+	// read. Never set by GetSession or ResetSession, which fail with
+	// UNAVAILABLE (reason SESSION_STORE_UNAVAILABLE) instead.
+	NotCounted    bool `protobuf:"varint,4,opt,name=not_counted,json=notCounted,proto3" json:"not_counted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1120,6 +1127,13 @@ func (x *MistakeState) GetLimit() uint32 {
 func (x *MistakeState) GetLimitReached() bool {
 	if x != nil {
 		return x.LimitReached
+	}
+	return false
+}
+
+func (x *MistakeState) GetNotCounted() bool {
+	if x != nil {
+		return x.NotCounted
 	}
 	return false
 }
@@ -3417,11 +3431,13 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\tViolation\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x14\n" +
 	"\x05param\x18\x02 \x01(\tR\x05param\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"k\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\x8c\x01\n" +
 	"\fMistakeState\x12 \n" +
 	"\vconsecutive\x18\x01 \x01(\rR\vconsecutive\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
-	"\rlimit_reached\x18\x03 \x01(\bR\flimitReached\"\xb1\x01\n" +
+	"\rlimit_reached\x18\x03 \x01(\bR\flimitReached\x12\x1f\n" +
+	"\vnot_counted\x18\x04 \x01(\bR\n" +
+	"notCounted\"\xb1\x01\n" +
 	"\x17ValidateToolCallRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12*\n" +
 	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +

@@ -196,14 +196,16 @@ class ListToolsResponse(_message.Message):
     def __init__(self, tools: _Optional[_Iterable[_Union[ToolSpec, _Mapping]]] = ..., model_family: _Optional[str] = ...) -> None: ...
 
 class MistakeState(_message.Message):
-    __slots__ = ["consecutive", "limit", "limit_reached"]
+    __slots__ = ["consecutive", "limit", "limit_reached", "not_counted"]
     CONSECUTIVE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     LIMIT_REACHED_FIELD_NUMBER: _ClassVar[int]
+    NOT_COUNTED_FIELD_NUMBER: _ClassVar[int]
     consecutive: int
     limit: int
     limit_reached: bool
-    def __init__(self, consecutive: _Optional[int] = ..., limit: _Optional[int] = ..., limit_reached: bool = ...) -> None: ...
+    not_counted: bool
+    def __init__(self, consecutive: _Optional[int] = ..., limit: _Optional[int] = ..., limit_reached: bool = ..., not_counted: bool = ...) -> None: ...
 
 class ParamAliases(_message.Message):
     __slots__ = ["aliases", "allow_empty", "param"]

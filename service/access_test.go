@@ -1,0 +1,280 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+)
+
+// Unit tests of the access links, the limits and the JSON pre-scan; the
+// refusals over a real server are in auth_test.go, limits_test.go and
+// tls_test.go.
+
+// TestAccessChainOrder checks where the server puts the access links: after
+// request-id and logging, auth before rate-limit, recovery innermost.
+func TestAccessChainOrder(t *testing.T) {
+	access, err := newAccessControl(testConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ic := range interceptorChain(zap.NewNop(), access.interceptors...) {
+		names = append(names, ic.name)
+		if ic.unary == nil || ic.stream == nil {
+			t.Errorf("interceptor %q lacks a unary or stream form", ic.name)
+		}
+	}
+	if want := []string{"request-id", "logging", "auth", "rate-limit", "recovery"}; !slices.Equal(names, want) {
+		t.Fatalf("interceptor chain = %v, want %v", names, want)
+	}
+}
+
+// TestRefusalsAndPrincipalsAreLogged checks that a refused call's access-log
+// line carries its request id and code, and an accepted one its principal.
+func TestRefusalsAndPrincipalsAreLogged(t *testing.T) {
+	cfg := testConfig(t)
+	const token = "alice-token-0123456789abcdef0123456789"
+	cfg.AuthTokensFile = writeFile(t, "tokens.yaml", "tokens:\n  - principal: alice\n    sha256: "+HashToken(token)+"\n    workspaces: [default]\n")
+	ts := startTestServer(t, cfg)
+	client := toolguardv1.NewToolGuardServiceClient(ts.conn)
+
+	if _, err := client.ListTools(testContext(t), &toolguardv1.ListToolsRequest{}); err == nil {
+		t.Fatal("ListTools without a token succeeded")
+	}
+	refused := finishedCall(t, ts.logs, "ListTools").ContextMap()
+	if refused["grpc.code"] != "Unauthenticated" || refused[requestIDField] == "" || refused[principalField] != nil {
+		t.Errorf("refused call logged with %v, want code Unauthenticated, a request id and no principal", refused)
+	}
+
+	ctx := metadata.AppendToOutgoingContext(testContext(t), "authorization", "Bearer "+token)
+	if _, err := client.GetSession(ctx, &toolguardv1.GetSessionRequest{SessionId: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := finishedCall(t, ts.logs, "GetSession").ContextMap()[principalField]; got != "alice" {
+		t.Errorf("accepted call logged with principal %v, want alice", got)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestParseTokens(t *testing.T) {
+	hash := HashToken("one-token-0123456789abcdef0123456789")
+	workspaces := map[string]string{"default": "/ws", "docs": "/docs"}
+	entry := func(principal, sha string, workspaces ...string) string {
+		return "  - principal: " + principal + "\n    sha256: " + sha + "\n    workspaces: [" + strings.Join(workspaces, ", ") + "]\n"
+	}
+	tests := []struct {
+		name    string
+		file    string
+		wantErr string
+	}{
+		{name: "yaml", file: "tokens:\n" + entry("alice", hash, "default", "docs")},
+		{name: "json", file: `{"tokens": [{"principal": "alice", "sha256": "` + strings.ToUpper(hash) + `", "workspaces": ["*"]}]}`},
+		{name: "no workspaces", file: "tokens:\n" + entry("reader", hash)},
+		{name: "empty", file: "tokens: []\n", wantErr: "no tokens"},
+		{name: "unknown field", file: "tokens:\n" + entry("alice", hash, "default") + "    role: admin\n", wantErr: "role"},
+		{name: "token not hashed", file: "tokens:\n" + entry("alice", "s3cret", "default"), wantErr: "64 hex digits"},
+		{name: "no principal", file: "tokens:\n" + entry(`""`, hash, "default"), wantErr: "principal: required"},
+		{name: "anonymous is reserved", file: "tokens:\n" + entry("anonymous", hash, "default"), wantErr: "reserved"},
+		{name: "principal with a space", file: "tokens:\n" + entry(`"al ice"`, hash, "default"), wantErr: "visible ASCII"},
+		{name: "unknown workspace", file: "tokens:\n" + entry("alice", hash, "web"), wantErr: `workspace "web": the server has no such workspace (it has default, docs)`},
+		{name: "same token twice", file: "tokens:\n" + entry("alice", hash, "default") + entry("bob", hash, "docs"), wantErr: "the same token as tokens[0] (alice)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := parseTokens([]byte(tt.file), workspaces)
+			if tt.wantErr == "" {
+				if err != nil || len(a.tokens) == 0 {
+					t.Fatalf("parseTokens: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	if _, err := loadAuthenticator(filepath.Join(t.TempDir(), "missing.yaml"), workspaces); err == nil || !strings.Contains(err.Error(), "auth tokens file") {
+		t.Errorf("missing tokens file: %v", err)
+	}
+}
+
+func TestCallerScope(t *testing.T) {
+	alice := &Caller{Principal: "alice", authenticated: true, workspaces: map[string]bool{"docs": true}}
+	tests := []struct {
+		caller    *Caller
+		workspace string
+		executes  bool
+		wantKey   string
+		denied    string
+	}{
+		{caller: alice, wantKey: "alice\x00s"},
+		{caller: alice, workspace: "docs", executes: true, wantKey: "alice\x00s"},
+		{caller: alice, executes: true, denied: DefaultWorkspaceName},
+		{caller: alice, workspace: "web", denied: "web"},
+		{caller: anonymousCaller, workspace: "web", executes: true, wantKey: "s"},
+	}
+	for _, tt := range tests {
+		key, err := tt.caller.scope("s", tt.workspace, tt.executes)
+		var ng *WorkspaceNotGrantedError
+		switch {
+		case tt.denied != "":
+			if !errors.As(err, &ng) || ng.Workspace != tt.denied || ng.Principal != tt.caller.Principal {
+				t.Errorf("%s %q executes=%v: %v, want workspace %q not granted", tt.caller.Principal, tt.workspace, tt.executes, err, tt.denied)
+			}
+		case err != nil || key != tt.wantKey:
+			t.Errorf("%s %q executes=%v: %q, %v; want %q", tt.caller.Principal, tt.workspace, tt.executes, key, err, tt.wantKey)
+		}
+	}
+	if got := PrincipalFromContext(context.Background()); got != AnonymousPrincipal {
+		t.Errorf("principal outside a call = %q", got)
+	}
+}
+
+func TestRateLimiterPerPrincipal(t *testing.T) {
+	if newRateLimiter(0, 10) != nil || newRateLimiter(0, 10).allow("x") != nil {
+		t.Fatal("a zero rate limits calls")
+	}
+	l := newRateLimiter(0.001, 2) // a token every 1000s
+	for i := range 2 {
+		if err := l.allow("alice"); err != nil {
+			t.Fatalf("call %d within the burst: %v", i+1, err)
+		}
+	}
+	var le *LimitError
+	if err := l.allow("alice"); !errors.As(err, &le) || le.Reason != "RATE_LIMITED" || le.RetryAfter <= 0 {
+		t.Fatalf("call over the burst: %v, want RATE_LIMITED with a retry delay", err)
+	}
+	if err := l.allow("bob"); err != nil {
+		t.Fatalf("another principal: %v", err)
+	}
+}
+
+func TestStreamSlots(t *testing.T) {
+	slots := newStreamSlots(1)
+	release, err := slots.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *LimitError
+	if _, err := slots.acquire(); !errors.As(err, &le) || le.Reason != "TOO_MANY_STREAMS" {
+		t.Fatalf("second stream: %v, want TOO_MANY_STREAMS", err)
+	}
+	release()
+	if _, err := slots.acquire(); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+}
+
+func TestJSONDeeper(t *testing.T) {
+	tests := []struct {
+		text  string
+		limit int
+		want  bool
+	}{
+		{`{"a": [1, {"b": 2}]}`, 3, false},
+		{`{"a": [1, {"b": 2}]}`, 2, true},
+		{`[[[]]] [[[]]]`, 3, false}, // siblings do not add up
+		{`{"a": "[[[[[[[[[["}`, 2, false},
+		{`{"a": "say \"[[[[\" [["}`, 1, false},
+		{`{"a": "\\"} [[[`, 2, true}, // the escaped backslash ends the string
+		{`}}}]]] [[`, 2, false},      // broken JSON: depth never below zero
+		{`{"a": "unterminated [[[[[`, 1, false},
+		{strings.Repeat("[", 65), 64, true},
+		{strings.Repeat("[", 64) + strings.Repeat("]", 64), 64, false},
+		{strings.Repeat("[", 1000), 0, false}, // no bound
+	}
+	for _, tt := range tests {
+		if got := jsonDeeper(tt.text, tt.limit); got != tt.want {
+			t.Errorf("jsonDeeper(%.40q, %d) = %v, want %v", tt.text, tt.limit, got, tt.want)
+		}
+	}
+}
+
+func TestStructDeeper(t *testing.T) {
+	nested := func(levels int) *structpb.Struct {
+		var v any = "leaf"
+		for i := 1; i < levels; i++ {
+			if i%2 == 0 {
+				v = []any{v}
+			} else {
+				v = map[string]any{"k": v}
+			}
+		}
+		s, err := structpb.NewStruct(map[string]any{"top": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		levels, limit int
+		want          bool
+	}{{1, 1, false}, {2, 1, true}, {5, 5, false}, {6, 5, true}, {100, 64, true}, {100, 0, false}} {
+		if got := structDeeper(nested(tt.levels), tt.limit); got != tt.want {
+			t.Errorf("structDeeper(%d levels, %d) = %v, want %v", tt.levels, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// TestValidateAccess covers the TLS settings and the exposure check; the
+// serve command's side is in cmd/toolguard.
+func TestValidateAccess(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(*Config)
+		wantErr string
+	}{
+		{name: "defaults", edit: func(*Config) {}},
+		{name: "cert without key", edit: func(c *Config) { c.TLSCert = "c.pem" }, wantErr: "both a certificate and its key"},
+		{name: "key without cert", edit: func(c *Config) { c.TLSKey = "k.pem" }, wantErr: "both a certificate and its key"},
+		{name: "client CA without cert", edit: func(c *Config) { c.TLSClientCA = "ca.pem" }, wantErr: "needs the server's own TLS certificate"},
+		{name: "exposed", edit: func(c *Config) { c.Listen = "0.0.0.0:7700" }, wantErr: "refusing to listen on 0.0.0.0:7700 without authentication"},
+		{name: "exposed with tokens", edit: func(c *Config) { c.Listen = "0.0.0.0:7700"; c.AuthTokensFile = "t.yaml" }},
+		{name: "exposed on purpose", edit: func(c *Config) { c.Listen = "[::]:7700"; c.AllowUnauthenticated = true }},
+		{name: "loopback zone", edit: func(c *Config) { c.Listen = "[::1%lo]:7700" }},
+		{name: "negative rate", edit: func(c *Config) { c.RateLimit = -1 }, wantErr: "rate limit"},
+		{name: "rate without burst", edit: func(c *Config) { c.RateLimit = 5; c.RateBurst = 0 }, wantErr: "rate burst"},
+		{name: "no JSON depth", edit: func(c *Config) { c.MaxJSONDepth = 0 }, wantErr: "JSON depth"},
+		{name: "no streams", edit: func(c *Config) { c.MaxStreams = 0 }, wantErr: "stream limits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tt.edit(&cfg)
+			err := cfg.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate: %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	// New refuses too, so no embedding of the server can skip the check.
+	cfg := testConfig(t)
+	cfg.Listen = "0.0.0.0:0"
+	if _, err := New(cfg, nil); err == nil || !strings.Contains(err.Error(), "--allow-unauthenticated") {
+		t.Fatalf("New exposed without authentication: %v", err)
+	}
+}

@@ -1,0 +1,389 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"google.golang.org/grpc"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
+	"sigs.k8s.io/yaml"
+)
+
+// Authentication and grants.
+//
+// A caller presents a bearer token ("authorization: Bearer <token>"). The
+// tokens file (Config.AuthTokensFile) stores each token only as its SHA-256
+// and gives it a principal, the name the caller is known by, and the
+// workspaces it may use:
+//
+//	tokens:
+//	  - principal: orchestrator-a
+//	    sha256: 1c59a10a1f6d39e7606603e3958ec12f42fbdbbcf37c45fe9a467904bf6faaac
+//	    workspaces: [default, docs]
+//	  - principal: admin
+//	    sha256: 4259a7415371510d4cbbf050d7b1f205c60ab23d89b260b2346441f13ecbc3d9
+//	    workspaces: ["*"]
+//
+// Without a tokens file every caller is the principal "anonymous" and may
+// use every workspace. grpc.health.v1 and server reflection never ask for a
+// token (see openServices).
+//
+// A principal's sessions are its own: the service keys every session id
+// with the principal (Caller.scope), so one caller can neither read nor
+// reset another's counters, even under the same session id.
+
+// AnonymousPrincipal is the principal of every caller when authentication
+// is disabled. A tokens file may not use the name.
+const AnonymousPrincipal = "anonymous"
+
+// AllWorkspaces in a token's workspaces grants every workspace.
+const AllWorkspaces = "*"
+
+// principalField is the log field that carries the caller's principal.
+const principalField = "principal"
+
+// maxPrincipalLen bounds a principal's name: it is copied into log lines
+// and session keys.
+const maxPrincipalLen = 128
+
+// HashToken returns the SHA-256 of a bearer token in lowercase hex, the
+// form the tokens file stores ("toolguard hash-token" prints it).
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Caller is who makes a call: its principal and the workspaces it may use.
+type Caller struct {
+	// Principal names the caller: the tokens file's name for its token, or
+	// AnonymousPrincipal.
+	Principal string
+	// authenticated is false for the anonymous caller, whose session ids are
+	// used as sent (as before authentication existed).
+	authenticated bool
+	// all grants every workspace; otherwise workspaces lists the grants.
+	all        bool
+	workspaces map[string]bool
+}
+
+// anonymousCaller is every caller when authentication is disabled, and the
+// caller of code that runs outside the gRPC server (the CLI's stream).
+var anonymousCaller = &Caller{Principal: AnonymousPrincipal, all: true}
+
+type callerKey struct{}
+
+func withCaller(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// callerFromContext returns the caller the auth interceptor identified, or
+// the anonymous caller outside an authenticated call.
+func callerFromContext(ctx context.Context) *Caller {
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		return c
+	}
+	return anonymousCaller
+}
+
+// PrincipalFromContext returns the principal of the call ctx belongs to
+// ("anonymous" when authentication is disabled or ctx is not a call's).
+func PrincipalFromContext(ctx context.Context) string {
+	return callerFromContext(ctx).Principal
+}
+
+// mayUse reports whether the caller was granted the workspace.
+func (c *Caller) mayUse(workspace string) bool {
+	return c.all || c.workspaces[workspace]
+}
+
+// scope checks a request against the caller's grants and returns the
+// session id as the session store keys it.
+//
+// A request that names a workspace needs a grant for it; one that executes
+// without naming one needs a grant for the default workspace. The session
+// key of an authenticated caller is its principal, a NUL byte (which no
+// principal holds) and the id, so principals never share sessions.
+func (c *Caller) scope(sessionID, workspace string, executes bool) (string, error) {
+	if workspace == "" && executes {
+		workspace = DefaultWorkspaceName
+	}
+	if workspace != "" && !c.mayUse(workspace) {
+		return "", &WorkspaceNotGrantedError{Principal: c.Principal, Workspace: workspace}
+	}
+	return c.sessionKey(sessionID), nil
+}
+
+// sessionKey returns the session store's key for the caller's session id.
+func (c *Caller) sessionKey(id string) string {
+	if !c.authenticated {
+		return id
+	}
+	return c.Principal + "\x00" + id
+}
+
+// AuthError refuses a call without a valid bearer token: it becomes
+// UNAUTHENTICATED with the reason TOKEN_REQUIRED or TOKEN_INVALID.
+type AuthError struct {
+	Reason  string
+	Message string
+}
+
+func (e *AuthError) Error() string { return e.Message }
+
+var (
+	errTokenRequired = &AuthError{Reason: "TOKEN_REQUIRED",
+		Message: "this server requires a bearer token: send the metadata \"authorization: Bearer <token>\""}
+	errTokenInvalid = &AuthError{Reason: "TOKEN_INVALID", Message: "the bearer token is not valid on this server"}
+)
+
+// WorkspaceNotGrantedError refuses a request for a workspace its principal
+// was not granted: it becomes PERMISSION_DENIED with the reason
+// WORKSPACE_NOT_GRANTED. Whether the workspace exists is not revealed.
+type WorkspaceNotGrantedError struct {
+	Principal string
+	Workspace string
+}
+
+func (e *WorkspaceNotGrantedError) Error() string {
+	return fmt.Sprintf("principal %q may not use workspace %q", e.Principal, e.Workspace)
+}
+
+// authenticator checks bearer tokens against the tokens file. A nil
+// authenticator (no tokens file) lets every call in as the anonymous caller.
+type authenticator struct {
+	tokens []knownToken
+}
+
+type knownToken struct {
+	hash   [sha256.Size]byte
+	caller *Caller
+}
+
+// tokensFile is the format of Config.AuthTokensFile.
+type tokensFile struct {
+	Tokens []tokenEntry `json:"tokens"`
+}
+
+type tokenEntry struct {
+	Principal  string   `json:"principal"`
+	SHA256     string   `json:"sha256"`
+	Workspaces []string `json:"workspaces"`
+}
+
+// loadAuthenticator reads the tokens file; an empty path disables
+// authentication (nil). Every grant must name one of the server's
+// workspaces (or be "*"), so a typo fails at startup rather than as
+// PERMISSION_DENIED later.
+func loadAuthenticator(path string, workspaces map[string]string) (*authenticator, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("auth tokens file: %w", err)
+	}
+	a, err := parseTokens(data, workspaces)
+	if err != nil {
+		return nil, fmt.Errorf("auth tokens file %s: %w", path, err)
+	}
+	return a, nil
+}
+
+func parseTokens(data []byte, workspaces map[string]string) (*authenticator, error) {
+	var f tokensFile
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, err
+	}
+	if len(f.Tokens) == 0 {
+		return nil, errors.New("no tokens: list at least one, or unset the tokens file to disable authentication")
+	}
+	a := &authenticator{}
+	for i, e := range f.Tokens {
+		where := fmt.Sprintf("tokens[%d]", i)
+		if err := checkPrincipal(e.Principal); err != nil {
+			return nil, fmt.Errorf("%s: principal: %w", where, err)
+		}
+		raw, err := hex.DecodeString(e.SHA256)
+		if err != nil || len(raw) != sha256.Size {
+			return nil, fmt.Errorf("%s (%s): sha256 must be the 64 hex digits of the token's SHA-256 (toolguard hash-token prints it), not the token", where, e.Principal)
+		}
+		c := &Caller{Principal: e.Principal, authenticated: true, workspaces: map[string]bool{}}
+		for _, w := range e.Workspaces {
+			switch _, ok := workspaces[w]; {
+			case w == AllWorkspaces:
+				c.all = true
+			case ok:
+				c.workspaces[w] = true
+			default:
+				return nil, fmt.Errorf("%s (%s): workspace %q: the server has no such workspace (it has %s)", where, e.Principal, w, strings.Join(slices.Sorted(maps.Keys(workspaces)), ", "))
+			}
+		}
+		t := knownToken{caller: c}
+		copy(t.hash[:], raw)
+		for j, prev := range a.tokens {
+			if prev.hash == t.hash {
+				return nil, fmt.Errorf("%s (%s): the same token as tokens[%d] (%s)", where, e.Principal, j, prev.caller.Principal)
+			}
+		}
+		a.tokens = append(a.tokens, t)
+	}
+	return a, nil
+}
+
+// checkPrincipal holds a principal's name to visible ASCII: it goes into
+// log lines, and into session keys after which a NUL byte separates the id.
+func checkPrincipal(p string) error {
+	switch {
+	case p == "":
+		return errors.New("required")
+	case len(p) > maxPrincipalLen:
+		return fmt.Errorf("%q is longer than %d bytes", p, maxPrincipalLen)
+	case !isVisibleASCII(p):
+		return fmt.Errorf("%q: only visible ASCII characters, no spaces", p)
+	case p == AnonymousPrincipal:
+		return fmt.Errorf("%q is reserved for callers when authentication is disabled", p)
+	}
+	return nil
+}
+
+// authenticate is the auth interceptor's AuthFunc: it identifies the caller
+// by its bearer token and puts it in the context and in the call's log
+// fields.
+func (a *authenticator) authenticate(ctx context.Context) (context.Context, error) {
+	c, err := a.identify(ctx)
+	if err != nil {
+		return nil, refusalStatus(err)
+	}
+	// annotateCall, not logging.InjectFields: the logging interceptor, outside
+	// this one, never sees a context derived in here.
+	annotateCall(ctx, principalField, c.Principal)
+	return withCaller(ctx, c), nil
+}
+
+// identify returns the caller whose token the call carries.
+func (a *authenticator) identify(ctx context.Context) (*Caller, error) {
+	if a == nil {
+		return anonymousCaller, nil
+	}
+	token, err := auth.AuthFromMD(ctx, "bearer")
+	if err != nil || token == "" {
+		return nil, errTokenRequired
+	}
+	sum := sha256.Sum256([]byte(token))
+	// Every stored hash is compared, in constant time, whichever matches:
+	// how long this takes says nothing about the tokens.
+	var found *Caller
+	for _, t := range a.tokens {
+		if subtle.ConstantTimeCompare(sum[:], t.hash[:]) == 1 {
+			found = t.caller
+		}
+	}
+	if found == nil {
+		return nil, errTokenInvalid
+	}
+	return found, nil
+}
+
+// openServices are the services every caller may call without a token and
+// without counting against a rate limit: probes and load balancers check
+// health, and reflection exposes only the schema, which is public anyway.
+var openServices = map[string]bool{
+	healthpb.Health_ServiceDesc.ServiceName:                    true,
+	reflectionv1.ServerReflection_ServiceDesc.ServiceName:      true,
+	reflectionv1alpha.ServerReflection_ServiceDesc.ServiceName: true,
+}
+
+// guardedCall selects the calls authentication and rate limits apply to:
+// all but those of openServices.
+var guardedCall = selector.MatchFunc(func(_ context.Context, call interceptors.CallMeta) bool {
+	return !openServices[call.Service]
+})
+
+// authInterceptor authenticates every guarded call with go-grpc-middleware's
+// auth interceptor.
+func authInterceptor(a *authenticator) interceptor {
+	return interceptor{
+		name:   "auth",
+		unary:  selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(a.authenticate), guardedCall),
+		stream: selector.StreamServerInterceptor(auth.StreamServerInterceptor(a.authenticate), guardedCall),
+	}
+}
+
+// validateAccess checks the authentication and TLS settings, and refuses to
+// expose an unauthenticated server beyond loopback unless told to.
+func (c Config) validateAccess() []error {
+	var errs []error
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("TLS needs both a certificate and its key"))
+	}
+	if c.TLSClientCA != "" && c.TLSCert == "" {
+		errs = append(errs, errors.New("a TLS client CA (mutual TLS) needs the server's own TLS certificate and key"))
+	}
+	if c.AuthTokensFile == "" && !c.AllowUnauthenticated && c.Listen != "" && !isLoopback(c.Listen) {
+		errs = append(errs, fmt.Errorf("refusing to listen on %s without authentication: it is not a loopback address, so anyone who can reach it could use every workspace; "+
+			"set --auth-tokens-file (TOOLGUARD_AUTH_TOKENS_FILE), or --allow-unauthenticated (TOOLGUARD_ALLOW_UNAUTHENTICATED=true) if an unauthenticated server on this address is intended", c.Listen))
+	}
+	return errs
+}
+
+// isLoopback reports whether a listen address binds loopback only. An
+// address that does not parse counts as loopback here: listening on it
+// fails anyway, with a clearer error than this check could give.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return true
+	}
+	if host == "localhost" {
+		return true
+	}
+	host, _, _ = strings.Cut(host, "%") // an IPv6 zone
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// accessControl is what decides who may call the server, over what, and how
+// much: the server options (TLS, calls per connection) and the access links
+// of the interceptor chain.
+type accessControl struct {
+	options      []grpc.ServerOption
+	interceptors []interceptor
+}
+
+// newAccessControl loads the tokens file and the TLS files of cfg.
+func newAccessControl(cfg Config) (accessControl, error) {
+	workspaces, err := cfg.WorkspaceDirs()
+	if err != nil {
+		return accessControl{}, err
+	}
+	authn, err := loadAuthenticator(cfg.AuthTokensFile, workspaces)
+	if err != nil {
+		return accessControl{}, err
+	}
+	creds, err := serverCredentials(cfg)
+	if err != nil {
+		return accessControl{}, err
+	}
+	opts := []grpc.ServerOption{grpc.MaxConcurrentStreams(cfg.MaxConnStreams)}
+	if creds != nil {
+		opts = append(opts, grpc.Creds(creds))
+	}
+	return accessControl{
+		options:      opts,
+		interceptors: accessInterceptors(authn, newRateLimiter(cfg.RateLimit, cfg.RateBurst)),
+	}, nil
+}

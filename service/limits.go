@@ -1,0 +1,171 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"golang.org/x/time/rate"
+	"google.golang.org/grpc"
+)
+
+// Limits beyond the request checks of requests.go: the open streams
+// (MaxStreams) and each principal's rate of calls (RateLimit, RateBurst).
+// Each refusal is a LimitError: RESOURCE_EXHAUSTED with a stable reason.
+//
+// The message size (MaxRecvMsgBytes) is gRPC's own limit, and its refusal
+// gRPC's own RESOURCE_EXHAUSTED without an ErrorInfo: grpc-go's RecvMsg
+// writes that status to the client itself, before any interceptor or
+// handler could put a reason on it, and a status the handler returns after
+// is dropped. Raising gRPC's limit to check sizes here instead would let a
+// client make the server buffer more than the limit.
+
+// LimitError refuses a call over one of the server's limits. RetryAfter,
+// when positive, is how long the caller should wait (a google.rpc.RetryInfo
+// detail).
+type LimitError struct {
+	Reason     string
+	Message    string
+	Metadata   map[string]string
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string { return e.Message }
+
+// validateLimits checks the limit settings.
+func (c Config) validateLimits() []error {
+	var errs []error
+	if c.MaxJSONDepth <= 0 {
+		errs = append(errs, errors.New("max JSON depth must be positive"))
+	}
+	if c.MaxStreams <= 0 || c.MaxConnStreams == 0 {
+		errs = append(errs, errors.New("stream limits must be positive"))
+	}
+	if c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) {
+		errs = append(errs, errors.New("rate limit must be a number of calls per second, or 0 for no limit"))
+	}
+	if c.RateBurst < 0 || c.RateLimit > 0 && c.RateBurst == 0 {
+		errs = append(errs, errors.New("rate burst must be at least 1 when a rate limit is set"))
+	}
+	return errs
+}
+
+// Open streams.
+
+// streamSlots is a semaphore bounding the StreamToolCalls streams open at
+// once, server-wide. A stream holds up to MaxCallBytes of a call in memory
+// while it grows; the bound keeps many streams from holding it all at once.
+type streamSlots chan struct{}
+
+func newStreamSlots(n int) streamSlots { return make(streamSlots, n) }
+
+// acquire takes a slot, or refuses with TOO_MANY_STREAMS when none is free:
+// it never waits, so a refused client can retry or go elsewhere.
+func (s streamSlots) acquire() (release func(), err error) {
+	select {
+	case s <- struct{}{}:
+		return func() { <-s }, nil
+	default:
+		return nil, &LimitError{
+			Reason:   "TOO_MANY_STREAMS",
+			Message:  fmt.Sprintf("the server already has its maximum of %d open StreamToolCalls streams; retry later", cap(s)),
+			Metadata: map[string]string{"max_streams": strconv.Itoa(cap(s))},
+		}
+	}
+}
+
+// Rate limits.
+
+// rateLimiter is a token bucket per principal (x/time/rate). Principals
+// come from the tokens file, or are the one anonymous caller, so the
+// buckets are few and never evicted. A nil rateLimiter limits nothing.
+type rateLimiter struct {
+	limit rate.Limit
+	burst int
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
+}
+
+// newRateLimiter returns a limiter of perSecond calls per second with
+// bursts of burst calls, or nil when perSecond is 0 (no limit).
+func newRateLimiter(perSecond float64, burst int) *rateLimiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return &rateLimiter{limit: rate.Limit(perSecond), burst: burst, buckets: map[string]*rate.Limiter{}}
+}
+
+func (l *rateLimiter) bucket(principal string) *rate.Limiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[principal]
+	if !ok {
+		b = rate.NewLimiter(l.limit, l.burst)
+		l.buckets[principal] = b
+	}
+	return b
+}
+
+// allow takes a token from the principal's bucket, or refuses with
+// RATE_LIMITED and the time until the next token.
+func (l *rateLimiter) allow(principal string) error {
+	if l == nil {
+		return nil
+	}
+	r := l.bucket(principal).Reserve()
+	delay := r.Delay()
+	if r.OK() && delay == 0 {
+		return nil
+	}
+	// Refused calls cost nothing: the reservation is given back, so a client
+	// that retries too early does not push its next token further away.
+	r.Cancel()
+	if !r.OK() {
+		delay = time.Duration(float64(time.Second) / float64(l.limit))
+	}
+	return &LimitError{
+		Reason: "RATE_LIMITED",
+		Message: fmt.Sprintf("principal %q is over its rate limit of %g calls per second (bursts of %d); retry in %s",
+			principal, float64(l.limit), l.burst, delay.Round(time.Millisecond)),
+		Metadata:   map[string]string{"principal": principal},
+		RetryAfter: delay,
+	}
+}
+
+// rateLimitInterceptor limits each principal's calls, after authentication
+// named the principal. It is this package's own rather than
+// go-grpc-middleware's ratelimit interceptor, which replaces the limiter's
+// error with a status of its own and so could not carry the reason and the
+// RetryInfo.
+func rateLimitInterceptor(l *rateLimiter) interceptor {
+	unary := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if err := l.allow(PrincipalFromContext(ctx)); err != nil {
+			return nil, refusalStatus(err)
+		}
+		return handler(ctx, req)
+	}
+	stream := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if err := l.allow(PrincipalFromContext(ss.Context())); err != nil {
+			return refusalStatus(err)
+		}
+		return handler(srv, ss)
+	}
+	return interceptor{
+		name:   "rate-limit",
+		unary:  selector.UnaryServerInterceptor(unary, guardedCall),
+		stream: selector.StreamServerInterceptor(stream, guardedCall),
+	}
+}
+
+// accessInterceptors are the links of the interceptor chain that decide
+// whether a call may run at all, in order: who the caller is, then whether
+// it is over its rate (which needs the principal).
+func accessInterceptors(a *authenticator, l *rateLimiter) []interceptor {
+	return []interceptor{authInterceptor(a), rateLimitInterceptor(l)}
+}

@@ -1,0 +1,251 @@
+// Package redistest runs real redis-server processes for tests: on a free
+// loopback port, without persistence, stopped when the test ends. Tests can
+// stop a server mid-test and start it again on the same port, to see what
+// their code does while Redis is away and after it is back.
+//
+// redis-server must be on PATH (Debian's redis-server package; .ci/run
+// installs it). Without it the test fails: a store test that silently did
+// not run would prove nothing.
+package redistest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startWait bounds how long a server may take to answer PING after it
+// starts; stopWait how long it may take to exit after SIGTERM before it is
+// killed. Both are far above what a healthy machine needs.
+const (
+	startWait = 30 * time.Second
+	stopWait  = 10 * time.Second
+)
+
+// Options configures a server. The zero value is a server without a
+// password.
+type Options struct {
+	// Password, when set, is required of clients (requirepass).
+	Password string
+}
+
+// Server is one redis-server for a test. Its methods must be called from
+// the test's goroutine.
+type Server struct {
+	t    testing.TB
+	bin  string
+	opts Options
+	dir  string
+	// Port is the server's port on 127.0.0.1; it stays the same across
+	// Stop and Start.
+	Port int
+
+	proc *process // nil while stopped
+}
+
+// process is one run of redis-server.
+type process struct {
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	exited chan struct{} // closed once the process has been reaped
+}
+
+// Start starts a redis-server on a free 127.0.0.1 port, waits until it
+// answers PING, and stops it when the test ends. It fails the test when
+// redis-server is not installed or does not start.
+func Start(t testing.TB, opts ...Options) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatalf("redistest: redis-server is not on PATH (%v): install Debian's redis-server package "+
+			"(apt-get install redis-server; .ci/run does it); the Redis session store tests need a real server", err)
+	}
+	s := &Server{t: t, bin: bin, dir: t.TempDir()}
+	if len(opts) > 0 {
+		s.opts = opts[0]
+	}
+	t.Cleanup(s.Stop)
+	// The free port is found by binding and releasing it, so another
+	// process may take it before redis-server binds it: try a few.
+	var lastErr error
+	for range 5 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatalf("redistest: find a free port: %v", err)
+		}
+		s.Port = port
+		if lastErr = s.start(); lastErr == nil {
+			return s
+		}
+	}
+	t.Fatalf("redistest: %v", lastErr)
+	return nil
+}
+
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)) }
+
+// URL is the redis:// URL of the server, with its password if it has one.
+func (s *Server) URL() string {
+	u := url.URL{Scheme: "redis", Host: s.Addr(), Path: "/0"}
+	if s.opts.Password != "" {
+		u.User = url.UserPassword("", s.opts.Password)
+	}
+	return u.String()
+}
+
+// Stop stops the server (SIGTERM, then SIGKILL if it lingers) and waits for
+// it to exit. Its data is gone: it runs without persistence. Stopping a
+// stopped server does nothing.
+func (s *Server) Stop() {
+	s.t.Helper()
+	p := s.proc
+	if p == nil {
+		return
+	}
+	s.proc = nil
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a paused server cannot handle SIGTERM
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(stopWait):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// Pause freezes the server (SIGSTOP): connections stay open but nothing is
+// answered, as with a server stuck or a network path that drops packets.
+// Resume undoes it; a paused server is resumed before it is stopped.
+func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server run again (SIGCONT).
+func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) {
+	s.t.Helper()
+	if s.proc == nil {
+		s.t.Fatalf("redistest: signal %v to a stopped server", sig)
+	}
+	if err := s.proc.cmd.Process.Signal(sig); err != nil {
+		s.t.Fatalf("redistest: signal %v: %v", sig, err)
+	}
+}
+
+// Restart starts a stopped server again on the same port, empty, and waits
+// until it answers PING.
+func (s *Server) Restart() {
+	s.t.Helper()
+	if s.proc != nil {
+		s.t.Fatal("redistest: Restart of a running server; Stop it first")
+	}
+	if err := s.start(); err != nil {
+		s.t.Fatalf("redistest: restart on port %d: %v", s.Port, err)
+	}
+}
+
+// start runs redis-server on s.Port and waits for PING.
+func (s *Server) start() error {
+	args := []string{
+		"--port", strconv.Itoa(s.Port),
+		"--bind", "127.0.0.1",
+		"--save", "",
+		"--appendonly", "no",
+		"--dir", s.dir,
+		"--daemonize", "no",
+		"--logfile", "",
+	}
+	if s.opts.Password != "" {
+		args = append(args, "--requirepass", s.opts.Password)
+	}
+	cmd := exec.Command(s.bin, args...)
+	cmd.SysProcAttr = procAttr()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", s.bin, err)
+	}
+	p := &process{cmd: cmd, out: out, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+
+	deadline := time.Now().Add(startWait)
+	for {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("redis-server on port %d exited before answering PING; its output:\n%s", s.Port, out.String())
+		default:
+		}
+		if err := ping(s.Addr()); err == nil {
+			s.proc = p
+			return nil
+		} else if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-p.exited
+			return fmt.Errorf("redis-server on port %d did not answer PING within %v (%v); its output:\n%s", s.Port, startWait, err, out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ping sends PING and accepts PONG, or NOAUTH from a server that wants a
+// password: either way it is up.
+func ping(addr string) error {
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(line, "+PONG") || strings.HasPrefix(line, "-NOAUTH") {
+		return nil
+	}
+	return errors.New("unexpected PING reply " + strconv.Quote(line))
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// syncBuffer collects a process's output; the process writes it while the
+// test may read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
