@@ -29,6 +29,10 @@ type fileOp struct {
 	old, updated string
 	existed      bool
 	oldHash      string
+	// skip marks an operation that cannot be carried out at all (adding a
+	// file that exists, deleting or patching one that does not): with
+	// partial set, the rest of the batch goes ahead without it.
+	skip bool
 }
 
 type indexedEdit struct {
@@ -90,6 +94,7 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	if failed && !req.Partial {
 		return nil // all-or-nothing: nothing written, the violations say why
 	}
+	ops = slices.DeleteFunc(ops, func(op *fileOp) bool { return op.skip })
 	var diffs []string
 	for _, op := range ops {
 		if d := workspace.UnifiedDiff(op.rel, op.old, op.updated); d != "" && op.kind != workspace.OpDelete {
@@ -113,6 +118,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	case workspace.OpAdd:
 		if op.existed {
 			res.Violate(CodeFileExists, op.param, fmt.Sprintf("%s already exists; use an Update File hunk to change it.", op.rel))
+			op.skip = true
 			return false
 		}
 		op.updated = op.content
@@ -120,6 +126,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	case workspace.OpDelete:
 		if !op.existed {
 			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist, so it cannot be deleted.", op.rel))
+			op.skip = true
 			return false
 		}
 		op.updated = ""
@@ -127,11 +134,13 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	case workspace.OpUpdate:
 		if !op.existed {
 			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist; use an Add File hunk to create it.", op.rel))
+			op.skip = true
 			return false
 		}
 		updated, results, err := workspace.ApplyChunks(op.old, op.chunks, g.match)
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, op.param, fmt.Sprintf("The patch for %s does not apply: %v.", op.rel, err))
+			op.skip = true
 			return false
 		}
 		ok := true
@@ -151,6 +160,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		for _, e := range op.edits {
 			ex.Edits = append(ex.Edits, EditOutcome{Index: e.index, Path: op.rel, EditResult: workspace.EditResult{Status: workspace.StatusNotFound, Hint: "the file does not exist"}})
 		}
+		op.skip = true
 		return false
 	}
 	content, ok := op.old, true
@@ -229,6 +239,7 @@ func (op *fileOp) change() FileChange {
 func (g *Guard) commit(ws *workspace.Workspace, res *repair.Result, ops []*fileOp, ex *Execution) error {
 	var done []*fileOp
 	rollback := func() {
+		ex.Applied = false // everything written is put back
 		for _, op := range slices.Backward(done) {
 			if op.existed {
 				_, _ = ws.WriteFile(op.rel, []byte(op.old), workspace.WriteOptions{})
