@@ -40,6 +40,9 @@ type jsonScanner struct {
 	// escape was decoded or byte replaced in it.
 	grewFrom, grewTo int
 	grewVerbatim     bool
+	// muted: nothing is reported any more, and the buffer may have been
+	// cut before pos (see mute).
+	muted bool
 }
 
 // frame is an open object or array.
@@ -182,6 +185,20 @@ func (s *jsonScanner) finish(buf []byte) {
 // lose gives up on the value: nothing more is reported.
 func (s *jsonScanner) lose() { s.state = stLost }
 
+// mute stops the reports but goes on following the value, for a caller
+// that must still find where it ends (a dropped Hermes call, whose closing
+// tag counts only outside strings, as it did before the drop). The caller
+// may then cut the buffer before pos, moving pos and bareStart back by
+// the bytes cut: a muted scanner reads no offset before pos but bareStart,
+// and that one only for a bare key's length.
+func (s *jsonScanner) mute() { s.h, s.muted = mutedHandler{}, true }
+
+type mutedHandler struct{}
+
+func (mutedHandler) valueStart(*jsonScanner, int)          {}
+func (mutedHandler) stringGrew(*jsonScanner, []byte, bool) {}
+func (mutedHandler) valueEnd(*jsonScanner, int, int)       {}
+
 // skip passes over the byte at s.pos, which the caller found not to be JSON.
 func (s *jsonScanner) skip() {
 	s.lose()
@@ -235,6 +252,15 @@ func (s *jsonScanner) afterValue() {
 }
 
 func (s *jsonScanner) endBare() {
+	if s.inKey && s.muted {
+		// The key's bytes may be cut (mute): only its length matters.
+		if s.pos-s.bareStart > maxKeyBytes {
+			s.lose()
+			return
+		}
+		s.setKey(nil)
+		return
+	}
 	if s.inKey {
 		s.setKey(s.buf[s.bareStart:s.pos])
 		return

@@ -107,13 +107,18 @@ const (
 	CodeCallAlreadyComplete = "CALL_ALREADY_COMPLETE"
 )
 
-// tooLargeEvent reports a call dropped for growing past a limit: the whole
-// call (param empty) or one of its values.
-func tooLargeEvent(index int, param string, limit int) Event {
-	if param == "" {
-		return Event{Kind: EventError, Index: index, Code: CodeCallTooLarge,
-			Text: fmt.Sprintf("call %d grew past %d bytes; the call was dropped", index, limit)}
-	}
+// callTooLargeEvent reports a call dropped for growing past
+// MaxCallBytes.
+func callTooLargeEvent(index, limit int) Event {
+	return Event{Kind: EventError, Index: index, Code: CodeCallTooLarge,
+		Text: fmt.Sprintf("call %d grew past %d bytes; the call was dropped", index, limit)}
+}
+
+// paramTooLargeEvent reports a call dropped for a value growing past
+// MaxParamBytes. (One builder for both, telling them apart by an empty
+// param, reported a JSON member "" past its limit as the whole call past
+// the parameter limit.)
+func paramTooLargeEvent(index int, param string, limit int) Event {
 	return Event{Kind: EventError, Index: index, Code: CodeParamTooLarge,
 		Text: fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", param, index, limit)}
 }

@@ -66,7 +66,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 		p.start(c)
 		c.args = appendGrow(c.args, d.Arguments)
 		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
-			p.drop(c, tooLargeEvent(c.index, "", p.opts.MaxCallBytes))
+			p.drop(c, callTooLargeEvent(c.index, p.opts.MaxCallBytes))
 			c.closed = d.Done
 			return
 		}
@@ -74,7 +74,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 		c.scan.scan(c.args, 0)
 		c.scan.src = ""
 		if c.preview.tooLarge(len(c.args)) {
-			p.drop(c, tooLargeEvent(c.index, c.preview.param, p.opts.MaxParamBytes))
+			p.drop(c, paramTooLargeEvent(c.index, c.preview.param, p.opts.MaxParamBytes))
 			c.closed = d.Done
 			return
 		}

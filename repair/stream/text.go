@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -55,6 +56,8 @@ type openCall struct {
 	emitted    int // how far the value has been shown
 	layoutDone bool
 	showed     bool
+	repeat     bool            // a parameter met before: not shown
+	seen       map[string]bool // the parameters met
 
 	// Hermes: the JSON body.
 	bodyStart int
@@ -205,7 +208,7 @@ func (p *textParser) open(name string, n int) {
 		c.closer, c.follows, c.params = minimaxEnd, []string{minimaxParam, minimaxEnd}, map[string]string{}
 	case Hermes:
 		c.bodyStart = n
-		c.hermes.argsPreview = newArgsPreview(p.emit, c.index, 2, p.opts.MaxParamBytes)
+		c.hermes.argsPreview = newArgsPreview(c.hermes.emitStarted, c.index, 2, p.opts.MaxParamBytes)
 		p.state = inHermes
 		return
 	}
@@ -273,6 +276,14 @@ func (p *textParser) openValue(name string, n int) {
 	}
 	p.pos += n
 	c.valStart, c.emitted, c.layoutDone, c.showed = p.pos, p.pos, false, false
+	// A repeated parameter is not shown: the call keeps its first value
+	// (as repair does for XML), and showing the second appended to it
+	// previewed a value the call does not have.
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.repeat = c.seen[name]
+	c.seen[name] = true
 	p.state = inValue
 }
 
@@ -313,7 +324,7 @@ func (p *textParser) inValue() bool {
 // trailing newline waits until the value goes on or closes.
 func (p *textParser) showValue(end int, final bool) {
 	c := &p.call
-	if c.dropped {
+	if c.dropped || c.repeat {
 		return
 	}
 	if !c.layoutDone {
@@ -443,9 +454,14 @@ func (p *textParser) checkLimits() {
 	switch {
 	case p.state == inProse || c.dropped:
 	case p.tooLargeCall(len(p.buf)):
+	// A value is measured up to p.pos, not len(p.buf): the bytes after
+	// p.pos are still undecided (a closing tag arriving, a split escape)
+	// and may not be value at all, so counting them would drop a value
+	// that fits or not depending on where the input was split. Every
+	// buffered byte is the call's, so the call's measure is exact.
 	case p.state == inValue:
-		p.tooLarge(len(p.buf) - c.valStart)
-	case p.state == inHermes && c.hermes.tooLarge(len(p.buf)):
+		p.tooLarge(p.pos - c.valStart)
+	case p.state == inHermes && c.hermes.tooLarge(p.pos):
 		p.dropHermesParam()
 	}
 }
@@ -454,7 +470,7 @@ func (p *textParser) tooLargeCall(n int) bool {
 	if p.call.dropped || p.opts.MaxCallBytes <= 0 || n <= p.opts.MaxCallBytes {
 		return p.call.dropped
 	}
-	p.drop(tooLargeEvent(p.call.index, "", p.opts.MaxCallBytes))
+	p.drop(callTooLargeEvent(p.call.index, p.opts.MaxCallBytes))
 	return true
 }
 
@@ -462,18 +478,23 @@ func (p *textParser) tooLarge(n int) bool {
 	if p.call.dropped || p.opts.MaxParamBytes <= 0 || n <= p.opts.MaxParamBytes {
 		return p.call.dropped
 	}
-	p.drop(tooLargeEvent(p.call.index, p.call.param, p.opts.MaxParamBytes))
+	p.drop(paramTooLargeEvent(p.call.index, p.call.param, p.opts.MaxParamBytes))
 	return true
 }
 
 func (p *textParser) dropHermesParam() {
 	c := &p.call
-	p.drop(tooLargeEvent(c.index, c.hermes.param, p.opts.MaxParamBytes))
+	p.drop(paramTooLargeEvent(c.index, c.hermes.param, p.opts.MaxParamBytes))
 }
 
 func (p *textParser) drop(e Event) {
 	p.call.dropped = true
-	p.call.scan.lose()
+	// A Hermes call's closing tag counts only outside its strings, so the
+	// scanner goes on following them, silently. (Losing it made a dropped
+	// call end at the first "</tool_call>" inside a string when it was
+	// dropped early, and at the real one when the input came in one
+	// piece: the text after it depended on the split.)
+	p.call.scan.mute()
 	p.emit(e)
 }
 
@@ -486,10 +507,37 @@ func (p *textParser) compact() {
 	n := p.pos
 	p.buf = p.buf[:copy(p.buf, p.buf[n:])]
 	p.pos = 0
+	if p.state == inValue && p.call.followRule {
+		p.buf = collapseFollowSpace(p.buf, p.call.paramClose)
+	}
 	if p.state != inProse {
 		c := &p.call
-		c.valStart, c.emitted, c.scan.pos = 0, 0, 0
+		c.valStart, c.emitted = 0, 0
+		if p.state == inHermes { // the scanner, muted, moves with the buffer
+			c.scan.pos -= n
+			c.scan.bareStart -= n
+		}
 	}
+}
+
+// collapseFollowSpace shortens what a dropped call's value waits on, a
+// closing tag and the white space after it (anyFollows needs what comes
+// after the space to decide), to the tag and one space: the decision is
+// the same, and a long run of space no longer piles up in memory. The
+// value's bytes are not needed: the call is dropped.
+func collapseFollowSpace(b []byte, closing string) []byte {
+	if literal(b, closing) != matched {
+		return b
+	}
+	i := len(closing)
+	j := i
+	for j < len(b) && isJSONSpace(b[j]) {
+		j++
+	}
+	if j-i <= 1 {
+		return b
+	}
+	return append(b[:i+1], b[j:]...)
 }
 
 // nameTag matches "<name>" where known accepts the name; prefix says
@@ -546,13 +594,20 @@ func (p *textParser) prefixed(b []byte, lit string, quoted bool) (match, string,
 	if q != 0 && i < len(b) {
 		i++ // the closing quote
 		for i < len(b) && b[i] == ' ' {
+			// The spaces count in the tag's bound, as the name does: a
+			// tag the parser waits for is held in memory, prose included.
+			if i-start > p.maxTag {
+				return noMatch, "", 0
+			}
 			i++
 		}
 	}
 	if i >= len(b) {
 		return needMore, "", 0
 	}
-	name := strings.TrimSpace(string(b[start:end]))
+	// Names go out in events and calls as they are, so as valid UTF-8
+	// (the whole tag has arrived: no character is split here).
+	name := strings.TrimSpace(validString(b[start:end]))
 	if b[i] != '>' || name == "" {
 		return noMatch, "", 0
 	}
@@ -608,6 +663,7 @@ type hermesCall struct {
 	argsPreview
 	name      []byte
 	nameDone  bool
+	nameFull  bool // name holds all it may of a longer one
 	started   bool
 	argsStart int // -1 until the arguments value starts
 	argsEnd   int
@@ -617,14 +673,37 @@ func (h *hermesCall) valueStart(s *jsonScanner, start int) {
 	if len(s.stack) == 1 && s.stack[0].obj && isArgumentsKey(s.stack[0].key) && h.argsStart < 0 {
 		h.argsStart = start
 	}
-	h.argsPreview.valueStart(s, start)
+	if h.inArgs(s) {
+		h.argsPreview.valueStart(s, start)
+	}
+}
+
+// inArgs reports whether a value is not inside another arguments-like
+// member than the one the call takes ("arguments" and then "args"): the
+// previews show only the arguments the closed call has.
+func (h *hermesCall) inArgs(s *jsonScanner) bool {
+	return len(s.stack) < 2 || s.stack[1].start == h.argsStart
 }
 
 func (h *hermesCall) stringGrew(s *jsonScanner, chunk []byte, end bool) {
-	if len(s.stack) == 1 && s.stack[0].key == "name" && !h.nameDone && len(h.name) < maxKeyBytes {
-		h.name = append(h.name, chunk...)
+	if len(s.stack) == 1 && s.stack[0].key == "name" && !h.nameDone && !h.nameFull {
+		// A name is kept up to maxKeyBytes, cut at the last whole
+		// character that fits, and never appended to after a cut: the
+		// name kept does not depend on how the growth was chunked.
+		// (Appending whole chunks while shorter than the bound kept more
+		// of a long name the larger its last chunk.)
+		part := chunk
+		if room := maxKeyBytes - len(h.name); len(part) > room {
+			for room > 0 && !utf8.RuneStart(part[room]) {
+				room--
+			}
+			part, h.nameFull = part[:room], true
+		}
+		h.name = append(h.name, part...)
 	}
-	h.argsPreview.stringGrew(s, chunk, end)
+	if h.inArgs(s) {
+		h.argsPreview.stringGrew(s, chunk, end)
+	}
 }
 
 func (h *hermesCall) valueEnd(s *jsonScanner, start, end int) {
@@ -637,7 +716,18 @@ func (h *hermesCall) valueEnd(s *jsonScanner, start, end int) {
 			h.argsEnd = end
 		}
 	}
-	h.argsPreview.valueEnd(s, start, end)
+	if h.inArgs(s) {
+		h.argsPreview.valueEnd(s, start, end)
+	}
+}
+
+// emitStarted passes on the previews of a started call only: arguments
+// written before the name are not shown (the call starts with its name),
+// though still measured against the limits.
+func (h *hermesCall) emitStarted(e Event) {
+	if h.started {
+		h.p.emit(e)
+	}
 }
 
 func (h *hermesCall) start(name string) {
@@ -663,7 +753,14 @@ func (h *hermesCall) call(block []byte) repair.Call {
 	case h.nameDone && h.p.call.scan.state == stDone:
 		// No arguments: a call without parameters.
 	default:
-		name, args = hermesFallback(validString(body))
+		var found string
+		found, args = hermesFallback(validString(body))
+		// A name already announced (EventCallStarted) is the call's: the
+		// repair may find another one in a nested "function" object, and
+		// a call must not close under a name other than its start's.
+		if !h.nameDone {
+			name = found
+		}
 	}
 	h.start(name)
 	return repair.Call{Name: name, Form: repair.FormText, Text: args}
