@@ -13,7 +13,6 @@ import (
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/repair/stream"
 	"github.com/toolguard/toolguard/session"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // flakyStore is a Memory store that can be switched off: while down, every
@@ -59,31 +58,17 @@ type uncountedCall struct {
 // in a temporary folder, and the calls it reported uncounted.
 func newFlakyGuard(t *testing.T) (*Guard, *flakyStore, string, func() []uncountedCall) {
 	t.Helper()
-	reg, err := repair.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ws, err := workspace.Open(dir, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := &flakyStore{Memory: session.NewMemory(session.MemoryOptions{})}
-	t.Cleanup(func() { _ = store.Close() })
 	var mu sync.Mutex
 	var seen []uncountedCall
-	g, err := New(Config{
-		Registry: reg, Sessions: store, MistakeLimit: 3,
-		Workspaces: map[string]*workspace.Workspace{"default": ws}, DefaultWorkspace: "default",
-		Uncounted: func(id string, err error) {
+	g, dir := newWorkspaceGuard(t, func(c *Config) {
+		c.Sessions = store
+		c.Uncounted = func(id string, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			seen = append(seen, uncountedCall{id, err})
-		},
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return g, store, dir, func() []uncountedCall {
 		mu.Lock()
 		defer mu.Unlock()

@@ -55,7 +55,7 @@ func TestPartialPatchSkipsWhatCannotApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, dir := newStreamGuard(t)
+			g, dir := newWorkspaceGuard(t)
 			if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("keep\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -12,8 +12,6 @@ import (
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/repair/stream"
-	"github.com/toolguard/toolguard/session"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // recorder is an Observer that writes down each observation as a line.
@@ -59,23 +57,8 @@ func (r *recorder) take() []string {
 
 func newObservedGuard(t *testing.T) (*Guard, *recorder, string) {
 	t.Helper()
-	reg, err := repair.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ws, err := workspace.Open(dir, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := session.NewMemory(session.MemoryOptions{})
-	t.Cleanup(func() { _ = store.Close() })
 	rec := &recorder{}
-	g, err := New(Config{Registry: reg, Sessions: store, MistakeLimit: 3, Observer: rec,
-		Workspaces: map[string]*workspace.Workspace{"default": ws}, DefaultWorkspace: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, dir := newWorkspaceGuard(t, func(c *Config) { c.Observer = rec })
 	return g, rec, dir
 }
 

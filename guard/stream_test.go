@@ -14,9 +14,10 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// newStreamGuard returns a guard with a default workspace in a temporary
-// folder.
-func newStreamGuard(t *testing.T) (*Guard, string) {
+// newWorkspaceGuard returns a guard over an in-memory session store with a
+// default workspace in a temporary folder, and that folder. adjust may
+// change the configuration first (another store, an observer).
+func newWorkspaceGuard(t *testing.T, adjust ...func(*Config)) (*Guard, string) {
 	t.Helper()
 	reg, err := repair.NewRegistry()
 	if err != nil {
@@ -27,10 +28,16 @@ func newStreamGuard(t *testing.T) (*Guard, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := session.NewMemory(session.MemoryOptions{})
-	t.Cleanup(func() { _ = store.Close() })
-	g, err := New(Config{Registry: reg, Sessions: store, MistakeLimit: 3,
-		Workspaces: map[string]*workspace.Workspace{"default": ws}, DefaultWorkspace: "default"})
+	cfg := Config{Registry: reg, MistakeLimit: 3,
+		Workspaces: map[string]*workspace.Workspace{"default": ws}, DefaultWorkspace: "default"}
+	for _, a := range adjust {
+		a(&cfg)
+	}
+	if cfg.Sessions == nil {
+		cfg.Sessions = session.NewMemory(session.MemoryOptions{})
+	}
+	t.Cleanup(func() { _ = cfg.Sessions.Close() })
+	g, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +83,7 @@ func completed(evs []StreamEvent) []StreamEvent {
 }
 
 func TestStreamVerdicts(t *testing.T) {
-	g, dir := newStreamGuard(t)
+	g, dir := newWorkspaceGuard(t)
 	memory := repair.ToolDef{Name: "add_semantic_memory", Parameters: map[string]any{
 		"type": "object", "required": []any{"memory_text"},
 		"properties": map[string]any{"memory_text": map[string]any{"type": "string"}, "importance": map[string]any{"type": "integer"}},
@@ -201,7 +208,7 @@ func TestStreamVerdicts(t *testing.T) {
 }
 
 func TestStreamCallerMistakes(t *testing.T) {
-	g, _ := newStreamGuard(t)
+	g, _ := newWorkspaceGuard(t)
 	if _, err := g.OpenStream(StreamRequest{Format: stream.XMLTags, Tools: []repair.ToolDef{{Name: ""}}}); err == nil {
 		t.Error("a bad tool definition was accepted")
 	}
