@@ -4,6 +4,8 @@
     make run                                    # in another terminal
     /usr/bin/python3 clients/python/example.py 127.0.0.1:7700
 
+Set TOOLGUARD_TOKEN for a server started with --auth-tokens-file.
+
 Validates a broken call, shows the feedback for a model's mistake, writes a
 file in the server's workspace and streams a response with an XML tool call.
 """
@@ -21,7 +23,8 @@ from toolguard_client import ToolGuardClient, ToolGuardError, arguments_dict, pb
 
 def main(target: str) -> int:
     session = f"example-{uuid.uuid4().hex[:8]}"
-    with ToolGuardClient(target, session_id=session, model_id="deepseek-chat", timeout=10) as tg:
+    with ToolGuardClient(target, session_id=session, model_id="deepseek-chat", timeout=10,
+                         token=os.environ.get("TOOLGUARD_TOKEN")) as tg:
         # 1. Claude Code's parameter names, written as a Python dict: repaired.
         raw = "{'file_path': 'src/hello.py', 'text': 'print(\"hello\")\\n'}"
         verdict = tg.validate("Write", raw)

@@ -2,7 +2,8 @@
 # Runs the Python client's tests against a real toolguard server (built from
 # this checkout with `go build`; set TOOLGUARD_BIN to use a built binary).
 #
-# Needs Debian's python3-grpcio and python3-protobuf; installs them (with
+# Needs Debian's python3-grpcio and python3-protobuf (and openssl, which the
+# TLS test makes its certificate with); installs them (with
 # apt-get) when they are missing and this runs as root. Uses Debian's
 # /usr/bin/python3 on purpose: another python3 on PATH may lack grpc.
 #
@@ -12,7 +13,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 python=/usr/bin/python3
-packages=(python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc)
+packages=(python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc openssl)
 
 missing=()
 for p in "${packages[@]}"; do

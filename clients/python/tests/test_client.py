@@ -27,7 +27,7 @@ import unittest
 import uuid
 from concurrent import futures
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 HERE = Path(__file__).resolve().parent
 CLIENT_ROOT = HERE.parent
@@ -35,13 +35,16 @@ REPO_ROOT = CLIENT_ROOT.parent.parent
 sys.path.insert(0, str(CLIENT_ROOT))
 
 import grpc  # noqa: E402
+from google.protobuf import duration_pb2  # noqa: E402
 
 from toolguard_client import (  # noqa: E402
     ToolGuardClient,
     ToolGuardError,
     arguments_dict,
+    error_details_pb2,
     pb,
     pb_grpc,
+    status_pb2,
     stream_delta,
     stream_format,
     tool_call_delta,
@@ -78,14 +81,24 @@ def tearDownModule() -> None:
 class Server:
     """A toolguard server process on a free loopback port."""
 
-    def __init__(self, binary: str, *extra_args: str) -> None:
+    def __init__(self, binary: str, *extra_args: str,
+                 prepare: Callable[[Path], Sequence[str]] | None = None) -> None:
+        """Starts ``toolguard serve`` with extra_args, and the flags
+        ``prepare`` returns: it is called first with the server's temporary
+        folder (removed at stop), to write the files those flags name."""
         self.dir = tempfile.TemporaryDirectory(prefix="toolguard-test-")
-        self.workspace = Path(self.dir.name) / "workspace"
-        self.log_path = Path(self.dir.name) / "server.log"
+        self.path = Path(self.dir.name)
+        self.workspace = self.path / "workspace"
+        self.log_path = self.path / "server.log"
+        try:
+            more = list(prepare(self.path)) if prepare else []
+        except BaseException:
+            self.dir.cleanup()
+            raise
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [binary, "serve", "--listen", "127.0.0.1:0", "--workspace", str(self.workspace),
-             "--log-format", "json", *extra_args],
+             "--log-format", "json", *extra_args, *more],
             stdout=subprocess.DEVNULL, stderr=self._log)
         self.address = self._wait_for_address()
 
@@ -131,8 +144,14 @@ class ServerTestCase(unittest.TestCase):
     server_args: tuple[str, ...] = ()
 
     @classmethod
+    def prepare_server(cls, folder: Path) -> Sequence[str]:
+        """Writes the files a class's server needs into its folder and
+        returns the flags that name them; none by default."""
+        return ()
+
+    @classmethod
     def setUpClass(cls) -> None:
-        cls.server = Server(_server_bin, *cls.server_args)
+        cls.server = Server(_server_bin, *cls.server_args, prepare=cls.prepare_server)
 
     @classmethod
     def tearDownClass(cls) -> None:
@@ -566,6 +585,179 @@ class StreamToolCallsTest(ServerTestCase):
         self.assertTrue(self.client.validate("write_to_file", '{"path": "a", "content": "b"}').ok)
 
 
+def write_tokens_file(path: Path, tokens: dict[str, tuple[str, Sequence[str]]]) -> Path:
+    """Writes an --auth-tokens-file: for each principal, its token (stored as
+    its hex SHA-256, as the server wants it) and its workspaces."""
+    lines = ["tokens:"]
+    for principal, (token, workspaces) in tokens.items():
+        lines += [f"  - principal: {principal}",
+                  f"    sha256: {hashlib.sha256(token.encode()).hexdigest()}",
+                  f"    workspaces: [{', '.join(json.dumps(w) for w in workspaces)}]"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def new_token() -> str:
+    return uuid.uuid4().hex + uuid.uuid4().hex
+
+
+class AuthTest(ServerTestCase):
+    """A server with a tokens file and a rate limit of 1 call per second in
+    bursts of 2, per principal. Each test uses a principal of its own, so
+    the tests do not share a bucket (refusals before the rate limit, for
+    lack of a valid token, cost nothing)."""
+
+    TOKENS: dict[str, tuple[str, Sequence[str]]] = {
+        "alice": (new_token(), ["*"]),
+        "streamer": (new_token(), ["*"]),
+        "default-only": (new_token(), ["default"]),
+        "bursty": (new_token(), ["*"]),
+    }
+
+    @classmethod
+    def prepare_server(cls, folder: Path) -> Sequence[str]:
+        (folder / "docs").mkdir()
+        tokens = write_tokens_file(folder / "tokens.yaml", cls.TOKENS)
+        return ("--auth-tokens-file", str(tokens), "--workspaces", f"docs={folder / 'docs'}",
+                "--rate-limit", "1", "--rate-burst", "2")
+
+    def setUp(self) -> None:
+        self.session_id = f"{type(self).__name__}-{self._testMethodName}-{uuid.uuid4().hex[:8]}"
+
+    def client_of(self, principal: str | None, *, token: str | None = None, **kwargs: Any) -> ToolGuardClient:
+        """A client with the principal's token (or the token given)."""
+        if principal is not None:
+            token = self.TOKENS[principal][0]
+        client = ToolGuardClient(self.server.address, session_id=self.session_id, timeout=30, token=token,
+                                 **kwargs)
+        self.addCleanup(client.close)
+        return client
+
+    def assertRefused(self, err: ToolGuardError, code: grpc.StatusCode, reason: str) -> None:
+        self.assertEqual((err.code, err.reason, err.domain), (code, reason, "toolguard.dev"), str(err))
+
+    def test_calls_with_the_token_succeed(self) -> None:
+        alice = self.client_of("alice")
+        self.assertTrue(alice.validate("write_to_file", '{"path": "a.py", "content": "x"}').ok)
+        # A client for another session keeps the token.
+        with alice.with_session(self.session_id + "-2") as other:
+            resp = other.write("write_to_file", '{"path": "alice.txt", "content": "hi"}')
+        self.assertTrue(resp.verdict.ok, resp.verdict.feedback)
+        self.assertEqual((self.server.workspace / "alice.txt").read_text(), "hi")
+        self.assertIn('"principal":"alice"', self.server.log())
+
+    def test_no_token_is_token_required(self) -> None:
+        with self.assertRaises(ToolGuardError) as caught:
+            self.client_of(None).get_session()
+        self.assertRefused(caught.exception, grpc.StatusCode.UNAUTHENTICATED, "TOKEN_REQUIRED")
+        self.assertIsNone(caught.exception.retry_delay)
+        # with_session(token=None) drops the token.
+        with self.client_of("alice").with_session("s", token=None) as anonymous:
+            with self.assertRaises(ToolGuardError) as caught:
+                anonymous.get_session()
+        self.assertRefused(caught.exception, grpc.StatusCode.UNAUTHENTICATED, "TOKEN_REQUIRED")
+
+    def test_wrong_token_is_token_invalid(self) -> None:
+        with self.assertRaises(ToolGuardError) as caught:
+            self.client_of(None, token=new_token()).validate("Write", "{}")
+        self.assertRefused(caught.exception, grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID")
+        # Another scheme than Bearer is no token at all.
+        basic = self.client_of(None, metadata={"authorization": "Basic " + self.TOKENS["alice"][0]})
+        with self.assertRaises(ToolGuardError) as caught:
+            basic.get_session()
+        self.assertRefused(caught.exception, grpc.StatusCode.UNAUTHENTICATED, "TOKEN_REQUIRED")
+
+    def test_workspace_not_granted(self) -> None:
+        docs = self.client_of("default-only", workspace="docs")
+        with self.assertRaises(ToolGuardError) as caught:
+            docs.write("write_to_file", '{"path": "d.txt", "content": "x"}')
+        self.assertRefused(caught.exception, grpc.StatusCode.PERMISSION_DENIED, "WORKSPACE_NOT_GRANTED")
+        self.assertFalse((self.server.path / "docs" / "d.txt").exists())
+        # The granted workspace works.
+        with docs.with_session(self.session_id, workspace="") as default:
+            self.assertTrue(default.write("write_to_file", '{"path": "d.txt", "content": "x"}').verdict.ok)
+        self.assertTrue((self.server.workspace / "d.txt").exists())
+
+    def test_burst_exceeded_is_rate_limited_with_a_retry_delay(self) -> None:
+        bursty = self.client_of("bursty")
+        succeeded = 0
+        with self.assertRaises(ToolGuardError) as caught:
+            for _ in range(10):
+                bursty.get_session()
+                succeeded += 1
+        err = caught.exception
+        self.assertRefused(err, grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+        self.assertGreaterEqual(succeeded, 2, "the burst of 2 should pass")
+        self.assertEqual(err.metadata.get("principal"), "bursty")
+        self.assertIsNotNone(err.retry_delay)
+        assert err.retry_delay is not None
+        self.assertGreater(err.retry_delay, 0)
+        self.assertLessEqual(err.retry_delay, 1.0)  # one token a second
+        self.assertIn("retry_delay=", repr(err))
+        # Waiting as told works.
+        time.sleep(err.retry_delay + 0.05)
+        self.assertFalse(bursty.get_session().exists)
+
+    def test_stream_with_the_token(self) -> None:
+        response = "<write_to_file><path>streamed.txt</path><content>s</content></write_to_file>"
+        events = list(self.client_of("streamer").stream("xml_tags", chunks(response, 7), execute_on_complete=True))
+        complete = by_kind(events, "call_complete")
+        self.assertEqual(len(complete), 1)
+        self.assertTrue(complete[0].execution.applied, complete[0].verdict.feedback)
+        self.assertEqual((self.server.workspace / "streamed.txt").read_text(), "s")
+        self.assertEqual(events[-1].WhichOneof("event"), "done")
+        # Without it, the stream is refused.
+        with self.assertRaises(ToolGuardError) as caught:
+            list(self.client_of(None).stream("xml_tags", [response]))
+        self.assertRefused(caught.exception, grpc.StatusCode.UNAUTHENTICATED, "TOKEN_REQUIRED")
+
+
+def make_tls_cert(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, made with the
+    openssl command (Debian's openssl package)."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=toolguard-test",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+class TLSTest(ServerTestCase):
+    """A TLS server with a tokens file: credentials and token together."""
+
+    TOKEN = new_token()
+
+    @classmethod
+    def prepare_server(cls, folder: Path) -> Sequence[str]:
+        cert, key = make_tls_cert(folder)
+        tokens = write_tokens_file(folder / "tokens.yaml", {"tls-user": (cls.TOKEN, ["*"])})
+        return "--tls-cert", str(cert), "--tls-key", str(key), "--auth-tokens-file", str(tokens)
+
+    def setUp(self) -> None:
+        self.session_id = f"tls-{uuid.uuid4().hex[:8]}"
+
+    def test_tls_with_a_token(self) -> None:
+        creds = grpc.ssl_channel_credentials(root_certificates=(self.server.path / "cert.pem").read_bytes())
+        with ToolGuardClient(self.server.address, session_id=self.session_id, timeout=30, token=self.TOKEN,
+                             credentials=creds) as client:
+            self.assertTrue(client.validate("write_to_file", '{"path": "a", "content": "b"}').ok)
+            events = list(client.stream("xml_tags", ["<write_to_file><path>a</path><content>b</content>",
+                                                     "</write_to_file>"]))
+            self.assertTrue(by_kind(events, "call_complete")[0].verdict.ok)
+        with ToolGuardClient(self.server.address, session_id=self.session_id, timeout=30,
+                             credentials=creds) as client:
+            with self.assertRaises(ToolGuardError) as caught:
+                client.get_session()
+            self.assertEqual(caught.exception.reason, "TOKEN_REQUIRED")
+
+    def test_plaintext_client_is_refused(self) -> None:
+        with ToolGuardClient(self.server.address, session_id=self.session_id, timeout=5, token=self.TOKEN) as client:
+            with self.assertRaises(ToolGuardError) as caught:
+                client.get_session()
+        self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)
+
+
 class _EchoServicer(pb_grpc.ToolGuardServiceServicer):
     """A stand-in for the real handler that records the frames it receives and
     echoes them as events; it checks the client's side of the stream only
@@ -702,6 +894,29 @@ class OfflineTest(unittest.TestCase):
             client.validate("Write", "{}", params={"a": "b"})
         with self.assertRaises(TypeError):
             client.validate("Write", params={"a": 1})  # type: ignore[dict-item]
+
+    def test_token_checks(self) -> None:
+        with self.assertRaisesRegex(ValueError, "visible ASCII"):
+            ToolGuardClient("127.0.0.1:1", session_id="s", token="abc\n")
+        with self.assertRaisesRegex(ValueError, "not both"):
+            ToolGuardClient("127.0.0.1:1", session_id="s", token="abc", metadata=[("Authorization", "Bearer x")])
+        client = ToolGuardClient("127.0.0.1:1", session_id="s", token="abc", metadata={"x-request-id": "r"})
+        self.addCleanup(client.close)
+        self.assertEqual(client.metadata, (("x-request-id", "r"),))
+        self.assertEqual(client._metadata(), (("x-request-id", "r"), ("authorization", "Bearer abc")))
+        with client.with_session("t") as other:
+            self.assertEqual(other.token, "abc")
+        self.assertIsNone(ToolGuardClient(client.channel, session_id="s", token="").token)
+
+    def test_retry_info_is_decoded(self) -> None:
+        status = status_pb2.Status(code=grpc.StatusCode.RESOURCE_EXHAUSTED.value[0], message="slow down")
+        status.details.add().Pack(error_details_pb2.ErrorInfo(reason="RATE_LIMITED", domain="toolguard.dev"))
+        status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=1,
+                                                                                                nanos=250_000_000)))
+        err = ToolGuardError(grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down", status=status)
+        self.assertEqual((err.reason, err.retry_delay), ("RATE_LIMITED", 1.25))
+        self.assertIsInstance(err.details[1], error_details_pb2.RetryInfo)
+        self.assertIsNone(ToolGuardError(grpc.StatusCode.INTERNAL, "x").retry_delay)
 
     def test_unreachable_server_is_a_toolguard_error(self) -> None:
         with ToolGuardClient("127.0.0.1:1", session_id="s", timeout=2) as client:

@@ -14,6 +14,7 @@ from ._proto import toolguard_pb2_grpc as pb_grpc
 from .errors import ToolGuardError
 
 __all__ = [
+    "AUTHORIZATION_KEY",
     "DEFAULT_CHANNEL_OPTIONS",
     "Delta",
     "MetadataLike",
@@ -53,6 +54,9 @@ DEFAULT_CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_send_message_length", 16 * 1024 * 1024),
 )
 
+#: The metadata key of the bearer token.
+AUTHORIZATION_KEY = "authorization"
+
 _TOOL_KEYS = frozenset({"name", "description", "parameters", "input_schema", "aliases", "param_aliases",
                         "content_params"})
 _PARAM_ALIAS_KEYS = frozenset({"param", "aliases", "allow_empty"})
@@ -84,7 +88,15 @@ class ToolGuardClient:
         mistake_limit: Lower the server's consecutive-mistake limit; 0 keeps it.
         timeout: Default deadline of each call, in seconds; None for none.
         metadata: gRPC metadata sent with every call.
-        credentials: Channel credentials for TLS; None for a plaintext channel.
+        token: The bearer token of a server started with
+            ``--auth-tokens-file``: every call, streams included, then
+            carries ``authorization: Bearer <token>``. None or ``""`` for
+            none. It may not be combined with an ``authorization`` entry in
+            ``metadata``.
+        credentials: Channel credentials for TLS
+            (``grpc.ssl_channel_credentials(root_certificates=...)``; with
+            ``private_key`` and ``certificate_chain`` for mutual TLS); None
+            for a plaintext channel.
         options: gRPC channel options (``[("grpc.max_receive_message_length", n)]``),
             on top of :data:`DEFAULT_CHANNEL_OPTIONS`.
     """
@@ -99,9 +111,20 @@ class ToolGuardClient:
         mistake_limit: int = 0,
         timeout: float | None = None,
         metadata: MetadataLike | None = None,
+        token: str | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         options: Sequence[tuple[str, Any]] | None = None,
     ) -> None:
+        if metadata is None:
+            user_metadata: tuple[tuple[str, str], ...] = ()
+        elif isinstance(metadata, Mapping):
+            user_metadata = tuple(metadata.items())
+        else:
+            user_metadata = tuple(metadata)
+        if token:
+            _check_token(token)
+            if any(k.lower() == AUTHORIZATION_KEY for k, _ in user_metadata):
+                raise ValueError("give the bearer token as token or as authorization metadata, not both")
         if isinstance(target, grpc.Channel):
             self._channel = target
             self._owns_channel = False
@@ -120,12 +143,10 @@ class ToolGuardClient:
         self.workspace = workspace
         self.mistake_limit = mistake_limit
         self.timeout = timeout
-        if metadata is None:
-            self.metadata: tuple[tuple[str, str], ...] = ()
-        elif isinstance(metadata, Mapping):
-            self.metadata = tuple(metadata.items())
-        else:
-            self.metadata = tuple(metadata)
+        #: The metadata given to the client (without the token's).
+        self.metadata = user_metadata
+        #: The bearer token, or None.
+        self.token = token or None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -141,12 +162,12 @@ class ToolGuardClient:
 
     def with_session(self, session_id: str, **overrides: Any) -> "ToolGuardClient":
         """Returns a client for another session (and optionally another
-        ``model_id``, ``workspace``, ``mistake_limit``, ``timeout`` or
-        ``metadata``) that shares this client's channel. Closing it does not
-        close the channel."""
+        ``model_id``, ``workspace``, ``mistake_limit``, ``timeout``,
+        ``metadata`` or ``token``) that shares this client's channel. Closing
+        it does not close the channel."""
         settings: dict[str, Any] = dict(
             session_id=session_id, model_id=self.model_id, workspace=self.workspace,
-            mistake_limit=self.mistake_limit, timeout=self.timeout, metadata=self.metadata)
+            mistake_limit=self.mistake_limit, timeout=self.timeout, metadata=self.metadata, token=self.token)
         unknown = set(overrides) - set(settings)
         if unknown:
             raise TypeError(f"with_session: unexpected argument(s) {sorted(unknown)}")
@@ -429,7 +450,7 @@ class ToolGuardClient:
 
         def events() -> Iterator[pb.StreamToolCallsResponse]:
             call = self._stub.StreamToolCalls(requests(), timeout=self._timeout(timeout),
-                                              metadata=self.metadata or None)
+                                              metadata=self._metadata())
             holder.append(call)
             call_ready.set()
             try:
@@ -450,12 +471,18 @@ class ToolGuardClient:
 
     # -- plumbing ----------------------------------------------------------
 
+    def _metadata(self) -> tuple[tuple[str, str], ...] | None:
+        """The metadata of a call: the client's, and the bearer token."""
+        if self.token:
+            return self.metadata + ((AUTHORIZATION_KEY, f"Bearer {self.token}"),)
+        return self.metadata or None
+
     def _timeout(self, timeout: float | None) -> float | None:
         return self.timeout if timeout is None else timeout
 
     def _unary(self, method: Callable[..., _T], request: Any, timeout: float | None) -> _T:
         try:
-            return method(request, timeout=self._timeout(timeout), metadata=self.metadata or None)
+            return method(request, timeout=self._timeout(timeout), metadata=self._metadata())
         except grpc.RpcError as err:
             raise ToolGuardError.from_rpc_error(err) from None
 
@@ -590,6 +617,17 @@ def _tool_call(name: str, arguments: str | Mapping[str, Any] | None, params: Map
     elif xml_block is not None:
         call.xml_block = xml_block
     return call
+
+
+def _check_token(token: str) -> None:
+    # gRPC metadata values are printable ASCII, and the server splits
+    # "Bearer <token>" at a space: a token read from a file with its newline
+    # would fail in an obscure way at the first call.
+    if not isinstance(token, str):
+        raise TypeError(f"token: want str, not {type(token).__name__}")
+    if not all("!" <= c <= "~" for c in token):
+        raise ValueError("token: only visible ASCII characters, no spaces or newlines "
+                         "(strip a token read from a file)")
 
 
 def _tool_definitions(tools: Iterable[ToolLike] | None) -> list[pb.ToolDefinition]:

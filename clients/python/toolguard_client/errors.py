@@ -5,8 +5,9 @@ toolguard answers a model's mistake with an ordinary response (a Verdict with
 NOT_FOUND, FAILED_PRECONDITION...) and the server's own faults are errors.
 They carry a ``google.rpc.Status`` in the ``grpc-status-details-bin``
 trailer, whose details hold a ``google.rpc.ErrorInfo`` (domain
-``toolguard.dev``, a stable ``reason`` such as ``SESSION_ID_REQUIRED``) and,
-for bad fields, a ``google.rpc.BadRequest``.
+``toolguard.dev``, a stable ``reason`` such as ``SESSION_ID_REQUIRED``),
+for bad fields a ``google.rpc.BadRequest``, and for a rate limit
+(``RATE_LIMITED``) a ``google.rpc.RetryInfo`` saying when to retry.
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ class ToolGuardError(Exception):
         field_violations: The ``google.rpc.BadRequest`` field violations.
         precondition_violations: The ``google.rpc.PreconditionFailure``
             violations.
+        retry_delay: Seconds to wait before retrying, from a
+            ``google.rpc.RetryInfo`` (RESOURCE_EXHAUSTED ``RATE_LIMITED``);
+            None when the status carries none.
         details: Every detail message of the status, unpacked when its type
             is known, else the ``google.protobuf.Any`` as received.
         status: The decoded ``google.rpc.Status``, or None when the trailer
@@ -85,6 +89,7 @@ class ToolGuardError(Exception):
     metadata: dict[str, str]
     field_violations: list[FieldViolation]
     precondition_violations: list[PreconditionViolation]
+    retry_delay: float | None
     details: list[Any]
     status: status_pb2.Status | None
     trailing_metadata: tuple[tuple[str, Any], ...]
@@ -109,6 +114,7 @@ class ToolGuardError(Exception):
         self.metadata = {}
         self.field_violations = []
         self.precondition_violations = []
+        self.retry_delay = None
         self.details = []
         if status is not None:
             self._read_details(status)
@@ -140,6 +146,13 @@ class ToolGuardError(Exception):
                 self.precondition_violations.extend(
                     PreconditionViolation(v.type, v.subject, v.description) for v in pre.violations
                 )
+            elif any_msg.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                retry = error_details_pb2.RetryInfo()
+                any_msg.Unpack(retry)
+                self.details.append(retry)
+                if self.retry_delay is None:
+                    d = retry.retry_delay
+                    self.retry_delay = max(0.0, d.seconds + d.nanos / 1e9)
             else:
                 self.details.append(any_msg)
 
@@ -162,7 +175,8 @@ class ToolGuardError(Exception):
 
     def __repr__(self) -> str:
         return (f"ToolGuardError(code={self.code!r}, reason={self.reason!r}, message={self.message!r}, "
-                f"metadata={self.metadata!r}, field_violations={self.field_violations!r})")
+                f"metadata={self.metadata!r}, field_violations={self.field_violations!r}, "
+                f"retry_delay={self.retry_delay!r})")
 
 
 def _status_of(trailers: Sequence[tuple[str, Any]]) -> status_pb2.Status | None:

@@ -8,7 +8,8 @@
 import { createToolGuardClient, FileChangeKind, ToolGuardError, type Verdict } from "../src/index.js";
 
 const address = process.argv[2] ?? "127.0.0.1:7700";
-const client = createToolGuardClient({ address, sessionId: `example-${process.pid}` });
+// TOOLGUARD_TOKEN: the bearer token of a server started with --auth-tokens-file.
+const client = createToolGuardClient({ address, sessionId: `example-${process.pid}`, token: process.env.TOOLGUARD_TOKEN });
 
 function show(title: string, verdict: Verdict): void {
   console.log(`\n== ${title}`);

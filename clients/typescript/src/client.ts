@@ -26,15 +26,16 @@ import {
   createClient,
   type CallOptions,
   type Client,
-  type Interceptor,
   type Transport,
 } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import type * as http2 from "node:http2";
 
 import {
   BadRequestSchema,
   ErrorInfoSchema,
   PreconditionFailureSchema,
+  RetryInfoSchema,
 } from "./gen/google/rpc/error_details_pb.js";
 import {
   StreamFormat,
@@ -69,8 +70,9 @@ export const ERROR_DOMAIN = "toolguard.dev";
 export interface ToolGuardClientOptions {
   /**
    * The server: `host:port` (`"127.0.0.1:7700"`, `"[::1]:7700"`) for
-   * plaintext HTTP/2, or a base URL (`"http://127.0.0.1:7700"`,
-   * `"https://toolguard.internal"`).
+   * plaintext HTTP/2, or a base URL (`"http://127.0.0.1:7700"`, or
+   * `"https://toolguard.internal:7700"` for TLS; see
+   * {@link ToolGuardClientOptions.nodeOptions}).
    */
   address: string;
   /**
@@ -93,16 +95,30 @@ export interface ToolGuardClientOptions {
    */
   mistakeLimit?: number;
   /**
-   * Headers sent with every call (authentication, tracing, `x-request-id`,
-   * which toolguard logs and echoes); a call's own headers win.
+   * The bearer token of a server started with `--auth-tokens-file`: every
+   * call, streams included, then carries `authorization: Bearer <token>`.
+   * Empty or unset: none. Not together with an `authorization` header in
+   * `headers`.
+   */
+  token?: string;
+  /**
+   * Headers sent with every call (tracing, `x-request-id`, which toolguard
+   * logs and echoes); a call's own headers win.
    */
   headers?: HeadersInit;
+  /**
+   * Options of Node's `http2.connect()` for the connection built from
+   * `address`, chiefly TLS with an `https://` address: `ca` (the CA of a
+   * server certificate not in Node's store), and `cert` and `key` for
+   * mutual TLS (`--tls-client-ca`).
+   */
+  nodeOptions?: http2.SecureClientSessionOptions;
   /** Default timeout of every call in milliseconds; unset: none. */
   timeoutMs?: number;
   /**
-   * A transport to use instead of the plaintext HTTP/2 one built from
-   * `address` (TLS options, interceptors, tests). {@link ToolGuardClient.close}
-   * then leaves it alone.
+   * A transport to use instead of the HTTP/2 one built from `address`
+   * (interceptors, tests; not with `nodeOptions`). `token` and `headers`
+   * still apply. {@link ToolGuardClient.close} then leaves it alone.
    */
   transport?: Transport;
 }
@@ -505,6 +521,12 @@ export class ToolGuardError extends ConnectError {
   readonly fieldViolations: FieldViolation[];
   /** google.rpc.PreconditionFailure violations. */
   readonly preconditionViolations: PreconditionViolation[];
+  /**
+   * How long to wait before retrying, in milliseconds, from a
+   * google.rpc.RetryInfo (RESOURCE_EXHAUSTED, reason `RATE_LIMITED`);
+   * undefined when the status carries none.
+   */
+  readonly retryDelayMs: number | undefined;
 
   /** Wraps a ConnectError, decoding its details. */
   constructor(err: ConnectError) {
@@ -520,6 +542,8 @@ export class ToolGuardError extends ConnectError {
     this.preconditionViolations = err.findDetails(PreconditionFailureSchema).flatMap((p) =>
       p.violations.map((v) => ({ type: v.type, subject: v.subject, description: v.description })),
     );
+    const delay = err.findDetails(RetryInfoSchema)[0]?.retryDelay;
+    this.retryDelayMs = delay ? Math.max(0, Number(delay.seconds) * 1000 + delay.nanos / 1e6) : undefined;
   }
 
   /**
@@ -753,35 +777,50 @@ export class ToolGuardClient {
 }
 
 /**
- * Creates a client for the toolguard server at `options.address`, over
- * plaintext gRPC on HTTP/2 (Connect's gRPC transport for Node.js).
+ * Creates a client for the toolguard server at `options.address`, over gRPC
+ * on HTTP/2 (Connect's gRPC transport for Node.js): plaintext for
+ * `host:port` or `http://`, TLS for `https://`.
  *
  * The connection opens on the first call and is kept; see
  * {@link ToolGuardClient.close}.
+ *
+ * @throws TypeError for a malformed address or token, a token beside an
+ *   `authorization` header, TLS `nodeOptions` with a plaintext address, or
+ *   `nodeOptions` with a `transport`.
  */
 export function createToolGuardClient(options: ToolGuardClientOptions): ToolGuardClient {
+  const headers = new Headers(options.headers);
+  if (options.token) {
+    if (!/^[\x21-\x7e]+$/.test(options.token)) {
+      throw new TypeError("token: only visible ASCII characters, no spaces or newlines (trim a token read from a file)");
+    }
+    if (headers.has(AUTHORIZATION)) {
+      throw new TypeError("give the bearer token as token or as an authorization header, not both");
+    }
+    headers.set(AUTHORIZATION, `Bearer ${options.token}`);
+  }
   let transport = options.transport;
   let close = (): void => {};
-  if (!transport) {
-    const baseUrl = toBaseUrl(options.address);
-    const sessionManager = new Http2SessionManager(baseUrl);
-    close = () => sessionManager.abort();
-    const interceptors: Interceptor[] = [];
-    if (options.headers) {
-      const headers = new Headers(options.headers);
-      interceptors.push((next) => (req) => {
-        headers.forEach((value, key) => {
-          if (!req.header.has(key)) req.header.set(key, value);
-        });
-        return next(req);
-      });
+  if (transport) {
+    if (options.nodeOptions) {
+      throw new TypeError("nodeOptions apply to the transport built from address, not to a transport given");
     }
+  } else {
+    const baseUrl = toBaseUrl(options.address);
+    const nodeOptions = options.nodeOptions ?? {};
+    if (baseUrl.startsWith("http:") && TLS_OPTIONS.some((k) => nodeOptions[k] !== undefined)) {
+      throw new TypeError(`TLS nodeOptions (${TLS_OPTIONS.join(", ")}) need an https:// address, not ${options.address}`);
+    }
+    const sessionManager = new Http2SessionManager(baseUrl, undefined, nodeOptions);
+    close = () => sessionManager.abort();
     transport = createGrpcTransport({
       baseUrl,
       sessionManager,
-      interceptors,
       ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
     });
+  }
+  if ([...headers.keys()].length > 0) {
+    transport = withHeaders(transport, headers);
   }
   const context: ContextInit = { sessionId: options.sessionId };
   if (options.modelId !== undefined) context.modelId = options.modelId;
@@ -804,6 +843,32 @@ export function toBaseUrl(address: string): string {
 
 // ---------------------------------------------------------------------------
 // Internals
+
+/** The header of the bearer token. */
+const AUTHORIZATION = "authorization";
+
+/** The nodeOptions that only make sense over TLS. */
+const TLS_OPTIONS = ["ca", "cert", "key", "pfx"] as const;
+
+/**
+ * A transport that sends `defaults` with every call, unary and streaming; a
+ * call's own headers win.
+ */
+function withHeaders(transport: Transport, defaults: Headers): Transport {
+  const merge = (own: HeadersInit | undefined): Headers => {
+    const out = new Headers(defaults);
+    new Headers(own).forEach((value, key) => out.set(key, value));
+    return out;
+  };
+  return {
+    unary(method, signal, timeoutMs, header, input, contextValues) {
+      return transport.unary(method, signal, timeoutMs, merge(header), input, contextValues);
+    },
+    stream(method, signal, timeoutMs, header, input, contextValues) {
+      return transport.stream(method, signal, timeoutMs, merge(header), input, contextValues);
+    },
+  };
+}
 
 function callOptions(o: RequestOptions): CallOptions {
   const out: CallOptions = {};

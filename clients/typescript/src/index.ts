@@ -12,9 +12,11 @@ export {
   BadRequestSchema,
   ErrorInfoSchema,
   PreconditionFailureSchema,
+  RetryInfoSchema,
   type BadRequest,
   type BadRequest_FieldViolation,
   type ErrorInfo,
   type PreconditionFailure,
   type PreconditionFailure_Violation,
+  type RetryInfo,
 } from "./gen/google/rpc/error_details_pb.js";

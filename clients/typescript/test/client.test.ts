@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 
 import {
   BadRequestSchema,
@@ -12,6 +12,7 @@ import {
   ErrorInfoSchema,
   parseStreamFormat,
   PreconditionFailureSchema,
+  RetryInfoSchema,
   StreamFormat,
   toBaseUrl,
   toStreamDelta,
@@ -19,6 +20,7 @@ import {
   toToolDefinition,
   ToolDefinitionSchema,
   ToolGuardError,
+  type HeadersInit,
 } from "../src/index.js";
 import { servingAddress } from "../testing/server.js";
 
@@ -153,6 +155,74 @@ describe("ToolGuardError", () => {
     const err = new ToolGuardError(new ConnectError("boom", Code.Internal));
     assert.equal(err.reason, undefined);
     assert.deepEqual(err.fieldViolations, []);
+    assert.equal(err.retryDelayMs, undefined);
+  });
+
+  it("decodes RetryInfo as retryDelayMs", () => {
+    const err = new ToolGuardError(
+      new ConnectError("over the rate limit", Code.ResourceExhausted, undefined, [
+        { desc: ErrorInfoSchema, value: { reason: "RATE_LIMITED", domain: "toolguard.dev" } },
+        { desc: RetryInfoSchema, value: { retryDelay: { seconds: 1n, nanos: 250_000_000 } } },
+      ]),
+    );
+    assert.equal(err.reason, "RATE_LIMITED");
+    assert.equal(err.retryDelayMs, 1250);
+  });
+});
+
+describe("token and headers", () => {
+  /** A transport that records each call's headers and fails it. */
+  function recorder(): { transport: Transport; headers: Headers[] } {
+    const headers: Headers[] = [];
+    const fail = (h: HeadersInit | undefined): Promise<never> => {
+      headers.push(new Headers(h));
+      return Promise.reject(new ConnectError("recorded", Code.Unavailable));
+    };
+    return {
+      headers,
+      transport: {
+        unary: (_m, _s, _t, h) => fail(h),
+        stream: (_m, _s, _t, h) => fail(h),
+      },
+    };
+  }
+
+  it("sends the token and the headers with unary calls and streams; a call's own headers win", async () => {
+    const rec = recorder();
+    const client = createToolGuardClient({
+      address: "127.0.0.1:1",
+      sessionId: "s",
+      token: "t0k3n",
+      headers: { "x-request-id": "r1" },
+      transport: rec.transport,
+    });
+    await assert.rejects(client.getSession(), ToolGuardError);
+    await assert.rejects(client.withContext({ sessionId: "s2" }).validate("w", { headers: { "x-request-id": "r2" } }));
+    await assert.rejects(async () => {
+      for await (const _ of client.stream("xml_tags", ["x"])) void _;
+    }, ToolGuardError);
+    await assert.rejects(client.listTools(undefined, { headers: { authorization: "Bearer other" } }));
+    assert.deepEqual(
+      rec.headers.map((h) => [h.get("authorization"), h.get("x-request-id")]),
+      [
+        ["Bearer t0k3n", "r1"],
+        ["Bearer t0k3n", "r2"],
+        ["Bearer t0k3n", "r1"],
+        ["Bearer other", "r1"],
+      ],
+    );
+  });
+
+  it("refuses malformed tokens and conflicting options", () => {
+    const base = { address: "127.0.0.1:1", sessionId: "s" };
+    assert.throws(() => createToolGuardClient({ ...base, token: "abc\n" }), /visible ASCII/);
+    assert.throws(() => createToolGuardClient({ ...base, token: "abc", headers: { Authorization: "Bearer x" } }), /not both/);
+    assert.throws(() => createToolGuardClient({ ...base, nodeOptions: { ca: "pem" } }), /https:\/\//);
+    assert.throws(
+      () => createToolGuardClient({ ...base, nodeOptions: {}, transport: recorder().transport }),
+      /nodeOptions/,
+    );
+    createToolGuardClient({ ...base, address: "https://127.0.0.1:1", nodeOptions: { ca: "pem" }, token: "" }).close();
   });
 });
 

@@ -20,6 +20,8 @@ export interface ToolGuardServer {
   readonly address: string;
   /** The default workspace folder (`--workspace`). */
   readonly workspace: string;
+  /** The server's temporary folder (holding the workspace, and what `prepare` wrote). */
+  readonly dir: string;
   /** The repository root the server was built from. */
   readonly root: string;
   /** Everything the server has logged so far (JSON lines). */
@@ -69,6 +71,12 @@ function run(cmd: string, args: string[], cwd: string): Promise<void> {
 export interface StartOptions {
   /** More flags for `toolguard serve`. */
   args?: string[];
+  /**
+   * Called with the server's temporary folder before it starts, to write
+   * the files its flags name (a tokens file, TLS certificates); returns
+   * those flags, which follow `args`. The folder is removed at stop.
+   */
+  prepare?(dir: string): string[] | Promise<string[]>;
   /** How long to wait for the "serving gRPC" log line, in ms (default 30 s). */
   readyTimeoutMs?: number;
 }
@@ -84,18 +92,30 @@ export async function startServer(options: StartOptions = {}): Promise<ToolGuard
   const bin = process.env.TOOLGUARD_BIN ? resolve(process.env.TOOLGUARD_BIN) : join(tmp, "toolguard");
   const workspace = join(tmp, "workspace");
   await mkdir(workspace);
-  if (!process.env.TOOLGUARD_BIN) {
-    try {
+  let prepared: string[] = [];
+  try {
+    if (!process.env.TOOLGUARD_BIN) {
       await run(goCommand(), ["build", "-o", bin, "./cmd/toolguard"], root);
-    } catch (err) {
-      await rm(tmp, { recursive: true, force: true });
-      throw err;
     }
+    if (options.prepare) prepared = await options.prepare(tmp);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
   }
 
   const child = spawn(
     bin,
-    ["serve", "--listen", "127.0.0.1:0", "--workspace", workspace, "--log-format", "json", ...(options.args ?? [])],
+    [
+      "serve",
+      "--listen",
+      "127.0.0.1:0",
+      "--workspace",
+      workspace,
+      "--log-format",
+      "json",
+      ...(options.args ?? []),
+      ...prepared,
+    ],
     { cwd: tmp, stdio: ["ignore", "ignore", "pipe"] },
   );
   let log = "";
@@ -138,6 +158,7 @@ export async function startServer(options: StartOptions = {}): Promise<ToolGuard
   const server: ToolGuardServer = {
     address,
     workspace,
+    dir: tmp,
     root,
     log: () => log,
     stop(): Promise<number | null> {
