@@ -95,6 +95,17 @@ type ValidateRequest struct {
 	// Tools are definitions of tools the server does not know, for this
 	// call only.
 	Tools []repair.ToolDef
+	// NoSession validates the call outside any session: nothing is
+	// recorded in the session store (SessionID is ignored), so no repeat
+	// is detected, and the verdict's Mistakes holds the limit with
+	// NotCounted set. The outcome still goes to the Observer. Front ends
+	// that see calls nobody named a session for (the proxy, for requests
+	// without its session header) set it.
+	NoSession bool
+	// Truncated says the call was cut off before it was complete (a
+	// streamed call that never closed, or the model hit its length limit):
+	// the verdict gets a TRUNCATED violation if the pipeline found none.
+	Truncated bool
 }
 
 // Verdict is the outcome of one call.
@@ -113,8 +124,9 @@ type MistakeState struct {
 	Consecutive  uint32
 	Limit        uint32
 	LimitReached bool
-	// NotCounted reports that the session store could not be reached, so
-	// the call was not counted and Consecutive is unknown (0).
+	// NotCounted reports that the call was not counted, so Consecutive is
+	// unknown (0): the session store could not be reached, or the request
+	// had no session (ValidateRequest.NoSession).
 	NotCounted bool
 }
 
@@ -139,7 +151,11 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return g.reg.Validate(req.Call, repair.Options{ModelID: req.ModelID, Tools: extra}), nil
+	res := g.reg.Validate(req.Call, repair.Options{ModelID: req.ModelID, Tools: extra})
+	if req.Truncated && !res.Has(repair.CodeTruncated) {
+		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
+	}
+	return res, nil
 }
 
 // conclude records a checked (and possibly executed) call in its session
@@ -151,8 +167,13 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
 	var m MistakeState
-	st, err := g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON)})
+	var st session.State
+	if !req.NoSession {
+		st, err = g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON)})
+	}
 	switch {
+	case req.NoSession:
+		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true}
 	case errors.Is(err, session.ErrUnavailable):
 		// Counting is the one part of a call that needs the shared store:
 		// the repair, the validation and any execution stand without it, so
@@ -225,6 +246,19 @@ func (g *Guard) ResetSession(ctx context.Context, id string) (Session, error) {
 		return Session{}, fmt.Errorf("reset session %q: %w", id, err)
 	}
 	return Session{ID: id, Mistakes: newMistakeState(0, g.limit)}, nil
+}
+
+// CompileTool compiles a tool definition sent with a request, as Validate
+// does with ValidateRequest.Tools, reusing an earlier compilation of an
+// identical definition. A front end that must know which of a request's
+// tools can be used before it validates any call (the proxy) compiles them
+// one by one with it, and resolves names with Registry().Resolve.
+func (g *Guard) CompileTool(def repair.ToolDef) (*repair.Tool, error) {
+	tools, err := g.compileTools([]repair.ToolDef{def})
+	if err != nil {
+		return nil, err
+	}
+	return tools[0], nil
 }
 
 // InvalidToolDefinitionError reports a tool definition sent with a request

@@ -72,6 +72,15 @@ func (g *Guard) ToolLabel(res *repair.Result) string {
 	}
 }
 
+// ObserveStreamCall reports a streamed call concluded outside a Stream,
+// once Validate has returned its verdict (whose Verdict the observer has
+// already had): the proxy follows OpenAI and Anthropic streams itself and
+// validates each call when it is complete. truncated says the call was cut
+// off; it counts as StreamCallTruncated.
+func (g *Guard) ObserveStreamCall(format stream.Format, v *Verdict, truncated bool) {
+	g.observer.StreamCall(format, streamCallOutcome(v, truncated || v.Has(repair.CodeTruncated)))
+}
+
 // observeVerdict reports a concluded call to the observer.
 func (g *Guard) observeVerdict(v *Verdict) {
 	g.observer.Verdict(v, g.ToolLabel(v.Result))

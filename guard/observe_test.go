@@ -182,3 +182,56 @@ func TestNopObserverIsTheDefault(t *testing.T) {
 		t.Errorf("ToolLabel(nil) = %q, want %q", got, ToolLabelOther)
 	}
 }
+
+// TestValidateWithoutSession: a call validated with NoSession is observed
+// but recorded in no session; Truncated adds TRUNCATED; ObserveStreamCall
+// reports a call concluded outside a Stream.
+func TestValidateWithoutSession(t *testing.T) {
+	g, rec, _ := newObservedGuard(t)
+	ctx := context.Background()
+	bad := repair.Call{Name: "write_to_file", Form: repair.FormText, Text: `{"path":"a"}`}
+	for range 3 {
+		v, err := g.Validate(ctx, ValidateRequest{SessionID: "s", NoSession: true, Call: bad})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (MistakeState{Limit: 3, NotCounted: true}); v.Mistakes != want || v.Has(repair.CodeRepeatedCall) {
+			t.Fatalf("mistakes = %+v (violations %v), want %+v and no repeat", v.Mistakes, v.Violations, want)
+		}
+	}
+	if st, err := g.Session(ctx, "s"); err != nil || st.State.Exists {
+		t.Fatalf("session s: %+v, %v; want it never recorded", st, err)
+	}
+	if got := rec.take(); len(got) != 3 || got[0] != "verdict tool=write_to_file ok=false violations=MISSING_REQUIRED limit=false" {
+		t.Fatalf("observed %q, want three verdicts", got)
+	}
+
+	v, err := g.Validate(ctx, ValidateRequest{SessionID: "s", Truncated: true,
+		Call: repair.Call{Name: "write_to_file", Form: repair.FormText, Text: `{"path":"a","content":"b"}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := violationCodes(v); !slices.Equal(got, []string{repair.CodeTruncated}) || v.Mistakes.Consecutive != 1 {
+		t.Fatalf("truncated call: violations %v, mistakes %+v; want TRUNCATED, counted", got, v.Mistakes)
+	}
+	g.ObserveStreamCall(stream.OpenAI, v, false)
+	want := []string{
+		"verdict tool=write_to_file ok=false violations=TRUNCATED limit=false",
+		"stream format=openai outcome=truncated",
+	}
+	if got := rec.take(); !slices.Equal(got, want) {
+		t.Fatalf("observed %q, want %q", got, want)
+	}
+
+	def := repair.ToolDef{Name: "lookup", Parameters: map[string]any{"type": "object"}}
+	first, err := g.CompileTool(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := g.CompileTool(def); again != first {
+		t.Error("CompileTool compiled an identical definition again")
+	}
+	if _, err := g.CompileTool(repair.ToolDef{Name: "x", Parameters: map[string]any{"type": "string"}}); err == nil {
+		t.Error("CompileTool accepted a schema that is no object")
+	}
+}

@@ -280,17 +280,14 @@ func (s *Stream) canonicalParam(index int, raw string) string {
 func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	req := ExecuteRequest{
 		ValidateRequest: ValidateRequest{SessionID: s.req.SessionID, ModelID: s.req.ModelID,
-			MistakeLimit: s.req.MistakeLimit, Call: e.Call, Tools: s.req.Tools},
+			MistakeLimit: s.req.MistakeLimit, Call: e.Call, Tools: s.req.Tools, Truncated: e.Truncated},
 		Workspace: s.req.Workspace, DryRun: s.req.DryRun, Partial: s.req.Partial,
 	}
 	res, err := s.g.check(req.ValidateRequest)
 	if err != nil {
 		return nil, err
 	}
-	truncated := e.Truncated || res.Has(repair.CodeTruncated)
-	if e.Truncated && !res.Has(repair.CodeTruncated) {
-		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
-	}
+	truncated := res.Has(repair.CodeTruncated)
 	var out []StreamEvent
 	var ex *Execution
 	if run := s.g.runner(res); s.req.ExecuteOnComplete && !truncated && run != nil && res.OK() {

@@ -160,6 +160,26 @@ func NewRegistry(files ...ToolsFile) (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
+	return newRegistry(builtin, files)
+}
+
+// NewRegistryWithoutTools returns a registry that holds no tool, only the
+// built-in shared parameter alias groups (path for file_path, content for
+// text...), which apply to every tool it compiles. It is for front ends
+// that validate calls against the tools each request declares and nothing
+// else (the proxy): no built-in tool name or alias, and no multiplexer, can
+// capture a name the request did not declare, so Resolve only ever returns
+// one of the Options.Tools it is given.
+func NewRegistryWithoutTools() (*Registry, error) {
+	builtin, err := ParseToolsFile(builtinToolsYAML)
+	if err != nil {
+		return nil, fmt.Errorf("built-in tools: %w", err)
+	}
+	return newRegistry(ToolsFile{ParamGroups: builtin.ParamGroups}, nil)
+}
+
+// newRegistry builds a registry from the built-in file and the given ones.
+func newRegistry(builtin ToolsFile, files []ToolsFile) (*Registry, error) {
 	r := &Registry{
 		tools:  map[string]*Tool{},
 		byName: map[string]*Tool{},

@@ -684,3 +684,40 @@ func TestFamilyOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistryWithoutTools: only the tools a request declares resolve, so
+// a built-in alias (Write, TodoWrite) or the multiplexer never captures a
+// name; the shared parameter aliases still apply to the declared tools.
+func TestRegistryWithoutTools(t *testing.T) {
+	reg, err := NewRegistryWithoutTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(reg.Tools()); n != 0 {
+		t.Fatalf("registry holds %d tools, want none", n)
+	}
+	for _, name := range []string{"Write", "TodoWrite", "write_to_file", "str_replace_based_edit_tool"} {
+		if tool, _ := reg.Resolve(name, nil); tool != nil || reg.IsMultiplexer(name) {
+			t.Errorf("Resolve(%q) found %v (multiplexer %v), want nothing", name, tool, reg.IsMultiplexer(name))
+		}
+	}
+	save, err := reg.Compile(ToolDef{Name: "Save", Parameters: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"path": map[string]any{"type": "string"}, "content": map[string]any{"type": "string"}},
+		"required":   []any{"path", "content"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []*Tool{save}
+	if tool, aliased := reg.Resolve("save", tools); tool != save || !aliased {
+		t.Errorf("Resolve(save) = %v, %v; want the declared Save, aliased", tool, aliased)
+	}
+	if tool, _ := reg.Resolve("Write", tools); tool != nil {
+		t.Errorf("Resolve(Write) = %q, want nothing: the request did not declare it", tool.Name())
+	}
+	res := reg.Validate(Call{Name: "save", Form: FormText, Text: `{'file_path': 'a.txt', 'text': 'hi'}`}, Options{Tools: tools})
+	if !res.OK() || res.ToolName != "Save" || argsJSON(t, res.Args) != `{"content":"hi","path":"a.txt"}` {
+		t.Fatalf("got ok=%v tool=%q args=%s violations=%v", res.OK(), res.ToolName, argsJSON(t, res.Args), res.Violations)
+	}
+}
