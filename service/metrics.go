@@ -55,26 +55,37 @@ type metrics struct {
 // streams far longer.
 var grpcHandlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}
 
-// newMetrics builds the registry and binds cfg.MetricsListen. The HTTP
-// server starts with start.
+// newMetrics builds the registry with the gRPC server metrics and binds
+// cfg.MetricsListen. The HTTP server starts with start.
 func newMetrics(cfg Config, log *zap.Logger) (*metrics, error) {
-	reg := prometheus.NewRegistry()
 	grpcMetrics := grpcprom.NewServerMetrics(
 		grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(grpcHandlingBuckets)),
 	)
-	for _, c := range []prometheus.Collector{
+	m, err := newMetricsEndpoint(cfg.MetricsListen, cfg.ShutdownTimeout, log, grpcMetrics)
+	if err != nil {
+		return nil, err
+	}
+	m.grpc = grpcMetrics
+	return m, nil
+}
+
+// newMetricsEndpoint builds a registry holding the Go and process
+// collectors and extra, and binds listen; stopping waits at most
+// shutdownTimeout (and releaseTimeout) for scrapes in flight.
+func newMetricsEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, extra ...prometheus.Collector) (*metrics, error) {
+	reg := prometheus.NewRegistry()
+	for _, c := range append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		grpcMetrics,
-	} {
+	}, extra...) {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
 		}
 	}
 	var lc net.ListenConfig
-	lis, err := lc.Listen(context.Background(), "tcp", cfg.MetricsListen)
+	lis, err := lc.Listen(context.Background(), "tcp", listen)
 	if err != nil {
-		return nil, fmt.Errorf("metrics: listen on %s: %w", cfg.MetricsListen, err)
+		return nil, fmt.Errorf("metrics: listen on %s: %w", listen, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET "+metricsPath, promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
@@ -86,10 +97,9 @@ func newMetrics(cfg Config, log *zap.Logger) (*metrics, error) {
 	})))
 	return &metrics{
 		registry: reg,
-		grpc:     grpcMetrics,
 		log:      log,
 		lis:      lis,
-		timeout:  min(cfg.ShutdownTimeout, releaseTimeout),
+		timeout:  min(shutdownTimeout, releaseTimeout),
 		http: &http.Server{
 			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
@@ -149,6 +159,51 @@ func (m *metrics) stop() error {
 	}
 	return err
 }
+
+// MetricsServer is the Prometheus endpoint of a front end other than the
+// gRPC server (the proxy): the same /metrics as the server's, from a
+// registry of its own holding the Go and process collectors, the product's
+// counters (Observer) and whatever the front end registers. It has no gRPC
+// metrics.
+//
+// NewMetricsServer binds the address (a bind failure fails startup), Start
+// serves, Stop stops; Stop may be called without Start.
+type MetricsServer struct{ m *metrics }
+
+// NewMetricsServer builds the registry and binds listen. Stop waits at most
+// shutdownTimeout (and never more than 5 s) for scrapes in flight. log may
+// be nil.
+func NewMetricsServer(listen string, shutdownTimeout time.Duration, log *zap.Logger) (*MetricsServer, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	m, err := newMetricsEndpoint(listen, shutdownTimeout, log)
+	if err != nil {
+		return nil, err
+	}
+	return &MetricsServer{m: m}, nil
+}
+
+// Observer builds the product's counters (toolguard_verdicts_total,
+// toolguard_repairs_total...) for a guard with the given tool registry,
+// registers them and returns them as the guard's Observer. Call it once.
+func (s *MetricsServer) Observer(tools *repair.Registry) (guard.Observer, error) {
+	return s.m.observer(tools)
+}
+
+// Register adds a front end's own collectors. Their label values must come
+// from fixed sets, as the product's do.
+func (s *MetricsServer) Register(c prometheus.Collector) error { return s.m.registry.Register(c) }
+
+// Addr returns the bound address.
+func (s *MetricsServer) Addr() net.Addr { return s.m.addr() }
+
+// Start serves /metrics until Stop.
+func (s *MetricsServer) Start() { s.m.start() }
+
+// Stop shuts the endpoint down, letting scrapes in flight finish within
+// the timeout, or closes the listener when it never started.
+func (s *MetricsServer) Stop() error { return s.m.stop() }
 
 // withMetricsInterceptor returns chain with the gRPC metrics link right
 // after logging: inside logging, so the handling time it measures leaves out
