@@ -1,0 +1,44 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+)
+
+// BenchmarkFixer: the proxy's work on a streamed 1 MB call, without HTTP:
+// events split, the call's fragments followed, held, validated, released.
+func BenchmarkFixer(b *testing.B) {
+	content := strings.Repeat("func f() { s := \"</content> é \\\\ {}\" } // line\n", 1<<20/48)
+	args, _ := json.Marshal(map[string]string{"path": "src/big.go", "content": content})
+	// Cut at character boundaries: a JSON string holds whole ones.
+	var frags []string
+	rs := []rune(string(args))
+	for i := 0; i < len(rs); i += 16 {
+		frags = append(frags, string(rs[i:min(i+16, len(rs))]))
+	}
+	body := openAIStream([]synthCall{{index: 0, name: "Write", frags: frags}}, "tool_calls")
+	cfg := DefaultConfig()
+	cfg.Upstream = "http://127.0.0.1:1"
+	p, err := New(cfg, Options{Log: zap.NewNop()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	rsq := p.newRequest(context.Background(), apiOpenAI, requestBody("openai", true, true), "")
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		out := new([]byte)
+		r := &sseReader{src: io.NopCloser(bytes.NewReader(body)), proc: openAIFixer{newFixer(p, rsq, out)}, out: out}
+		n, err := io.Copy(io.Discard, r)
+		_ = r.Close()
+		if err != nil || n < int64(len(body)) {
+			b.Fatalf("%d bytes, %v", n, err)
+		}
+	}
+}

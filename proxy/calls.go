@@ -1,0 +1,250 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/stream"
+)
+
+// api is the API a request speaks.
+type api uint8
+
+const (
+	apiOpenAI api = iota + 1
+	apiAnthropic
+)
+
+func (a api) String() string {
+	if a == apiAnthropic {
+		return "anthropic"
+	}
+	return "openai"
+}
+
+func (a api) format() stream.Format {
+	if a == apiAnthropic {
+		return stream.Anthropic
+	}
+	return stream.OpenAI
+}
+
+// request is what the proxy knows of one request while it follows the
+// answer.
+type request struct {
+	ctx context.Context
+	api api
+	// tools are the tools the request declared whose schemas compiled, in
+	// declaration order: the only tools its calls are resolved against.
+	tools []*repair.Tool
+	// repairs: one of the tools is a target (Config.Tools), so the
+	// answer is looked into.
+	repairs bool
+	model   string
+	session string
+	log     *zap.Logger
+	// counts of the calls concluded, by action, for the access log.
+	actions map[action]int
+}
+
+// action is what the proxy did with a call of a target tool (the label of
+// toolguard_proxy_calls_total).
+type action string
+
+const (
+	// actionUnchanged: valid and canonical as written; sent as written.
+	actionUnchanged action = "unchanged"
+	// actionRepaired: sent repaired (arguments, name or both).
+	actionRepaired action = "repaired"
+	// actionInvalid: could not be made valid (unparseable, or still
+	// invalid under strict); sent as written (fallback).
+	actionInvalid action = "invalid"
+	// actionRefused: could not be made valid and fallback is off: the
+	// client got an error instead of the call.
+	actionRefused action = "refused"
+	// actionTruncated: cut off; sent as written, marked, never completed.
+	actionTruncated action = "truncated"
+	// actionTooLarge: grew past the call size limit; sent as written,
+	// unchecked.
+	actionTooLarge action = "too_large"
+)
+
+var actions = []action{actionUnchanged, actionRepaired, actionInvalid, actionRefused, actionTruncated, actionTooLarge}
+
+// target returns the declared tool a call's name stands for when its calls
+// are repaired: a tool the request declared (by exact name, else ignoring
+// case, '_' and '-') and, when Config.Tools is set, one of those.
+func (p *Proxy) target(rs *request, name string) *repair.Tool {
+	if len(rs.tools) == 0 || name == "" {
+		return nil
+	}
+	t, _ := p.guard.Registry().Resolve(name, rs.tools)
+	if t == nil || (len(p.cfg.Tools) > 0 && !slices.Contains(p.cfg.Tools, t.Name())) {
+		return nil
+	}
+	return t
+}
+
+// callInfo is one complete call of a target tool.
+type callInfo struct {
+	index int
+	// name and text are the call's name and arguments as the model wrote
+	// them.
+	name, text string
+	tool       *repair.Tool
+	truncated  bool
+	streamed   bool
+}
+
+// decision is what to send for a call.
+type decision struct {
+	action action
+	// args is the repaired arguments when they changed (nil: keep them).
+	args []byte
+	// name is the canonical name when it differs from the one written.
+	name string
+	// message says why the call was refused.
+	message string
+}
+
+// conclude validates a complete call of a target tool, counts it (metrics,
+// and the request's session if it named one), logs it and decides what the
+// client gets.
+func (p *Proxy) conclude(rs *request, c callInfo) decision {
+	v, err := p.guard.Validate(rs.ctx, guard.ValidateRequest{
+		SessionID: rs.session, NoSession: rs.session == "", ModelID: rs.model,
+		Call:  repair.Call{Name: c.name, Form: repair.FormText, Text: c.text},
+		Tools: []repair.ToolDef{c.tool.Def()}, Truncated: c.truncated,
+	})
+	if err != nil {
+		// Only the session store can fail here (the tool compiled before):
+		// the call goes as written, as for any failure.
+		rs.log.Error("tool call not checked", zap.Int("index", c.index), zap.String("tool", c.tool.Name()), zap.Error(err))
+		return p.record(rs, c, nil, p.failure("the call could not be checked"))
+	}
+	if c.streamed {
+		p.guard.ObserveStreamCall(rs.api.format(), v, c.truncated)
+	}
+	return p.record(rs, c, v, p.decide(c, v))
+}
+
+// decide applies the strict and fallback rules to a verdict.
+func (p *Proxy) decide(c callInfo, v *guard.Verdict) decision {
+	if c.truncated || v.Has(repair.CodeTruncated) {
+		return decision{action: actionTruncated}
+	}
+	// A repeated call is the session's business, not the arguments': it
+	// is counted, but the call is judged without it.
+	var violations []repair.Violation
+	for _, x := range v.Violations {
+		if x.Code != repair.CodeRepeatedCall {
+			violations = append(violations, x)
+		}
+	}
+	argsChanged := slices.ContainsFunc(v.Repairs, func(r repair.Repair) bool { return r.Code != repair.CodeToolAlias })
+	nameChanged := v.ToolName != c.name
+	usable := len(violations) == 0 || (!p.cfg.Strict && v.ArgumentsJSON != nil)
+	if !usable {
+		codes := make([]string, len(violations))
+		for i, x := range violations {
+			codes[i] = x.Code
+		}
+		return p.failure(fmt.Sprintf("tool call %d (%s) is not valid and could not be repaired: %s", c.index, v.ToolName, strings.Join(slices.Compact(codes), ", ")))
+	}
+	if !argsChanged && !nameChanged {
+		return decision{action: actionUnchanged}
+	}
+	d := decision{action: actionRepaired}
+	if argsChanged {
+		d.args = v.ArgumentsJSON
+	}
+	if nameChanged {
+		d.name = v.ToolName
+	}
+	return d
+}
+
+// failure is the decision for a call that cannot be sent repaired.
+func (p *Proxy) failure(message string) decision {
+	if p.cfg.Fallback {
+		return decision{action: actionInvalid}
+	}
+	return decision{action: actionRefused, message: message}
+}
+
+// record logs and counts a decision. The arguments' content is never
+// logged above debug level.
+func (p *Proxy) record(rs *request, c callInfo, v *guard.Verdict, d decision) decision {
+	p.metrics.call(rs.api, d.action)
+	rs.actions[d.action]++
+	fields := []zap.Field{
+		zap.Int("index", c.index), zap.String("tool", c.tool.Name()), zap.Bool("stream", c.streamed),
+		zap.String("action", string(d.action)),
+	}
+	if v != nil {
+		fields = append(fields, zap.Strings("repairs", repairCodes(v.Repairs)), zap.Strings("violations", violationCodes(v.Violations)))
+		if !v.Mistakes.NotCounted {
+			fields = append(fields, zap.Uint32("consecutive_mistakes", v.Mistakes.Consecutive), zap.Bool("limit_reached", v.Mistakes.LimitReached))
+		}
+	}
+	if d.name != "" {
+		fields = append(fields, zap.String("name_written", c.name))
+	}
+	switch d.action {
+	case actionRepaired:
+		rs.log.Info("tool call repaired", fields...)
+	case actionInvalid:
+		rs.log.Info("tool call could not be repaired: sent as written", fields...)
+	case actionRefused:
+		rs.log.Warn("tool call could not be repaired: refused (fallback off)", fields...)
+	case actionTruncated:
+		rs.log.Info("tool call truncated: sent as written, not repaired", fields...)
+	default:
+		rs.log.Debug("tool call valid as written", fields...)
+	}
+	if ce := rs.log.Check(zap.DebugLevel, "tool call details"); ce != nil && v != nil {
+		details, _ := json.Marshal(struct {
+			Repairs    []repair.Repair    `json:"repairs"`
+			Violations []repair.Violation `json:"violations"`
+		}{v.Repairs, v.Violations})
+		ce.Write(zap.Int("index", c.index), zap.String("arguments_written", c.text),
+			zap.ByteString("arguments_repaired", d.args), zap.ByteString("details", details))
+	}
+	return d
+}
+
+func repairCodes(rs []repair.Repair) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		if !slices.Contains(out, r.Code) {
+			out = append(out, r.Code)
+		}
+	}
+	return out
+}
+
+func violationCodes(vs []repair.Violation) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		if !slices.Contains(out, v.Code) {
+			out = append(out, v.Code)
+		}
+	}
+	return out
+}
+
+// tooLarge records a call passed through unchecked because it grew past
+// the call size limit.
+func (p *Proxy) tooLarge(rs *request, index int, tool *repair.Tool, streamed bool) {
+	p.metrics.call(rs.api, actionTooLarge)
+	rs.actions[actionTooLarge]++
+	rs.log.Warn("tool call too large to repair: sent as written", zap.Int("index", index), zap.String("tool", tool.Name()),
+		zap.Bool("stream", streamed), zap.Int("max_call_bytes", p.cfg.MaxCallBytes))
+}

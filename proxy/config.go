@@ -1,0 +1,175 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of a proxy. Every field has a
+// command-line flag and a TOOLGUARD_* environment twin (see cmd/toolguard,
+// "toolguard proxy"); DefaultConfig gives the defaults.
+type Config struct {
+	// Listen is the TCP address the proxy's HTTP server binds. The proxy
+	// holds no secret of its own (clients send their API keys through it),
+	// so a non-loopback address is allowed; whoever can reach it can use
+	// the upstream with their own key, and reads nothing of anyone else's.
+	Listen string
+	// Upstream is the model server every request goes to: an http or https
+	// URL of its origin, optionally with a path prefix the request's path
+	// is appended to (https://api.openai.com, not .../v1). It is fixed here:
+	// nothing in a request can send it elsewhere.
+	Upstream string
+	// UpstreamTimeout bounds the wait for the upstream's response headers
+	// (a non-streamed answer sends them when the whole completion is done;
+	// a stream, when it starts). A stream may then run as long as it runs.
+	UpstreamTimeout time.Duration
+
+	// Tools names the tools whose calls are repaired, as requests declare
+	// them; empty means every tool a request declares.
+	Tools []string
+	// Strict makes a repaired call that still breaks its schema a failure
+	// (see Fallback); without it such a call is sent repaired all the same,
+	// as long as its arguments could be parsed.
+	Strict bool
+	// Fallback sends a call that could not be repaired (unparseable, or
+	// still invalid under Strict) as the model wrote it, byte for byte;
+	// without it the client gets an error instead of the broken call.
+	Fallback bool
+
+	// SessionHeader is the request header naming the session a request's
+	// calls are counted in (consecutive mistakes); without the header
+	// nothing is counted. The header is not forwarded upstream.
+	SessionHeader string
+	// MistakeLimit is the number of consecutive mistakes at which a
+	// session's limit is reached (logged, and counted in the metrics).
+	MistakeLimit uint32
+	// SessionTTL is how long an idle session is kept; MaxSessions bounds
+	// the number kept (least recently seen evicted first).
+	SessionTTL  time.Duration
+	MaxSessions int
+
+	// MaxRequestBytes bounds a request body (413 beyond it).
+	MaxRequestBytes int64
+	// MaxResponseBytes bounds the non-streamed answer the proxy reads to
+	// repair; a larger one is passed through unrepaired.
+	MaxResponseBytes int64
+	// MaxCallBytes bounds one streamed call's arguments held back while
+	// they arrive; a larger call is passed through unrepaired (and the
+	// events held for calls never exceed 8 times this).
+	MaxCallBytes int
+
+	// MetricsListen is the TCP address of the Prometheus /metrics endpoint,
+	// apart from Listen; empty turns metrics off.
+	MetricsListen string
+	// LogFormat is "json" or "console"; LogLevel a zap level.
+	LogFormat string
+	LogLevel  string
+	// ShutdownTimeout bounds the graceful stop: requests and streams in
+	// flight may finish within it, then they are cut.
+	ShutdownTimeout time.Duration
+}
+
+// DefaultSessionHeader is the header that names a request's session.
+const DefaultSessionHeader = "X-Toolguard-Session"
+
+// DefaultConfig returns the defaults: loopback port 7701, strict
+// validation and fallback on, every declared tool repaired.
+func DefaultConfig() Config {
+	return Config{
+		Listen:           "127.0.0.1:7701",
+		UpstreamTimeout:  10 * time.Minute,
+		Strict:           true,
+		Fallback:         true,
+		SessionHeader:    DefaultSessionHeader,
+		MistakeLimit:     3,
+		SessionTTL:       time.Hour,
+		MaxSessions:      100_000,
+		MaxRequestBytes:  32 << 20,
+		MaxResponseBytes: 32 << 20,
+		MaxCallBytes:     16 << 20,
+		LogFormat:        "json",
+		LogLevel:         "info",
+		ShutdownTimeout:  30 * time.Second,
+	}
+}
+
+// Validate reports every setting that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("listen address %q: want host:port", c.Listen))
+	}
+	if _, err := c.upstreamURL(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.UpstreamTimeout <= 0 {
+		errs = append(errs, errors.New("upstream timeout must be positive"))
+	}
+	for _, t := range c.Tools {
+		if strings.TrimSpace(t) == "" {
+			errs = append(errs, errors.New("tools: empty tool name"))
+		}
+	}
+	if h := c.SessionHeader; h == "" || !validHeaderName(h) {
+		errs = append(errs, fmt.Errorf("session header %q: want an HTTP header name", h))
+	}
+	if c.MistakeLimit == 0 {
+		errs = append(errs, errors.New("mistake limit must be at least 1"))
+	}
+	if c.SessionTTL <= 0 || c.MaxSessions <= 0 {
+		errs = append(errs, errors.New("session TTL and max sessions must be positive"))
+	}
+	if c.MaxRequestBytes <= 0 || c.MaxResponseBytes <= 0 || c.MaxCallBytes <= 0 {
+		errs = append(errs, errors.New("request, response and call size limits must be positive"))
+	}
+	if c.MetricsListen != "" {
+		_, port, err := net.SplitHostPort(c.MetricsListen)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("metrics listen address %q: want host:port", c.MetricsListen))
+		} else if _, lport, err := net.SplitHostPort(c.Listen); err == nil && port == lport && port != "0" {
+			errs = append(errs, fmt.Errorf("metrics listen address %q uses the proxy's port %s: metrics need a port of their own", c.MetricsListen, port))
+		}
+	}
+	if c.LogFormat != "json" && c.LogFormat != "console" {
+		errs = append(errs, fmt.Errorf("log format %q: want json or console", c.LogFormat))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("shutdown timeout must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// upstreamURL parses Upstream. The error never quotes it whole: a URL may
+// hold credentials.
+func (c Config) upstreamURL() (*url.URL, error) {
+	if c.Upstream == "" {
+		return nil, errors.New("upstream URL is required (--upstream http://host:port)")
+	}
+	u, err := url.Parse(c.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("upstream: want an http:// or https:// URL with a host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("upstream: the URL may not have a query or fragment")
+	}
+	if u.User != nil {
+		return nil, errors.New("upstream: the URL may not hold credentials; clients send their own keys")
+	}
+	return u, nil
+}
+
+// validHeaderName reports whether s is an HTTP header field name (a token).
+func validHeaderName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return http.CanonicalHeaderKey(s) != ""
+}

@@ -1,0 +1,423 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// fixture is one scenario of proxy/testdata (see its README).
+type fixture struct {
+	name     string // "openai/python_dict_todowrite"
+	api      string
+	request  []byte
+	sse      []byte // the streamed answer, or
+	json     []byte // the non-streamed one
+	upstream struct {
+		Status  int               `json:"status"`
+		Headers map[string]string `json:"headers"`
+	}
+	expect expectation
+}
+
+type expectation struct {
+	Stream         bool   `json:"stream"`
+	ByteIdentical  bool   `json:"byte_identical"`
+	FinishReason   string `json:"finish_reason"`
+	StopReason     string `json:"stop_reason"`
+	UpstreamStatus int    `json:"upstream_status"`
+	Calls          []struct {
+		Index             int             `json:"index"`
+		ID                string          `json:"id"`
+		UpstreamName      string          `json:"upstream_name"`
+		Name              string          `json:"name"`
+		UpstreamArguments string          `json:"upstream_arguments"`
+		Arguments         json.RawMessage `json:"arguments"`
+		Unchanged         bool            `json:"unchanged"`
+		Truncated         bool            `json:"truncated"`
+	} `json:"calls"`
+}
+
+func loadFixtures(t *testing.T) []fixture {
+	t.Helper()
+	var out []fixture
+	for _, a := range []string{"openai", "anthropic"} {
+		dirs, err := os.ReadDir(filepath.Join("testdata", a))
+		if err != nil {
+			t.Fatalf("fixtures: %v", err)
+		}
+		for _, d := range dirs {
+			if !d.IsDir() {
+				continue
+			}
+			dir := filepath.Join("testdata", a, d.Name())
+			f := fixture{name: a + "/" + d.Name(), api: a}
+			f.request = mustRead(t, filepath.Join(dir, "request.json"))
+			f.sse, _ = os.ReadFile(filepath.Join(dir, "response.sse"))
+			f.json, _ = os.ReadFile(filepath.Join(dir, "response.json"))
+			if raw, err := os.ReadFile(filepath.Join(dir, "upstream.json")); err == nil {
+				if err := json.Unmarshal(raw, &f.upstream); err != nil {
+					t.Fatalf("%s: upstream.json: %v", f.name, err)
+				}
+			}
+			if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "expect.json")), &f.expect); err != nil {
+				t.Fatalf("%s: expect.json: %v", f.name, err)
+			}
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no fixtures under testdata")
+	}
+	return out
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (f fixture) path() string {
+	if f.api == "anthropic" {
+		return "/v1/messages"
+	}
+	return "/v1/chat/completions"
+}
+
+// upstreamLog records what the fake upstream received.
+type upstreamLog struct {
+	mu       sync.Mutex
+	requests []*http.Request
+	bodies   [][]byte
+}
+
+func (l *upstreamLog) add(r *http.Request, body []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.requests = append(l.requests, r)
+	l.bodies = append(l.bodies, body)
+}
+
+func (l *upstreamLog) last(t *testing.T) (*http.Request, []byte) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.requests) == 0 {
+		t.Fatal("the upstream got no request")
+	}
+	return l.requests[len(l.requests)-1], l.bodies[len(l.bodies)-1]
+}
+
+func (l *upstreamLog) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.requests)
+}
+
+// replay is a fake upstream answering every request with body, written in
+// pieces of piece bytes (0: whole), each flushed.
+func replay(status int, header http.Header, body []byte, piece int, log *upstreamLog) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		in, _ := io.ReadAll(r.Body)
+		if log != nil {
+			log.add(r, in)
+		}
+		for k, v := range header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(status)
+		if piece <= 0 {
+			_, _ = w.Write(body)
+			return
+		}
+		rc := http.NewResponseController(w)
+		for i := 0; i < len(body); i += piece {
+			if _, err := w.Write(body[i:min(i+piece, len(body))]); err != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+	}
+}
+
+// fixtureUpstream is a fake upstream replaying f.
+func fixtureUpstream(f fixture, piece int, log *upstreamLog) http.HandlerFunc {
+	h := http.Header{}
+	status := http.StatusOK
+	body := f.json
+	if f.sse != nil {
+		body = f.sse
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+	} else {
+		h.Set("Content-Type", "application/json")
+	}
+	if f.upstream.Status != 0 {
+		status = f.upstream.Status
+		h.Set("Content-Type", "application/json")
+		for k, v := range f.upstream.Headers {
+			h.Set(k, v)
+		}
+	}
+	return replay(status, h, body, piece, log)
+}
+
+// testProxy is a proxy in front of an upstream, both on loopback, with
+// its log captured.
+type testProxy struct {
+	*Proxy
+	srv      *httptest.Server
+	upstream *httptest.Server
+	logs     *observer.ObservedLogs
+}
+
+func newTestProxy(t *testing.T, upstream http.Handler, edit func(*Config), opts ...func(*Options)) *testProxy {
+	t.Helper()
+	up := httptest.NewServer(upstream)
+	t.Cleanup(up.Close)
+	cfg := DefaultConfig()
+	cfg.Upstream = up.URL
+	if edit != nil {
+		edit(&cfg)
+	}
+	core, logs := observer.New(zapcore.DebugLevel)
+	o := Options{Log: zap.New(core)}
+	for _, f := range opts {
+		f(&o)
+	}
+	p, err := New(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return &testProxy{Proxy: p, srv: srv, upstream: up, logs: logs}
+}
+
+// post sends body to the proxy and returns the answer, read whole.
+func (tp *testProxy) post(t *testing.T, path string, body []byte, header http.Header) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, tp.srv.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := tp.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read the answer: %v", err)
+	}
+	return resp, out
+}
+
+// logText is every captured log entry, message and fields, as text.
+func (tp *testProxy) logText() string {
+	var b strings.Builder
+	for _, e := range tp.logs.All() {
+		b.WriteString(e.Message)
+		for k, v := range e.ContextMap() {
+			b.WriteString(" " + k + "=")
+			raw, _ := json.Marshal(v)
+			b.Write(raw)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// sseEvents splits a stream into its events, each with its blank line.
+func sseEvents(body []byte) [][]byte {
+	var out [][]byte
+	norm := body
+	for len(norm) > 0 {
+		n := testEventEnd(norm)
+		if n == 0 {
+			out = append(out, norm)
+			break
+		}
+		out = append(out, norm[:n])
+		norm = norm[n:]
+	}
+	return out
+}
+
+// testEventEnd finds the end of the first event: a line ending followed
+// by an empty line, with \n, \r\n or \r line ends.
+func testEventEnd(b []byte) int {
+	lineEmpty := true
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\n' && b[i] != '\r' {
+			lineEmpty = false
+			continue
+		}
+		end := i + 1
+		if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+			end = i + 2
+		}
+		if lineEmpty {
+			return end
+		}
+		lineEmpty = true
+		i = end - 1
+	}
+	return 0
+}
+
+// eventJSON returns the data of an event, its data lines joined.
+func eventJSON(ev []byte) []byte {
+	var parts [][]byte
+	for _, line := range bytes.FieldsFunc(ev, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			parts = append(parts, bytes.TrimPrefix(v, []byte(" ")))
+		}
+	}
+	return bytes.Join(parts, []byte("\n"))
+}
+
+// gotCall is a call as the client rebuilds it from what it received.
+type gotCall struct {
+	id, name, args string
+}
+
+// clientCalls rebuilds the calls of a stream as a client does, and the
+// finish (OpenAI) or stop (Anthropic) reason.
+func clientCalls(t *testing.T, api string, body []byte) (map[int]*gotCall, string) {
+	t.Helper()
+	calls := map[int]*gotCall{}
+	get := func(i int) *gotCall {
+		if calls[i] == nil {
+			calls[i] = &gotCall{}
+		}
+		return calls[i]
+	}
+	reason := ""
+	for _, ev := range sseEvents(body) {
+		data := eventJSON(ev)
+		if len(data) == 0 || string(data) == "[DONE]" {
+			continue
+		}
+		if api == "openai" {
+			var c struct {
+				Choices []struct {
+					Delta struct {
+						ToolCalls []struct {
+							Index    int    `json:"index"`
+							ID       string `json:"id"`
+							Function struct {
+								Name      string `json:"name"`
+								Arguments string `json:"arguments"`
+							} `json:"function"`
+						} `json:"tool_calls"`
+					} `json:"delta"`
+					FinishReason *string `json:"finish_reason"`
+				} `json:"choices"`
+			}
+			if err := json.Unmarshal(data, &c); err != nil {
+				t.Fatalf("an event the client cannot read: %q: %v", ev, err)
+			}
+			for _, ch := range c.Choices {
+				for _, tc := range ch.Delta.ToolCalls {
+					g := get(tc.Index)
+					if g.id == "" {
+						g.id = tc.ID
+					}
+					g.name += tc.Function.Name
+					g.args += tc.Function.Arguments
+				}
+				if ch.FinishReason != nil {
+					reason = *ch.FinishReason
+				}
+			}
+			continue
+		}
+		var e struct {
+			Type         string `json:"type"`
+			Index        int    `json:"index"`
+			ContentBlock struct {
+				Type, ID, Name string
+			} `json:"content_block"`
+			Delta struct {
+				Type        string `json:"type"`
+				PartialJSON string `json:"partial_json"`
+				StopReason  string `json:"stop_reason"`
+			} `json:"delta"`
+		}
+		if err := json.Unmarshal(data, &e); err != nil {
+			t.Fatalf("an event the client cannot read: %q: %v", ev, err)
+		}
+		switch {
+		case e.Type == "content_block_start" && e.ContentBlock.Type == "tool_use":
+			g := get(e.Index)
+			g.id, g.name = e.ContentBlock.ID, e.ContentBlock.Name
+		case e.Type == "content_block_delta" && e.Delta.Type == "input_json_delta":
+			get(e.Index).args += e.Delta.PartialJSON
+		case e.Type == "message_delta" && e.Delta.StopReason != "":
+			reason = e.Delta.StopReason
+		}
+	}
+	return calls, reason
+}
+
+// isCallEvent reports an event that carries a tool call's name or
+// argument text: the only events the proxy may change.
+func isCallEvent(ev []byte) bool {
+	data := eventJSON(ev)
+	return bytes.Contains(data, []byte(`"tool_calls"`)) || bytes.Contains(data, []byte(`"input_json_delta"`)) ||
+		bytes.Contains(data, []byte(`"tool_use"`)) && bytes.Contains(data, []byte(`"content_block_start"`))
+}
+
+// otherEvents returns the events that are neither call events nor the
+// proxy's comments.
+func otherEvents(body []byte) []string {
+	var out []string
+	for _, ev := range sseEvents(body) {
+		if isCallEvent(ev) || bytes.HasPrefix(ev, []byte(": toolguard:")) {
+			continue
+		}
+		out = append(out, string(ev))
+	}
+	return out
+}
+
+// sameJSON reports whether two texts hold the same JSON value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}

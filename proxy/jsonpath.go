@@ -1,0 +1,408 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The proxy rewrites a JSON document in place: it finds the span of the one
+// value it changes (a call's arguments, its name) and replaces those bytes,
+// so every other byte of the upstream's answer, key order and spacing
+// included, reaches the client as it was sent.
+
+// edit replaces doc[start:end] with text.
+type edit struct {
+	start, end int
+	text       []byte
+}
+
+// applyEdits returns doc with the edits applied; they must not overlap.
+func applyEdits(doc []byte, edits []edit) []byte {
+	if len(edits) == 0 {
+		return doc
+	}
+	n := len(doc)
+	for _, e := range edits {
+		n += len(e.text) - (e.end - e.start)
+	}
+	return appendEdited(make([]byte, 0, n), doc, edits)
+}
+
+// appendEdited appends doc with the edits applied to out.
+func appendEdited(out, doc []byte, edits []edit) []byte {
+	if len(edits) > 1 {
+		slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+	}
+	at := 0
+	for _, e := range edits {
+		out = append(out, doc[at:e.start]...)
+		out = append(out, e.text...)
+		at = e.end
+	}
+	return append(out, doc[at:]...)
+}
+
+// valueAt returns the span of the value at path in doc: object keys as
+// strings, array positions as ints. ok is false when the path does not
+// exist or doc is not well-formed along it.
+func valueAt(doc []byte, path ...any) (start, end int, ok bool) {
+	i := skipSpace(doc, 0)
+	for _, step := range path {
+		switch k := step.(type) {
+		case string:
+			if i >= len(doc) || doc[i] != '{' {
+				return 0, 0, false
+			}
+			i = skipSpace(doc, i+1)
+			found := false
+			for !found {
+				if i >= len(doc) || doc[i] != '"' {
+					return 0, 0, false
+				}
+				ke := skipString(doc, i)
+				if ke < 0 {
+					return 0, 0, false
+				}
+				match := keyEquals(doc[i:ke], k)
+				i = skipSpace(doc, ke)
+				if i >= len(doc) || doc[i] != ':' {
+					return 0, 0, false
+				}
+				i = skipSpace(doc, i+1)
+				if match {
+					found = true
+					break
+				}
+				if i = skipValue(doc, i); i < 0 {
+					return 0, 0, false
+				}
+				i = skipSpace(doc, i)
+				if i >= len(doc) || doc[i] != ',' {
+					return 0, 0, false
+				}
+				i = skipSpace(doc, i+1)
+			}
+		case int:
+			if i >= len(doc) || doc[i] != '[' {
+				return 0, 0, false
+			}
+			i = skipSpace(doc, i+1)
+			for n := 0; n < k; n++ {
+				if i = skipValue(doc, i); i < 0 {
+					return 0, 0, false
+				}
+				i = skipSpace(doc, i)
+				if i >= len(doc) || doc[i] != ',' {
+					return 0, 0, false
+				}
+				i = skipSpace(doc, i+1)
+			}
+			if i >= len(doc) || doc[i] == ']' {
+				return 0, 0, false
+			}
+		default:
+			return 0, 0, false
+		}
+	}
+	e := skipValue(doc, i)
+	if e < 0 {
+		return 0, 0, false
+	}
+	return i, e, true
+}
+
+// keyEquals reports whether the quoted key q (with its quotes) is k.
+func keyEquals(q []byte, k string) bool {
+	raw := q[1 : len(q)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == k
+	}
+	var s string
+	return json.Unmarshal(q, &s) == nil && s == k
+}
+
+func skipSpace(doc []byte, i int) int {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at doc[i] (a
+// quote), or -1.
+func skipString(doc []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(doc[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		n := 0
+		for b := j - 1; b > i && doc[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// skipValue returns the index after the value starting at doc[i], or -1.
+func skipValue(doc []byte, i int) int {
+	if i >= len(doc) {
+		return -1
+	}
+	switch doc[i] {
+	case '"':
+		return skipString(doc, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(doc); j++ {
+			switch doc[j] {
+			case '"':
+				if j = skipString(doc, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	default:
+		j := i
+		for j < len(doc) && doc[j] != ',' && doc[j] != '}' && doc[j] != ']' && doc[j] != ' ' &&
+			doc[j] != '\t' && doc[j] != '\n' && doc[j] != '\r' {
+			j++
+		}
+		if j == i {
+			return -1
+		}
+		return j
+	}
+}
+
+// jsonString encodes s as a JSON string, leaving <, > and & as they are.
+func jsonString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// A small JSON walker for the events of a stream: it finds the few members
+// the proxy reads (and where they are, to rewrite them) without decoding
+// the rest, which a stream of tens of thousands of events cannot afford.
+// It skips what it does not read without validating it: the client gets
+// those bytes as they came, whatever they hold.
+
+// span is where a value is in a document: [start, end).
+type span struct{ start, end int }
+
+// members calls fn for each member of the object at doc[i] with its key
+// (unquoted, valid only during the call) and the offset of its value; fn
+// returns the offset after the value, or -1 to stop with an error.
+// members returns the offset after the object, or -1.
+func members(doc []byte, i int, fn func(key []byte, v int) int) int {
+	if i >= len(doc) || doc[i] != '{' {
+		return -1
+	}
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == '}' {
+		return i + 1
+	}
+	var keyBuf []byte
+	for {
+		if i >= len(doc) || doc[i] != '"' {
+			return -1
+		}
+		ke := skipString(doc, i)
+		if ke < 0 {
+			return -1
+		}
+		key := doc[i+1 : ke-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var ok bool
+			if keyBuf, ok = appendUnquoted(keyBuf[:0], doc[i:ke]); !ok {
+				return -1
+			}
+			key = keyBuf
+		}
+		i = skipSpace(doc, ke)
+		if i >= len(doc) || doc[i] != ':' {
+			return -1
+		}
+		i = skipSpace(doc, i+1)
+		if i >= len(doc) {
+			return -1
+		}
+		if i = fn(key, i); i < 0 {
+			return -1
+		}
+		i = skipSpace(doc, i)
+		if i >= len(doc) {
+			return -1
+		}
+		switch doc[i] {
+		case ',':
+			i = skipSpace(doc, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// elements calls fn for each element of the array at doc[i] with its
+// position and offset; fn returns the offset after it, or -1. elements
+// returns the offset after the array, or -1.
+func elements(doc []byte, i int, fn func(n, v int) int) int {
+	if i >= len(doc) || doc[i] != '[' {
+		return -1
+	}
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == ']' {
+		return i + 1
+	}
+	for n := 0; ; n++ {
+		if i >= len(doc) {
+			return -1
+		}
+		if i = fn(n, i); i < 0 {
+			return -1
+		}
+		i = skipSpace(doc, i)
+		if i >= len(doc) {
+			return -1
+		}
+		switch doc[i] {
+		case ',':
+			i = skipSpace(doc, i+1)
+		case ']':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// intAt reads the integer at doc[i]; end is -1 when it is none.
+func intAt(doc []byte, i int) (n, end int) {
+	j := i
+	if j < len(doc) && doc[j] == '-' {
+		j++
+	}
+	start := j
+	for j < len(doc) && '0' <= doc[j] && doc[j] <= '9' && j-start < 9 {
+		n = n*10 + int(doc[j]-'0')
+		j++
+	}
+	if j == start || j < len(doc) && ('0' <= doc[j] && doc[j] <= '9' || doc[j] == '.' || doc[j] == 'e' || doc[j] == 'E') {
+		return 0, -1
+	}
+	if doc[i] == '-' {
+		n = -n
+	}
+	return n, j
+}
+
+// stringAt returns the span of the string at doc[i], quotes included, or
+// ok false when the value there is not a string (null, say).
+func stringAt(doc []byte, i int) (s span, end int, ok bool) {
+	end = skipValue(doc, i)
+	if end < 0 {
+		return span{}, -1, false
+	}
+	return span{i, end}, end, doc[i] == '"'
+}
+
+// appendUnquoted appends the text of the JSON string q (quotes included)
+// to dst. Invalid UTF-8 is kept as it is; a lone surrogate becomes U+FFFD,
+// as encoding/json decodes it.
+func appendUnquoted(dst, q []byte) ([]byte, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return dst, false
+	}
+	s := q[1 : len(q)-1]
+	for len(s) > 0 {
+		k := bytes.IndexByte(s, '\\')
+		if k < 0 {
+			return append(dst, s...), true
+		}
+		dst = append(dst, s[:k]...)
+		s = s[k:]
+		if len(s) < 2 {
+			return dst, false
+		}
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(s[2:])
+			if !ok {
+				return dst, false
+			}
+			s = s[6:]
+			if utf16.IsSurrogate(r) {
+				if lo, ok := hex4(s[min(2, len(s)):]); ok && len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					if d := utf16.DecodeRune(r, lo); d != utf8.RuneError {
+						dst = utf8.AppendRune(dst, d)
+						s = s[6:]
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default:
+			return dst, false
+		}
+		s = s[2:]
+	}
+	return dst, true
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

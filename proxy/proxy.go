@@ -1,0 +1,495 @@
+// Package proxy is toolguard as an HTTP proxy between an agent and an
+// OpenAI- or Anthropic-compatible model server: it forwards each request to
+// one fixed upstream unchanged and repairs the tool calls in the answer,
+// streamed (server-sent events) or not, with the same engine as the gRPC
+// service. Agents that cannot be changed get toolguard by pointing their
+// base URL at the proxy.
+//
+// Only the two APIs' generation endpoints are looked into: POST
+// .../chat/completions (OpenAI) and POST .../v1/messages (Anthropic).
+// Their calls are repaired and validated against the tool schemas the
+// request itself declared (tools[].function.parameters,
+// tools[].input_schema), and nothing else: a name the request did not
+// declare is never a call to repair. Every other request (GET /v1/models,
+// embeddings...) and every other answer (errors, other content types) goes
+// through as it is.
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/session"
+)
+
+// maxSessionIDBytes bounds the session header, as the gRPC API bounds
+// session ids.
+const maxSessionIDBytes = 256
+
+// Options are a Proxy's collaborators; the zero value is usable.
+type Options struct {
+	// Log receives the access log and a line per concluded call; nil logs
+	// nothing.
+	Log *zap.Logger
+	// Observe builds the guard's Observer (the product's metrics) from its
+	// tool registry; nil observes nothing.
+	Observe func(*repair.Registry) (guard.Observer, error)
+	// Metrics registers the proxy's own counter
+	// (toolguard_proxy_calls_total): a prometheus.Registerer or a
+	// service.MetricsServer; nil counts nothing.
+	Metrics interface {
+		Register(prometheus.Collector) error
+	}
+	// Transport carries requests upstream; nil builds one from the
+	// configuration.
+	Transport http.RoundTripper
+}
+
+// Proxy is the proxy's HTTP handler. It is safe for concurrent use.
+type Proxy struct {
+	cfg      Config
+	log      *zap.Logger
+	guard    *guard.Guard
+	sessions session.Store
+	upstream *url.URL
+	rp       *httputil.ReverseProxy
+	metrics  *proxyMetrics
+}
+
+// New builds a proxy: a guard over a registry without tools of its own (a
+// request's calls are checked against the tools it declares), an in-memory
+// session store, and the reverse proxy to cfg.Upstream. Close releases it.
+func New(cfg Config, opts Options) (*Proxy, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid configuration: %w", err)
+	}
+	u, _ := cfg.upstreamURL()
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	reg, err := repair.NewRegistryWithoutTools()
+	if err != nil {
+		return nil, err
+	}
+	var observer guard.Observer
+	if opts.Observe != nil {
+		if observer, err = opts.Observe(reg); err != nil {
+			return nil, err
+		}
+	}
+	store := session.NewMemory(session.MemoryOptions{TTL: cfg.SessionTTL, MaxSessions: cfg.MaxSessions})
+	g, err := guard.New(guard.Config{Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit, Observer: observer})
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	p := &Proxy{cfg: cfg, log: log, guard: g, sessions: store, upstream: u}
+	if opts.Metrics != nil {
+		p.metrics = newProxyMetrics()
+		if err := opts.Metrics.Register(p.metrics.vec); err != nil {
+			_ = store.Close()
+			return nil, fmt.Errorf("register proxy metrics: %w", err)
+		}
+	}
+	transport := opts.Transport
+	if transport == nil {
+		transport = newTransport(cfg)
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      transport,
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.upstreamError,
+		ErrorLog:       zap.NewStdLog(log.Named("reverse_proxy")),
+		BufferPool:     bufferPool{},
+	}
+	return p, nil
+}
+
+// newTransport is the upstream's HTTP client transport: the response
+// headers must come within UpstreamTimeout; bodies are taken as they come
+// (no transparent decompression: what the upstream encodes, the client
+// decodes).
+func newTransport(cfg Config) *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   32,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		ResponseHeaderTimeout: cfg.UpstreamTimeout,
+		DisableCompression:    true,
+	}
+}
+
+// Close releases the session store.
+func (p *Proxy) Close() error { return p.sessions.Close() }
+
+type requestKey struct{}
+
+// requestOf returns the request state of a request the proxy looks into.
+func requestOf(ctx context.Context) *request {
+	rs, _ := ctx.Value(requestKey{}).(*request)
+	return rs
+}
+
+// cleanPath reports a path without . and .. segments or empty ones, which
+// could climb out of the upstream's path prefix.
+func cleanPath(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	for i, seg := range strings.Split(p[1:], "/") {
+		if seg == "." || seg == ".." || seg == "" && i < strings.Count(p[1:], "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// route returns the API whose generation endpoint the request is for, or 0.
+func route(r *http.Request) api {
+	if r.Method != http.MethodPost {
+		return 0
+	}
+	switch p := r.URL.Path; {
+	case strings.HasSuffix(p, "/chat/completions"):
+		return apiOpenAI
+	case strings.HasSuffix(p, "/v1/messages") || p == "/messages":
+		return apiAnthropic
+	}
+	return 0
+}
+
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	var rs *request
+	defer func() { p.accessLog(r, sw, rs, time.Since(start)) }()
+	// The upstream request's body is sent while the answer comes back:
+	// the server must not consume and close the client's body when the
+	// answer's headers are written (HTTP/1), or the upstream request
+	// would fail mid-answer.
+	_ = http.NewResponseController(sw).EnableFullDuplex()
+
+	// Not a forward proxy: the upstream is the configured one, whatever
+	// the request line or the Host header says.
+	if r.Method == http.MethodConnect || !strings.HasPrefix(r.RequestURI, "/") {
+		p.refuse(sw, 0, http.StatusBadRequest, "invalid_request_error", "toolguard proxy is not a forward proxy: send requests to it as to the model server (its base URL)")
+		return
+	}
+	if !cleanPath(r.URL.Path) {
+		p.refuse(sw, 0, http.StatusBadRequest, "invalid_request_error", "the request path is not clean (a . or .. segment, or //)")
+		return
+	}
+	a := route(r)
+	sessionID := r.Header.Get(p.cfg.SessionHeader)
+	r.Header.Del(p.cfg.SessionHeader) // addressed to the proxy, not the upstream
+	if len(sessionID) > maxSessionIDBytes || !utf8.ValidString(sessionID) {
+		p.refuse(sw, a, http.StatusBadRequest, "invalid_request_error",
+			fmt.Sprintf("header %s: a session id of at most %d bytes of UTF-8", p.cfg.SessionHeader, maxSessionIDBytes))
+		return
+	}
+	if a != 0 {
+		body, err := io.ReadAll(http.MaxBytesReader(sw, r.Body, p.cfg.MaxRequestBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				p.refuse(sw, a, http.StatusRequestEntityTooLarge, "request_too_large",
+					fmt.Sprintf("request body over %d bytes (toolguard proxy --max-request-bytes)", p.cfg.MaxRequestBytes))
+				return
+			}
+			p.refuse(sw, a, http.StatusBadRequest, "invalid_request_error", "the request body could not be read")
+			return
+		}
+		rs = p.newRequest(r.Context(), a, body, sessionID)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength, r.TransferEncoding = int64(len(body)), nil
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, rs))
+	}
+	p.rp.ServeHTTP(sw, r)
+}
+
+// newRequest reads what the proxy needs from a request body: the model and
+// the declared tools whose schemas compile. A body it cannot read is
+// forwarded all the same, and its answer passed through.
+func (p *Proxy) newRequest(ctx context.Context, a api, body []byte, sessionID string) *request {
+	log := p.log.With(zap.String("api", a.String()))
+	if sessionID != "" {
+		log = log.With(zap.String("session_id", sessionID))
+	}
+	rs := &request{ctx: ctx, api: a, session: sessionID, log: log, actions: map[action]int{}}
+	var req struct {
+		Model string            `json:"model"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return rs
+	}
+	rs.model = req.Model
+	for i, raw := range req.Tools {
+		def, ok := toolDef(a, raw)
+		if !ok {
+			continue
+		}
+		t, err := p.guard.CompileTool(def)
+		if err != nil {
+			log.Debug("declared tool not repaired: its schema does not compile", zap.Int("tool_index", i), zap.String("tool", def.Name), zap.Error(err))
+			continue
+		}
+		rs.tools = append(rs.tools, t)
+		if len(p.cfg.Tools) == 0 || slices.Contains(p.cfg.Tools, t.Name()) {
+			rs.repairs = true
+		}
+	}
+	return rs
+}
+
+// toolDef reads one declared tool: a function tool of OpenAI's
+// ({"type":"function","function":{name, parameters}}) or a client tool of
+// Anthropic's ({name, input_schema}). Other tools (server tools, custom
+// free-form tools) have no schema to repair against.
+func toolDef(a api, raw json.RawMessage) (repair.ToolDef, bool) {
+	if a == apiAnthropic {
+		var t struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			InputSchema map[string]any `json:"input_schema"`
+		}
+		if json.Unmarshal(raw, &t) != nil || t.Name == "" || t.InputSchema == nil {
+			return repair.ToolDef{}, false
+		}
+		return repair.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}, true
+	}
+	var t struct {
+		Type     string `json:"type"`
+		Function *struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			Parameters  map[string]any `json:"parameters"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &t) != nil || t.Function == nil || t.Function.Name == "" || (t.Type != "" && t.Type != "function") {
+		return repair.ToolDef{}, false
+	}
+	return repair.ToolDef{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters}, true
+}
+
+// rewrite makes the upstream request: the same method, path (under the
+// upstream's prefix), query, headers and body, to the configured upstream.
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(p.upstream)
+	// Rewrite drops the X-Forwarded-* headers; the client's own go on
+	// unchanged, and the proxy adds none.
+	for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+		if v, ok := pr.In.Header[h]; ok {
+			pr.Out.Header[h] = v
+		}
+	}
+	if rs := requestOf(pr.In.Context()); rs != nil && rs.repairs {
+		// The answer is read to repair it: ask for it unencoded.
+		pr.Out.Header.Del("Accept-Encoding")
+	}
+}
+
+// modifyResponse puts the repair between the upstream's answer and the
+// client, for a generation request that declared tools and got a 2xx
+// answer in JSON or server-sent events. Anything else passes as it is.
+func (p *Proxy) modifyResponse(resp *http.Response) error {
+	rs := requestOf(resp.Request.Context())
+	if rs == nil || !rs.repairs || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		rs.log.Debug("answer passed through unrepaired: it is encoded", zap.String("content_encoding", ce))
+		return nil
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case mt == "text/event-stream":
+		out := new([]byte)
+		f := newFixer(p, rs, out)
+		var proc eventProcessor = openAIFixer{f}
+		if rs.api == apiAnthropic {
+			proc = anthropicFixer{f}
+		}
+		resp.Body = &sseReader{src: resp.Body, proc: proc, out: out}
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return p.fixJSONResponse(rs, resp)
+	}
+	return nil
+}
+
+// fixJSONResponse repairs a non-streamed answer, or passes one larger than
+// MaxResponseBytes through unrepaired.
+func (p *Proxy) fixJSONResponse(rs *request, resp *http.Response) error {
+	limit := p.cfg.MaxResponseBytes
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return fmt.Errorf("read the upstream's answer: %w", err)
+	}
+	if int64(len(buf)) > limit {
+		rs.log.Warn("answer passed through unrepaired: larger than the response limit", zap.Int64("max_response_bytes", limit))
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
+		return nil
+	}
+	_ = resp.Body.Close()
+	res := p.fixBody(rs, buf)
+	body := res.body
+	if res.refused != "" {
+		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
+		resp.Header.Set("Content-Type", "application/json")
+		body = errorBody(rs.api, "toolguard_error", res.refused)
+	}
+	if res.truncated > 0 {
+		resp.Header.Set("X-Toolguard-Truncated-Calls", strconv.Itoa(res.truncated))
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	return nil
+}
+
+// upstreamError answers a request the upstream did not answer: 504 when
+// its response headers did not come in time, 502 otherwise; nothing when
+// the client went away. The error is logged without the request's URL,
+// whose query may hold a key.
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		p.log.Debug("client went away before the answer", zap.String("path", r.URL.Path))
+		if sw, ok := w.(*statusWriter); ok {
+			sw.status = statusClientClosed
+		}
+		return
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	status, errType := http.StatusBadGateway, "upstream_error"
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		status, errType = http.StatusGatewayTimeout, "upstream_timeout"
+	}
+	p.log.Warn("upstream request failed", zap.String("path", r.URL.Path), zap.Int("status", status), zap.Error(err))
+	p.refuse(w, route(r), status, errType, fmt.Sprintf("toolguard proxy: the upstream did not answer (%s)", http.StatusText(status)))
+}
+
+// refuse answers with an error in the API's shape (OpenAI's for other
+// paths).
+func (p *Proxy) refuse(w http.ResponseWriter, a api, status int, errType, message string) {
+	if a == 0 {
+		a = apiOpenAI
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorBody(a, errType, message))
+}
+
+// statusClientClosed is the status the access log shows for a client
+// that went away (nginx's 499).
+const statusClientClosed = 499
+
+// accessLog writes one line per request: never a header or the query
+// string, which may hold keys.
+func (p *Proxy) accessLog(r *http.Request, sw *statusWriter, rs *request, d time.Duration) {
+	status := sw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if r.Context().Err() != nil && status < 400 && !sw.wrote {
+		status = statusClientClosed
+	}
+	fields := []zap.Field{
+		zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Int("status", status),
+		zap.Duration("duration", d),
+	}
+	if rs != nil {
+		fields = append(fields, zap.String("api", rs.api.String()), zap.Int("tools_declared", len(rs.tools)))
+		if rs.session != "" {
+			fields = append(fields, zap.String("session_id", rs.session))
+		}
+		for _, a := range actions {
+			if n := rs.actions[a]; n > 0 {
+				fields = append(fields, zap.Int("calls_"+string(a), n))
+			}
+		}
+	}
+	p.log.Info("proxied request", fields...)
+}
+
+// statusWriter records the status written, for the access log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if code >= 200 && w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// bufferPool gives the reverse proxy its copy buffers.
+type bufferPool struct{}
+
+var copyBuffers = make(chan []byte, 64)
+
+func (bufferPool) Get() []byte {
+	select {
+	case b := <-copyBuffers:
+		return b
+	default:
+		return make([]byte, 32<<10)
+	}
+}
+
+func (bufferPool) Put(b []byte) {
+	select {
+	case copyBuffers <- b:
+	default:
+	}
+}

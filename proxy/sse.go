@@ -1,0 +1,288 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"slices"
+)
+
+// Server-sent events, as the OpenAI and Anthropic APIs stream them: each
+// event is lines ("event: ...", "data: ...", ": comment") ended by a blank
+// line; a line ends with \n, \r\n or \r.
+
+// eventEnd returns the length of the first complete event in buf, its
+// blank line included, or 0 when buf holds no complete event yet. from is
+// where the search may start (bytes before it were searched already).
+func eventEnd(buf []byte, from int) int {
+	from = max(0, from-3) // a terminator may straddle the old end
+	i := bytes.Index(buf[from:], lfLF)
+	var cr int
+	if i >= 0 {
+		i += from
+		cr = bytes.IndexByte(buf[:i+1], '\r')
+	} else {
+		cr = bytes.IndexByte(buf, '\r')
+	}
+	if cr < 0 {
+		if i < 0 {
+			return 0
+		}
+		return i + 2
+	}
+	return eventEndCR(buf)
+}
+
+var lfLF = []byte("\n\n")
+
+// eventEndCR is eventEnd for text that holds carriage returns.
+func eventEndCR(buf []byte) int {
+	lineStart := 0
+	for j := 0; j < len(buf); j++ {
+		c := buf[j]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		end := j + 1
+		if c == '\r' {
+			if j+1 == len(buf) {
+				return 0 // the \n of a \r\n may follow
+			}
+			if buf[j+1] == '\n' {
+				end = j + 2
+			}
+		}
+		if j == lineStart {
+			return end
+		}
+		lineStart = end
+		j = end - 1
+	}
+	return 0
+}
+
+// eventData returns the data of an event: the value of its one data line
+// (a slice of raw, at raw[off:]), or its data lines joined with \n (a new
+// slice, single false). ok is false when the event has no data line.
+func eventData(raw []byte) (data []byte, off int, single, ok bool) {
+	if bytes.IndexByte(raw, '\r') < 0 {
+		// The common case: \n line ends.
+		count := 0
+		var joined []byte
+		for at := 0; at < len(raw); {
+			nl := bytes.IndexByte(raw[at:], '\n')
+			end := len(raw)
+			if nl >= 0 {
+				end = at + nl
+			}
+			line := raw[at:end]
+			if v, vo, isData := dataValue(line); isData {
+				count++
+				switch count {
+				case 1:
+					data, off = v, at+vo
+				case 2:
+					joined = append(append(append(joined, data...), '\n'), v...)
+				default:
+					joined = append(append(joined, '\n'), v...)
+				}
+			}
+			at = end + 1
+		}
+		switch count {
+		case 0:
+			return nil, 0, false, false
+		case 1:
+			return data, off, true, true
+		}
+		return joined, 0, false, true
+	}
+	lines := splitLines(raw)
+	var parts [][]byte
+	for _, l := range lines {
+		if v, vo, isData := dataValue(raw[l[0]:l[1]]); isData {
+			parts = append(parts, v)
+			off = l[0] + vo
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return nil, 0, false, false
+	case 1:
+		return parts[0], off, true, true
+	}
+	return bytes.Join(parts, []byte("\n")), 0, false, true
+}
+
+// dataValue returns the value of a data line and its offset in the line.
+func dataValue(line []byte) ([]byte, int, bool) {
+	if !bytes.HasPrefix(line, []byte("data")) {
+		return nil, 0, false
+	}
+	switch {
+	case len(line) == 4:
+		return line[4:], 4, true
+	case line[4] != ':':
+		return nil, 0, false
+	case len(line) > 5 && line[5] == ' ':
+		return line[6:], 6, true
+	default:
+		return line[5:], 5, true
+	}
+}
+
+// splitLines returns the [start, end) of each line of raw, terminators
+// left out.
+func splitLines(raw []byte) [][2]int {
+	var out [][2]int
+	start := 0
+	for j := 0; j < len(raw); j++ {
+		switch raw[j] {
+		case '\n':
+			out = append(out, [2]int{start, j})
+			start = j + 1
+		case '\r':
+			out = append(out, [2]int{start, j})
+			if j+1 < len(raw) && raw[j+1] == '\n' {
+				j++
+			}
+			start = j + 1
+		}
+	}
+	if start < len(raw) {
+		out = append(out, [2]int{start, len(raw)})
+	}
+	return out
+}
+
+// rewriteData returns the event raw with its data replaced by data: in
+// place when the event has one data line, else as data lines (one per
+// line of data) where the first one was, the event's other lines kept.
+func rewriteData(raw []byte, off int, single bool, oldLen int, data []byte) []byte {
+	if single {
+		out := make([]byte, 0, len(raw)-oldLen+len(data))
+		out = append(out, raw[:off]...)
+		out = append(out, data...)
+		return append(out, raw[off+oldLen:]...)
+	}
+	var out []byte
+	wrote := false
+	for _, l := range splitLines(raw) {
+		line := raw[l[0]:l[1]]
+		if _, _, isData := dataValue(line); isData {
+			if !wrote {
+				// One data line per line of the data, as it came.
+				for _, l := range bytes.Split(data, []byte("\n")) {
+					out = append(append(append(out, "data: "...), l...), '\n')
+				}
+				wrote = true
+			}
+			continue
+		}
+		if len(line) == 0 {
+			continue // the blank line that ends the event, added below
+		}
+		out = append(append(out, line...), '\n')
+	}
+	return append(out, '\n')
+}
+
+// eventProcessor follows the events of one response.
+type eventProcessor interface {
+	// event handles one complete event (or, at the end, the bytes after
+	// the last one); raw is valid only during the call. It appends what
+	// is ready to be sent to out.
+	event(raw []byte)
+	// end handles the end of the upstream's body; cut says it ended with
+	// an error rather than cleanly.
+	end(cut bool)
+	// stopped reports that the response must end here (a call was
+	// refused): the rest of the upstream's stream is dropped.
+	stopped() bool
+	// drain appends to out what may go out of what is held, a bounded
+	// amount at a time.
+	drain()
+	// close releases its buffers once the response is over.
+	close()
+}
+
+// sseReader is the body the client reads: the upstream's stream, event by
+// event, through an eventProcessor. Each Read returns what the processor
+// released from one read of the upstream, so every complete event goes
+// out (and is flushed, by the reverse proxy) as soon as it may.
+type sseReader struct {
+	src     io.ReadCloser
+	proc    eventProcessor
+	out     *[]byte // the processor's output; sent from outPos
+	outPos  int
+	in      []byte // input not yet split into events
+	scanned int    // bytes of in searched for an event's end
+	err     error  // how the upstream's body ended, once it has
+	closed  bool
+}
+
+const sseReadSize = 32 << 10
+
+func (r *sseReader) Read(p []byte) (int, error) {
+	for r.outPos == len(*r.out) {
+		if r.proc.drain(); len(*r.out) > 0 {
+			break
+		}
+		if r.err != nil {
+			return 0, r.err
+		}
+		if len(r.in) > 0 {
+			r.in = slices.Grow(r.in, sseReadSize)
+		} else if cap(r.in) < sseReadSize {
+			r.in = make([]byte, 0, sseReadSize)
+		}
+		n, err := r.src.Read(r.in[len(r.in):cap(r.in)])
+		r.in = r.in[:len(r.in)+n]
+		r.split()
+		if err == nil && r.proc.stopped() {
+			err = io.EOF
+			_ = r.src.Close() // the upstream's request ends here
+		}
+		if err != nil {
+			if len(r.in) > 0 && !r.proc.stopped() {
+				r.proc.event(r.in) // an event without its blank line
+			}
+			r.in = r.in[:0]
+			r.proc.end(err != io.EOF)
+			r.err = err
+		}
+	}
+	n := copy(p, (*r.out)[r.outPos:])
+	r.outPos += n
+	if r.outPos == len(*r.out) {
+		*r.out = (*r.out)[:0]
+		r.outPos = 0
+	}
+	return n, nil
+}
+
+// split hands every complete event in r.in to the processor and keeps the
+// rest.
+func (r *sseReader) split() {
+	at := 0
+	for !r.proc.stopped() {
+		n := eventEnd(r.in[at:], r.scanned-at)
+		if n == 0 {
+			break
+		}
+		r.proc.event(r.in[at : at+n])
+		at += n
+		r.scanned = at
+	}
+	if at > 0 {
+		r.in = r.in[:copy(r.in, r.in[at:])]
+	}
+	r.scanned = len(r.in) // everything left was searched
+}
+
+func (r *sseReader) Close() error {
+	if !r.closed {
+		r.closed = true
+		r.proc.close()
+	}
+	return r.src.Close()
+}

@@ -1,0 +1,152 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestEventEnd(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"data: x\n\nrest", 9},
+		{"data: x\r\n\r\nrest", 11},
+		{"data: x\r\rrest", 9},
+		{"data: x\n\r\nrest", 10},
+		{"event: a\ndata: x\n\n", 18},
+		{": comment\n\n", 11},
+		{"data: x\n", 0},
+		{"data: x\r", 0},
+		{"data: x\r\n\r", 0}, // the \n of the blank line's \r\n may follow
+	}
+	for _, tt := range tests {
+		if got := eventEnd([]byte(tt.in), 0); got != tt.want {
+			t.Errorf("eventEnd(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+	// Searching from where the last search stopped finds the same end.
+	in := []byte("data: " + strings.Repeat("x", 100) + "\n\n")
+	for from := range len(in) {
+		if got := eventEnd(in, from); got != len(in) {
+			t.Fatalf("eventEnd from %d = %d, want %d", from, got, len(in))
+		}
+	}
+}
+
+func TestEventData(t *testing.T) {
+	tests := []struct {
+		in, data string
+		single   bool
+	}{
+		{"data: {\"a\":1}\n\n", `{"a":1}`, true},
+		{"data:{\"a\":1}\n\n", `{"a":1}`, true},
+		{"event: x\r\ndata: {\"a\":1}\r\n\r\n", `{"a":1}`, true},
+		{"data: {\"a\":\ndata: 1}\n\n", "{\"a\":\n1}", false},
+		{"data: [DONE]\n\n", "[DONE]", true},
+		{"data\n\n", "", true},
+	}
+	for _, tt := range tests {
+		data, off, single, ok := eventData([]byte(tt.in))
+		if !ok || string(data) != tt.data || single != tt.single {
+			t.Errorf("eventData(%q) = %q single=%v ok=%v", tt.in, data, single, ok)
+			continue
+		}
+		if single && tt.in[off:off+len(data)] != tt.data {
+			t.Errorf("eventData(%q): offset %d is not where the data is", tt.in, off)
+		}
+	}
+	if _, _, _, ok := eventData([]byte(": ping\n\n")); ok {
+		t.Error("a comment has data")
+	}
+	// Rewriting keeps every other line.
+	raw := []byte("event: e\ndata: {\"a\":\ndata: 1}\nid: 7\n\n")
+	got := rewriteData(raw, 0, false, 0, []byte(`{"a":2}`))
+	if want := "event: e\ndata: {\"a\":2}\nid: 7\n\n"; string(got) != want {
+		t.Errorf("rewriteData = %q, want %q", got, want)
+	}
+}
+
+func TestJSONWalker(t *testing.T) {
+	doc := []byte(` {"a": [1, {"b\u0063": "x\"}"}, null], "d" : {"e": "\ud83d\ude00 é\n"}} `)
+	s, e, ok := valueAt(doc, "a", 1, "bc")
+	if !ok || string(doc[s:e]) != `"x\"}"` {
+		t.Errorf("valueAt a/1/bc = %q, %v", doc[s:e], ok)
+	}
+	if _, _, ok := valueAt(doc, "a", 3); ok {
+		t.Error("valueAt found a fourth element")
+	}
+	s, e, _ = valueAt(doc, "d", "e")
+	got, ok := appendUnquoted(nil, doc[s:e])
+	var want string
+	_ = json.Unmarshal(doc[s:e], &want)
+	if !ok || string(got) != want {
+		t.Errorf("appendUnquoted = %q, want %q", got, want)
+	}
+	for _, q := range []string{`"\ud83d"`, `"\ude00x"`, `"\ud83d\u0041"`, `"plain"`, `"\/\b\f\r\t"`} {
+		got, ok := appendUnquoted(nil, []byte(q))
+		var want string
+		_ = json.Unmarshal([]byte(q), &want)
+		if !ok || string(got) != want {
+			t.Errorf("appendUnquoted(%s) = %q, want %q as encoding/json", q, got, want)
+		}
+	}
+	if _, ok := appendUnquoted(nil, []byte(`"\x"`)); ok {
+		t.Error("a bad escape was accepted")
+	}
+	out := applyEdits([]byte(`{"a":"x","b":"y"}`), []edit{{13, 16, []byte(`"Y"`)}, {5, 8, []byte(`""`)}})
+	if string(out) != `{"a":"","b":"Y"}` {
+		t.Errorf("applyEdits = %s", out)
+	}
+	var c openAIChunk
+	if !c.parse([]byte(`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{"},"index":2}]},"index":1,"finish_reason":"length"}]}`)) ||
+		len(c.calls) != 1 || c.calls[0].choice != 1 || c.calls[0].index != 2 || string(c.choices[0].finish) != "length" {
+		t.Errorf("parse: %+v", c)
+	}
+	if c.parse([]byte(`{"choices":[{"index":"0"}]}`)) {
+		t.Error("a string index was read as a number")
+	}
+}
+
+// TestTemplate: an event that shares the bytes around the last fragment
+// is read without parsing only when what is between is one string.
+func TestTemplate(t *testing.T) {
+	data := []byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ab"}}]}}]}`)
+	var tm template
+	tm.set(data, span{bytes.Index(data, []byte(`"ab"`)), bytes.Index(data, []byte(`"ab"`)) + 4}, callKey{0, 0})
+	with := func(body string) []byte {
+		return []byte(strings.Replace(string(data), `"ab"`, `"`+body+`"`, 1))
+	}
+	for body, want := range map[string]bool{
+		`cd`:                 true,
+		`c\"d`:               true,
+		`c\\`:                true,
+		``:                   true,
+		`c\`:                 false, // the closing quote would be escaped
+		`c","name":"evil`:    false, // a quote ends the string
+		`c\\","name":"x`:     false,
+		`\u00e9\ud83d\ude00`: true,
+	} {
+		if _, ok := tm.match(with(body), true); ok != want {
+			t.Errorf("match(%s) = %v, want %v", body, ok, want)
+		}
+	}
+	if _, ok := tm.match(with("cd"), false); ok {
+		t.Error("matched an event with several data lines")
+	}
+}
+
+// TestMultiLineData: events whose JSON spans several data lines are read
+// and rewritten too.
+func TestMultiLineData(t *testing.T) {
+	in := openAIStream([]synthCall{{index: 0, name: "Write", frags: []string{`{'path': 'a.txt',`, ` 'content': 'hi'}`}}}, "tool_calls")
+	in = bytes.ReplaceAll(in, []byte(`"choices":`), []byte("\"choices\":\ndata: "))
+	tp := newTestProxy(t, sseUpstream(in, nil), nil)
+	_, body := tp.post(t, "/v1/chat/completions", requestBody("openai", true, true), nil)
+	calls, _ := clientCalls(t, "openai", body)
+	if c := calls[0]; c == nil || c.args != `{"content":"hi","path":"a.txt"}` {
+		t.Fatalf("call %+v\n%s", c, body)
+	}
+}
