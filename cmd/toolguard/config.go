@@ -12,9 +12,10 @@ import (
 	"github.com/toolguard/toolguard/service"
 )
 
-// setting is one service.Config field as the command line and the
-// environment see it.
-type setting struct {
+// setting is one field of a command's configuration C (service.Config for
+// serve, proxy.Config for proxy) as the command line and the environment
+// see it.
+type setting[C any] struct {
 	// flag is the flag name, without dashes.
 	flag string
 	// env is the environment twin: TOOLGUARD_ and the flag name in upper
@@ -22,7 +23,7 @@ type setting struct {
 	env   string
 	usage string
 	// value binds the field of cfg to a flag.Value.
-	value func(cfg *service.Config) flag.Value
+	value func(cfg *C) flag.Value
 }
 
 // The server reports the binary's version in its telemetry (the
@@ -31,7 +32,7 @@ func init() { service.Version = version }
 
 // serveSettings declares every service.Config field once. A test fails when
 // a Config field has no entry here.
-var serveSettings = []setting{
+var serveSettings = []setting[service.Config]{
 	{"listen", "TOOLGUARD_LISTEN", "TCP `address` to listen on",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.Listen) }},
 	{"auth-tokens-file", "TOOLGUARD_AUTH_TOKENS_FILE", "YAML or JSON `file` of bearer tokens (as SHA-256, see hash-token), each with its principal and workspaces (empty: no authentication)",
@@ -110,23 +111,23 @@ var serveSettings = []setting{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxParamBytes) }},
 }
 
-// bindServeFlags registers a flag for every setting on fs, bound to the
+// bindSettings registers a flag for every setting on fs, bound to the
 // field of cfg. The defaults usage shows are cfg's values at the time of the
 // call, so bind before applying the environment.
-func bindServeFlags(fs *flag.FlagSet, cfg *service.Config) {
-	for _, s := range serveSettings {
+func bindSettings[C any](fs *flag.FlagSet, settings []setting[C], cfg *C) {
+	for _, s := range settings {
 		fs.Var(s.value(cfg), s.flag, fmt.Sprintf("%s (env %s)", s.usage, s.env))
 	}
 }
 
-// applyServeEnv sets every field whose TOOLGUARD_* variable lookup finds
+// applyEnv sets every field whose TOOLGUARD_* variable lookup finds
 // (os.LookupEnv in production). A variable set to the empty string counts as
 // unset: deployment templates often render optional values that way, and no
 // field has a useful empty value that differs from its default. Every bad
 // value is reported, each naming its variable.
-func applyServeEnv(cfg *service.Config, lookup func(string) (string, bool)) error {
+func applyEnv[C any](settings []setting[C], cfg *C, lookup func(string) (string, bool)) error {
 	var errs []error
-	for _, s := range serveSettings {
+	for _, s := range settings {
 		v, ok := lookup(s.env)
 		if !ok || v == "" {
 			continue
@@ -138,18 +139,19 @@ func applyServeEnv(cfg *service.Config, lookup func(string) (string, bool)) erro
 	return errors.Join(errs...)
 }
 
-// errStrayArg is returned for a positional argument: serve takes none.
+// errStrayArg is returned for a positional argument: serve and proxy take
+// none.
 var errStrayArg = errors.New("unexpected argument")
 
-// parseServeConfig builds the serve configuration with the precedence flag >
-// environment > default: it starts from service.DefaultConfig, applies the
-// environment, then parses args on fs. It returns flag.ErrHelp for -h; fs
-// itself prints its parse errors, as the flag package does. The
-// configuration is not validated.
-func parseServeConfig(fs *flag.FlagSet, args []string, lookup func(string) (string, bool)) (service.Config, error) {
-	cfg := service.DefaultConfig()
-	bindServeFlags(fs, &cfg)
-	if err := applyServeEnv(&cfg, lookup); err != nil {
+// parseSettings builds a configuration with the precedence flag >
+// environment > default: it starts from def, applies the environment, then
+// parses args on fs. It returns flag.ErrHelp for -h; fs itself prints its
+// parse errors, as the flag package does. The configuration is not
+// validated.
+func parseSettings[C any](fs *flag.FlagSet, settings []setting[C], def C, args []string, lookup func(string) (string, bool)) (C, error) {
+	cfg := def
+	bindSettings(fs, settings, &cfg)
+	if err := applyEnv(settings, &cfg, lookup); err != nil {
 		return cfg, err
 	}
 	if err := fs.Parse(args); err != nil {
@@ -159,6 +161,11 @@ func parseServeConfig(fs *flag.FlagSet, args []string, lookup func(string) (stri
 		return cfg, fmt.Errorf("%w %q", errStrayArg, fs.Arg(0))
 	}
 	return cfg, nil
+}
+
+// parseServeConfig is parseSettings for serve, from service.DefaultConfig.
+func parseServeConfig(fs *flag.FlagSet, args []string, lookup func(string) (string, bool)) (service.Config, error) {
+	return parseSettings(fs, serveSettings, service.DefaultConfig(), args, lookup)
 }
 
 // flag.Value implementations for the Config field types. Their String

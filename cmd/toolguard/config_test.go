@@ -367,7 +367,7 @@ func sample(v flag.Value) string {
 	}
 }
 
-func changedFields(a, b service.Config) []string {
+func changedFields[C any](a, b C) []string {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	var names []string
 	for i := range va.NumField() {

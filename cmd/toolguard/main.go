@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "serve", summary: "run the gRPC server", run: runServe},
+		{name: "proxy", summary: "run the HTTP proxy that repairs the tool calls in a model server's answers", run: runProxy},
 		{name: "repair", summary: "repair the JSON read on stdin, print it and the repairs", run: runRepair},
 		{name: "write", summary: "validate a write call read on stdin and write the file in --workspace", run: runWrite},
 		{name: "edit", summary: "validate an edit call read on stdin and apply it in --workspace", run: runEdit},

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/proxy"
+	"github.com/toolguard/toolguard/service"
+)
+
+// proxySettings declares every proxy.Config field once. A test fails when
+// a Config field has no entry here. The environment twins are
+// TOOLGUARD_PROXY_ and the flag name, so that a proxy and a server sharing
+// an environment do not take each other's settings.
+var proxySettings = []setting[proxy.Config]{
+	{"listen", "TOOLGUARD_PROXY_LISTEN", "TCP `address` the proxy listens on (the proxy holds no secret: a non-loopback address lets whoever reaches it use the upstream with their own key)",
+		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Listen) }},
+	{"upstream", "TOOLGUARD_PROXY_UPSTREAM", "`URL` of the OpenAI- or Anthropic-compatible model server every request goes to: its origin, optionally with a path prefix (http://127.0.0.1:8000, https://api.openai.com; not .../v1)",
+		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Upstream) }},
+	{"upstream-timeout", "TOOLGUARD_PROXY_UPSTREAM_TIMEOUT", "`duration` to wait for the upstream's response headers (a non-streamed answer sends them when it is complete; streams then run as long as they run)",
+		func(c *proxy.Config) flag.Value { return (*durationValue)(&c.UpstreamTimeout) }},
+	{"tools", "TOOLGUARD_PROXY_TOOLS", "comma-separated `names` of the tools whose calls are repaired, as requests declare them (empty: every declared tool)",
+		func(c *proxy.Config) flag.Value { return (*listValue)(&c.Tools) }},
+	{"strict", "TOOLGUARD_PROXY_STRICT", "a repaired call that still breaks its schema counts as a failure (see --fallback); off, it is sent repaired anyway when its arguments could be parsed",
+		func(c *proxy.Config) flag.Value { return (*boolValue)(&c.Strict) }},
+	{"fallback", "TOOLGUARD_PROXY_FALLBACK", "send a call that could not be repaired as the model wrote it, byte for byte; off, the client gets an error instead",
+		func(c *proxy.Config) flag.Value { return (*boolValue)(&c.Fallback) }},
+	{"session-header", "TOOLGUARD_PROXY_SESSION_HEADER", "request `header` naming the session a request's calls are counted in (not forwarded upstream; without it nothing is counted)",
+		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.SessionHeader) }},
+	{"mistake-limit", "TOOLGUARD_PROXY_MISTAKE_LIMIT", "`number` of consecutive mistakes at which a session's limit is reached",
+		func(c *proxy.Config) flag.Value { return (*uint32Value)(&c.MistakeLimit) }},
+	{"session-ttl", "TOOLGUARD_PROXY_SESSION_TTL", "idle `duration` after which a session is forgotten",
+		func(c *proxy.Config) flag.Value { return (*durationValue)(&c.SessionTTL) }},
+	{"max-sessions", "TOOLGUARD_PROXY_MAX_SESSIONS", "maximum `number` of sessions kept; the least recently seen is evicted first",
+		func(c *proxy.Config) flag.Value { return (*intValue)(&c.MaxSessions) }},
+	{"max-request-bytes", "TOOLGUARD_PROXY_MAX_REQUEST_BYTES", "largest request body to a generation endpoint, in `bytes` (413 beyond it)",
+		func(c *proxy.Config) flag.Value { return (*int64Value)(&c.MaxRequestBytes) }},
+	{"max-response-bytes", "TOOLGUARD_PROXY_MAX_RESPONSE_BYTES", "largest non-streamed answer read to repair, in `bytes` (a larger one passes through unrepaired)",
+		func(c *proxy.Config) flag.Value { return (*int64Value)(&c.MaxResponseBytes) }},
+	{"max-call-bytes", "TOOLGUARD_PROXY_MAX_CALL_BYTES", "largest streamed call held back to repair, in `bytes` of arguments (a larger one passes through unrepaired)",
+		func(c *proxy.Config) flag.Value { return (*intValue)(&c.MaxCallBytes) }},
+	{"metrics-listen", "TOOLGUARD_PROXY_METRICS_LISTEN", "TCP `address` of the Prometheus /metrics endpoint, apart from the proxy's port (empty: no metrics)",
+		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.MetricsListen) }},
+	{"log-format", "TOOLGUARD_PROXY_LOG_FORMAT", "log `format`: json or console",
+		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.LogFormat) }},
+	{"log-level", "TOOLGUARD_PROXY_LOG_LEVEL", "log `level`: debug (adds each call's arguments), info, warn or error",
+		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.LogLevel) }},
+	{"shutdown-timeout", "TOOLGUARD_PROXY_SHUTDOWN_TIMEOUT", "`duration` requests and streams in flight may run on at shutdown before they are cut",
+		func(c *proxy.Config) flag.Value { return (*durationValue)(&c.ShutdownTimeout) }},
+}
+
+// parseProxyConfig is parseSettings for proxy, from proxy.DefaultConfig.
+func parseProxyConfig(fs *flag.FlagSet, args []string, lookup func(string) (string, bool)) (proxy.Config, error) {
+	return parseSettings(fs, proxySettings, proxy.DefaultConfig(), args, lookup)
+}
+
+// runProxy is "toolguard proxy": it runs the repairing HTTP proxy until
+// SIGINT or SIGTERM, then shuts it down gracefully. Logs go to standard
+// error.
+func runProxy(args []string, _ io.Reader, _, stderr io.Writer) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: toolguard proxy --upstream URL [flags]\n\n"+
+			"Runs an HTTP proxy in front of an OpenAI- or Anthropic-compatible model server: requests go to\n"+
+			"--upstream unchanged, and the tool calls in the answers to POST .../chat/completions and\n"+
+			"POST /v1/messages (streamed or not) come back repaired against the tools each request declares.\n"+
+			"Point the agent's base URL at the proxy. Runs until SIGINT or SIGTERM.\n"+
+			"Every flag has a TOOLGUARD_PROXY_* environment twin; a flag wins over its variable.\n\nFlags:\n\n")
+		fs.PrintDefaults()
+	}
+	cfg, err := parseProxyConfig(fs, args, os.LookupEnv)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		if !isFlagError(fs, err) {
+			fmt.Fprintf(stderr, "toolguard proxy: %v\n", err)
+		}
+		return 2
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "toolguard proxy: invalid configuration: %v\n", err)
+		return 2
+	}
+	log, err := service.NewLogger(cfg.LogFormat, cfg.LogLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolguard proxy: %v\n", err)
+		return 2
+	}
+	defer func() { _ = log.Sync() }()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// After the first signal, a second one kills the process at once.
+	onSignal := context.AfterFunc(ctx, func() {
+		log.Info("shutting down (signal again to exit immediately)")
+		stop()
+	})
+	defer onSignal()
+	if err := serveProxy(ctx, cfg, log); err != nil {
+		log.Error("toolguard proxy failed", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+// serveProxy logs the configuration (the upstream's host, never more of
+// its URL) and runs the proxy until ctx ends.
+func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
+	upstream := ""
+	if u, err := url.Parse(cfg.Upstream); err == nil {
+		upstream = u.Scheme + "://" + u.Host
+		if strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/v1") {
+			log.Warn("the upstream URL ends in /v1: requests already carry /v1 in their path, so it would be doubled; give the server's origin", zap.String("upstream", upstream))
+		}
+	}
+	log.Info("starting toolguard proxy",
+		zap.String("version", version),
+		zap.String("listen", cfg.Listen),
+		zap.String("upstream", upstream),
+		zap.Strings("tools", cfg.Tools),
+		zap.Bool("strict", cfg.Strict),
+		zap.Bool("fallback", cfg.Fallback),
+		zap.String("session_header", cfg.SessionHeader),
+		zap.Duration("upstream_timeout", cfg.UpstreamTimeout),
+		zap.String("metrics_listen", cfg.MetricsListen),
+	)
+	if host, _, err := net.SplitHostPort(cfg.Listen); err == nil && !isLoopback(host) {
+		log.Warn("listening beyond loopback: whoever reaches the proxy can use the upstream with their own key", zap.String("listen", cfg.Listen))
+	}
+	if err := proxy.ListenAndServe(ctx, cfg, log); err != nil {
+		return err
+	}
+	return nil
+}
+
+// isLoopback reports whether host is a loopback address or localhost.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/proxy"
+)
+
+func parseProxy(args []string, vars map[string]string) (proxy.Config, error) {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return parseProxyConfig(fs, args, env(vars))
+}
+
+// proxyAllSet is the configuration the "every field" cases produce: every
+// field differs from its default.
+var proxyAllSet = proxy.Config{
+	Listen:           "127.0.0.1:9000",
+	Upstream:         "http://127.0.0.1:8081",
+	UpstreamTimeout:  time.Minute,
+	Tools:            []string{"TodoWrite", "Write"},
+	Strict:           false,
+	Fallback:         false,
+	SessionHeader:    "X-Session",
+	MistakeLimit:     5,
+	SessionTTL:       10 * time.Minute,
+	MaxSessions:      50,
+	MaxRequestBytes:  1000,
+	MaxResponseBytes: 2000,
+	MaxCallBytes:     3000,
+	MetricsListen:    "127.0.0.1:9465",
+	LogFormat:        "console",
+	LogLevel:         "debug",
+	ShutdownTimeout:  3 * time.Second,
+}
+
+func TestParseProxyConfig(t *testing.T) {
+	def := proxy.DefaultConfig()
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    func(c *proxy.Config)
+		wantErr []string
+	}{
+		{name: "defaults", want: func(*proxy.Config) {}},
+		{
+			name: "flag over env over default",
+			args: []string{"--upstream", "http://flag:1"},
+			env:  map[string]string{"TOOLGUARD_PROXY_UPSTREAM": "http://env:1", "TOOLGUARD_PROXY_MISTAKE_LIMIT": "4"},
+			want: func(c *proxy.Config) { c.Upstream = "http://flag:1"; c.MistakeLimit = 4 },
+		},
+		{
+			name: "serve's variables are not the proxy's",
+			env:  map[string]string{"TOOLGUARD_LISTEN": "0.0.0.0:1", "TOOLGUARD_MISTAKE_LIMIT": "9"},
+			want: func(*proxy.Config) {},
+		},
+		{
+			name: "every field from env",
+			env: map[string]string{
+				"TOOLGUARD_PROXY_LISTEN":             "127.0.0.1:9000",
+				"TOOLGUARD_PROXY_UPSTREAM":           "http://127.0.0.1:8081",
+				"TOOLGUARD_PROXY_UPSTREAM_TIMEOUT":   "1m",
+				"TOOLGUARD_PROXY_TOOLS":              "TodoWrite, Write",
+				"TOOLGUARD_PROXY_STRICT":             "false",
+				"TOOLGUARD_PROXY_FALLBACK":           "false",
+				"TOOLGUARD_PROXY_SESSION_HEADER":     "X-Session",
+				"TOOLGUARD_PROXY_MISTAKE_LIMIT":      "5",
+				"TOOLGUARD_PROXY_SESSION_TTL":        "10m",
+				"TOOLGUARD_PROXY_MAX_SESSIONS":       "50",
+				"TOOLGUARD_PROXY_MAX_REQUEST_BYTES":  "1000",
+				"TOOLGUARD_PROXY_MAX_RESPONSE_BYTES": "2000",
+				"TOOLGUARD_PROXY_MAX_CALL_BYTES":     "3000",
+				"TOOLGUARD_PROXY_METRICS_LISTEN":     "127.0.0.1:9465",
+				"TOOLGUARD_PROXY_LOG_FORMAT":         "console",
+				"TOOLGUARD_PROXY_LOG_LEVEL":          "debug",
+				"TOOLGUARD_PROXY_SHUTDOWN_TIMEOUT":   "3s",
+			},
+			want: func(c *proxy.Config) { *c = proxyAllSet },
+		},
+		{
+			name: "every field from flags",
+			args: []string{
+				"--listen", "127.0.0.1:9000", "--upstream", "http://127.0.0.1:8081", "--upstream-timeout", "1m",
+				"--tools", "TodoWrite,Write", "--strict=false", "--fallback=false", "--session-header", "X-Session",
+				"--mistake-limit", "5", "--session-ttl", "10m", "--max-sessions", "50",
+				"--max-request-bytes", "1000", "--max-response-bytes", "2000", "--max-call-bytes", "3000",
+				"--metrics-listen", "127.0.0.1:9465", "--log-format", "console", "--log-level", "debug",
+				"--shutdown-timeout", "3s",
+			},
+			want: func(c *proxy.Config) { *c = proxyAllSet },
+		},
+		{
+			name:    "bad env values are named",
+			env:     map[string]string{"TOOLGUARD_PROXY_STRICT": "maybe", "TOOLGUARD_PROXY_MAX_REQUEST_BYTES": "1MB"},
+			wantErr: []string{`TOOLGUARD_PROXY_STRICT="maybe"`, "TOOLGUARD_PROXY_MAX_REQUEST_BYTES"},
+		},
+		{name: "bad flag", args: []string{"--upstream-timeout", "soon"}, wantErr: []string{"-upstream-timeout"}},
+		{name: "stray argument", args: []string{"now"}, wantErr: []string{`unexpected argument "now"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseProxy(tt.args, tt.env)
+			if tt.wantErr != nil {
+				if err == nil {
+					t.Fatalf("got %+v, want an error", got)
+				}
+				for _, s := range tt.wantErr {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not mention %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := def
+			tt.want(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+	if _, err := parseProxy([]string{"-h"}, nil); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}
+
+// TestProxySettingsCoverConfig: every proxy.Config field has exactly one
+// setting, whose variable is TOOLGUARD_PROXY_ and the upper-snake flag.
+func TestProxySettingsCoverConfig(t *testing.T) {
+	def := proxy.DefaultConfig()
+	bound := map[string]string{}
+	for _, s := range proxySettings {
+		if want := "TOOLGUARD_PROXY_" + strings.ToUpper(strings.ReplaceAll(s.flag, "-", "_")); s.env != want {
+			t.Errorf("flag %q has env %q, want %q", s.flag, s.env, want)
+		}
+		cfg := def
+		v := s.value(&cfg)
+		if err := v.Set(sample(v)); err != nil {
+			t.Fatalf("flag %q: set sample: %v", s.flag, err)
+		}
+		if _, isBool := v.(*boolValue); isBool && reflect.DeepEqual(cfg, def) {
+			_ = v.Set("false") // the default is true
+		}
+		changed := changedFields(def, cfg)
+		if len(changed) != 1 {
+			t.Fatalf("flag %q changes fields %v, want exactly one", s.flag, changed)
+		}
+		if prev, dup := bound[changed[0]]; dup {
+			t.Errorf("field %s is bound by both %q and %q", changed[0], prev, s.flag)
+		}
+		bound[changed[0]] = s.flag
+	}
+	typ := reflect.TypeFor[proxy.Config]()
+	for i := range typ.NumField() {
+		if name := typ.Field(i).Name; bound[name] == "" {
+			t.Errorf("proxy.Config.%s has no flag: add it to proxySettings", name)
+		}
+	}
+}
+
+func TestProxyCommand(t *testing.T) {
+	code, stdout, _ := runCLI("help", "proxy")
+	if code != 0 {
+		t.Fatalf("help proxy: exit %d", code)
+	}
+	for _, s := range proxySettings {
+		if !strings.Contains(stdout, "-"+s.flag) || !strings.Contains(stdout, s.env) {
+			t.Errorf("help proxy does not document -%s with %s", s.flag, s.env)
+		}
+	}
+	if !strings.Contains(stdout, "(default 127.0.0.1:7701)") {
+		t.Errorf("help proxy does not show the listen default:\n%s", stdout)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "upstream URL is required"},
+		{[]string{"--upstream", "http://127.0.0.1:8081/?key=x"}, "query"},
+		{[]string{"--upstream", "http://127.0.0.1:8081", "--strict=maybe"}, "-strict"},
+	} {
+		if code, _, stderr := runCLI(append([]string{"proxy"}, tt.args...)...); code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("proxy %q: exit %d, stderr %q; want 2 mentioning %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestServeProxy runs the command's server against a fake upstream and
+// stops it as a signal would.
+func TestServeProxy(t *testing.T) {
+	in := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"Save\",\"arguments\":\"{'path': 'a'}\"}}]},\"finish_reason\":null}]}\n\ndata: [DONE]\n\n")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(in)
+	}))
+	defer up.Close()
+	// A free loopback port.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	cfg := proxy.DefaultConfig()
+	cfg.Listen, cfg.Upstream = addr, up.URL
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveProxy(ctx, cfg, zap.NewNop()) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serveProxy: %v", err)
+		}
+	}()
+	req := `{"model":"m","stream":true,"tools":[{"type":"function","function":{"name":"Save","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}]}`
+	var body []byte
+	for range 500 { // until the server listens
+		resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(req))
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		break
+	}
+	if !bytes.Contains(body, []byte(`"arguments":"{\"path\":\"a\"}"`)) {
+		t.Fatalf("the call was not repaired:\n%s", body)
+	}
+}
