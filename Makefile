@@ -70,7 +70,7 @@ e2e: build ## run the README's grpcurl session against a real server
 
 .PHONY: bench
 bench: ## run the benchmarks (side by side with their baselines)
-	$(GO) test -run '^$$' -bench . -benchmem ./repair/... ./workspace/ ./service/ ./bench/
+	$(GO) test -run '^$$' -bench . -benchmem ./repair/... ./workspace/ ./service/ ./proxy/ ./bench/
 
 .PHONY: load
 load: ## load run: 100,000 mixed calls at concurrency 50 against a loopback server; throughput, p50/p99, errors, memory
