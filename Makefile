@@ -65,8 +65,10 @@ bench-smoke: ## run each benchmark once, so they keep working (no timing is judg
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 .PHONY: e2e
-e2e: build ## run the README's grpcurl session against a real server
+e2e: build ## run the README's grpcurl session against a real server, and its proxy demo against the fake upstream
 	scripts/e2e.sh $(BIN)/toolguard
+	$(GO) build -o $(BIN)/fakeupstream ./cmd/fakeupstream
+	scripts/e2e_proxy.sh $(BIN)/toolguard $(BIN)/fakeupstream
 
 .PHONY: bench
 bench: ## run the benchmarks (side by side with their baselines)
