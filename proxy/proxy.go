@@ -194,6 +194,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// answer's headers are written (HTTP/1), or the upstream request
 	// would fail mid-answer.
 	_ = http.NewResponseController(sw).EnableFullDuplex()
+	// With full duplex, an upstream request that failed before reading
+	// the whole body can leave that read in flight when the handler
+	// returns; the server then reads the connection's next request
+	// concurrently and panics (golang/go#68560). Closing the body waits
+	// for the read in flight and ends it.
+	defer r.Body.Close()
 
 	// Not a forward proxy: the upstream is the configured one, whatever
 	// the request line or the Host header says.

@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	stdlog "log"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -529,6 +532,80 @@ func TestUpstreamErrorsAndTimeouts(t *testing.T) {
 	resp, body = tp.post(t, "/v1/messages", requestBody("anthropic", false, true), nil)
 	if resp.StatusCode != http.StatusGatewayTimeout || !bytes.Contains(body, []byte(`"type":"error"`)) {
 		t.Errorf("status %d %s; want 504 in Anthropic's error shape", resp.StatusCode, body)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer for a logger other goroutines write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestUnreachableUpstreamWithABody: a request with a body the upstream
+// never read (it could not be reached) is a 502, on every path, and the
+// client's connection goes on serving: the body is closed before the
+// server reads the connection's next request (with full duplex on, it
+// would otherwise read the body's connection from two goroutines and
+// panic, golang/go#68560).
+func TestUnreachableUpstreamWithABody(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + lis.Addr().String()
+	_ = lis.Close()
+	cfg := DefaultConfig()
+	cfg.Upstream = closed
+	p, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	srv := httptest.NewUnstartedServer(p)
+	errLog := &lockedBuffer{}
+	srv.Config.ErrorLog = stdlog.New(errLog, "", 0)
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	var conns atomic.Int32
+	client := srv.Client()
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if !info.Reused {
+			conns.Add(1)
+		}
+	}}
+	for i := range 6 {
+		path := []string{"/v1/embeddings", "/v1/chat/completions", "/v1/messages"}[i%3]
+		body := bytes.Repeat([]byte(`{"input":"hi"}`), 1+i*1000)
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodPost, srv.URL+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway || !bytes.Contains(got, []byte("upstream_error")) {
+			t.Errorf("%s: %d %s, want a 502 upstream_error", path, resp.StatusCode, got)
+		}
+	}
+	if s := errLog.String(); s != "" {
+		t.Errorf("the HTTP server logged:\n%s", s)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections for 6 requests, want the first one kept", n)
 	}
 }
 
