@@ -11,33 +11,58 @@ import (
 // line; a line ends with \n, \r\n or \r.
 
 // eventEnd returns the length of the first complete event in buf, its
-// blank line included, or 0 when buf holds no complete event yet. from is
-// where the search may start (bytes before it were searched already).
-func eventEnd(buf []byte, from int) int {
-	from = max(0, from-3) // a terminator may straddle the old end
-	i := bytes.Index(buf[from:], lfLF)
-	var cr int
-	if i >= 0 {
-		i += from
-		cr = bytes.IndexByte(buf[:i+1], '\r')
-	} else {
-		cr = bytes.IndexByte(buf, '\r')
-	}
-	if cr < 0 {
-		if i < 0 {
-			return 0
-		}
-		return i + 2
-	}
-	return eventEndCR(buf)
+// blank line included, or 0 when buf holds no complete event yet.
+func eventEnd(buf []byte) int {
+	var fr framer
+	return fr.next(buf)
 }
 
-var lfLF = []byte("\n\n")
+// framer finds where events end in a stream that arrives in pieces. It
+// resumes where it stopped, so an event is searched once however many
+// reads it takes to arrive: a stream framed with \n is searched for "\n\n"
+// (vectorised); one with a \r is read line end by line end from the
+// first \r on.
+type framer struct {
+	pos       int  // bytes of the event searched
+	lineStart int  // where the line at pos starts, once cr
+	cr        bool // the event holds a \r
+}
 
-// eventEndCR is eventEnd for text that holds carriage returns.
-func eventEndCR(buf []byte) int {
-	lineStart := 0
-	for j := 0; j < len(buf); j++ {
+// next returns the length of the complete event at the start of buf, or 0
+// when buf holds none yet. Between calls buf may only grow (the same
+// bytes, more of them), until next returns an event's length: then the
+// framer starts over, for the event after it.
+func (fr *framer) next(buf []byte) int {
+	n := fr.search(buf)
+	if n > 0 {
+		*fr = framer{}
+	}
+	return n
+}
+
+func (fr *framer) search(buf []byte) int {
+	if !fr.cr {
+		if fr.pos == 0 && len(buf) > 0 && buf[0] == '\n' {
+			return 1 // an empty line before any other
+		}
+		end, limit := -1, len(buf)
+		from := max(0, fr.pos-1) // a "\n\n" may straddle the old end
+		if k := bytes.Index(buf[from:], lfLF); k >= 0 {
+			end = from + k + 2
+			limit = end
+		}
+		c := bytes.IndexByte(buf[fr.pos:limit], '\r')
+		if c < 0 {
+			if end < 0 {
+				fr.pos = len(buf)
+				return 0
+			}
+			return end
+		}
+		fr.cr, fr.pos = true, fr.pos+c
+		fr.lineStart = bytes.LastIndexByte(buf[:fr.pos], '\n') + 1
+	}
+	for j := fr.pos; j < len(buf); j++ {
 		c := buf[j]
 		if c != '\n' && c != '\r' {
 			continue
@@ -45,19 +70,37 @@ func eventEndCR(buf []byte) int {
 		end := j + 1
 		if c == '\r' {
 			if j+1 == len(buf) {
-				return 0 // the \n of a \r\n may follow
+				fr.pos = j // the \n of a \r\n may follow
+				return 0
 			}
 			if buf[j+1] == '\n' {
 				end = j + 2
 			}
 		}
-		if j == lineStart {
+		if j == fr.lineStart {
 			return end
 		}
-		lineStart = end
+		fr.lineStart = end
 		j = end - 1
 	}
+	fr.pos = len(buf)
 	return 0
+}
+
+var lfLF = []byte("\n\n")
+
+// unfinished returns the line ends that finish raw, an event the stream
+// ended in the middle of, so that what follows it is an event of its own;
+// nothing when raw ends with its blank line.
+func unfinished(raw []byte) string {
+	switch {
+	case len(raw) == 0 || eventEnd(raw) == len(raw):
+		return ""
+	case bytes.HasSuffix(raw, []byte("\n")):
+		return "\n"
+	}
+	// After a lone \r, a \n would only complete its \r\n.
+	return "\n\n"
 }
 
 // eventData returns the data of an event: the value of its one data line
@@ -210,14 +253,14 @@ type eventProcessor interface {
 // released from one read of the upstream, so every complete event goes
 // out (and is flushed, by the reverse proxy) as soon as it may.
 type sseReader struct {
-	src     io.ReadCloser
-	proc    eventProcessor
-	out     *[]byte // the processor's output; sent from outPos
-	outPos  int
-	in      []byte // input not yet split into events
-	scanned int    // bytes of in searched for an event's end
-	err     error  // how the upstream's body ended, once it has
-	closed  bool
+	src    io.ReadCloser
+	proc   eventProcessor
+	out    *[]byte // the processor's output; sent from outPos
+	outPos int
+	in     []byte // input not yet split into events
+	framer framer // finds the end of the event at the start of in
+	err    error  // how the upstream's body ended, once it has
+	closed bool
 }
 
 const sseReadSize = 32 << 10
@@ -265,18 +308,16 @@ func (r *sseReader) Read(p []byte) (int, error) {
 func (r *sseReader) split() {
 	at := 0
 	for !r.proc.stopped() {
-		n := eventEnd(r.in[at:], r.scanned-at)
+		n := r.framer.next(r.in[at:])
 		if n == 0 {
 			break
 		}
 		r.proc.event(r.in[at : at+n])
 		at += n
-		r.scanned = at
 	}
 	if at > 0 {
 		r.in = r.in[:copy(r.in, r.in[at:])]
 	}
-	r.scanned = len(r.in) // everything left was searched
 }
 
 func (r *sseReader) Close() error {

@@ -21,17 +21,50 @@ func TestEventEnd(t *testing.T) {
 		{"data: x\n", 0},
 		{"data: x\r", 0},
 		{"data: x\r\n\r", 0}, // the \n of the blank line's \r\n may follow
+		{"\nrest", 1},        // an empty line first
+		{"\r\nrest", 2},
+		{"data: " + strings.Repeat("x", 100) + "\n\n", 108},
+		{"data: " + strings.Repeat("x", 100) + "\r\ndata: y\r\n\r\n", 119},
 	}
 	for _, tt := range tests {
-		if got := eventEnd([]byte(tt.in), 0); got != tt.want {
+		if got := eventEnd([]byte(tt.in)); got != tt.want {
 			t.Errorf("eventEnd(%q) = %d, want %d", tt.in, got, tt.want)
 		}
+		// Arriving a byte at a time, each search resuming where the last
+		// stopped, the event ends at the same place.
+		var fr framer
+		got := 0
+		for i := 1; i <= len(tt.in) && got == 0; i++ {
+			got = fr.next([]byte(tt.in[:i]))
+		}
+		if got != tt.want {
+			t.Errorf("framer on %q byte by byte = %d, want %d", tt.in, got, tt.want)
+		}
 	}
-	// Searching from where the last search stopped finds the same end.
-	in := []byte("data: " + strings.Repeat("x", 100) + "\n\n")
-	for from := range len(in) {
-		if got := eventEnd(in, from); got != len(in) {
-			t.Fatalf("eventEnd from %d = %d, want %d", from, got, len(in))
+}
+
+// TestUnfinished: what the proxy appends after an event the stream ended
+// in the middle of makes an event of its own, whatever the framing.
+func TestUnfinished(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{"data: x\n\n", ""},
+		{"data: x\r\n\r\n", ""},
+		{"data: x", "\n\n"},
+		{"data: x\n", "\n"},
+		{"data: x\r\n", "\n"},
+		{"data: x\r", "\n\n"},
+		{"", ""},
+	} {
+		got := unfinished([]byte(tt.raw))
+		if got != tt.want {
+			t.Errorf("unfinished(%q) = %q, want %q", tt.raw, got, tt.want)
+		}
+		if tt.raw == "" {
+			continue
+		}
+		next := ": toolguard\n\n"
+		if n := eventEnd([]byte(tt.raw + got + next)); n != len(tt.raw)+len(got) {
+			t.Errorf("%q + %q: the event ends at %d, want %d", tt.raw, got, n, len(tt.raw)+len(got))
 		}
 	}
 }

@@ -469,7 +469,11 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 		f.rewrite(c, d)
 	case actionTruncated:
 		if c.frags.n > 0 {
-			last := f.extraOf(c.frags.last().ev)
+			ev := c.frags.last().ev
+			last := f.extraOf(ev)
+			// The stream may have ended in the middle of that event: the
+			// comment must not join its last line.
+			last.after = append(last.after, unfinished(f.raw(ev))...)
 			last.after = append(last.after, fmt.Sprintf(": toolguard: call %d truncated, not repaired\n\n", c.key.index)...)
 		}
 	case actionRefused:
