@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolguard/toolguard/proxy/proxytest"
 )
 
 // TestFixtures replays every scenario of proxy/testdata through the proxy,
@@ -20,9 +22,9 @@ import (
 // and one byte per write: the client must get the same bytes either way.
 func TestFixtures(t *testing.T) {
 	for _, f := range loadFixtures(t) {
-		t.Run(f.name, func(t *testing.T) {
+		t.Run(f.Name, func(t *testing.T) {
 			pieces := []int{0, 7}
-			if f.sse != nil {
+			if f.SSE != nil {
 				pieces = []int{0, 1}
 			}
 			var first []byte
@@ -30,13 +32,13 @@ func TestFixtures(t *testing.T) {
 				log := &upstreamLog{}
 				tp := newTestProxy(t, fixtureUpstream(f, piece, log), nil)
 				header := http.Header{"Authorization": {"Bearer sk-fixture-key"}, "X-Api-Key": {"sk-ant-fixture-key"}}
-				resp, body := tp.post(t, f.path(), f.request, header)
+				resp, body := tp.post(t, f.Path(), f.Request, header)
 				// The request reached the upstream unchanged.
 				r, sent := log.last(t)
-				if !bytes.Equal(sent, f.request) || r.URL.Path != f.path() ||
+				if !bytes.Equal(sent, f.Request) || r.URL.Path != f.Path() ||
 					r.Header.Get("Authorization") != "Bearer sk-fixture-key" || r.Header.Get("X-Api-Key") != "sk-ant-fixture-key" {
 					t.Fatalf("the upstream got %s %s (auth %q, key %q), body changed: %v", r.Method, r.URL.Path,
-						r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), !bytes.Equal(sent, f.request))
+						r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), !bytes.Equal(sent, f.Request))
 				}
 				if strings.Contains(tp.logText(), "fixture-key") {
 					t.Fatalf("a key was logged:\n%s", tp.logText())
@@ -52,14 +54,14 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-func checkFixture(t *testing.T, f fixture, resp *http.Response, body []byte) {
+func checkFixture(t *testing.T, f *proxytest.Scenario, resp *http.Response, body []byte) {
 	t.Helper()
-	e := f.expect
+	e := f.Expect
 	if e.UpstreamStatus != 0 {
-		if resp.StatusCode != e.UpstreamStatus || !bytes.Equal(body, f.json) {
+		if resp.StatusCode != e.UpstreamStatus || !bytes.Equal(body, f.JSON) {
 			t.Fatalf("status %d, body %s; want the upstream's %d and its body", resp.StatusCode, body, e.UpstreamStatus)
 		}
-		for k, v := range f.upstream.Headers {
+		for k, v := range f.Headers {
 			if resp.Header.Get(k) != v {
 				t.Errorf("header %s = %q, want the upstream's %q", k, resp.Header.Get(k), v)
 			}
@@ -69,14 +71,14 @@ func checkFixture(t *testing.T, f fixture, resp *http.Response, body []byte) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
-	upstream := f.sse
+	upstream := f.SSE
 	if upstream == nil {
-		upstream = f.json
+		upstream = f.JSON
 	}
 	if e.ByteIdentical && !bytes.Equal(body, upstream) {
 		t.Fatalf("the body changed; want it byte for byte:\n got %q\nwant %q", body, upstream)
 	}
-	if f.sse == nil {
+	if f.SSE == nil {
 		checkBody(t, f, body)
 		return
 	}
@@ -87,7 +89,7 @@ func checkFixture(t *testing.T, f fixture, resp *http.Response, body []byte) {
 	if n, m := len(sseEvents(body))-strings.Count(string(body), ": toolguard:"), len(sseEvents(upstream)); n != m {
 		t.Errorf("%d events came out, %d went in", n, m)
 	}
-	calls, reason := clientCalls(t, f.api, body)
+	calls, reason := clientCalls(t, f.API, body)
 	if want := e.FinishReason + e.StopReason; reason != want {
 		t.Errorf("finish/stop reason %q, want %q", reason, want)
 	}
@@ -134,19 +136,19 @@ func checkCall(t *testing.T, index int, id, name, args, wantID, wantName, upstre
 
 // checkBody checks a non-streamed answer: each call, and every other value
 // unchanged.
-func checkBody(t *testing.T, f fixture, body []byte) {
+func checkBody(t *testing.T, f *proxytest.Scenario, body []byte) {
 	t.Helper()
 	var got, in map[string]any
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatalf("the body is not JSON: %v\n%s", err, body)
 	}
-	if err := json.Unmarshal(f.json, &in); err != nil {
+	if err := json.Unmarshal(f.JSON, &in); err != nil {
 		t.Fatal(err)
 	}
 	// block returns the call object at an index: OpenAI's function, or
 	// Anthropic's content block.
 	block := func(doc map[string]any, i int) map[string]any {
-		if f.api == "anthropic" {
+		if f.API == "anthropic" {
 			return doc["content"].([]any)[i].(map[string]any)
 		}
 		msg := doc["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
@@ -154,10 +156,10 @@ func checkBody(t *testing.T, f fixture, body []byte) {
 		tc["function"].(map[string]any)["id"] = tc["id"] // compared with the function
 		return tc["function"].(map[string]any)
 	}
-	for _, want := range f.expect.Calls {
+	for _, want := range f.Expect.Calls {
 		b, orig := block(got, want.Index), block(in, want.Index)
 		var args string
-		if f.api == "anthropic" {
+		if f.API == "anthropic" {
 			raw, _ := json.Marshal(b["input"])
 			args = string(raw)
 			if want.Unchanged || want.Truncated {

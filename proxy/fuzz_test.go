@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/proxy/proxytest"
 )
 
 // Fuzz targets for the proxy's parsers: the SSE framing, the JSON walker
@@ -86,9 +87,10 @@ func fuzzProxy(t testing.TB, edit func(*Config)) *Proxy {
 	return p
 }
 
-// splitEvents cuts a stream into its events as the proxy frames them; a
-// last event without its blank line is the last element.
-func splitEvents(b []byte) [][]byte {
+// frameEvents cuts a whole stream into its events as the proxy frames
+// them (eventEnd); a last event without its blank line is the last
+// element.
+func frameEvents(b []byte) [][]byte {
 	var out [][]byte
 	for len(b) > 0 {
 		n := eventEnd(b)
@@ -124,13 +126,13 @@ func isTruncationComment(ev []byte) bool {
 // ones.
 func fuzzSeedStreams(f *testing.F, api string) [][]byte {
 	var seeds [][]byte
-	dirs, err := os.ReadDir(filepath.Join("testdata", api))
+	all, err := proxytest.Load("testdata")
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, d := range dirs {
-		if b, err := os.ReadFile(filepath.Join("testdata", api, d.Name(), "response.sse")); err == nil {
-			seeds = append(seeds, b)
+	for _, s := range all {
+		if s.API == api && s.SSE != nil {
+			seeds = append(seeds, s.SSE)
 		}
 	}
 	todo := `{"todos": [{'content': 'a\u00e9', 'id': '1', 'status': 'pending'}]}`
@@ -209,7 +211,7 @@ func fuzzStream(f *testing.F, api string) {
 		}
 		var in, out [][]byte
 		added := 0
-		for _, ev := range splitEvents(data) {
+		for _, ev := range frameEvents(data) {
 			switch {
 			case isTruncationComment(ev):
 				added--
@@ -217,7 +219,7 @@ func fuzzStream(f *testing.F, api string) {
 				in = append(in, ev)
 			}
 		}
-		for _, ev := range splitEvents(whole) {
+		for _, ev := range frameEvents(whole) {
 			switch {
 			case isTruncationComment(ev):
 				added++
@@ -225,14 +227,7 @@ func fuzzStream(f *testing.F, api string) {
 				out = append(out, ev)
 			}
 		}
-		if len(in) != len(out) {
-			t.Fatalf("%d events without calls went in, %d came out:\n in %q\nout %q", len(in), len(out), in, out)
-		}
-		for i := range in {
-			if !bytes.Equal(in[i], out[i]) {
-				t.Fatalf("event %d without calls changed:\n got %q\nwant %q", i, out[i], in[i])
-			}
-		}
+		sameEvents(t, "events without calls, out and in", out, in)
 		comments := bytes.Count(whole, []byte(": toolguard: call ")) - bytes.Count(data, []byte(": toolguard: call "))
 		if comments != added {
 			t.Fatalf("%d truncation comments added, %d of them events of their own:\n%q", comments, added, whole)
@@ -240,10 +235,23 @@ func fuzzStream(f *testing.F, api string) {
 	})
 }
 
-// FuzzSSEFraming: eventEnd finds the same events whatever part of the
-// input it has searched before, and the events and the rest are the input;
-// eventData's data is where it says, and rewriting it with the same data
-// keeps the event's meaning.
+// sameEvents fails the test unless got and want are the same events.
+func sameEvents(t *testing.T, what string, got, want [][]byte) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d:\n got %q\nwant %q", what, len(got), len(want), got, want)
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("%s: event %d is %q, want %q", what, i, got[i], want[i])
+		}
+	}
+}
+
+// FuzzSSEFraming: the proxy frames a stream into the events a line by line
+// reading of the format finds (proxytest.SplitEvents), whatever pieces it
+// arrives in; eventData's data is where it says, and rewriting an event
+// with its own data gives it back.
 func FuzzSSEFraming(f *testing.F) {
 	for _, s := range []string{
 		"data: x\n\ndata: y\r\n\r\n: c\r\r",
@@ -254,23 +262,12 @@ func FuzzSSEFraming(f *testing.F) {
 		f.Add([]byte(s), []byte{3})
 	}
 	f.Fuzz(func(t *testing.T, data, cuts []byte) {
-		// Framing from scratch.
-		var events [][]byte
-		rest := data
-		for {
-			n := eventEnd(rest)
-			if n == 0 {
-				break
-			}
-			if n > len(rest) {
-				t.Fatalf("eventEnd(%q) = %d, past the end", rest, n)
-			}
-			events = append(events, rest[:n])
-			rest = rest[n:]
+		events := frameEvents(data)
+		if got := bytes.Join(events, nil); !bytes.Equal(got, data) {
+			t.Fatalf("the events %q are not the input %q", got, data)
 		}
-		if got := append(bytes.Join(events, nil), rest...); !bytes.Equal(got, data) {
-			t.Fatalf("events and rest %q are not the input %q", got, data)
-		}
+		// The same events as the format's line-by-line reading.
+		sameEvents(t, "proxytest.SplitEvents", proxytest.SplitEvents(data), events)
 		// Framing as sseReader does it: the input arriving in pieces, each
 		// search resuming where the last stopped.
 		var again [][]byte
@@ -289,15 +286,11 @@ func FuzzSSEFraming(f *testing.F) {
 			}
 			buf = buf[:copy(buf, buf[at:])]
 		}
-		if len(again) != len(events) {
-			t.Fatalf("in pieces %v: %d events, want %d", cuts, len(again), len(events))
+		if len(buf) > 0 {
+			again = append(again, buf) // the unfinished last event
 		}
-		for i := range events {
-			if !bytes.Equal(again[i], events[i]) {
-				t.Fatalf("in pieces: event %d is %q, want %q", i, again[i], events[i])
-			}
-		}
-		for _, ev := range append(events, rest) {
+		sameEvents(t, fmt.Sprintf("in pieces %v", cuts), again, events)
+		for _, ev := range events {
 			d, off, single, ok := eventData(ev)
 			if !ok {
 				continue

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -17,88 +15,24 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/toolguard/toolguard/proxy/proxytest"
 )
 
-// fixture is one scenario of proxy/testdata (see its README).
-type fixture struct {
-	name     string // "openai/python_dict_todowrite"
-	api      string
-	request  []byte
-	sse      []byte // the streamed answer, or
-	json     []byte // the non-streamed one
-	upstream struct {
-		Status  int               `json:"status"`
-		Headers map[string]string `json:"headers"`
-	}
-	expect expectation
-}
-
-type expectation struct {
-	Stream         bool   `json:"stream"`
-	ByteIdentical  bool   `json:"byte_identical"`
-	FinishReason   string `json:"finish_reason"`
-	StopReason     string `json:"stop_reason"`
-	UpstreamStatus int    `json:"upstream_status"`
-	Calls          []struct {
-		Index             int             `json:"index"`
-		ID                string          `json:"id"`
-		UpstreamName      string          `json:"upstream_name"`
-		Name              string          `json:"name"`
-		UpstreamArguments string          `json:"upstream_arguments"`
-		Arguments         json.RawMessage `json:"arguments"`
-		Unchanged         bool            `json:"unchanged"`
-		Truncated         bool            `json:"truncated"`
-	} `json:"calls"`
-}
-
-func loadFixtures(t *testing.T) []fixture {
+// loadFixtures reads the scenarios of proxy/testdata (see its README);
+// each must say what the proxy must make of it.
+func loadFixtures(t *testing.T) []*proxytest.Scenario {
 	t.Helper()
-	var out []fixture
-	for _, a := range []string{"openai", "anthropic"} {
-		dirs, err := os.ReadDir(filepath.Join("testdata", a))
-		if err != nil {
-			t.Fatalf("fixtures: %v", err)
-		}
-		for _, d := range dirs {
-			if !d.IsDir() {
-				continue
-			}
-			dir := filepath.Join("testdata", a, d.Name())
-			f := fixture{name: a + "/" + d.Name(), api: a}
-			f.request = mustRead(t, filepath.Join(dir, "request.json"))
-			f.sse, _ = os.ReadFile(filepath.Join(dir, "response.sse"))
-			f.json, _ = os.ReadFile(filepath.Join(dir, "response.json"))
-			if raw, err := os.ReadFile(filepath.Join(dir, "upstream.json")); err == nil {
-				if err := json.Unmarshal(raw, &f.upstream); err != nil {
-					t.Fatalf("%s: upstream.json: %v", f.name, err)
-				}
-			}
-			if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "expect.json")), &f.expect); err != nil {
-				t.Fatalf("%s: expect.json: %v", f.name, err)
-			}
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no fixtures under testdata")
-	}
-	return out
-}
-
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
+	all, err := proxytest.Load("testdata")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("fixtures: %v", err)
 	}
-	return b
-}
-
-func (f fixture) path() string {
-	if f.api == "anthropic" {
-		return "/v1/messages"
+	for _, f := range all {
+		if f.Expect == nil {
+			t.Fatalf("%s: no expect.json", f.Name)
+		}
 	}
-	return "/v1/chat/completions"
+	return all
 }
 
 // upstreamLog records what the fake upstream received.
@@ -158,25 +92,20 @@ func replay(status int, header http.Header, body []byte, piece int, log *upstrea
 }
 
 // fixtureUpstream is a fake upstream replaying f.
-func fixtureUpstream(f fixture, piece int, log *upstreamLog) http.HandlerFunc {
+func fixtureUpstream(f *proxytest.Scenario, piece int, log *upstreamLog) http.HandlerFunc {
 	h := http.Header{}
-	status := http.StatusOK
-	body := f.json
-	if f.sse != nil {
-		body = f.sse
+	body := f.JSON
+	if f.SSE != nil && f.Status < 400 {
+		body = f.SSE
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache")
 	} else {
 		h.Set("Content-Type", "application/json")
 	}
-	if f.upstream.Status != 0 {
-		status = f.upstream.Status
-		h.Set("Content-Type", "application/json")
-		for k, v := range f.upstream.Headers {
-			h.Set(k, v)
-		}
+	for k, v := range f.Headers {
+		h.Set(k, v)
 	}
-	return replay(status, h, body, piece, log)
+	return replay(f.Status, h, body, piece, log)
 }
 
 // testProxy is a proxy in front of an upstream, both on loopback, with

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	stdlog "log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +20,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
@@ -535,24 +537,6 @@ func TestUpstreamErrorsAndTimeouts(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer for a logger other goroutines write to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestUnreachableUpstreamWithABody: a request with a body the upstream
 // never read (it could not be reached) is a 502, on every path, and the
 // client's connection goes on serving: the body is closed before the
@@ -574,8 +558,8 @@ func TestUnreachableUpstreamWithABody(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = p.Close() })
 	srv := httptest.NewUnstartedServer(p)
-	errLog := &lockedBuffer{}
-	srv.Config.ErrorLog = stdlog.New(errLog, "", 0)
+	core, errLog := observer.New(zapcore.DebugLevel)
+	srv.Config.ErrorLog = zap.NewStdLog(zap.New(core))
 	srv.Start()
 	t.Cleanup(srv.Close)
 
@@ -601,8 +585,8 @@ func TestUnreachableUpstreamWithABody(t *testing.T) {
 			t.Errorf("%s: %d %s, want a 502 upstream_error", path, resp.StatusCode, got)
 		}
 	}
-	if s := errLog.String(); s != "" {
-		t.Errorf("the HTTP server logged:\n%s", s)
+	for _, e := range errLog.All() {
+		t.Errorf("the HTTP server logged: %s", e.Message)
 	}
 	if n := conns.Load(); n != 1 {
 		t.Errorf("%d connections for 6 requests, want the first one kept", n)

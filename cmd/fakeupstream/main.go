@@ -30,6 +30,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/toolguard/toolguard/proxy/proxytest"
 )
 
 // apis maps each endpoint to the fixture directory of its wire shape.
@@ -178,98 +180,38 @@ func findFixtures(given string) (string, error) {
 	return "", fmt.Errorf("fixtures not found: no proxy/testdata in %s or any parent; run from the repository or pass --fixtures DIR", wd)
 }
 
-// scenario is one fixture directory, read into memory at start-up.
-type scenario struct {
-	name    string // "openai/python_dict_todowrite"
-	sse     []byte // response.sse, nil when absent
-	json    []byte // response.json, nil when absent
-	status  int    // from upstream.json; 200 by default
-	headers map[string]string
-}
+// scenarioSet holds the fixtures by API and short name, read into memory at
+// start-up.
+type scenarioSet map[string]map[string]*proxytest.Scenario
 
-// loadScenarios reads <dir>/<api>/<name>/ for each API. A scenario needs a
-// request.json and a response.sse or response.json; upstream.json may give
-// the status and headers of an error answer.
-func loadScenarios(dir string) (map[string]map[string]*scenario, error) {
-	out := map[string]map[string]*scenario{}
-	n := 0
-	for _, api := range apis {
-		out[api] = map[string]*scenario{}
-		entries, err := os.ReadDir(filepath.Join(dir, api))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
-			sd := filepath.Join(dir, api, e.Name())
-			if _, err := os.Stat(filepath.Join(sd, "request.json")); err != nil {
-				return nil, fmt.Errorf("scenario %s/%s: no request.json", api, e.Name())
-			}
-			s := &scenario{name: api + "/" + e.Name(), status: http.StatusOK}
-			if s.sse, err = readOptional(filepath.Join(sd, "response.sse")); err != nil {
-				return nil, err
-			}
-			if s.json, err = readOptional(filepath.Join(sd, "response.json")); err != nil {
-				return nil, err
-			}
-			if s.sse == nil && s.json == nil {
-				return nil, fmt.Errorf("scenario %s: neither response.sse nor response.json", s.name)
-			}
-			up, err := readOptional(filepath.Join(sd, "upstream.json"))
-			if err != nil {
-				return nil, err
-			}
-			if up != nil {
-				var meta struct {
-					Status  int               `json:"status"`
-					Headers map[string]string `json:"headers"`
-				}
-				if err := json.Unmarshal(up, &meta); err != nil {
-					return nil, fmt.Errorf("scenario %s: upstream.json: %w", s.name, err)
-				}
-				if meta.Status != 0 {
-					s.status = meta.Status
-				}
-				s.headers = meta.Headers
-			}
-			if s.status >= 400 && s.json == nil {
-				return nil, fmt.Errorf("scenario %s: an error status needs a response.json", s.name)
-			}
-			out[api][e.Name()] = s
-			n++
-		}
+// loadScenarios reads the fixtures under dir (see proxytest.Load).
+func loadScenarios(dir string) (scenarioSet, error) {
+	all, err := proxytest.Load(dir)
+	if err != nil {
+		return nil, err
 	}
-	if n == 0 {
-		return nil, fmt.Errorf("no scenarios in %s (expected openai/<name>/ and anthropic/<name>/ directories)", dir)
+	out := scenarioSet{}
+	for _, api := range proxytest.APIs {
+		out[api] = map[string]*proxytest.Scenario{}
+	}
+	for _, s := range all {
+		out[s.API][s.Short] = s
 	}
 	return out, nil
 }
 
-func readOptional(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	return b, err
-}
-
-func allNames(s map[string]map[string]*scenario) []string {
+func allNames(s scenarioSet) []string {
 	var out []string
 	for _, m := range s {
 		for _, sc := range m {
-			out = append(out, sc.name)
+			out = append(out, sc.Name)
 		}
 	}
 	sort.Strings(out)
 	return out
 }
 
-func namesOf(m map[string]*scenario) []string {
+func namesOf(m map[string]*proxytest.Scenario) []string {
 	var out []string
 	for n := range m {
 		out = append(out, n)
@@ -282,7 +224,7 @@ var errWrongAPI = errors.New("wrong API")
 
 // lookup resolves a scenario name for an API: "python_dict_todowrite" or
 // "openai/python_dict_todowrite".
-func lookup(s map[string]map[string]*scenario, api, name string) (*scenario, error) {
+func lookup(s scenarioSet, api, name string) (*proxytest.Scenario, error) {
 	if a, n, ok := strings.Cut(name, "/"); ok {
 		if _, known := s[a]; known && a != api {
 			return nil, errWrongAPI
@@ -299,7 +241,7 @@ func lookup(s map[string]map[string]*scenario, api, name string) (*scenario, err
 
 type handler struct {
 	cfg       config
-	scenarios map[string]map[string]*scenario
+	scenarios scenarioSet
 	log       *log.Logger
 	requests  atomic.Int64
 }
@@ -379,43 +321,43 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, api string) {
 
 	opts, err := h.options(r)
 	if err != nil {
-		h.log.Printf("#%d %s %s scenario=%s: %v", n, r.Method, r.URL.Path, sc.name, err)
+		h.log.Printf("#%d %s %s scenario=%s: %v", n, r.Method, r.URL.Path, sc.Name, err)
 		apiError(w, api, http.StatusBadRequest, "invalid_request_error", "fakeupstream: "+err.Error())
 		return
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprintf("fake-%d", n))
-	w.Header().Set("X-Fake-Scenario", sc.name)
-	for k, v := range sc.headers {
+	w.Header().Set("X-Fake-Scenario", sc.Name)
+	for k, v := range sc.Headers {
 		w.Header().Set(k, v)
 	}
 
 	start := time.Now()
 	switch {
-	case sc.status >= 400 || !req.Stream:
-		if sc.json == nil {
-			h.log.Printf("#%d %s %s scenario=%s (%s) stream=false: the scenario is streamed only", n, r.Method, r.URL.Path, sc.name, from)
-			apiError(w, api, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("fakeupstream: scenario %s has no non-streamed response; send \"stream\": true", sc.name))
+	case sc.Status >= 400 || !req.Stream:
+		if sc.JSON == nil {
+			h.log.Printf("#%d %s %s scenario=%s (%s) stream=false: the scenario is streamed only", n, r.Method, r.URL.Path, sc.Name, from)
+			apiError(w, api, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("fakeupstream: scenario %s has no non-streamed response; send \"stream\": true", sc.Name))
 			return
 		}
-		h.log.Printf("#%d %s %s scenario=%s (%s) stream=%v status=%d bytes=%d", n, r.Method, r.URL.Path, sc.name, from, req.Stream, sc.status, len(sc.json))
+		h.log.Printf("#%d %s %s scenario=%s (%s) stream=%v status=%d bytes=%d", n, r.Method, r.URL.Path, sc.Name, from, req.Stream, sc.Status, len(sc.JSON))
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(sc.json)))
-		w.WriteHeader(sc.status)
-		_, _ = w.Write(sc.json)
+		w.Header().Set("Content-Length", strconv.Itoa(len(sc.JSON)))
+		w.WriteHeader(sc.Status)
+		_, _ = w.Write(sc.JSON)
 	default:
-		if sc.sse == nil {
-			h.log.Printf("#%d %s %s scenario=%s (%s) stream=true: the scenario is non-streamed only", n, r.Method, r.URL.Path, sc.name, from)
-			apiError(w, api, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("fakeupstream: scenario %s has no streamed response; send \"stream\": false", sc.name))
+		if sc.SSE == nil {
+			h.log.Printf("#%d %s %s scenario=%s (%s) stream=true: the scenario is non-streamed only", n, r.Method, r.URL.Path, sc.Name, from)
+			apiError(w, api, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("fakeupstream: scenario %s has no streamed response; send \"stream\": false", sc.Name))
 			return
 		}
-		events := splitEvents(sc.sse)
-		h.log.Printf("#%d %s %s scenario=%s (%s) stream=true events=%d delay=%s split=%v", n, r.Method, r.URL.Path, sc.name, from, len(events), opts.delay, opts.split)
+		events := proxytest.SplitEvents(sc.SSE)
+		h.log.Printf("#%d %s %s scenario=%s (%s) stream=true events=%d delay=%s split=%v", n, r.Method, r.URL.Path, sc.Name, from, len(events), opts.delay, opts.split)
 		sent, err := h.stream(w, r, events, opts, n)
 		switch {
 		case err != nil:
-			h.log.Printf("#%d scenario=%s: stopped after %d of %d events: %v", n, sc.name, sent, len(events), err)
+			h.log.Printf("#%d scenario=%s: stopped after %d of %d events: %v", n, sc.Name, sent, len(events), err)
 		default:
-			h.log.Printf("#%d scenario=%s: %d events in %s", n, sc.name, sent, time.Since(start).Round(time.Millisecond))
+			h.log.Printf("#%d scenario=%s: %d events in %s", n, sc.Name, sent, time.Since(start).Round(time.Millisecond))
 		}
 	}
 }
@@ -500,35 +442,6 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, events [][]byte
 		}
 	}
 	return len(events), nil
-}
-
-// splitEvents cuts an SSE body after each blank line, keeping every byte:
-// the events concatenated are the body. Lines may end in \n, \r\n or \r, as
-// the SSE format allows. Bytes after the last blank line form a last event.
-func splitEvents(b []byte) [][]byte {
-	var out [][]byte
-	start, lineStart := 0, 0
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\n' && c != '\r' {
-			continue
-		}
-		end := i + 1
-		if c == '\r' && end < len(b) && b[end] == '\n' {
-			end++
-		}
-		blank := i == lineStart
-		i = end - 1
-		lineStart = end
-		if blank {
-			out = append(out, b[start:end])
-			start = end
-		}
-	}
-	if start < len(b) {
-		out = append(out, b[start:])
-	}
-	return out
 }
 
 // splitRandom cuts b into pieces of 1 to 8 bytes, with no regard for UTF-8

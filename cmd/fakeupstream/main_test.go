@@ -21,6 +21,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
+
+	"github.com/toolguard/toolguard/proxy/proxytest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -193,7 +195,7 @@ func TestEveryScenario(t *testing.T) {
 	for _, name := range scenarioNames(t) {
 		t.Run(name, func(t *testing.T) {
 			api, short, _ := strings.Cut(name, "/")
-			var exp expectation
+			var exp proxytest.Expectation
 			if err := json.Unmarshal(fixture(t, name, "expect.json"), &exp); err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +300,7 @@ func TestAbortAfter(t *testing.T) {
 	if err == nil {
 		t.Fatalf("read the whole body (%d bytes) from an aborted stream", len(got))
 	}
-	want := splitEvents(fixture(t, "openai/python_dict_todowrite", "response.sse"))
+	want := proxytest.SplitEvents(fixture(t, "openai/python_dict_todowrite", "response.sse"))
 	if !bytes.Equal(got, bytes.Join(want[:3], nil)) {
 		t.Errorf("got %q before the drop, want the first 3 events", got)
 	}
@@ -378,27 +380,7 @@ func TestFindFixturesFromSubdirectory(t *testing.T) {
 	}
 }
 
-func TestSplitEvents(t *testing.T) {
-	for _, in := range []string{
-		"data: a\n\ndata: b\n\ndata: [DONE]\n\n",
-		"data: a\r\n\r\n: ping\r\n\r\ndata: [DONE]\r\n\r\n",
-		"event: x\ndata: y\n\nevent: z\rdata: w\r\rtail",
-		"",
-		"\n\n\n",
-	} {
-		ev := splitEvents([]byte(in))
-		if got := string(bytes.Join(ev, nil)); got != in {
-			t.Errorf("%q: events join to %q", in, got)
-		}
-		for i, e := range ev[:max(len(ev)-1, 0)] {
-			if !bytes.HasSuffix(e, []byte("\n\n")) && !bytes.HasSuffix(e, []byte("\r\n\r\n")) && !bytes.HasSuffix(e, []byte("\r\r")) && !bytes.Equal(e, []byte("\n")) {
-				t.Errorf("%q: event %d %q does not end with a blank line", in, i, e)
-			}
-		}
-	}
-	if n := len(splitEvents([]byte("data: a\r\n\r\n: ping\r\n\r\ndata: [DONE]\r\n\r\n"))); n != 3 {
-		t.Errorf("CRLF: %d events, want 3", n)
-	}
+func TestSplitRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	b := []byte(strings.Repeat("données ", 50))
 	pieces := splitRandom(b, rng)
@@ -411,28 +393,6 @@ func TestSplitEvents(t *testing.T) {
 // The fixtures themselves: each scenario must say what it means. The calls
 // are rebuilt from the upstream bytes and compared with expect.json, and the
 // expected arguments are validated against the schema the request declared.
-
-type expectation struct {
-	Scenario       string `json:"scenario"`
-	API            string `json:"api"`
-	Stream         bool   `json:"stream"`
-	Checks         string `json:"checks"`
-	ByteIdentical  bool   `json:"byte_identical"`
-	FinishReason   string `json:"finish_reason"`
-	StopReason     string `json:"stop_reason"`
-	UpstreamStatus int    `json:"upstream_status"`
-	Calls          []struct {
-		Index             int             `json:"index"`
-		ID                string          `json:"id"`
-		UpstreamName      string          `json:"upstream_name"`
-		Name              string          `json:"name"`
-		UpstreamArguments string          `json:"upstream_arguments"`
-		Arguments         json.RawMessage `json:"arguments"`
-		Unchanged         bool            `json:"unchanged"`
-		Truncated         bool            `json:"truncated"`
-		Note              string          `json:"note"`
-	} `json:"calls"`
-}
 
 // upstreamCall is a tool call as rebuilt from the upstream's bytes.
 type upstreamCall struct {
@@ -470,7 +430,7 @@ func TestFixtures(t *testing.T) {
 
 func checkScenario(t *testing.T, name string) {
 	api, short, _ := strings.Cut(name, "/")
-	var exp expectation
+	var exp proxytest.Expectation
 	dec := json.NewDecoder(bytes.NewReader(fixture(t, name, "expect.json")))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&exp); err != nil {
@@ -660,7 +620,7 @@ func validates(sch *jsonschema.Schema, args string) error {
 func sseEvents(t *testing.T, body []byte) [][][2]string {
 	t.Helper()
 	var out [][][2]string
-	for i, ev := range splitEvents(body) {
+	for i, ev := range proxytest.SplitEvents(body) {
 		text := strings.ReplaceAll(string(ev), "\r\n", "\n")
 		if !strings.HasSuffix(text, "\n\n") {
 			t.Fatalf("event %d %q does not end with a blank line", i, ev)
