@@ -1,13 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/service"
 )
@@ -163,9 +170,56 @@ func parseSettings[C any](fs *flag.FlagSet, settings []setting[C], def C, args [
 	return cfg, nil
 }
 
-// parseServeConfig is parseSettings for serve, from service.DefaultConfig.
-func parseServeConfig(fs *flag.FlagSet, args []string, lookup func(string) (string, bool)) (service.Config, error) {
-	return parseSettings(fs, serveSettings, service.DefaultConfig(), args, lookup)
+// startCommand parses a long-running command's configuration from args
+// and the environment (parseSettings), validates it, builds the logger its
+// logging settings ask for, and returns a context that ends at the first
+// SIGINT or SIGTERM. After that first signal the default handling is back,
+// so a second one kills the process at once instead of waiting out the
+// shutdown. When ok is false the command exits at once with code: 0 for
+// -h, 2 for a bad command line or configuration, already reported on
+// stderr. Otherwise the caller defers done.
+func startCommand[C interface{ Validate() error }](fs *flag.FlagSet, settings []setting[C], def C, args []string, stderr io.Writer,
+	logging func(C) (format, level string)) (cfg C, log *zap.Logger, ctx context.Context, done func(), code int, ok bool) {
+	cfg, err := parseSettings(fs, settings, def, args, os.LookupEnv)
+	if errors.Is(err, flag.ErrHelp) {
+		return cfg, nil, nil, nil, 0, false
+	}
+	if err != nil {
+		// The flag package already printed its own errors with the usage.
+		if !isFlagError(fs, err) {
+			fmt.Fprintf(stderr, "toolguard %s: %v\n", fs.Name(), err)
+		}
+		return cfg, nil, nil, nil, 2, false
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: invalid configuration: %v\n", fs.Name(), err)
+		return cfg, nil, nil, nil, 2, false
+	}
+	format, level := logging(cfg)
+	if log, err = service.NewLogger(format, level); err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: %v\n", fs.Name(), err)
+		return cfg, nil, nil, nil, 2, false
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	onSignal := context.AfterFunc(ctx, func() {
+		log.Info("shutting down (signal again to exit immediately)",
+			zap.String("cause", context.Cause(ctx).Error()))
+		stop()
+	})
+	done = func() {
+		// onSignal first: returning for another reason (listen failed)
+		// must not log a signal.
+		onSignal()
+		stop()
+		_ = log.Sync()
+	}
+	return cfg, log, ctx, done, 0, true
+}
+
+// isFlagError reports whether err came from fs.Parse (which has printed it),
+// as opposed to the environment or a stray argument.
+func isFlagError(fs *flag.FlagSet, err error) bool {
+	return fs.Parsed() && !errors.Is(err, errStrayArg)
 }
 
 // flag.Value implementations for the Config field types. Their String

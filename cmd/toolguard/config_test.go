@@ -20,21 +20,63 @@ func env(m map[string]string) func(string) (string, bool) {
 	}
 }
 
-func parse(args []string, vars map[string]string) (service.Config, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+// parseWith parses a command's configuration from args and the variables
+// vars, as the command does, without printing.
+func parseWith[C any](settings []setting[C], def C, args []string, vars map[string]string) (C, error) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return parseServeConfig(fs, args, env(vars))
+	return parseSettings(fs, settings, def, args, env(vars))
+}
+
+func parse(args []string, vars map[string]string) (service.Config, error) {
+	return parseWith(serveSettings, service.DefaultConfig(), args, vars)
+}
+
+// parseCase is a case of a command's configuration parsing.
+type parseCase[C any] struct {
+	name    string
+	args    []string
+	env     map[string]string
+	want    func(c *C) // edits the default into the expected config
+	wantErr []string   // substrings of the error; nil means success
+}
+
+// runParseCases parses each case with settings from def and checks the
+// configuration or the error; -h must give flag.ErrHelp.
+func runParseCases[C any](t *testing.T, settings []setting[C], def C, tests []parseCase[C]) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseWith(settings, def, tt.args, tt.env)
+			if tt.wantErr != nil {
+				if err == nil {
+					t.Fatalf("got %+v, want an error", got)
+				}
+				for _, s := range tt.wantErr {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not mention %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			want := def
+			tt.want(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+	if _, err := parseWith(settings, def, []string{"-h"}, nil); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: err = %v, want flag.ErrHelp", err)
+	}
 }
 
 func TestParseServeConfig(t *testing.T) {
 	def := service.DefaultConfig()
-	tests := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		want    func(c *service.Config) // edits the default into the expected config
-		wantErr []string                // substrings of the error; nil means success
-	}{
+	tests := []parseCase[service.Config]{
 		{name: "defaults", want: func(*service.Config) {}},
 		{
 			name: "env over default",
@@ -187,30 +229,7 @@ func TestParseServeConfig(t *testing.T) {
 			wantErr: []string{`unexpected argument "extra"`},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parse(tt.args, tt.env)
-			if tt.wantErr != nil {
-				if err == nil {
-					t.Fatalf("got %+v, want an error", got)
-				}
-				for _, s := range tt.wantErr {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("error %q does not mention %q", err, s)
-					}
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("unexpected error: %v", err)
-			}
-			want := def
-			tt.want(&want)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got  %+v\nwant %+v", got, want)
-			}
-		})
-	}
+	runParseCases(t, serveSettings, def, tests)
 }
 
 // allSet is the configuration the "every field" cases produce: every field
@@ -313,20 +332,21 @@ func TestServeRefusesExposedWithoutAuth(t *testing.T) {
 	}
 }
 
-func TestParseServeConfigHelp(t *testing.T) {
-	if _, err := parse([]string{"-h"}, nil); !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("-h: err = %v, want flag.ErrHelp", err)
-	}
-}
-
 // TestServeSettingsCoverConfig holds the settings table to its rules: every
 // Config field has exactly one setting, and every env name is TOOLGUARD_ plus
 // the upper-snake flag name.
 func TestServeSettingsCoverConfig(t *testing.T) {
-	def := service.DefaultConfig()
-	bound := map[string]string{} // Config field name -> flag
-	for _, s := range serveSettings {
-		if want := "TOOLGUARD_" + strings.ToUpper(strings.ReplaceAll(s.flag, "-", "_")); s.env != want {
+	checkSettingsCoverConfig(t, serveSettings, service.DefaultConfig(), "TOOLGUARD_")
+}
+
+// checkSettingsCoverConfig fails unless every field of C has exactly one
+// setting, and every setting's variable is prefix and the upper-snake flag
+// name.
+func checkSettingsCoverConfig[C any](t *testing.T, settings []setting[C], def C, prefix string) {
+	t.Helper()
+	bound := map[string]string{} // field name -> flag
+	for _, s := range settings {
+		if want := prefix + strings.ToUpper(strings.ReplaceAll(s.flag, "-", "_")); s.env != want {
 			t.Errorf("flag %q has env %q, want %q", s.flag, s.env, want)
 		}
 		// Find the field the setting binds by setting it through the value
@@ -335,6 +355,9 @@ func TestServeSettingsCoverConfig(t *testing.T) {
 		v := s.value(&cfg)
 		if err := v.Set(sample(v)); err != nil {
 			t.Fatalf("flag %q: set sample: %v", s.flag, err)
+		}
+		if _, isBool := v.(*boolValue); isBool && reflect.DeepEqual(cfg, def) {
+			_ = v.Set("false") // the default is true
 		}
 		changed := changedFields(def, cfg)
 		if len(changed) != 1 {
@@ -345,10 +368,10 @@ func TestServeSettingsCoverConfig(t *testing.T) {
 		}
 		bound[changed[0]] = s.flag
 	}
-	typ := reflect.TypeFor[service.Config]()
+	typ := reflect.TypeFor[C]()
 	for i := range typ.NumField() {
 		if name := typ.Field(i).Name; bound[name] == "" {
-			t.Errorf("Config.%s has no flag: add it to serveSettings", name)
+			t.Errorf("%s.%s has no flag: add it to its settings table", typ, name)
 		}
 	}
 }

@@ -2,21 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/proxy"
-	"github.com/toolguard/toolguard/service"
 )
 
 // proxySettings declares every proxy.Config field once. A test fails when
@@ -60,11 +55,6 @@ var proxySettings = []setting[proxy.Config]{
 		func(c *proxy.Config) flag.Value { return (*durationValue)(&c.ShutdownTimeout) }},
 }
 
-// parseProxyConfig is parseSettings for proxy, from proxy.DefaultConfig.
-func parseProxyConfig(fs *flag.FlagSet, args []string, lookup func(string) (string, bool)) (proxy.Config, error) {
-	return parseSettings(fs, proxySettings, proxy.DefaultConfig(), args, lookup)
-}
-
 // runProxy is "toolguard proxy": it runs the repairing HTTP proxy until
 // SIGINT or SIGTERM, then shuts it down gracefully. Logs go to standard
 // error.
@@ -80,35 +70,12 @@ func runProxy(args []string, _ io.Reader, _, stderr io.Writer) int {
 			"Every flag has a TOOLGUARD_PROXY_* environment twin; a flag wins over its variable.\n\nFlags:\n\n")
 		fs.PrintDefaults()
 	}
-	cfg, err := parseProxyConfig(fs, args, os.LookupEnv)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+	cfg, log, ctx, done, code, ok := startCommand(fs, proxySettings, proxy.DefaultConfig(), args, stderr,
+		func(c proxy.Config) (string, string) { return c.LogFormat, c.LogLevel })
+	if !ok {
+		return code
 	}
-	if err != nil {
-		if !isFlagError(fs, err) {
-			fmt.Fprintf(stderr, "toolguard proxy: %v\n", err)
-		}
-		return 2
-	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(stderr, "toolguard proxy: invalid configuration: %v\n", err)
-		return 2
-	}
-	log, err := service.NewLogger(cfg.LogFormat, cfg.LogLevel)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolguard proxy: %v\n", err)
-		return 2
-	}
-	defer func() { _ = log.Sync() }()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// After the first signal, a second one kills the process at once.
-	onSignal := context.AfterFunc(ctx, func() {
-		log.Info("shutting down (signal again to exit immediately)")
-		stop()
-	})
-	defer onSignal()
+	defer done()
 	if err := serveProxy(ctx, cfg, log); err != nil {
 		log.Error("toolguard proxy failed", zap.Error(err))
 		return 1

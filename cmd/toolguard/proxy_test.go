@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -18,12 +15,6 @@ import (
 
 	"github.com/toolguard/toolguard/proxy"
 )
-
-func parseProxy(args []string, vars map[string]string) (proxy.Config, error) {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return parseProxyConfig(fs, args, env(vars))
-}
 
 // proxyAllSet is the configuration the "every field" cases produce: every
 // field differs from its default.
@@ -49,13 +40,7 @@ var proxyAllSet = proxy.Config{
 
 func TestParseProxyConfig(t *testing.T) {
 	def := proxy.DefaultConfig()
-	tests := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		want    func(c *proxy.Config)
-		wantErr []string
-	}{
+	tests := []parseCase[proxy.Config]{
 		{name: "defaults", want: func(*proxy.Config) {}},
 		{
 			name: "flag over env over default",
@@ -111,67 +96,13 @@ func TestParseProxyConfig(t *testing.T) {
 		{name: "bad flag", args: []string{"--upstream-timeout", "soon"}, wantErr: []string{"-upstream-timeout"}},
 		{name: "stray argument", args: []string{"now"}, wantErr: []string{`unexpected argument "now"`}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseProxy(tt.args, tt.env)
-			if tt.wantErr != nil {
-				if err == nil {
-					t.Fatalf("got %+v, want an error", got)
-				}
-				for _, s := range tt.wantErr {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("error %q does not mention %q", err, s)
-					}
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := def
-			tt.want(&want)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got  %+v\nwant %+v", got, want)
-			}
-		})
-	}
-	if _, err := parseProxy([]string{"-h"}, nil); !errors.Is(err, flag.ErrHelp) {
-		t.Errorf("-h: %v, want flag.ErrHelp", err)
-	}
+	runParseCases(t, proxySettings, def, tests)
 }
 
 // TestProxySettingsCoverConfig: every proxy.Config field has exactly one
 // setting, whose variable is TOOLGUARD_PROXY_ and the upper-snake flag.
 func TestProxySettingsCoverConfig(t *testing.T) {
-	def := proxy.DefaultConfig()
-	bound := map[string]string{}
-	for _, s := range proxySettings {
-		if want := "TOOLGUARD_PROXY_" + strings.ToUpper(strings.ReplaceAll(s.flag, "-", "_")); s.env != want {
-			t.Errorf("flag %q has env %q, want %q", s.flag, s.env, want)
-		}
-		cfg := def
-		v := s.value(&cfg)
-		if err := v.Set(sample(v)); err != nil {
-			t.Fatalf("flag %q: set sample: %v", s.flag, err)
-		}
-		if _, isBool := v.(*boolValue); isBool && reflect.DeepEqual(cfg, def) {
-			_ = v.Set("false") // the default is true
-		}
-		changed := changedFields(def, cfg)
-		if len(changed) != 1 {
-			t.Fatalf("flag %q changes fields %v, want exactly one", s.flag, changed)
-		}
-		if prev, dup := bound[changed[0]]; dup {
-			t.Errorf("field %s is bound by both %q and %q", changed[0], prev, s.flag)
-		}
-		bound[changed[0]] = s.flag
-	}
-	typ := reflect.TypeFor[proxy.Config]()
-	for i := range typ.NumField() {
-		if name := typ.Field(i).Name; bound[name] == "" {
-			t.Errorf("proxy.Config.%s has no flag: add it to proxySettings", name)
-		}
-	}
+	checkSettingsCoverConfig(t, proxySettings, proxy.DefaultConfig(), "TOOLGUARD_PROXY_")
 }
 
 func TestProxyCommand(t *testing.T) {

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"go.uber.org/zap"
 
@@ -27,55 +24,24 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 
-	cfg, err := parseServeConfig(fs, args, os.LookupEnv)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+	cfg, log, ctx, done, code, ok := startCommand(fs, serveSettings, service.DefaultConfig(), args, stderr,
+		func(c service.Config) (string, string) { return c.LogFormat, c.LogLevel })
+	if !ok {
+		return code
 	}
-	if err != nil {
-		// The flag package already printed its own errors with the usage.
-		if !isFlagError(fs, err) {
-			fmt.Fprintf(stderr, "toolguard serve: %v\n", err)
-		}
-		return 2
-	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(stderr, "toolguard serve: invalid configuration: %v\n", err)
-		return 2
-	}
-
-	log, err := service.NewLogger(cfg.LogFormat, cfg.LogLevel)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolguard serve: %v\n", err)
-		return 2
-	}
-	defer func() { _ = log.Sync() }()
-
-	if err := serve(cfg, log); err != nil {
+	defer done()
+	if err := serve(ctx, cfg, log); err != nil {
 		log.Error("toolguard serve failed", zap.Error(err))
 		return 1
 	}
 	return 0
 }
 
-// serve creates the workspace and runs the server until SIGINT or SIGTERM.
-func serve(cfg service.Config, log *zap.Logger) error {
+// serve creates the workspace and runs the server until ctx ends.
+func serve(ctx context.Context, cfg service.Config, log *zap.Logger) error {
 	if err := os.MkdirAll(cfg.Workspace, 0o755); err != nil {
 		return fmt.Errorf("create workspace: %w", err)
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// Once the first signal starts the shutdown, restore the default
-	// handling: a second Ctrl-C or SIGTERM kills the process at once instead
-	// of waiting out the drain delay and shutdown timeout.
-	onSignal := context.AfterFunc(ctx, func() {
-		log.Info("shutting down (signal again to exit immediately)",
-			zap.String("cause", context.Cause(ctx).Error()))
-		stop()
-	})
-	// Deferred after stop, so it runs first: returning for another reason
-	// (listen failed) must not log a signal.
-	defer onSignal()
 
 	log.Info("starting toolguard",
 		zap.String("version", version),
@@ -103,10 +69,4 @@ func serve(cfg service.Config, log *zap.Logger) error {
 	}
 	log.Info("toolguard stopped")
 	return nil
-}
-
-// isFlagError reports whether err came from fs.Parse (which has printed it),
-// as opposed to the environment or a stray argument.
-func isFlagError(fs *flag.FlagSet, err error) bool {
-	return fs.Parsed() && !errors.Is(err, errStrayArg)
 }
