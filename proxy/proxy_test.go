@@ -340,6 +340,33 @@ func TestSizeLimits(t *testing.T) {
 			t.Errorf("not logged:\n%s", tp.logText())
 		}
 	})
+	t.Run("events behind a held call", func(t *testing.T) {
+		// A call that never closes, then text: what waits behind the call
+		// is bounded too, and once past the bound it all goes out as it
+		// came, without waiting for the stream's end.
+		p := fuzzProxy(t, func(c *Config) { c.MaxCallBytes = 64 })
+		rs := p.newRequest(context.Background(), apiOpenAI, requestBody("openai", true, true), "")
+		out := new([]byte)
+		f := openAIFixer{newFixer(p, rs, out)}
+		in := openAIStream([]synthCall{{index: 0, name: "Write", frags: []string{`{"path": "a", "content": "`}}}, "")
+		for _, ev := range frameEvents(in) {
+			f.event(ev)
+		}
+		if len(*out) >= len(in) {
+			t.Fatalf("the open call's events were not held: %d of %d bytes out", len(*out), len(in))
+		}
+		text := []byte(`data: {"choices":[{"index":0,"delta":{"content":"more text"},"finish_reason":null}]}` + "\n\n")
+		for range 16 {
+			f.event(text)
+			f.drain()
+		}
+		if want := append(bytes.Clone(in), bytes.Repeat(text, 16)...); !bytes.Equal(*out, want) {
+			t.Fatalf("past the bound, the client got %d bytes, want the %d that came, as they came", len(*out), len(want))
+		}
+		if rs.actions[actionTooLarge] != 1 {
+			t.Errorf("actions %v, want the call counted as too large", rs.actions)
+		}
+	})
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run("streamed call/"+api, func(t *testing.T) {
 			in := synthStream(api, []synthCall{{index: 0, name: "Write", frags: []string{python[:100], python[100:]}}}, "tool_calls")

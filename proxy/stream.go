@@ -336,6 +336,21 @@ func (f *fixer) pass(raw []byte) {
 	f.enqueue(raw)
 }
 
+// giveUp lets every open call go as it came: too much is held behind them.
+// Calls of target tools count as too large; a call whose name is not known
+// yet is nobody's call to count.
+func (f *fixer) giveUp() {
+	for _, c := range f.calls {
+		switch c.state {
+		case stateHeld:
+			f.p.tooLarge(f.rs, c.key.index, c.tool, true)
+			f.letGo(c)
+		case stateDeciding:
+			f.letGo(c)
+		}
+	}
+}
+
 // enqueue queues an event and returns its place.
 func (f *fixer) enqueue(raw []byte) int {
 	return f.queue.push(pending{ref: f.arena.add(raw)})
@@ -346,8 +361,13 @@ func (f *fixer) enqueue(raw []byte) int {
 func (f *fixer) queued() int { return f.arena.size }
 
 // drain sends the events at the head of the queue that wait for nothing,
-// about drainBudget bytes at a time.
+// about drainBudget bytes at a time. What is held, call fragments and the
+// events queued behind them alike, is bounded: past 8 times MaxCallBytes,
+// the calls still open are given up and everything goes as it came.
 func (f *fixer) drain() {
+	if f.queued() > 8*f.p.cfg.MaxCallBytes && f.open > 0 {
+		f.giveUp()
+	}
 	for f.head < f.queue.len() && f.queue.at(f.head).waits <= 0 && len(*f.out) < drainBudget {
 		ev := f.queue.at(f.head)
 		f.head++
@@ -437,7 +457,7 @@ func (f *fixer) advance(c *streamCall) {
 		return
 	}
 	limit := f.p.cfg.MaxCallBytes
-	if len(c.args) > limit || f.queued() > 8*limit {
+	if len(c.args) > limit {
 		f.p.tooLarge(f.rs, c.key.index, c.tool, true)
 		f.letGo(c)
 		return
