@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -357,7 +356,7 @@ func FuzzJSONWalker(f *testing.F) {
 				t.Fatalf("members(%q) did not end where the object does", doc)
 			}
 			for k := range m {
-				if utf8.ValidString(k) && !strings.Contains(k, `\`) && !seen[k] {
+				if utf8.Valid(doc) && !seen[k] {
 					t.Fatalf("members(%q) missed key %q", doc, k)
 				}
 			}
