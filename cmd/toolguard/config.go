@@ -170,50 +170,54 @@ func parseSettings[C any](fs *flag.FlagSet, settings []setting[C], def C, args [
 	return cfg, nil
 }
 
-// startCommand parses a long-running command's configuration from args
-// and the environment (parseSettings), validates it, builds the logger its
-// logging settings ask for, and returns a context that ends at the first
-// SIGINT or SIGTERM. After that first signal the default handling is back,
-// so a second one kills the process at once instead of waiting out the
-// shutdown. When ok is false the command exits at once with code: 0 for
-// -h, 2 for a bad command line or configuration, already reported on
-// stderr. Otherwise the caller defers done.
-func startCommand[C interface{ Validate() error }](fs *flag.FlagSet, settings []setting[C], def C, args []string, stderr io.Writer,
-	logging func(C) (format, level string)) (cfg C, log *zap.Logger, ctx context.Context, done func(), code int, ok bool) {
+// runServer runs a long-running command: it parses the configuration from
+// args and the environment (parseSettings), validates it, builds the
+// logger its logging settings ask for, and calls serve with a context that
+// ends at the first SIGINT or SIGTERM. After that first signal the default
+// handling is back, so a second one kills the process at once instead of
+// waiting out the shutdown. It returns the exit status: 0 after -h or a
+// clean stop, 2 for a bad command line or configuration (reported on
+// stderr), 1 when serve fails (logged).
+func runServer[C interface{ Validate() error }](fs *flag.FlagSet, settings []setting[C], def C, args []string, stderr io.Writer,
+	logging func(C) (format, level string), serve func(context.Context, C, *zap.Logger) error) int {
 	cfg, err := parseSettings(fs, settings, def, args, os.LookupEnv)
 	if errors.Is(err, flag.ErrHelp) {
-		return cfg, nil, nil, nil, 0, false
+		return 0
 	}
 	if err != nil {
 		// The flag package already printed its own errors with the usage.
 		if !isFlagError(fs, err) {
 			fmt.Fprintf(stderr, "toolguard %s: %v\n", fs.Name(), err)
 		}
-		return cfg, nil, nil, nil, 2, false
+		return 2
 	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: invalid configuration: %v\n", fs.Name(), err)
-		return cfg, nil, nil, nil, 2, false
+		return 2
 	}
 	format, level := logging(cfg)
-	if log, err = service.NewLogger(format, level); err != nil {
+	log, err := service.NewLogger(format, level)
+	if err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", fs.Name(), err)
-		return cfg, nil, nil, nil, 2, false
+		return 2
 	}
+	defer func() { _ = log.Sync() }()
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	onSignal := context.AfterFunc(ctx, func() {
 		log.Info("shutting down (signal again to exit immediately)",
 			zap.String("cause", context.Cause(ctx).Error()))
 		stop()
 	})
-	done = func() {
-		// onSignal first: returning for another reason (listen failed)
-		// must not log a signal.
-		onSignal()
-		stop()
-		_ = log.Sync()
+	// Deferred after stop, so it runs first: returning for another reason
+	// (listen failed) must not log a signal.
+	defer onSignal()
+	if err := serve(ctx, cfg, log); err != nil {
+		log.Error("toolguard "+fs.Name()+" failed", zap.Error(err))
+		return 1
 	}
-	return cfg, log, ctx, done, 0, true
+	return 0
 }
 
 // isFlagError reports whether err came from fs.Parse (which has printed it),

@@ -70,17 +70,8 @@ func runProxy(args []string, _ io.Reader, _, stderr io.Writer) int {
 			"Every flag has a TOOLGUARD_PROXY_* environment twin; a flag wins over its variable.\n\nFlags:\n\n")
 		fs.PrintDefaults()
 	}
-	cfg, log, ctx, done, code, ok := startCommand(fs, proxySettings, proxy.DefaultConfig(), args, stderr,
-		func(c proxy.Config) (string, string) { return c.LogFormat, c.LogLevel })
-	if !ok {
-		return code
-	}
-	defer done()
-	if err := serveProxy(ctx, cfg, log); err != nil {
-		log.Error("toolguard proxy failed", zap.Error(err))
-		return 1
-	}
-	return 0
+	return runServer(fs, proxySettings, proxy.DefaultConfig(), args, stderr,
+		func(c proxy.Config) (string, string) { return c.LogFormat, c.LogLevel }, serveProxy)
 }
 
 // serveProxy logs the configuration (the upstream's host, never more of

@@ -24,17 +24,8 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 
-	cfg, log, ctx, done, code, ok := startCommand(fs, serveSettings, service.DefaultConfig(), args, stderr,
-		func(c service.Config) (string, string) { return c.LogFormat, c.LogLevel })
-	if !ok {
-		return code
-	}
-	defer done()
-	if err := serve(ctx, cfg, log); err != nil {
-		log.Error("toolguard serve failed", zap.Error(err))
-		return 1
-	}
-	return 0
+	return runServer(fs, serveSettings, service.DefaultConfig(), args, stderr,
+		func(c service.Config) (string, string) { return c.LogFormat, c.LogLevel }, serve)
 }
 
 // serve creates the workspace and runs the server until ctx ends.
