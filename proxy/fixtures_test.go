@@ -86,7 +86,7 @@ func checkFixture(t *testing.T, f *proxytest.Scenario, resp *http.Response, body
 	if got, want := otherEvents(body), otherEvents(upstream); !reflect.DeepEqual(got, want) {
 		t.Fatalf("the events without calls changed:\n got %q\nwant %q", got, want)
 	}
-	if n, m := len(sseEvents(body))-strings.Count(string(body), ": toolguard:"), len(sseEvents(upstream)); n != m {
+	if n, m := len(proxytest.SplitEvents(body))-strings.Count(string(body), ": toolguard:"), len(proxytest.SplitEvents(upstream)); n != m {
 		t.Errorf("%d events came out, %d went in", n, m)
 	}
 	calls, reason := clientCalls(t, f.API, body)

@@ -179,44 +179,6 @@ func (tp *testProxy) logText() string {
 	return b.String()
 }
 
-// sseEvents splits a stream into its events, each with its blank line.
-func sseEvents(body []byte) [][]byte {
-	var out [][]byte
-	norm := body
-	for len(norm) > 0 {
-		n := testEventEnd(norm)
-		if n == 0 {
-			out = append(out, norm)
-			break
-		}
-		out = append(out, norm[:n])
-		norm = norm[n:]
-	}
-	return out
-}
-
-// testEventEnd finds the end of the first event: a line ending followed
-// by an empty line, with \n, \r\n or \r line ends.
-func testEventEnd(b []byte) int {
-	lineEmpty := true
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\n' && b[i] != '\r' {
-			lineEmpty = false
-			continue
-		}
-		end := i + 1
-		if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
-			end = i + 2
-		}
-		if lineEmpty {
-			return end
-		}
-		lineEmpty = true
-		i = end - 1
-	}
-	return 0
-}
-
 // eventJSON returns the data of an event, its data lines joined.
 func eventJSON(ev []byte) []byte {
 	var parts [][]byte
@@ -245,7 +207,7 @@ func clientCalls(t *testing.T, api string, body []byte) (map[int]*gotCall, strin
 		return calls[i]
 	}
 	reason := ""
-	for _, ev := range sseEvents(body) {
+	for _, ev := range proxytest.SplitEvents(body) {
 		data := eventJSON(ev)
 		if len(data) == 0 || string(data) == "[DONE]" {
 			continue
@@ -324,7 +286,7 @@ func isCallEvent(ev []byte) bool {
 // proxy's comments.
 func otherEvents(body []byte) []string {
 	var out []string
-	for _, ev := range sseEvents(body) {
+	for _, ev := range proxytest.SplitEvents(body) {
 		if isCallEvent(ev) || bytes.HasPrefix(ev, []byte(": toolguard:")) {
 			continue
 		}
