@@ -152,11 +152,7 @@ func (p *Proxy) decide(c callInfo, v *guard.Verdict) decision {
 	nameChanged := v.ToolName != c.name
 	usable := len(violations) == 0 || (!p.cfg.Strict && v.ArgumentsJSON != nil)
 	if !usable {
-		codes := make([]string, len(violations))
-		for i, x := range violations {
-			codes[i] = x.Code
-		}
-		return p.failure(fmt.Sprintf("tool call %d (%s) is not valid and could not be repaired: %s", c.index, v.ToolName, strings.Join(slices.Compact(codes), ", ")))
+		return p.failure(fmt.Sprintf("tool call %d (%s) is not valid and could not be repaired: %s", c.index, v.ToolName, strings.Join(violationCodes(violations), ", ")))
 	}
 	if !argsChanged && !nameChanged {
 		return decision{action: actionUnchanged}
@@ -221,20 +217,19 @@ func (p *Proxy) record(rs *request, c callInfo, v *guard.Verdict, d decision) de
 }
 
 func repairCodes(rs []repair.Repair) []string {
-	out := make([]string, 0, len(rs))
-	for _, r := range rs {
-		if !slices.Contains(out, r.Code) {
-			out = append(out, r.Code)
-		}
-	}
-	return out
+	return uniqueCodes(rs, func(r repair.Repair) string { return r.Code })
 }
 
 func violationCodes(vs []repair.Violation) []string {
-	out := make([]string, 0, len(vs))
-	for _, v := range vs {
-		if !slices.Contains(out, v.Code) {
-			out = append(out, v.Code)
+	return uniqueCodes(vs, func(v repair.Violation) string { return v.Code })
+}
+
+// uniqueCodes returns the codes of xs, each once, in order of first use.
+func uniqueCodes[T any](xs []T, code func(T) string) []string {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		if c := code(x); !slices.Contains(out, c) {
+			out = append(out, c)
 		}
 	}
 	return out

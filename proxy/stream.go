@@ -312,6 +312,10 @@ type streamCall struct {
 	stopped bool
 }
 
+// isOpen reports a call whose events are held: its name is not known yet,
+// or it is a target tool's call not complete yet.
+func (c *streamCall) isOpen() bool { return c.state == stateDeciding || c.state == stateHeld }
+
 // fragment is an event holding part of a call: where in its data the
 // call's name and arguments are (spans of JSON strings, quotes included;
 // end 0 when absent).
@@ -336,19 +340,22 @@ func (f *fixer) pass(raw []byte) {
 	f.enqueue(raw)
 }
 
-// giveUp lets every open call go as it came: too much is held behind them.
-// Calls of target tools count as too large; a call whose name is not known
-// yet is nobody's call to count.
-func (f *fixer) giveUp() {
+// letGoOpen lets every open call but except go as it came and returns
+// how many it let go. tooLarge counts those of target tools as too large
+// (a call whose name is not known yet is nobody's call to count).
+func (f *fixer) letGoOpen(except *streamCall, tooLarge bool) int {
+	n := 0
 	for _, c := range f.calls {
-		switch c.state {
-		case stateHeld:
-			f.p.tooLarge(f.rs, c.key.index, c.tool, true)
-			f.letGo(c)
-		case stateDeciding:
-			f.letGo(c)
+		if c == except || !c.isOpen() {
+			continue
 		}
+		if tooLarge && c.state == stateHeld {
+			f.p.tooLarge(f.rs, c.key.index, c.tool, true)
+		}
+		f.letGo(c)
+		n++
 	}
+	return n
 }
 
 // enqueue queues an event and returns its place.
@@ -366,7 +373,7 @@ func (f *fixer) queued() int { return f.arena.size }
 // the calls still open are given up and everything goes as it came.
 func (f *fixer) drain() {
 	if f.queued() > 8*f.p.cfg.MaxCallBytes && f.open > 0 {
-		f.giveUp()
+		f.letGoOpen(nil, true) // too much is held behind them
 	}
 	for f.head < f.queue.len() && f.queue.at(f.head).waits <= 0 && len(*f.out) < drainBudget {
 		ev := f.queue.at(f.head)
@@ -444,7 +451,7 @@ func (f *fixer) decide(c *streamCall) {
 
 // letGo stops holding a call's events: they go out as they came.
 func (f *fixer) letGo(c *streamCall) {
-	if c.state == stateDeciding || c.state == stateHeld {
+	if c.isOpen() {
 		f.open--
 	}
 	c.state = statePassing
@@ -571,11 +578,7 @@ func (f *fixer) text(ev int, s span) string {
 func (f *fixer) refuse(c *streamCall, message string) {
 	c.frags.each(func(_ int, fr fragment) { f.extraOf(fr.ev).drop = true })
 	f.extraOf(c.frags.first().ev).before = errorEvent(f.rs.api, message)
-	for _, other := range f.calls {
-		if other != c && (other.state == stateDeciding || other.state == stateHeld) {
-			f.letGo(other)
-		}
-	}
+	f.letGoOpen(c, false)
 	// What comes after the error event is dropped, so nothing waits.
 	for i := f.head; i < f.queue.len(); i++ {
 		f.queue.at(i).waits = 0
@@ -608,7 +611,7 @@ func (f *fixer) finish(match func(callKey) bool, truncated func(*streamCall) boo
 	})
 	for _, k := range keys {
 		c := f.calls[k]
-		if match(k) && (c.state == stateDeciding || c.state == stateHeld) && !f.halt {
+		if match(k) && c.isOpen() && !f.halt {
 			f.complete(c, truncated(c))
 		}
 	}
@@ -629,13 +632,7 @@ func (f *fixer) end(cut bool) {
 	if !cut {
 		f.finish(all, always)
 	} else if f.open > 0 {
-		n := 0
-		for _, c := range f.calls {
-			if c.state == stateDeciding || c.state == stateHeld {
-				f.letGo(c)
-				n++
-			}
-		}
+		n := f.letGoOpen(nil, false)
 		f.rs.log.Info("stream broken off: calls still open sent as they came, unchecked", zap.Int("calls", n))
 	}
 	f.drain()
@@ -985,7 +982,7 @@ func (f anthropicFixer) event(raw []byte) {
 		if string(e.blockType) != "tool_use" {
 			break
 		}
-		if old := f.calls[key]; old != nil && (old.state == stateDeciding || old.state == stateHeld) {
+		if old := f.calls[key]; old != nil && old.isOpen() {
 			f.complete(old, !old.stopped) // a block restarted
 		}
 		c := f.newCall(key)

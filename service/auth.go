@@ -333,17 +333,17 @@ func (c Config) validateAccess() []error {
 	if c.TLSClientCA != "" && c.TLSCert == "" {
 		errs = append(errs, errors.New("a TLS client CA (mutual TLS) needs the server's own TLS certificate and key"))
 	}
-	if c.AuthTokensFile == "" && !c.AllowUnauthenticated && c.Listen != "" && !isLoopback(c.Listen) {
+	if c.AuthTokensFile == "" && !c.AllowUnauthenticated && c.Listen != "" && !IsLoopback(c.Listen) {
 		errs = append(errs, fmt.Errorf("refusing to listen on %s without authentication: it is not a loopback address, so anyone who can reach it could use every workspace; "+
 			"set --auth-tokens-file (TOOLGUARD_AUTH_TOKENS_FILE), or --allow-unauthenticated (TOOLGUARD_ALLOW_UNAUTHENTICATED=true) if an unauthenticated server on this address is intended", c.Listen))
 	}
 	return errs
 }
 
-// isLoopback reports whether a listen address binds loopback only. An
-// address that does not parse counts as loopback here: listening on it
-// fails anyway, with a clearer error than this check could give.
-func isLoopback(addr string) bool {
+// IsLoopback reports whether a listen address (host:port) binds loopback
+// only. An address that does not parse counts as loopback here: listening
+// on it fails anyway, with a clearer error than this check could give.
+func IsLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return true

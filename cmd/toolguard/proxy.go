@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/proxy"
+	"github.com/toolguard/toolguard/service"
 )
 
 // proxySettings declares every proxy.Config field once. A test fails when
@@ -95,20 +95,11 @@ func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
 		zap.Duration("upstream_timeout", cfg.UpstreamTimeout),
 		zap.String("metrics_listen", cfg.MetricsListen),
 	)
-	if host, _, err := net.SplitHostPort(cfg.Listen); err == nil && !isLoopback(host) {
+	if !service.IsLoopback(cfg.Listen) {
 		log.Warn("listening beyond loopback: whoever reaches the proxy can use the upstream with their own key", zap.String("listen", cfg.Listen))
 	}
 	if err := proxy.ListenAndServe(ctx, cfg, log); err != nil {
 		return err
 	}
 	return nil
-}
-
-// isLoopback reports whether host is a loopback address or localhost.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
