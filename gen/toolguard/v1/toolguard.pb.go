@@ -806,7 +806,8 @@ type Verdict struct {
 	ArgumentsJson string `protobuf:"bytes,4,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
 	// Every change made to the call, in the order made.
 	Repairs []*Repair `protobuf:"bytes,5,rep,name=repairs,proto3" json:"repairs,omitempty"`
-	// Every problem that makes the call unusable.
+	// Every problem that makes the call unusable, the first 50 of them (see
+	// `violations_omitted`).
 	Violations []*Violation `protobuf:"bytes,6,rep,name=violations,proto3" json:"violations,omitempty"`
 	// Text to return to the model as the tool result when `ok` is false: what
 	// is wrong, what was received and a correct usage example in the call's own
@@ -817,7 +818,16 @@ type Verdict struct {
 	// The tool call id, echoed from the request.
 	CallId string `protobuf:"bytes,9,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	// The argument form the call arrived in.
-	Form          ArgumentsForm `protobuf:"varint,10,opt,name=form,proto3,enum=toolguard.v1.ArgumentsForm" json:"form,omitempty"`
+	Form ArgumentsForm `protobuf:"varint,10,opt,name=form,proto3,enum=toolguard.v1.ArgumentsForm" json:"form,omitempty"`
+	// How many violations were found beyond those listed in `violations`,
+	// which holds at most the first 50. The feedback is bounded likewise.
+	ViolationsOmitted uint32 `protobuf:"varint,11,opt,name=violations_omitted,json=violationsOmitted,proto3" json:"violations_omitted,omitempty"`
+	// Values left out of `arguments` and `arguments_json`, each replaced there
+	// by a short "<elided N bytes sha256:...>" string. Execute responses carry
+	// file content at most once (in the diff) and no value or diff that would
+	// push an answer past the server's send limit, so a change that was made
+	// is never reported as failed for its size.
+	Elided        []*Elision `protobuf:"bytes,12,rep,name=elided,proto3" json:"elided,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -922,6 +932,87 @@ func (x *Verdict) GetForm() ArgumentsForm {
 	return ArgumentsForm_ARGUMENTS_FORM_UNSPECIFIED
 }
 
+func (x *Verdict) GetViolationsOmitted() uint32 {
+	if x != nil {
+		return x.ViolationsOmitted
+	}
+	return 0
+}
+
+func (x *Verdict) GetElided() []*Elision {
+	if x != nil {
+		return x.Elided
+	}
+	return nil
+}
+
+// Elision stands for a value left out of a response: the caller already has
+// it (it sent it) or it is too large to send back. Its size and hash let the
+// caller check which value it was.
+type Elision struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the value was: a parameter path as in Repair.param ("content",
+	// "edits/0/new_text"), or "diff" for a response's diff.
+	Field string `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`
+	// Size of the value in bytes (UTF-8).
+	Size uint64 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	// Hex SHA-256 of the value.
+	Sha256        string `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Elision) Reset() {
+	*x = Elision{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Elision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Elision) ProtoMessage() {}
+
+func (x *Elision) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Elision.ProtoReflect.Descriptor instead.
+func (*Elision) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Elision) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+func (x *Elision) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Elision) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
 // Repair is one change toolguard made to a call.
 type Repair struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -941,7 +1032,7 @@ type Repair struct {
 
 func (x *Repair) Reset() {
 	*x = Repair{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[6]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -953,7 +1044,7 @@ func (x *Repair) String() string {
 func (*Repair) ProtoMessage() {}
 
 func (x *Repair) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[6]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -966,7 +1057,7 @@ func (x *Repair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Repair.ProtoReflect.Descriptor instead.
 func (*Repair) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{6}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Repair) GetCode() string {
@@ -1010,7 +1101,7 @@ type Violation struct {
 
 func (x *Violation) Reset() {
 	*x = Violation{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[7]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1022,7 +1113,7 @@ func (x *Violation) String() string {
 func (*Violation) ProtoMessage() {}
 
 func (x *Violation) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[7]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1035,7 +1126,7 @@ func (x *Violation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Violation.ProtoReflect.Descriptor instead.
 func (*Violation) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{7}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Violation) GetCode() string {
@@ -1082,7 +1173,7 @@ type MistakeState struct {
 
 func (x *MistakeState) Reset() {
 	*x = MistakeState{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[8]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1185,7 @@ func (x *MistakeState) String() string {
 func (*MistakeState) ProtoMessage() {}
 
 func (x *MistakeState) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[8]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1198,7 @@ func (x *MistakeState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MistakeState.ProtoReflect.Descriptor instead.
 func (*MistakeState) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{8}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MistakeState) GetConsecutive() uint32 {
@@ -1154,7 +1245,7 @@ type ValidateToolCallRequest struct {
 
 func (x *ValidateToolCallRequest) Reset() {
 	*x = ValidateToolCallRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[9]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1257,7 @@ func (x *ValidateToolCallRequest) String() string {
 func (*ValidateToolCallRequest) ProtoMessage() {}
 
 func (x *ValidateToolCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[9]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1270,7 @@ func (x *ValidateToolCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateToolCallRequest.ProtoReflect.Descriptor instead.
 func (*ValidateToolCallRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{9}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ValidateToolCallRequest) GetContext() *RequestContext {
@@ -1214,7 +1305,7 @@ type ValidateToolCallResponse struct {
 
 func (x *ValidateToolCallResponse) Reset() {
 	*x = ValidateToolCallResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[10]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1226,7 +1317,7 @@ func (x *ValidateToolCallResponse) String() string {
 func (*ValidateToolCallResponse) ProtoMessage() {}
 
 func (x *ValidateToolCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[10]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1239,7 +1330,7 @@ func (x *ValidateToolCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateToolCallResponse.ProtoReflect.Descriptor instead.
 func (*ValidateToolCallResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{10}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ValidateToolCallResponse) GetVerdict() *Verdict {
@@ -1261,7 +1352,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[11]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1273,7 +1364,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[11]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1286,7 +1377,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{11}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListToolsRequest) GetModelId() string {
@@ -1310,7 +1401,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[12]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +1413,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[12]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +1426,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{12}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListToolsResponse) GetTools() []*ToolSpec {
@@ -1373,7 +1464,7 @@ type ToolSpec struct {
 
 func (x *ToolSpec) Reset() {
 	*x = ToolSpec{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[13]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1385,7 +1476,7 @@ func (x *ToolSpec) String() string {
 func (*ToolSpec) ProtoMessage() {}
 
 func (x *ToolSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[13]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1398,7 +1489,7 @@ func (x *ToolSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSpec.ProtoReflect.Descriptor instead.
 func (*ToolSpec) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{13}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ToolSpec) GetDefinition() *ToolDefinition {
@@ -1447,7 +1538,7 @@ type GetSessionRequest struct {
 
 func (x *GetSessionRequest) Reset() {
 	*x = GetSessionRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[14]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1459,7 +1550,7 @@ func (x *GetSessionRequest) String() string {
 func (*GetSessionRequest) ProtoMessage() {}
 
 func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[14]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1472,7 +1563,7 @@ func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionRequest.ProtoReflect.Descriptor instead.
 func (*GetSessionRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{14}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetSessionRequest) GetSessionId() string {
@@ -1493,7 +1584,7 @@ type GetSessionResponse struct {
 
 func (x *GetSessionResponse) Reset() {
 	*x = GetSessionResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[15]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1505,7 +1596,7 @@ func (x *GetSessionResponse) String() string {
 func (*GetSessionResponse) ProtoMessage() {}
 
 func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[15]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1518,7 +1609,7 @@ func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionResponse.ProtoReflect.Descriptor instead.
 func (*GetSessionResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{15}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetSessionResponse) GetSession() *Session {
@@ -1539,7 +1630,7 @@ type ResetSessionRequest struct {
 
 func (x *ResetSessionRequest) Reset() {
 	*x = ResetSessionRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[16]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1551,7 +1642,7 @@ func (x *ResetSessionRequest) String() string {
 func (*ResetSessionRequest) ProtoMessage() {}
 
 func (x *ResetSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[16]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1564,7 +1655,7 @@ func (x *ResetSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetSessionRequest.ProtoReflect.Descriptor instead.
 func (*ResetSessionRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{16}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ResetSessionRequest) GetSessionId() string {
@@ -1585,7 +1676,7 @@ type ResetSessionResponse struct {
 
 func (x *ResetSessionResponse) Reset() {
 	*x = ResetSessionResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[17]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1597,7 +1688,7 @@ func (x *ResetSessionResponse) String() string {
 func (*ResetSessionResponse) ProtoMessage() {}
 
 func (x *ResetSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[17]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1610,7 +1701,7 @@ func (x *ResetSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetSessionResponse.ProtoReflect.Descriptor instead.
 func (*ResetSessionResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{17}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ResetSessionResponse) GetSession() *Session {
@@ -1638,7 +1729,7 @@ type Session struct {
 
 func (x *Session) Reset() {
 	*x = Session{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[18]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1650,7 +1741,7 @@ func (x *Session) String() string {
 func (*Session) ProtoMessage() {}
 
 func (x *Session) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[18]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1663,7 +1754,7 @@ func (x *Session) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Session.ProtoReflect.Descriptor instead.
 func (*Session) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{18}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Session) GetSessionId() string {
@@ -1716,7 +1807,7 @@ type ExecuteWriteRequest struct {
 
 func (x *ExecuteWriteRequest) Reset() {
 	*x = ExecuteWriteRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[19]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1819,7 @@ func (x *ExecuteWriteRequest) String() string {
 func (*ExecuteWriteRequest) ProtoMessage() {}
 
 func (x *ExecuteWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[19]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1832,7 @@ func (x *ExecuteWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteWriteRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteWriteRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{19}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExecuteWriteRequest) GetContext() *RequestContext {
@@ -1788,14 +1879,17 @@ type ExecuteWriteResponse struct {
 	// The file change; set when the call was usable.
 	Change *FileChange `protobuf:"bytes,2,opt,name=change,proto3" json:"change,omitempty"`
 	// Unified diff of the change (empty when the content did not change).
-	Diff          string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
+	Diff string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
+	// Set when the diff was too large to send: `diff` is then empty and this
+	// gives its size and hash.
+	DiffElided    *Elision `protobuf:"bytes,4,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecuteWriteResponse) Reset() {
 	*x = ExecuteWriteResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[20]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1807,7 +1901,7 @@ func (x *ExecuteWriteResponse) String() string {
 func (*ExecuteWriteResponse) ProtoMessage() {}
 
 func (x *ExecuteWriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[20]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1820,7 +1914,7 @@ func (x *ExecuteWriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteWriteResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteWriteResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{20}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ExecuteWriteResponse) GetVerdict() *Verdict {
@@ -1842,6 +1936,13 @@ func (x *ExecuteWriteResponse) GetDiff() string {
 		return x.Diff
 	}
 	return ""
+}
+
+func (x *ExecuteWriteResponse) GetDiffElided() *Elision {
+	if x != nil {
+		return x.DiffElided
+	}
+	return nil
 }
 
 // ExecuteEditRequest asks for an edit call to be validated and executed.
@@ -1867,7 +1968,7 @@ type ExecuteEditRequest struct {
 
 func (x *ExecuteEditRequest) Reset() {
 	*x = ExecuteEditRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[21]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1879,7 +1980,7 @@ func (x *ExecuteEditRequest) String() string {
 func (*ExecuteEditRequest) ProtoMessage() {}
 
 func (x *ExecuteEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[21]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1892,7 +1993,7 @@ func (x *ExecuteEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteEditRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteEditRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{21}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ExecuteEditRequest) GetContext() *RequestContext {
@@ -1950,14 +2051,17 @@ type ExecuteEditResponse struct {
 	// The files changed (or that would change).
 	Changes []*FileChange `protobuf:"bytes,4,rep,name=changes,proto3" json:"changes,omitempty"`
 	// Whether anything was written.
-	Applied       bool `protobuf:"varint,5,opt,name=applied,proto3" json:"applied,omitempty"`
+	Applied bool `protobuf:"varint,5,opt,name=applied,proto3" json:"applied,omitempty"`
+	// Set when the diff was too large to send: `diff` is then empty and this
+	// gives its size and hash.
+	DiffElided    *Elision `protobuf:"bytes,6,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecuteEditResponse) Reset() {
 	*x = ExecuteEditResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[22]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1969,7 +2073,7 @@ func (x *ExecuteEditResponse) String() string {
 func (*ExecuteEditResponse) ProtoMessage() {}
 
 func (x *ExecuteEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[22]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1982,7 +2086,7 @@ func (x *ExecuteEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteEditResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteEditResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{22}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ExecuteEditResponse) GetVerdict() *Verdict {
@@ -2020,6 +2124,13 @@ func (x *ExecuteEditResponse) GetApplied() bool {
 	return false
 }
 
+func (x *ExecuteEditResponse) GetDiffElided() *Elision {
+	if x != nil {
+		return x.DiffElided
+	}
+	return nil
+}
+
 // EditResult is the outcome of one edit of a call.
 type EditResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2049,7 +2160,7 @@ type EditResult struct {
 
 func (x *EditResult) Reset() {
 	*x = EditResult{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[23]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2061,7 +2172,7 @@ func (x *EditResult) String() string {
 func (*EditResult) ProtoMessage() {}
 
 func (x *EditResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[23]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2074,7 +2185,7 @@ func (x *EditResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditResult.ProtoReflect.Descriptor instead.
 func (*EditResult) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{23}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *EditResult) GetIndex() uint32 {
@@ -2161,7 +2272,7 @@ type FileChange struct {
 
 func (x *FileChange) Reset() {
 	*x = FileChange{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2173,7 +2284,7 @@ func (x *FileChange) String() string {
 func (*FileChange) ProtoMessage() {}
 
 func (x *FileChange) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2186,7 +2297,7 @@ func (x *FileChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileChange.ProtoReflect.Descriptor instead.
 func (*FileChange) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{24}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *FileChange) GetPath() string {
@@ -2248,7 +2359,7 @@ type StreamToolCallsRequest struct {
 
 func (x *StreamToolCallsRequest) Reset() {
 	*x = StreamToolCallsRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2260,7 +2371,7 @@ func (x *StreamToolCallsRequest) String() string {
 func (*StreamToolCallsRequest) ProtoMessage() {}
 
 func (x *StreamToolCallsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2273,7 +2384,7 @@ func (x *StreamToolCallsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamToolCallsRequest.ProtoReflect.Descriptor instead.
 func (*StreamToolCallsRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{25}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *StreamToolCallsRequest) GetFrame() isStreamToolCallsRequest_Frame {
@@ -2357,7 +2468,7 @@ type StreamStart struct {
 
 func (x *StreamStart) Reset() {
 	*x = StreamStart{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2369,7 +2480,7 @@ func (x *StreamStart) String() string {
 func (*StreamStart) ProtoMessage() {}
 
 func (x *StreamStart) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2382,7 +2493,7 @@ func (x *StreamStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamStart.ProtoReflect.Descriptor instead.
 func (*StreamStart) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{26}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StreamStart) GetContext() *RequestContext {
@@ -2444,7 +2555,7 @@ type StreamOptions struct {
 
 func (x *StreamOptions) Reset() {
 	*x = StreamOptions{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2456,7 +2567,7 @@ func (x *StreamOptions) String() string {
 func (*StreamOptions) ProtoMessage() {}
 
 func (x *StreamOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2469,7 +2580,7 @@ func (x *StreamOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamOptions.ProtoReflect.Descriptor instead.
 func (*StreamOptions) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{27}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StreamOptions) GetExecuteOnComplete() bool {
@@ -2522,7 +2633,7 @@ type StreamDelta struct {
 
 func (x *StreamDelta) Reset() {
 	*x = StreamDelta{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2534,7 +2645,7 @@ func (x *StreamDelta) String() string {
 func (*StreamDelta) ProtoMessage() {}
 
 func (x *StreamDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2547,7 +2658,7 @@ func (x *StreamDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamDelta.ProtoReflect.Descriptor instead.
 func (*StreamDelta) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{28}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *StreamDelta) GetText() string {
@@ -2588,7 +2699,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2600,7 +2711,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2613,7 +2724,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{29}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -2664,7 +2775,7 @@ type StreamEnd struct {
 
 func (x *StreamEnd) Reset() {
 	*x = StreamEnd{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2676,7 +2787,7 @@ func (x *StreamEnd) String() string {
 func (*StreamEnd) ProtoMessage() {}
 
 func (x *StreamEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2689,7 +2800,7 @@ func (x *StreamEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEnd.ProtoReflect.Descriptor instead.
 func (*StreamEnd) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{30}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StreamEnd) GetFinishReason() string {
@@ -2719,7 +2830,7 @@ type StreamToolCallsResponse struct {
 
 func (x *StreamToolCallsResponse) Reset() {
 	*x = StreamToolCallsResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2731,7 +2842,7 @@ func (x *StreamToolCallsResponse) String() string {
 func (*StreamToolCallsResponse) ProtoMessage() {}
 
 func (x *StreamToolCallsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2744,7 +2855,7 @@ func (x *StreamToolCallsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamToolCallsResponse.ProtoReflect.Descriptor instead.
 func (*StreamToolCallsResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{31}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *StreamToolCallsResponse) GetEvent() isStreamToolCallsResponse_Event {
@@ -2866,7 +2977,7 @@ type TextEvent struct {
 
 func (x *TextEvent) Reset() {
 	*x = TextEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2878,7 +2989,7 @@ func (x *TextEvent) String() string {
 func (*TextEvent) ProtoMessage() {}
 
 func (x *TextEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2891,7 +3002,7 @@ func (x *TextEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextEvent.ProtoReflect.Descriptor instead.
 func (*TextEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{32}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *TextEvent) GetText() string {
@@ -2922,7 +3033,7 @@ type CallStartedEvent struct {
 
 func (x *CallStartedEvent) Reset() {
 	*x = CallStartedEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2934,7 +3045,7 @@ func (x *CallStartedEvent) String() string {
 func (*CallStartedEvent) ProtoMessage() {}
 
 func (x *CallStartedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2947,7 +3058,7 @@ func (x *CallStartedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallStartedEvent.ProtoReflect.Descriptor instead.
 func (*CallStartedEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{33}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CallStartedEvent) GetIndex() uint32 {
@@ -3008,7 +3119,7 @@ type ParamUpdateEvent struct {
 
 func (x *ParamUpdateEvent) Reset() {
 	*x = ParamUpdateEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3020,7 +3131,7 @@ func (x *ParamUpdateEvent) String() string {
 func (*ParamUpdateEvent) ProtoMessage() {}
 
 func (x *ParamUpdateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3033,7 +3144,7 @@ func (x *ParamUpdateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ParamUpdateEvent.ProtoReflect.Descriptor instead.
 func (*ParamUpdateEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{34}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ParamUpdateEvent) GetIndex() uint32 {
@@ -3115,7 +3226,7 @@ type CallCompleteEvent struct {
 
 func (x *CallCompleteEvent) Reset() {
 	*x = CallCompleteEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3127,7 +3238,7 @@ func (x *CallCompleteEvent) String() string {
 func (*CallCompleteEvent) ProtoMessage() {}
 
 func (x *CallCompleteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3140,7 +3251,7 @@ func (x *CallCompleteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallCompleteEvent.ProtoReflect.Descriptor instead.
 func (*CallCompleteEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{35}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CallCompleteEvent) GetIndex() uint32 {
@@ -3181,14 +3292,17 @@ type Execution struct {
 	// Unified diff of everything changed.
 	Diff string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
 	// Whether anything was written.
-	Applied       bool `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"`
+	Applied bool `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"`
+	// Set when the diff was too large to send: `diff` is then empty and this
+	// gives its size and hash.
+	DiffElided    *Elision `protobuf:"bytes,5,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3200,7 +3314,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3213,7 +3327,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{36}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Execution) GetEdits() []*EditResult {
@@ -3244,11 +3358,18 @@ func (x *Execution) GetApplied() bool {
 	return false
 }
 
+func (x *Execution) GetDiffElided() *Elision {
+	if x != nil {
+		return x.DiffElided
+	}
+	return nil
+}
+
 // StreamErrorEvent reports a problem that does not end the stream.
 type StreamErrorEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, UNKNOWN_CALL_INDEX,
-	// CALL_ALREADY_COMPLETE, EXECUTION_FAILED.
+	// Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, JSON_TOO_DEEP,
+	// UNKNOWN_CALL_INDEX, CALL_ALREADY_COMPLETE, EXECUTION_FAILED.
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// What happened, for people.
 	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
@@ -3260,7 +3381,7 @@ type StreamErrorEvent struct {
 
 func (x *StreamErrorEvent) Reset() {
 	*x = StreamErrorEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3272,7 +3393,7 @@ func (x *StreamErrorEvent) String() string {
 func (*StreamErrorEvent) ProtoMessage() {}
 
 func (x *StreamErrorEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3285,7 +3406,7 @@ func (x *StreamErrorEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamErrorEvent.ProtoReflect.Descriptor instead.
 func (*StreamErrorEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{37}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *StreamErrorEvent) GetCode() string {
@@ -3324,7 +3445,7 @@ type StreamDoneEvent struct {
 
 func (x *StreamDoneEvent) Reset() {
 	*x = StreamDoneEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3336,7 +3457,7 @@ func (x *StreamDoneEvent) String() string {
 func (*StreamDoneEvent) ProtoMessage() {}
 
 func (x *StreamDoneEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3349,7 +3470,7 @@ func (x *StreamDoneEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamDoneEvent.ProtoReflect.Descriptor instead.
 func (*StreamDoneEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{38}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *StreamDoneEvent) GetFinishReason() string {
@@ -3409,7 +3530,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x05param\x18\x01 \x01(\tR\x05param\x12\x18\n" +
 	"\aaliases\x18\x02 \x03(\tR\aaliases\x12\x1f\n" +
 	"\vallow_empty\x18\x03 \x01(\bR\n" +
-	"allowEmpty\"\x9b\x03\n" +
+	"allowEmpty\"\xf9\x03\n" +
 	"\aVerdict\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x1b\n" +
 	"\ttool_name\x18\x02 \x01(\tR\btoolName\x125\n" +
@@ -3423,7 +3544,13 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\bmistakes\x18\b \x01(\v2\x1a.toolguard.v1.MistakeStateR\bmistakes\x12\x17\n" +
 	"\acall_id\x18\t \x01(\tR\x06callId\x12/\n" +
 	"\x04form\x18\n" +
-	" \x01(\x0e2\x1b.toolguard.v1.ArgumentsFormR\x04form\"J\n" +
+	" \x01(\x0e2\x1b.toolguard.v1.ArgumentsFormR\x04form\x12-\n" +
+	"\x12violations_omitted\x18\v \x01(\rR\x11violationsOmitted\x12-\n" +
+	"\x06elided\x18\f \x03(\v2\x15.toolguard.v1.ElisionR\x06elided\"K\n" +
+	"\aElision\x12\x14\n" +
+	"\x05field\x18\x01 \x01(\tR\x05field\x12\x12\n" +
+	"\x04size\x18\x02 \x01(\x04R\x04size\x12\x16\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"J\n" +
 	"\x06Repair\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x14\n" +
 	"\x05param\x18\x02 \x01(\tR\x05param\x12\x16\n" +
@@ -3479,24 +3606,28 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
 	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
-	"\adry_run\x18\x05 \x01(\bR\x06dryRun\"\x8d\x01\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\"\xc5\x01\n" +
 	"\x14ExecuteWriteResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x120\n" +
 	"\x06change\x18\x02 \x01(\v2\x18.toolguard.v1.FileChangeR\x06change\x12\x12\n" +
-	"\x04diff\x18\x03 \x01(\tR\x04diff\"\x88\x02\n" +
+	"\x04diff\x18\x03 \x01(\tR\x04diff\x126\n" +
+	"\vdiff_elided\x18\x04 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
+	"diffElided\"\x88\x02\n" +
 	"\x12ExecuteEditRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12*\n" +
 	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
 	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
 	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x12\x18\n" +
-	"\apartial\x18\x06 \x01(\bR\apartial\"\xd8\x01\n" +
+	"\apartial\x18\x06 \x01(\bR\apartial\"\x90\x02\n" +
 	"\x13ExecuteEditResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12.\n" +
 	"\x05edits\x18\x02 \x03(\v2\x18.toolguard.v1.EditResultR\x05edits\x12\x12\n" +
 	"\x04diff\x18\x03 \x01(\tR\x04diff\x122\n" +
 	"\achanges\x18\x04 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x18\n" +
-	"\aapplied\x18\x05 \x01(\bR\aapplied\"\xa2\x02\n" +
+	"\aapplied\x18\x05 \x01(\bR\aapplied\x126\n" +
+	"\vdiff_elided\x18\x06 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
+	"diffElided\"\xa2\x02\n" +
 	"\n" +
 	"EditResult\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
@@ -3576,12 +3707,14 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12/\n" +
 	"\averdict\x18\x02 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x1c\n" +
 	"\ttruncated\x18\x03 \x01(\bR\ttruncated\x125\n" +
-	"\texecution\x18\x04 \x01(\v2\x17.toolguard.v1.ExecutionR\texecution\"\x9d\x01\n" +
+	"\texecution\x18\x04 \x01(\v2\x17.toolguard.v1.ExecutionR\texecution\"\xd5\x01\n" +
 	"\tExecution\x12.\n" +
 	"\x05edits\x18\x01 \x03(\v2\x18.toolguard.v1.EditResultR\x05edits\x122\n" +
 	"\achanges\x18\x02 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x12\n" +
 	"\x04diff\x18\x03 \x01(\tR\x04diff\x12\x18\n" +
-	"\aapplied\x18\x04 \x01(\bR\aapplied\"e\n" +
+	"\aapplied\x18\x04 \x01(\bR\aapplied\x126\n" +
+	"\vdiff_elided\x18\x05 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
+	"diffElided\"e\n" +
 	"\x10StreamErrorEvent\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x19\n" +
@@ -3651,7 +3784,7 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 }
 
 var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
@@ -3664,117 +3797,122 @@ var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(*ToolDefinition)(nil),           // 8: toolguard.v1.ToolDefinition
 	(*ParamAliases)(nil),             // 9: toolguard.v1.ParamAliases
 	(*Verdict)(nil),                  // 10: toolguard.v1.Verdict
-	(*Repair)(nil),                   // 11: toolguard.v1.Repair
-	(*Violation)(nil),                // 12: toolguard.v1.Violation
-	(*MistakeState)(nil),             // 13: toolguard.v1.MistakeState
-	(*ValidateToolCallRequest)(nil),  // 14: toolguard.v1.ValidateToolCallRequest
-	(*ValidateToolCallResponse)(nil), // 15: toolguard.v1.ValidateToolCallResponse
-	(*ListToolsRequest)(nil),         // 16: toolguard.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),        // 17: toolguard.v1.ListToolsResponse
-	(*ToolSpec)(nil),                 // 18: toolguard.v1.ToolSpec
-	(*GetSessionRequest)(nil),        // 19: toolguard.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 20: toolguard.v1.GetSessionResponse
-	(*ResetSessionRequest)(nil),      // 21: toolguard.v1.ResetSessionRequest
-	(*ResetSessionResponse)(nil),     // 22: toolguard.v1.ResetSessionResponse
-	(*Session)(nil),                  // 23: toolguard.v1.Session
-	(*ExecuteWriteRequest)(nil),      // 24: toolguard.v1.ExecuteWriteRequest
-	(*ExecuteWriteResponse)(nil),     // 25: toolguard.v1.ExecuteWriteResponse
-	(*ExecuteEditRequest)(nil),       // 26: toolguard.v1.ExecuteEditRequest
-	(*ExecuteEditResponse)(nil),      // 27: toolguard.v1.ExecuteEditResponse
-	(*EditResult)(nil),               // 28: toolguard.v1.EditResult
-	(*FileChange)(nil),               // 29: toolguard.v1.FileChange
-	(*StreamToolCallsRequest)(nil),   // 30: toolguard.v1.StreamToolCallsRequest
-	(*StreamStart)(nil),              // 31: toolguard.v1.StreamStart
-	(*StreamOptions)(nil),            // 32: toolguard.v1.StreamOptions
-	(*StreamDelta)(nil),              // 33: toolguard.v1.StreamDelta
-	(*ToolCallDelta)(nil),            // 34: toolguard.v1.ToolCallDelta
-	(*StreamEnd)(nil),                // 35: toolguard.v1.StreamEnd
-	(*StreamToolCallsResponse)(nil),  // 36: toolguard.v1.StreamToolCallsResponse
-	(*TextEvent)(nil),                // 37: toolguard.v1.TextEvent
-	(*CallStartedEvent)(nil),         // 38: toolguard.v1.CallStartedEvent
-	(*ParamUpdateEvent)(nil),         // 39: toolguard.v1.ParamUpdateEvent
-	(*CallCompleteEvent)(nil),        // 40: toolguard.v1.CallCompleteEvent
-	(*Execution)(nil),                // 41: toolguard.v1.Execution
-	(*StreamErrorEvent)(nil),         // 42: toolguard.v1.StreamErrorEvent
-	(*StreamDoneEvent)(nil),          // 43: toolguard.v1.StreamDoneEvent
-	nil,                              // 44: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 45: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 46: google.protobuf.Timestamp
+	(*Elision)(nil),                  // 11: toolguard.v1.Elision
+	(*Repair)(nil),                   // 12: toolguard.v1.Repair
+	(*Violation)(nil),                // 13: toolguard.v1.Violation
+	(*MistakeState)(nil),             // 14: toolguard.v1.MistakeState
+	(*ValidateToolCallRequest)(nil),  // 15: toolguard.v1.ValidateToolCallRequest
+	(*ValidateToolCallResponse)(nil), // 16: toolguard.v1.ValidateToolCallResponse
+	(*ListToolsRequest)(nil),         // 17: toolguard.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),        // 18: toolguard.v1.ListToolsResponse
+	(*ToolSpec)(nil),                 // 19: toolguard.v1.ToolSpec
+	(*GetSessionRequest)(nil),        // 20: toolguard.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 21: toolguard.v1.GetSessionResponse
+	(*ResetSessionRequest)(nil),      // 22: toolguard.v1.ResetSessionRequest
+	(*ResetSessionResponse)(nil),     // 23: toolguard.v1.ResetSessionResponse
+	(*Session)(nil),                  // 24: toolguard.v1.Session
+	(*ExecuteWriteRequest)(nil),      // 25: toolguard.v1.ExecuteWriteRequest
+	(*ExecuteWriteResponse)(nil),     // 26: toolguard.v1.ExecuteWriteResponse
+	(*ExecuteEditRequest)(nil),       // 27: toolguard.v1.ExecuteEditRequest
+	(*ExecuteEditResponse)(nil),      // 28: toolguard.v1.ExecuteEditResponse
+	(*EditResult)(nil),               // 29: toolguard.v1.EditResult
+	(*FileChange)(nil),               // 30: toolguard.v1.FileChange
+	(*StreamToolCallsRequest)(nil),   // 31: toolguard.v1.StreamToolCallsRequest
+	(*StreamStart)(nil),              // 32: toolguard.v1.StreamStart
+	(*StreamOptions)(nil),            // 33: toolguard.v1.StreamOptions
+	(*StreamDelta)(nil),              // 34: toolguard.v1.StreamDelta
+	(*ToolCallDelta)(nil),            // 35: toolguard.v1.ToolCallDelta
+	(*StreamEnd)(nil),                // 36: toolguard.v1.StreamEnd
+	(*StreamToolCallsResponse)(nil),  // 37: toolguard.v1.StreamToolCallsResponse
+	(*TextEvent)(nil),                // 38: toolguard.v1.TextEvent
+	(*CallStartedEvent)(nil),         // 39: toolguard.v1.CallStartedEvent
+	(*ParamUpdateEvent)(nil),         // 40: toolguard.v1.ParamUpdateEvent
+	(*CallCompleteEvent)(nil),        // 41: toolguard.v1.CallCompleteEvent
+	(*Execution)(nil),                // 42: toolguard.v1.Execution
+	(*StreamErrorEvent)(nil),         // 43: toolguard.v1.StreamErrorEvent
+	(*StreamDoneEvent)(nil),          // 44: toolguard.v1.StreamDoneEvent
+	nil,                              // 45: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 46: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 47: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	7,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	44, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	45, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	45, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	46, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
 	9,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	45, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
-	11, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
-	12, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
-	13, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
+	46, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	12, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
+	13, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
+	14, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
 	0,  // 8: toolguard.v1.Verdict.form:type_name -> toolguard.v1.ArgumentsForm
-	5,  // 9: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
-	6,  // 10: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
-	8,  // 11: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	10, // 12: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
-	18, // 13: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
-	8,  // 14: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	45, // 15: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	45, // 16: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
-	23, // 17: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
-	23, // 18: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
-	13, // 19: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	46, // 20: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
-	5,  // 21: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
-	6,  // 22: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
-	8,  // 23: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	10, // 24: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
-	29, // 25: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
-	5,  // 26: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
-	6,  // 27: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
-	8,  // 28: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	10, // 29: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
-	28, // 30: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
-	29, // 31: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
-	1,  // 32: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
-	2,  // 33: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
-	3,  // 34: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
-	31, // 35: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
-	33, // 36: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
-	35, // 37: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
-	5,  // 38: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
-	4,  // 39: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
-	8,  // 40: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
-	32, // 41: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
-	34, // 42: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
-	37, // 43: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
-	38, // 44: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
-	39, // 45: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
-	40, // 46: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
-	42, // 47: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
-	43, // 48: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
-	10, // 49: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
-	41, // 50: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
-	28, // 51: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
-	29, // 52: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
-	13, // 53: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
-	14, // 54: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	16, // 55: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	19, // 56: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	21, // 57: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	24, // 58: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	26, // 59: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	30, // 60: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
-	15, // 61: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	17, // 62: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	20, // 63: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	22, // 64: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	25, // 65: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	27, // 66: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	36, // 67: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
-	61, // [61:68] is the sub-list for method output_type
-	54, // [54:61] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	11, // 9: toolguard.v1.Verdict.elided:type_name -> toolguard.v1.Elision
+	5,  // 10: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
+	6,  // 11: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
+	8,  // 12: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	10, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
+	19, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
+	8,  // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
+	46, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	46, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	24, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
+	24, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
+	14, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
+	47, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	5,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
+	6,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
+	8,  // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	10, // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
+	30, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
+	11, // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
+	5,  // 28: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
+	6,  // 29: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
+	8,  // 30: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	10, // 31: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
+	29, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
+	30, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
+	11, // 34: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
+	1,  // 35: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
+	2,  // 36: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
+	3,  // 37: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
+	32, // 38: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
+	34, // 39: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
+	36, // 40: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
+	5,  // 41: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
+	4,  // 42: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
+	8,  // 43: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
+	33, // 44: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
+	35, // 45: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
+	38, // 46: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
+	39, // 47: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
+	40, // 48: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
+	41, // 49: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
+	43, // 50: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
+	44, // 51: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
+	10, // 52: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
+	42, // 53: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
+	29, // 54: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
+	30, // 55: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
+	11, // 56: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
+	14, // 57: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
+	15, // 58: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	17, // 59: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	20, // 60: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	22, // 61: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	25, // 62: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	27, // 63: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	31, // 64: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	16, // 65: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	18, // 66: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	21, // 67: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	23, // 68: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	26, // 69: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	28, // 70: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	37, // 71: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	65, // [65:72] is the sub-list for method output_type
+	58, // [58:65] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -3787,12 +3925,12 @@ func file_toolguard_v1_toolguard_proto_init() {
 		(*ToolCall_Params)(nil),
 		(*ToolCall_XmlBlock)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[25].OneofWrappers = []any{
+	file_toolguard_v1_toolguard_proto_msgTypes[26].OneofWrappers = []any{
 		(*StreamToolCallsRequest_Start)(nil),
 		(*StreamToolCallsRequest_Delta)(nil),
 		(*StreamToolCallsRequest_End)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[31].OneofWrappers = []any{
+	file_toolguard_v1_toolguard_proto_msgTypes[32].OneofWrappers = []any{
 		(*StreamToolCallsResponse_Text)(nil),
 		(*StreamToolCallsResponse_CallStarted)(nil),
 		(*StreamToolCallsResponse_ParamUpdate)(nil),
@@ -3800,18 +3938,18 @@ func file_toolguard_v1_toolguard_proto_init() {
 		(*StreamToolCallsResponse_Error)(nil),
 		(*StreamToolCallsResponse_Done)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[34].OneofWrappers = []any{
+	file_toolguard_v1_toolguard_proto_msgTypes[35].OneofWrappers = []any{
 		(*ParamUpdateEvent_Append)(nil),
 		(*ParamUpdateEvent_ValueJson)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[37].OneofWrappers = []any{}
+	file_toolguard_v1_toolguard_proto_msgTypes[38].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   40,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -87,6 +87,16 @@ class EditResult(_message.Message):
     strategy: MatchStrategy
     def __init__(self, index: _Optional[int] = ..., path: _Optional[str] = ..., status: _Optional[_Union[EditStatus, str]] = ..., strategy: _Optional[_Union[MatchStrategy, str]] = ..., similarity: _Optional[float] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., hint: _Optional[str] = ..., match_lines: _Optional[_Iterable[int]] = ...) -> None: ...
 
+class Elision(_message.Message):
+    __slots__ = ["field", "sha256", "size"]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    field: str
+    sha256: str
+    size: int
+    def __init__(self, field: _Optional[str] = ..., size: _Optional[int] = ..., sha256: _Optional[str] = ...) -> None: ...
+
 class ExecuteEditRequest(_message.Message):
     __slots__ = ["call", "context", "dry_run", "expected_sha256", "partial", "tools"]
     CALL_FIELD_NUMBER: _ClassVar[int]
@@ -104,18 +114,20 @@ class ExecuteEditRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ..., partial: bool = ...) -> None: ...
 
 class ExecuteEditResponse(_message.Message):
-    __slots__ = ["applied", "changes", "diff", "edits", "verdict"]
+    __slots__ = ["applied", "changes", "diff", "diff_elided", "edits", "verdict"]
     APPLIED_FIELD_NUMBER: _ClassVar[int]
     CHANGES_FIELD_NUMBER: _ClassVar[int]
+    DIFF_ELIDED_FIELD_NUMBER: _ClassVar[int]
     DIFF_FIELD_NUMBER: _ClassVar[int]
     EDITS_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     applied: bool
     changes: _containers.RepeatedCompositeFieldContainer[FileChange]
     diff: str
+    diff_elided: Elision
     edits: _containers.RepeatedCompositeFieldContainer[EditResult]
     verdict: Verdict
-    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., diff: _Optional[str] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., applied: bool = ...) -> None: ...
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., diff: _Optional[str] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ...) -> None: ...
 
 class ExecuteWriteRequest(_message.Message):
     __slots__ = ["call", "context", "dry_run", "expected_sha256", "tools"]
@@ -132,26 +144,30 @@ class ExecuteWriteRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ...) -> None: ...
 
 class ExecuteWriteResponse(_message.Message):
-    __slots__ = ["change", "diff", "verdict"]
+    __slots__ = ["change", "diff", "diff_elided", "verdict"]
     CHANGE_FIELD_NUMBER: _ClassVar[int]
+    DIFF_ELIDED_FIELD_NUMBER: _ClassVar[int]
     DIFF_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     change: FileChange
     diff: str
+    diff_elided: Elision
     verdict: Verdict
-    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., change: _Optional[_Union[FileChange, _Mapping]] = ..., diff: _Optional[str] = ...) -> None: ...
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., change: _Optional[_Union[FileChange, _Mapping]] = ..., diff: _Optional[str] = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ...) -> None: ...
 
 class Execution(_message.Message):
-    __slots__ = ["applied", "changes", "diff", "edits"]
+    __slots__ = ["applied", "changes", "diff", "diff_elided", "edits"]
     APPLIED_FIELD_NUMBER: _ClassVar[int]
     CHANGES_FIELD_NUMBER: _ClassVar[int]
+    DIFF_ELIDED_FIELD_NUMBER: _ClassVar[int]
     DIFF_FIELD_NUMBER: _ClassVar[int]
     EDITS_FIELD_NUMBER: _ClassVar[int]
     applied: bool
     changes: _containers.RepeatedCompositeFieldContainer[FileChange]
     diff: str
+    diff_elided: Elision
     edits: _containers.RepeatedCompositeFieldContainer[EditResult]
-    def __init__(self, edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., diff: _Optional[str] = ..., applied: bool = ...) -> None: ...
+    def __init__(self, edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., diff: _Optional[str] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ...) -> None: ...
 
 class FileChange(_message.Message):
     __slots__ = ["kind", "moved_to", "path", "previous_sha256", "sha256", "size"]
@@ -457,10 +473,11 @@ class ValidateToolCallResponse(_message.Message):
     def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ...) -> None: ...
 
 class Verdict(_message.Message):
-    __slots__ = ["arguments", "arguments_json", "call_id", "feedback", "form", "mistakes", "ok", "repairs", "tool_name", "violations"]
+    __slots__ = ["arguments", "arguments_json", "call_id", "elided", "feedback", "form", "mistakes", "ok", "repairs", "tool_name", "violations", "violations_omitted"]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    ELIDED_FIELD_NUMBER: _ClassVar[int]
     FEEDBACK_FIELD_NUMBER: _ClassVar[int]
     FORM_FIELD_NUMBER: _ClassVar[int]
     MISTAKES_FIELD_NUMBER: _ClassVar[int]
@@ -468,9 +485,11 @@ class Verdict(_message.Message):
     REPAIRS_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     VIOLATIONS_FIELD_NUMBER: _ClassVar[int]
+    VIOLATIONS_OMITTED_FIELD_NUMBER: _ClassVar[int]
     arguments: _struct_pb2.Struct
     arguments_json: str
     call_id: str
+    elided: _containers.RepeatedCompositeFieldContainer[Elision]
     feedback: str
     form: ArgumentsForm
     mistakes: MistakeState
@@ -478,7 +497,8 @@ class Verdict(_message.Message):
     repairs: _containers.RepeatedCompositeFieldContainer[Repair]
     tool_name: str
     violations: _containers.RepeatedCompositeFieldContainer[Violation]
-    def __init__(self, ok: bool = ..., tool_name: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., arguments_json: _Optional[str] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., violations: _Optional[_Iterable[_Union[Violation, _Mapping]]] = ..., feedback: _Optional[str] = ..., mistakes: _Optional[_Union[MistakeState, _Mapping]] = ..., call_id: _Optional[str] = ..., form: _Optional[_Union[ArgumentsForm, str]] = ...) -> None: ...
+    violations_omitted: int
+    def __init__(self, ok: bool = ..., tool_name: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., arguments_json: _Optional[str] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., violations: _Optional[_Iterable[_Union[Violation, _Mapping]]] = ..., feedback: _Optional[str] = ..., mistakes: _Optional[_Union[MistakeState, _Mapping]] = ..., call_id: _Optional[str] = ..., form: _Optional[_Union[ArgumentsForm, str]] = ..., violations_omitted: _Optional[int] = ..., elided: _Optional[_Iterable[_Union[Elision, _Mapping]]] = ...) -> None: ...
 
 class Violation(_message.Message):
     __slots__ = ["code", "message", "param"]

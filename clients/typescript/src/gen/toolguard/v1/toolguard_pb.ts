@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toolguard/v1/toolguard.proto.
  */
 export const file_toolguard_v1_toolguard: GenFile = /*@__PURE__*/
-  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIrwCCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgidgoURXhlY3V0ZVdyaXRlUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EigKBmNoYW5nZRgCIAEoCzIYLnRvb2xndWFyZC52MS5GaWxlQ2hhbmdlEgwKBGRpZmYYAyABKAki0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCKwAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIItcBCgpFZGl0UmVzdWx0Eg0KBWluZGV4GAEgASgNEgwKBHBhdGgYAiABKAkSKAoGc3RhdHVzGAMgASgOMhgudG9vbGd1YXJkLnYxLkVkaXRTdGF0dXMSLQoIc3RyYXRlZ3kYBCABKA4yGy50b29sZ3VhcmQudjEuTWF0Y2hTdHJhdGVneRISCgpzaW1pbGFyaXR5GAUgASgBEgwKBGxpbmUYBiABKA0SDgoGY29sdW1uGAcgASgNEgwKBGhpbnQYCCABKAkSEwoLbWF0Y2hfbGluZXMYCSADKA0ijwEKCkZpbGVDaGFuZ2USDAoEcGF0aBgBIAEoCRIqCgRraW5kGAIgASgOMhwudG9vbGd1YXJkLnYxLkZpbGVDaGFuZ2VLaW5kEhcKD3ByZXZpb3VzX3NoYTI1NhgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBIQCghtb3ZlZF90bxgGIAEoCSKhAQoWU3RyZWFtVG9vbENhbGxzUmVxdWVzdBIqCgVzdGFydBgBIAEoCzIZLnRvb2xndWFyZC52MS5TdHJlYW1TdGFydEgAEioKBWRlbHRhGAIgASgLMhkudG9vbGd1YXJkLnYxLlN0cmVhbURlbHRhSAASJgoDZW5kGAMgASgLMhcudG9vbGd1YXJkLnYxLlN0cmVhbUVuZEgAQgcKBWZyYW1lItcBCgtTdHJlYW1TdGFydBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EioKBmZvcm1hdBgCIAEoDjIaLnRvb2xndWFyZC52MS5TdHJlYW1Gb3JtYXQSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SEgoKdG9vbF9uYW1lcxgEIAMoCRIsCgdvcHRpb25zGAUgASgLMhsudG9vbGd1YXJkLnYxLlN0cmVhbU9wdGlvbnMifwoNU3RyZWFtT3B0aW9ucxIbChNleGVjdXRlX29uX2NvbXBsZXRlGAEgASgIEg8KB2RyeV9ydW4YAiABKAgSDwoHcGFydGlhbBgDIAEoCBIWCg5tYXhfY2FsbF9ieXRlcxgEIAEoBBIXCg9tYXhfcGFyYW1fYnl0ZXMYBSABKAQiTAoLU3RyZWFtRGVsdGESDAoEdGV4dBgBIAEoCRIvCgp0b29sX2NhbGxzGAIgAygLMhsudG9vbGd1YXJkLnYxLlRvb2xDYWxsRGVsdGEiWQoNVG9vbENhbGxEZWx0YRINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIMCgRuYW1lGAMgASgJEhEKCWFyZ3VtZW50cxgEIAEoCRIMCgRkb25lGAUgASgIIiIKCVN0cmVhbUVuZBIVCg1maW5pc2hfcmVhc29uGAEgASgJItUCChdTdHJlYW1Ub29sQ2FsbHNSZXNwb25zZRInCgR0ZXh0GAEgASgLMhcudG9vbGd1YXJkLnYxLlRleHRFdmVudEgAEjYKDGNhbGxfc3RhcnRlZBgCIAEoCzIeLnRvb2xndWFyZC52MS5DYWxsU3RhcnRlZEV2ZW50SAASNgoMcGFyYW1fdXBkYXRlGAMgASgLMh4udG9vbGd1YXJkLnYxLlBhcmFtVXBkYXRlRXZlbnRIABI4Cg1jYWxsX2NvbXBsZXRlGAQgASgLMh8udG9vbGd1YXJkLnYxLkNhbGxDb21wbGV0ZUV2ZW50SAASLwoFZXJyb3IYBSABKAsyHi50b29sZ3VhcmQudjEuU3RyZWFtRXJyb3JFdmVudEgAEi0KBGRvbmUYBiABKAsyHS50b29sZ3VhcmQudjEuU3RyZWFtRG9uZUV2ZW50SABCBwoFZXZlbnQiGQoJVGV4dEV2ZW50EgwKBHRleHQYASABKAkiYQoQQ2FsbFN0YXJ0ZWRFdmVudBINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIRCgl0b29sX25hbWUYAyABKAkSEAoIcmF3X25hbWUYBCABKAkSDQoFa25vd24YBSABKAgiYQoQUGFyYW1VcGRhdGVFdmVudBINCgVpbmRleBgBIAEoDRINCgVwYXJhbRgCIAEoCRIQCgZhcHBlbmQYAyABKAlIABIUCgp2YWx1ZV9qc29uGAQgASgJSABCBwoFdmFsdWUiiQEKEUNhbGxDb21wbGV0ZUV2ZW50Eg0KBWluZGV4GAEgASgNEiYKB3ZlcmRpY3QYAiABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIRCgl0cnVuY2F0ZWQYAyABKAgSKgoJZXhlY3V0aW9uGAQgASgLMhcudG9vbGd1YXJkLnYxLkV4ZWN1dGlvbiJ+CglFeGVjdXRpb24SJwoFZWRpdHMYASADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIpCgdjaGFuZ2VzGAIgAygLMhgudG9vbGd1YXJkLnYxLkZpbGVDaGFuZ2USDAoEZGlmZhgDIAEoCRIPCgdhcHBsaWVkGAQgASgIIk8KEFN0cmVhbUVycm9yRXZlbnQSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhIKBWluZGV4GAMgASgNSACIAQFCCAoGX2luZGV4ImUKD1N0cmVhbURvbmVFdmVudBIVCg1maW5pc2hfcmVhc29uGAEgASgJEg0KBWNhbGxzGAIgASgNEiwKCG1pc3Rha2VzGAMgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZSp7Cg1Bcmd1bWVudHNGb3JtEh4KGkFSR1VNRU5UU19GT1JNX1VOU1BFQ0lGSUVEEAASFwoTQVJHVU1FTlRTX0ZPUk1fVEVYVBABEhkKFUFSR1VNRU5UU19GT1JNX1BBUkFNUxACEhYKEkFSR1VNRU5UU19GT1JNX1hNTBADKrABCgpFZGl0U3RhdHVzEhsKF0VESVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTRURJVF9TVEFUVVNfQVBQTElFRBABEh8KG0VESVRfU1RBVFVTX0FMUkVBRFlfQVBQTElFRBACEhkKFUVESVRfU1RBVFVTX05PVF9GT1VORBADEhkKFUVESVRfU1RBVFVTX0FNQklHVU9VUxAEEhUKEUVESVRfU1RBVFVTX05PX09QEAUq8QEKDU1hdGNoU3RyYXRlZ3kSHgoaTUFUQ0hfU1RSQVRFR1lfVU5TUEVDSUZJRUQQABIYChRNQVRDSF9TVFJBVEVHWV9FWEFDVBABEhsKF01BVENIX1NUUkFURUdZX1RSSU1fRU5EEAISFwoTTUFUQ0hfU1RSQVRFR1lfVFJJTRADEhoKFk1BVENIX1NUUkFURUdZX1VOSUNPREUQBBIZChVNQVRDSF9TVFJBVEVHWV9JTkRFTlQQBRIfChtNQVRDSF9TVFJBVEVHWV9CTE9DS19BTkNIT1IQBhIYChRNQVRDSF9TVFJBVEVHWV9GVVpaWRAHKskBCg5GaWxlQ2hhbmdlS2luZBIgChxGSUxFX0NIQU5HRV9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYRklMRV9DSEFOR0VfS0lORF9DUkVBVEVEEAESHQoZRklMRV9DSEFOR0VfS0lORF9NT0RJRklFRBACEhwKGEZJTEVfQ0hBTkdFX0tJTkRfREVMRVRFRBADEhoKFkZJTEVfQ0hBTkdFX0tJTkRfTU9WRUQQBBIeChpGSUxFX0NIQU5HRV9LSU5EX1VOQ0hBTkdFRBAFKtEBCgxTdHJlYW1Gb3JtYXQSHQoZU1RSRUFNX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhoKFlNUUkVBTV9GT1JNQVRfWE1MX1RBR1MQARIYChRTVFJFQU1fRk9STUFUX09QRU5BSRACEhsKF1NUUkVBTV9GT1JNQVRfQU5USFJPUElDEAMSGAoUU1RSRUFNX0ZPUk1BVF9IRVJNRVMQBBIaChZTVFJFQU1fRk9STUFUX1FXRU5fWE1MEAUSGQoVU1RSRUFNX0ZPUk1BVF9NSU5JTUFYEAYy+gQKEFRvb2xHdWFyZFNlcnZpY2USYQoQVmFsaWRhdGVUb29sQ2FsbBIlLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVxdWVzdBomLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVzcG9uc2USTAoJTGlzdFRvb2xzEh4udG9vbGd1YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaHy50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2USTwoKR2V0U2Vzc2lvbhIfLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVxdWVzdBogLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVzcG9uc2USVQoMUmVzZXRTZXNzaW9uEiEudG9vbGd1YXJkLnYxLlJlc2V0U2Vzc2lvblJlcXVlc3QaIi50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVzcG9uc2USVQoMRXhlY3V0ZVdyaXRlEiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVXcml0ZVJlcXVlc3QaIi50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVzcG9uc2USUgoLRXhlY3V0ZUVkaXQSIC50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXF1ZXN0GiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVFZGl0UmVzcG9uc2USYgoPU3RyZWFtVG9vbENhbGxzEiQudG9vbGd1YXJkLnYxLlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QaJS50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVzcG9uc2UoATABQj1aO2dpdGh1Yi5jb20vdG9vbGd1YXJkL3Rvb2xndWFyZC9nZW4vdG9vbGd1YXJkL3YxO3Rvb2xndWFyZHYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i1wEKCkVkaXRSZXN1bHQSDQoFaW5kZXgYASABKA0SDAoEcGF0aBgCIAEoCRIoCgZzdGF0dXMYAyABKA4yGC50b29sZ3VhcmQudjEuRWRpdFN0YXR1cxItCghzdHJhdGVneRgEIAEoDjIbLnRvb2xndWFyZC52MS5NYXRjaFN0cmF0ZWd5EhIKCnNpbWlsYXJpdHkYBSABKAESDAoEbGluZRgGIAEoDRIOCgZjb2x1bW4YByABKA0SDAoEaGludBgIIAEoCRITCgttYXRjaF9saW5lcxgJIAMoDSKPAQoKRmlsZUNoYW5nZRIMCgRwYXRoGAEgASgJEioKBGtpbmQYAiABKA4yHC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZUtpbmQSFwoPcHJldmlvdXNfc2hhMjU2GAMgASgJEg4KBnNoYTI1NhgEIAEoCRIMCgRzaXplGAUgASgEEhAKCG1vdmVkX3RvGAYgASgJIqEBChZTdHJlYW1Ub29sQ2FsbHNSZXF1ZXN0EioKBXN0YXJ0GAEgASgLMhkudG9vbGd1YXJkLnYxLlN0cmVhbVN0YXJ0SAASKgoFZGVsdGEYAiABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtRGVsdGFIABImCgNlbmQYAyABKAsyFy50b29sZ3VhcmQudjEuU3RyZWFtRW5kSABCBwoFZnJhbWUi1wEKC1N0cmVhbVN0YXJ0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSKgoGZm9ybWF0GAIgASgOMhoudG9vbGd1YXJkLnYxLlN0cmVhbUZvcm1hdBIrCgV0b29scxgDIAMoCzIcLnRvb2xndWFyZC52MS5Ub29sRGVmaW5pdGlvbhISCgp0b29sX25hbWVzGAQgAygJEiwKB29wdGlvbnMYBSABKAsyGy50b29sZ3VhcmQudjEuU3RyZWFtT3B0aW9ucyJ/Cg1TdHJlYW1PcHRpb25zEhsKE2V4ZWN1dGVfb25fY29tcGxldGUYASABKAgSDwoHZHJ5X3J1bhgCIAEoCBIPCgdwYXJ0aWFsGAMgASgIEhYKDm1heF9jYWxsX2J5dGVzGAQgASgEEhcKD21heF9wYXJhbV9ieXRlcxgFIAEoBCJMCgtTdHJlYW1EZWx0YRIMCgR0ZXh0GAEgASgJEi8KCnRvb2xfY2FsbHMYAiADKAsyGy50b29sZ3VhcmQudjEuVG9vbENhbGxEZWx0YSJZCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoJYXJndW1lbnRzGAQgASgJEgwKBGRvbmUYBSABKAgiIgoJU3RyZWFtRW5kEhUKDWZpbmlzaF9yZWFzb24YASABKAki1QIKF1N0cmVhbVRvb2xDYWxsc1Jlc3BvbnNlEicKBHRleHQYASABKAsyFy50b29sZ3VhcmQudjEuVGV4dEV2ZW50SAASNgoMY2FsbF9zdGFydGVkGAIgASgLMh4udG9vbGd1YXJkLnYxLkNhbGxTdGFydGVkRXZlbnRIABI2CgxwYXJhbV91cGRhdGUYAyABKAsyHi50b29sZ3VhcmQudjEuUGFyYW1VcGRhdGVFdmVudEgAEjgKDWNhbGxfY29tcGxldGUYBCABKAsyHy50b29sZ3VhcmQudjEuQ2FsbENvbXBsZXRlRXZlbnRIABIvCgVlcnJvchgFIAEoCzIeLnRvb2xndWFyZC52MS5TdHJlYW1FcnJvckV2ZW50SAASLQoEZG9uZRgGIAEoCzIdLnRvb2xndWFyZC52MS5TdHJlYW1Eb25lRXZlbnRIAEIHCgVldmVudCIZCglUZXh0RXZlbnQSDAoEdGV4dBgBIAEoCSJhChBDYWxsU3RhcnRlZEV2ZW50Eg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRIQCghyYXdfbmFtZRgEIAEoCRINCgVrbm93bhgFIAEoCCJhChBQYXJhbVVwZGF0ZUV2ZW50Eg0KBWluZGV4GAEgASgNEg0KBXBhcmFtGAIgASgJEhAKBmFwcGVuZBgDIAEoCUgAEhQKCnZhbHVlX2pzb24YBCABKAlIAEIHCgV2YWx1ZSKJAQoRQ2FsbENvbXBsZXRlRXZlbnQSDQoFaW5kZXgYASABKA0SJgoHdmVyZGljdBgCIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EhEKCXRydW5jYXRlZBgDIAEoCBIqCglleGVjdXRpb24YBCABKAsyFy50b29sZ3VhcmQudjEuRXhlY3V0aW9uIqoBCglFeGVjdXRpb24SJwoFZWRpdHMYASADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIpCgdjaGFuZ2VzGAIgAygLMhgudG9vbGd1YXJkLnYxLkZpbGVDaGFuZ2USDAoEZGlmZhgDIAEoCRIPCgdhcHBsaWVkGAQgASgIEioKC2RpZmZfZWxpZGVkGAUgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iTwoQU3RyZWFtRXJyb3JFdmVudBIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEgoFaW5kZXgYAyABKA1IAIgBAUIICgZfaW5kZXgiZQoPU3RyZWFtRG9uZUV2ZW50EhUKDWZpbmlzaF9yZWFzb24YASABKAkSDQoFY2FsbHMYAiABKA0SLAoIbWlzdGFrZXMYAyABKAsyGi50b29sZ3VhcmQudjEuTWlzdGFrZVN0YXRlKnsKDUFyZ3VtZW50c0Zvcm0SHgoaQVJHVU1FTlRTX0ZPUk1fVU5TUEVDSUZJRUQQABIXChNBUkdVTUVOVFNfRk9STV9URVhUEAESGQoVQVJHVU1FTlRTX0ZPUk1fUEFSQU1TEAISFgoSQVJHVU1FTlRTX0ZPUk1fWE1MEAMqsAEKCkVkaXRTdGF0dXMSGwoXRURJVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNFRElUX1NUQVRVU19BUFBMSUVEEAESHwobRURJVF9TVEFUVVNfQUxSRUFEWV9BUFBMSUVEEAISGQoVRURJVF9TVEFUVVNfTk9UX0ZPVU5EEAMSGQoVRURJVF9TVEFUVVNfQU1CSUdVT1VTEAQSFQoRRURJVF9TVEFUVVNfTk9fT1AQBSrxAQoNTWF0Y2hTdHJhdGVneRIeChpNQVRDSF9TVFJBVEVHWV9VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUUkFURUdZX0VYQUNUEAESGwoXTUFUQ0hfU1RSQVRFR1lfVFJJTV9FTkQQAhIXChNNQVRDSF9TVFJBVEVHWV9UUklNEAMSGgoWTUFUQ0hfU1RSQVRFR1lfVU5JQ09ERRAEEhkKFU1BVENIX1NUUkFURUdZX0lOREVOVBAFEh8KG01BVENIX1NUUkFURUdZX0JMT0NLX0FOQ0hPUhAGEhgKFE1BVENIX1NUUkFURUdZX0ZVWlpZEAcqyQEKDkZpbGVDaGFuZ2VLaW5kEiAKHEZJTEVfQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIcChhGSUxFX0NIQU5HRV9LSU5EX0NSRUFURUQQARIdChlGSUxFX0NIQU5HRV9LSU5EX01PRElGSUVEEAISHAoYRklMRV9DSEFOR0VfS0lORF9ERUxFVEVEEAMSGgoWRklMRV9DSEFOR0VfS0lORF9NT1ZFRBAEEh4KGkZJTEVfQ0hBTkdFX0tJTkRfVU5DSEFOR0VEEAUq0QEKDFN0cmVhbUZvcm1hdBIdChlTVFJFQU1fRk9STUFUX1VOU1BFQ0lGSUVEEAASGgoWU1RSRUFNX0ZPUk1BVF9YTUxfVEFHUxABEhgKFFNUUkVBTV9GT1JNQVRfT1BFTkFJEAISGwoXU1RSRUFNX0ZPUk1BVF9BTlRIUk9QSUMQAxIYChRTVFJFQU1fRk9STUFUX0hFUk1FUxAEEhoKFlNUUkVBTV9GT1JNQVRfUVdFTl9YTUwQBRIZChVTVFJFQU1fRk9STUFUX01JTklNQVgQBjL6BAoQVG9vbEd1YXJkU2VydmljZRJhChBWYWxpZGF0ZVRvb2xDYWxsEiUudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXF1ZXN0GiYudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRJMCglMaXN0VG9vbHMSHi50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBofLnRvb2xndWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJPCgpHZXRTZXNzaW9uEh8udG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXF1ZXN0GiAudG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXNwb25zZRJVCgxSZXNldFNlc3Npb24SIS50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVxdWVzdBoiLnRvb2xndWFyZC52MS5SZXNldFNlc3Npb25SZXNwb25zZRJVCgxFeGVjdXRlV3JpdGUSIS50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVxdWVzdBoiLnRvb2xndWFyZC52MS5FeGVjdXRlV3JpdGVSZXNwb25zZRJSCgtFeGVjdXRlRWRpdBIgLnRvb2xndWFyZC52MS5FeGVjdXRlRWRpdFJlcXVlc3QaIS50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXNwb25zZRJiCg9TdHJlYW1Ub29sQ2FsbHMSJC50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVxdWVzdBolLnRvb2xndWFyZC52MS5TdHJlYW1Ub29sQ2FsbHNSZXNwb25zZSgBMAFCPVo7Z2l0aHViLmNvbS90b29sZ3VhcmQvdG9vbGd1YXJkL2dlbi90b29sZ3VhcmQvdjE7dG9vbGd1YXJkdjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * RequestContext identifies who a call belongs to. Every call-carrying request
@@ -301,7 +301,8 @@ export type Verdict = Message<"toolguard.v1.Verdict"> & {
   repairs: Repair[];
 
   /**
-   * Every problem that makes the call unusable.
+   * Every problem that makes the call unusable, the first 50 of them (see
+   * `violations_omitted`).
    *
    * @generated from field: repeated toolguard.v1.Violation violations = 6;
    */
@@ -336,6 +337,25 @@ export type Verdict = Message<"toolguard.v1.Verdict"> & {
    * @generated from field: toolguard.v1.ArgumentsForm form = 10;
    */
   form: ArgumentsForm;
+
+  /**
+   * How many violations were found beyond those listed in `violations`,
+   * which holds at most the first 50. The feedback is bounded likewise.
+   *
+   * @generated from field: uint32 violations_omitted = 11;
+   */
+  violationsOmitted: number;
+
+  /**
+   * Values left out of `arguments` and `arguments_json`, each replaced there
+   * by a short "<elided N bytes sha256:...>" string. Execute responses carry
+   * file content at most once (in the diff) and no value or diff that would
+   * push an answer past the server's send limit, so a change that was made
+   * is never reported as failed for its size.
+   *
+   * @generated from field: repeated toolguard.v1.Elision elided = 12;
+   */
+  elided: Elision[];
 };
 
 /**
@@ -344,6 +364,44 @@ export type Verdict = Message<"toolguard.v1.Verdict"> & {
  */
 export const VerdictSchema: GenMessage<Verdict> = /*@__PURE__*/
   messageDesc(file_toolguard_v1_toolguard, 5);
+
+/**
+ * Elision stands for a value left out of a response: the caller already has
+ * it (it sent it) or it is too large to send back. Its size and hash let the
+ * caller check which value it was.
+ *
+ * @generated from message toolguard.v1.Elision
+ */
+export type Elision = Message<"toolguard.v1.Elision"> & {
+  /**
+   * Where the value was: a parameter path as in Repair.param ("content",
+   * "edits/0/new_text"), or "diff" for a response's diff.
+   *
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * Size of the value in bytes (UTF-8).
+   *
+   * @generated from field: uint64 size = 2;
+   */
+  size: bigint;
+
+  /**
+   * Hex SHA-256 of the value.
+   *
+   * @generated from field: string sha256 = 3;
+   */
+  sha256: string;
+};
+
+/**
+ * Describes the message toolguard.v1.Elision.
+ * Use `create(ElisionSchema)` to create a new message.
+ */
+export const ElisionSchema: GenMessage<Elision> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 6);
 
 /**
  * Repair is one change toolguard made to a call.
@@ -382,7 +440,7 @@ export type Repair = Message<"toolguard.v1.Repair"> & {
  * Use `create(RepairSchema)` to create a new message.
  */
 export const RepairSchema: GenMessage<Repair> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 6);
+  messageDesc(file_toolguard_v1_toolguard, 7);
 
 /**
  * Violation is one problem that makes a call unusable.
@@ -422,7 +480,7 @@ export type Violation = Message<"toolguard.v1.Violation"> & {
  * Use `create(ViolationSchema)` to create a new message.
  */
 export const ViolationSchema: GenMessage<Violation> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 7);
+  messageDesc(file_toolguard_v1_toolguard, 8);
 
 /**
  * MistakeState is a session's consecutive-mistake counter.
@@ -470,7 +528,7 @@ export type MistakeState = Message<"toolguard.v1.MistakeState"> & {
  * Use `create(MistakeStateSchema)` to create a new message.
  */
 export const MistakeStateSchema: GenMessage<MistakeState> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 8);
+  messageDesc(file_toolguard_v1_toolguard, 9);
 
 /**
  * ValidateToolCallRequest asks for one tool call to be repaired and validated.
@@ -506,7 +564,7 @@ export type ValidateToolCallRequest = Message<"toolguard.v1.ValidateToolCallRequ
  * Use `create(ValidateToolCallRequestSchema)` to create a new message.
  */
 export const ValidateToolCallRequestSchema: GenMessage<ValidateToolCallRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 9);
+  messageDesc(file_toolguard_v1_toolguard, 10);
 
 /**
  * ValidateToolCallResponse carries the verdict on the call.
@@ -527,7 +585,7 @@ export type ValidateToolCallResponse = Message<"toolguard.v1.ValidateToolCallRes
  * Use `create(ValidateToolCallResponseSchema)` to create a new message.
  */
 export const ValidateToolCallResponseSchema: GenMessage<ValidateToolCallResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 10);
+  messageDesc(file_toolguard_v1_toolguard, 11);
 
 /**
  * ListToolsRequest selects how tools are rendered.
@@ -549,7 +607,7 @@ export type ListToolsRequest = Message<"toolguard.v1.ListToolsRequest"> & {
  * Use `create(ListToolsRequestSchema)` to create a new message.
  */
 export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 11);
+  messageDesc(file_toolguard_v1_toolguard, 12);
 
 /**
  * ListToolsResponse lists the server's tools.
@@ -578,7 +636,7 @@ export type ListToolsResponse = Message<"toolguard.v1.ListToolsResponse"> & {
  * Use `create(ListToolsResponseSchema)` to create a new message.
  */
 export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 12);
+  messageDesc(file_toolguard_v1_toolguard, 13);
 
 /**
  * ToolSpec is a tool ready to hand to a model.
@@ -629,7 +687,7 @@ export type ToolSpec = Message<"toolguard.v1.ToolSpec"> & {
  * Use `create(ToolSpecSchema)` to create a new message.
  */
 export const ToolSpecSchema: GenMessage<ToolSpec> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 13);
+  messageDesc(file_toolguard_v1_toolguard, 14);
 
 /**
  * GetSessionRequest names a session.
@@ -650,7 +708,7 @@ export type GetSessionRequest = Message<"toolguard.v1.GetSessionRequest"> & {
  * Use `create(GetSessionRequestSchema)` to create a new message.
  */
 export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 14);
+  messageDesc(file_toolguard_v1_toolguard, 15);
 
 /**
  * GetSessionResponse returns a session's state.
@@ -671,7 +729,7 @@ export type GetSessionResponse = Message<"toolguard.v1.GetSessionResponse"> & {
  * Use `create(GetSessionResponseSchema)` to create a new message.
  */
 export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 15);
+  messageDesc(file_toolguard_v1_toolguard, 16);
 
 /**
  * ResetSessionRequest names a session to reset.
@@ -692,7 +750,7 @@ export type ResetSessionRequest = Message<"toolguard.v1.ResetSessionRequest"> & 
  * Use `create(ResetSessionRequestSchema)` to create a new message.
  */
 export const ResetSessionRequestSchema: GenMessage<ResetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 16);
+  messageDesc(file_toolguard_v1_toolguard, 17);
 
 /**
  * ResetSessionResponse returns the session after the reset.
@@ -713,7 +771,7 @@ export type ResetSessionResponse = Message<"toolguard.v1.ResetSessionResponse"> 
  * Use `create(ResetSessionResponseSchema)` to create a new message.
  */
 export const ResetSessionResponseSchema: GenMessage<ResetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 17);
+  messageDesc(file_toolguard_v1_toolguard, 18);
 
 /**
  * Session is one session's mistake state.
@@ -756,7 +814,7 @@ export type Session = Message<"toolguard.v1.Session"> & {
  * Use `create(SessionSchema)` to create a new message.
  */
 export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 18);
+  messageDesc(file_toolguard_v1_toolguard, 19);
 
 /**
  * ExecuteWriteRequest asks for a write call to be validated and executed.
@@ -808,7 +866,7 @@ export type ExecuteWriteRequest = Message<"toolguard.v1.ExecuteWriteRequest"> & 
  * Use `create(ExecuteWriteRequestSchema)` to create a new message.
  */
 export const ExecuteWriteRequestSchema: GenMessage<ExecuteWriteRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 19);
+  messageDesc(file_toolguard_v1_toolguard, 20);
 
 /**
  * ExecuteWriteResponse reports the verdict and, when the call was usable,
@@ -837,6 +895,14 @@ export type ExecuteWriteResponse = Message<"toolguard.v1.ExecuteWriteResponse"> 
    * @generated from field: string diff = 3;
    */
   diff: string;
+
+  /**
+   * Set when the diff was too large to send: `diff` is then empty and this
+   * gives its size and hash.
+   *
+   * @generated from field: toolguard.v1.Elision diff_elided = 4;
+   */
+  diffElided?: Elision | undefined;
 };
 
 /**
@@ -844,7 +910,7 @@ export type ExecuteWriteResponse = Message<"toolguard.v1.ExecuteWriteResponse"> 
  * Use `create(ExecuteWriteResponseSchema)` to create a new message.
  */
 export const ExecuteWriteResponseSchema: GenMessage<ExecuteWriteResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 20);
+  messageDesc(file_toolguard_v1_toolguard, 21);
 
 /**
  * ExecuteEditRequest asks for an edit call to be validated and executed.
@@ -902,7 +968,7 @@ export type ExecuteEditRequest = Message<"toolguard.v1.ExecuteEditRequest"> & {
  * Use `create(ExecuteEditRequestSchema)` to create a new message.
  */
 export const ExecuteEditRequestSchema: GenMessage<ExecuteEditRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 21);
+  messageDesc(file_toolguard_v1_toolguard, 22);
 
 /**
  * ExecuteEditResponse reports the verdict, each edit's outcome and the diff.
@@ -945,6 +1011,14 @@ export type ExecuteEditResponse = Message<"toolguard.v1.ExecuteEditResponse"> & 
    * @generated from field: bool applied = 5;
    */
   applied: boolean;
+
+  /**
+   * Set when the diff was too large to send: `diff` is then empty and this
+   * gives its size and hash.
+   *
+   * @generated from field: toolguard.v1.Elision diff_elided = 6;
+   */
+  diffElided?: Elision | undefined;
 };
 
 /**
@@ -952,7 +1026,7 @@ export type ExecuteEditResponse = Message<"toolguard.v1.ExecuteEditResponse"> & 
  * Use `create(ExecuteEditResponseSchema)` to create a new message.
  */
 export const ExecuteEditResponseSchema: GenMessage<ExecuteEditResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 22);
+  messageDesc(file_toolguard_v1_toolguard, 23);
 
 /**
  * EditResult is the outcome of one edit of a call.
@@ -1031,7 +1105,7 @@ export type EditResult = Message<"toolguard.v1.EditResult"> & {
  * Use `create(EditResultSchema)` to create a new message.
  */
 export const EditResultSchema: GenMessage<EditResult> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 23);
+  messageDesc(file_toolguard_v1_toolguard, 24);
 
 /**
  * FileChange describes one file's change.
@@ -1087,7 +1161,7 @@ export type FileChange = Message<"toolguard.v1.FileChange"> & {
  * Use `create(FileChangeSchema)` to create a new message.
  */
 export const FileChangeSchema: GenMessage<FileChange> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 24);
+  messageDesc(file_toolguard_v1_toolguard, 25);
 
 /**
  * StreamToolCallsRequest is one frame of a streamed model response.
@@ -1133,7 +1207,7 @@ export type StreamToolCallsRequest = Message<"toolguard.v1.StreamToolCallsReques
  * Use `create(StreamToolCallsRequestSchema)` to create a new message.
  */
 export const StreamToolCallsRequestSchema: GenMessage<StreamToolCallsRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 25);
+  messageDesc(file_toolguard_v1_toolguard, 26);
 
 /**
  * StreamStart opens a stream.
@@ -1184,7 +1258,7 @@ export type StreamStart = Message<"toolguard.v1.StreamStart"> & {
  * Use `create(StreamStartSchema)` to create a new message.
  */
 export const StreamStartSchema: GenMessage<StreamStart> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 26);
+  messageDesc(file_toolguard_v1_toolguard, 27);
 
 /**
  * StreamOptions tunes a stream.
@@ -1238,7 +1312,7 @@ export type StreamOptions = Message<"toolguard.v1.StreamOptions"> & {
  * Use `create(StreamOptionsSchema)` to create a new message.
  */
 export const StreamOptionsSchema: GenMessage<StreamOptions> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 27);
+  messageDesc(file_toolguard_v1_toolguard, 28);
 
 /**
  * StreamDelta is the next piece of the model's output.
@@ -1268,7 +1342,7 @@ export type StreamDelta = Message<"toolguard.v1.StreamDelta"> & {
  * Use `create(StreamDeltaSchema)` to create a new message.
  */
 export const StreamDeltaSchema: GenMessage<StreamDelta> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 28);
+  messageDesc(file_toolguard_v1_toolguard, 29);
 
 /**
  * ToolCallDelta is one fragment of a structured tool call: OpenAI's
@@ -1322,7 +1396,7 @@ export type ToolCallDelta = Message<"toolguard.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 29);
+  messageDesc(file_toolguard_v1_toolguard, 30);
 
 /**
  * StreamEnd closes the model's output.
@@ -1345,7 +1419,7 @@ export type StreamEnd = Message<"toolguard.v1.StreamEnd"> & {
  * Use `create(StreamEndSchema)` to create a new message.
  */
 export const StreamEndSchema: GenMessage<StreamEnd> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 30);
+  messageDesc(file_toolguard_v1_toolguard, 31);
 
 /**
  * StreamToolCallsResponse is one event.
@@ -1414,7 +1488,7 @@ export type StreamToolCallsResponse = Message<"toolguard.v1.StreamToolCallsRespo
  * Use `create(StreamToolCallsResponseSchema)` to create a new message.
  */
 export const StreamToolCallsResponseSchema: GenMessage<StreamToolCallsResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 31);
+  messageDesc(file_toolguard_v1_toolguard, 32);
 
 /**
  * TextEvent carries model text outside tool calls, passed through as it
@@ -1436,7 +1510,7 @@ export type TextEvent = Message<"toolguard.v1.TextEvent"> & {
  * Use `create(TextEventSchema)` to create a new message.
  */
 export const TextEventSchema: GenMessage<TextEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 32);
+  messageDesc(file_toolguard_v1_toolguard, 33);
 
 /**
  * CallStartedEvent announces a tool call.
@@ -1487,7 +1561,7 @@ export type CallStartedEvent = Message<"toolguard.v1.CallStartedEvent"> & {
  * Use `create(CallStartedEventSchema)` to create a new message.
  */
 export const CallStartedEventSchema: GenMessage<CallStartedEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 33);
+  messageDesc(file_toolguard_v1_toolguard, 34);
 
 /**
  * ParamUpdateEvent shows a parameter value while it streams. Updates are
@@ -1542,7 +1616,7 @@ export type ParamUpdateEvent = Message<"toolguard.v1.ParamUpdateEvent"> & {
  * Use `create(ParamUpdateEventSchema)` to create a new message.
  */
 export const ParamUpdateEventSchema: GenMessage<ParamUpdateEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 34);
+  messageDesc(file_toolguard_v1_toolguard, 35);
 
 /**
  * CallCompleteEvent concludes one tool call.
@@ -1588,7 +1662,7 @@ export type CallCompleteEvent = Message<"toolguard.v1.CallCompleteEvent"> & {
  * Use `create(CallCompleteEventSchema)` to create a new message.
  */
 export const CallCompleteEventSchema: GenMessage<CallCompleteEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 35);
+  messageDesc(file_toolguard_v1_toolguard, 36);
 
 /**
  * Execution is what executing a call did (or would do, for a dry run).
@@ -1623,6 +1697,14 @@ export type Execution = Message<"toolguard.v1.Execution"> & {
    * @generated from field: bool applied = 4;
    */
   applied: boolean;
+
+  /**
+   * Set when the diff was too large to send: `diff` is then empty and this
+   * gives its size and hash.
+   *
+   * @generated from field: toolguard.v1.Elision diff_elided = 5;
+   */
+  diffElided?: Elision | undefined;
 };
 
 /**
@@ -1630,7 +1712,7 @@ export type Execution = Message<"toolguard.v1.Execution"> & {
  * Use `create(ExecutionSchema)` to create a new message.
  */
 export const ExecutionSchema: GenMessage<Execution> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 36);
+  messageDesc(file_toolguard_v1_toolguard, 37);
 
 /**
  * StreamErrorEvent reports a problem that does not end the stream.
@@ -1639,8 +1721,8 @@ export const ExecutionSchema: GenMessage<Execution> = /*@__PURE__*/
  */
 export type StreamErrorEvent = Message<"toolguard.v1.StreamErrorEvent"> & {
   /**
-   * Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, UNKNOWN_CALL_INDEX,
-   * CALL_ALREADY_COMPLETE, EXECUTION_FAILED.
+   * Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, JSON_TOO_DEEP,
+   * UNKNOWN_CALL_INDEX, CALL_ALREADY_COMPLETE, EXECUTION_FAILED.
    *
    * @generated from field: string code = 1;
    */
@@ -1666,7 +1748,7 @@ export type StreamErrorEvent = Message<"toolguard.v1.StreamErrorEvent"> & {
  * Use `create(StreamErrorEventSchema)` to create a new message.
  */
 export const StreamErrorEventSchema: GenMessage<StreamErrorEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 37);
+  messageDesc(file_toolguard_v1_toolguard, 38);
 
 /**
  * StreamDoneEvent is the last event of a stream.
@@ -1701,7 +1783,7 @@ export type StreamDoneEvent = Message<"toolguard.v1.StreamDoneEvent"> & {
  * Use `create(StreamDoneEventSchema)` to create a new message.
  */
 export const StreamDoneEventSchema: GenMessage<StreamDoneEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 38);
+  messageDesc(file_toolguard_v1_toolguard, 39);
 
 /**
  * ArgumentsForm is the form a call's arguments arrived in.
