@@ -51,8 +51,12 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, session.ErrUnavailable):
 		// Before the context cases: the cause may be a client-side dial
 		// timeout that wraps context.DeadlineExceeded. The cause names the
-		// store's host, never its credentials; clients get none of it.
-		s.log.Warn("session store unavailable", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+		// store's host, never its credentials; clients get none of it. Every
+		// call fails while the store is down, hence the throttle; the
+		// access log has each call.
+		id, _ := callAnnotation(ctx, sessionIDField).(string)
+		s.storeDown.warn(zap.String(requestIDField, requestIDFromContext(ctx)), zap.String(principalField, PrincipalFromContext(ctx)),
+			zap.String(sessionIDField, id), zap.Error(storeError(err)))
 		return withDetails(codes.Unavailable, "the session store cannot be reached; try again later", "SESSION_STORE_UNAVAILABLE", nil)
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, "request cancelled")
