@@ -34,8 +34,7 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	var fc *guard.FileChangedError
 	switch {
 	case errors.As(err, &fe):
-		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil,
-			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: fe.Field, Description: fe.Description, Reason: fe.Reason}}})
+		return fieldStatus(fe)
 	case errors.As(err, &te):
 		field := fmt.Sprintf("tools[%d]", te.Index)
 		return withDetails(codes.InvalidArgument, te.Error(), "INVALID_TOOL_DEFINITION", map[string]string{"tool": te.Name},
@@ -93,6 +92,16 @@ func refusalStatus(err error) error {
 		return withDetails(codes.ResourceExhausted, le.Message, le.Reason, le.Metadata, more...)
 	}
 	return nil
+}
+
+// fieldStatus is a FieldError's status: INVALID_ARGUMENT with its reason
+// and, when it names a field, a BadRequest.
+func fieldStatus(fe *FieldError) error {
+	if fe.Field == "" {
+		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil)
+	}
+	return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil,
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: fe.Field, Description: fe.Description, Reason: fe.Reason}}})
 }
 
 // withDetails builds a status with an ErrorInfo and any further details.
