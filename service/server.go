@@ -146,8 +146,9 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	opts := []grpc.ServerOption{
 		// Requests reach the handlers encoded; each service decodes its own
 		// (decode.go), so a request that does not decode is refused as the
-		// caller's mistake.
-		grpc.ForceServerCodecV2(newWireCodec()),
+		// caller's mistake. Responses are sent even when a file they quote
+		// is not UTF-8 (codec.go).
+		grpc.ForceServerCodecV2(newWireCodec(log)),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgBytes),
 		grpc.MaxSendMsgSize(cfg.MaxSendMsgBytes),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
