@@ -135,6 +135,18 @@ func (c *Caller) sessionKey(id string) string {
 	return c.Principal + "\x00" + id
 }
 
+// splitSessionKey takes a session key apart into its principal and session
+// id, for logs, which show them apart and never the NUL byte. authenticated
+// says whether the server authenticates callers: if not, every key is an
+// anonymous caller's id as sent, NUL bytes and all.
+func splitSessionKey(key string, authenticated bool) (principal, id string) {
+	if !authenticated {
+		return AnonymousPrincipal, key
+	}
+	principal, id, _ = strings.Cut(key, "\x00")
+	return principal, id
+}
+
 // AuthError refuses a call without a valid bearer token: it becomes
 // UNAUTHENTICATED with the reason TOKEN_REQUIRED or TOKEN_INVALID.
 type AuthError struct {

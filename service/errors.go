@@ -34,8 +34,7 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	var fc *guard.FileChangedError
 	switch {
 	case errors.As(err, &fe):
-		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil,
-			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: fe.Field, Description: fe.Description, Reason: fe.Reason}}})
+		return fieldStatus(fe)
 	case errors.As(err, &te):
 		field := fmt.Sprintf("tools[%d]", te.Index)
 		return withDetails(codes.InvalidArgument, te.Error(), "INVALID_TOOL_DEFINITION", map[string]string{"tool": te.Name},
@@ -51,8 +50,12 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, session.ErrUnavailable):
 		// Before the context cases: the cause may be a client-side dial
 		// timeout that wraps context.DeadlineExceeded. The cause names the
-		// store's host, never its credentials; clients get none of it.
-		s.log.Warn("session store unavailable", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+		// store's host, never its credentials; clients get none of it. Every
+		// call fails while the store is down, hence the throttle; the
+		// access log has each call.
+		id, _ := callAnnotation(ctx, sessionIDField).(string)
+		s.storeDown.warn(zap.String(requestIDField, requestIDFromContext(ctx)), zap.String(principalField, PrincipalFromContext(ctx)),
+			zap.String(sessionIDField, id), zap.Error(storeError(err)))
 		return withDetails(codes.Unavailable, "the session store cannot be reached; try again later", "SESSION_STORE_UNAVAILABLE", nil)
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, "request cancelled")
@@ -89,6 +92,16 @@ func refusalStatus(err error) error {
 		return withDetails(codes.ResourceExhausted, le.Message, le.Reason, le.Metadata, more...)
 	}
 	return nil
+}
+
+// fieldStatus is a FieldError's status: INVALID_ARGUMENT with its reason
+// and, when it names a field, a BadRequest.
+func fieldStatus(fe *FieldError) error {
+	if fe.Field == "" {
+		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil)
+	}
+	return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil,
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: fe.Field, Description: fe.Description, Reason: fe.Reason}}})
 }
 
 // withDetails builds a status with an ErrorInfo and any further details.

@@ -144,6 +144,18 @@ func logSessionID(ctx context.Context, id string) {
 	}
 }
 
+// callAnnotation returns the value annotateCall gave key in the call, or
+// nil.
+func callAnnotation(ctx context.Context, key string) any {
+	it := callAnnotations(ctx).Iterator()
+	for it.Next() {
+		if k, v := it.At(); k == key {
+			return v
+		}
+	}
+	return nil
+}
+
 // callAnnotations returns a copy of the fields annotateCall added to the
 // call, nil when none.
 func callAnnotations(ctx context.Context) logging.Fields {
@@ -231,8 +243,8 @@ func loggingInterceptors(log *zap.Logger) (grpc.UnaryServerInterceptor, grpc.Str
 	// whose calls are all short unary calls, and the finished line carries
 	// everything the started one does plus the outcome.
 	events := logging.WithLogOnEvents(logging.FinishCall)
-	unary := logging.UnaryServerInterceptor(logger, events)
-	stream := logging.StreamServerInterceptor(logger, events)
+	unary := logging.UnaryServerInterceptor(logger, events, logging.WithLevels(accessCodeToLevel))
+	stream := logging.StreamServerInterceptor(logger, events, logging.WithLevels(accessCodeToLevel))
 	healthUnary := logging.UnaryServerInterceptor(logger, events, logging.WithLevels(healthCodeToLevel))
 	healthStream := logging.StreamServerInterceptor(logger, events, logging.WithLevels(healthCodeToLevel))
 
@@ -247,6 +259,17 @@ func loggingInterceptors(log *zap.Logger) (grpc.UnaryServerInterceptor, grpc.Str
 			}
 			return stream(srv, ss, info, handler)
 		}
+}
+
+// accessCodeToLevel is the middleware's level for each code, except that
+// UNAVAILABLE is info: the server answers it while its session store is
+// down or while it shuts down, to every call at once, and each cause is
+// logged where it arises (once, or throttled), not once more per call.
+func accessCodeToLevel(code codes.Code) logging.Level {
+	if code == codes.Unavailable {
+		return logging.LevelInfo
+	}
+	return logging.DefaultServerCodeToLevel(code)
 }
 
 // healthCodeToLevel maps a health call's code to debug, except the codes that

@@ -28,7 +28,8 @@ const (
 
 // FieldError is a caller's mistake in one request field.
 type FieldError struct {
-	// Field is the request field's path in proto names ("context.session_id").
+	// Field is the request field's path in proto names ("context.session_id"),
+	// or "" when the fault is in no one field.
 	Field string
 	// Reason is a stable code for clients, e.g. SESSION_ID_REQUIRED.
 	Reason string
@@ -36,7 +37,12 @@ type FieldError struct {
 	Description string
 }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Description }
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Description
+	}
+	return e.Field + ": " + e.Description
+}
 
 func checkSessionID(id, field string) error {
 	switch {
@@ -262,7 +268,7 @@ func toolDeltasFromProto(ds []*toolguardv1.ToolCallDelta, format stream.Format) 
 // proportion to its size, so requests are held to MaxJSONDepth levels of
 // objects and arrays before anything parses them.
 
-func tooDeep(field, what string, limit int) error {
+func tooDeep(field, what string, limit int) *FieldError {
 	return &FieldError{Field: field, Reason: "JSON_TOO_DEEP",
 		Description: fmt.Sprintf("objects and arrays in %s nest more than %d levels deep", what, limit)}
 }

@@ -144,6 +144,11 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	}
 
 	opts := []grpc.ServerOption{
+		// Requests reach the handlers encoded; each service decodes its own
+		// (decode.go), so a request that does not decode is refused as the
+		// caller's mistake. Responses are sent even when a file they quote
+		// is not UTF-8 (codec.go).
+		grpc.ForceServerCodecV2(newWireCodec(log)),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgBytes),
 		grpc.MaxSendMsgSize(cfg.MaxSendMsgBytes),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
@@ -162,13 +167,14 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	opts = append(opts, chainOptions(s.instrumented(interceptorChain(log, access.interceptors...)))...)
 	s.grpc = grpc.NewServer(opts...)
 
-	toolguardv1.RegisterToolGuardServiceServer(s.grpc, svc)
-	healthpb.RegisterHealthServer(s.grpc, drainingHealth{Server: s.health, stopping: s.stopping})
+	reg := strictRegistrar{Server: s.grpc, dec: newRequestDecoder(cfg.MaxJSONDepth)}
+	toolguardv1.RegisterToolGuardServiceServer(reg, svc)
+	healthpb.RegisterHealthServer(reg, drainingHealth{Server: s.health, stopping: s.stopping})
 	// Reflection lets grpcurl and similar tools call the server without the
 	// .proto files; it exposes only the schema, which is public anyway.
-	reflection.Register(s.grpc)
+	reflection.Register(reg)
 	for _, register := range extra {
-		register(s.grpc)
+		register(reg)
 	}
 	if s.metrics != nil {
 		// Every method's series exist from the start, at zero.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
@@ -104,32 +102,26 @@ func (l redisLog) Printf(_ context.Context, format string, v ...any) {
 	l.log.Debug(fmt.Sprintf(format, v...))
 }
 
-// uncountedLogEvery is the least time between two warnings about calls the
-// session store could not count.
-const uncountedLogEvery = time.Second
-
-// uncountedLog warns about calls that went uncounted because the session
-// store was unreachable: the first at once, then at most one per
-// uncountedLogEvery with the number left unlogged since the last one, so an
-// outage under load does not flood the log.
-type uncountedLog struct {
-	log     *zap.Logger
-	mu      sync.Mutex
-	next    time.Time
-	skipped int
+// uncountedWarning returns the guard's Uncounted hook: a throttled warning
+// about calls the session store could not count, naming the principal and
+// the session apart. authenticated says whether the server authenticates
+// callers (see splitSessionKey).
+func uncountedWarning(log *zap.Logger, authenticated bool) func(key string, err error) {
+	w := newThrottledWarning(log, "session store unreachable: call not counted")
+	return func(key string, err error) {
+		principal, id := splitSessionKey(key, authenticated)
+		w.warn(zap.String(principalField, principal), zap.String(sessionIDField, id), zap.Error(storeError(err)))
+	}
 }
 
-func (u *uncountedLog) call(sessionID string, err error) {
-	u.mu.Lock()
-	now := time.Now()
-	if now.Before(u.next) {
-		u.skipped++
-		u.mu.Unlock()
-		return
+// storeError returns the session store's own error inside err, without the
+// wrapping around it that quotes the session's key.
+func storeError(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil || !errors.Is(next, session.ErrUnavailable) {
+			return err
+		}
+		err = next
 	}
-	skipped := u.skipped
-	u.skipped, u.next = 0, now.Add(uncountedLogEvery)
-	u.mu.Unlock()
-	u.log.Warn("session store unreachable: call not counted",
-		zap.String("session_id", sessionID), zap.Error(err), zap.Int("not_logged_since_last", skipped))
 }

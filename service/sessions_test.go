@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
@@ -236,36 +238,135 @@ func checkStoreUnavailable(t *testing.T, what string, err error) {
 	t.Fatalf("%s during the outage: %v, want ErrorInfo reason SESSION_STORE_UNAVAILABLE", what, st.Details())
 }
 
-// TestUncountedLogIsRateLimited: however many calls go uncounted, at most
-// one warning per uncountedLogEvery, each saying how many were not logged.
-func TestUncountedLogIsRateLimited(t *testing.T) {
+// TestThrottledWarning: however often it fires, at most one warning per
+// warnEvery, each saying how many were not logged since the last.
+func TestThrottledWarning(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
-	u := &uncountedLog{log: zap.New(core)}
-	cause := fmt.Errorf("%w: boom", session.ErrUnavailable)
+	w := newThrottledWarning(zap.New(core), "store down")
 	start := time.Now()
 	const calls = 10_000
 	for i := range calls {
-		u.call(fmt.Sprint("s", i), cause)
+		w.warn(zap.String("session_id", fmt.Sprint("s", i)))
 	}
 	elapsed := time.Since(start)
 	n := logs.Len()
-	if n == 0 || time.Duration(n-1)*uncountedLogEvery > elapsed {
-		t.Fatalf("%d warnings in %v: want at most one per %v", n, elapsed, uncountedLogEvery)
+	if n == 0 || time.Duration(n-1)*warnEvery > elapsed {
+		t.Fatalf("%d warnings in %v: want at most one per %v", n, elapsed, warnEvery)
 	}
-	first := logs.All()[0].ContextMap()
-	if first["session_id"] != "s0" || first["not_logged_since_last"] != int64(0) {
-		t.Fatalf("first warning %v", first)
+	first := logs.All()[0]
+	if first.Level != zapcore.WarnLevel || first.Message != "store down" || first.ContextMap()["session_id"] != "s0" || first.ContextMap()["not_logged_since_last"] != int64(0) {
+		t.Fatalf("first warning %v %q %v", first.Level, first.Message, first.ContextMap())
 	}
 	// The next warning, once the interval has passed, counts the rest.
-	u.mu.Lock()
-	u.next = time.Time{}
-	u.mu.Unlock()
-	u.call("last", cause)
+	w.mu.Lock()
+	w.next = time.Time{}
+	w.mu.Unlock()
+	w.warn(zap.String("session_id", "last"))
 	var skipped int64
 	for _, e := range logs.All()[1:] {
 		skipped += e.ContextMap()["not_logged_since_last"].(int64)
 	}
 	if want := int64(calls - n); skipped != want {
 		t.Fatalf("warnings account for %d unlogged calls, want %d", skipped, want)
+	}
+}
+
+// hasNUL reports whether a log entry shows a NUL byte anywhere, raw or
+// escaped.
+func hasNUL(e observer.LoggedEntry) bool {
+	s := fmt.Sprint(e.Message, e.ContextMap())
+	return strings.Contains(s, "\x00") || strings.Contains(s, `\x00`) || strings.Contains(s, `\u0000`)
+}
+
+// TestSessionStoreOutageLogs sends a burst of GetSession and ResetSession
+// calls, and counted calls, to a server with authentication whose Redis is
+// down: each call has its access-log line, below warning level; the
+// warnings are throttled and name the principal and the session apart,
+// never the store's key, which joins them with a NUL byte.
+func TestSessionStoreOutageLogs(t *testing.T) {
+	rds := redistest.Start(t)
+	cfg := redisConfig(t, rds)
+	const token = "alice-token-0123456789abcdef0123456789"
+	cfg.AuthTokensFile = writeFile(t, "tokens.yaml", "tokens:\n  - principal: alice\n    sha256: "+HashToken(token)+"\n    workspaces: [default]\n")
+	ts := startTestServer(t, cfg)
+	c := toolguardv1.NewToolGuardServiceClient(ts.conn)
+	// A bound to detect a hang, generous for a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	rds.Stop()
+
+	calls := []struct {
+		method, warning string
+		call            func(i int) error
+	}{
+		{"GetSession", "session store unreachable: call failed", func(i int) error {
+			_, err := c.GetSession(ctx, &toolguardv1.GetSessionRequest{SessionId: fmt.Sprint("get-", i)})
+			return err
+		}},
+		{"ResetSession", "session store unreachable: call failed", func(i int) error {
+			_, err := c.ResetSession(ctx, &toolguardv1.ResetSessionRequest{SessionId: fmt.Sprint("reset-", i)})
+			return err
+		}},
+		{"ValidateToolCall", "session store unreachable: call not counted", func(i int) error {
+			_, err := c.ValidateToolCall(ctx, &toolguardv1.ValidateToolCallRequest{Context: &toolguardv1.RequestContext{SessionId: fmt.Sprint("validate-", i)},
+				Call: &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: `{"path":"a.py"}`}}})
+			return err
+		}},
+	}
+	for _, tt := range calls {
+		t.Run(tt.method, func(t *testing.T) {
+			// GetSession and ResetSession share their warning: let the last
+			// interval pass.
+			time.Sleep(warnEvery)
+			const burst, workers = 1000, 8
+			start := time.Now()
+			var wg sync.WaitGroup
+			errs := make(chan error, burst)
+			for w := range workers {
+				wg.Go(func() {
+					for i := w; i < burst; i += workers {
+						errs <- tt.call(i)
+					}
+				})
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			close(errs)
+			for err := range errs {
+				if tt.method == "ValidateToolCall" && err != nil || tt.method != "ValidateToolCall" && status.Code(err) != codes.Unavailable {
+					t.Fatalf("call during the outage: %v", err)
+				}
+			}
+
+			var access, warned int
+			for _, e := range ts.logs.All() {
+				if hasNUL(e) {
+					t.Fatalf("log entry %q %v shows a NUL byte", e.Message, e.ContextMap())
+				}
+				fields := e.ContextMap()
+				if e.Message == "finished call" && fields["grpc.method"] == tt.method {
+					access++
+					if e.Level >= zapcore.WarnLevel {
+						t.Fatalf("access-log line at %v: %v", e.Level, fields)
+					}
+				}
+				if e.Message == tt.warning {
+					warned++
+					if id, _ := fields[sessionIDField].(string); fields[principalField] != "alice" || !strings.HasPrefix(id, strings.ToLower(tt.method[:3])) && !strings.HasPrefix(id, "validate-") {
+						t.Fatalf("warning %v: want principal alice and the session id apart", fields)
+					}
+				}
+			}
+			if access != burst {
+				t.Errorf("%d access-log lines for %d calls", access, burst)
+			}
+			// The first warning comes at once, then one per interval at most.
+			if limit := 1 + int(elapsed/warnEvery); warned == 0 || warned > limit {
+				t.Errorf("%d warnings for %d calls in %v: want between 1 and %d", warned, burst, elapsed, limit)
+			}
+			t.Logf("%d calls in %v: %d warning lines", burst, elapsed, warned)
+			ts.logs.TakeAll()
+		})
 	}
 }

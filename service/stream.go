@@ -22,7 +22,8 @@ type StreamLimits struct {
 }
 
 // TransportError wraps a failure to receive or send a frame: the stream
-// itself broke (the client went away), so there is no one to tell.
+// itself broke (the client went away), so there is no one to tell, or a
+// received frame did not decode (decode.go), which is already a status.
 type TransportError struct{ Err error }
 
 func (e *TransportError) Error() string { return "stream transport: " + e.Err.Error() }
@@ -49,7 +50,7 @@ func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguar
 	case err == nil:
 		return nil
 	case errors.As(err, &te):
-		return te.Err // already a status from the transport
+		return te.Err // already a status: the transport's, or a frame's refusal
 	default:
 		return s.toStatus(ctx, err)
 	}

@@ -29,6 +29,8 @@ type toolGuardService struct {
 	// streams bounds the open StreamToolCalls streams (limits.go).
 	maxJSONDepth int
 	streams      streamSlots
+	// storeDown warns about calls that failed for the session store.
+	storeDown *throttledWarning
 	// listings caches ListTools responses by model family.
 	listings sync.Map
 }
@@ -102,7 +104,7 @@ func newGuard(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard
 		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
 		Match:     workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		Observer:  observer,
-		Uncounted: (&uncountedLog{log: log}).call,
+		Uncounted: uncountedWarning(log, cfg.AuthTokensFile != ""),
 	})
 	if err != nil {
 		_ = cleanup()
@@ -121,7 +123,8 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 	}
 	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
-		maxJSONDepth: cfg.MaxJSONDepth, streams: newStreamSlots(cfg.MaxStreams)}, cleanup, nil
+		maxJSONDepth: cfg.MaxJSONDepth, streams: newStreamSlots(cfg.MaxStreams),
+		storeDown: newThrottledWarning(log, "session store unreachable: call failed")}, cleanup, nil
 }
 
 func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {
