@@ -323,7 +323,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	if def.Parameters == nil {
 		def.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	schema, err := compileSchema(def.Name, def.Parameters)
+	schema, err := compileSchema(def.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
 	}
@@ -448,7 +448,9 @@ func LoadToolsFile(path string) (ToolsFile, error) {
 
 // compileSchema compiles a JSON Schema given as decoded JSON. Numbers are
 // re-read as json.Number so large integers in the schema keep their value.
-func compileSchema(name string, params map[string]any) (*jsonschema.Schema, error) {
+// The schema is compiled from memory alone: it may refer only to itself
+// (see SchemaRefError), so compiling never does I/O.
+func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(strictCopy(params))
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema: %w", err)
@@ -457,15 +459,21 @@ func compileSchema(name string, params map[string]any) (*jsonschema.Schema, erro
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema: %w", err)
 	}
+	loader := &refusingLoader{}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	url := "toolguard:///tools/" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("parameters schema: %w", err)
+	c.UseLoader(loader)
+	if err := c.AddResource(schemaID, doc); err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", clippedError{err})
 	}
-	s, err := c.Compile(url)
+	s, err := c.Compile(schemaID)
+	// A refused load is the answer whatever the library made of it: its own
+	// text would only quote the URL, resolved.
+	if len(loader.asked) > 0 {
+		return nil, fmt.Errorf("parameters schema: %w", refError(doc, loader.asked[0]))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("parameters schema: %w", err)
+		return nil, fmt.Errorf("parameters schema: %w", clippedError{err})
 	}
 	if s.Types != nil && !s.Types.IsEmpty() && !slices.Contains(s.Types.ToStrings(), "object") {
 		return nil, fmt.Errorf("parameters schema: type must be object, not %s", s.Types)
