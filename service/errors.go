@@ -39,9 +39,9 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: fe.Field, Description: fe.Description, Reason: fe.Reason}}})
 	case errors.As(err, &te):
 		field := fmt.Sprintf("tools[%d]", te.Index)
-		reason, meta := "INVALID_TOOL_DEFINITION", map[string]string{"tool": te.Name}
+		reason, meta := te.Reason(), map[string]string{"tool": te.Name}
 		if re := (*repair.SchemaRefError)(nil); errors.As(te.Err, &re) {
-			reason, meta["ref"] = "SCHEMA_REF_NOT_ALLOWED", re.Ref
+			meta["ref"] = re.Ref
 		}
 		return withDetails(codes.InvalidArgument, te.Error(), reason, meta,
 			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: te.Err.Error(), Reason: reason}}})
