@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -471,6 +472,11 @@ func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
 	// text would only quote the URL, resolved.
 	if len(loader.asked) > 0 {
 		return nil, fmt.Errorf("parameters schema: %w", refError(doc, loader.asked[0]))
+	}
+	// Now that nothing is loaded, a path error comes from the library's
+	// built-in metaschemas: a reference to a folder of theirs.
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("parameters schema: %w", metaPathError(doc, pe))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema: %w", clippedError{err})

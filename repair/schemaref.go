@@ -3,6 +3,7 @@ package repair
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/url"
 	"slices"
@@ -67,20 +68,42 @@ func (l *refusingLoader) Load(u string) (any, error) {
 // asked: a $ref, $dynamicRef or $recursiveRef resolved against the $id
 // around it, or a $schema.
 func refError(doc any, asked string) *SchemaRefError {
+	return findRefError(doc, asked, func(u string) bool { return u == asked })
+}
+
+// metaPathError is the refusal of a reference to the standard metaschemas'
+// host that names none of them but a folder of the library's built-in copy
+// (https://json-schema.org/draft): the library fails reading it, and its
+// error would name its own embedded paths.
+func metaPathError(doc any, pe *fs.PathError) *SchemaRefError {
+	want := strings.Trim(strings.TrimPrefix(pe.Path, "metaschemas/"), "/")
+	return findRefError(doc, "https://json-schema.org/"+want, func(u string) bool {
+		for _, host := range []string{"http://json-schema.org/", "https://json-schema.org/"} {
+			if rest, ok := strings.CutPrefix(u, host); ok && strings.Trim(rest, "/") == want {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// findRefError names the first reference of doc whose resolved URL
+// matches, or else the fallback URL.
+func findRefError(doc any, fallback string, match func(resolved string) bool) *SchemaRefError {
 	base, _ := url.Parse(schemaID)
-	if ref, ptr, ok := findRef(doc, base, "", asked); ok {
+	if ref, ptr, ok := findRef(doc, base, "", match); ok {
 		return &SchemaRefError{Ref: truncateRunes(ref, maxRefRunes), Keyword: truncateRunes(ptr, maxRefRunes)}
 	}
-	return &SchemaRefError{Ref: truncateRunes(asked, maxRefRunes)}
+	return &SchemaRefError{Ref: truncateRunes(fallback, maxRefRunes)}
 }
 
 // findRef walks doc depth first, keys in order, so the same schema always
 // names the same keyword.
-func findRef(v any, base *url.URL, ptr, asked string) (ref, at string, ok bool) {
+func findRef(v any, base *url.URL, ptr string, match func(string) bool) (ref, at string, ok bool) {
 	switch x := v.(type) {
 	case []any:
 		for i, e := range x {
-			if ref, at, ok := findRef(e, base, fmt.Sprintf("%s/%d", ptr, i), asked); ok {
+			if ref, at, ok := findRef(e, base, fmt.Sprintf("%s/%d", ptr, i), match); ok {
 				return ref, at, true
 			}
 		}
@@ -90,16 +113,17 @@ func findRef(v any, base *url.URL, ptr, asked string) (ref, at string, ok bool) 
 				base = base.ResolveReference(u)
 			}
 		}
-		if s, ok := x["$schema"].(string); ok && withoutFragment(s) == asked {
+		// The library reads $schema as written, without resolving it.
+		if s, ok := x["$schema"].(string); ok && match(withoutFragment(s)) {
 			return s, ptr + "/$schema", true
 		}
 		for _, k := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
-			if s, ok := x[k].(string); ok && resolvesTo(base, s, asked) {
+			if s, ok := x[k].(string); ok && match(resolve(base, s)) {
 				return s, ptr + "/" + k, true
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if ref, at, ok := findRef(x[k], base, ptr+"/"+escapePointer(k), asked); ok {
+			if ref, at, ok := findRef(x[k], base, ptr+"/"+escapePointer(k), match); ok {
 				return ref, at, true
 			}
 		}
@@ -107,14 +131,14 @@ func findRef(v any, base *url.URL, ptr, asked string) (ref, at string, ok bool) 
 	return "", "", false
 }
 
-// resolvesTo reports whether ref, read against base, names the document
-// asked (the compiler asks without the fragment).
-func resolvesTo(base *url.URL, ref, asked string) bool {
+// resolve reads ref against base without its fragment, as the compiler
+// does before it asks for a document; "" when ref is no URL.
+func resolve(base *url.URL, ref string) string {
 	u, err := url.Parse(withoutFragment(ref))
 	if err != nil {
-		return false
+		return ""
 	}
-	return base.ResolveReference(u).String() == asked
+	return base.ResolveReference(u).String()
 }
 
 func withoutFragment(s string) string {

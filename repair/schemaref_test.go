@@ -18,7 +18,7 @@ const sentinel = "s3ntinel-7f3a"
 
 // osText are fragments of operating-system errors, which must never reach
 // a caller.
-var osText = []string{"no such file", "open /", "permission denied", "is a directory", "invalid character", sentinel}
+var osText = []string{"no such file", "open /", "permission denied", "is a directory", "invalid character", "metaschemas/", sentinel}
 
 // refTrap is a directory holding a JSON file, a non-JSON file and a FIFO
 // (whose open blocks until a writer comes) for schemas to point at.
@@ -105,6 +105,10 @@ func TestSchemaRefsOutsideTheSchemaAreRefused(t *testing.T) {
 		{"$schema non-standard URL", map[string]any{"$schema": "https://example.com/meta", "type": "object"}, "https://example.com/meta"},
 		{"$schema unknown draft on the standard host", map[string]any{"$schema": "https://json-schema.org/draft/2099-01/schema", "type": "object"},
 			"https://json-schema.org/draft/2099-01/schema"},
+		{"$schema a folder of the standard host", map[string]any{"$schema": "https://json-schema.org/draft", "type": "object"},
+			"https://json-schema.org/draft"},
+		{"$ref a folder of the standard host", objectWith(map[string]any{"$ref": "http://json-schema.org/draft/2020-12/meta"}),
+			"http://json-schema.org/draft/2020-12/meta"},
 		{"$dynamicRef", objectWith(map[string]any{"$dynamicRef": file(tr.secret) + "#meta"}), file(tr.secret) + "#meta"},
 		{"in $defs, through a chain", map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/a"}},
 			"$defs": map[string]any{"a": map[string]any{"$ref": "#/$defs/b"}, "b": map[string]any{"$ref": file(tr.fifo)}}}, file(tr.fifo)},
