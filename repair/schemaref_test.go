@@ -3,7 +3,9 @@
 package repair
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,5 +219,54 @@ func TestToolsFileRefsRefused(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("NewRegistry has not answered in 10s: it is blocked")
+	}
+}
+
+// TestRecursiveSchemasCompile: schemas whose references lead back to an
+// ancestor, or fan out level after level, compile at once, with a bounded
+// example, and validate.
+func TestRecursiveSchemasCompile(t *testing.T) {
+	fan := func(n int, ref string) map[string]any {
+		props := map[string]any{}
+		for i := range n {
+			props[fmt.Sprint("p", i)] = map[string]any{"$ref": ref}
+		}
+		return map[string]any{"type": "object", "properties": props}
+	}
+	levels := map[string]any{"l5": map[string]any{"type": "string"}}
+	for i := 4; i >= 0; i-- {
+		levels[fmt.Sprint("l", i)] = fan(40, fmt.Sprintf("#/$defs/l%d", i+1))
+	}
+	fanOut := fan(40, "#/$defs/l0")
+	fanOut["$defs"] = levels
+	mutual := fan(8, "#/$defs/a")
+	mutual["$defs"] = map[string]any{"a": fan(8, "#/$defs/b"), "b": fan(8, "#/$defs/a")}
+	tests := []struct {
+		name   string
+		params map[string]any
+		call   string
+	}{
+		{"self", fan(8, "#"), `{"p0":{"p1":{"p7":{}}}}`},
+		{"mutual", mutual, `{"p0":{"p1":{"p7":{}}}}`},
+		{"fan-out", fanOut, `{"p0":{"p1":{"p2":{"p3":{"p4":{"p5":"x"}}}}}}`},
+	}
+	reg := mustRegistry(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, err := compileWithin(t, reg, ToolDef{Name: "t", Parameters: tt.params})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if raw, _ := json.Marshal(tool.Example()); len(raw) > 64<<10 {
+				t.Errorf("an example of %d bytes", len(raw))
+			}
+			opts := Options{Tools: []*Tool{tool}}
+			if res := reg.Validate(Call{Name: "t", Form: FormText, Text: tt.call}, opts); !res.OK() {
+				t.Errorf("%s: violations %v", tt.call, res.Violations)
+			}
+			if res := reg.Validate(Call{Name: "t", Form: FormText, Text: `{"p0":{"zz":1}}`}, opts); res.OK() {
+				t.Errorf("an undeclared nested parameter is usable")
+			}
+		})
 	}
 }
