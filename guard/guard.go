@@ -275,6 +275,16 @@ func (e *InvalidToolDefinitionError) Error() string {
 
 func (e *InvalidToolDefinitionError) Unwrap() error { return e.Err }
 
+// Reason is the stable code of the mistake: SCHEMA_REF_NOT_ALLOWED for a
+// schema that refers outside itself (repair.SchemaRefError), else
+// INVALID_TOOL_DEFINITION.
+func (e *InvalidToolDefinitionError) Reason() string {
+	if re := (*repair.SchemaRefError)(nil); errors.As(e.Err, &re) {
+		return "SCHEMA_REF_NOT_ALLOWED"
+	}
+	return "INVALID_TOOL_DEFINITION"
+}
+
 // compileTools compiles request-scoped tool definitions, reusing earlier
 // compilations of identical definitions: orchestrators send the same tools
 // with every call, and compiling a schema costs far more than validating.

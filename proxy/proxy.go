@@ -264,7 +264,14 @@ func (p *Proxy) newRequest(ctx context.Context, a api, body []byte, sessionID st
 		}
 		t, err := p.guard.CompileTool(def)
 		if err != nil {
-			log.Debug("declared tool not repaired: its schema does not compile", zap.Int("tool_index", i), zap.String("tool", def.Name), zap.Error(err))
+			// The call goes on as written; the reason tells a schema that
+			// refers outside itself (never loaded) from a broken one.
+			reason := "INVALID_TOOL_DEFINITION"
+			if te := (*guard.InvalidToolDefinitionError)(nil); errors.As(err, &te) {
+				reason = te.Reason()
+			}
+			log.Debug("declared tool not repaired: its schema does not compile", zap.Int("tool_index", i), zap.String("tool", def.Name),
+				zap.String("reason", reason), zap.Error(err))
 			continue
 		}
 		rs.tools = append(rs.tools, t)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -323,7 +324,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	if def.Parameters == nil {
 		def.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	schema, err := compileSchema(def.Name, def.Parameters)
+	schema, err := compileSchema(def.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
 	}
@@ -448,7 +449,9 @@ func LoadToolsFile(path string) (ToolsFile, error) {
 
 // compileSchema compiles a JSON Schema given as decoded JSON. Numbers are
 // re-read as json.Number so large integers in the schema keep their value.
-func compileSchema(name string, params map[string]any) (*jsonschema.Schema, error) {
+// The schema is compiled from memory alone: it may refer only to itself
+// (see SchemaRefError), so compiling never does I/O.
+func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(strictCopy(params))
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema: %w", err)
@@ -457,15 +460,26 @@ func compileSchema(name string, params map[string]any) (*jsonschema.Schema, erro
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema: %w", err)
 	}
+	loader := &refusingLoader{}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	url := "toolguard:///tools/" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("parameters schema: %w", err)
+	c.UseLoader(loader)
+	if err := c.AddResource(schemaID, doc); err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", clippedError{err})
 	}
-	s, err := c.Compile(url)
+	s, err := c.Compile(schemaID)
+	// A refused load is the answer whatever the library made of it: its own
+	// text would only quote the URL, resolved.
+	if len(loader.asked) > 0 {
+		return nil, fmt.Errorf("parameters schema: %w", refError(doc, loader.asked[0]))
+	}
+	// Now that nothing is loaded, a path error comes from the library's
+	// built-in metaschemas: a reference to a folder of theirs.
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("parameters schema: %w", metaPathError(doc, pe))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("parameters schema: %w", err)
+		return nil, fmt.Errorf("parameters schema: %w", clippedError{err})
 	}
 	if s.Types != nil && !s.Types.IsEmpty() && !slices.Contains(s.Types.ToStrings(), "object") {
 		return nil, fmt.Errorf("parameters schema: type must be object, not %s", s.Types)

@@ -94,11 +94,20 @@ func declaredParams(s *jsonschema.Schema) (top, all map[string]bool) {
 	for p := range propsOf(s) {
 		top[p] = true
 	}
+	// References can lead back to an ancestor or fan out level after
+	// level: a schema is walked again only when reached at a shallower
+	// depth, so the walk is linear in the schema's size, not exponential.
+	seen := map[*jsonschema.Schema]int{}
 	var walk func(s *jsonschema.Schema, depth int)
 	walk = func(s *jsonschema.Schema, depth int) {
+		s = deref(s)
 		if s == nil || depth > 16 {
 			return
 		}
+		if d, ok := seen[s]; ok && d <= depth {
+			return
+		}
+		seen[s] = depth
 		for p, ps := range propsOf(s) {
 			all[p] = true
 			walk(ps, depth+1)
@@ -144,13 +153,20 @@ func paramOrder(s *jsonschema.Schema) []string {
 // synthesizeExample builds a plausible argument object from a schema, for
 // tools whose definition brings no example.
 func synthesizeExample(s *jsonschema.Schema) map[string]any {
-	v, _ := exampleValue("", s, 0).(map[string]any)
+	budget := maxExampleValues
+	v, _ := exampleValue("", s, 0, &budget).(map[string]any)
 	return v
 }
 
-func exampleValue(name string, s *jsonschema.Schema, depth int) any {
+// maxExampleValues bounds the values of a synthesised example: a schema
+// whose references fan out level after level would otherwise give an
+// example exponential in its size.
+const maxExampleValues = 500
+
+func exampleValue(name string, s *jsonschema.Schema, depth int, budget *int) any {
 	s = deref(s)
-	if s == nil || depth > 4 {
+	*budget--
+	if s == nil || depth > 4 || *budget < 0 {
 		return name + " here"
 	}
 	if s.Default != nil {
@@ -164,11 +180,11 @@ func exampleValue(name string, s *jsonschema.Schema, depth int) any {
 	case t.has(typeObject) || (t == 0 && s.Properties != nil):
 		obj := map[string]any{}
 		for _, p := range paramOrder(s) {
-			obj[p] = exampleValue(p, s.Properties[p], depth+1)
+			obj[p] = exampleValue(p, s.Properties[p], depth+1, budget)
 		}
 		return obj
 	case t.has(typeArray):
-		return []any{exampleValue(name, itemsOf(s), depth+1)}
+		return []any{exampleValue(name, itemsOf(s), depth+1, budget)}
 	case t.has(typeString) || t == 0:
 		if name == "" {
 			return "value"

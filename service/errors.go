@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/session"
 )
 
@@ -37,8 +38,12 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 		return fieldStatus(fe)
 	case errors.As(err, &te):
 		field := fmt.Sprintf("tools[%d]", te.Index)
-		return withDetails(codes.InvalidArgument, te.Error(), "INVALID_TOOL_DEFINITION", map[string]string{"tool": te.Name},
-			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: te.Err.Error(), Reason: "INVALID_TOOL_DEFINITION"}}})
+		reason, meta := te.Reason(), map[string]string{"tool": te.Name}
+		if re := (*repair.SchemaRefError)(nil); errors.As(te.Err, &re) {
+			meta["ref"] = re.Ref
+		}
+		return withDetails(codes.InvalidArgument, te.Error(), reason, meta,
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: te.Err.Error(), Reason: reason}}})
 	case errors.As(err, &we):
 		return withDetails(codes.NotFound, we.Error(), "WORKSPACE_NOT_FOUND", map[string]string{"workspace": we.Name})
 	case errors.As(err, &wt):

@@ -1,0 +1,159 @@
+package repair
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// schemaID is the id every tool schema is compiled under. It is no file
+// URL, so a relative reference cannot resolve into the file system, and it
+// does not hold the tool's name, whose characters (#, %) would change the
+// URL's meaning.
+const schemaID = "toolguard:///parameters.json"
+
+// maxRefRunes bounds a reference quoted in an error: it is the caller's
+// text and can be of any length.
+const maxRefRunes = 200
+
+// maxSchemaErrorRunes bounds the text of a schema compilation error: the
+// library's messages quote the schema, which can be large.
+const maxSchemaErrorRunes = 800
+
+// SchemaRefError reports a schema that refers to something outside itself:
+// a file, a URL, another document. Schemas are compiled from memory only,
+// whoever wrote them (a request, a stream, the proxy's caller, a tools
+// file): loading would let a caller probe and read the server's files, or
+// block the server on a FIFO.
+type SchemaRefError struct {
+	// Ref is the reference as written in the schema (cut when long), or the
+	// URL it resolved to when no keyword in the schema names it.
+	Ref string
+	// Keyword is the JSON pointer of the keyword holding it
+	// ("/properties/x/$ref"), or "" when unknown.
+	Keyword string
+}
+
+func (e *SchemaRefError) Error() string {
+	at := ""
+	if e.Keyword != "" {
+		at = " at " + e.Keyword
+	}
+	rule := "a schema may refer only to itself (#/...)"
+	if strings.HasSuffix(e.Keyword, "/$schema") {
+		rule = "$schema may name only a standard draft"
+	}
+	return fmt.Sprintf("reference %q%s is not allowed: %s; nothing is loaded from files or the network", e.Ref, at, rule)
+}
+
+// errLoadRefused is what the compiler hears from refusingLoader; callers
+// get a SchemaRefError instead.
+var errLoadRefused = errors.New("schema loading is refused")
+
+// refusingLoader is the schema compiler's one loader: it loads nothing, and
+// notes what it was asked for. The standard metaschemas are built into the
+// library and never reach it.
+type refusingLoader struct{ asked []string }
+
+func (l *refusingLoader) Load(u string) (any, error) {
+	l.asked = append(l.asked, u)
+	return nil, errLoadRefused
+}
+
+// refError names the keyword of doc that made the compiler ask for the URL
+// asked: a $ref, $dynamicRef or $recursiveRef resolved against the $id
+// around it, or a $schema.
+func refError(doc any, asked string) *SchemaRefError {
+	return findRefError(doc, asked, func(u string) bool { return u == asked })
+}
+
+// metaPathError is the refusal of a reference to the standard metaschemas'
+// host that names none of them but a folder of the library's built-in copy
+// (https://json-schema.org/draft): the library fails reading it, and its
+// error would name its own embedded paths.
+func metaPathError(doc any, pe *fs.PathError) *SchemaRefError {
+	want := strings.Trim(strings.TrimPrefix(pe.Path, "metaschemas/"), "/")
+	return findRefError(doc, "https://json-schema.org/"+want, func(u string) bool {
+		for _, host := range []string{"http://json-schema.org/", "https://json-schema.org/"} {
+			if rest, ok := strings.CutPrefix(u, host); ok && strings.Trim(rest, "/") == want {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// findRefError names the first reference of doc whose resolved URL
+// matches, or else the fallback URL.
+func findRefError(doc any, fallback string, match func(resolved string) bool) *SchemaRefError {
+	base, _ := url.Parse(schemaID)
+	if ref, ptr, ok := findRef(doc, base, "", match); ok {
+		return &SchemaRefError{Ref: truncateRunes(ref, maxRefRunes), Keyword: truncateRunes(ptr, maxRefRunes)}
+	}
+	return &SchemaRefError{Ref: truncateRunes(fallback, maxRefRunes)}
+}
+
+// findRef walks doc depth first, keys in order, so the same schema always
+// names the same keyword.
+func findRef(v any, base *url.URL, ptr string, match func(string) bool) (ref, at string, ok bool) {
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			if ref, at, ok := findRef(e, base, fmt.Sprintf("%s/%d", ptr, i), match); ok {
+				return ref, at, true
+			}
+		}
+	case map[string]any:
+		if id, ok := x["$id"].(string); ok {
+			if u, err := url.Parse(withoutFragment(id)); err == nil {
+				base = base.ResolveReference(u)
+			}
+		}
+		// The library reads $schema as written, without resolving it.
+		if s, ok := x["$schema"].(string); ok && match(withoutFragment(s)) {
+			return s, ptr + "/$schema", true
+		}
+		for _, k := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+			if s, ok := x[k].(string); ok && match(resolve(base, s)) {
+				return s, ptr + "/" + k, true
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if ref, at, ok := findRef(x[k], base, ptr+"/"+escapePointer(k), match); ok {
+				return ref, at, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// resolve reads ref against base without its fragment, as the compiler
+// does before it asks for a document; "" when ref is no URL.
+func resolve(base *url.URL, ref string) string {
+	u, err := url.Parse(withoutFragment(ref))
+	if err != nil {
+		return ""
+	}
+	return base.ResolveReference(u).String()
+}
+
+func withoutFragment(s string) string {
+	s, _, _ = strings.Cut(s, "#")
+	return s
+}
+
+// escapePointer escapes a key as a JSON pointer token (RFC 6901).
+func escapePointer(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// clippedError is an error whose text is cut to maxSchemaErrorRunes;
+// errors.As still finds what it wraps.
+type clippedError struct{ err error }
+
+func (e clippedError) Error() string { return truncateRunes(e.err.Error(), maxSchemaErrorRunes) }
+func (e clippedError) Unwrap() error { return e.err }
