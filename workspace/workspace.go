@@ -676,6 +676,22 @@ func (w *Workspace) ioError(op, orig, rel string, err error) error {
 	case errors.As(err, &errno) && errno == syscall.ENAMETOOLONG:
 		return refuse(CodeInvalidPath, rel, fmt.Sprintf("path %q is too long for the file system", orig), err)
 	}
+	return ioFailure(op, rel, err)
+}
+
+// ioFailure wraps a failed file system call that is no refusal, marking a
+// full or read-only file system (ErrFull, ErrReadOnly): the caller can then
+// tell the environment's fault from the server's.
+func ioFailure(op, rel string, err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		switch errno {
+		case syscall.ENOSPC, syscall.EDQUOT:
+			return fmt.Errorf("workspace: %s %s: %w: %w", op, rel, ErrFull, err)
+		case syscall.EROFS:
+			return fmt.Errorf("workspace: %s %s: %w: %w", op, rel, ErrReadOnly, err)
+		}
+	}
 	return fmt.Errorf("workspace: %s %s: %w", op, rel, err)
 }
 

@@ -200,7 +200,7 @@ func (w *Workspace) replace(orig string, t *target, data []byte, mode fs.FileMod
 			f.Close()
 		}
 		_ = dir.Remove(tmp)
-		return fmt.Errorf("workspace: %s %s: %w", op, t.rel, err)
+		return ioFailure(op, t.rel, err)
 	}
 	// The old file's owner, best effort: a server that may not give the
 	// file away leaves it its own.

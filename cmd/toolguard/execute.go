@@ -70,6 +70,11 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		ex, err = g.ExecuteEdit(context.Background(), req)
 	}
 	if err != nil {
+		if msg, ok := service.WorkspaceStorageMessage(err); ok {
+			// The sentence first: the cause alone reads like a bug.
+			fmt.Fprintf(stderr, "toolguard %s: %s\n(%v)\n", kind, msg, err)
+			return 2
+		}
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 func TestWriteAndEditCommands(t *testing.T) {
@@ -40,6 +42,43 @@ func TestWriteAndEditCommands(t *testing.T) {
 			got, err := os.ReadFile(filepath.Join(ws, "a.py"))
 			if err != nil || string(got) != tc.wantFile {
 				t.Errorf("a.py = %q, %v; want %q", got, err, tc.wantFile)
+			}
+		})
+	}
+}
+
+// TestExecuteStorageErrors: a full or read-only workspace is reported on
+// stderr in a sentence saying nothing was written, with exit status 2.
+func TestExecuteStorageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		dir        func(t *testing.T, prepared string) string
+	}{
+		{"disk full", "disk is full", func(t *testing.T, prepared string) string {
+			dir := workspacetest.SmallTmpfs(t, 64<<10)
+			if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}},
+		{"read-only", "read-only file system", func(t *testing.T, prepared string) string {
+			return workspacetest.ReadOnly(t, prepared)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prepared := t.TempDir()
+			if err := os.WriteFile(filepath.Join(prepared, "a.txt"), []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ws := tc.dir(t, prepared)
+			in := `{"path":"a.txt","content":"` + strings.Repeat("x", 256<<10) + `"}`
+			var out, errOut strings.Builder
+			code := run([]string{"write", "--workspace", ws, "--tool", "write_to_file"}, strings.NewReader(in), &out, &errOut)
+			if code != 2 || !strings.Contains(errOut.String(), tc.want) || !strings.Contains(errOut.String(), "nothing was written") {
+				t.Fatalf("exit %d, stderr %q", code, errOut.String())
+			}
+			if got, err := os.ReadFile(filepath.Join(ws, "a.txt")); err != nil || string(got) != "old\n" {
+				t.Errorf("a.txt = %q, %v", got, err)
 			}
 		})
 	}
