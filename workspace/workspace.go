@@ -52,7 +52,9 @@ package workspace
 // by a link after its check does not redirect the operation: it stays in the
 // directory that was checked (or fails, if that directory was removed). The
 // last component is opened with os.Root semantics (a link swapped in is
-// followed only within its own directory) and checked again with fstat. A
+// followed only within its own directory) and checked again with fstat; a
+// file that changed between its check and its use, a link replaced before
+// it is read included, is CONFLICT: read it again and retry. A
 // racing process can at worst make an operation act on whatever file is at
 // the checked place at that moment; it cannot make it leave the workspace.
 // (As with os.Root itself, a directory that another process moves out of
@@ -137,9 +139,10 @@ type Workspace struct {
 
 // hooks let tests act between the steps of an operation. Nil in production.
 type hooks struct {
-	afterCheck   func(rel string)                           // checks done, before any change
-	write        func(f *os.File, data []byte) (int, error) // replaces f.Write for the temporary file
-	beforeRename func(tmpRel, rel string) error             // temporary file complete
+	afterCheck     func(rel string)                           // checks done, before any change
+	write          func(f *os.File, data []byte) (int, error) // replaces f.Write for the temporary file
+	beforeRename   func(tmpRel, rel string) error             // temporary file complete
+	beforeReadlink func(rel string)                           // a link seen by lstat, before reading it
 }
 
 // Open opens dir as a workspace: it resolves it, opens it as an os.Root,
@@ -561,6 +564,9 @@ func (w *Workspace) followLink(orig string, dir *os.Root, name, rel string, hops
 	if hops >= maxSymlinkHops {
 		return "", refuse(CodeSymlink, rel, fmt.Sprintf("%q is a chain of more than %d symbolic links, or a loop; write to the real file path instead", orig, maxSymlinkHops), nil)
 	}
+	if w.hooks.beforeReadlink != nil {
+		w.hooks.beforeReadlink(rel)
+	}
 	dest, err := dir.Readlink(name)
 	if err != nil {
 		return "", w.ioError("readlink", orig, rel, err)
@@ -667,6 +673,9 @@ func (w *Workspace) ioError(op, orig, rel string, err error) error {
 	case errors.Is(err, fs.ErrNotExist) && op == "create":
 		// The directory, held open since the checks, was removed.
 		return refuse(CodeConflict, rel, fmt.Sprintf("the directory of %q was removed or replaced while toolguard was writing; look at the workspace again and retry", orig), err)
+	case op == "readlink" && errors.As(err, &errno) && errno == syscall.EINVAL:
+		// No longer a link: replaced since its lstat.
+		return refuse(CodeConflict, rel, fmt.Sprintf("file %q changed while toolguard was reading it (a symbolic link was replaced); read it again and retry", orig), err)
 	case strings.Contains(err.Error(), "path escapes from parent"):
 		return refuse(CodeSymlink, rel, fmt.Sprintf("path %q leads out of the workspace through a symbolic link; toolguard does not follow links out of the workspace. Write to the real file path instead", orig), err)
 	case errors.As(err, &errno) && errno == syscall.ELOOP:

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -837,4 +838,90 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) = %q escapes the deny list", p, rel)
 		}
 	})
+}
+
+// TestLinkReplacedBeforeReadlink replaces a link by a regular file between
+// its lstat and its readlink: the refusal of any other race (CONFLICT), not
+// a bare I/O error.
+func TestLinkReplacedBeforeReadlink(t *testing.T) {
+	for _, op := range []string{"read", "write"} {
+		t.Run(op, func(t *testing.T) {
+			e := newEnv(t)
+			writeFile(t, e.in("f.txt"), "target\n", 0o644)
+			symlink(t, "f.txt", e.in("l"))
+			w := e.open(t, Options{})
+			w.hooks.beforeReadlink = func(string) {
+				if err := os.Remove(e.in("l")); err != nil {
+					t.Error(err)
+				}
+				writeFile(t, e.in("l"), "now a file\n", 0o644)
+			}
+			var err error
+			if op == "read" {
+				_, _, err = w.ReadFile("l")
+			} else {
+				_, err = w.WriteFile("l", []byte("new\n"), WriteOptions{})
+			}
+			wantCode(t, op, err, CodeConflict)
+			if readString(t, e.in("f.txt")) != "target\n" || readString(t, e.in("l")) != "now a file\n" {
+				t.Errorf("%s changed a file", op)
+			}
+		})
+	}
+}
+
+// TestLinkFileSwapRace reads and writes a name that another goroutine keeps
+// switching between a link and a regular file (each put in place by an
+// atomic rename): every failure must be a refusal, never a bare I/O error.
+func TestLinkFileSwapRace(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, e.in("f.txt"), "target\n", 0o644)
+	symlink(t, "f.txt", e.in("l"))
+	w := e.open(t, Options{})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			tmp := e.in(fmt.Sprintf("swap%d", i))
+			var err error
+			if i%2 == 0 {
+				err = os.Symlink("f.txt", tmp)
+			} else {
+				err = os.WriteFile(tmp, []byte("file\n"), 0o644)
+			}
+			if err == nil {
+				err = os.Rename(tmp, e.in("l"))
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	refusals := map[string]int{}
+	for i := range 2000 {
+		var err error
+		if i%2 == 0 {
+			_, _, err = w.ReadFile("l")
+		} else {
+			_, err = w.WriteFile("l", []byte("written\n"), WriteOptions{})
+		}
+		if err != nil {
+			if CodeOf(err) == "" {
+				close(stop)
+				<-done
+				t.Fatalf("call %d: a bare error under a swap race: %v", i, err)
+			}
+			refusals[CodeOf(err)]++
+		}
+	}
+	close(stop)
+	<-done
+	t.Logf("refusals: %v", refusals)
 }
