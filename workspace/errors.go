@@ -16,7 +16,7 @@ const (
 	// list, the workspace's .toolguardignore).
 	CodeDeniedPath = "DENIED_PATH"
 	// CodeInvalidPath: empty, too long, a NUL or other control character, a
-	// name component over 255 bytes.
+	// backslash (Unix), a name component over 255 bytes.
 	CodeInvalidPath = "INVALID_PATH"
 	// CodeNotFound: the file (or one of its directories) does not exist.
 	CodeNotFound = "NOT_FOUND"

@@ -15,12 +15,17 @@ package workspace
 // the same with its symbolic links resolved); its ".." components are then
 // judged against the workspace root like a relative path's. "..test" and
 // "..." are ordinary names. Deny patterns (deny.go) are matched on the
-// cleaned path, so "./.env" and "x/../.env" are caught (DENIED_PATH).
+// cleaned path, so "./.env" and "x/../.env" are caught (DENIED_PATH), with
+// letter case ignored and in the spelling Windows and macOS may read (".GIT",
+// ".git.").
 //
-// Backslashes: on Unix a backslash is an ordinary character of a file name,
-// as it is to the kernel, so "src\\main.go" names one file in the root. Models
-// on Linux almost never send them, and turning them into separators would
-// make some real file names unreachable. On Windows (not a supported server
+// Backslashes: refused (INVALID_PATH) on Unix, where the kernel takes a
+// backslash for an ordinary character of a name while Windows takes it for
+// a separator. "src\\main.go" almost always means src/main.go, and
+// ".git\\config" names .git/config to a Windows file server; writing a file
+// of that name in the root would be silently wrong either way. The message
+// gives the path with slashes. (Files whose names hold a backslash cannot
+// be read or written through toolguard.) On Windows (not a supported server
 // platform; it compiles but is untested) backslashes are separators.
 //
 // Symbolic links (os.Root already refuses any link that leads out of the
@@ -248,6 +253,10 @@ func (w *Workspace) clean(p string) (string, error) {
 			}
 			return "", refuse(CodeInvalidPath, p, fmt.Sprintf("path %q contains %s at byte %d; file paths cannot contain it", p, what, i), nil)
 		}
+	}
+	if i := strings.IndexByte(p, '\\'); i >= 0 && os.PathSeparator != '\\' {
+		return "", refuse(CodeInvalidPath, p, fmt.Sprintf(
+			"path %q contains a backslash at byte %d; toolguard separates directories with \"/\" only. Write %q", p, i, strings.ReplaceAll(p, `\`, "/")), nil)
 	}
 	q := toSlash(p)
 	comps := strings.Split(q, "/")

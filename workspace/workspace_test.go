@@ -211,7 +211,8 @@ func TestEscapes(t *testing.T) {
 		// Ordinary names that look odd.
 		{name: "dotdot-prefixed name", setup: func(t *testing.T, e *env) { writeFile(t, e.in("..test"), "dt\n", 0o644) }, path: p("..test"), content: "dt\n", changes: "..test"},
 		{name: "three dots", setup: func(t *testing.T, e *env) { writeFile(t, e.in("..."), "3\n", 0o644) }, path: p("..."), content: "3\n", changes: "..."},
-		{name: "backslash is a name character", path: p(`sub\g.txt`), read: CodeNotFound, changes: `sub\g.txt`},
+		{name: "backslash", path: p(`sub\g.txt`), read: CodeInvalidPath, write: CodeInvalidPath},
+		{name: "backslash into .git", path: p(`.git\config`), read: CodeInvalidPath, write: CodeInvalidPath},
 		{name: "missing file", path: p("new.txt"), read: CodeNotFound, changes: "new.txt"},
 		{name: "missing dirs", path: p("n1/n2/new.txt"), read: CodeNotFound, changes: "n1/n2/new.txt"},
 		{name: "dot slash", path: p("./sub//g.txt"), content: "g\n", changes: "sub/g.txt"},
@@ -277,6 +278,20 @@ func TestEscapes(t *testing.T) {
 		{name: "secret is not itself denied", setup: func(t *testing.T, e *env) { writeFile(t, e.in("secret"), "s\n", 0o644) }, path: p("secret"), content: "s\n", changes: "secret"},
 		{name: "the ignore file", path: p(IgnoreFile), read: CodeDeniedPath, write: CodeDeniedPath},
 		{name: "a temp name", path: p(tempPrefix + "x"), read: CodeDeniedPath, write: CodeDeniedPath},
+		// Deny patterns in other spellings of one name (case-insensitive
+		// file systems, Windows).
+		{name: ".GIT/config", path: p(".GIT/config"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: ".Git/config", path: p(".Git/config"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: ".git./config", path: p(".git./config"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: ".git /config", path: p(".git /config"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: ".git stream", path: p(".git::$INDEX_ALLOCATION/config"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: "SECRET/key", path: p("SECRET/key"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: "Prod.ENV", path: p("Prod.ENV"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: ".ENV", path: p(".ENV"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: "the ignore file in capitals", path: p(".TOOLGUARDIGNORE"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: "the ignore file with a dot", path: p(IgnoreFile + "."), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: "the ignore file stream", path: p(IgnoreFile + ":x"), read: CodeDeniedPath, write: CodeDeniedPath},
+		{name: "a temp name in capitals", path: p(strings.ToUpper(tempPrefix) + "X"), read: CodeDeniedPath, write: CodeDeniedPath},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -366,7 +381,7 @@ func TestResolve(t *testing.T) {
 	// views of it: the link and the real directory.
 	viaLink := filepath.Join(e.base, "wslink")
 	symlink(t, "ws", viaLink)
-	w, err := Open(viaLink, Options{AgentRoot: agentRoot + "/", Deny: []string{"*.pem", "/build/"}})
+	w, err := Open(viaLink, Options{AgentRoot: agentRoot + "/", Deny: []string{"*.pem", "/build/", "secret/**"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,8 +402,9 @@ func TestResolve(t *testing.T) {
 		{"..test", "..test", ""},
 		{"...", "...", ""},
 		{"a/.../b", "a/.../b", ""},
-		{`a\b`, `a\b`, ""},
-		{`..\x`, `..\x`, ""},
+		{`a\b`, "", CodeInvalidPath},
+		{`..\x`, "", CodeInvalidPath},
+		{`.git\config`, "", CodeInvalidPath},
 		{"~/x", "~/x", ""},
 		{" spaced name.txt", " spaced name.txt", ""},
 		{"ünïcode/файл.txt", "ünïcode/файл.txt", ""},
@@ -425,6 +441,18 @@ func TestResolve(t *testing.T) {
 		{"src/build/out.js", "src/build/out.js", ""},
 		{IgnoreFile, "", CodeDeniedPath},
 		{"sub/" + tempPrefix + "1", "", CodeDeniedPath},
+		{".GIT", "", CodeDeniedPath},
+		{".Git/config", "", CodeDeniedPath},
+		{".git./config", "", CodeDeniedPath},
+		{".git/./config", "", CodeDeniedPath},
+		{".git::$INDEX_ALLOCATION/config", "", CodeDeniedPath},
+		{"KEY.PEM", "", CodeDeniedPath},
+		{"Build/out.js", "", CodeDeniedPath},
+		{"SECRET/a.txt", "", CodeDeniedPath},
+		{"secret./a.txt", "", CodeDeniedPath},
+		{"Secrets/a.txt", "Secrets/a.txt", ""},
+		{".gitignore", ".gitignore", ""},
+		{".github/workflows/ci.yml", ".github/workflows/ci.yml", ""},
 	} {
 		got, err := w.Resolve(c.in)
 		if c.code != "" {
@@ -834,8 +862,15 @@ func FuzzResolve(f *testing.F) {
 		if again, err := w.Resolve(rel); err != nil || again != rel {
 			t.Fatalf("Resolve(%q) = %q but Resolve(%q) = %q, %v", p, rel, rel, again, err)
 		}
-		if strings.HasSuffix(rel, ".key") || rel == ".git" || strings.HasPrefix(rel, ".git/") {
-			t.Fatalf("Resolve(%q) = %q escapes the deny list", p, rel)
+		for _, c := range strings.Split(rel, "/") {
+			// The canonical spelling, written again from its description.
+			if i := strings.IndexByte(c, ':'); i >= 0 {
+				c = c[:i]
+			}
+			c = strings.ToLower(strings.TrimRight(c, ". "))
+			if c == ".git" || strings.HasSuffix(c, ".key") {
+				t.Fatalf("Resolve(%q) = %q escapes the deny list", p, rel)
+			}
 		}
 	})
 }
