@@ -151,3 +151,42 @@ func TestCommitRollback(t *testing.T) {
 		})
 	}
 }
+
+// TestTrailingSlashIsRefused: a file path with a trailing slash is the
+// model's mistake, whether the file exists or not: a NOT_REGULAR_FILE
+// violation that says to drop the slash, and nothing written.
+func TestTrailingSlashIsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name, tool, args string
+		edit             bool
+	}{
+		{"write an existing file", "write_to_file", `{"path":"normal.txt/","content":"new\n"}`, false},
+		{"write a new file", "write_to_file", `{"path":"new.txt/","content":"new\n"}`, false},
+		{"edit", "edit", `{"path":"normal.txt/","old_text":"old","new_text":"new"}`, true},
+		{"patch", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: normal.txt/\n@@\n-old\n+new\n*** End Patch"}`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, dir := newWorkspaceGuard(t)
+			if err := os.WriteFile(filepath.Join(dir, "normal.txt"), []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			req := ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: repair.Call{Name: tt.tool, Form: repair.FormText, Text: tt.args}}}
+			run := g.ExecuteWrite
+			if tt.edit {
+				run = g.ExecuteEdit
+			}
+			ex, err := run(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.OK() || ex.Applied || !slices.Equal(violationCodes(ex.Verdict), []string{CodeNotRegular}) || !strings.Contains(ex.Feedback, "drop the trailing") {
+				t.Fatalf("ok %v, applied %v, violations %v, feedback %q", ex.OK(), ex.Applied, violationCodes(ex.Verdict), ex.Feedback)
+			}
+			entries, _ := os.ReadDir(dir)
+			data, _ := os.ReadFile(filepath.Join(dir, "normal.txt"))
+			if len(entries) != 1 || string(data) != "old\n" {
+				t.Errorf("the workspace changed: %d entries, normal.txt = %q", len(entries), data)
+			}
+		})
+	}
+}

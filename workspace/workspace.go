@@ -223,8 +223,10 @@ func (w *Workspace) useInstead() string {
 // Resolve maps a path as a model wrote it (relative to the workspace root,
 // or absolute under the agent's or the server's view of the root) to a
 // cleaned workspace-relative slash path ("." for the root itself), or
-// refuses it (INVALID_PATH, OUTSIDE_WORKSPACE, DENIED_PATH). It looks at no
-// file but .toolguardignore; ReadFile and the other methods apply the file
+// refuses it (INVALID_PATH, OUTSIDE_WORKSPACE, DENIED_PATH; NOT_REGULAR for
+// a path that ends with "/", "/." or "/..", which names a directory, as it
+// does to the kernel, and every method works on files). It looks at no file
+// but .toolguardignore; ReadFile and the other methods apply the file
 // checks. Every method resolves its path arguments itself, so passing
 // Resolve's result to them is fine (Resolve is idempotent).
 func (w *Workspace) Resolve(p string) (string, error) {
@@ -235,7 +237,33 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	if err := w.checkDeny(p, rel); err != nil {
 		return "", err
 	}
+	if err := namesDirectory(p, rel); err != nil {
+		return "", err
+	}
 	return rel, nil
+}
+
+// namesDirectory refuses a path whose spelling names a directory: a
+// trailing "/" would otherwise be dropped by cleaning, and "f.txt/" would
+// write f.txt.
+func namesDirectory(p, rel string) error {
+	q := toSlash(p)
+	var end string
+	for _, e := range []string{"/", "/.", "/.."} {
+		if strings.HasSuffix(q, e) {
+			end = e
+		}
+	}
+	if end == "" {
+		return nil
+	}
+	msg := fmt.Sprintf("path %q ends with %q, so it names a directory; toolguard reads and writes files only", p, end)
+	if end != "/.." && rel != "." {
+		msg += fmt.Sprintf(". To name the file, drop the trailing %q: %q", end, rel)
+	} else {
+		msg += ". Give the path of a file"
+	}
+	return refuse(CodeNotRegular, rel, msg, nil)
 }
 
 func (w *Workspace) clean(p string) (string, error) {

@@ -255,6 +255,10 @@ func TestEscapes(t *testing.T) {
 		}, path: p("sock"), read: CodeNotRegular, write: CodeNotRegular},
 		{name: "directory", path: p("sub"), read: CodeNotRegular, write: CodeNotRegular},
 		{name: "directory slash", path: p("sub/"), read: CodeNotRegular, write: CodeNotRegular},
+		{name: "file slash", path: p("f.txt/"), read: CodeNotRegular, write: CodeNotRegular},
+		{name: "file slash dot", path: p("f.txt/."), read: CodeNotRegular, write: CodeNotRegular},
+		{name: "new file slash", path: p("new.txt/"), read: CodeNotRegular, write: CodeNotRegular},
+		{name: "absolute file slash", path: p(agentRoot + "/sub/g.txt/"), read: CodeNotRegular, write: CodeNotRegular},
 		{name: "root", path: p("."), read: CodeNotRegular, write: CodeNotRegular},
 		{name: "agent root", path: p(agentRoot), read: CodeNotRegular, write: CodeNotRegular},
 		{name: "file as directory", path: p("f.txt/x"), read: CodeNotRegular, write: CodeNotRegular},
@@ -396,9 +400,12 @@ func TestResolve(t *testing.T) {
 		{"./a/./b//c.txt", "a/b/c.txt", ""},
 		{"a/../b.txt", "b.txt", ""},
 		{"a/b/../../c", "c", ""},
-		{"a/", "a", ""},
+		{"a/", "", CodeNotRegular},
+		{"a.txt/.", "", CodeNotRegular},
+		{"a/b/..", "", CodeNotRegular},
+		{"a//", "", CodeNotRegular},
 		{".", ".", ""},
-		{"./", ".", ""},
+		{"./", "", CodeNotRegular},
 		{"..test", "..test", ""},
 		{"...", "...", ""},
 		{"a/.../b", "a/.../b", ""},
@@ -409,7 +416,8 @@ func TestResolve(t *testing.T) {
 		{" spaced name.txt", " spaced name.txt", ""},
 		{"ünïcode/файл.txt", "ünïcode/файл.txt", ""},
 		{agentRoot, ".", ""},
-		{agentRoot + "/", ".", ""},
+		{agentRoot + "/", "", CodeNotRegular},
+		{agentRoot + "/src/x.go/", "", CodeNotRegular},
 		{agentRoot + "/src/x.go", "src/x.go", ""},
 		{"//home//user/project/src/x.go", "src/x.go", ""},
 		{viaLink + "/src/x.go", "src/x.go", ""},
@@ -468,6 +476,26 @@ func TestResolve(t *testing.T) {
 		if again, err := w.Resolve(got); (err != nil || again != got) && got != "." {
 			t.Errorf("Resolve is not idempotent on %q: %q, %v", got, again, err)
 		}
+	}
+}
+
+// TestTrailingSlashMessage: the refusal tells the model which path to use.
+func TestTrailingSlashMessage(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, e.in("normal.txt"), "n\n", 0o644)
+	w := e.open(t, Options{})
+	for _, c := range []struct{ path, want string }{
+		{"normal.txt/", `drop the trailing "/": "normal.txt"`},
+		{"./sub/../normal.txt/.", `drop the trailing "/.": "normal.txt"`},
+		{"a/..", "Give the path of a file"},
+	} {
+		_, err := w.Resolve(c.path)
+		if !IsCode(err, CodeNotRegular) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Resolve(%q) = %v; want NOT_REGULAR saying %q", c.path, err, c.want)
+		}
+	}
+	if readString(t, e.in("normal.txt")) != "n\n" {
+		t.Error("normal.txt changed")
 	}
 }
 
