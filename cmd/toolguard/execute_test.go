@@ -83,3 +83,45 @@ func TestExecuteStorageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestExecuteDeny: write and edit take serve's --deny and its variable
+// TOOLGUARD_DENY (the flag wins), so a server's deny list applies offline.
+func TestExecuteDeny(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      string // TOOLGUARD_DENY; "" unset
+		args     []string
+		stdin    string
+		wantCode int
+		wantOut  string
+	}{
+		{"no deny list", "", []string{"write", "--tool", "write_to_file"}, `{"path":"secret/a.txt","content":"x"}`, 0, `FILE_CHANGE_KIND_CREATED`},
+		{"--deny", "", []string{"write", "--tool", "write_to_file", "--deny", "secret/**,*.pem"}, `{"path":"secret/a.txt","content":"x"}`, 1, `DENIED_PATH`},
+		{"--deny in another case", "", []string{"write", "--tool", "write_to_file", "--deny", "secret/**"}, `{"path":"SECRET/a.txt","content":"x"}`, 1, `DENIED_PATH`},
+		{"--deny on edit", "", []string{"edit", "--tool", "edit", "--deny", "*.pem"}, `{"path":"k.pem","old_text":"a","new_text":"b"}`, 1, `DENIED_PATH`},
+		{"TOOLGUARD_DENY", "secret/**", []string{"write", "--tool", "write_to_file"}, `{"path":"secret/a.txt","content":"x"}`, 1, `DENIED_PATH`},
+		{"--deny wins over TOOLGUARD_DENY", "secret/**", []string{"write", "--tool", "write_to_file", "--deny", "*.pem"}, `{"path":"secret/a.txt","content":"x"}`, 0, `FILE_CHANGE_KIND_CREATED`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("TOOLGUARD_DENY", tc.env)
+			} else {
+				t.Setenv("TOOLGUARD_DENY", "") // counts as unset
+			}
+			ws := t.TempDir()
+			if err := os.WriteFile(filepath.Join(ws, "k.pem"), []byte("a\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out, errOut strings.Builder
+			code := run(append(tc.args, "--workspace", ws), strings.NewReader(tc.stdin), &out, &errOut)
+			if code != tc.wantCode || !strings.Contains(out.String(), tc.wantOut) {
+				t.Fatalf("exit %d (want %d), stdout lacks %q:\n%s\nstderr %s", code, tc.wantCode, tc.wantOut, out.String(), errOut.String())
+			}
+			_, err := os.Stat(filepath.Join(ws, "secret", "a.txt"))
+			if created := err == nil; created != (tc.wantCode == 0) {
+				t.Errorf("secret/a.txt created = %v", created)
+			}
+		})
+	}
+}
