@@ -98,6 +98,11 @@ const (
 	// Start-up cleanup bounds.
 	maxCleanupDepth   = 32
 	maxCleanupEntries = 500_000
+	// DefaultCleanupMinAge is Options.CleanupMinAge when unset: a temporary
+	// file lives from the start of a write to its rename, which takes
+	// seconds even for a large file on a slow volume, so one an hour old
+	// is a leftover, not another process's write in progress.
+	DefaultCleanupMinAge = time.Hour
 
 	oNonblock = syscall.O_NONBLOCK
 )
@@ -115,10 +120,11 @@ type Options struct {
 	// ".git" (which "!.git" lifts). See deny.go for the syntax.
 	Deny []string
 	// CleanupMinAge makes Open leave temporary files younger than this in
-	// place. Zero removes them all, which is right when one process owns
-	// the workspace; set it (to a minute, say) when several processes write
-	// the same directory, so one's start-up does not delete another's write
-	// in progress.
+	// place, so that a process starting on a directory that others write
+	// too (replicas on a shared volume) does not delete their writes in
+	// progress. Zero means DefaultCleanupMinAge; negative removes them all,
+	// whatever their age, which is right only when this process alone
+	// writes the workspace.
 	CleanupMinAge time.Duration
 }
 
@@ -152,7 +158,7 @@ type hooks struct {
 
 // Open opens dir as a workspace: it resolves it, opens it as an os.Root,
 // reads its .toolguardignore and removes the temporary files a crash may
-// have left (see removeTemps).
+// have left, those older than Options.CleanupMinAge (see removeTemps).
 func Open(dir string, opts Options) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -196,7 +202,14 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	w.policy.file.Store(st)
-	w.removeTemps(opts.CleanupMinAge)
+	minAge := opts.CleanupMinAge
+	switch {
+	case minAge == 0:
+		minAge = DefaultCleanupMinAge
+	case minAge < 0:
+		minAge = 0
+	}
+	w.removeTemps(minAge)
 	return w, nil
 }
 

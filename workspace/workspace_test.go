@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const agentRoot = "/home/user/project"
@@ -776,8 +777,26 @@ func TestRemoveAndRename(t *testing.T) {
 	}
 }
 
-// TestOpenRemovesTemps checks the start-up cleanup: temporary files go,
-// everything else stays, links are not followed.
+// TestOpenKeepsFreshTemps: by default Open removes only the temporary
+// files old enough that no write can still be using them; a fresh one may
+// be another server's write in progress on a shared volume.
+func TestOpenKeepsFreshTemps(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, e.in(tempPrefix+"fresh"), "in progress", 0o600)
+	writeFile(t, e.in("a/"+tempPrefix+"old"), "left by a crash", 0o600)
+	old := time.Now().Add(-DefaultCleanupMinAge - time.Minute)
+	if err := os.Chtimes(e.in("a/"+tempPrefix+"old"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	e.open(t, Options{})
+	if got, want := tempFiles(t, e.ws), []string{e.in(tempPrefix + "fresh")}; !slices.Equal(got, want) {
+		t.Errorf("left after Open: %v, want %v", got, want)
+	}
+}
+
+// TestOpenRemovesTemps checks the start-up cleanup of a workspace with one
+// owner (CleanupMinAge negative): temporary files go, everything else
+// stays, links are not followed.
 func TestOpenRemovesTemps(t *testing.T) {
 	e := newEnv(t)
 	for _, p := range []string{tempPrefix + "1", "a/" + tempPrefix + "2", "a/b/c/" + tempPrefix + "3"} {
@@ -789,8 +808,7 @@ func TestOpenRemovesTemps(t *testing.T) {
 	writeFile(t, filepath.Join(e.out, tempPrefix+"5"), "outside", 0o644)
 	symlink(t, "../outside", e.in("l"))
 	symlink(t, "keep.txt", e.in("a/"+tempPrefix+"link"))
-	w := e.open(t, Options{})
-	_ = w
+	e.open(t, Options{CleanupMinAge: -1})
 	got := tempFiles(t, e.base)
 	slices.Sort(got)
 	want := []string{

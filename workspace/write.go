@@ -7,7 +7,7 @@ package workspace
 // the target and fsyncs the directory (and the parents of any directory it
 // created). A reader sees the old file or the new one, whole; after a crash
 // the target is old or new, whole, and Open removes the temporary files
-// left behind. On any failure before the rename the temporary file is
+// left behind once they are old enough (Options.CleanupMinAge). On any failure before the rename the temporary file is
 // removed and the target is untouched.
 
 import (
