@@ -2,6 +2,7 @@ package guard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -234,22 +235,34 @@ func (op *fileOp) change() FileChange {
 	return c
 }
 
+// fileWriter is what commit needs of a workspace; tests of the rollback
+// put failures in.
+type fileWriter interface {
+	WriteFile(p string, data []byte, opts workspace.WriteOptions) (workspace.WriteResult, error)
+	Remove(p string) error
+}
+
 // commit writes every changed file. Each write is atomic; if one fails,
-// those already written are put back, so a batch is never half-applied.
-func (g *Guard) commit(ws *workspace.Workspace, res *repair.Result, ops []*fileOp, ex *Execution) error {
+// those already written are put back, so a batch is never half-applied. If
+// putting them back fails too, the error says so and wraps neither cause:
+// it must not pass for a failure that left the files unchanged.
+func (g *Guard) commit(ws fileWriter, res *repair.Result, ops []*fileOp, ex *Execution) error {
 	var done []*fileOp
-	rollback := func() {
+	rollback := func() error {
 		ex.Applied = false // everything written is put back
+		var errs []error
 		for _, op := range slices.Backward(done) {
 			if op.existed {
-				_, _ = ws.WriteFile(op.rel, []byte(op.old), workspace.WriteOptions{})
+				_, err := ws.WriteFile(op.rel, []byte(op.old), workspace.WriteOptions{})
+				errs = append(errs, err)
 			} else {
-				_ = ws.Remove(op.rel)
+				errs = append(errs, ws.Remove(op.rel))
 			}
 			if op.moveRel != "" && op.moveRel != op.rel {
-				_ = ws.Remove(op.moveRel)
+				errs = append(errs, ws.Remove(op.moveRel))
 			}
 		}
+		return errors.Join(errs...)
 	}
 	for _, op := range ops {
 		var err error
@@ -269,7 +282,9 @@ func (g *Guard) commit(ws *workspace.Workspace, res *repair.Result, ops []*fileO
 			}
 		}
 		if err != nil {
-			rollback()
+			if rerr := rollback(); rerr != nil {
+				return fmt.Errorf("write %s: %v; putting back the files already written failed, so the batch is half-applied: %v", op.rel, err, rerr)
+			}
 			return g.fileError(res, op.param, op.rel, err)
 		}
 		done = append(done, op)

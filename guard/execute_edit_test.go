@@ -2,12 +2,17 @@ package guard
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 // TestPartialPatchSkipsWhatCannotApply: with partial set, an operation
@@ -81,6 +86,106 @@ func TestPartialPatchSkipsWhatCannotApply(t *testing.T) {
 				case want != "" && string(data) != want:
 					t.Errorf("%s = %q, %v; want %q", name, data, err, want)
 				}
+			}
+		})
+	}
+}
+
+// failingWriter fails the writes and removals its fail function picks,
+// counting each path's calls from 1.
+type failingWriter struct {
+	calls map[string]int
+	fail  func(op, path string, call int) error
+}
+
+func (w *failingWriter) WriteFile(p string, data []byte, _ workspace.WriteOptions) (workspace.WriteResult, error) {
+	w.calls[p]++
+	return workspace.WriteResult{Path: p}, w.fail("write", p, w.calls[p])
+}
+
+func (w *failingWriter) Remove(p string) error {
+	w.calls[p]++
+	return w.fail("remove", p, w.calls[p])
+}
+
+// TestCommitRollback: when a batch fails on a full disk after a first file
+// was written, the error is the full disk's only if that file was put
+// back; otherwise the error must not claim the files are unchanged.
+func TestCommitRollback(t *testing.T) {
+	full := fmt.Errorf("workspace: write b.txt: %w: %w", workspace.ErrFull, syscall.ENOSPC)
+	for _, tt := range []struct {
+		name          string
+		rollbackFails bool
+	}{
+		{"rolled back", false},
+		{"rollback fails", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &failingWriter{calls: map[string]int{}, fail: func(op, p string, call int) error {
+				switch {
+				case p == "b.txt":
+					return full
+				case p == "a.txt" && call == 2 && tt.rollbackFails:
+					return errors.New("input/output error")
+				}
+				return nil
+			}}
+			ops := []*fileOp{
+				{param: "patch", rel: "a.txt", old: "a\n", updated: "A\n", existed: true},
+				{param: "patch", rel: "b.txt", updated: "B\n"},
+			}
+			ex := &Execution{}
+			err := (&Guard{}).commit(w, &repair.Result{}, ops, ex)
+			if w.calls["a.txt"] != 2 {
+				t.Fatalf("a.txt written %d times, want twice (the change, then back)", w.calls["a.txt"])
+			}
+			if err == nil || ex.Applied {
+				t.Fatalf("commit = %v, applied %v", err, ex.Applied)
+			}
+			if got := errors.Is(err, workspace.ErrFull); got == tt.rollbackFails {
+				t.Errorf("errors.Is(%v, ErrFull) = %v, want %v", err, got, !tt.rollbackFails)
+			}
+			if tt.rollbackFails && !strings.Contains(err.Error(), "half-applied") {
+				t.Errorf("error %q does not say the batch is half-applied", err)
+			}
+		})
+	}
+}
+
+// TestTrailingSlashIsRefused: a file path with a trailing slash is the
+// model's mistake, whether the file exists or not: a NOT_REGULAR_FILE
+// violation that says to drop the slash, and nothing written.
+func TestTrailingSlashIsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name, tool, args string
+		edit             bool
+	}{
+		{"write an existing file", "write_to_file", `{"path":"normal.txt/","content":"new\n"}`, false},
+		{"write a new file", "write_to_file", `{"path":"new.txt/","content":"new\n"}`, false},
+		{"edit", "edit", `{"path":"normal.txt/","old_text":"old","new_text":"new"}`, true},
+		{"patch", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: normal.txt/\n@@\n-old\n+new\n*** End Patch"}`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, dir := newWorkspaceGuard(t)
+			if err := os.WriteFile(filepath.Join(dir, "normal.txt"), []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			req := ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: repair.Call{Name: tt.tool, Form: repair.FormText, Text: tt.args}}}
+			run := g.ExecuteWrite
+			if tt.edit {
+				run = g.ExecuteEdit
+			}
+			ex, err := run(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.OK() || ex.Applied || !slices.Equal(violationCodes(ex.Verdict), []string{CodeNotRegular}) || !strings.Contains(ex.Feedback, "drop the trailing") {
+				t.Fatalf("ok %v, applied %v, violations %v, feedback %q", ex.OK(), ex.Applied, violationCodes(ex.Verdict), ex.Feedback)
+			}
+			entries, _ := os.ReadDir(dir)
+			data, _ := os.ReadFile(filepath.Join(dir, "normal.txt"))
+			if len(entries) != 1 || string(data) != "old\n" {
+				t.Errorf("the workspace changed: %d entries, normal.txt = %q", len(entries), data)
 			}
 		})
 	}

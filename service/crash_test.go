@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -30,6 +31,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 // These tests kill a real toolguard server process with SIGKILL while it is
@@ -268,13 +270,22 @@ func TestServerCrashKill(t *testing.T) {
 	}
 	t.Logf("%d rounds, %d kills: %d writes acknowledged before the kills, %d temporary files left by the kills", rounds, rounds, acked, leftovers)
 
-	// A fresh server on the same workspace: it cleans up and serves. A
-	// half-written temporary file, as a kill leaves, makes sure there is
-	// something to clean even if the last kill left nothing.
+	// A fresh server on the same workspace, later: it cleans up and serves.
+	// A half-written temporary file, as a kill leaves, makes sure there is
+	// something to clean even if the last kill left nothing. Only files
+	// older than workspace.DefaultCleanupMinAge go, so the leftovers are
+	// aged, and one fresh file, as another server's write in progress on a
+	// shared volume would be, must stay.
 	writeCrashFile(t, dir, "w/deep/"+workspaceTempPrefix+"8000000000000001", crashWriteContent("torn", 0, 1000, r)[:100])
+	ageTemps(t, dir, workspace.DefaultCleanupMinAge+time.Minute)
+	inProgress := filepath.Join(dir, "w", workspaceTempPrefix+"8000000000000002")
+	writeCrashFile(t, dir, "w/"+filepath.Base(inProgress), "another server's write")
 	c, _ := startWorkspace(t, service.Config{Workspace: dir})
-	if n := countTemps(t, dir); n != 0 {
-		t.Errorf("%d temporary files remain after a fresh server opened the workspace", n)
+	if n := countTemps(t, dir); n != 1 {
+		t.Errorf("%d temporary files remain after a fresh server opened the workspace, want the fresh one alone", n)
+	}
+	if _, err := os.Stat(inProgress); err != nil {
+		t.Errorf("the fresh temporary file was removed: %v", err)
 	}
 	content := crashWriteContent("fresh", 0, 1000, r)
 	resp, err := c.ExecuteWrite(context.Background(), &toolguardv1.ExecuteWriteRequest{Context: &toolguardv1.RequestContext{SessionId: "fresh"},
@@ -293,10 +304,29 @@ func TestServerCrashKill(t *testing.T) {
 	}
 }
 
+// ageTemps sets the times of toolguard's temporary files under dir to age
+// ago.
+func ageTemps(t *testing.T, dir string, age time.Duration) {
+	t.Helper()
+	then := time.Now().Add(-age)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), workspaceTempPrefix) {
+			err = os.Chtimes(p, then, then)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // serverCrashRound runs one round: start the child, write through it, kill
 // it, check the files. It returns the writes acknowledged and the temporary
 // files the kill left.
 func serverCrashRound(t *testing.T, dir string, round int, r *rand.Rand) (acked, leftovers int) {
+	// The last kill's leftovers, as a restart finds them once they are old
+	// enough to be removed (no other server shares this workspace).
+	ageTemps(t, dir, workspace.DefaultCleanupMinAge+time.Minute)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServerCrashChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), serverCrashDirEnv+"="+dir)
 	var stderr lockedBuffer

@@ -15,6 +15,7 @@ import (
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 // ErrorDomain is the google.rpc.ErrorInfo domain of toolguard's errors.
@@ -68,10 +69,40 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	case errors.Is(err, session.ErrClosed):
 		return withDetails(codes.Unavailable, "server is shutting down", "SHUTTING_DOWN", nil)
+	case errors.Is(err, workspace.ErrFull):
+		// The environment's fault, for an operator to fix: logged in full.
+		s.log.Error("workspace file system full", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+		return withDetails(codes.ResourceExhausted, workspaceFullMessage, "WORKSPACE_FULL", nil)
+	case errors.Is(err, workspace.ErrReadOnly):
+		s.log.Error("workspace file system read-only", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+		return withDetails(codes.FailedPrecondition, workspaceReadOnlyMessage, "WORKSPACE_READ_ONLY", nil)
 	default:
 		s.log.Error("internal error", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
 		return status.Error(codes.Internal, "internal error")
 	}
+}
+
+// Messages of a workspace whose file system refused a change, for the
+// orchestrator and its model alike: the call was fine, the files are as they
+// were, and what would help.
+const (
+	workspaceFullMessage = "the workspace's disk is full (no space or quota left): nothing was written and the files are unchanged. " +
+		"The call itself is fine; free space on the workspace's volume, then send it again"
+	workspaceReadOnlyMessage = "the workspace is on a read-only file system: nothing was written and the files are unchanged. " +
+		"The call itself is fine, but no change can be made until the workspace is mounted read-write; do not retry before then"
+)
+
+// WorkspaceStorageMessage returns the message toStatus gives err when err
+// is the failure of a full or read-only workspace file system, and false for
+// any other error. The offline CLI prints it.
+func WorkspaceStorageMessage(err error) (string, bool) {
+	switch {
+	case errors.Is(err, workspace.ErrFull):
+		return workspaceFullMessage, true
+	case errors.Is(err, workspace.ErrReadOnly):
+		return workspaceReadOnlyMessage, true
+	}
+	return "", false
 }
 
 // refusalStatus converts a refusal of access or over a limit to its status,

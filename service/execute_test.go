@@ -116,6 +116,9 @@ func TestExecuteWriteRefusals(t *testing.T) {
 		{"climbing out", "../" + filepath.Base(outside) + "/canary", "OUTSIDE_WORKSPACE"},
 		{"through a symlink", "link/canary", ""},
 		{"into .git", ".git/config", "DENIED_PATH"},
+		{"into .GIT", ".GIT/config", "DENIED_PATH"},
+		{"into .git.", ".git./config", "DENIED_PATH"},
+		{"backslash", `.git\config`, "INVALID_VALUE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := c.ExecuteWrite(context.Background(), &toolguardv1.ExecuteWriteRequest{

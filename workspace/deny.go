@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // IgnoreFile is the name of the workspace's own deny list, read from the
@@ -37,6 +39,20 @@ const maxIgnoreFileBytes = 1 << 20
 // As in git, a path is denied when it or any of its parent directories is
 // denied, and a negation cannot re-allow a file whose directory is denied.
 //
+// Spellings. Letter case is ignored: a name matches a pattern as written or
+// with both in lower case (Unicode, NFC), so "SECRET/a.txt" is denied by
+// "secret/**" and ".GIT/config" by ".git"; a negation re-allows every
+// spelling too. On case-insensitive file systems (macOS, Windows, ext4 with
+// casefold) those are the same file, and git treats ".GIT" as ".git" there
+// (CVE-2014-9390). A path is also matched in the spelling Windows and macOS
+// may give it, and denied when either is: each name without an NTFS stream
+// suffix (from its first ":", as in ".git::$INDEX_ALLOCATION"), without the
+// code points HFS+ ignores (zero-width joiners and the like), without
+// trailing dots and spaces (".git." and ".git " are ".git" on Windows). So
+// .git and .toolguardignore are protected in every such spelling. Not
+// handled: NTFS 8.3 short names ("GIT~1"), which only a Windows server with
+// short names enabled would resolve.
+//
 // Three lists are consulted; a path is denied when any one denies it, so a
 // negation only acts within its own list:
 //
@@ -54,6 +70,7 @@ type pattern struct {
 	raw      string // the line as written
 	source   string // where it comes from, for messages
 	segs     []string
+	folded   []string // segs in lower case
 	negate   bool
 	dirOnly  bool
 	anchored bool
@@ -117,7 +134,69 @@ func parsePattern(line, source string) (pattern, bool) {
 	if p.segs[len(p.segs)-1] == "**" {
 		p.segs = append(p.segs[:len(p.segs)-1], "*", "**")
 	}
+	p.folded = make([]string, len(p.segs))
+	for i, seg := range p.segs {
+		p.folded[i] = fold(seg)
+	}
 	return p, true
+}
+
+// fold is the spelling in which letter case does not count.
+func fold(s string) string {
+	return strings.ToLower(norm.NFC.String(s))
+}
+
+// matchName reports whether name (folded: in lower case) matches segment
+// j of p, as written or in lower case.
+func (p *pattern) matchName(j int, name, folded string) bool {
+	if ok, err := path.Match(p.segs[j], name); ok && err == nil {
+		return true
+	}
+	ok, err := path.Match(p.folded[j], folded)
+	return ok && err == nil
+}
+
+// canonicalName returns name as Windows or macOS may take it: cut at its
+// first ":" (an NTFS stream), without the code points HFS+ ignores, without
+// trailing dots and spaces. A name that would be left empty is returned as
+// it is.
+func canonicalName(name string) string {
+	c := name
+	if i := strings.IndexByte(c, ':'); i >= 0 {
+		c = c[:i]
+	}
+	c = strings.Map(func(r rune) rune {
+		if hfsIgnored(r) {
+			return -1
+		}
+		return r
+	}, c)
+	c = strings.TrimRight(c, ". ")
+	if c == "" {
+		return name
+	}
+	return c
+}
+
+// hfsIgnored reports the code points HFS+ leaves out of names when it
+// compares them (the list git checks for .git, in utf8.c).
+func hfsIgnored(r rune) bool {
+	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
+}
+
+// canonicalPath returns comps with every name canonical, and whether any
+// name changed.
+func canonicalPath(comps []string) ([]string, bool) {
+	var out []string
+	for i, c := range comps {
+		if cc := canonicalName(c); cc != c && out == nil {
+			out = slices.Clone(comps)
+			out[i] = cc
+		} else if out != nil {
+			out[i] = cc
+		}
+	}
+	return out, out != nil
 }
 
 func newMatcher(lines []string, source func(i int) string) *matcher {
@@ -130,19 +209,35 @@ func newMatcher(lines []string, source func(i int) string) *matcher {
 	return m
 }
 
-// denied reports the pattern that denies the path comps: the path or one
-// of its parent directories is denied when the last pattern matching it
-// denies it (a denied directory denies everything under it).
+// denied reports the pattern that denies the path comps, as written or in
+// its canonical spelling (see Spellings above).
 func (m *matcher) denied(comps []string) *pattern {
 	if m == nil || len(m.pats) == 0 || len(comps) == 0 {
 		return nil
+	}
+	if p := m.decide(comps); p != nil {
+		return p
+	}
+	if alt, ok := canonicalPath(comps); ok {
+		return m.decide(alt)
+	}
+	return nil
+}
+
+// decide reports the pattern that denies comps: the path or one of its
+// parent directories is denied when the last pattern matching it denies it
+// (a denied directory denies everything under it).
+func (m *matcher) decide(comps []string) *pattern {
+	folded := make([]string, len(comps))
+	for i, c := range comps {
+		folded[i] = fold(c)
 	}
 	// decision[i] is the last pattern matching comps[:i+1], or nil.
 	decision := make([]*pattern, len(comps))
 	hits := make([]bool, len(comps))
 	for k := range m.pats {
 		p := &m.pats[k]
-		p.prefixMatches(comps, hits)
+		p.prefixMatches(comps, folded, hits)
 		for i, hit := range hits {
 			// A dir-only pattern does not match the target itself: it is
 			// a file (directories are never read or written).
@@ -159,11 +254,11 @@ func (m *matcher) denied(comps []string) *pattern {
 	return nil
 }
 
-// prefixMatches sets hits[i] to whether comps[:i+1] matches p, for every
-// i, in one pass: p's segments are the states of an automaton ("**" loops
-// on any name), run over comps, so a deep path costs O(len(comps) ×
-// len(p.segs)) however many "**" the pattern has.
-func (p *pattern) prefixMatches(comps []string, hits []bool) {
+// prefixMatches sets hits[i] to whether comps[:i+1] (folded: in lower
+// case) matches p, for every i, in one pass: p's segments are the states of
+// an automaton ("**" loops on any name), run over comps, so a deep path
+// costs O(len(comps) × len(p.segs)) however many "**" the pattern has.
+func (p *pattern) prefixMatches(comps, folded []string, hits []bool) {
 	segs := p.segs
 	n := len(segs)
 	cur, next := make([]bool, n+1), make([]bool, n+1)
@@ -184,7 +279,7 @@ func (p *pattern) prefixMatches(comps []string, hits []bool) {
 			if segs[j] == "**" {
 				next[j] = true
 				live = true
-			} else if ok, err := path.Match(segs[j], c); ok && err == nil {
+			} else if p.matchName(j, c, folded[i]) {
 				next[j+1] = true
 				live = true
 			}

@@ -69,6 +69,34 @@ func TestGitignoreMatching(t *testing.T) {
 		{`space\ `, "space ", true},
 		{"crlf\r\n", "crlf", true},
 		{"[unclosed", "[unclosed", false},
+		// Letter case is ignored, in names and patterns, negations too.
+		{"secret/**", "SECRET/a.txt", true},
+		{"secret/**", "Secret/sub/a.txt", true},
+		{".git", ".GIT/config", true},
+		{".git", "sub/.Git", true},
+		{"*.PEM", "k.pem", true},
+		{"*.env\n!keep.env", "KEEP.ENV", false},
+		{"*.env\n!keep.env", "Prod.Env", true},
+		{"[A-C].txt", "b.txt", true},
+		{"[^a-z].txt", "B.txt", true}, // denied as written
+		{"ÉTÉ/*", "été/x", true},
+		{"cafe\u0301", "caf\u00e9", true}, // one name to APFS
+		// The spellings Windows and macOS read as the same name.
+		{".git", ".git./config", true},
+		{".git", ".git ./config", true},
+		{".git", ".git. . /config", true},
+		{".git", ".git::$INDEX_ALLOCATION/config", true},
+		{".git", ".git:stream", true},
+		{".git", ".g\u200cit/config", true},
+		{".git", "\ufeff.git/config", true},
+		{"secret/**", "secret./a.txt", true},
+		{"secret/**", "SECRET /a.txt", true},
+		{"*.env", "x.env:backup", true},
+		{"*.env\n!keep.env", "keep.env.", false},
+		{".git", ".gitx", false},
+		{".git", "x.git", false},
+		{".git", "...", false},
+		{"notes", "notes.txt", false},
 	} {
 		m := newMatcher(strings.Split(c.patterns, "\n"), func(int) string { return "test" })
 		got := m.denied(strings.Split(c.path, "/")) != nil
@@ -176,20 +204,32 @@ func refMatch(pat, name []string) bool {
 		return false
 	}
 	ok, err := path.Match(pat[0], name[0])
+	if !ok || err != nil {
+		ok, err = path.Match(fold(pat[0]), fold(name[0]))
+	}
 	return ok && err == nil && refMatch(pat[1:], name[1:])
 }
 
+// refDenied is the matcher's rule, written as directly as possible: a
+// prefix is denied when the last pattern matching it denies it; the path is
+// denied as written or with every name canonical.
 func refDenied(m *matcher, comps []string) bool {
-	for i := 1; i <= len(comps); i++ {
-		var last *pattern
-		for k := range m.pats {
-			p := &m.pats[k]
-			if (!p.dirOnly || i < len(comps)) && refMatch(p.segs, comps[:i]) {
-				last = p
+	canon := make([]string, len(comps))
+	for i, c := range comps {
+		canon[i] = canonicalName(c)
+	}
+	for _, names := range [][]string{comps, canon} {
+		for i := 1; i <= len(names); i++ {
+			var last *pattern
+			for k := range m.pats {
+				p := &m.pats[k]
+				if (!p.dirOnly || i < len(names)) && refMatch(p.segs, names[:i]) {
+					last = p
+				}
 			}
-		}
-		if last != nil && !last.negate {
-			return true
+			if last != nil && !last.negate {
+				return true
+			}
 		}
 	}
 	return false

@@ -4,8 +4,10 @@ import "errors"
 
 // Codes of the refusals a Workspace returns as *Error. Each one is the
 // model's to fix (another path, a fresh read); a failure that is not the
-// model's fault (EIO, ENOSPC, a permission problem of the server) is returned
-// as a plain wrapped error instead, which callers map to an internal error.
+// model's fault (EIO, a permission problem of the server) is returned as a
+// plain wrapped error instead, which callers map to an internal error. A full
+// or read-only file system is not the model's fault either, but the caller
+// must learn of it: such errors wrap ErrFull or ErrReadOnly.
 const (
 	// CodeOutsideWorkspace: an absolute path outside the workspace, or a
 	// relative one whose ".." climbs above the workspace root.
@@ -14,12 +16,13 @@ const (
 	// list, the workspace's .toolguardignore).
 	CodeDeniedPath = "DENIED_PATH"
 	// CodeInvalidPath: empty, too long, a NUL or other control character, a
-	// name component over 255 bytes.
+	// backslash (Unix), a name component over 255 bytes.
 	CodeInvalidPath = "INVALID_PATH"
 	// CodeNotFound: the file (or one of its directories) does not exist.
 	CodeNotFound = "NOT_FOUND"
 	// CodeNotRegular: a directory, FIFO, socket or device where a regular
-	// file is needed, or a file where a directory is needed.
+	// file is needed, a file where a directory is needed, or a path that
+	// ends with a slash (which names a directory).
 	CodeNotRegular = "NOT_REGULAR"
 	// CodeSymlink: a symbolic link toolguard refuses to follow (absolute,
 	// dangling, pointing outside, a linked directory, a loop).
@@ -32,6 +35,17 @@ const (
 	// differs from WriteOptions.ExpectedSHA256, or it changed while being
 	// read).
 	CodeConflict = "CONFLICT"
+)
+
+// Failures of the workspace's file system rather than of the call. An
+// error wrapping one of them also wraps the system error (errors.Is(err,
+// syscall.ENOSPC) holds). When a write fails with one, its temporary file
+// has been removed and the target is untouched.
+var (
+	// ErrFull: no space or no quota left (ENOSPC, EDQUOT).
+	ErrFull = errors.New("the workspace's file system is full")
+	// ErrReadOnly: the file system is mounted read-only (EROFS).
+	ErrReadOnly = errors.New("the workspace's file system is read-only")
 )
 
 // Error is a refusal the model can act on. Msg is written for the model: it

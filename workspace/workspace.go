@@ -15,12 +15,17 @@ package workspace
 // the same with its symbolic links resolved); its ".." components are then
 // judged against the workspace root like a relative path's. "..test" and
 // "..." are ordinary names. Deny patterns (deny.go) are matched on the
-// cleaned path, so "./.env" and "x/../.env" are caught (DENIED_PATH).
+// cleaned path, so "./.env" and "x/../.env" are caught (DENIED_PATH), with
+// letter case ignored and in the spelling Windows and macOS may read (".GIT",
+// ".git.").
 //
-// Backslashes: on Unix a backslash is an ordinary character of a file name,
-// as it is to the kernel, so "src\\main.go" names one file in the root. Models
-// on Linux almost never send them, and turning them into separators would
-// make some real file names unreachable. On Windows (not a supported server
+// Backslashes: refused (INVALID_PATH) on Unix, where the kernel takes a
+// backslash for an ordinary character of a name while Windows takes it for
+// a separator. "src\\main.go" almost always means src/main.go, and
+// ".git\\config" names .git/config to a Windows file server; writing a file
+// of that name in the root would be silently wrong either way. The message
+// gives the path with slashes. (Files whose names hold a backslash cannot
+// be read or written through toolguard.) On Windows (not a supported server
 // platform; it compiles but is untested) backslashes are separators.
 //
 // Symbolic links (os.Root already refuses any link that leads out of the
@@ -52,7 +57,9 @@ package workspace
 // by a link after its check does not redirect the operation: it stays in the
 // directory that was checked (or fails, if that directory was removed). The
 // last component is opened with os.Root semantics (a link swapped in is
-// followed only within its own directory) and checked again with fstat. A
+// followed only within its own directory) and checked again with fstat; a
+// file that changed between its check and its use, a link replaced before
+// it is read included, is CONFLICT: read it again and retry. A
 // racing process can at worst make an operation act on whatever file is at
 // the checked place at that moment; it cannot make it leave the workspace.
 // (As with os.Root itself, a directory that another process moves out of
@@ -91,6 +98,11 @@ const (
 	// Start-up cleanup bounds.
 	maxCleanupDepth   = 32
 	maxCleanupEntries = 500_000
+	// DefaultCleanupMinAge is Options.CleanupMinAge when unset: a temporary
+	// file lives from the start of a write to its rename, which takes
+	// seconds even for a large file on a slow volume, so one an hour old
+	// is a leftover, not another process's write in progress.
+	DefaultCleanupMinAge = time.Hour
 
 	oNonblock = syscall.O_NONBLOCK
 )
@@ -108,10 +120,11 @@ type Options struct {
 	// ".git" (which "!.git" lifts). See deny.go for the syntax.
 	Deny []string
 	// CleanupMinAge makes Open leave temporary files younger than this in
-	// place. Zero removes them all, which is right when one process owns
-	// the workspace; set it (to a minute, say) when several processes write
-	// the same directory, so one's start-up does not delete another's write
-	// in progress.
+	// place, so that a process starting on a directory that others write
+	// too (replicas on a shared volume) does not delete their writes in
+	// progress. Zero means DefaultCleanupMinAge; negative removes them all,
+	// whatever their age, which is right only when this process alone
+	// writes the workspace.
 	CleanupMinAge time.Duration
 }
 
@@ -137,14 +150,15 @@ type Workspace struct {
 
 // hooks let tests act between the steps of an operation. Nil in production.
 type hooks struct {
-	afterCheck   func(rel string)                           // checks done, before any change
-	write        func(f *os.File, data []byte) (int, error) // replaces f.Write for the temporary file
-	beforeRename func(tmpRel, rel string) error             // temporary file complete
+	afterCheck     func(rel string)                           // checks done, before any change
+	write          func(f *os.File, data []byte) (int, error) // replaces f.Write for the temporary file
+	beforeRename   func(tmpRel, rel string) error             // temporary file complete
+	beforeReadlink func(rel string)                           // a link seen by lstat, before reading it
 }
 
 // Open opens dir as a workspace: it resolves it, opens it as an os.Root,
 // reads its .toolguardignore and removes the temporary files a crash may
-// have left (see removeTemps).
+// have left, those older than Options.CleanupMinAge (see removeTemps).
 func Open(dir string, opts Options) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -188,7 +202,14 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	w.policy.file.Store(st)
-	w.removeTemps(opts.CleanupMinAge)
+	minAge := opts.CleanupMinAge
+	switch {
+	case minAge == 0:
+		minAge = DefaultCleanupMinAge
+	case minAge < 0:
+		minAge = 0
+	}
+	w.removeTemps(minAge)
 	return w, nil
 }
 
@@ -215,8 +236,10 @@ func (w *Workspace) useInstead() string {
 // Resolve maps a path as a model wrote it (relative to the workspace root,
 // or absolute under the agent's or the server's view of the root) to a
 // cleaned workspace-relative slash path ("." for the root itself), or
-// refuses it (INVALID_PATH, OUTSIDE_WORKSPACE, DENIED_PATH). It looks at no
-// file but .toolguardignore; ReadFile and the other methods apply the file
+// refuses it (INVALID_PATH, OUTSIDE_WORKSPACE, DENIED_PATH; NOT_REGULAR for
+// a path that ends with "/", "/." or "/..", which names a directory, as it
+// does to the kernel, and every method works on files). It looks at no file
+// but .toolguardignore; ReadFile and the other methods apply the file
 // checks. Every method resolves its path arguments itself, so passing
 // Resolve's result to them is fine (Resolve is idempotent).
 func (w *Workspace) Resolve(p string) (string, error) {
@@ -227,7 +250,33 @@ func (w *Workspace) Resolve(p string) (string, error) {
 	if err := w.checkDeny(p, rel); err != nil {
 		return "", err
 	}
+	if err := namesDirectory(p, rel); err != nil {
+		return "", err
+	}
 	return rel, nil
+}
+
+// namesDirectory refuses a path whose spelling names a directory: a
+// trailing "/" would otherwise be dropped by cleaning, and "f.txt/" would
+// write f.txt.
+func namesDirectory(p, rel string) error {
+	q := toSlash(p)
+	var end string
+	for _, e := range []string{"/", "/.", "/.."} {
+		if strings.HasSuffix(q, e) {
+			end = e
+		}
+	}
+	if end == "" {
+		return nil
+	}
+	msg := fmt.Sprintf("path %q ends with %q, so it names a directory; toolguard reads and writes files only", p, end)
+	if end != "/.." && rel != "." {
+		msg += fmt.Sprintf(". To name the file, drop the trailing %q: %q", end, rel)
+	} else {
+		msg += ". Give the path of a file"
+	}
+	return refuse(CodeNotRegular, rel, msg, nil)
 }
 
 func (w *Workspace) clean(p string) (string, error) {
@@ -245,6 +294,10 @@ func (w *Workspace) clean(p string) (string, error) {
 			}
 			return "", refuse(CodeInvalidPath, p, fmt.Sprintf("path %q contains %s at byte %d; file paths cannot contain it", p, what, i), nil)
 		}
+	}
+	if i := strings.IndexByte(p, '\\'); i >= 0 && os.PathSeparator != '\\' {
+		return "", refuse(CodeInvalidPath, p, fmt.Sprintf(
+			"path %q contains a backslash at byte %d; toolguard separates directories with \"/\" only. Write %q", p, i, strings.ReplaceAll(p, `\`, "/")), nil)
 	}
 	q := toSlash(p)
 	comps := strings.Split(q, "/")
@@ -561,6 +614,9 @@ func (w *Workspace) followLink(orig string, dir *os.Root, name, rel string, hops
 	if hops >= maxSymlinkHops {
 		return "", refuse(CodeSymlink, rel, fmt.Sprintf("%q is a chain of more than %d symbolic links, or a loop; write to the real file path instead", orig, maxSymlinkHops), nil)
 	}
+	if w.hooks.beforeReadlink != nil {
+		w.hooks.beforeReadlink(rel)
+	}
 	dest, err := dir.Readlink(name)
 	if err != nil {
 		return "", w.ioError("readlink", orig, rel, err)
@@ -667,6 +723,9 @@ func (w *Workspace) ioError(op, orig, rel string, err error) error {
 	case errors.Is(err, fs.ErrNotExist) && op == "create":
 		// The directory, held open since the checks, was removed.
 		return refuse(CodeConflict, rel, fmt.Sprintf("the directory of %q was removed or replaced while toolguard was writing; look at the workspace again and retry", orig), err)
+	case op == "readlink" && errors.As(err, &errno) && errno == syscall.EINVAL:
+		// No longer a link: replaced since its lstat.
+		return refuse(CodeConflict, rel, fmt.Sprintf("file %q changed while toolguard was reading it (a symbolic link was replaced); read it again and retry", orig), err)
 	case strings.Contains(err.Error(), "path escapes from parent"):
 		return refuse(CodeSymlink, rel, fmt.Sprintf("path %q leads out of the workspace through a symbolic link; toolguard does not follow links out of the workspace. Write to the real file path instead", orig), err)
 	case errors.As(err, &errno) && errno == syscall.ELOOP:
@@ -675,6 +734,22 @@ func (w *Workspace) ioError(op, orig, rel string, err error) error {
 		return refuse(CodeNotRegular, rel, fmt.Sprintf("path %q goes through a file where a directory is needed", orig), err)
 	case errors.As(err, &errno) && errno == syscall.ENAMETOOLONG:
 		return refuse(CodeInvalidPath, rel, fmt.Sprintf("path %q is too long for the file system", orig), err)
+	}
+	return ioFailure(op, rel, err)
+}
+
+// ioFailure wraps a failed file system call that is no refusal, marking a
+// full or read-only file system (ErrFull, ErrReadOnly): the caller can then
+// tell the environment's fault from the server's.
+func ioFailure(op, rel string, err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		switch errno {
+		case syscall.ENOSPC, syscall.EDQUOT:
+			return fmt.Errorf("workspace: %s %s: %w: %w", op, rel, ErrFull, err)
+		case syscall.EROFS:
+			return fmt.Errorf("workspace: %s %s: %w: %w", op, rel, ErrReadOnly, err)
+		}
 	}
 	return fmt.Errorf("workspace: %s %s: %w", op, rel, err)
 }
@@ -733,128 +808,4 @@ func statField(fi fs.FileInfo, name string) (uint64, bool) {
 		return uint64(f.Int()), true
 	}
 	return 0, false
-}
-
-// Lock locks the given workspace-relative paths (as Resolve returns them)
-// for the caller, in sorted order so that callers locking overlapping sets
-// cannot deadlock, and returns the function that unlocks them (calling it
-// more than once is harmless). Locks are per path, in process: concurrent
-// calls on one path are serialised; other processes are not held off (use
-// WriteOptions.ExpectedSHA256 to detect their changes). Paths that name the
-// same file through a symbolic link are different paths here.
-func (w *Workspace) Lock(rels ...string) (unlock func()) {
-	keys := make([]string, len(rels))
-	for i, r := range rels {
-		keys[i] = path.Clean(toSlash(r))
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	entries := make([]*lockEntry, len(keys))
-	for i, k := range keys {
-		e := w.locks.acquire(k)
-		e.mu.Lock()
-		entries[i] = e
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			for i := len(keys) - 1; i >= 0; i-- {
-				entries[i].mu.Unlock()
-				w.locks.release(keys[i], entries[i])
-			}
-		})
-	}
-}
-
-// lockTable holds one mutex per locked path, with a count of the callers
-// holding or waiting for it; an entry is deleted when its count drops to
-// zero, so the table only holds paths in use.
-type lockTable struct {
-	mu sync.Mutex
-	m  map[string]*lockEntry
-}
-
-type lockEntry struct {
-	mu   sync.Mutex
-	refs int
-}
-
-func (t *lockTable) acquire(k string) *lockEntry {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.m == nil {
-		t.m = make(map[string]*lockEntry)
-	}
-	e := t.m[k]
-	if e == nil {
-		e = &lockEntry{}
-		t.m[k] = e
-	}
-	e.refs++
-	return e
-}
-
-func (t *lockTable) release(k string, e *lockEntry) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if e.refs--; e.refs == 0 {
-		delete(t.m, k)
-	}
-}
-
-func (t *lockTable) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.m)
-}
-
-// removeTemps deletes the temporary files (.toolguard-tmp-*) a crash left
-// behind. It walks the workspace through the Root without following
-// symbolic links, skips .git directories (toolguard never writes there),
-// goes at most 32 directories deep and looks at most at 500,000 entries, so
-// a huge tree costs a bounded start-up. Files younger than minAge are kept.
-// Failures are ignored: cleanup is best effort.
-func (w *Workspace) removeTemps(minAge time.Duration) {
-	type dir struct {
-		rel   string
-		depth int
-	}
-	stack := []dir{{".", 0}}
-	seen := 0
-	for len(stack) > 0 && seen < maxCleanupEntries {
-		d := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		f, err := w.root.Open(d.rel)
-		if err != nil {
-			continue
-		}
-		for seen < maxCleanupEntries {
-			ents, err := f.ReadDir(512)
-			for _, e := range ents {
-				seen++
-				name := e.Name()
-				child := name
-				if d.rel != "." {
-					child = d.rel + "/" + name
-				}
-				switch {
-				case e.IsDir():
-					if name != ".git" && d.depth+1 < maxCleanupDepth {
-						stack = append(stack, dir{child, d.depth + 1})
-					}
-				case e.Type().IsRegular() && strings.HasPrefix(name, tempPrefix):
-					if minAge > 0 {
-						if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < minAge {
-							continue
-						}
-					}
-					_ = w.root.Remove(child)
-				}
-			}
-			if err != nil {
-				break
-			}
-		}
-		f.Close()
-	}
 }

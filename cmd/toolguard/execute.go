@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"google.golang.org/protobuf/proto"
 
@@ -28,19 +29,29 @@ func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // out (or would be, with --dry-run), 1 when it was not (the verdict says
 // why), 2 for a bad command line, input or workspace.
 func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := service.DefaultConfig()
 	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("workspace", ".", "workspace `directory`")
+	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
 	model := fs.String("model", "", "model id, selects model-specific fixes")
 	form := fs.String("form", "json", "form of stdin: json, params or xml")
-	agentRoot := fs.String("agent-root", "", "the workspace root as the agent sees it (absolute `path`)")
+	bindSetting(fs, &cfg, "agent-root")
+	// A server's deny list, read from the same variable as serve's, so a
+	// call checked offline where the server's environment is set gets the
+	// server's policy.
+	withEnv := []setting[service.Config]{serveSetting("deny")}
+	bindSettings(fs, withEnv, &cfg)
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
 	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")
 	partial := fs.Bool("partial", false, "apply the edits that can be applied (edit only)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind)
 		fs.PrintDefaults()
+	}
+	if err := applyEnv(withEnv, &cfg, os.LookupEnv); err != nil {
+		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
+		return 2
 	}
 	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
@@ -51,8 +62,6 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2
 	}
-	cfg := service.DefaultConfig()
-	cfg.Workspace, cfg.AgentRoot = *dir, *agentRoot
 	g, cleanup, err := service.NewGuard(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
@@ -70,6 +79,11 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		ex, err = g.ExecuteEdit(context.Background(), req)
 	}
 	if err != nil {
+		if msg, ok := service.WorkspaceStorageMessage(err); ok {
+			// The sentence first: the cause alone reads like a bug.
+			fmt.Fprintf(stderr, "toolguard %s: %s\n(%v)\n", kind, msg, err)
+			return 2
+		}
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 func TestWriteAndEditCommands(t *testing.T) {
@@ -40,6 +42,85 @@ func TestWriteAndEditCommands(t *testing.T) {
 			got, err := os.ReadFile(filepath.Join(ws, "a.py"))
 			if err != nil || string(got) != tc.wantFile {
 				t.Errorf("a.py = %q, %v; want %q", got, err, tc.wantFile)
+			}
+		})
+	}
+}
+
+// TestExecuteStorageErrors: a full or read-only workspace is reported on
+// stderr in a sentence saying nothing was written, with exit status 2.
+func TestExecuteStorageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		dir        func(t *testing.T, prepared string) string
+	}{
+		{"disk full", "disk is full", func(t *testing.T, prepared string) string {
+			dir := workspacetest.SmallTmpfs(t, 64<<10)
+			if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}},
+		{"read-only", "read-only file system", func(t *testing.T, prepared string) string {
+			return workspacetest.ReadOnly(t, prepared)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prepared := t.TempDir()
+			if err := os.WriteFile(filepath.Join(prepared, "a.txt"), []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ws := tc.dir(t, prepared)
+			in := `{"path":"a.txt","content":"` + strings.Repeat("x", 256<<10) + `"}`
+			var out, errOut strings.Builder
+			code := run([]string{"write", "--workspace", ws, "--tool", "write_to_file"}, strings.NewReader(in), &out, &errOut)
+			if code != 2 || !strings.Contains(errOut.String(), tc.want) || !strings.Contains(errOut.String(), "nothing was written") {
+				t.Fatalf("exit %d, stderr %q", code, errOut.String())
+			}
+			if got, err := os.ReadFile(filepath.Join(ws, "a.txt")); err != nil || string(got) != "old\n" {
+				t.Errorf("a.txt = %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestExecuteDeny: write and edit take serve's --deny and its variable
+// TOOLGUARD_DENY (the flag wins), so a server's deny list applies offline.
+func TestExecuteDeny(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      string // TOOLGUARD_DENY; "" unset
+		args     []string
+		stdin    string
+		wantCode int
+		wantOut  string
+	}{
+		{"no deny list", "", []string{"write", "--tool", "write_to_file"}, `{"path":"secret/a.txt","content":"x"}`, 0, `FILE_CHANGE_KIND_CREATED`},
+		{"--deny", "", []string{"write", "--tool", "write_to_file", "--deny", "secret/**,*.pem"}, `{"path":"secret/a.txt","content":"x"}`, 1, `DENIED_PATH`},
+		{"--deny in another case", "", []string{"write", "--tool", "write_to_file", "--deny", "secret/**"}, `{"path":"SECRET/a.txt","content":"x"}`, 1, `DENIED_PATH`},
+		{"--deny on edit", "", []string{"edit", "--tool", "edit", "--deny", "*.pem"}, `{"path":"k.pem","old_text":"a","new_text":"b"}`, 1, `DENIED_PATH`},
+		{"TOOLGUARD_DENY", "secret/**", []string{"write", "--tool", "write_to_file"}, `{"path":"secret/a.txt","content":"x"}`, 1, `DENIED_PATH`},
+		{"--deny wins over TOOLGUARD_DENY", "secret/**", []string{"write", "--tool", "write_to_file", "--deny", "*.pem"}, `{"path":"secret/a.txt","content":"x"}`, 0, `FILE_CHANGE_KIND_CREATED`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("TOOLGUARD_DENY", tc.env)
+			} else {
+				t.Setenv("TOOLGUARD_DENY", "") // counts as unset
+			}
+			ws := t.TempDir()
+			if err := os.WriteFile(filepath.Join(ws, "k.pem"), []byte("a\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out, errOut strings.Builder
+			code := run(append(tc.args, "--workspace", ws), strings.NewReader(tc.stdin), &out, &errOut)
+			if code != tc.wantCode || !strings.Contains(out.String(), tc.wantOut) {
+				t.Fatalf("exit %d (want %d), stdout lacks %q:\n%s\nstderr %s", code, tc.wantCode, tc.wantOut, out.String(), errOut.String())
+			}
+			_, err := os.Stat(filepath.Join(ws, "secret", "a.txt"))
+			if created := err == nil; created != (tc.wantCode == 0) {
+				t.Errorf("secret/a.txt created = %v", created)
 			}
 		})
 	}

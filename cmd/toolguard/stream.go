@@ -438,12 +438,18 @@ func (s *frameSource) rest() error {
 
 // bindSetting registers the serve flag name on fs, bound to its cfg field,
 // so the offline commands share its parsing and wording (without the
-// environment twin, which only serve reads).
+// environment twin: see serveSetting for one that has it).
 func bindSetting(fs *flag.FlagSet, cfg *service.Config, name string) {
+	s := serveSetting(name)
+	fs.Var(s.value(cfg), s.flag, s.usage)
+}
+
+// serveSetting returns serve's setting name, for an offline command that
+// takes it too.
+func serveSetting(name string) setting[service.Config] {
 	for _, s := range serveSettings {
 		if s.flag == name {
-			fs.Var(s.value(cfg), s.flag, s.usage)
-			return
+			return s
 		}
 	}
 	panic("no serve setting " + name)
