@@ -2,6 +2,7 @@ package repair
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -205,7 +206,11 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 // TRUNCATED, so the call is never executed.
 func (p *pipeline) repairJSON(text, param string) (any, bool) {
 	r, err := RepairJSON(text, JSONOptions{Keys: p.toolKeys()})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrTooDeep):
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
+		return nil, false
+	case err != nil:
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
 		return nil, false
 	}
