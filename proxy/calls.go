@@ -142,17 +142,20 @@ func (p *Proxy) decide(c callInfo, v *guard.Verdict) decision {
 	}
 	// A repeated call is the session's business, not the arguments': it
 	// is counted, but the call is judged without it.
-	var violations []repair.Violation
-	for _, x := range v.Violations {
-		if x.Code != repair.CodeRepeatedCall {
-			violations = append(violations, x)
-		}
-	}
+	codes := slices.DeleteFunc(v.ViolationCodes(), func(c string) bool { return c == repair.CodeRepeatedCall })
 	argsChanged := slices.ContainsFunc(v.Repairs, func(r repair.Repair) bool { return r.Code != repair.CodeToolAlias })
 	nameChanged := v.ToolName != c.name
-	usable := len(violations) == 0 || (!p.cfg.Strict && v.ArgumentsJSON != nil)
+	usable := len(codes) == 0 || (!p.cfg.Strict && v.ArgumentsJSON != nil)
 	if !usable {
-		return p.failure(fmt.Sprintf("tool call %d (%s) is not valid and could not be repaired: %s", c.index, v.ToolName, strings.Join(violationCodes(violations), ", ")))
+		msg := fmt.Sprintf("tool call %d (%s) is not valid and could not be repaired: %s", c.index, v.ToolName, strings.Join(codes, ", "))
+		if v.ViolationsOmitted > 0 {
+			problems := len(v.Violations) + v.ViolationsOmitted
+			if v.Has(repair.CodeRepeatedCall) {
+				problems--
+			}
+			msg += fmt.Sprintf(" (%d problems)", problems)
+		}
+		return p.failure(msg)
 	}
 	if !argsChanged && !nameChanged {
 		return decision{action: actionUnchanged}
@@ -185,7 +188,10 @@ func (p *Proxy) record(rs *request, c callInfo, v *guard.Verdict, d decision) de
 		zap.String("action", string(d.action)),
 	}
 	if v != nil {
-		fields = append(fields, zap.Strings("repairs", repairCodes(v.Repairs)), zap.Strings("violations", violationCodes(v.Violations)))
+		fields = append(fields, zap.Strings("repairs", repairCodes(v.Repairs)), zap.Strings("violations", v.ViolationCodes()))
+		if v.ViolationsOmitted > 0 {
+			fields = append(fields, zap.Int("violations_omitted", v.ViolationsOmitted))
+		}
 		if !v.Mistakes.NotCounted {
 			fields = append(fields, zap.Uint32("consecutive_mistakes", v.Mistakes.Consecutive), zap.Bool("limit_reached", v.Mistakes.LimitReached))
 		}
@@ -218,10 +224,6 @@ func (p *Proxy) record(rs *request, c callInfo, v *guard.Verdict, d decision) de
 
 func repairCodes(rs []repair.Repair) []string {
 	return uniqueCodes(rs, func(r repair.Repair) string { return r.Code })
-}
-
-func violationCodes(vs []repair.Violation) []string {
-	return uniqueCodes(vs, func(v repair.Violation) string { return v.Code })
 }
 
 // uniqueCodes returns the codes of xs, each once, in order of first use.

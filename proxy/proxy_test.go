@@ -189,6 +189,36 @@ func TestStrictAndFallback(t *testing.T) {
 	}
 }
 
+// TestRefusalCountsProblems: a refusal names every kind of problem and,
+// past the verdict's cap, how many there are.
+func TestRefusalCountsProblems(t *testing.T) {
+	tests := []struct {
+		keys int
+		want string
+		not  string
+	}{
+		{3, "could not be repaired: UNEXPECTED_PARAM", "problems"},
+		{repair.MaxViolations + 10, fmt.Sprintf("could not be repaired: UNEXPECTED_PARAM (%d problems)", repair.MaxViolations+10), ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.keys), func(t *testing.T) {
+			args := `{"path":"a.txt","content":"x"`
+			for i := range tt.keys {
+				args += fmt.Sprintf(`,"unknown_%03d":1`, i)
+			}
+			args += "}"
+			tp := newTestProxy(t, jsonUpstream(openAIBody("Write", args, "tool_calls"), nil), func(c *Config) { c.Strict, c.Fallback = true, false })
+			resp, body := tp.post(t, apiPath("openai"), requestBody("openai", false, true), nil)
+			if resp.StatusCode != http.StatusBadGateway || !bytes.Contains(body, []byte(tt.want)) {
+				t.Fatalf("status %d %s; want 502 saying %q", resp.StatusCode, body, tt.want)
+			}
+			if tt.not != "" && bytes.Contains(body, []byte(tt.not)) {
+				t.Errorf("the refusal says %q: %s", tt.not, body)
+			}
+		})
+	}
+}
+
 // recorder is a guard.Observer writing down what it sees.
 type recorder struct {
 	mu    sync.Mutex

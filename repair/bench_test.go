@@ -2,6 +2,7 @@ package repair
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,50 @@ func BenchmarkValidate(b *testing.B) {
 			for b.Loop() {
 				reg.Validate(call, Options{})
 			}
+		})
+	}
+}
+
+// unknownParamsText is a write call carrying n parameters the tool does not
+// declare, after its two real ones.
+func unknownParamsText(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"path":"a.txt","content":"x"`)
+	for i := range n {
+		fmt.Fprintf(&b, `,"unknown_%07d":1`, i)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// BenchmarkUnknownParams measures validation of calls with many unknown
+// parameters against the plain parse of the same text: ns/key should stay
+// flat from 1k to 100k keys, and validation within a small multiple of the
+// parse.
+func BenchmarkUnknownParams(b *testing.B) {
+	reg := mustRegistry(b)
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		text := unknownParamsText(n)
+		call := Call{Name: "write_to_file", Form: FormText, Text: text}
+		b.Run(fmt.Sprintf("parse/keys=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := decodeJSON(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+		})
+		b.Run(fmt.Sprintf("validate/keys=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if reg.Validate(call, Options{}).OK() {
+					b.Fatal("a call with unknown parameters was usable")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
 		})
 	}
 }

@@ -11,6 +11,7 @@ package repair
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // Form is the form a call's arguments arrived in.
@@ -101,6 +102,15 @@ type Violation struct {
 	Message string `json:"message"`
 }
 
+// MaxViolations and MaxRepairs bound the lists of a Result: a call with a
+// million unknown parameters is one mistake, and listing every one would
+// cost the server memory and the model context out of proportion to what
+// it can act on. The rest are counted (ViolationsOmitted, RepairsOmitted).
+const (
+	MaxViolations = 50
+	MaxRepairs    = 50
+)
+
 // Result is the outcome of repairing and validating one call.
 type Result struct {
 	// Tool is the resolved tool, nil when unknown.
@@ -112,32 +122,82 @@ type Result struct {
 	Family string
 	// Args are the normalised arguments; nil when they could not be parsed.
 	// Numbers are json.Number so integers keep their exact value.
-	Args       map[string]any
-	Repairs    []Repair
+	Args map[string]any
+	// Repairs are the changes made, in order: the first MaxRepairs, then
+	// the first of each code not listed yet.
+	Repairs []Repair
+	// RepairsOmitted counts the repairs left out of Repairs.
+	RepairsOmitted int
+	// Violations are the problems found, the first MaxViolations of them.
 	Violations []Violation
+	// ViolationsOmitted counts the problems found beyond Violations.
+	ViolationsOmitted int
+	// omittedCodes are the codes of the omitted violations, each once, so
+	// Has still sees them.
+	omittedCodes []string
 }
 
 // OK reports whether the call is usable.
-func (r *Result) OK() bool { return len(r.Violations) == 0 }
+func (r *Result) OK() bool { return len(r.Violations) == 0 && r.ViolationsOmitted == 0 }
 
-// Has reports whether the result holds a violation with the given code.
+// Has reports whether the result holds a violation with the given code,
+// listed or omitted.
 func (r *Result) Has(code string) bool {
 	for _, v := range r.Violations {
 		if v.Code == code {
 			return true
 		}
 	}
-	return false
+	return slices.Contains(r.omittedCodes, code)
 }
 
+// OmittedCodes returns the codes of the omitted violations, each once. The
+// result is shared with r and must not be modified.
+func (r *Result) OmittedCodes() []string { return r.omittedCodes }
+
+// ViolationCodes returns the codes of every violation, listed or omitted,
+// each once, in order of first use.
+func (r *Result) ViolationCodes() []string {
+	var out []string
+	for _, v := range r.Violations {
+		if !slices.Contains(out, v.Code) {
+			out = append(out, v.Code)
+		}
+	}
+	for _, c := range r.omittedCodes {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// repair records a change. Past MaxRepairs only the first repair of each
+// code is listed, so every kind of change made stays visible.
 func (r *Result) repair(code, param, detail string) {
+	if len(r.Repairs) >= MaxRepairs && slices.ContainsFunc(r.Repairs, func(x Repair) bool { return x.Code == code }) {
+		r.RepairsOmitted++
+		return
+	}
 	r.Repairs = append(r.Repairs, Repair{Code: code, Param: param, Detail: detail})
 }
 
-// Violate adds a violation. Front ends use it for problems found outside the
-// pure pipeline (a repeated call, a path outside the workspace).
+// Violate adds a violation, or counts it once MaxViolations are listed.
+// Front ends use it for problems found outside the pure pipeline (a
+// repeated call, a path outside the workspace).
 func (r *Result) Violate(code, param, message string) {
+	if len(r.Violations) >= MaxViolations {
+		r.omit(code)
+		return
+	}
 	r.Violations = append(r.Violations, Violation{Code: code, Param: param, Message: message})
+}
+
+func (r *Result) omit(code string) {
+	r.ViolationsOmitted++
+	if !slices.Contains(r.omittedCodes, code) {
+		r.omittedCodes = append(r.omittedCodes, code)
+	}
 }
 
 func joinPath(base, name string) string {

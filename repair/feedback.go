@@ -21,6 +21,20 @@ func (m Mistakes) LimitReached() bool { return m.Limit > 0 && m.Consecutive >= m
 // to recognise it, short enough for a model's context.
 const previewLen = 60
 
+// Feedback stays within MaxFeedbackBytes whatever the call: the problems,
+// the received parameters and the usage example each have a budget, and
+// what does not fit is counted, not listed.
+const (
+	MaxFeedbackBytes = 8 << 10
+
+	problemsBytes = 3 << 10
+	problemBytes  = 512
+	receivedBytes = 1 << 10
+	// receivedUnexpected bounds the unexpected parameters Received names.
+	receivedUnexpected = 10
+	exampleBytes       = 3 << 10
+)
+
 // Feedback returns the text to hand back to the model as the tool result of
 // an unusable call: what is wrong, what was received, a correct usage
 // example in the call's own format (XML for XML and split-parameter calls,
@@ -31,10 +45,8 @@ func Feedback(res *Result, m Mistakes) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Error: the %s tool call could not be used.\n", res.ToolName)
-	for _, v := range res.Violations {
-		fmt.Fprintf(&b, "- %s\n", v.Message)
-	}
+	fmt.Fprintf(&b, "Error: the %s tool call could not be used.\n", clipText(res.ToolName, maxQuoted))
+	writeProblems(&b, res)
 	if res.Tool != nil && res.Args != nil {
 		fmt.Fprintf(&b, "Received: %s\n", received(res))
 	}
@@ -46,14 +58,46 @@ func Feedback(res *Result, m Mistakes) string {
 	if res.Tool != nil {
 		v := res.Tool.view(res.Family)
 		if res.Form == FormText {
-			fmt.Fprintf(&b, "\nCorrect usage (JSON arguments of %s):\n%s\n", res.Tool.Name(), v.jsonBlock(v.example()))
+			fmt.Fprintf(&b, "\nCorrect usage (JSON arguments of %s):\n%s\n", res.Tool.Name(), clipExample(v.jsonBlock(v.example())))
 		} else {
-			fmt.Fprintf(&b, "\nCorrect usage:\n%s", v.xmlBlock(v.example()))
+			fmt.Fprintf(&b, "\nCorrect usage:\n%s", clipExample(v.xmlBlock(v.example())))
 		}
 	}
 	b.WriteString("\n")
 	b.WriteString(escalation(m))
 	return b.String()
+}
+
+// writeProblems lists the violations that fit problemsBytes, then says how
+// many more there are.
+func writeProblems(b *strings.Builder, res *Result) {
+	used, listed := 0, 0
+	for _, v := range res.Violations {
+		line := "- " + clipText(v.Message, problemBytes) + "\n"
+		if listed > 0 && used+len(line) > problemsBytes {
+			break
+		}
+		b.WriteString(line)
+		used += len(line)
+		listed++
+	}
+	if more := len(res.Violations) - listed + res.ViolationsOmitted; more > 0 {
+		fmt.Fprintf(b, "- … and %d more problems not listed here. Compare your call with the usage example below, "+
+			"parameter by parameter, and fix them all before calling again.\n", more)
+	}
+}
+
+// clipExample bounds a usage example, which a tool sent with a request may
+// make as large as it likes, cutting it at a line end.
+func clipExample(s string) string {
+	if len(s) <= exampleBytes {
+		return s
+	}
+	cut := s[:exampleBytes]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i+1]
+	}
+	return cut + "… (example shortened; see the tool definition for the rest)\n"
 }
 
 // escalation is the closing advice: plain at the first mistake, firmer at
@@ -76,26 +120,40 @@ func escalation(m Mistakes) string {
 }
 
 // received summarises the arguments as the tool saw them: every parameter
-// of the tool (missing and empty ones marked) and any unexpected one.
+// of the tool (missing and empty ones marked) and the first unexpected
+// ones, within receivedBytes.
 func received(res *Result) string {
 	t := res.Tool
 	v := t.view(res.Family)
+	props := propsOf(t.schema)
 	var parts []string
 	for _, p := range t.order {
-		val, ok := res.Args[p]
-		switch {
-		case !ok:
-			parts = append(parts, v.name(p)+"=<missing>")
-		default:
-			parts = append(parts, v.name(p)+"="+preview(val))
+		name := clipText(v.name(p), maxQuoted)
+		if val, ok := res.Args[p]; ok {
+			parts = append(parts, name+"="+preview(val))
+		} else {
+			parts = append(parts, name+"=<missing>")
 		}
 	}
-	for _, k := range orderedKeys(t, res.Args) {
-		if _, declared := propsOf(t.schema)[k]; !declared {
-			parts = append(parts, k+"="+preview(res.Args[k]))
-		}
+	extra, total := smallestKeys(res.Args, receivedUnexpected, func(k string) bool { _, declared := props[k]; return !declared })
+	for _, k := range extra {
+		parts = append(parts, clipText(k, maxQuoted)+"="+preview(res.Args[k]))
 	}
-	return strings.Join(parts, ", ")
+	var b strings.Builder
+	for i, part := range parts {
+		if i > 0 && b.Len()+len(part) > receivedBytes {
+			fmt.Fprintf(&b, ", … (%d more parameters)", len(parts)-i+total-len(extra))
+			return b.String()
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(part)
+	}
+	if total > len(extra) {
+		fmt.Fprintf(&b, ", … (%d more unexpected parameters)", total-len(extra))
+	}
+	return b.String()
 }
 
 func preview(v any) string {

@@ -1,9 +1,6 @@
 package repair
 
-import (
-	"fmt"
-	"unicode/utf8"
-)
+import "fmt"
 
 // Content-fix repair codes, beside the codes in call.go.
 const (
@@ -46,7 +43,8 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	// Find text first: whether its line numbers were stripped decides for
 	// the replacement text beside it.
 	stripped := false
-	for _, k := range orderedKeys(t, m) {
+	keys := fixableKeys(t, m)
+	for _, k := range keys {
 		if s, ok := m[k].(string); ok && t.find[k] {
 			param := joinPath(path, k)
 			if out, ok := StripLineNumbers(s); ok {
@@ -56,7 +54,7 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 			m[k] = p.fixCommon(s, param, target, false)
 		}
 	}
-	for _, k := range orderedKeys(t, m) {
+	for _, k := range keys {
 		param := joinPath(path, k)
 		switch x := m[k].(type) {
 		case string:
@@ -85,6 +83,25 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	}
 }
 
+// fixableKeys lists the keys of m that a fix may concern, in the order of
+// orderedKeys: strings of find, replace and content parameters, and objects
+// and arrays to look into. Other keys (a call may bring a million) are
+// neither sorted nor visited.
+func fixableKeys(t *Tool, m map[string]any) []string {
+	var keys []string
+	for k, v := range m {
+		switch v.(type) {
+		case string:
+			if t.find[k] || t.replace[k] || t.content[k] {
+				keys = append(keys, k)
+			}
+		case map[string]any, []any:
+			keys = append(keys, k)
+		}
+	}
+	return orderKeys(t, keys)
+}
+
 func (p *pipeline) fixWriteContent(s, param, target string) string {
 	if out, ok := StripCodeFence(s, target); ok {
 		p.res.repair(CodeCodeFenceStripped, param, "removed a Markdown code fence around the whole content")
@@ -103,7 +120,7 @@ func (p *pipeline) fixWriteContent(s, param, target string) string {
 	if line, text, ok := FindPlaceholder(s); ok {
 		p.res.Violate(CodePlaceholderContent, param, fmt.Sprintf(
 			"Line %d of %q is a placeholder (%q), not code: the file would lose what it stands for. Send the complete content, or use an edit tool to change only part of the file.",
-			line, param, truncateRunes(text, 80)))
+			line, param, clipText(text, 80)))
 	}
 	return s
 }
@@ -127,12 +144,4 @@ func (p *pipeline) fixCommon(s, param, target string, written bool) string {
 		}
 	}
 	return s
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

@@ -1,5 +1,7 @@
 package repair
 
+import "errors"
+
 // RepairedJSON is the outcome of RepairJSON.
 type RepairedJSON struct {
 	// Value is the JSON value: map[string]any, []any, string, json.Number,
@@ -28,11 +30,16 @@ type JSONOptions struct {
 // and quotes, comments, smart quotes, bad escapes, raw control characters,
 // code fences and prose around the value, truncation. Valid JSON takes the
 // strict fast path and comes back with no repairs. An error means nothing
-// could be recovered.
+// could be recovered; text nested deeper than MaxJSONDepth, valid or not,
+// is an error wrapping ErrTooDeep.
 func RepairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 	if !plainlyBroken(text) {
-		if v, err := decodeJSON(text); err == nil {
+		v, err := decodeJSON(text)
+		if err == nil {
 			return RepairedJSON{Value: v}, nil
+		}
+		if errors.Is(err, ErrTooDeep) {
+			return RepairedJSON{}, err
 		}
 	}
 	return repairJSON(text, opts)

@@ -3,6 +3,7 @@ package repair
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -27,8 +28,11 @@ func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 		}
 		return r, err
 	}
-	p := &repairParser{s: text, keys: opts.Keys}
+	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1}
 	v, err := p.document()
+	if p.tooDeep >= 0 {
+		return RepairedJSON{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
+	}
 	if err != nil {
 		return RepairedJSON{}, err
 	}
@@ -71,6 +75,8 @@ type repairParser struct {
 	// NUL or other non-text control character, a malformed \u escape.
 	invalid bool
 	depth   int
+	// tooDeep is the offset where nesting passed MaxJSONDepth, or -1.
+	tooDeep int
 	// tuples counts the Python tuples being parsed, inside which ')'
 	// ends an unquoted value.
 	tuples int
@@ -216,8 +222,12 @@ func (p *repairParser) fencedValues() (any, bool) {
 		} else {
 			rest = ""
 		}
-		sub := &repairParser{s: block, keys: p.keys}
-		if v, err := sub.document(); err == nil {
+		sub := &repairParser{s: block, keys: p.keys, tooDeep: -1}
+		v, err := sub.document()
+		if sub.tooDeep >= 0 {
+			p.tooDeep = p.i
+		}
+		if err == nil {
 			values = append(values, v)
 			p.truncated = p.truncated || sub.truncated
 			p.invalid = p.invalid || sub.invalid
@@ -397,10 +407,12 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	if p.eof() {
 		return nil, false
 	}
-	if p.depth >= maxJSONDepth {
-		return nil, false
-	}
 	switch c := p.s[p.i]; {
+	case (c == '{' || c == '[' || c == '(') && p.depth >= MaxJSONDepth:
+		// Nothing past here is parsed: a value cut short at the limit would
+		// pass for the whole one.
+		p.tooDeep, p.i = p.i, len(p.s)
+		return nil, false
 	case c == '{':
 		p.depth++
 		defer func() { p.depth-- }()

@@ -8,16 +8,30 @@ import (
 	"unicode/utf8"
 )
 
-// maxJSONDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxJSONDepth = 512
+// MaxJSONDepth is the deepest nesting of objects and arrays RepairJSON
+// parses, so hostile input cannot exhaust the stack.
+const MaxJSONDepth = 512
+
+// ErrTooDeep is the error, wrapped, of RepairJSON for text whose objects and
+// arrays nest deeper than MaxJSONDepth: no value is returned rather than a
+// value cut short.
+var ErrTooDeep = fmt.Errorf("objects and arrays nest more than %d levels deep", MaxJSONDepth)
 
 // SyntaxError is a strict-JSON parse failure at a byte offset.
 type SyntaxError struct {
 	Offset int
 	Msg    string
+	// err is the sentinel the failure is an instance of (ErrTooDeep).
+	err error
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset) }
+
+func (e *SyntaxError) Unwrap() error { return e.err }
+
+func (p *strictParser) tooDeep() error {
+	return &SyntaxError{Offset: p.i, Msg: ErrTooDeep.Error(), err: ErrTooDeep}
+}
 
 // decodeJSON parses exactly one strict JSON value (RFC 8259) from s. Objects
 // are map[string]any (the last of duplicate keys wins), arrays []any,
@@ -90,8 +104,8 @@ func (p *strictParser) value(depth int) (any, error) {
 }
 
 func (p *strictParser) object(depth int) (any, error) {
-	if depth > maxJSONDepth {
-		return nil, p.errorf("nesting deeper than %d", maxJSONDepth)
+	if depth > MaxJSONDepth {
+		return nil, p.tooDeep()
 	}
 	p.i++ // {
 	m := make(map[string]any, 4)
@@ -137,8 +151,8 @@ func (p *strictParser) object(depth int) (any, error) {
 }
 
 func (p *strictParser) array(depth int) (any, error) {
-	if depth > maxJSONDepth {
-		return nil, p.errorf("nesting deeper than %d", maxJSONDepth)
+	if depth > MaxJSONDepth {
+		return nil, p.tooDeep()
 	}
 	p.i++ // [
 	a := make([]any, 0, 4)

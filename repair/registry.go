@@ -10,7 +10,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
@@ -116,8 +115,17 @@ type Tool struct {
 	keys map[string]bool
 	// order is the order parameters are shown in: required ones in schema
 	// order, then the rest alphabetically.
-	order   []string
+	order []string
+	// rank is each parameter's place in order.
+	rank    map[string]int
 	example map[string]any
+	// folds maps each object schema of the tool (dereferenced) to its
+	// parameter spellings in folded form (foldName) and their canonical
+	// names, so an unknown key costs one lookup, not a pass over every
+	// parameter and alias.
+	folds map[*jsonschema.Schema]map[string]string
+	// maxFold is the length of the longest folded spelling in folds.
+	maxFold int
 }
 
 // Name returns the canonical tool name.
@@ -300,19 +308,33 @@ func (r *Registry) multiplexer(name string) *multiplexer { return r.mux[foldName
 // foldName is the form names are compared in when no exact match exists:
 // models write WriteFile, write-file and write_file for the same thing.
 func foldName(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	return string(appendFold(make([]byte, 0, len(s)), s))
+}
+
+// foldedLen is len(foldName(s)), without building it.
+func foldedLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '_' || c == '-' || c == ' ' {
+			n--
+		}
+	}
+	return n
+}
+
+// appendFold appends the folded form of s to b.
+func appendFold(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '_' || c == '-' || c == ' ':
 		case 'A' <= c && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
+			b = append(b, c+'a'-'A')
 		default:
-			b.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	return b.String()
+	return b
 }
 
 // Compile checks a tool definition and compiles its schema. Shared parameter
@@ -391,7 +413,17 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	for a := range t.aliasOf {
 		t.keys[a] = true
 	}
+	t.folds = foldIndex(schema, t.aliasOf)
+	for _, f := range t.folds {
+		for spelling := range f {
+			t.maxFold = max(t.maxFold, len(spelling))
+		}
+	}
 	t.order = paramOrder(schema)
+	t.rank = make(map[string]int, len(t.order))
+	for i, p := range t.order {
+		t.rank[p] = i
+	}
 	t.example = def.Example
 	if t.example == nil {
 		t.example = synthesizeExample(schema)
@@ -400,8 +432,10 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 }
 
 // canonicalParam returns the canonical name for a parameter spelling at an
-// object whose schema declares props, or "" if the spelling is unknown there.
-func (t *Tool) canonicalParam(name string, props map[string]*jsonschema.Schema) string {
+// object whose schema is s, or "" if the spelling is unknown there.
+func (t *Tool) canonicalParam(name string, s *jsonschema.Schema) string {
+	s = deref(s)
+	props := propsOf(s)
 	if _, ok := props[name]; ok {
 		return name
 	}
@@ -410,18 +444,67 @@ func (t *Tool) canonicalParam(name string, props map[string]*jsonschema.Schema) 
 			return c
 		}
 	}
-	f := foldName(name)
-	for p := range props {
-		if foldName(p) == f {
-			return p
+	folds, ok := t.folds[s]
+	if !ok {
+		return foldsOf(props, t.aliasOf)[foldName(name)] // a schema the index did not reach
+	}
+	n := foldedLen(name)
+	if n > t.maxFold {
+		return "" // longer than any spelling: nothing to fold
+	}
+	var buf [64]byte
+	b := buf[:0]
+	if n > len(buf) {
+		b = make([]byte, 0, n)
+	}
+	return folds[string(appendFold(b, name))]
+}
+
+// foldIndex builds Tool.folds for every object schema reachable from s
+// through properties and items; $ref cycles are walked once.
+func foldIndex(s *jsonschema.Schema, aliasOf map[string]string) map[*jsonschema.Schema]map[string]string {
+	out := map[*jsonschema.Schema]map[string]string{}
+	var walk func(s *jsonschema.Schema)
+	walk = func(s *jsonschema.Schema) {
+		s = deref(s)
+		if s == nil {
+			return
+		}
+		if _, seen := out[s]; seen {
+			return
+		}
+		out[s] = foldsOf(s.Properties, aliasOf)
+		for _, ps := range s.Properties {
+			walk(ps)
+		}
+		walk(itemsOf(s))
+	}
+	walk(s)
+	return out
+}
+
+// foldsOf maps the folded spellings of an object's properties and of their
+// aliases to the canonical names. Properties win over aliases; among equals
+// the smallest spelling wins, so the choice does not depend on map order.
+func foldsOf(props map[string]*jsonschema.Schema, aliasOf map[string]string) map[string]string {
+	out := make(map[string]string, len(props))
+	for _, p := range slices.Sorted(maps.Keys(props)) {
+		f := foldName(p)
+		if _, taken := out[f]; !taken {
+			out[f] = p
 		}
 	}
-	for a, c := range t.aliasOf {
-		if _, ok := props[c]; ok && foldName(a) == f {
-			return c
+	for _, a := range slices.Sorted(maps.Keys(aliasOf)) {
+		c := aliasOf[a]
+		if _, ok := props[c]; !ok {
+			continue
+		}
+		f := foldName(a)
+		if _, taken := out[f]; !taken {
+			out[f] = c
 		}
 	}
-	return ""
+	return out
 }
 
 // ParseToolsFile parses a tools file in YAML or JSON, rejecting unknown
@@ -491,7 +574,7 @@ func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
 // spelling (the name itself, an alias, or the name in another case), or ""
 // when the tool has no such parameter.
 func (t *Tool) CanonicalParam(name string) string {
-	return t.canonicalParam(name, t.schema.Properties)
+	return t.canonicalParam(name, t.schema)
 }
 
 // ParamSpellings returns every spelling of the tool's top-level parameters,

@@ -2,8 +2,10 @@ package repair
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -284,20 +286,17 @@ func (v view) jsonBlock(args map[string]any) string {
 // orderedKeys lists args' keys: the tool's parameters in display order, then
 // any others by name.
 func orderedKeys(t *Tool, args map[string]any) []string {
-	out := make([]string, 0, len(args))
-	seen := make(map[string]bool, len(args))
-	for _, p := range t.order {
-		if _, ok := args[p]; ok {
-			out = append(out, p)
-			seen[p] = true
+	return orderKeys(t, slices.Collect(maps.Keys(args)))
+}
+
+// orderKeys sorts keys as orderedKeys does, in place, and returns them.
+func orderKeys(t *Tool, keys []string) []string {
+	rank := func(k string) int {
+		if r, ok := t.rank[k]; ok {
+			return r
 		}
+		return len(t.order)
 	}
-	var rest []string
-	for k := range args {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	return append(out, rest...)
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b)) })
+	return keys
 }

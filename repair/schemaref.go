@@ -92,9 +92,9 @@ func metaPathError(doc any, pe *fs.PathError) *SchemaRefError {
 func findRefError(doc any, fallback string, match func(resolved string) bool) *SchemaRefError {
 	base, _ := url.Parse(schemaID)
 	if ref, ptr, ok := findRef(doc, base, "", match); ok {
-		return &SchemaRefError{Ref: truncateRunes(ref, maxRefRunes), Keyword: truncateRunes(ptr, maxRefRunes)}
+		return &SchemaRefError{Ref: clipText(ref, maxRefRunes), Keyword: clipText(ptr, maxRefRunes)}
 	}
-	return &SchemaRefError{Ref: truncateRunes(fallback, maxRefRunes)}
+	return &SchemaRefError{Ref: clipText(fallback, maxRefRunes)}
 }
 
 // findRef walks doc depth first, keys in order, so the same schema always
@@ -155,5 +155,5 @@ func escapePointer(k string) string {
 // errors.As still finds what it wraps.
 type clippedError struct{ err error }
 
-func (e clippedError) Error() string { return truncateRunes(e.err.Error(), maxSchemaErrorRunes) }
+func (e clippedError) Error() string { return clipText(e.err.Error(), maxSchemaErrorRunes) }
 func (e clippedError) Unwrap() error { return e.err }

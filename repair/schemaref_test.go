@@ -119,7 +119,7 @@ func TestSchemaRefsOutsideTheSchemaAreRefused(t *testing.T) {
 			"definitions": map[string]any{"a": map[string]any{"$ref": file(tr.secret)}}}, file(tr.secret)},
 		{"in items", objectWith(map[string]any{"type": "array", "items": map[string]any{"$ref": file(tr.secret)}}), file(tr.secret)},
 		{"in allOf", objectWith(map[string]any{"allOf": []any{map[string]any{"$ref": "https://example.com/x"}}}), "https://example.com/x"},
-		{"long", objectWith(map[string]any{"$ref": long}), truncateRunes(long, maxRefRunes)},
+		{"long", objectWith(map[string]any{"$ref": long}), clipText(long, maxRefRunes)},
 	}
 	reg := mustRegistry(t)
 	for _, tt := range tests {

@@ -1,12 +1,15 @@
 package repair
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -112,16 +115,16 @@ func (p *pipeline) run(call Call) {
 		}
 	} else if tool == nil {
 		p.res.Args = args
-		p.res.Violate(CodeUnknownTool, "", fmt.Sprintf("Unknown tool %q. Known tools: %s.", name, strings.Join(p.knownToolNames(), ", ")))
+		p.res.Violate(CodeUnknownTool, "", fmt.Sprintf("Unknown tool %s. Known tools: %s.", quote(name), listNames(p.knownToolNames())))
 		return
 	} else if aliased {
-		p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %q is %q", name, tool.Name()))
+		p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s is %q", quote(name), tool.Name()))
 	}
 	p.res.ToolName = tool.Name()
 	p.res.Tool = tool
 
 	if call.Form == FormXML && !xmlClosed {
-		p.res.Violate(CodeTruncated, "", fmt.Sprintf("The <%s> block was cut off before its closing tag </%s>.", name, name))
+		p.res.Violate(CodeTruncated, "", fmt.Sprintf("The <%s> block was cut off before its closing tag </%s>.", clipText(name, maxQuoted), clipText(name, maxQuoted)))
 	}
 
 	p.normalizeObject(args, tool.schema, "", true)
@@ -159,7 +162,7 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 			p.literal[k] = true
 		}
 		if truncated != "" {
-			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", truncated, truncated))
+			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(truncated, maxQuoted), clipText(truncated, maxQuoted)))
 		}
 		return args, true
 	default:
@@ -205,7 +208,11 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 // TRUNCATED, so the call is never executed.
 func (p *pipeline) repairJSON(text, param string) (any, bool) {
 	r, err := RepairJSON(text, JSONOptions{Keys: p.toolKeys()})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrTooDeep):
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
+		return nil, false
+	case err != nil:
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
 		return nil, false
 	}
@@ -262,7 +269,7 @@ func (p *pipeline) toolKeys() map[string]bool {
 
 // declares reports whether the current tool accepts key at the top level.
 func (p *pipeline) declares(key string) bool {
-	return p.tool != nil && p.tool.canonicalParam(key, propsOf(p.tool.schema)) != ""
+	return p.tool != nil && p.tool.canonicalParam(key, p.tool.schema) != ""
 }
 
 // isContentParam reports whether an XML parameter (any spelling) carries
@@ -271,7 +278,7 @@ func (p *pipeline) isContentParam(name string) bool {
 	if p.tool == nil {
 		return false
 	}
-	return p.tool.content[p.tool.canonicalParam(name, propsOf(p.tool.schema))]
+	return p.tool.content[p.tool.canonicalParam(name, p.tool.schema)]
 }
 
 // unwrap removes the wrappers models put around the real arguments.
@@ -284,7 +291,7 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 				delete(p.literal, rawArgumentsKey)
 				for k, v := range inner {
 					if old, dup := args[k]; dup && !reflect.DeepEqual(old, v) {
-						p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%q given both inside and beside raw_arguments; kept the one inside", k))
+						p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%s given both inside and beside raw_arguments; kept the one inside", quote(k)))
 					}
 					args[k] = v
 					delete(p.literal, k)
@@ -322,15 +329,15 @@ func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any)
 	if t == nil {
 		known := slices.Sorted(maps.Keys(m.tools))
 		if cmd == "" {
-			p.res.Violate(CodeMissingRequired, cp, fmt.Sprintf("Missing required parameter %q for %s: one of %s.", cp, name, strings.Join(known, ", ")))
+			p.res.Violate(CodeMissingRequired, cp, fmt.Sprintf("Missing required parameter %q for %s: one of %s.", cp, clipText(name, maxQuoted), listNames(known)))
 		} else {
-			p.res.Violate(CodeUnsupportedCommand, cp, fmt.Sprintf("Command %q of %s is not supported here; supported: %s.", cmd, name, strings.Join(known, ", ")))
+			p.res.Violate(CodeUnsupportedCommand, cp, fmt.Sprintf("Command %s of %s is not supported here; supported: %s.", quote(cmd), clipText(name, maxQuoted), listNames(known)))
 		}
 		return nil
 	}
 	delete(args, cp)
 	delete(p.literal, cp)
-	p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %q with %s %q is %q", name, cp, cmd, t.Name()))
+	p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s with %s %q is %q", quote(name), cp, cmd, t.Name()))
 	return t
 }
 
@@ -341,14 +348,21 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 	if props == nil {
 		return
 	}
-	if len(m) > 1 {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			p.renameAlias(m, k, props, path, top)
+	// Renames run in key order so which of two spellings wins does not
+	// depend on map order; only the keys that are spellings of a parameter
+	// are sorted, not every key a call brings.
+	var renames []alias
+	for k := range m {
+		if _, ok := props[k]; ok {
+			continue
 		}
-	} else {
-		for k := range m {
-			p.renameAlias(m, k, props, path, top)
+		if c := p.tool.canonicalParam(k, s); c != "" {
+			renames = append(renames, alias{k, c})
 		}
+	}
+	slices.SortFunc(renames, func(a, b alias) int { return strings.Compare(a.spelling, b.spelling) })
+	for _, a := range renames {
+		p.renameAlias(m, a, path, top)
 	}
 	for k, v := range m {
 		if ps, ok := props[k]; ok {
@@ -357,14 +371,11 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 	}
 }
 
-func (p *pipeline) renameAlias(m map[string]any, k string, props map[string]*jsonschema.Schema, path string, top bool) {
-	if _, ok := props[k]; ok {
-		return
-	}
-	c := p.tool.canonicalParam(k, props)
-	if c == "" {
-		return
-	}
+// alias is a key of an object that spells one of its parameters.
+type alias struct{ spelling, canonical string }
+
+func (p *pipeline) renameAlias(m map[string]any, a alias, path string, top bool) {
+	k, c := a.spelling, a.canonical
 	v := m[k]
 	delete(m, k)
 	lit := top && p.literal[k]
@@ -375,15 +386,15 @@ func (p *pipeline) renameAlias(m map[string]any, k string, props map[string]*jso
 	switch {
 	case !exists:
 		m[c] = v
-		p.res.repair(CodeAliasRenamed, joinPath(path, c), fmt.Sprintf("%q renamed to %q", k, c))
+		p.res.repair(CodeAliasRenamed, joinPath(path, c), fmt.Sprintf("%s renamed to %q", quote(k), c))
 	case reflect.DeepEqual(old, v) || v == "":
-		p.res.repair(CodeDuplicateDropped, joinPath(path, c), fmt.Sprintf("dropped %q, which repeats %q", k, c))
+		p.res.repair(CodeDuplicateDropped, joinPath(path, c), fmt.Sprintf("dropped %s, which repeats %q", quote(k), c))
 		return
 	case old == "":
 		m[c] = v
-		p.res.repair(CodeAliasRenamed, joinPath(path, c), fmt.Sprintf("%q renamed to %q, replacing an empty %q", k, c, c))
+		p.res.repair(CodeAliasRenamed, joinPath(path, c), fmt.Sprintf("%s renamed to %q, replacing an empty %q", quote(k), c, c))
 	default:
-		p.res.Violate(CodeConflictingParams, joinPath(path, c), fmt.Sprintf("Both %q and %q were given, with different values; send only %q.", c, k, c))
+		p.res.Violate(CodeConflictingParams, joinPath(path, c), fmt.Sprintf("Both %q and %s were given, with different values; send only %q.", c, quote(k), c))
 		return
 	}
 	if top && lit {
@@ -437,7 +448,7 @@ func coerce(v any, t jsonTypes, items *jsonschema.Schema) (any, string, bool) {
 		case (t.has(typeInteger) || t.has(typeNumber)) && isJSONNumber(s):
 			n := json.Number(s)
 			if t.has(typeNumber) || isIntegral(n) {
-				return n, fmt.Sprintf("string %q to number", s), true
+				return n, fmt.Sprintf("string %s to number", quote(s)), true
 			}
 		case (t.has(typeArray) || t.has(typeObject)) && looksLikeJSONContainer(s):
 			r, err := RepairJSON(s, JSONOptions{})
@@ -512,36 +523,104 @@ func jsonKind(v any) string {
 var printer = message.NewPrinter(language.English)
 
 // check validates the normalised arguments against the tool's schema and
-// records every problem as a violation, in a stable order.
+// records the problems as violations, in a stable order: the first
+// MaxViolations listed, the rest counted.
 func (p *pipeline) check(args map[string]any) {
-	var found []Violation
+	var found []finding
 	p.checkEmpty(args, p.tool.schema, "", &found)
 	if err := p.tool.schema.Validate(args); err != nil {
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			p.collect(ve, &found)
 		} else {
-			found = append(found, Violation{Code: CodeInvalidValue, Message: err.Error()})
+			found = append(found, finding{code: CodeInvalidValue, msg: err.Error()})
 		}
 	}
-	sort.SliceStable(found, func(i, j int) bool {
-		if found[i].Param != found[j].Param {
-			return found[i].Param < found[j].Param
+	first := firstFindings(found, max(MaxViolations-len(p.res.Violations), 0), p.res.omit)
+	for _, f := range first {
+		p.res.Violate(f.code, f.param, p.message(f))
+	}
+}
+
+// firstFindings returns the first k findings in (param, code) order, each
+// pair once (the validator may report one problem through several
+// branches; the first report wins), and calls omit with the code of every
+// other distinct finding. Past k findings it keeps a bounded buffer and a
+// set instead of sorting them all.
+func firstFindings(found []finding, k int, omit func(code string)) []finding {
+	byKey := func(a, b finding) int {
+		return cmp.Or(strings.Compare(a.param, b.param), strings.Compare(a.code, b.code))
+	}
+	if len(found) <= k {
+		slices.SortStableFunc(found, byKey)
+		return slices.CompactFunc(found, func(a, b finding) bool { return byKey(a, b) == 0 })
+	}
+	type key struct{ param, code string }
+	seen := make(map[key]struct{}, len(found))
+	first := make([]finding, 0, k+1)
+	for _, f := range found {
+		if _, dup := seen[key{f.param, f.code}]; dup {
+			continue
 		}
-		return found[i].Code < found[j].Code
-	})
-	found = slices.CompactFunc(found, func(a, b Violation) bool { return a.Code == b.Code && a.Param == b.Param })
-	p.res.Violations = append(p.res.Violations, found...)
+		seen[key{f.param, f.code}] = struct{}{}
+		if len(first) == k && (k == 0 || byKey(f, first[k-1]) > 0) {
+			omit(f.code)
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(first, f, byKey)
+		first = slices.Insert(first, i, f)
+		if len(first) > k {
+			omit(first[k].code)
+			first = first[:k]
+		}
+	}
+	return first
+}
+
+// finding is a problem the schema check found. Its message is written only
+// if it is listed: a call with a million unknown parameters must not cost a
+// million messages.
+type finding struct {
+	code, param string
+	// loc is the object or value concerned and name the parameter in it,
+	// for the messages that need them.
+	loc, name string
+	err       *jsonschema.ValidationError
+	// msg is a message known when found.
+	msg string
+}
+
+// message writes a finding's message.
+func (p *pipeline) message(f finding) string {
+	switch {
+	case f.msg != "":
+		return f.msg
+	case f.code == CodeUnexpectedParam:
+		return p.unexpectedMessage(f.loc, f.name)
+	case f.code == CodeMissingRequired && f.err == nil:
+		return fmt.Sprintf("Parameter %s is empty; it is required and must have a value.", quote(f.name))
+	case f.code == CodeMissingRequired && f.loc != "":
+		return fmt.Sprintf("Missing required parameter %s in %s.", quote(f.name), quote(f.loc))
+	case f.code == CodeMissingRequired:
+		return fmt.Sprintf("Missing required parameter %s.", quote(f.name))
+	}
+	switch k := f.err.ErrorKind.(type) {
+	case *kind.Type:
+		return fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(f.loc)), wantTypes(k.Want), article(k.Got))
+	default:
+		// The validator's words may quote the value: a part of them is
+		// enough to act on.
+		return fmt.Sprintf("Parameter %s is invalid: %s.", quote(displayParam(f.loc)), clipText(f.err.ErrorKind.LocalizedString(printer), 4*maxQuoted))
+	}
 }
 
 // checkEmpty reports required string parameters given as "" where the
 // parameter does not allow empty: models send an empty value when they lost
 // track of it, which is a missing parameter in all but name.
-func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path string, out *[]Violation) {
+func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path string, out *[]finding) {
 	props := propsOf(s)
 	for _, r := range requiredOf(s) {
 		if v, ok := m[r]; ok && v == "" && !p.tool.allowEmpty[r] {
-			*out = append(*out, Violation{Code: CodeMissingRequired, Param: joinPath(path, r),
-				Message: fmt.Sprintf("Parameter %q is empty; it is required and must have a value.", r)})
+			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(path, r), loc: path, name: r})
 		}
 	}
 	for k, v := range m {
@@ -556,7 +635,7 @@ func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path strin
 			if items := itemsOf(ps); items != nil {
 				for i, e := range x {
 					if obj, ok := e.(map[string]any); ok {
-						p.checkEmpty(obj, items, joinPath(joinPath(path, k), fmt.Sprint(i)), out)
+						p.checkEmpty(obj, items, joinPath(joinPath(path, k), strconv.Itoa(i)), out)
 					}
 				}
 			}
@@ -564,8 +643,8 @@ func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path strin
 	}
 }
 
-// collect maps the validator's error tree onto violations.
-func (p *pipeline) collect(e *jsonschema.ValidationError, out *[]Violation) {
+// collect maps the validator's error tree onto findings.
+func (p *pipeline) collect(e *jsonschema.ValidationError, out *[]finding) {
 	loc := strings.Join(e.InstanceLocation, "/")
 	switch k := e.ErrorKind.(type) {
 	case *kind.Schema, *kind.Group, *kind.Reference:
@@ -574,22 +653,17 @@ func (p *pipeline) collect(e *jsonschema.ValidationError, out *[]Violation) {
 		}
 	case *kind.Required:
 		for _, m := range k.Missing {
-			msg := fmt.Sprintf("Missing required parameter %q.", m)
-			if loc != "" {
-				msg = fmt.Sprintf("Missing required parameter %q in %q.", m, loc)
-			}
-			*out = append(*out, Violation{Code: CodeMissingRequired, Param: joinPath(loc, m), Message: msg})
+			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(loc, m), loc: loc, name: m, err: e})
 		}
 	case *kind.AdditionalProperties:
+		*out = slices.Grow(*out, len(k.Properties))
 		for _, name := range k.Properties {
-			*out = append(*out, Violation{Code: CodeUnexpectedParam, Param: joinPath(loc, name), Message: p.unexpectedMessage(loc, name)})
+			*out = append(*out, finding{code: CodeUnexpectedParam, param: joinPath(loc, name), loc: loc, name: name, err: e})
 		}
 	case *kind.Type:
-		*out = append(*out, Violation{Code: CodeWrongType, Param: loc,
-			Message: fmt.Sprintf("Parameter %q must be %s, not %s.", displayParam(loc), wantTypes(k.Want), article(k.Got))})
+		*out = append(*out, finding{code: CodeWrongType, param: loc, loc: loc, err: e})
 	default:
-		*out = append(*out, Violation{Code: CodeInvalidValue, Param: loc,
-			Message: fmt.Sprintf("Parameter %q is invalid: %s.", displayParam(loc), e.ErrorKind.LocalizedString(printer))})
+		*out = append(*out, finding{code: CodeInvalidValue, param: loc, loc: loc, err: e})
 	}
 }
 
@@ -606,9 +680,9 @@ func (p *pipeline) unexpectedMessage(loc, name string) string {
 	}
 	where := p.tool.Name()
 	if loc != "" {
-		where = fmt.Sprintf("%q", loc)
+		where = quote(loc)
 	}
-	return fmt.Sprintf("Unexpected parameter %q: %s accepts only %s.", name, where, strings.Join(accepted, ", "))
+	return fmt.Sprintf("Unexpected parameter %s: %s accepts only %s.", quote(name), where, listNames(accepted))
 }
 
 // schemaAt returns the schema of the value at path (object keys and array

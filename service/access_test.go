@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/repair"
 )
 
 // Unit tests of the access links, the limits and the JSON pre-scan; the
@@ -253,6 +254,8 @@ func TestValidateAccess(t *testing.T) {
 		{name: "negative rate", edit: func(c *Config) { c.RateLimit = -1 }, wantErr: "rate limit"},
 		{name: "rate without burst", edit: func(c *Config) { c.RateLimit = 5; c.RateBurst = 0 }, wantErr: "rate burst"},
 		{name: "no JSON depth", edit: func(c *Config) { c.MaxJSONDepth = 0 }, wantErr: "JSON depth"},
+		{name: "JSON depth the repair reads", edit: func(c *Config) { c.MaxJSONDepth = repair.MaxJSONDepth }},
+		{name: "JSON depth past the repair's", edit: func(c *Config) { c.MaxJSONDepth = repair.MaxJSONDepth + 1 }, wantErr: "at most 512"},
 		{name: "no streams", edit: func(c *Config) { c.MaxStreams = 0 }, wantErr: "stream limits"},
 	}
 	for _, tt := range tests {

@@ -12,6 +12,8 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
+
+	"github.com/toolguard/toolguard/repair"
 )
 
 // Limits beyond the request checks of requests.go: the open streams
@@ -42,6 +44,11 @@ func (c Config) validateLimits() []error {
 	var errs []error
 	if c.MaxJSONDepth <= 0 {
 		errs = append(errs, errors.New("max JSON depth must be positive"))
+	}
+	if c.MaxJSONDepth > repair.MaxJSONDepth {
+		// Deeper text would pass the request check and then fail to parse:
+		// a model's mistake where the caller's was meant.
+		errs = append(errs, fmt.Errorf("max JSON depth must be at most %d, the deepest the JSON repair reads", repair.MaxJSONDepth))
 	}
 	if c.MaxStreams <= 0 || c.MaxConnStreams == 0 {
 		errs = append(errs, errors.New("stream limits must be positive"))

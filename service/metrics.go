@@ -407,6 +407,11 @@ func (p *productMetrics) Verdict(v *guard.Verdict, tool string) {
 			p.violations.add(1, p.violationCodes.of(x.Code), ti)
 		}
 	}
+	for _, c := range v.OmittedCodes() {
+		if !violationSeen(v.Violations, c) {
+			p.violations.add(1, p.violationCodes.of(c), ti)
+		}
+	}
 	if v.Mistakes.LimitReached {
 		p.limitReached.add(1, fi, 0)
 	}

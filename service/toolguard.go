@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -319,9 +320,15 @@ func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, erro
 	for _, r := range v.Repairs {
 		out.Repairs = append(out.Repairs, &toolguardv1.Repair{Code: r.Code, Param: r.Param, Detail: r.Detail})
 	}
+	if n := v.RepairsOmitted; n > 0 && len(out.Repairs) > 0 {
+		// The API has no count of omitted repairs: the list says it itself.
+		last := out.Repairs[len(out.Repairs)-1]
+		last.Detail += fmt.Sprintf(" (and %d more repairs of the kinds listed, not listed)", n)
+	}
 	for _, x := range v.Violations {
 		out.Violations = append(out.Violations, &toolguardv1.Violation{Code: x.Code, Param: x.Param, Message: x.Message})
 	}
+	out.ViolationsOmitted = uint32(min(uint64(v.ViolationsOmitted), math.MaxUint32))
 	return out, nil
 }
 

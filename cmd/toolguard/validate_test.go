@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,51 @@ tools:
 			}
 			if v.OK != tc.wantOK || v.ToolName != tc.wantTool || v.ArgumentsJSON != tc.wantArgs || v.Mistakes.Limit != 3 {
 				t.Errorf("verdict %+v, want ok=%v tool=%s args=%s", v, tc.wantOK, tc.wantTool, tc.wantArgs)
+			}
+		})
+	}
+}
+
+// TestValidateCommandCountsOmitted: the offline verdict carries the counts
+// of violations and repairs past the caps, as the server's does.
+func TestValidateCommandCountsOmitted(t *testing.T) {
+	unknown := `{"path":"a","content":"b"`
+	var edits []string
+	for i := range 60 {
+		unknown += fmt.Sprintf(`,"unknown_%02d":1`, i)
+		edits = append(edits, fmt.Sprintf(`{"path":"a","old_text":"x%d","new_text":"y","replace_all":"true"}`, i))
+	}
+	tests := []struct {
+		name       string
+		tool       string
+		stdin      string
+		violations int
+		omitted    int
+		repairs    int
+		lastDetail string
+	}{
+		{"60 unknown parameters", "write_to_file", unknown + "}", 50, 10, 0, ""},
+		{"60 coerced flags", "multi_edit", `{"edits":[` + strings.Join(edits, ",") + `]}`, 0, 0, 50, "(and 10 more repairs of the kinds listed, not listed)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			run([]string{"validate", "--tool", tc.tool}, strings.NewReader(tc.stdin), &out, &errOut)
+			var v struct {
+				Repairs []struct {
+					Detail string `json:"detail"`
+				} `json:"repairs"`
+				Violations        []json.RawMessage `json:"violations"`
+				ViolationsOmitted int               `json:"violations_omitted"`
+			}
+			if err := json.Unmarshal([]byte(out.String()), &v); err != nil {
+				t.Fatalf("stdout is not a verdict: %v\n%s%s", err, out.String(), errOut.String())
+			}
+			if len(v.Violations) != tc.violations || v.ViolationsOmitted != tc.omitted || len(v.Repairs) != tc.repairs {
+				t.Errorf("%d violations, %d omitted, %d repairs; want %d, %d, %d", len(v.Violations), v.ViolationsOmitted, len(v.Repairs), tc.violations, tc.omitted, tc.repairs)
+			}
+			if tc.lastDetail != "" && (len(v.Repairs) == 0 || !strings.HasSuffix(v.Repairs[len(v.Repairs)-1].Detail, tc.lastDetail)) {
+				t.Errorf("the last repair does not end with %q: %+v", tc.lastDetail, v.Repairs)
 			}
 		})
 	}

@@ -1,0 +1,90 @@
+package repair
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Whatever a model sends, what toolguard says back stays small: names and
+// values are quoted in part, lists are cut, and the rest is counted. These
+// helpers do the cutting without copying the whole input.
+
+// maxQuoted bounds, in characters, a name or value quoted in a message.
+const maxQuoted = 64
+
+// maxListed bounds the names listed in one message (accepted parameters,
+// known tools).
+const maxListed = 20
+
+// quote returns s quoted as %q does, or for a long s its first maxQuoted
+// characters quoted and its length, so a megabyte key never lands in a
+// message whole.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s… (%d characters)", strconv.Quote(clipRunes(s, maxQuoted)), n)
+}
+
+// clipRunes returns the first n characters of s, reading no further.
+func clipRunes(s string, n int) string {
+	end := 0
+	for range n {
+		if end >= len(s) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	return s[:end]
+}
+
+// listNames joins names for a message, the first maxListed of them and a
+// count of the rest.
+func listNames(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
+}
+
+// smallestKeys returns the k smallest keys of m that keep accepts, sorted,
+// and how many keys it accepts in all. It costs O(len(m)·log k), not a sort
+// of every key.
+func smallestKeys(m map[string]any, k int, keep func(string) bool) ([]string, int) {
+	out := make([]string, 0, k)
+	total := 0
+	for key := range m {
+		if !keep(key) {
+			continue
+		}
+		total++
+		if k <= 0 || len(out) == k && key >= out[k-1] {
+			continue
+		}
+		i, _ := slices.BinarySearch(out, key)
+		if len(out) == k {
+			out = out[:k-1]
+		}
+		out = slices.Insert(out, i, key)
+	}
+	return out, total
+}
+
+// clipText returns s, or its first n characters and an ellipsis.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if c := clipRunes(s, n); len(c) < len(s) {
+		return c + "…"
+	}
+	return s
+}
