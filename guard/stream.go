@@ -28,10 +28,12 @@ type StreamRequest struct {
 	ExecuteOnComplete bool
 	DryRun            bool
 	Partial           bool
-	// MaxCallBytes and MaxParamBytes bound calls and values; zero means
-	// no bound (the service always sets them).
+	// MaxCallBytes and MaxParamBytes bound calls and values, MaxJSONDepth
+	// the nesting of JSON arguments; zero means no bound (the service
+	// always sets them).
 	MaxCallBytes  int
 	MaxParamBytes int
+	MaxJSONDepth  int
 }
 
 // StreamEvent is one event of a stream, for the caller.
@@ -116,7 +118,7 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 		}
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
-	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes}
+	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth}
 	if req.Format == stream.XMLTags {
 		opts.Tools = g.toolTags(req.ToolNames, extra)
 	}

@@ -16,8 +16,8 @@ import (
 type StreamLimits struct {
 	MaxCallBytes  int
 	MaxParamBytes int
-	// MaxJSONDepth bounds the nesting of the start frame's tool schemas; 0
-	// means no bound.
+	// MaxJSONDepth bounds the nesting of the start frame's tool schemas
+	// and of the calls' JSON arguments; 0 means no bound.
 	MaxJSONDepth int
 }
 

@@ -23,16 +23,17 @@ import (
 //     joined previews and errors (chunk invariance, as TestChunkInvariance);
 //   - with limits, the three outcomes are equal too, except for what the
 //     parser showed of a call it then dropped (its start and previews) and
-//     which of CALL_TOO_LARGE and PARAM_TOO_LARGE a call past both limits
-//     reports: both depend on when the parser learns the call is too large,
-//     which depends on the split, and it may not wait to learn it;
+//     which of CALL_TOO_LARGE, PARAM_TOO_LARGE and JSON_TOO_DEEP a call
+//     past several limits reports: both depend on when the parser learns
+//     the call is too large, which depends on the split, and it may not
+//     wait to learn it;
 //   - limits only drop calls: the text, the other calls and their previews
 //     are those of the run without limits.
 //
 // The fuzz arguments are the response (data), the cut points (cuts: the
 // gaps between cuts, each byte+1, cycled; none cuts every byte),
 // lengthLimit for End, and the limits (limits: MaxParamBytes from the low
-// byte, MaxCallBytes from the high byte). For openai and anthropic, data is
+// byte, MaxCallBytes from the high byte, MaxJSONDepth from the whole). For openai and anthropic, data is
 // decoded into text pieces and tool call deltas by decodeDeltas.
 
 func FuzzXMLTags(f *testing.F)   { fuzzFormat(f, XMLTags) }
@@ -48,6 +49,7 @@ func fuzzFormat(f *testing.F, format Format) {
 			f.Add(seed, cuts, false, uint16(0x4020))
 		}
 		f.Add(seed, []byte{3}, true, uint16(0xff00))
+		f.Add(seed, []byte{5}, false, uint16(0xff05)) // nesting up to 6
 	}
 	f.Fuzz(func(t *testing.T, data, cuts []byte, lengthLimit bool, limits uint16) {
 		var pieces []piece
@@ -57,7 +59,8 @@ func fuzzFormat(f *testing.F, format Format) {
 			pieces = []piece{text(string(data))}
 		}
 		free := Options{Tools: xmlTools}
-		bounded := Options{Tools: xmlTools, MaxParamBytes: 1 + int(limits&0xff)*4, MaxCallBytes: 1 + int(limits>>8)*16}
+		bounded := Options{Tools: xmlTools, MaxParamBytes: 1 + int(limits&0xff)*4, MaxCallBytes: 1 + int(limits>>8)*16,
+			MaxJSONDepth: 1 + int(limits%8)}
 		splits := map[string][]piece{
 			"joined": joined(pieces),
 			"cuts":   resplit(pieces, fuzzCuts(cuts)),
@@ -255,6 +258,9 @@ func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 			if c.dropped && c.args != nil {
 				t.Fatalf("dropped call %d still holds its arguments", i)
 			}
+			if opts.MaxJSONDepth > 0 && len(c.scan.stack) > opts.MaxJSONDepth {
+				t.Fatalf("call %d holds %d open brackets, past its limit %d", i, len(c.scan.stack), opts.MaxJSONDepth)
+			}
 		}
 		if len(p.calls.text.pending) >= utf8.UTFMax {
 			t.Fatalf("text pass holds %q", p.calls.text.pending)
@@ -262,6 +268,9 @@ func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 		return
 	}
 	tp := p.text
+	if d := opts.MaxJSONDepth; d > 0 && len(tp.call.scan.stack) > d+1 {
+		t.Fatalf("hermes call holds %d open brackets, past its limit %d and the body's level", len(tp.call.scan.stack), d)
+	}
 	waiting := 2*tp.maxTag + 64 // a tag, or a closing tag and what follows it
 	bound := waiting
 	if tp.state != inProse && !tp.call.dropped {
@@ -378,13 +387,19 @@ func (c *fuzzChecker) event(e Event) {
 		}
 		c.errs = append(c.errs, fuzzError{e.Index, e.Code})
 		switch e.Code {
-		case CodeCallTooLarge, CodeParamTooLarge:
-			limit := c.opts.MaxCallBytes
-			if e.Code == CodeParamTooLarge {
-				limit = c.opts.MaxParamBytes
+		case CodeCallTooLarge, CodeParamTooLarge, CodeJSONTooDeep:
+			want := fmt.Sprintf(" past %d bytes", c.opts.MaxCallBytes)
+			switch e.Code {
+			case CodeParamTooLarge:
+				want = fmt.Sprintf(" past %d bytes", c.opts.MaxParamBytes)
+			case CodeJSONTooDeep:
+				want = fmt.Sprintf("more than %d levels", c.opts.MaxJSONDepth)
+				if c.opts.MaxJSONDepth <= 0 || c.format != Hermes && !c.format.Structured() {
+					t.Errorf("%s in %s with depth limit %d", e.Code, c.format, c.opts.MaxJSONDepth)
+				}
 			}
-			if !strings.Contains(e.Text, fmt.Sprintf(" past %d bytes", limit)) {
-				t.Errorf("%s with limits %d/%d: %s", e.Code, c.opts.MaxCallBytes, c.opts.MaxParamBytes, e.Text)
+			if !strings.Contains(e.Text, want) {
+				t.Errorf("%s with limits %d/%d/%d: %s", e.Code, c.opts.MaxCallBytes, c.opts.MaxParamBytes, c.opts.MaxJSONDepth, e.Text)
 			}
 			if over {
 				t.Errorf("call %d dropped (%s) after it was over", e.Index, e.Code)
@@ -527,7 +542,7 @@ func viewOf(run fuzzRun, drop map[int]bool) view {
 		}
 	}
 	for _, e := range run.errs {
-		if e.Code == CodeCallTooLarge || e.Code == CodeParamTooLarge {
+		if e.Code == CodeCallTooLarge || e.Code == CodeParamTooLarge || e.Code == CodeJSONTooDeep {
 			v.Dropped = append(v.Dropped, e.Index)
 		} else {
 			v.Other = append(v.Other, e)
@@ -592,6 +607,9 @@ func fuzzSeeds(format Format) [][]byte {
 			// limits 0x4020, then the closing tag.
 			`<tool_call>{"name": "a", "arguments": {"n": [` + strings.Repeat("1,", 64) + `</tool_call>`,
 			`<tool_call>{name: "a", arguments: {c: "` + huge + `", ` + long + `: 1, "d": "</tool_call>"}}</tool_call>after`,
+			// Nested past the limit: skipped to the closing tag outside strings.
+			`<tool_call>{"name": "a", "arguments": {"x": [[[[[[[[[[ 'it\'s </tool_call>' "\"</tool_call>" ]]]]]]]]]]}} < </tool_call>after`,
+			`<tool_call>{"name": "a", "arguments": {"x": [{"y": [{"z": [[[[ "</tool_call>`,
 		} {
 			add(text(s))
 		}
@@ -628,6 +646,7 @@ func fuzzSeeds(format Format) [][]byte {
 		add(frag(0, "c0", "w", `{"a": [[[[[[`+long+`]]]]]], "b": {'c': None}, d: True}`))
 		add(done(2), frag(2, "x", "y", "{}"), text("<tool_call>"))
 		add(frag(0, "c0", "w", `{"": "`+huge+`"}`))
+		add(frag(0, "c0", "w", `{"a": [{"b": [[[[[[[[`), frag(1, "c1", "r", `{"x": [[1]]}`), frag(0, "", "", `"]]"]]]]]]]]}]}`), done(0), done(1))
 	}
 	return seeds
 }
