@@ -19,10 +19,11 @@ import (
 // because its answer was too large, or the caller retries a write that
 // already happened. The rules, applied in order:
 //
-//  1. Always: every non-empty content, find or replace value of the
-//     verdict's arguments (content, old_text, new_text, diff, patch, at any
-//     depth), and any string value over LargeValueBytes, is replaced by a
-//     marker and listed in Verdict.Elided.
+//  1. Always: every non-empty value of the tool's content parameters and
+//     of its find and replace text at any depth (content, old_text,
+//     new_text, diff, patch, edits/N/new_text), and any string value over
+//     LargeValueBytes, is replaced by a marker and listed in
+//     Verdict.Elided.
 //  2. A diff over MaxDiffBytes, or one the answer would not fit with, is
 //     elided (Execution.DiffElided).
 //  3. Still too large: whole top-level parameters are elided, largest first.

@@ -191,11 +191,8 @@ func (p *textParser) open(name string, n int) {
 	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
 	p.pos = n
 	c := &p.call
-	// The body wraps the arguments: it may nest one level more.
-	scan := jsonScanner{h: &c.hermes, pos: n}
-	if p.opts.MaxJSONDepth > 0 {
-		scan.maxDepth = p.opts.MaxJSONDepth + 1
-	}
+	// The body wraps the arguments: it may nest one level more (0: none).
+	scan := jsonScanner{h: &c.hermes, pos: n, maxDepth: p.opts.MaxJSONDepth + min(p.opts.MaxJSONDepth, 1)}
 	*c = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}}
 	p.next++
 	switch p.format {
