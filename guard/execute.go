@@ -64,13 +64,17 @@ type FileChange struct {
 	MovedTo        string
 }
 
-// Execution is the outcome of ExecuteWrite or ExecuteEdit.
+// Execution is the outcome of ExecuteWrite or ExecuteEdit. Its verdict's
+// arguments carry no file content and its parts fit the guard's
+// MaxResponseBytes (see elide.go).
 type Execution struct {
 	*Verdict
 	Edits   []EditOutcome
 	Changes []FileChange
-	// Diff is the unified diff of everything changed (or that would be).
-	Diff string
+	// Diff is the unified diff of everything changed (or that would be);
+	// empty with DiffElided set when it was too large for the answer.
+	Diff       string
+	DiffElided *Elision
 	// Applied reports whether anything was written.
 	Applied bool
 	// written counts the bytes of file content written (BytesWritten).
@@ -169,6 +173,9 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	if ran {
 		g.observer.Execution(ex)
 	}
+	if err := g.elide(ex); err != nil {
+		return nil, err
+	}
 	return ex, nil
 }
 
@@ -199,6 +206,9 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 		change.Kind = ChangeModified
 	}
 	ex.Changes = []FileChange{change}
+	if !g.checkAnswer(res, ex) {
+		return nil
+	}
 	if req.DryRun || change.Kind == ChangeUnchanged {
 		return nil
 	}

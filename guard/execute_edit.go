@@ -93,6 +93,7 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 		}
 	}
 	if failed && !req.Partial {
+		g.checkAnswer(res, ex)
 		return nil // all-or-nothing: nothing written, the violations say why
 	}
 	ops = slices.DeleteFunc(ops, func(op *fileOp) bool { return op.skip })
@@ -106,7 +107,7 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 		ex.Changes = append(ex.Changes, op.change())
 	}
 	ex.Diff = strings.Join(diffs, "")
-	if req.DryRun {
+	if !g.checkAnswer(res, ex) || req.DryRun {
 		return nil
 	}
 	return g.commit(ws, res, ops, ex)

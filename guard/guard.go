@@ -35,6 +35,10 @@ type Config struct {
 	DefaultWorkspace string
 	// Match tunes the edit matching ladder.
 	Match workspace.MatchOptions
+	// MaxResponseBytes bounds the answer of an execution (the front end's
+	// send limit): values and the diff are elided to fit (see elide.go).
+	// Zero means no bound; file content is elided from it all the same.
+	MaxResponseBytes int
 	// Observer learns every outcome (for metrics); nil observes nothing.
 	Observer Observer
 	// Uncounted is told about every call that could not be counted because
@@ -55,6 +59,7 @@ type Guard struct {
 	workspaces       map[string]*workspace.Workspace
 	defaultWorkspace string
 	match            workspace.MatchOptions
+	maxResponse      int
 	observer         Observer
 	uncounted        func(sessionID string, err error)
 }
@@ -74,7 +79,7 @@ func New(cfg Config) (*Guard, error) {
 	return &Guard{
 		reg: cfg.Registry, sessions: cfg.Sessions, limit: cfg.MistakeLimit, tools: newToolCache(512),
 		workspaces: cfg.Workspaces, defaultWorkspace: cfg.DefaultWorkspace, match: cfg.Match,
-		observer: observer, uncounted: cfg.Uncounted,
+		maxResponse: cfg.MaxResponseBytes, observer: observer, uncounted: cfg.Uncounted,
 	}, nil
 }
 
@@ -117,6 +122,10 @@ type Verdict struct {
 	// Feedback is the text for the model; empty when the call is usable.
 	Feedback string
 	Mistakes MistakeState
+	// Elided lists the values an execution's answer left out of Args and
+	// ArgumentsJSON, where markers stand for them (see elide.go); empty
+	// for Validate.
+	Elided []Elision
 }
 
 // MistakeState is a session's consecutive-mistake counter against a limit.

@@ -28,10 +28,12 @@ type StreamRequest struct {
 	ExecuteOnComplete bool
 	DryRun            bool
 	Partial           bool
-	// MaxCallBytes and MaxParamBytes bound calls and values; zero means
-	// no bound (the service always sets them).
+	// MaxCallBytes and MaxParamBytes bound calls and values, MaxJSONDepth
+	// the nesting of JSON arguments; zero means no bound (the service
+	// always sets them).
 	MaxCallBytes  int
 	MaxParamBytes int
+	MaxJSONDepth  int
 }
 
 // StreamEvent is one event of a stream, for the caller.
@@ -116,7 +118,7 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 		}
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
-	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes}
+	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth}
 	if req.Format == stream.XMLTags {
 		opts.Tools = g.toolTags(req.ToolNames, extra)
 	}
@@ -313,6 +315,9 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	if ex != nil {
 		ex.Verdict = v
 		s.g.observer.Execution(ex)
+		if err := s.g.elide(ex); err != nil {
+			return nil, err
+		}
 	}
 	s.g.observer.StreamCall(s.req.Format, streamCallOutcome(v, truncated))
 	return append(out, StreamEvent{Kind: stream.EventCallClosed, Index: e.Index, ID: e.ID, Verdict: v, Truncated: truncated, Execution: ex}), nil

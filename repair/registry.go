@@ -141,6 +141,13 @@ func (t *Tool) Def() ToolDef { return t.def }
 // IsContentParam reports whether the canonical parameter carries file content.
 func (t *Tool) IsContentParam(name string) bool { return t.content[name] }
 
+// IsTextParam reports whether a parameter named key holds file content or
+// edit text: a top-level content parameter (top set), or find or replace
+// text at any depth.
+func (t *Tool) IsTextParam(key string, top bool) bool {
+	return top && t.content[key] || t.find[key] || t.replace[key]
+}
+
 // Params returns the top-level parameter names in display order.
 func (t *Tool) Params() []string { return t.order }
 

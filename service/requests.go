@@ -236,6 +236,7 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 		Partial:           opts.GetPartial(),
 		MaxCallBytes:      lower(limits.MaxCallBytes, opts.GetMaxCallBytes()),
 		MaxParamBytes:     lower(limits.MaxParamBytes, opts.GetMaxParamBytes()),
+		MaxJSONDepth:      limits.MaxJSONDepth,
 	}, nil
 }
 

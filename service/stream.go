@@ -16,8 +16,8 @@ import (
 type StreamLimits struct {
 	MaxCallBytes  int
 	MaxParamBytes int
-	// MaxJSONDepth bounds the nesting of the start frame's tool schemas; 0
-	// means no bound.
+	// MaxJSONDepth bounds the nesting of the start frame's tool schemas
+	// and of the calls' JSON arguments; 0 means no bound.
 	MaxJSONDepth int
 }
 
@@ -178,7 +178,7 @@ func StreamEventToProto(e guard.StreamEvent) (*toolguardv1.StreamToolCallsRespon
 		c := &toolguardv1.CallCompleteEvent{Index: index, Verdict: v, Truncated: e.Truncated}
 		if ex := e.Execution; ex != nil {
 			edit := ExecutionToEditResponse(v, ex)
-			c.Execution = &toolguardv1.Execution{Edits: edit.Edits, Changes: edit.Changes, Diff: edit.Diff, Applied: edit.Applied}
+			c.Execution = &toolguardv1.Execution{Edits: edit.Edits, Changes: edit.Changes, Diff: edit.Diff, DiffElided: edit.DiffElided, Applied: edit.Applied}
 		}
 		return &toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_CallComplete{CallComplete: c}}, nil
 	default: // stream.EventError

@@ -103,9 +103,10 @@ func newGuard(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard
 	g, err := guard.New(guard.Config{
 		Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit,
 		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
-		Match:     workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
-		Observer:  observer,
-		Uncounted: uncountedWarning(log, cfg.AuthTokensFile != ""),
+		Match:            workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+		MaxResponseBytes: cfg.MaxSendMsgBytes,
+		Observer:         observer,
+		Uncounted:        uncountedWarning(log, cfg.AuthTokensFile != ""),
 	})
 	if err != nil {
 		_ = cleanup()
@@ -172,7 +173,7 @@ func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.Ex
 // ExecutionToWriteResponse converts a write execution to its API form; the
 // CLI prints the same message.
 func ExecutionToWriteResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteWriteResponse {
-	out := &toolguardv1.ExecuteWriteResponse{Verdict: pv, Diff: ex.Diff}
+	out := &toolguardv1.ExecuteWriteResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided)}
 	if len(ex.Changes) > 0 {
 		out.Change = fileChangeToProto(ex.Changes[0])
 	}
@@ -202,7 +203,7 @@ func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.Exe
 // ExecutionToEditResponse converts an edit execution to its API form; the
 // CLI prints the same message.
 func ExecutionToEditResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteEditResponse {
-	out := &toolguardv1.ExecuteEditResponse{Verdict: pv, Diff: ex.Diff, Applied: ex.Applied}
+	out := &toolguardv1.ExecuteEditResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided), Applied: ex.Applied}
 	for _, e := range ex.Edits {
 		r := &toolguardv1.EditResult{
 			Index: uint32(e.Index), Path: e.Path, Status: editStatusToProto(e.Status), Strategy: strategyToProto(e.Strategy),
@@ -329,7 +330,17 @@ func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, erro
 		out.Violations = append(out.Violations, &toolguardv1.Violation{Code: x.Code, Param: x.Param, Message: x.Message})
 	}
 	out.ViolationsOmitted = uint32(min(uint64(v.ViolationsOmitted), math.MaxUint32))
+	for _, e := range v.Elided {
+		out.Elided = append(out.Elided, elisionToProto(&e))
+	}
 	return out, nil
+}
+
+func elisionToProto(e *guard.Elision) *toolguardv1.Elision {
+	if e == nil {
+		return nil
+	}
+	return &toolguardv1.Elision{Field: e.Field, Size: uint64(e.Size), Sha256: e.SHA256}
 }
 
 func mistakesToProto(m guard.MistakeState) *toolguardv1.MistakeState {

@@ -52,7 +52,7 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.TLSKey) }},
 	{"tls-client-ca", "TOOLGUARD_TLS_CLIENT_CA", "PEM `file` of the CAs client certificates must chain to: requires a client certificate of every caller (mutual TLS)",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.TLSClientCA) }},
-	{"max-json-depth", "TOOLGUARD_MAX_JSON_DEPTH", "deepest nesting of JSON objects and arrays accepted in arguments_text and tool schemas (`levels`)",
+	{"max-json-depth", "TOOLGUARD_MAX_JSON_DEPTH", "deepest nesting of JSON objects and arrays accepted in arguments_text, tool schemas and streamed calls' arguments (`levels`)",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxJSONDepth) }},
 	{"max-streams", "TOOLGUARD_MAX_STREAMS", "most StreamToolCalls streams open at once, server-wide (`number`)",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreams) }},

@@ -26,6 +26,8 @@ func TestWriteAndEditCommands(t *testing.T) {
 	}{
 		{"write creates the file", []string{"write", "--workspace", ws, "--tool", "Write"}, `{"file_path":"a.py","text":"x = 1\n"}`, 0, `"kind":  "FILE_CHANGE_KIND_CREATED"`, "x = 1\n"},
 		{"dry-run edit writes nothing", []string{"edit", "--workspace", ws, "--tool", "edit", "--dry-run"}, `{"path":"a.py","old_text":"x = 1","new_text":"x = 2"}`, 0, `+x = 2`, "x = 1\n"},
+		{"the answer carries edit text once, in the diff", []string{"edit", "--workspace", ws, "--tool", "edit", "--dry-run"}, `{"path":"a.py","old_text":"x = 1","new_text":"x = 2"}`, 0,
+			`"elided":[{"field":"new_text","size":"5","sha256":"1431b986377b5430f01fd6900d873fa289d546f304bc58c18d42492f87f54016"}`, "x = 1\n"},
 		{"edit applies", []string{"edit", "--workspace", ws, "--tool", "str_replace"}, `{"path":"a.py","old_str":"x = 1","new_str":"x = 2"}`, 0, `"EDIT_STATUS_APPLIED"`, "x = 2\n"},
 		{"missing old text exits 1", []string{"edit", "--workspace", ws, "--tool", "edit"}, `{"path":"a.py","old_text":"nope","new_text":"y"}`, 1, `EDIT_NOT_FOUND`, "x = 2\n"},
 		{"outside the workspace exits 1", []string{"write", "--workspace", ws, "--tool", "write_to_file"}, `{"path":"../x.py","content":"y"}`, 1, `OUTSIDE_WORKSPACE`, "x = 2\n"},

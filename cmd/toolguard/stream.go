@@ -93,7 +93,7 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		src.lines = bufio.NewScanner(stdin)
 		src.lines.Buffer(make([]byte, 0, 64<<10), maxStdinBytes)
 	}
-	limits := service.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes}
+	limits := service.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
 	err = service.RunStream(context.Background(), g, limits, src.recv, streamPrinter(stdout))
 	if err == nil {
 		err = src.rest()

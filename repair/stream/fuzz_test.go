@@ -15,25 +15,32 @@ import (
 // The fuzz targets, one per format, feed a response through the parser
 // three ways: in as few pieces as possible (joined), split at the cut
 // points the fuzzer chose (resplit) and one byte at a time, each run once
-// without limits and once with small ones. Every run checks the events'
-// invariants as they arrive (fuzzChecker) and the parser's memory after
-// every piece (checkMemory). Then:
+// without size limits and once with small ones. Every run checks the
+// events' invariants as they arrive (fuzzChecker) and the parser's memory
+// after every piece (checkMemory). Then:
 //
-//   - without limits, the three outcomes are equal: text, calls, starts,
-//     joined previews and errors (chunk invariance, as TestChunkInvariance);
-//   - with limits, the three outcomes are equal too, except for what the
-//     parser showed of a call it then dropped (its start and previews) and
-//     which of CALL_TOO_LARGE and PARAM_TOO_LARGE a call past both limits
-//     reports: both depend on when the parser learns the call is too large,
-//     which depends on the split, and it may not wait to learn it;
-//   - limits only drop calls: the text, the other calls and their previews
-//     are those of the run without limits.
+//   - without size limits, the three outcomes are equal: text, calls,
+//     starts, joined previews and errors (chunk invariance, as
+//     TestChunkInvariance), JSON_TOO_DEEP drops included;
+//   - with size limits, the three outcomes are equal too, except for what
+//     the parser showed of a call it then dropped (its start and previews)
+//     and which limit a call past several reports: both depend on when the
+//     parser learns the call is too large, which depends on the split, and
+//     it may not wait to learn it;
+//   - size limits only drop calls: the text, the other calls and their
+//     previews are those of the run without them.
+//
+// Both runs have the same depth limit (MaxJSONDepth): past it the scanner
+// keeps no structure, only whether it is in a string, so where a dropped
+// Hermes call ends in broken JSON may differ from a scanner without the
+// limit, and must not depend on the split.
 //
 // The fuzz arguments are the response (data), the cut points (cuts: the
 // gaps between cuts, each byte+1, cycled; none cuts every byte),
 // lengthLimit for End, and the limits (limits: MaxParamBytes from the low
-// byte, MaxCallBytes from the high byte). For openai and anthropic, data is
-// decoded into text pieces and tool call deltas by decodeDeltas.
+// byte, MaxCallBytes from the high byte, MaxJSONDepth from the whole, 0
+// for none). For openai and anthropic, data is decoded into text pieces
+// and tool call deltas by decodeDeltas.
 
 func FuzzXMLTags(f *testing.F)   { fuzzFormat(f, XMLTags) }
 func FuzzOpenAI(f *testing.F)    { fuzzFormat(f, OpenAI) }
@@ -48,6 +55,7 @@ func fuzzFormat(f *testing.F, format Format) {
 			f.Add(seed, cuts, false, uint16(0x4020))
 		}
 		f.Add(seed, []byte{3}, true, uint16(0xff00))
+		f.Add(seed, []byte{5}, false, uint16(0xff05)) // nesting up to 8
 	}
 	f.Fuzz(func(t *testing.T, data, cuts []byte, lengthLimit bool, limits uint16) {
 		var pieces []piece
@@ -56,8 +64,9 @@ func fuzzFormat(f *testing.F, format Format) {
 		} else {
 			pieces = []piece{text(string(data))}
 		}
-		free := Options{Tools: xmlTools}
-		bounded := Options{Tools: xmlTools, MaxParamBytes: 1 + int(limits&0xff)*4, MaxCallBytes: 1 + int(limits>>8)*16}
+		depth := int(limits % 9)
+		free := Options{Tools: xmlTools, MaxJSONDepth: depth}
+		bounded := Options{Tools: xmlTools, MaxParamBytes: 1 + int(limits&0xff)*4, MaxCallBytes: 1 + int(limits>>8)*16, MaxJSONDepth: depth}
 		splits := map[string][]piece{
 			"joined": joined(pieces),
 			"cuts":   resplit(pieces, fuzzCuts(cuts)),
@@ -71,15 +80,17 @@ func fuzzFormat(f *testing.F, format Format) {
 		whole := bounded3[0]
 		for i, name := range []string{"cuts", "bytes"} {
 			if got, want := free3[i+1], free3[0]; !reflect.DeepEqual(got, want) {
-				t.Fatalf("without limits, split %s:\n got %#v\nwant %#v", name, got, want)
+				t.Fatalf("without size limits (depth %d), split %s:\n got %#v\nwant %#v", depth, name, got, want)
 			}
 			got, want := viewOf(bounded3[i+1], bounded3[i+1].dropped), viewOf(whole, whole.dropped)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("with limits (call %d, param %d), split %s:\n got %#v\nwant %#v", bounded.MaxCallBytes, bounded.MaxParamBytes, name, got, want)
 			}
 		}
-		if len(free3[0].dropped) > 0 {
-			t.Fatalf("calls dropped without limits: %v", free3[0].errs)
+		for _, e := range free3[0].errs {
+			if e.Code == CodeCallTooLarge || e.Code == CodeParamTooLarge {
+				t.Fatalf("calls dropped without size limits: %v", free3[0].errs)
+			}
 		}
 		got, want := viewOf(whole, whole.dropped), viewOf(free3[0], whole.dropped)
 		want.Dropped = got.Dropped
@@ -255,6 +266,9 @@ func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 			if c.dropped && c.args != nil {
 				t.Fatalf("dropped call %d still holds its arguments", i)
 			}
+			if opts.MaxJSONDepth > 0 && len(c.scan.stack) > opts.MaxJSONDepth {
+				t.Fatalf("call %d holds %d open brackets, past its limit %d", i, len(c.scan.stack), opts.MaxJSONDepth)
+			}
 		}
 		if len(p.calls.text.pending) >= utf8.UTFMax {
 			t.Fatalf("text pass holds %q", p.calls.text.pending)
@@ -262,6 +276,9 @@ func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 		return
 	}
 	tp := p.text
+	if d := opts.MaxJSONDepth; d > 0 && len(tp.call.scan.stack) > d+1 {
+		t.Fatalf("hermes call holds %d open brackets, past its limit %d and the body's level", len(tp.call.scan.stack), d)
+	}
 	waiting := 2*tp.maxTag + 64 // a tag, or a closing tag and what follows it
 	bound := waiting
 	if tp.state != inProse && !tp.call.dropped {
@@ -378,13 +395,19 @@ func (c *fuzzChecker) event(e Event) {
 		}
 		c.errs = append(c.errs, fuzzError{e.Index, e.Code})
 		switch e.Code {
-		case CodeCallTooLarge, CodeParamTooLarge:
-			limit := c.opts.MaxCallBytes
-			if e.Code == CodeParamTooLarge {
-				limit = c.opts.MaxParamBytes
+		case CodeCallTooLarge, CodeParamTooLarge, CodeJSONTooDeep:
+			want := fmt.Sprintf(" past %d bytes", c.opts.MaxCallBytes)
+			switch e.Code {
+			case CodeParamTooLarge:
+				want = fmt.Sprintf(" past %d bytes", c.opts.MaxParamBytes)
+			case CodeJSONTooDeep:
+				want = fmt.Sprintf("more than %d levels", c.opts.MaxJSONDepth)
+				if c.opts.MaxJSONDepth <= 0 || c.format != Hermes && !c.format.Structured() {
+					t.Errorf("%s in %s with depth limit %d", e.Code, c.format, c.opts.MaxJSONDepth)
+				}
 			}
-			if !strings.Contains(e.Text, fmt.Sprintf(" past %d bytes", limit)) {
-				t.Errorf("%s with limits %d/%d: %s", e.Code, c.opts.MaxCallBytes, c.opts.MaxParamBytes, e.Text)
+			if !strings.Contains(e.Text, want) {
+				t.Errorf("%s with limits %d/%d/%d: %s", e.Code, c.opts.MaxCallBytes, c.opts.MaxParamBytes, c.opts.MaxJSONDepth, e.Text)
 			}
 			if over {
 				t.Errorf("call %d dropped (%s) after it was over", e.Index, e.Code)
@@ -527,7 +550,7 @@ func viewOf(run fuzzRun, drop map[int]bool) view {
 		}
 	}
 	for _, e := range run.errs {
-		if e.Code == CodeCallTooLarge || e.Code == CodeParamTooLarge {
+		if e.Code == CodeCallTooLarge || e.Code == CodeParamTooLarge || e.Code == CodeJSONTooDeep {
 			v.Dropped = append(v.Dropped, e.Index)
 		} else {
 			v.Other = append(v.Other, e)
@@ -592,6 +615,9 @@ func fuzzSeeds(format Format) [][]byte {
 			// limits 0x4020, then the closing tag.
 			`<tool_call>{"name": "a", "arguments": {"n": [` + strings.Repeat("1,", 64) + `</tool_call>`,
 			`<tool_call>{name: "a", arguments: {c: "` + huge + `", ` + long + `: 1, "d": "</tool_call>"}}</tool_call>after`,
+			// Nested past the limit: skipped to the closing tag outside strings.
+			`<tool_call>{"name": "a", "arguments": {"x": [[[[[[[[[[ 'it\'s </tool_call>' "\"</tool_call>" ]]]]]]]]]]}} < </tool_call>after`,
+			`<tool_call>{"name": "a", "arguments": {"x": [{"y": [{"z": [[[[ "</tool_call>`,
 		} {
 			add(text(s))
 		}
@@ -628,6 +654,7 @@ func fuzzSeeds(format Format) [][]byte {
 		add(frag(0, "c0", "w", `{"a": [[[[[[`+long+`]]]]]], "b": {'c': None}, d: True}`))
 		add(done(2), frag(2, "x", "y", "{}"), text("<tool_call>"))
 		add(frag(0, "c0", "w", `{"": "`+huge+`"}`))
+		add(frag(0, "c0", "w", `{"a": [{"b": [[[[[[[[`), frag(1, "c1", "r", `{"x": [[1]]}`), frag(0, "", "", `"]]"]]]]]]]]}]}`), done(0), done(1))
 	}
 	return seeds
 }

@@ -43,6 +43,16 @@ type jsonScanner struct {
 	// muted: nothing is reported any more, and the buffer may have been
 	// cut before pos (see mute).
 	muted bool
+	// maxDepth bounds the open objects and arrays (0: no bound). An
+	// opening bracket past it sets tooDeep and the scanner skips the rest
+	// (stSkip), knowing only whether it is inside a string: its memory
+	// stops growing with the nesting.
+	maxDepth int
+	tooDeep  bool
+	// stSkip: the quote of the string being skipped (0: none) and whether
+	// the byte before was its backslash.
+	skipQuote byte
+	skipEsc   bool
 }
 
 // frame is an open object or array.
@@ -63,6 +73,7 @@ const (
 	stBare                    // inside a bare word
 	stDone                    // the root value is complete
 	stLost                    // not JSON any more: no more reports
+	stSkip                    // nested too deep: strings followed, nothing reported
 )
 
 // maxKeyBytes bounds a key; a longer one is not a parameter name.
@@ -100,6 +111,8 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 			}
 			s.pos += k
 			return true
+		case stSkip:
+			return s.skipDeep(stop)
 		case stString:
 			if !s.readString() {
 				return false
@@ -199,6 +212,32 @@ func (mutedHandler) valueStart(*jsonScanner, int)          {}
 func (mutedHandler) stringGrew(*jsonScanner, []byte, bool) {}
 func (mutedHandler) valueEnd(*jsonScanner, int, int)       {}
 
+// skipDeep passes over what follows a value nested too deep, up to stop
+// outside a string (true, s.pos on it) or the end of the buffer (false).
+// A string is what a quote opens, as in readString, to its unescaped
+// quote: a stop byte inside one does not count.
+func (s *jsonScanner) skipDeep(stop byte) bool {
+	buf := s.buf
+	for ; s.pos < len(buf); s.pos++ {
+		c := buf[s.pos]
+		switch {
+		case s.skipEsc:
+			s.skipEsc = false
+		case s.skipQuote != 0 && c == '\\':
+			s.skipEsc = true
+		case s.skipQuote != 0:
+			if c == s.skipQuote {
+				s.skipQuote = 0
+			}
+		case c == '"' || c == '\'':
+			s.skipQuote = c
+		case c == stop && stop != 0:
+			return true
+		}
+	}
+	return false
+}
+
 // skip passes over the byte at s.pos, which the caller found not to be JSON.
 func (s *jsonScanner) skip() {
 	s.lose()
@@ -207,6 +246,10 @@ func (s *jsonScanner) skip() {
 
 func (s *jsonScanner) beginValue(c byte) {
 	switch {
+	case (c == '{' || c == '[') && s.maxDepth > 0 && len(s.stack) >= s.maxDepth:
+		s.tooDeep, s.state, s.stack = true, stSkip, nil
+		s.h, s.muted = mutedHandler{}, true
+		s.pos++
 	case c == '{' || c == '[':
 		s.h.valueStart(s, s.pos)
 		s.stack = append(s.stack, frame{obj: c == '{', start: s.pos})

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -96,9 +97,11 @@ func (a *argsPreview) tooLarge(n int) bool {
 }
 
 // jsonValueText returns a complete non-string value as compact JSON,
-// repairing what models write instead (True, None, single quotes).
+// repairing what models write instead (True, None, single quotes). Bytes
+// that are not UTF-8 take the repair's way too, which replaces them: an
+// event's strings must be valid (json.Valid does not check).
 func jsonValueText(raw []byte) (string, bool) {
-	if json.Valid(raw) {
+	if utf8.Valid(raw) && json.Valid(raw) {
 		var b bytes.Buffer
 		if json.Compact(&b, raw) == nil {
 			return b.String(), true

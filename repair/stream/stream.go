@@ -105,6 +105,9 @@ const (
 	// CodeCallAlreadyComplete: a fragment arrived for a call that had
 	// already closed; it is ignored.
 	CodeCallAlreadyComplete = "CALL_ALREADY_COMPLETE"
+	// CodeJSONTooDeep: a call's JSON arguments nested deeper than
+	// Options.MaxJSONDepth; the call is dropped.
+	CodeJSONTooDeep = "JSON_TOO_DEEP"
 )
 
 // callTooLargeEvent reports a call dropped for growing past
@@ -121,6 +124,13 @@ func callTooLargeEvent(index, limit int) Event {
 func paramTooLargeEvent(index int, param string, limit int) Event {
 	return Event{Kind: EventError, Index: index, Code: CodeParamTooLarge,
 		Text: fmt.Sprintf("parameter %q of call %d grew past %d bytes; the call was dropped", param, index, limit)}
+}
+
+// jsonTooDeepEvent reports a call dropped for nesting its arguments
+// deeper than MaxJSONDepth.
+func jsonTooDeepEvent(index, limit int) Event {
+	return Event{Kind: EventError, Index: index, Code: CodeJSONTooDeep,
+		Text: fmt.Sprintf("the arguments of call %d nest objects and arrays more than %d levels deep; the call was dropped", index, limit)}
 }
 
 // Event is one thing the parser learned.
@@ -177,6 +187,10 @@ type Options struct {
 	// value. Zero means no bound.
 	MaxCallBytes  int
 	MaxParamBytes int
+	// MaxJSONDepth bounds how deeply objects and arrays nest in a call's
+	// JSON arguments (OpenAI, Anthropic, Hermes, whose body may nest one
+	// level more as it wraps them). Zero means no bound.
+	MaxJSONDepth int
 }
 
 // ErrNotStructured is returned by ToolDelta for formats whose calls arrive

@@ -40,7 +40,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 	if c == nil {
 		c = &deltaCall{index: d.Index}
 		c.preview = newArgsPreview(p.emit, d.Index, 1, p.opts.MaxParamBytes)
-		c.scan.h = &c.preview
+		c.scan.h, c.scan.maxDepth = &c.preview, p.opts.MaxJSONDepth
 		p.calls[d.Index] = c
 	}
 	if c.closed {
@@ -73,6 +73,11 @@ func (p *structuredParser) delta(d ToolDelta) {
 		c.scan.src, c.scan.srcOff = d.Arguments, len(c.args)-len(d.Arguments)
 		c.scan.scan(c.args, 0)
 		c.scan.src = ""
+		if c.scan.tooDeep {
+			p.drop(c, jsonTooDeepEvent(c.index, p.opts.MaxJSONDepth))
+			c.closed = d.Done
+			return
+		}
 		if c.preview.tooLarge(len(c.args)) {
 			p.drop(c, paramTooLargeEvent(c.index, c.preview.param, p.opts.MaxParamBytes))
 			c.closed = d.Done

@@ -191,7 +191,8 @@ func (p *textParser) open(name string, n int) {
 	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
 	p.pos = n
 	c := &p.call
-	scan := jsonScanner{h: &c.hermes, pos: n}
+	// The body wraps the arguments: it may nest one level more (0: none).
+	scan := jsonScanner{h: &c.hermes, pos: n, maxDepth: p.opts.MaxJSONDepth + min(p.opts.MaxJSONDepth, 1)}
 	*c = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}}
 	p.next++
 	switch p.format {
@@ -379,6 +380,9 @@ func (p *textParser) inHermes() bool {
 		c.scan.pos = p.pos
 		stopped := c.scan.scan(p.buf, '<')
 		p.pos = c.scan.pos
+		if c.scan.tooDeep && !c.dropped {
+			p.drop(jsonTooDeepEvent(c.index, p.opts.MaxJSONDepth))
+		}
 		if !stopped {
 			return false
 		}

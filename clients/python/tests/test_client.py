@@ -504,7 +504,12 @@ class StreamToolCallsTest(ServerTestCase):
         self.assertEqual([(ch.path, ch.kind) for ch in c.execution.changes],
                          [("exec.txt", pb.FILE_CHANGE_KIND_CREATED)])
         # One newline before a closing tag is layout in XML forms (README).
-        self.assertEqual(arguments_dict(c.verdict), {"path": "exec.txt", "content": "streamed"})
+        # An executed call's verdict carries file content by size and hash
+        # only: the diff holds it.
+        self.assertEqual([(e.field, e.size, e.sha256) for e in c.verdict.elided],
+                         [("content", 8, hashlib.sha256(b"streamed").hexdigest())])
+        self.assertEqual(arguments_dict(c.verdict)["path"], "exec.txt")
+        self.assertIn("+streamed", c.execution.diff)
         self.assertEqual((self.server.workspace / "exec.txt").read_text(), "streamed")
         self.assertDoneLast(events, "stop", 1)
 

@@ -1,0 +1,324 @@
+package guard
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/toolguard/toolguard/repair"
+)
+
+// An execute answer (ExecuteWrite, ExecuteEdit, a stream's executed call)
+// carries file content at most once, in its diff, and always fits the front
+// end's send limit: a change that was made must never be reported as failed
+// because its answer was too large, or the caller retries a write that
+// already happened. The rules, applied in order:
+//
+//  1. Always: every non-empty value of the tool's content parameters and
+//     of its find and replace text at any depth (content, old_text,
+//     new_text, diff, patch, edits/N/new_text), and any string value over
+//     LargeValueBytes, is replaced by a marker and listed in
+//     Verdict.Elided.
+//  2. A diff over MaxDiffBytes, or one the answer would not fit with, is
+//     elided (Execution.DiffElided).
+//  3. Still too large: whole top-level parameters are elided, largest first.
+//  4. Still too large: the call is refused before anything is written
+//     (CodeResponseTooLarge), and the answer drops its per-edit detail.
+//
+// Sizes are upper bounds of the protobuf encoding, so rule 4 never lets a
+// change through whose answer the server could not send.
+
+// CodeResponseTooLarge is the violation of a call whose answer could not be
+// sent even with every value elided (thousands of edits or files): nothing
+// is written.
+const CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
+
+// Elision stands for a value left out of an answer.
+type Elision struct {
+	// Field is where the value was: a parameter path as in repair.Repair's
+	// Param ("content", "edits/0/new_text"), or "diff".
+	Field string
+	// Size is the value's size in bytes: a string's UTF-8 bytes, or the
+	// compact JSON (repair.EncodeJSON) of any other value.
+	Size int
+	// SHA256 is the hex SHA-256 of those bytes.
+	SHA256 string
+}
+
+// Marker is the string that stands for the value in the arguments.
+func (e Elision) Marker() string {
+	return "<elided " + strconv.Itoa(e.Size) + " bytes sha256:" + e.SHA256 + ">"
+}
+
+const (
+	// LargeValueBytes bounds the string values an execute answer echoes,
+	// whatever parameter holds them.
+	LargeValueBytes = 64 << 10
+	// MaxDiffBytes bounds the diff an answer carries: well under gRPC
+	// clients' default 4 MiB receive limit, and more than a model reads;
+	// the caller can read a larger change from the file.
+	MaxDiffBytes = 1 << 20
+	// answerReserve is kept out of the budget for what the estimate leaves
+	// out: ids, names, the mistake state, message framing.
+	answerReserve = 64 << 10
+)
+
+// answerBudget is the estimated size an execute answer may take; 0 means
+// no bound (rule 1 still applies).
+func (g *Guard) answerBudget() int {
+	if g.maxResponse <= 0 {
+		return 0
+	}
+	return g.maxResponse - min(answerReserve, g.maxResponse/2)
+}
+
+// checkAnswer runs before an execution writes anything: it refuses the call
+// (rule 4) when its answer could not fit even with everything elided. The
+// estimate assumes the worst the conclusion may add: a REPEATED_CALL
+// violation and feedback at the mistake limit.
+func (g *Guard) checkAnswer(res *repair.Result, ex *Execution) bool {
+	budget := g.answerBudget()
+	if budget <= 0 {
+		return true
+	}
+	worst := *res
+	worst.Violations = append(slices.Clip(res.Violations), repair.Violation{Code: repair.CodeRepeatedCall,
+		Message: "This exact call was made 4294967295 times in a row; sending it again will not work any better."})
+	feedback := repair.Feedback(&worst, repair.Mistakes{Consecutive: g.limit, Limit: g.limit})
+	a := answer{tool: res.Tool, args: res.Args, diff: ex.Diff, fixed: fixedSize(&worst, feedback, ex)}
+	s, err := a.shape(budget, false)
+	if err == nil && s.size <= budget {
+		return true
+	}
+	res.Violate(CodeResponseTooLarge, "", fmt.Sprintf(
+		"The result of this call (%d edits on %d files) is too large to report in one response, so nothing was changed. Split it into smaller calls.",
+		len(ex.Edits), len(ex.Changes)))
+	ex.Edits, ex.Changes, ex.Diff = nil, nil, ""
+	return false
+}
+
+// elide applies rules 1 to 3 to a concluded execution, in place.
+func (g *Guard) elide(ex *Execution) error {
+	v := ex.Verdict
+	a := answer{tool: v.Tool, args: v.Args, diff: ex.Diff, fixed: fixedSize(v.Result, v.Feedback, ex)}
+	s, err := a.shape(g.answerBudget(), true)
+	if err != nil {
+		return err
+	}
+	v.Args, v.ArgumentsJSON, v.Elided = s.args, s.argsJSON, s.elided
+	ex.Diff, ex.DiffElided = s.diff, s.diffElided
+	return nil
+}
+
+// answer is what shaping may change in an execute answer, and the
+// estimated size of the rest.
+type answer struct {
+	tool  *repair.Tool // nil: no content parameter is known
+	args  map[string]any
+	diff  string
+	fixed int
+}
+
+type shaped struct {
+	args       map[string]any
+	argsJSON   []byte
+	elided     []Elision
+	diff       string
+	diffElided *Elision
+	// size is the estimated size of the whole answer.
+	size int
+}
+
+// shape applies rules 1 to 3 within budget bytes (0: rule 1 only). With
+// hash false only sizes matter: hashes are left as zeros and arguments are
+// not encoded (a check before writing).
+func (a answer) shape(budget int, hash bool) (shaped, error) {
+	e := eliser{tool: a.tool, hash: hash}
+	s := shaped{diff: a.diff}
+	if a.args != nil {
+		s.args = make(map[string]any, len(a.args))
+		for _, k := range slices.Sorted(maps.Keys(a.args)) {
+			s.args[k] = e.value(a.args[k], k, k, true)
+		}
+	}
+	s.elided = e.list
+	costs, err := paramCosts(s.args)
+	if err != nil {
+		return shaped{}, err
+	}
+	s.size = a.fixed + 32 + len(a.diff) + 16
+	for _, c := range costs {
+		s.size += c
+	}
+	for _, el := range s.elided {
+		s.size += elisionSize(el)
+	}
+	if a.diff != "" && (len(a.diff) > MaxDiffBytes || budget > 0 && s.size > budget) {
+		el := e.elision("diff", a.diff)
+		s.diff, s.diffElided = "", &el
+		s.size += elisionSize(el) - len(a.diff)
+	}
+	if budget > 0 && s.size > budget {
+		if err := a.elideParams(&s, &e, costs, budget); err != nil {
+			return shaped{}, err
+		}
+	}
+	if hash && s.args != nil {
+		if s.argsJSON, err = repair.EncodeArgs(s.args); err != nil {
+			return shaped{}, fmt.Errorf("encode elided arguments: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// elideParams is rule 3: whole top-level parameters, largest first, until
+// the answer fits. The elisions inside a parameter give way to its own.
+func (a answer) elideParams(s *shaped, e *eliser, costs map[string]int, budget int) error {
+	keys := slices.SortedFunc(maps.Keys(costs), func(x, y string) int {
+		return cmp.Or(cmp.Compare(costs[y], costs[x]), cmp.Compare(x, y))
+	})
+	for _, k := range keys {
+		if s.size <= budget {
+			break
+		}
+		el, err := e.whole(k, a.args[k])
+		if err != nil {
+			return err
+		}
+		saved := costs[k] - paramCost(k, el.Marker(), len(el.Marker())+2) - elisionSize(el)
+		inner := func(x Elision) bool { return x.Field == k || strings.HasPrefix(x.Field, k+"/") }
+		for _, x := range s.elided {
+			if inner(x) {
+				saved += elisionSize(x)
+			}
+		}
+		if saved <= 0 {
+			continue
+		}
+		s.elided = append(slices.DeleteFunc(s.elided, inner), el)
+		s.args[k] = el.Marker()
+		s.size -= saved
+	}
+	return nil
+}
+
+// eliser replaces values by markers, recording what it left out.
+type eliser struct {
+	tool *repair.Tool
+	hash bool
+	list []Elision
+}
+
+func (e *eliser) value(v any, path, key string, top bool) any {
+	switch x := v.(type) {
+	case string:
+		if x != "" && (len(x) > LargeValueBytes || e.tool != nil && e.tool.IsTextParam(key, top)) {
+			el := e.elision(path, x)
+			e.list = append(e.list, el)
+			return el.Marker()
+		}
+		return x
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			m[k] = e.value(x[k], path+"/"+k, k, false)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, it := range x {
+			l[i] = e.value(it, path+"/"+strconv.Itoa(i), "", false)
+		}
+		return l
+	}
+	return v
+}
+
+// whole elides a whole parameter value as it was in the verdict.
+func (e *eliser) whole(field string, v any) (Elision, error) {
+	if s, ok := v.(string); ok {
+		return e.elision(field, s), nil
+	}
+	raw, err := repair.EncodeJSON(v)
+	if err != nil {
+		return Elision{}, fmt.Errorf("encode %s: %w", field, err)
+	}
+	return e.elision(field, string(raw)), nil
+}
+
+func (e *eliser) elision(field, s string) Elision {
+	el := Elision{Field: field, Size: len(s), SHA256: strings.Repeat("0", sha256.Size*2)}
+	if e.hash {
+		sum := sha256.Sum256([]byte(s))
+		el.SHA256 = hex.EncodeToString(sum[:])
+	}
+	return el
+}
+
+// Size estimates. Each is an upper bound of the value's protobuf encoding,
+// tags and length prefixes included; the arguments count twice, as a
+// Struct and as JSON text.
+
+// paramCosts estimates each top-level parameter of the arguments.
+func paramCosts(args map[string]any) (map[string]int, error) {
+	costs := make(map[string]int, len(args))
+	for k, v := range args {
+		raw, err := repair.EncodeJSON(v)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", k, err)
+		}
+		costs[k] = paramCost(k, v, len(raw))
+	}
+	return costs, nil
+}
+
+// paramCost is a parameter's Struct entry and its JSON member ("key":value,).
+func paramCost(key string, v any, jsonLen int) int {
+	return len(key) + 24 + structSize(v) + 2*len(key) + 8 + jsonLen
+}
+
+func structSize(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x) + 16
+	case map[string]any:
+		n := 16
+		for k, e := range x {
+			n += len(k) + 24 + structSize(e)
+		}
+		return n
+	case []any:
+		n := 16
+		for _, e := range x {
+			n += 8 + structSize(e)
+		}
+		return n
+	}
+	return 16 // numbers, booleans, null
+}
+
+func elisionSize(e Elision) int { return len(e.Field) + 96 }
+
+// fixedSize estimates what shaping leaves as it is: the tool name, repairs,
+// violations, feedback, edit results and file changes.
+func fixedSize(res *repair.Result, feedback string, ex *Execution) int {
+	n := len(res.ToolName) + 8 + len(feedback) + 8
+	for _, r := range res.Repairs {
+		n += len(r.Code) + len(r.Param) + len(r.Detail) + 32
+	}
+	for _, v := range res.Violations {
+		n += len(v.Code) + len(v.Param) + len(v.Message) + 32
+	}
+	for _, e := range ex.Edits {
+		n += len(e.Path) + len(e.Hint) + 8*len(e.Matches) + 96
+	}
+	for _, c := range ex.Changes {
+		n += len(c.Path) + len(c.MovedTo) + 256
+	}
+	return n
+}
