@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -535,10 +536,35 @@ func (p *pipeline) check(args map[string]any) {
 			found = append(found, finding{code: CodeInvalidValue, msg: err.Error()})
 		}
 	}
+	outOfRange(args, "", &found)
 	first := firstFindings(found, max(MaxViolations-len(p.res.Violations), 0), p.res.omit)
 	for _, f := range first {
 		p.res.Violate(f.code, f.param, p.message(f))
 	}
+}
+
+// outOfRange finds numbers no float64 holds (1e999): valid JSON, but every
+// consumer of the arguments (a protobuf Struct, JavaScript, Python's json)
+// would turn them into infinity or fail on them. Each is reported, and
+// kept in the arguments as its text, which every consumer can carry.
+func outOfRange(v any, path string, out *[]finding) any {
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) {
+			*out = append(*out, finding{code: CodeInvalidValue, param: path,
+				msg: fmt.Sprintf("The number %s is out of range: numbers must fit a 64-bit float (at most about 1.8e308).", clipText(string(x), 40))})
+			return string(x)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = outOfRange(e, joinPath(path, k), out)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = outOfRange(e, joinPath(path, strconv.Itoa(i)), out)
+		}
+	}
+	return v
 }
 
 // firstFindings returns the first k findings in (param, code) order, each

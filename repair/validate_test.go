@@ -721,3 +721,36 @@ func TestRegistryWithoutTools(t *testing.T) {
 		t.Fatalf("got ok=%v tool=%q args=%s violations=%v", res.OK(), res.ToolName, argsJSON(t, res.Args), res.Violations)
 	}
 }
+
+// TestNumbersOutOfRange: a number no float64 holds is a violation, kept in
+// the arguments as its text so every front end can still show them.
+func TestNumbersOutOfRange(t *testing.T) {
+	reg := mustRegistry(t)
+	tool, err := reg.Compile(ToolDef{
+		Name: "measure",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"n":    map[string]any{"type": "number"},
+				"list": map[string]any{"type": "array", "items": map[string]any{"type": "number"}},
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text, want, args string
+	}{
+		{`{"n": 1e308}`, "", `{"n":1e308}`},
+		{`{"n": 123456789012345678901234567890}`, "", `{"n":123456789012345678901234567890}`},
+		{`{"n": 1e999}`, "INVALID_VALUE:n", `{"n":"1e999"}`},
+		{`{"list": [1, -1e400]}`, "INVALID_VALUE:list/1", `{"list":[1,"-1e400"]}`},
+	}
+	for _, tt := range tests {
+		res := reg.Validate(Call{Name: "measure", Form: FormText, Text: tt.text}, Options{Tools: []*Tool{tool}})
+		if got := strings.Join(codes(res.Violations), ","); got != tt.want || argsJSON(t, res.Args) != tt.args {
+			t.Errorf("%s: violations %q args %s, want %q %s", tt.text, got, argsJSON(t, res.Args), tt.want, tt.args)
+		}
+	}
+}
