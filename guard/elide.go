@@ -26,7 +26,8 @@ import (
 //     Verdict.Elided.
 //  2. A diff over MaxDiffBytes, or one the answer would not fit with, is
 //     elided (Execution.DiffElided).
-//  3. Still too large: whole top-level parameters are elided, largest first.
+//  3. Still too large: whole top-level parameters are elided, largest first,
+//     then, if that is not enough, the arguments as a whole (field "").
 //  4. Still too large: the call is refused before anything is written
 //     (CodeResponseTooLarge), and the answer drops its per-edit detail.
 //
@@ -115,6 +116,32 @@ func (g *Guard) elide(ex *Execution) error {
 	return nil
 }
 
+// fit bounds an answer that executes nothing (ValidateToolCall, a stream's
+// call without execution): its arguments come back whole, content included,
+// unless the answer would pass the send limit (a 16 MiB call echoed as a
+// Struct and as JSON); then whole top-level parameters are elided, largest
+// first (rule 3), and listed, instead of the answer failing to send.
+func (g *Guard) fit(v *Verdict) error {
+	budget := g.answerBudget()
+	fixed := fixedSize(v.Result, v.Feedback, &Execution{})
+	// A Struct costs at most structPerJSONByte bytes per byte of compact JSON:
+	// most answers are far under the budget, and skip the walk.
+	if budget <= 0 || fixed+(structPerJSONByte+1)*len(v.ArgumentsJSON)+64 <= budget {
+		return nil
+	}
+	a := answer{args: v.Args, fixed: fixed, echo: true}
+	s, err := a.shape(budget, true)
+	if err != nil || len(s.elided) == 0 {
+		return err
+	}
+	v.Args, v.ArgumentsJSON, v.Elided = s.args, s.argsJSON, s.elided
+	return nil
+}
+
+// structPerJSONByte bounds structSize against compact JSON: the worst is a
+// one-digit number, 2 bytes of JSON ("1,") against a Value of up to 24.
+const structPerJSONByte = 12
+
 // answer is what shaping may change in an execute answer, and the
 // estimated size of the rest.
 type answer struct {
@@ -122,6 +149,9 @@ type answer struct {
 	args  map[string]any
 	diff  string
 	fixed int
+	// echo keeps every value (no rule 1): the answer executes nothing, so
+	// the arguments are what the caller asked for.
+	echo bool
 }
 
 type shaped struct {
@@ -140,7 +170,10 @@ type shaped struct {
 func (a answer) shape(budget int, hash bool) (shaped, error) {
 	e := eliser{tool: a.tool, hash: hash}
 	s := shaped{diff: a.diff}
-	if a.args != nil {
+	switch {
+	case a.args != nil && a.echo:
+		s.args = maps.Clone(a.args)
+	case a.args != nil:
 		s.args = make(map[string]any, len(a.args))
 		for _, k := range slices.Sorted(maps.Keys(a.args)) {
 			s.args[k] = e.value(a.args[k], k, k, true)
@@ -167,6 +200,22 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 		if err := a.elideParams(&s, &e, costs, budget); err != nil {
 			return shaped{}, err
 		}
+	}
+	if budget > 0 && s.size > budget && s.args != nil {
+		// Many small parameters (a million unknown keys): the arguments go
+		// as a whole, their field empty as in repair.Repair's Param.
+		el, err := e.whole("", a.args)
+		if err != nil {
+			return shaped{}, err
+		}
+		for _, c := range costs {
+			s.size -= c
+		}
+		for _, x := range s.elided {
+			s.size -= elisionSize(x)
+		}
+		s.args, s.elided = nil, []Elision{el}
+		s.size += elisionSize(el)
 	}
 	if hash && s.args != nil {
 		if s.argsJSON, err = repair.EncodeArgs(s.args); err != nil {

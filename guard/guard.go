@@ -151,7 +151,14 @@ func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, er
 	if err != nil {
 		return nil, err
 	}
-	return g.conclude(ctx, req, res)
+	v, err := g.conclude(ctx, req, res)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.fit(v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // check runs the pure pipeline on a request's call.

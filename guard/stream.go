@@ -318,6 +318,8 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 		if err := s.g.elide(ex); err != nil {
 			return nil, err
 		}
+	} else if err := s.g.fit(v); err != nil {
+		return nil, err
 	}
 	s.g.observer.StreamCall(s.req.Format, streamCallOutcome(v, truncated))
 	return append(out, StreamEvent{Kind: stream.EventCallClosed, Index: e.Index, ID: e.ID, Verdict: v, Truncated: truncated, Execution: ex}), nil
