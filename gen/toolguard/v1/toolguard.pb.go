@@ -826,7 +826,10 @@ type Verdict struct {
 	// by a short "<elided N bytes sha256:...>" string. Execute responses carry
 	// file content at most once (in the diff) and no value or diff that would
 	// push an answer past the server's send limit, so a change that was made
-	// is never reported as failed for its size.
+	// is never reported as failed for its size. Other answers echo the
+	// arguments whole unless they would pass the send limit; an elision with
+	// an empty `field` stands for the arguments as a whole (both fields are
+	// then empty).
 	Elided        []*Elision `protobuf:"bytes,12,rep,name=elided,proto3" json:"elided,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -952,7 +955,8 @@ func (x *Verdict) GetElided() []*Elision {
 type Elision struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Where the value was: a parameter path as in Repair.param ("content",
-	// "edits/0/new_text"), or "diff" for a response's diff.
+	// "edits/0/new_text"), empty for the whole arguments, or "diff" for a
+	// response's diff.
 	Field string `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`
 	// Size of the value in bytes (UTF-8).
 	Size uint64 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`

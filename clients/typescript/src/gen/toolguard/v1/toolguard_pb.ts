@@ -351,7 +351,10 @@ export type Verdict = Message<"toolguard.v1.Verdict"> & {
    * by a short "<elided N bytes sha256:...>" string. Execute responses carry
    * file content at most once (in the diff) and no value or diff that would
    * push an answer past the server's send limit, so a change that was made
-   * is never reported as failed for its size.
+   * is never reported as failed for its size. Other answers echo the
+   * arguments whole unless they would pass the send limit; an elision with
+   * an empty `field` stands for the arguments as a whole (both fields are
+   * then empty).
    *
    * @generated from field: repeated toolguard.v1.Elision elided = 12;
    */
@@ -375,7 +378,8 @@ export const VerdictSchema: GenMessage<Verdict> = /*@__PURE__*/
 export type Elision = Message<"toolguard.v1.Elision"> & {
   /**
    * Where the value was: a parameter path as in Repair.param ("content",
-   * "edits/0/new_text"), or "diff" for a response's diff.
+   * "edits/0/new_text"), empty for the whole arguments, or "diff" for a
+   * response's diff.
    *
    * @generated from field: string field = 1;
    */
