@@ -40,6 +40,12 @@ type Config struct {
 	// client connection.
 	MaxStreams     int
 	MaxConnStreams uint32
+	// MaxStreamsPerPrincipal bounds the streams one authenticated principal
+	// holds at once, so that one caller cannot take every slot. Zero is a
+	// quarter of MaxStreams (at least 1) when the tokens file names two
+	// principals or more, and no bound otherwise: a lone principal, or the
+	// one anonymous caller, shares with nobody (see limits.go).
+	MaxStreamsPerPrincipal int
 	// RateLimit is each principal's sustained rate of calls per second (0:
 	// unlimited); RateBurst is how many calls it may make at once above it.
 	RateLimit float64

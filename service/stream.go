@@ -33,12 +33,13 @@ func (e *TransportError) Unwrap() error { return e.Err }
 // client cancels, the next receive or send fails and nothing outlives the
 // stream.
 //
-// At most MaxStreams streams are open at once, server-wide; the slot is
+// At most MaxStreams streams are open at once, server-wide, and each
+// authenticated principal holds at most its share of them; the slot is
 // given back when the handler returns, before the client sees the stream
 // end.
 func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguardv1.StreamToolCallsRequest, toolguardv1.StreamToolCallsResponse]) error {
 	ctx := srv.Context()
-	release, err := s.streams.acquire()
+	release, err := s.streams.acquire(callerFromContext(ctx))
 	if err != nil {
 		return s.toStatus(ctx, err)
 	}

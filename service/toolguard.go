@@ -28,7 +28,7 @@ type toolGuardService struct {
 	// maxJSONDepth bounds the JSON nesting of requests (requests.go);
 	// streams bounds the open StreamToolCalls streams (limits.go).
 	maxJSONDepth int
-	streams      streamSlots
+	streams      *streamSlots
 	// listings caches ListTools responses by model family.
 	listings sync.Map
 }
@@ -113,15 +113,16 @@ func newGuard(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard
 
 // newToolGuardService builds the ToolGuardService implementation and returns
 // it with the cleanup that releases what it holds. observe, when not nil,
-// builds the observer of the guard's outcomes (see newGuard).
-func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error)) (toolguardv1.ToolGuardServiceServer, func() error, error) {
+// builds the observer of the guard's outcomes (see newGuard); streams are
+// the stream slots (see accessControl).
+func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots) (toolguardv1.ToolGuardServiceServer, func() error, error) {
 	g, cleanup, err := newGuard(cfg, log, observe)
 	if err != nil {
 		return nil, nil, err
 	}
 	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
-		maxJSONDepth: cfg.MaxJSONDepth, streams: newStreamSlots(cfg.MaxStreams)}, cleanup, nil
+		maxJSONDepth: cfg.MaxJSONDepth, streams: streams}, cleanup, nil
 }
 
 func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {

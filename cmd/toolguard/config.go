@@ -56,6 +56,8 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxJSONDepth) }},
 	{"max-streams", "TOOLGUARD_MAX_STREAMS", "most StreamToolCalls streams open at once, server-wide (`number`)",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreams) }},
+	{"max-streams-per-principal", "TOOLGUARD_MAX_STREAMS_PER_PRINCIPAL", "most streams one authenticated principal may hold at once (`number`; 0: a quarter of --max-streams when the tokens file names two principals or more, otherwise no bound)",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamsPerPrincipal) }},
 	{"max-conn-streams", "TOOLGUARD_MAX_CONN_STREAMS", "most concurrent calls on one client connection (`number`); more wait for a free one",
 		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MaxConnStreams) }},
 	{"rate-limit", "TOOLGUARD_RATE_LIMIT", "sustained calls per second each principal may make (`rate`; 0: unlimited)",
