@@ -46,6 +46,10 @@ type Config struct {
 	// principals or more, and no bound otherwise: a lone principal, or the
 	// one anonymous caller, shares with nobody (see limits.go).
 	MaxStreamsPerPrincipal int
+	// StreamIdleTimeout ends a stream that waits this long on its client,
+	// for a frame or to take an event, with DEADLINE_EXCEEDED (reason
+	// STREAM_IDLE_TIMEOUT), and frees its slot. Zero means never.
+	StreamIdleTimeout time.Duration
 	// RateLimit is each principal's sustained rate of calls per second (0:
 	// unlimited); RateBurst is how many calls it may make at once above it.
 	RateLimit float64
@@ -183,6 +187,7 @@ func DefaultConfig() Config {
 		MaxConnectionAgeGrace: 5 * time.Minute,
 		MaxCallBytes:          16 << 20,
 		MaxParamBytes:         16 << 20,
+		StreamIdleTimeout:     time.Minute,
 	}
 }
 

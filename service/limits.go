@@ -47,6 +47,9 @@ func (c Config) validateLimits() []error {
 	if c.MaxStreams <= 0 || c.MaxConnStreams == 0 {
 		errs = append(errs, errors.New("stream limits must be positive"))
 	}
+	if c.StreamIdleTimeout < 0 {
+		errs = append(errs, errors.New("stream idle timeout must not be negative (0: never)"))
+	}
 	switch {
 	case c.MaxStreamsPerPrincipal < 0:
 		errs = append(errs, errors.New("max streams per principal must not be negative (0: the default share)"))

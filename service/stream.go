@@ -29,9 +29,10 @@ func (e *TransportError) Error() string { return "stream transport: " + e.Err.Er
 func (e *TransportError) Unwrap() error { return e.Err }
 
 // StreamToolCalls follows a model's response as the client forwards it.
-// The work happens in the handler's goroutine, frame by frame, so when the
+// The work happens frame by frame in one goroutine (runStream), so when the
 // client cancels, the next receive or send fails and nothing outlives the
-// stream.
+// stream. A stream that waits on its client longer than the idle timeout is
+// ended with DEADLINE_EXCEEDED (stream_idle.go).
 //
 // At most MaxStreams streams are open at once, server-wide, and each
 // authenticated principal holds at most its share of them; the slot is
@@ -44,11 +45,14 @@ func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguar
 		return s.toStatus(ctx, err)
 	}
 	defer release()
-	err = RunStream(ctx, s.guard, s.streamLimits, srv.Recv, srv.Send)
+	err = s.runStream(ctx, srv)
 	var te *TransportError
+	var idle *StreamIdleError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &idle):
+		return s.toStatus(ctx, idle)
 	case errors.As(err, &te):
 		return te.Err // already a status from the transport
 	default:

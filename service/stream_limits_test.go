@@ -2,8 +2,18 @@ package service_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
@@ -98,4 +108,195 @@ func TestStreamsPerPrincipal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepSending sends empty delta frames on st every interval until the
+// returned stop is called; stop waits for the last send.
+func keepSending(st toolguardv1.ToolGuardService_StreamToolCallsClient, every time.Duration) (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if err := st.Send(&toolguardv1.StreamToolCallsRequest{Frame: &toolguardv1.StreamToolCallsRequest_Delta{Delta: &toolguardv1.StreamDelta{}}}); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	return sync.OnceFunc(func() { close(done); <-stopped })
+}
+
+// drain receives until the stream ends and returns its events and status
+// (nil at a clean end). It fails the test if the stream has not ended
+// within 20s: an idle stream must be ended, not left hanging.
+func drain(t *testing.T, st toolguardv1.ToolGuardService_StreamToolCallsClient, cancel context.CancelFunc) ([]*toolguardv1.StreamToolCallsResponse, error) {
+	t.Helper()
+	hung := time.AfterFunc(20*time.Second, cancel) // ends as CANCELLED, never DEADLINE_EXCEEDED
+	defer hung.Stop()
+	var events []*toolguardv1.StreamToolCallsResponse
+	for {
+		ev, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		events = append(events, ev)
+	}
+}
+
+func TestStreamIdleTimeout(t *testing.T) {
+	const idle = 200 * time.Millisecond
+	c, ws := startWorkspace(t, service.Config{MaxStreams: 1, StreamIdleTimeout: idle})
+	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
+	if _, err := streamRun(t, c, []*toolguardv1.StreamToolCallsRequest{startFrame("warm", xml, nil), endFrame("stop")}); err != nil {
+		t.Fatal(err)
+	}
+	ignore := goleak.IgnoreCurrent()
+	wantIdle := func(t *testing.T, err error) {
+		t.Helper()
+		st := wantRefusal(t, "the idle stream", err, codes.DeadlineExceeded, "STREAM_IDLE_TIMEOUT")
+		if !strings.Contains(st.Message(), idle.String()) {
+			t.Errorf("message %q does not give the timeout", st.Message())
+		}
+	}
+
+	t.Run("silent mid-call: ended, nothing executed or counted, slot freed", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		st, err := c.StreamToolCalls(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := append([]*toolguardv1.StreamToolCallsRequest{startFrame("idle", xml, &toolguardv1.StreamOptions{ExecuteOnComplete: true})},
+			textFrames("<write_to_file><path>idle.txt</path><content>abc", 10)...)
+		for _, f := range frames {
+			if err := st.Send(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Frames keep it open while another stream is refused its slot.
+		stop := keepSending(st, idle/4)
+		if _, err := st.Recv(); err != nil {
+			t.Fatal(err)
+		}
+		_, err = streamAs(context.Background(), c, startFrame("other", xml, nil), endFrame("stop"))
+		wantRefusal(t, "a second stream", err, codes.ResourceExhausted, "TOO_MANY_STREAMS")
+		stop()
+
+		events, err := drain(t, st, cancel)
+		wantIdle(t, err)
+		for _, ev := range events {
+			if ev.GetCallComplete() != nil || ev.GetDone() != nil {
+				t.Errorf("the cut call was concluded: %v", ev)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(ws, "idle.txt")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the cut call was executed: %v", err)
+		}
+		r, err := c.GetSession(context.Background(), &toolguardv1.GetSessionRequest{SessionId: "idle"})
+		if err != nil || r.GetSession().GetMistakes().GetConsecutive() != 0 {
+			t.Errorf("session of the cut stream: %v, %v; want no mistake counted", r, err)
+		}
+		// The slot is free again.
+		events, err = streamAs(context.Background(), c, startFrame("after", xml, nil), endFrame("stop"))
+		if err != nil || len(events) == 0 || events[len(events)-1].GetDone() == nil {
+			t.Fatalf("a stream after the cut: %v, %v", events, err)
+		}
+	})
+
+	t.Run("no frame at all", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		st, err := c.StreamToolCalls(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = drain(t, st, cancel)
+		wantIdle(t, err)
+	})
+
+	t.Run("frames keep a stream open", func(t *testing.T) {
+		var frames []*toolguardv1.StreamToolCallsRequest
+		for i := range 50 {
+			frames = append(frames, textFrames(fmt.Sprintf("line %d\n", i), 100)...)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		st, err := c.StreamToolCalls(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			// Five timeouts in all, each frame well within one.
+			for _, f := range append(append([]*toolguardv1.StreamToolCallsRequest{startFrame("busy", xml, nil)}, frames...), endFrame("stop")) {
+				time.Sleep(idle / 10)
+				if st.Send(f) != nil {
+					return
+				}
+			}
+		}()
+		events, err := drain(t, st, cancel)
+		if err != nil || len(events) == 0 || events[len(events)-1].GetDone() == nil {
+			t.Fatalf("a stream sending a frame every %s: %v, %v", idle/10, events, err)
+		}
+	})
+
+	t.Run("a client that stops taking events", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		st, err := c.StreamToolCalls(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 48 MiB of text come back as text events, more than gRPC's windows
+		// hold: the server's sends wait on the client, which goes on sending
+		// frames (so it is never idle for want of them) but reads nothing.
+		sending := make(chan struct{})
+		go func() {
+			defer close(sending)
+			if st.Send(startFrame("stalled", xml, nil)) != nil || st.Send(textFrames("hello\n", 100)[0]) != nil {
+				return
+			}
+			mib := textFrames(strings.Repeat("x", 1<<20), 1<<20)[0]
+			for range 48 {
+				if st.Send(mib) != nil {
+					return
+				}
+			}
+			for st.Send(&toolguardv1.StreamToolCallsRequest{Frame: &toolguardv1.StreamToolCallsRequest_Delta{Delta: &toolguardv1.StreamDelta{}}}) == nil {
+				time.Sleep(idle / 4)
+			}
+		}()
+		defer func() { cancel(); <-sending }()
+		if _, err := st.Recv(); err != nil { // the one event read, "hello": the stream holds the slot
+			t.Fatal(err)
+		}
+
+		// The server ends the stream and frees its slot at once; the
+		// client learns it once it reads the events before the status.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			_, err := streamAs(context.Background(), c, startFrame("next", xml, nil), endFrame("stop"))
+			if err == nil {
+				break
+			}
+			wantRefusal(t, "a stream while the stalled one holds the slot", err, codes.ResourceExhausted, "TOO_MANY_STREAMS")
+			if time.Now().After(deadline) {
+				t.Fatal("the stalled stream still holds its slot after 20s")
+			}
+			time.Sleep(idle / 4)
+		}
+		_, err = drain(t, st, cancel)
+		wantIdle(t, err)
+	})
+
+	verifyNoLeaks(t, ignore)
 }

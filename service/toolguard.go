@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -29,6 +30,8 @@ type toolGuardService struct {
 	// streams bounds the open StreamToolCalls streams (limits.go).
 	maxJSONDepth int
 	streams      *streamSlots
+	// idleTimeout ends streams that wait on their client (stream_idle.go).
+	idleTimeout time.Duration
 	// listings caches ListTools responses by model family.
 	listings sync.Map
 }
@@ -122,7 +125,7 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 	}
 	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
-		maxJSONDepth: cfg.MaxJSONDepth, streams: streams}, cleanup, nil
+		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, idleTimeout: cfg.StreamIdleTimeout}, cleanup, nil
 }
 
 func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {

@@ -58,6 +58,8 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreams) }},
 	{"max-streams-per-principal", "TOOLGUARD_MAX_STREAMS_PER_PRINCIPAL", "most streams one authenticated principal may hold at once (`number`; 0: a quarter of --max-streams when the tokens file names two principals or more, otherwise no bound)",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamsPerPrincipal) }},
+	{"stream-idle-timeout", "TOOLGUARD_STREAM_IDLE_TIMEOUT", "`duration` a stream may wait on its client, for a frame or to take an event, before it is ended with DEADLINE_EXCEEDED (0: never)",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.StreamIdleTimeout) }},
 	{"max-conn-streams", "TOOLGUARD_MAX_CONN_STREAMS", "most concurrent calls on one client connection (`number`); more wait for a free one",
 		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MaxConnStreams) }},
 	{"rate-limit", "TOOLGUARD_RATE_LIMIT", "sustained calls per second each principal may make (`rate`; 0: unlimited)",
