@@ -32,6 +32,9 @@ type StreamRequest struct {
 	// no bound (the service always sets them).
 	MaxCallBytes  int
 	MaxParamBytes int
+	// Budget, when set, is drawn on for the open calls' text, shared with
+	// other streams (stream.Options.Budget).
+	Budget stream.Budget
 }
 
 // StreamEvent is one event of a stream, for the caller.
@@ -116,7 +119,7 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 		}
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
-	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes}
+	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, Budget: req.Budget}
 	if req.Format == stream.XMLTags {
 		opts.Tools = g.toolTags(req.ToolNames, extra)
 	}
