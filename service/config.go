@@ -132,6 +132,11 @@ type Config struct {
 	// block); MaxParamBytes bounds one parameter value in it.
 	MaxCallBytes  int
 	MaxParamBytes int
+	// MaxStreamBufferBytes bounds the text of open calls that all streams
+	// hold together; a call growing past what is left is dropped with
+	// CALL_TOO_LARGE. It keeps the server's memory within its pod's
+	// whatever the number of streams (docs/limits.md has the arithmetic).
+	MaxStreamBufferBytes int
 }
 
 // DefaultWorkspaceName is the name of the workspace --workspace opens.
@@ -188,6 +193,7 @@ func DefaultConfig() Config {
 		MaxCallBytes:          16 << 20,
 		MaxParamBytes:         16 << 20,
 		StreamIdleTimeout:     time.Minute,
+		MaxStreamBufferBytes:  64 << 20,
 	}
 }
 

@@ -7,11 +7,14 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
+
+	"github.com/toolguard/toolguard/repair/stream"
 )
 
 // Limits beyond the request checks of requests.go: the open streams
@@ -46,6 +49,10 @@ func (c Config) validateLimits() []error {
 	}
 	if c.MaxStreams <= 0 || c.MaxConnStreams == 0 {
 		errs = append(errs, errors.New("stream limits must be positive"))
+	}
+	if c.MaxStreamBufferBytes <= 0 || c.MaxStreamBufferBytes < c.MaxCallBytes {
+		errs = append(errs, fmt.Errorf("max stream buffer bytes (%d) must be at least max call bytes (%d), or no call of the largest size could ever be held",
+			c.MaxStreamBufferBytes, c.MaxCallBytes))
 	}
 	if c.StreamIdleTimeout < 0 {
 		errs = append(errs, errors.New("stream idle timeout must not be negative (0: never)"))
@@ -139,6 +146,60 @@ func (s *streamSlots) acquire(c *Caller) (release func(), err error) {
 			}
 		}
 	}), nil
+}
+
+// The stream budget.
+
+// streamBudget is the server-wide budget of the bytes open streams hold of
+// their calls (Config.MaxStreamBufferBytes), which every stream's parser
+// draws on. Without it each of MaxStreams streams could hold MaxCallBytes
+// of each of its open calls.
+type streamBudget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+func (b *streamBudget) Grow(n int) bool {
+	for {
+		used := b.used.Load()
+		if used+int64(n) > b.limit {
+			return false
+		}
+		if b.used.CompareAndSwap(used, used+int64(n)) {
+			return true
+		}
+	}
+}
+
+func (b *streamBudget) Release(n int) { b.used.Add(-int64(n)) }
+
+// streamAccount is one stream's draw on the budget. close gives back all it
+// still holds: a stream that ends without its end frame (cut idle,
+// cancelled, closed early) never closes its open calls. One goroutine uses
+// it.
+type streamAccount struct {
+	budget stream.Budget
+	held   int
+}
+
+func (a *streamAccount) Grow(n int) bool {
+	if !a.budget.Grow(n) {
+		return false
+	}
+	a.held += n
+	return true
+}
+
+func (a *streamAccount) Release(n int) {
+	a.held -= n
+	a.budget.Release(n)
+}
+
+func (a *streamAccount) close() {
+	if a.held > 0 {
+		a.budget.Release(a.held)
+		a.held = 0
+	}
 }
 
 // Rate limits.

@@ -19,6 +19,9 @@ type StreamLimits struct {
 	// MaxJSONDepth bounds the nesting of the start frame's tool schemas; 0
 	// means no bound.
 	MaxJSONDepth int
+	// Budget, when set, bounds the open calls' text of every stream that
+	// shares it (Config.MaxStreamBufferBytes).
+	Budget stream.Budget
 }
 
 // TransportError wraps a failure to receive or send a frame: the stream
@@ -83,6 +86,11 @@ func RunStream(ctx context.Context, g *guard.Guard, limits StreamLimits,
 	// (the CLI) the caller is anonymous and may use every workspace.
 	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, in.ExecuteOnComplete); err != nil {
 		return err
+	}
+	if limits.Budget != nil {
+		account := &streamAccount{budget: limits.Budget}
+		defer account.close()
+		in.Budget = account
 	}
 	st, err := g.OpenStream(in)
 	if err != nil {

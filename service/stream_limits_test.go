@@ -2,18 +2,21 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
@@ -299,4 +302,116 @@ func TestStreamIdleTimeout(t *testing.T) {
 	})
 
 	verifyNoLeaks(t, ignore)
+}
+
+// streamErrors returns the codes and messages of a stream's error events.
+func streamErrors(events []*toolguardv1.StreamToolCallsResponse) (codes, messages []string) {
+	for _, ev := range events {
+		if e := ev.GetError(); e != nil {
+			codes, messages = append(codes, e.GetCode()), append(messages, e.GetMessage())
+		}
+	}
+	return codes, messages
+}
+
+func TestStreamBufferBudget(t *testing.T) {
+	const budget = 8192
+	c, _ := startWorkspace(t, service.Config{MaxStreamBufferBytes: budget, MaxCallBytes: budget})
+	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
+	writeCall := func(session string, n int) []*toolguardv1.StreamToolCallsRequest {
+		return append(append([]*toolguardv1.StreamToolCallsRequest{startFrame(session, xml, nil)},
+			textFrames("<write_to_file><path>b.txt</path><content>"+strings.Repeat("b", n)+"</content></write_to_file>", 1000)...), endFrame("stop"))
+	}
+
+	// One stream holds 6000 bytes of an OpenAI call that stays open.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	held, err := c.StreamToolCalls(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append([]*toolguardv1.StreamToolCallsRequest{startFrame("held", toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI, nil)},
+		argFrames(0, "call_1", "write_to_file", `{"path": "a.txt", "content": "`+strings.Repeat("a", 6000), 1000)...) {
+		if err := held.Send(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for got := 0; got < 6000; { // its previews show the server has read it all
+		ev, err := held.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += len(ev.GetParamUpdate().GetAppend())
+	}
+
+	// Another stream's call of 4000 bytes is more than the budget has left:
+	// it is dropped, and that stream goes on to its end.
+	events, err := streamRun(t, c, writeCall("refused", 4000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := summarize(t, events)
+	codes, messages := streamErrors(events)
+	if !slices.Equal(codes, []string{"CALL_TOO_LARGE"}) || len(s.complete) != 0 || !strings.Contains(messages[0], "in use") {
+		t.Fatalf("a call past the budget left: errors %v %q, %d calls completed", codes, messages, len(s.complete))
+	}
+
+	// The held stream goes without its end frame: what it held is given
+	// back, and the same call fits.
+	cancel()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		events, err := streamRun(t, c, writeCall("fits", 4000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := summarize(t, events); len(s.complete) == 1 && s.complete[0].GetVerdict().GetOk() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the budget of a cancelled stream was not given back: %v", events)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStreamDefaultsHoldLargestWrite checks that the default limits, which
+// fit the default pod's memory, still let a write of the largest file
+// (MaxFileBytes) be streamed and executed.
+func TestStreamDefaultsHoldLargestWrite(t *testing.T) {
+	def := service.DefaultConfig()
+	c, ws := startWorkspace(t, service.Config{})
+	content := strings.Repeat("x := f(y) // a line\n", int(def.MaxFileBytes)/20)
+	args, err := json.Marshal(map[string]string{"path": "largest.go", "content": content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := append(append([]*toolguardv1.StreamToolCallsRequest{startFrame("largest", toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI, &toolguardv1.StreamOptions{ExecuteOnComplete: true})},
+		argFrames(0, "call_1", "write_to_file", string(args), 64<<10)...), endFrame("tool_calls"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The verdict holds the arguments, far more than a client's default
+	// receive limit of 4 MiB.
+	st, err := c.StreamToolCalls(ctx, grpc.MaxCallRecvMsgSize(def.MaxSendMsgBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for _, f := range frames {
+			if st.Send(f) != nil {
+				return
+			}
+		}
+	}()
+	events, err := drain(t, st, cancel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := summarize(t, events)
+	if codes, _ := streamErrors(events); len(codes) != 0 || len(s.complete) != 1 || !s.complete[0].GetExecution().GetApplied() {
+		t.Fatalf("a write of %d bytes (%d as arguments): errors %v, %d calls completed", len(content), len(args), codes, len(s.complete))
+	}
+	if got := readFile(t, filepath.Join(ws, "largest.go")); len(got) != len(content) {
+		t.Errorf("file has %d bytes, want %d", len(got), len(content))
+	}
 }

@@ -123,7 +123,8 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 	if err != nil {
 		return nil, nil, err
 	}
-	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
+	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth,
+		Budget: &streamBudget{limit: int64(cfg.MaxStreamBufferBytes)}}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
 		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, idleTimeout: cfg.StreamIdleTimeout}, cleanup, nil
 }

@@ -120,6 +120,8 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxCallBytes) }},
 	{"max-param-bytes", "TOOLGUARD_MAX_PARAM_BYTES", "largest parameter value of a streamed tool call in `bytes`",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxParamBytes) }},
+	{"max-stream-buffer-bytes", "TOOLGUARD_MAX_STREAM_BUFFER_BYTES", "most `bytes` of open calls all streams hold together; a call growing past what is left is dropped with CALL_TOO_LARGE",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamBufferBytes) }},
 }
 
 // bindSettings registers a flag for every setting on fs, bound to the
