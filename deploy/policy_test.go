@@ -38,8 +38,9 @@ const (
 var serveCommand = []string{"/toolguard", "serve"}
 
 // The settings the ConfigMap must set explicitly rather than rely on the
-// binary's defaults: where to listen and keep files, and the timing the
-// termination grace period and client rebalancing depend on.
+// binary's defaults: where to listen and keep files, the timing the
+// termination grace period and client rebalancing depend on, and the
+// streams' buffer, which must fit the memory limit.
 var requiredSettings = []string{
 	"TOOLGUARD_LISTEN",
 	"TOOLGUARD_WORKSPACE",
@@ -47,7 +48,15 @@ var requiredSettings = []string{
 	"TOOLGUARD_SHUTDOWN_TIMEOUT",
 	"TOOLGUARD_MAX_CONNECTION_AGE",
 	"TOOLGUARD_MAX_CONNECTION_AGE_GRACE",
+	"TOOLGUARD_MAX_STREAM_BUFFER_BYTES",
 }
+
+// streamBufferShare is the part of the memory limit the streams' buffer
+// may take, as a divisor: open calls hold up to twice their text (slices
+// grow by doubling) and the Go heap grows to twice what is live before it
+// is collected, so the buffer can cost four times its bytes, and that gets
+// at most half the pod (docs/limits.md).
+const streamBufferShare = 8
 
 // want is what the policies expect of one overlay beyond what they expect of
 // all.
@@ -112,6 +121,7 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 
 	checkSecurity(c, pod, ct)
 	checkResources(c, ct)
+	checkStreamBuffer(c, ct, config)
 	checkServiceAccount(c, r, pod)
 	checkVolumes(c, r, d, ct, config, w)
 	if port != 0 {
@@ -397,6 +407,24 @@ func checkResources(c *checker, ct *corev1.Container) {
 		if hasReq && hasLim && req.Cmp(lim) > 0 {
 			c.failf("container %s: %s request %s is above the limit %s", ct.Name, name, req.String(), lim.String())
 		}
+	}
+}
+
+// checkStreamBuffer wants the streams' buffer to fit the memory limit.
+func checkStreamBuffer(c *checker, ct *corev1.Container, cfg config) {
+	const key = "TOOLGUARD_MAX_STREAM_BUFFER_BYTES"
+	v, ok := cfg[key]
+	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok || !hasLim {
+		return // reported by checkConfig and checkResources
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil || n <= 0:
+		c.failf("%s=%q: want a positive whole number of bytes", key, v)
+	case n > lim.Value()/streamBufferShare:
+		c.failf("%s=%d is more than 1/%d of the memory limit %s (%d bytes): streams buffering their calls could take the pod past it",
+			key, n, streamBufferShare, lim.String(), lim.Value()/streamBufferShare)
 	}
 }
 

@@ -34,6 +34,10 @@ type StreamRequest struct {
 	MaxCallBytes  int
 	MaxParamBytes int
 	MaxJSONDepth  int
+
+	// Budget, when set, is drawn on for the open calls' text, shared with
+	// other streams (stream.Options.Budget).
+	Budget stream.Budget
 }
 
 // StreamEvent is one event of a stream, for the caller.
@@ -118,7 +122,7 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 		}
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
-	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth}
+	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth, Budget: req.Budget}
 	if req.Format == stream.XMLTags {
 		opts.Tools = g.toolTags(req.ToolNames, extra)
 	}

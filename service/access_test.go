@@ -169,18 +169,59 @@ func TestRateLimiterPerPrincipal(t *testing.T) {
 }
 
 func TestStreamSlots(t *testing.T) {
-	slots := newStreamSlots(1)
-	release, err := slots.acquire()
-	if err != nil {
-		t.Fatal(err)
+	alice := &Caller{Principal: "alice", authenticated: true}
+	bob := &Caller{Principal: "bob", authenticated: true}
+	slots := newStreamSlots(Config{MaxStreams: 3, MaxStreamsPerPrincipal: 2, AuthTokensFile: "t"}, 2)
+	wantReason := func(what string, c *Caller, reason string) {
+		t.Helper()
+		var le *LimitError
+		if _, err := slots.acquire(c); !errors.As(err, &le) || le.Reason != reason {
+			t.Fatalf("%s: %v, want %s", what, err, reason)
+		}
 	}
-	var le *LimitError
-	if _, err := slots.acquire(); !errors.As(err, &le) || le.Reason != "TOO_MANY_STREAMS" {
-		t.Fatalf("second stream: %v, want TOO_MANY_STREAMS", err)
+	var releases []func()
+	for range 2 {
+		release, err := slots.acquire(alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, release)
 	}
-	release()
-	if _, err := slots.acquire(); err != nil {
-		t.Fatalf("after release: %v", err)
+	wantReason("alice's third stream", alice, "TOO_MANY_STREAMS_FOR_PRINCIPAL")
+	if _, err := slots.acquire(bob); err != nil {
+		t.Fatalf("bob's first stream: %v", err)
+	}
+	wantReason("bob's second stream, the server full", bob, "TOO_MANY_STREAMS")
+	releases[0]()
+	releases[0]() // releasing twice gives back one slot
+	if _, err := slots.acquire(bob); err != nil {
+		t.Fatalf("bob's second stream after alice released one: %v", err)
+	}
+	wantReason("bob's third stream", bob, "TOO_MANY_STREAMS_FOR_PRINCIPAL")
+	wantReason("alice, the server full again", alice, "TOO_MANY_STREAMS")
+	if _, err := slots.acquire(anonymousCaller); err == nil {
+		t.Fatal("an anonymous stream beyond max streams")
+	}
+}
+
+func TestStreamShare(t *testing.T) {
+	tests := []struct {
+		name       string
+		cfg        Config
+		principals int
+		want       int
+	}{
+		{"no authentication", Config{MaxStreams: 256}, 0, 0},
+		{"one principal", Config{MaxStreams: 256}, 1, 0},
+		{"two principals", Config{MaxStreams: 256}, 2, 64},
+		{"at least one", Config{MaxStreams: 3}, 5, 1},
+		{"explicit", Config{MaxStreams: 256, MaxStreamsPerPrincipal: 10}, 1, 10},
+		{"explicit above max streams", Config{MaxStreams: 8, MaxStreamsPerPrincipal: 10}, 2, 8},
+	}
+	for _, tt := range tests {
+		if got := streamShare(tt.cfg, tt.principals); got != tt.want {
+			t.Errorf("%s: share %d, want %d", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -257,6 +298,9 @@ func TestValidateAccess(t *testing.T) {
 		{name: "JSON depth the repair reads", edit: func(c *Config) { c.MaxJSONDepth = repair.MaxJSONDepth }},
 		{name: "JSON depth past the repair's", edit: func(c *Config) { c.MaxJSONDepth = repair.MaxJSONDepth + 1 }, wantErr: "at most 512"},
 		{name: "no streams", edit: func(c *Config) { c.MaxStreams = 0 }, wantErr: "stream limits"},
+		{name: "negative stream share", edit: func(c *Config) { c.MaxStreamsPerPrincipal = -1 }, wantErr: "per principal must not be negative"},
+		{name: "stream share without tokens", edit: func(c *Config) { c.MaxStreamsPerPrincipal = 8 }, wantErr: "per principal needs a tokens file"},
+		{name: "stream share", edit: func(c *Config) { c.MaxStreamsPerPrincipal = 8; c.AuthTokensFile = "t.yaml" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

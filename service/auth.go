@@ -286,6 +286,19 @@ func (a *authenticator) authenticate(ctx context.Context) (context.Context, erro
 	return withCaller(ctx, c), nil
 }
 
+// principals counts the distinct principals of the tokens file; 0 when
+// authentication is disabled.
+func (a *authenticator) principals() int {
+	if a == nil {
+		return 0
+	}
+	names := map[string]bool{}
+	for _, t := range a.tokens {
+		names[t.caller.Principal] = true
+	}
+	return len(names)
+}
+
 // identify returns the caller whose token the call carries.
 func (a *authenticator) identify(ctx context.Context) (*Caller, error) {
 	if a == nil {
@@ -374,6 +387,8 @@ func IsLoopback(addr string) bool {
 type accessControl struct {
 	options      []grpc.ServerOption
 	interceptors []interceptor
+	// streams are the StreamToolCalls slots, shared out by principal.
+	streams *streamSlots
 }
 
 // newAccessControl loads the tokens file and the TLS files of cfg.
@@ -397,5 +412,6 @@ func newAccessControl(cfg Config) (accessControl, error) {
 	return accessControl{
 		options:      opts,
 		interceptors: accessInterceptors(authn, newRateLimiter(cfg.RateLimit, cfg.RateBurst)),
+		streams:      newStreamSlots(cfg, authn.principals()),
 	}, nil
 }

@@ -40,6 +40,16 @@ type Config struct {
 	// client connection.
 	MaxStreams     int
 	MaxConnStreams uint32
+	// MaxStreamsPerPrincipal bounds the streams one authenticated principal
+	// holds at once, so that one caller cannot take every slot. Zero is a
+	// quarter of MaxStreams (at least 1) when the tokens file names two
+	// principals or more, and no bound otherwise: a lone principal, or the
+	// one anonymous caller, shares with nobody (see limits.go).
+	MaxStreamsPerPrincipal int
+	// StreamIdleTimeout ends a stream that waits this long on its client,
+	// for a frame or to take an event, with DEADLINE_EXCEEDED (reason
+	// STREAM_IDLE_TIMEOUT), and frees its slot. Zero means never.
+	StreamIdleTimeout time.Duration
 	// RateLimit is each principal's sustained rate of calls per second (0:
 	// unlimited); RateBurst is how many calls it may make at once above it.
 	RateLimit float64
@@ -122,6 +132,11 @@ type Config struct {
 	// block); MaxParamBytes bounds one parameter value in it.
 	MaxCallBytes  int
 	MaxParamBytes int
+	// MaxStreamBufferBytes bounds the text of open calls that all streams
+	// hold together; a call growing past what is left is dropped with
+	// CALL_TOO_LARGE. It keeps the server's memory within its pod's
+	// whatever the number of streams (docs/limits.md has the arithmetic).
+	MaxStreamBufferBytes int
 }
 
 // DefaultWorkspaceName is the name of the workspace --workspace opens.
@@ -177,6 +192,8 @@ func DefaultConfig() Config {
 		MaxConnectionAgeGrace: 5 * time.Minute,
 		MaxCallBytes:          16 << 20,
 		MaxParamBytes:         16 << 20,
+		StreamIdleTimeout:     time.Minute,
+		MaxStreamBufferBytes:  64 << 20,
 	}
 }
 

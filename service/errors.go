@@ -34,6 +34,7 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	var we *guard.UnknownWorkspaceError
 	var wt *guard.WrongToolError
 	var fc *guard.FileChangedError
+	var idle *StreamIdleError
 	switch {
 	case errors.As(err, &fe):
 		return fieldStatus(fe)
@@ -53,6 +54,8 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.As(err, &fc):
 		return withDetails(codes.FailedPrecondition, fc.Error(), "FILE_CHANGED", map[string]string{"path": fc.Path},
 			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: "FILE_CHANGED", Subject: fc.Path, Description: "the file changed since it was read; read it again"}}})
+	case errors.As(err, &idle):
+		return withDetails(codes.DeadlineExceeded, idle.Error(), "STREAM_IDLE_TIMEOUT", map[string]string{"idle_timeout": idle.Timeout.String()})
 	case errors.Is(err, session.ErrUnavailable):
 		// Before the context cases: the cause may be a client-side dial
 		// timeout that wraps context.DeadlineExceeded. The cause names the

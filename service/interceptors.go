@@ -343,9 +343,13 @@ func recoveryHandler(log *zap.Logger) recovery.RecoveryHandlerFuncContext {
 	return func(ctx context.Context, p any) error {
 		// This runs in the deferred recover of the panicking goroutine, before
 		// its stack unwinds, so the stack still shows where the panic began.
+		stack := debug.Stack()
+		if f, ok := p.(*forwardedPanic); ok { // from a goroutine of the handler's
+			p, stack = f.value, f.stack
+		}
 		fields := append(zapFields(callAnnotations(ctx).AppendUnique(logging.ExtractFields(ctx))),
 			zap.String("panic", fmt.Sprint(p)),
-			zap.ByteString("stack", debug.Stack()),
+			zap.ByteString("stack", stack),
 		)
 		log.Error("recovered from panic in handler", fields...)
 		return status.Error(codes.Internal, "internal error")

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
@@ -14,10 +15,13 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/toolguard/toolguard/repair"
+
+	"github.com/toolguard/toolguard/repair/stream"
 )
 
 // Limits beyond the request checks of requests.go: the open streams
-// (MaxStreams) and each principal's rate of calls (RateLimit, RateBurst).
+// (MaxStreams, and each principal's share of them) and each principal's
+// rate of calls (RateLimit, RateBurst).
 // Each refusal is a LimitError: RESOURCE_EXHAUSTED with a stable reason.
 //
 // The message size (MaxRecvMsgBytes) is gRPC's own limit, and its refusal
@@ -53,6 +57,19 @@ func (c Config) validateLimits() []error {
 	if c.MaxStreams <= 0 || c.MaxConnStreams == 0 {
 		errs = append(errs, errors.New("stream limits must be positive"))
 	}
+	if c.MaxStreamBufferBytes <= 0 || c.MaxStreamBufferBytes < c.MaxCallBytes {
+		errs = append(errs, fmt.Errorf("max stream buffer bytes (%d) must be at least max call bytes (%d), or no call of the largest size could ever be held",
+			c.MaxStreamBufferBytes, c.MaxCallBytes))
+	}
+	if c.StreamIdleTimeout < 0 {
+		errs = append(errs, errors.New("stream idle timeout must not be negative (0: never)"))
+	}
+	switch {
+	case c.MaxStreamsPerPrincipal < 0:
+		errs = append(errs, errors.New("max streams per principal must not be negative (0: the default share)"))
+	case c.MaxStreamsPerPrincipal > 0 && c.AuthTokensFile == "":
+		errs = append(errs, errors.New("max streams per principal needs a tokens file: without one every caller is the one anonymous principal, bounded by max streams"))
+	}
 	if c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) {
 		errs = append(errs, errors.New("rate limit must be a number of calls per second, or 0 for no limit"))
 	}
@@ -64,25 +81,131 @@ func (c Config) validateLimits() []error {
 
 // Open streams.
 
-// streamSlots is a semaphore bounding the StreamToolCalls streams open at
-// once, server-wide. A stream holds up to MaxCallBytes of a call in memory
-// while it grows; the bound keeps many streams from holding it all at once.
-type streamSlots chan struct{}
+// streamSlots bounds the StreamToolCalls streams open at once: max
+// server-wide, and share for each authenticated principal, so that one
+// caller cannot take every slot and refuse everybody else. A stream holds
+// what it has read of its open calls (see the stream budget) and a
+// goroutine or two; the bound keeps many streams from holding much at once.
+type streamSlots struct {
+	max, share int // share 0: no share
 
-func newStreamSlots(n int) streamSlots { return make(streamSlots, n) }
+	mu   sync.Mutex
+	open int
+	held map[string]int // by principal, when shared
+}
 
-// acquire takes a slot, or refuses with TOO_MANY_STREAMS when none is free:
-// it never waits, so a refused client can retry or go elsewhere.
-func (s streamSlots) acquire() (release func(), err error) {
-	select {
-	case s <- struct{}{}:
-		return func() { <-s }, nil
-	default:
+// newStreamSlots returns the slots of cfg for a server whose tokens file
+// names principals principals (0 without authentication).
+func newStreamSlots(cfg Config, principals int) *streamSlots {
+	return &streamSlots{max: cfg.MaxStreams, share: streamShare(cfg, principals), held: map[string]int{}}
+}
+
+// streamShare is how many streams one authenticated principal may hold; 0
+// means no share. Without a tokens file every caller is the one anonymous
+// principal, and a share would only lower MaxStreams; a tokens file of one
+// principal is the same case, unless the share is set explicitly.
+func streamShare(cfg Config, principals int) int {
+	switch {
+	case principals == 0:
+		return 0
+	case cfg.MaxStreamsPerPrincipal > 0:
+		return min(cfg.MaxStreamsPerPrincipal, cfg.MaxStreams)
+	case principals >= 2:
+		return max(1, cfg.MaxStreams/4)
+	}
+	return 0
+}
+
+// acquire takes a slot for the caller, or refuses with
+// TOO_MANY_STREAMS_FOR_PRINCIPAL when the caller holds its share, or
+// TOO_MANY_STREAMS when the server has no slot left. It never waits, so a
+// refused client can retry or go elsewhere. release gives the slot back.
+func (s *streamSlots) acquire(c *Caller) (release func(), err error) {
+	shared := s.share > 0 && c.authenticated
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case shared && s.held[c.Principal] >= s.share:
+		return nil, &LimitError{
+			Reason: "TOO_MANY_STREAMS_FOR_PRINCIPAL",
+			Message: fmt.Sprintf("principal %q already holds its share of %d open StreamToolCalls streams (of %d server-wide); end one of them, or retry later",
+				c.Principal, s.share, s.max),
+			Metadata: map[string]string{"principal": c.Principal, "max_streams_per_principal": strconv.Itoa(s.share)},
+		}
+	case s.open >= s.max:
 		return nil, &LimitError{
 			Reason:   "TOO_MANY_STREAMS",
-			Message:  fmt.Sprintf("the server already has its maximum of %d open StreamToolCalls streams; retry later", cap(s)),
-			Metadata: map[string]string{"max_streams": strconv.Itoa(cap(s))},
+			Message:  fmt.Sprintf("the server already has its maximum of %d open StreamToolCalls streams; retry later", s.max),
+			Metadata: map[string]string{"max_streams": strconv.Itoa(s.max)},
 		}
+	}
+	s.open++
+	if shared {
+		s.held[c.Principal]++
+	}
+	return sync.OnceFunc(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.open--
+		if shared {
+			if s.held[c.Principal]--; s.held[c.Principal] == 0 {
+				delete(s.held, c.Principal)
+			}
+		}
+	}), nil
+}
+
+// The stream budget.
+
+// streamBudget is the server-wide budget of the bytes open streams hold of
+// their calls (Config.MaxStreamBufferBytes), which every stream's parser
+// draws on. Without it each of MaxStreams streams could hold MaxCallBytes
+// of each of its open calls.
+type streamBudget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+func (b *streamBudget) Grow(n int) bool {
+	for {
+		used := b.used.Load()
+		if used+int64(n) > b.limit {
+			return false
+		}
+		if b.used.CompareAndSwap(used, used+int64(n)) {
+			return true
+		}
+	}
+}
+
+func (b *streamBudget) Release(n int) { b.used.Add(-int64(n)) }
+
+// streamAccount is one stream's draw on the budget. close gives back all it
+// still holds: a stream that ends without its end frame (cut idle,
+// cancelled, closed early) never closes its open calls. One goroutine uses
+// it.
+type streamAccount struct {
+	budget stream.Budget
+	held   int
+}
+
+func (a *streamAccount) Grow(n int) bool {
+	if !a.budget.Grow(n) {
+		return false
+	}
+	a.held += n
+	return true
+}
+
+func (a *streamAccount) Release(n int) {
+	a.held -= n
+	a.budget.Release(n)
+}
+
+func (a *streamAccount) close() {
+	if a.held > 0 {
+		a.budget.Release(a.held)
+		a.held = 0
 	}
 }
 

@@ -135,7 +135,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		observe = s.metrics.observer
 	}
 
-	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"), observe)
+	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"), observe, access.streams)
 	if err != nil {
 		return nil, fmt.Errorf("build ToolGuardService: %w", err)
 	}

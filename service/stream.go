@@ -19,6 +19,9 @@ type StreamLimits struct {
 	// MaxJSONDepth bounds the nesting of the start frame's tool schemas
 	// and of the calls' JSON arguments; 0 means no bound.
 	MaxJSONDepth int
+	// Budget, when set, bounds the open calls' text of every stream that
+	// shares it (Config.MaxStreamBufferBytes).
+	Budget stream.Budget
 }
 
 // TransportError wraps a failure to receive or send a frame: the stream
@@ -30,25 +33,30 @@ func (e *TransportError) Error() string { return "stream transport: " + e.Err.Er
 func (e *TransportError) Unwrap() error { return e.Err }
 
 // StreamToolCalls follows a model's response as the client forwards it.
-// The work happens in the handler's goroutine, frame by frame, so when the
+// The work happens frame by frame in one goroutine (runStream), so when the
 // client cancels, the next receive or send fails and nothing outlives the
-// stream.
+// stream. A stream that waits on its client longer than the idle timeout is
+// ended with DEADLINE_EXCEEDED (stream_idle.go).
 //
-// At most MaxStreams streams are open at once, server-wide; the slot is
+// At most MaxStreams streams are open at once, server-wide, and each
+// authenticated principal holds at most its share of them; the slot is
 // given back when the handler returns, before the client sees the stream
 // end.
 func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguardv1.StreamToolCallsRequest, toolguardv1.StreamToolCallsResponse]) error {
 	ctx := srv.Context()
-	release, err := s.streams.acquire()
+	release, err := s.streams.acquire(callerFromContext(ctx))
 	if err != nil {
 		return s.toStatus(ctx, err)
 	}
 	defer release()
-	err = RunStream(ctx, s.guard, s.streamLimits, srv.Recv, srv.Send)
+	err = s.runStream(ctx, srv)
 	var te *TransportError
+	var idle *StreamIdleError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &idle):
+		return s.toStatus(ctx, idle)
 	case errors.As(err, &te):
 		return te.Err // already a status: the transport's, or a frame's refusal
 	default:
@@ -79,6 +87,11 @@ func RunStream(ctx context.Context, g *guard.Guard, limits StreamLimits,
 	// (the CLI) the caller is anonymous and may use every workspace.
 	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, in.ExecuteOnComplete); err != nil {
 		return err
+	}
+	if limits.Budget != nil {
+		account := &streamAccount{budget: limits.Budget}
+		defer account.close()
+		in.Budget = account
 	}
 	st, err := g.OpenStream(in)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -29,7 +30,9 @@ type toolGuardService struct {
 	// maxJSONDepth bounds the JSON nesting of requests (requests.go);
 	// streams bounds the open StreamToolCalls streams (limits.go).
 	maxJSONDepth int
-	streams      streamSlots
+	streams      *streamSlots
+	// idleTimeout ends streams that wait on their client (stream_idle.go).
+	idleTimeout time.Duration
 	// storeDown warns about calls that failed for the session store.
 	storeDown *throttledWarning
 	// listings caches ListTools responses by model family.
@@ -117,15 +120,17 @@ func newGuard(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard
 
 // newToolGuardService builds the ToolGuardService implementation and returns
 // it with the cleanup that releases what it holds. observe, when not nil,
-// builds the observer of the guard's outcomes (see newGuard).
-func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error)) (toolguardv1.ToolGuardServiceServer, func() error, error) {
+// builds the observer of the guard's outcomes (see newGuard); streams are
+// the stream slots (see accessControl).
+func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots) (toolguardv1.ToolGuardServiceServer, func() error, error) {
 	g, cleanup, err := newGuard(cfg, log, observe)
 	if err != nil {
 		return nil, nil, err
 	}
-	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
+	limits := StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth,
+		Budget: &streamBudget{limit: int64(cfg.MaxStreamBufferBytes)}}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
-		maxJSONDepth: cfg.MaxJSONDepth, streams: newStreamSlots(cfg.MaxStreams),
+		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, idleTimeout: cfg.StreamIdleTimeout,
 		storeDown: newThrottledWarning(log, "session store unreachable: call failed")}, cleanup, nil
 }
 

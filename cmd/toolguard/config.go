@@ -56,6 +56,10 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxJSONDepth) }},
 	{"max-streams", "TOOLGUARD_MAX_STREAMS", "most StreamToolCalls streams open at once, server-wide (`number`)",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreams) }},
+	{"max-streams-per-principal", "TOOLGUARD_MAX_STREAMS_PER_PRINCIPAL", "most streams one authenticated principal may hold at once (`number`; 0: a quarter of --max-streams when the tokens file names two principals or more, otherwise no bound)",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamsPerPrincipal) }},
+	{"stream-idle-timeout", "TOOLGUARD_STREAM_IDLE_TIMEOUT", "`duration` a stream may wait on its client, for a frame or to take an event, before it is ended with DEADLINE_EXCEEDED (0: never)",
+		func(c *service.Config) flag.Value { return (*durationValue)(&c.StreamIdleTimeout) }},
 	{"max-conn-streams", "TOOLGUARD_MAX_CONN_STREAMS", "most concurrent calls on one client connection (`number`); more wait for a free one",
 		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MaxConnStreams) }},
 	{"rate-limit", "TOOLGUARD_RATE_LIMIT", "sustained calls per second each principal may make (`rate`; 0: unlimited)",
@@ -116,6 +120,8 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxCallBytes) }},
 	{"max-param-bytes", "TOOLGUARD_MAX_PARAM_BYTES", "largest parameter value of a streamed tool call in `bytes`",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxParamBytes) }},
+	{"max-stream-buffer-bytes", "TOOLGUARD_MAX_STREAM_BUFFER_BYTES", "most `bytes` of open calls all streams hold together; a call growing past what is left is dropped with CALL_TOO_LARGE",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamBufferBytes) }},
 }
 
 // bindSettings registers a flag for every setting on fs, bound to the

@@ -141,6 +141,11 @@ func TestParseServeConfig(t *testing.T) {
 				"TOOLGUARD_MAX_CONNECTION_AGE_GRACE": "1m",
 				"TOOLGUARD_MAX_CALL_BYTES":           "8192",
 				"TOOLGUARD_MAX_PARAM_BYTES":          "4096",
+
+				// The limits on streams.
+				"TOOLGUARD_MAX_STREAMS_PER_PRINCIPAL": "2",
+				"TOOLGUARD_STREAM_IDLE_TIMEOUT":       "20s",
+				"TOOLGUARD_MAX_STREAM_BUFFER_BYTES":   "65536",
 			},
 			want: func(c *service.Config) { *c = allSet },
 		},
@@ -161,6 +166,7 @@ func TestParseServeConfig(t *testing.T) {
 				"--deny", ".env,secrets/", "--fuzzy-threshold", "0.8",
 				"--max-connection-age", "10m", "--max-connection-age-grace", "1m",
 				"--max-call-bytes", "8192", "--max-param-bytes", "4096",
+				"--max-streams-per-principal", "2", "--stream-idle-timeout", "20s", "--max-stream-buffer-bytes", "65536",
 			},
 			want: func(c *service.Config) { *c = allSet },
 		},
@@ -273,6 +279,11 @@ var allSet = service.Config{
 	MaxConnectionAgeGrace: time.Minute,
 	MaxCallBytes:          8192,
 	MaxParamBytes:         4096,
+
+	// The limits on streams.
+	MaxStreamsPerPrincipal: 2,
+	StreamIdleTimeout:      20 * time.Second,
+	MaxStreamBufferBytes:   65536,
 }
 
 // TestServeRefusesExposedWithoutAuth follows the serve configuration path

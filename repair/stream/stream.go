@@ -191,6 +191,13 @@ type Options struct {
 	// JSON arguments (OpenAI, Anthropic, Hermes, whose body may nest one
 	// level more as it wraps them). Zero means no bound.
 	MaxJSONDepth int
+
+	// Budget, when set, is drawn on for the text the parser holds of its
+	// open calls, so that parsers sharing it hold at most its bytes
+	// together. A call whose growth it cannot grant is dropped with
+	// CALL_TOO_LARGE. A call gives its bytes back when it closes or is
+	// dropped; a parser left before End keeps what its open calls drew.
+	Budget Budget
 }
 
 // ErrNotStructured is returned by ToolDelta for formats whose calls arrive

@@ -29,6 +29,7 @@ type deltaCall struct {
 	dropped bool
 	scan    jsonScanner
 	preview argsPreview
+	held    int // bytes drawn from Options.Budget
 }
 
 func newStructuredParser(format Format, opts Options, emit func(Event)) *structuredParser {
@@ -70,6 +71,11 @@ func (p *structuredParser) delta(d ToolDelta) {
 			c.closed = d.Done
 			return
 		}
+		if !p.hold(c) {
+			p.drop(c, budgetEvent(c.index))
+			c.closed = d.Done
+			return
+		}
 		c.scan.src, c.scan.srcOff = d.Arguments, len(c.args)-len(d.Arguments)
 		c.scan.scan(c.args, 0)
 		c.scan.src = ""
@@ -100,6 +106,7 @@ func (p *structuredParser) start(c *deltaCall) {
 func (p *structuredParser) drop(c *deltaCall, e Event) {
 	c.dropped = true
 	c.args, c.scan = nil, jsonScanner{}
+	p.unhold(c)
 	p.emit(e)
 }
 
@@ -111,6 +118,7 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated,
 		Call: repair.Call{Name: name, Form: repair.FormText, Text: validString(c.args)}})
 	c.args = nil
+	p.unhold(c)
 }
 
 // end closes the calls still open, in index order. An Anthropic call

@@ -27,6 +27,7 @@ type textParser struct {
 	call   openCall
 	text   []byte // text found and not yet emitted
 	out    []byte // scratch
+	held   int    // bytes of the open call drawn from Options.Budget
 }
 
 type textState uint8
@@ -405,7 +406,9 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	if p.format == Hermes && !c.dropped && c.hermes.tooLarge(bodyEnd) {
 		p.dropHermesParam()
 	}
-	if !c.dropped && !p.tooLargeCall(end) {
+	// The budget is drawn on here too, so that a call read in one piece
+	// is held to it as one read in many.
+	if !c.dropped && !p.tooLargeCall(end) && !p.overBudget(end) {
 		var call repair.Call
 		switch p.format {
 		case XMLTags:
@@ -423,6 +426,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	}
 	p.pos = 0
 	p.state = inProse
+	p.unhold()
 }
 
 // end closes the input: held text is text after all, and a call still
@@ -458,6 +462,7 @@ func (p *textParser) checkLimits() {
 	switch {
 	case p.state == inProse || c.dropped:
 	case p.tooLargeCall(len(p.buf)):
+	case p.overBudget(len(p.buf)):
 	// A value is measured up to p.pos, not len(p.buf): the bytes after
 	// p.pos are still undecided (a closing tag arriving, a split escape)
 	// and may not be value at all, so counting them would drop a value
@@ -493,6 +498,7 @@ func (p *textParser) dropHermesParam() {
 
 func (p *textParser) drop(e Event) {
 	p.call.dropped = true
+	p.unhold()
 	// A Hermes call's closing tag counts only outside its strings, so the
 	// scanner goes on following them, silently. (Losing it made a dropped
 	// call end at the first "</tool_call>" inside a string when it was
