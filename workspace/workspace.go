@@ -284,7 +284,7 @@ func (w *Workspace) clean(p string) (string, error) {
 		return "", refuse(CodeInvalidPath, p, "the path is empty; give the file's path relative to the workspace root", nil)
 	}
 	if len(p) > MaxPathBytes {
-		return "", refuse(CodeInvalidPath, p[:64]+"...", fmt.Sprintf("the path is %d bytes long; toolguard accepts paths up to %d bytes", len(p), MaxPathBytes), nil)
+		return "", refuse(CodeInvalidPath, strings.ToValidUTF8(p[:64], "")+"...", fmt.Sprintf("the path is %d bytes long; toolguard accepts paths up to %d bytes", len(p), MaxPathBytes), nil)
 	}
 	for i := 0; i < len(p); i++ {
 		if c := p[i]; c < 0x20 || c == 0x7f {

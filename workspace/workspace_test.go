@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 	"time"
 )
 
@@ -799,4 +800,18 @@ func FuzzResolve(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLongPathRefusalIsUTF8: the refusal of an over-long path quotes its
+// start, cut at a character boundary (protobuf strings must be UTF-8).
+func TestLongPathRefusalIsUTF8(t *testing.T) {
+	w, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := "a" + strings.Repeat("é", MaxPathBytes) // byte 64 falls inside an é
+	_, err = w.Resolve(p)
+	if CodeOf(err) != CodeInvalidPath || !utf8.ValidString(err.Error()) {
+		t.Fatalf("Resolve = %v (valid UTF-8: %v)", err, utf8.ValidString(err.Error()))
+	}
 }
