@@ -811,7 +811,8 @@ func TestLongPathRefusalIsUTF8(t *testing.T) {
 	}
 	p := "a" + strings.Repeat("é", MaxPathBytes) // byte 64 falls inside an é
 	_, err = w.Resolve(p)
-	if CodeOf(err) != CodeInvalidPath || !utf8.ValidString(err.Error()) {
-		t.Fatalf("Resolve = %v (valid UTF-8: %v)", err, utf8.ValidString(err.Error()))
+	var we *Error
+	if !errors.As(err, &we) || we.Code != CodeInvalidPath || !utf8.ValidString(we.Path) || !utf8.ValidString(we.Error()) {
+		t.Fatalf("Resolve = %#v", err)
 	}
 }
