@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -129,7 +131,7 @@ func (g *Guard) fit(v *Verdict) error {
 	if budget <= 0 || fixed+(structPerJSONByte+1)*len(v.ArgumentsJSON)+64 <= budget {
 		return nil
 	}
-	a := answer{args: v.Args, fixed: fixed, echo: true}
+	a := answer{args: v.Args, argsJSON: v.ArgumentsJSON, fixed: fixed, echo: true}
 	s, err := a.shape(budget, true)
 	if err != nil || len(s.elided) == 0 {
 		return err
@@ -145,10 +147,13 @@ const structPerJSONByte = 12
 // answer is what shaping may change in an execute answer, and the
 // estimated size of the rest.
 type answer struct {
-	tool  *repair.Tool // nil: no content parameter is known
-	args  map[string]any
-	diff  string
-	fixed int
+	tool *repair.Tool // nil: no content parameter is known
+	args map[string]any
+	// argsJSON is args as compact JSON, when known (the whole-arguments
+	// elision hashes it rather than encoding them again).
+	argsJSON []byte
+	diff     string
+	fixed    int
 	// echo keeps every value (no rule 1): the answer executes nothing, so
 	// the arguments are what the caller asked for.
 	echo bool
@@ -180,13 +185,10 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 		}
 	}
 	s.elided = e.list
-	costs, err := paramCosts(s.args)
-	if err != nil {
-		return shaped{}, err
-	}
+	costs := paramCosts(s.args)
 	s.size = a.fixed + 32 + len(a.diff) + 16
 	for _, c := range costs {
-		s.size += c
+		s.size += c.cost
 	}
 	for _, el := range s.elided {
 		s.size += elisionSize(el)
@@ -204,12 +206,12 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 	if budget > 0 && s.size > budget && s.args != nil {
 		// Many small parameters (a million unknown keys): the arguments go
 		// as a whole, their field empty as in repair.Repair's Param.
-		el, err := e.whole("", a.args)
+		el, err := e.wholeArgs(a)
 		if err != nil {
 			return shaped{}, err
 		}
 		for _, c := range costs {
-			s.size -= c
+			s.size -= c.cost
 		}
 		for _, x := range s.elided {
 			s.size -= elisionSize(x)
@@ -217,6 +219,7 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 		s.args, s.elided = nil, []Elision{el}
 		s.size += elisionSize(el)
 	}
+	var err error
 	if hash && s.args != nil {
 		if s.argsJSON, err = repair.EncodeArgs(s.args); err != nil {
 			return shaped{}, fmt.Errorf("encode elided arguments: %w", err)
@@ -227,19 +230,25 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 
 // elideParams is rule 3: whole top-level parameters, largest first, until
 // the answer fits. The elisions inside a parameter give way to its own.
-func (a answer) elideParams(s *shaped, e *eliser, costs map[string]int, budget int) error {
-	keys := slices.SortedFunc(maps.Keys(costs), func(x, y string) int {
-		return cmp.Or(cmp.Compare(costs[y], costs[x]), cmp.Compare(x, y))
-	})
-	for _, k := range keys {
+// Parameters smaller than their elision would be are never tried.
+func (a answer) elideParams(s *shaped, e *eliser, costs []keyCost, budget int) error {
+	var big []keyCost
+	for _, c := range costs {
+		if c.cost > minElisionGain {
+			big = append(big, c)
+		}
+	}
+	slices.SortFunc(big, func(x, y keyCost) int { return cmp.Or(cmp.Compare(y.cost, x.cost), cmp.Compare(x.key, y.key)) })
+	for _, c := range big {
 		if s.size <= budget {
 			break
 		}
+		k := c.key
 		el, err := e.whole(k, a.args[k])
 		if err != nil {
 			return err
 		}
-		saved := costs[k] - paramCost(k, el.Marker(), len(el.Marker())+2) - elisionSize(el)
+		saved := c.cost - paramCost(k, el.Marker(), len(el.Marker())+2) - elisionSize(el)
 		inner := func(x Elision) bool { return x.Field == k || strings.HasPrefix(x.Field, k+"/") }
 		for _, x := range s.elided {
 			if inner(x) {
@@ -255,6 +264,10 @@ func (a answer) elideParams(s *shaped, e *eliser, costs map[string]int, budget i
 	}
 	return nil
 }
+
+// minElisionGain is about what a parameter's marker and elision cost: a
+// smaller parameter saves nothing by being elided.
+const minElisionGain = 3 * 128
 
 // eliser replaces values by markers, recording what it left out.
 type eliser struct {
@@ -300,6 +313,14 @@ func (e *eliser) whole(field string, v any) (Elision, error) {
 	return e.elision(field, string(raw)), nil
 }
 
+// wholeArgs elides the arguments as a whole (field "").
+func (e *eliser) wholeArgs(a answer) (Elision, error) {
+	if a.argsJSON != nil {
+		return e.elision("", string(a.argsJSON)), nil
+	}
+	return e.whole("", a.args)
+}
+
 func (e *eliser) elision(field, s string) Elision {
 	el := Elision{Field: field, Size: len(s), SHA256: strings.Repeat("0", sha256.Size*2)}
 	if e.hash {
@@ -313,17 +334,71 @@ func (e *eliser) elision(field, s string) Elision {
 // tags and length prefixes included; the arguments count twice, as a
 // Struct and as JSON text.
 
+// keyCost is a top-level parameter's estimated share of the answer.
+type keyCost struct {
+	key  string
+	cost int
+}
+
 // paramCosts estimates each top-level parameter of the arguments.
-func paramCosts(args map[string]any) (map[string]int, error) {
-	costs := make(map[string]int, len(args))
+func paramCosts(args map[string]any) []keyCost {
+	costs := make([]keyCost, 0, len(args))
 	for k, v := range args {
-		raw, err := repair.EncodeJSON(v)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", k, err)
-		}
-		costs[k] = paramCost(k, v, len(raw))
+		costs = append(costs, keyCost{k, paramCost(k, v, jsonSize(v))})
 	}
-	return costs, nil
+	return costs
+}
+
+// jsonSize bounds v's compact JSON (repair.EncodeJSON) from above without
+// encoding it: every byte that may be escaped counts as its longest escape.
+func jsonSize(v any) int {
+	switch x := v.(type) {
+	case string:
+		n := 2
+		for i := 0; i < len(x); {
+			c := x[i]
+			if c < utf8.RuneSelf {
+				switch {
+				case c < 0x20:
+					n += 6 // \u00XX
+				case c == '"' || c == '\\':
+					n += 2
+				default:
+					n++
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(x[i:])
+			if r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
+				n += 6 // \ufffd for an invalid byte, \u2028, \u2029
+			} else {
+				n += size
+			}
+			i += size
+		}
+		return n
+	case json.Number:
+		return len(x)
+	case map[string]any:
+		n := 2
+		for k, e := range x {
+			n += jsonSize(k) + 2 + jsonSize(e)
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range x {
+			n += 1 + jsonSize(e)
+		}
+		return n
+	case bool:
+		return 5
+	case nil:
+		return 4
+	}
+	// Other numbers: float64's longest form.
+	return 24
 }
 
 // paramCost is a parameter's Struct entry and its JSON member ("key":value,).

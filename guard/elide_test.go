@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -240,5 +241,22 @@ func TestFitValidate(t *testing.T) {
 				t.Errorf("content %v, want it echoed", v.Args["content"])
 			}
 		})
+	}
+}
+
+// TestJSONSizeBounds: the estimate is never below the encoding's length.
+func TestJSONSizeBounds(t *testing.T) {
+	for _, v := range []any{
+		"", "plain", "quote \" backslash \\ newline \n tab \t nul \x00", "中文 and é", "\u2028\u2029", "bad \xff\xfe bytes",
+		"<html> & </html>", json.Number("1e308"), true, false, nil, 3.5,
+		map[string]any{"k\n": []any{"a", map[string]any{}, []any{}, json.Number("-12")}},
+	} {
+		raw, err := repair.EncodeJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonSize(v); got < len(raw) {
+			t.Errorf("jsonSize(%q) = %d, encoding is %d bytes: %s", v, got, len(raw), raw)
+		}
 	}
 }
