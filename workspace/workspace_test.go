@@ -15,8 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 )
 
 const agentRoot = "/home/user/project"
