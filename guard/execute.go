@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
 )
@@ -40,7 +41,7 @@ type ExecuteRequest struct {
 type EditOutcome struct {
 	Index int
 	Path  string
-	workspace.EditResult
+	edit.EditResult
 }
 
 // ChangeKind is what happened to a file.
@@ -195,7 +196,7 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	if req.ExpectedSHA256 != "" && !strings.EqualFold(req.ExpectedSHA256, oldHash) {
 		return &FileChangedError{Path: rel, Expected: req.ExpectedSHA256, Actual: oldHash}
 	}
-	ex.Diff = workspace.UnifiedDiff(rel, string(old), content)
+	ex.Diff = edit.UnifiedDiff(rel, string(old), content)
 	change := FileChange{Path: rel, PreviousSHA256: oldHash, Size: len(content), SHA256: workspace.SHA256Hex([]byte(content))}
 	switch {
 	case !existed:
