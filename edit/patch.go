@@ -90,24 +90,24 @@ func (e *PatchError) Error() string {
 }
 
 var (
-	ptMarkerRe  = regexp.MustCompile(`(?i)^\*\*\*\s*(begin patch|end patch|add file|delete file|update file|move to|end of file)\s*(?::\s*(.*?))?\s*$`)
-	ptHeredocRe = regexp.MustCompile(`^(?:apply_patch\s*)?<<-?\s*['"]?([A-Za-z_]+)['"]?\s*$`)
-	ptHunkRe    = regexp.MustCompile(`^@@\s*-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@\s?(.*)$`)
+	markerRe  = regexp.MustCompile(`(?i)^\*\*\*\s*(begin patch|end patch|add file|delete file|update file|move to|end of file)\s*(?::\s*(.*?))?\s*$`)
+	heredocRe = regexp.MustCompile(`^(?:apply_patch\s*)?<<-?\s*['"]?([A-Za-z_]+)['"]?\s*$`)
+	hunkRe    = regexp.MustCompile(`^@@\s*-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@\s?(.*)$`)
 )
 
-type ptLine struct {
+type patchLine struct {
 	text string
 	num  int // 1-based, in the text given
 }
 
-// ptMarker returns the lowercased marker name and its argument, if the line
+// marker returns the lowercased marker name and its argument, if the line
 // is a "*** ..." marker.
-func ptMarker(l string) (string, string, bool) {
+func marker(l string) (string, string, bool) {
 	t := strings.TrimSpace(l)
 	if !strings.HasPrefix(t, "***") {
 		return "", "", false
 	}
-	m := ptMarkerRe.FindStringSubmatch(t)
+	m := markerRe.FindStringSubmatch(t)
 	if m == nil {
 		return "", "", false
 	}
@@ -117,9 +117,9 @@ func ptMarker(l string) (string, string, bool) {
 // ParsePatch parses an apply_patch text.
 func ParsePatch(patch string) (*Patch, error) {
 	raw := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
-	lines := make([]ptLine, 0, len(raw))
+	lines := make([]patchLine, 0, len(raw))
 	for i, l := range raw {
-		lines = append(lines, ptLine{l, i + 1})
+		lines = append(lines, patchLine{l, i + 1})
 	}
 	trim := func() {
 		for len(lines) > 0 && strings.TrimSpace(lines[0].text) == "" {
@@ -136,7 +136,7 @@ func ParsePatch(patch string) (*Patch, error) {
 	// A heredoc or a code fence around the patch.
 	for {
 		first := strings.TrimSpace(lines[0].text)
-		if m := ptHeredocRe.FindStringSubmatch(first); m != nil {
+		if m := heredocRe.FindStringSubmatch(first); m != nil {
 			lines = lines[1:]
 			if len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1].text) == m[1] {
 				lines = lines[:len(lines)-1]
@@ -155,14 +155,14 @@ func ParsePatch(patch string) (*Patch, error) {
 		}
 	}
 
-	kind, _, ok := ptMarker(lines[0].text)
+	kind, _, ok := marker(lines[0].text)
 	switch {
 	case ok && kind == "begin patch":
 		lines = lines[1:]
 	case ok && (kind == "add file" || kind == "delete file" || kind == "update file"):
 		// Lenient: "*** Begin Patch" forgotten.
 	default:
-		return nil, &PatchError{Line: lines[0].num, Msg: fmt.Sprintf("a patch starts with \"*** Begin Patch\", not %q", ptShort(lines[0].text))}
+		return nil, &PatchError{Line: lines[0].num, Msg: fmt.Sprintf("a patch starts with \"*** Begin Patch\", not %q", shorten(lines[0].text))}
 	}
 
 	p := &Patch{}
@@ -173,9 +173,9 @@ func ParsePatch(patch string) (*Patch, error) {
 			i++
 			continue
 		}
-		kind, arg, ok := ptMarker(l.text)
+		kind, arg, ok := marker(l.text)
 		if !ok {
-			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("expected a file header (\"*** Add File: PATH\", \"*** Delete File: PATH\", \"*** Update File: PATH\") or \"*** End Patch\", not %q", ptShort(l.text))}
+			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("expected a file header (\"*** Add File: PATH\", \"*** Delete File: PATH\", \"*** Update File: PATH\") or \"*** End Patch\", not %q", shorten(l.text))}
 		}
 		switch kind {
 		case "end patch":
@@ -186,10 +186,10 @@ func ParsePatch(patch string) (*Patch, error) {
 			continue
 		case "add file", "delete file", "update file":
 		default:
-			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q is not where a file header belongs", ptShort(l.text))}
+			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q is not where a file header belongs", shorten(l.text))}
 		}
 		if arg == "" {
-			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q names no file", ptShort(l.text))}
+			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q names no file", shorten(l.text))}
 		}
 		op := PatchOp{Path: arg, Line: l.num}
 		i++
@@ -213,10 +213,10 @@ func ParsePatch(patch string) (*Patch, error) {
 					i++
 					continue
 				}
-				if _, _, isMarker := ptMarker(t); isMarker {
+				if _, _, isMarker := marker(t); isMarker {
 					break
 				}
-				return nil, &PatchError{Line: lines[i].num, Msg: fmt.Sprintf("in \"*** Add File: %s\" every line starts with '+': %q", op.Path, ptShort(t))}
+				return nil, &PatchError{Line: lines[i].num, Msg: fmt.Sprintf("in \"*** Add File: %s\" every line starts with '+': %q", op.Path, shorten(t))}
 			}
 			if len(content) > 0 {
 				op.Content = strings.Join(content, "\n") + "\n"
@@ -227,8 +227,8 @@ func ParsePatch(patch string) (*Patch, error) {
 				i++
 			}
 			if i < len(lines) {
-				if _, _, isMarker := ptMarker(lines[i].text); !isMarker {
-					return nil, &PatchError{Line: lines[i].num, Msg: fmt.Sprintf("\"*** Delete File: %s\" takes no lines: %q", op.Path, ptShort(lines[i].text))}
+				if _, _, isMarker := marker(lines[i].text); !isMarker {
+					return nil, &PatchError{Line: lines[i].num, Msg: fmt.Sprintf("\"*** Delete File: %s\" takes no lines: %q", op.Path, shorten(lines[i].text))}
 				}
 			}
 		case "update file":
@@ -238,7 +238,7 @@ func ParsePatch(patch string) (*Patch, error) {
 				j++
 			}
 			if j < len(lines) {
-				if k, a, ok := ptMarker(lines[j].text); ok && k == "move to" {
+				if k, a, ok := marker(lines[j].text); ok && k == "move to" {
 					if a == "" {
 						return nil, &PatchError{Line: lines[j].num, Msg: "\"*** Move to:\" names no file"}
 					}
@@ -247,7 +247,7 @@ func ParsePatch(patch string) (*Patch, error) {
 				}
 			}
 			var err error
-			op.Chunks, i, err = ptChunks(lines, i, op.Path)
+			op.Chunks, i, err = parseChunks(lines, i, op.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -263,9 +263,9 @@ func ParsePatch(patch string) (*Patch, error) {
 	return p, nil
 }
 
-// ptChunks parses the chunks of an Update from lines[i:], up to the next
+// parseChunks parses the chunks of an Update from lines[i:], up to the next
 // file header or the end; it returns them and the index where it stopped.
-func ptChunks(lines []ptLine, i int, path string) ([]PatchChunk, int, error) {
+func parseChunks(lines []patchLine, i int, path string) ([]PatchChunk, int, error) {
 	var chunks []PatchChunk
 	var cur *PatchChunk
 	var trailingEmpty int // empty lines at the end of cur, dropped if nothing follows
@@ -290,7 +290,7 @@ func ptChunks(lines []ptLine, i int, path string) ([]PatchChunk, int, error) {
 	}
 	for ; i < len(lines); i++ {
 		t, num := lines[i].text, lines[i].num
-		if kind, _, ok := ptMarker(t); ok {
+		if kind, _, ok := marker(t); ok {
 			if kind == "end of file" {
 				if cur == nil || len(cur.OldLines)+len(cur.NewLines) == 0 {
 					return nil, i, &PatchError{Line: num, Msg: "\"*** End of File\" follows no chunk lines"}
@@ -305,7 +305,7 @@ func ptChunks(lines []ptLine, i int, path string) ([]PatchChunk, int, error) {
 		}
 		if strings.HasPrefix(t, "@@") {
 			anchor := ""
-			if m := ptHunkRe.FindStringSubmatch(t); m != nil {
+			if m := hunkRe.FindStringSubmatch(t); m != nil {
 				anchor = strings.TrimSpace(m[1])
 			} else {
 				anchor = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[2:]), "@@"))
@@ -362,7 +362,7 @@ func ptChunks(lines []ptLine, i int, path string) ([]PatchChunk, int, error) {
 	return chunks, i, nil
 }
 
-func ptShort(s string) string {
+func shorten(s string) string {
 	if len(s) > 80 {
 		cut := 80
 		for cut > 0 && s[cut]&0xC0 == 0x80 {
@@ -400,7 +400,7 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 	}
 	opts = opts.withDefaults()
 	results := make([]EditResult, len(chunks))
-	d := newEdDoc(content)
+	d := newDoc(content)
 	cursor := 0
 	placed := false // a chunk applied: later ones are placed after it
 	for i, c := range chunks {
@@ -421,7 +421,7 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 		var (
 			out string
 			r   EditResult
-			ap  edApplied
+			ap  applied
 		)
 		if len(c.OldLines) == 0 {
 			out, r, ap = d.insertLines(anchorLine, c.NewLines)
@@ -431,9 +431,9 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 				e.NewText = strings.Join(c.NewLines, "\n") + "\n"
 			}
 			positional := anchorLine >= 0 || placed
-			out, r, ap = applyEditScoped(d, e, opts, edScope{from: from, preferFirst: positional, eof: c.EndOfFile})
+			out, r, ap = applyScoped(d, e, opts, scope{from: from, preferFirst: positional, eof: c.EndOfFile})
 			if (r.Status == StatusNotFound || r.Status == StatusAlreadyApplied) && from > 0 {
-				if out2, r2, ap2 := applyEditScoped(d, e, opts, edScope{eof: c.EndOfFile}); r2.Status == StatusApplied {
+				if out2, r2, ap2 := applyScoped(d, e, opts, scope{eof: c.EndOfFile}); r2.Status == StatusApplied {
 					out, r, ap = out2, r2, ap2
 				}
 			}
@@ -441,7 +441,7 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 		results[i] = r
 		if r.Status == StatusApplied {
 			content = out
-			d = newEdDoc(content)
+			d = newDoc(content)
 			cursor = ap.nextLin
 			placed = true
 		}
@@ -452,22 +452,22 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 // findAnchor returns the first line at or after from that the anchor names:
 // equal when trimmed, then Unicode-normalised, then starting with it, then
 // containing it. -1 when none does.
-func (d *edDoc) findAnchor(anchor string, from int) int {
+func (d *doc) findAnchor(anchor string, from int) int {
 	a := strings.TrimSpace(anchor)
 	if a == "" {
 		return -1
 	}
 	L := d.lineIndex()
-	ua := edKey(edKeyUnicode, a)
+	ua := lineKey(keyUnicode, a)
 	passes := []func(i int) bool{
-		func(i int) bool { return d.lineKeys(edKeyTrim)[i] == a },
-		func(i int) bool { return d.lineKeys(edKeyUnicode)[i] == ua },
-		func(i int) bool { return strings.HasPrefix(d.lineKeys(edKeyUnicode)[i], ua) },
-		func(i int) bool { return strings.Contains(d.lineKeys(edKeyUnicode)[i], ua) },
+		func(i int) bool { return d.lineKeys(keyTrim)[i] == a },
+		func(i int) bool { return d.lineKeys(keyUnicode)[i] == ua },
+		func(i int) bool { return strings.HasPrefix(d.lineKeys(keyUnicode)[i], ua) },
+		func(i int) bool { return strings.Contains(d.lineKeys(keyUnicode)[i], ua) },
 	}
-	for _, match := range passes {
+	for _, pass := range passes {
 		for i := max(from, 0); i < len(L); i++ {
-			if match(i) {
+			if pass(i) {
 				return i
 			}
 		}
@@ -478,7 +478,7 @@ func (d *edDoc) findAnchor(anchor string, from int) int {
 // insertLines inserts whole lines before line at (0-based), or at the end of
 // the file when at is negative or past the end; the file keeps its line
 // endings and its final newline's presence or absence.
-func (d *edDoc) insertLines(after int, lines []string) (string, EditResult, edApplied) {
+func (d *doc) insertLines(after int, lines []string) (string, EditResult, applied) {
 	L := d.lineIndex()
 	at := len(L)
 	if after >= 0 && after+1 < len(L) {
@@ -490,7 +490,7 @@ func (d *edDoc) insertLines(after int, lines []string) (string, EditResult, edAp
 			return false
 		}
 		for j, l := range lines {
-			if edKey(edKeyTrimEnd, d.text(first+j)) != edKey(edKeyTrimEnd, l) {
+			if lineKey(keyTrimEnd, d.text(first+j)) != lineKey(keyTrimEnd, l) {
 				return false
 			}
 		}
@@ -505,7 +505,7 @@ func (d *edDoc) insertLines(after int, lines []string) (string, EditResult, edAp
 			}
 		}
 		return d.orig, EditResult{Status: StatusAlreadyApplied, Strategy: StrategyExact, Similarity: 1, Line: first + 1, Column: 1,
-			Hint: fmt.Sprintf("The added lines are already at line %d; nothing changed.", first+1)}, edApplied{}
+			Hint: fmt.Sprintf("The added lines are already at line %d; nothing changed.", first+1)}, applied{}
 	}
 	text := strings.Join(lines, "\n") + "\n"
 	var pos int
@@ -520,12 +520,12 @@ func (d *edDoc) insertLines(after int, lines []string) (string, EditResult, edAp
 		pos = len(d.n)
 		text = "\n" + strings.TrimSuffix(text, "\n") // the file keeps ending without a newline
 	}
-	if d.crlfFor(edMatch{start: pos, end: pos}) {
+	if d.crlfFor(match{start: pos, end: pos}) {
 		text = strings.ReplaceAll(text, "\n", "\r\n")
 	}
 	o := d.origOff(pos)
 	out := d.orig[:o] + text + d.orig[o:]
 	line := at + 1
 	return out, EditResult{Status: StatusApplied, Strategy: StrategyExact, Similarity: 1, Line: line, Column: 1},
-		edApplied{spans: [][2]int{{o, o}}, repls: []string{text}, nextLin: at + len(lines)}
+		applied{spans: [][2]int{{o, o}}, repls: []string{text}, nextLin: at + len(lines)}
 }

@@ -35,9 +35,9 @@ import (
 // stays content as long as it is not exactly seven '=').
 
 var (
-	srSearchRe  = regexp.MustCompile(`^(?:-{3,}|<{3,})[ \t]*(?i:search)[ \t]*>?[ \t]*$`)
-	srSepRe     = regexp.MustCompile(`^={3,}[ \t]*$`)
-	srReplaceRe = regexp.MustCompile(`^(?:\+{3,}|>{3,})[ \t]*(?i:replace)[ \t]*>?[ \t]*$`)
+	searchRe    = regexp.MustCompile(`^(?:-{3,}|<{3,})[ \t]*(?i:search)[ \t]*>?[ \t]*$`)
+	separatorRe = regexp.MustCompile(`^={3,}[ \t]*$`)
+	replaceRe   = regexp.MustCompile(`^(?:\+{3,}|>{3,})[ \t]*(?i:replace)[ \t]*>?[ \t]*$`)
 )
 
 // SearchReplaceError is a malformed SEARCH/REPLACE diff.
@@ -60,7 +60,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 	var edits []Edit
 	block := 0
 	for i := 0; i < len(lines); i++ {
-		if !srSearchRe.MatchString(lines[i]) {
+		if !searchRe.MatchString(lines[i]) {
 			continue // outside a block: prose, fences, stray markers
 		}
 		block++
@@ -71,11 +71,11 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 		var seps []int
 		for j := i + 1; j < len(lines); j++ {
 			l := lines[j]
-			if srSearchRe.MatchString(l) || srReplaceRe.MatchString(l) {
+			if searchRe.MatchString(l) || replaceRe.MatchString(l) {
 				end = j
 				break
 			}
-			if srSepRe.MatchString(l) {
+			if separatorRe.MatchString(l) {
 				seps = append(seps, j)
 			}
 		}
@@ -95,7 +95,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 			switch {
 			case end < 0:
 				msg += " before the end of the diff"
-			case srReplaceRe.MatchString(lines[end]):
+			case replaceRe.MatchString(lines[end]):
 				msg += fmt.Sprintf(" before the REPLACE marker on line %d", end+1)
 			default:
 				msg += fmt.Sprintf(" before the next SEARCH marker on line %d", end+1)
@@ -105,11 +105,11 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 		// The REPLACE section runs to the REPLACE marker.
 		stop := -1
 		for j := sep + 1; j < len(lines); j++ {
-			if srReplaceRe.MatchString(lines[j]) {
+			if replaceRe.MatchString(lines[j]) {
 				stop = j
 				break
 			}
-			if srSearchRe.MatchString(lines[j]) {
+			if searchRe.MatchString(lines[j]) {
 				return nil, &SearchReplaceError{Block: block, Line: start + 1,
 					Msg: fmt.Sprintf("missing +++++++ REPLACE marker: the next SEARCH marker (line %d) comes first", j+1)}
 			}
@@ -118,7 +118,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 			return nil, &SearchReplaceError{Block: block, Line: start + 1,
 				Msg: "missing +++++++ REPLACE marker before the end of the diff"}
 		}
-		edits = append(edits, Edit{OldText: srJoin(lines[start+1 : sep]), NewText: srJoin(lines[sep+1 : stop])})
+		edits = append(edits, Edit{OldText: joinLines(lines[start+1 : sep]), NewText: joinLines(lines[sep+1 : stop])})
 		i = stop
 	}
 	if block == 0 {
@@ -127,7 +127,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 	return edits, nil
 }
 
-func srJoin(lines []string) string {
+func joinLines(lines []string) string {
 	if len(lines) == 0 {
 		return ""
 	}
