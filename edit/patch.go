@@ -114,252 +114,331 @@ func marker(l string) (string, string, bool) {
 	return strings.ToLower(m[1]), strings.TrimSpace(m[2]), true
 }
 
+func isMarker(l string) bool {
+	_, _, ok := marker(l)
+	return ok
+}
+
+func isBlank(l string) bool { return strings.TrimSpace(l) == "" }
+
+func emptyPatch() error {
+	return &PatchError{Msg: "the patch is empty: it starts with \"*** Begin Patch\""}
+}
+
+// patchParser reads a patch's lines; i is the next line to read.
+type patchParser struct {
+	lines []patchLine
+	i     int
+}
+
 // ParsePatch parses an apply_patch text.
 func ParsePatch(patch string) (*Patch, error) {
 	raw := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
-	lines := make([]patchLine, 0, len(raw))
+	p := &patchParser{lines: make([]patchLine, 0, len(raw))}
 	for i, l := range raw {
-		lines = append(lines, patchLine{l, i + 1})
+		p.lines = append(p.lines, patchLine{l, i + 1})
 	}
-	trim := func() {
-		for len(lines) > 0 && strings.TrimSpace(lines[0].text) == "" {
-			lines = lines[1:]
-		}
-		for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1].text) == "" {
-			lines = lines[:len(lines)-1]
-		}
+	if err := p.unwrap(); err != nil {
+		return nil, err
 	}
-	trim()
-	if len(lines) == 0 {
-		return nil, &PatchError{Msg: "the patch is empty: it starts with \"*** Begin Patch\""}
+	if err := p.begin(); err != nil {
+		return nil, err
 	}
-	// A heredoc or a code fence around the patch.
+	out := &Patch{}
 	for {
-		first := strings.TrimSpace(lines[0].text)
-		if m := heredocRe.FindStringSubmatch(first); m != nil {
-			lines = lines[1:]
-			if len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1].text) == m[1] {
-				lines = lines[:len(lines)-1]
-			}
-		} else if strings.HasPrefix(first, "```") {
-			lines = lines[1:]
-			if len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1].text) == "```" {
-				lines = lines[:len(lines)-1]
-			}
-		} else {
+		op, ok, err := p.op()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			break
 		}
-		trim()
-		if len(lines) == 0 {
-			return nil, &PatchError{Msg: "the patch is empty: it starts with \"*** Begin Patch\""}
-		}
+		out.Ops = append(out.Ops, op)
 	}
+	if len(out.Ops) == 0 {
+		return nil, &PatchError{Msg: "the patch has no file operation: use \"*** Add File: PATH\", \"*** Delete File: PATH\" or \"*** Update File: PATH\""}
+	}
+	return out, nil
+}
 
-	kind, _, ok := marker(lines[0].text)
+// trim drops the blank lines around the patch.
+func (p *patchParser) trim() {
+	for len(p.lines) > 0 && isBlank(p.lines[0].text) {
+		p.lines = p.lines[1:]
+	}
+	for len(p.lines) > 0 && isBlank(p.lines[len(p.lines)-1].text) {
+		p.lines = p.lines[:len(p.lines)-1]
+	}
+}
+
+// unwrap removes the heredocs and code fences around the patch.
+func (p *patchParser) unwrap() error {
+	p.trim()
+	for len(p.lines) > 0 {
+		first := strings.TrimSpace(p.lines[0].text)
+		closing := "```"
+		if m := heredocRe.FindStringSubmatch(first); m != nil {
+			closing = m[1]
+		} else if !strings.HasPrefix(first, "```") {
+			return nil
+		}
+		p.lines = p.lines[1:]
+		if len(p.lines) > 0 && strings.TrimSpace(p.lines[len(p.lines)-1].text) == closing {
+			p.lines = p.lines[:len(p.lines)-1]
+		}
+		p.trim()
+	}
+	return emptyPatch()
+}
+
+// begin reads "*** Begin Patch", which a patch starting with a file header
+// may leave out.
+func (p *patchParser) begin() error {
+	first := p.lines[0]
+	kind, _, ok := marker(first.text)
 	switch {
 	case ok && kind == "begin patch":
-		lines = lines[1:]
+		p.i++
+		return nil
 	case ok && (kind == "add file" || kind == "delete file" || kind == "update file"):
-		// Lenient: "*** Begin Patch" forgotten.
-	default:
-		return nil, &PatchError{Line: lines[0].num, Msg: fmt.Sprintf("a patch starts with \"*** Begin Patch\", not %q", shorten(lines[0].text))}
+		return nil
 	}
+	return &PatchError{Line: first.num, Msg: fmt.Sprintf("a patch starts with \"*** Begin Patch\", not %q", shorten(first.text))}
+}
 
-	p := &Patch{}
-	i := 0
-	for i < len(lines) {
-		l := lines[i]
-		if strings.TrimSpace(l.text) == "" {
-			i++
+// op reads the next file operation; ok is false at the end of the patch.
+func (p *patchParser) op() (op PatchOp, ok bool, err error) {
+	for p.i < len(p.lines) {
+		l := p.lines[p.i]
+		if isBlank(l.text) {
+			p.i++
 			continue
 		}
-		kind, arg, ok := marker(l.text)
-		if !ok {
-			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("expected a file header (\"*** Add File: PATH\", \"*** Delete File: PATH\", \"*** Update File: PATH\") or \"*** End Patch\", not %q", shorten(l.text))}
+		kind, arg, isMarker := marker(l.text)
+		if !isMarker {
+			return op, false, &PatchError{Line: l.num, Msg: fmt.Sprintf("expected a file header (\"*** Add File: PATH\", \"*** Delete File: PATH\", \"*** Update File: PATH\") or \"*** End Patch\", not %q", shorten(l.text))}
 		}
 		switch kind {
 		case "end patch":
-			i = len(lines) // whatever follows is not the patch's
-			continue
+			p.i = len(p.lines) // whatever follows is not the patch's
+			return op, false, nil
 		case "begin patch":
-			i++ // a repeated Begin Patch is harmless
+			p.i++ // a repeated Begin Patch is harmless
 			continue
 		case "add file", "delete file", "update file":
 		default:
-			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q is not where a file header belongs", shorten(l.text))}
+			return op, false, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q is not where a file header belongs", shorten(l.text))}
 		}
 		if arg == "" {
-			return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q names no file", shorten(l.text))}
+			return op, false, &PatchError{Line: l.num, Msg: fmt.Sprintf("%q names no file", shorten(l.text))}
 		}
-		op := PatchOp{Path: arg, Line: l.num}
-		i++
+		op = PatchOp{Path: arg, Line: l.num}
+		p.i++
 		switch kind {
 		case "add file":
-			op.Kind = OpAdd
-			var content []string
-			blank := 0 // empty lines seen, kept only if more "+" lines follow
-			for i < len(lines) {
-				t := lines[i].text
-				if strings.HasPrefix(t, "+") {
-					for ; blank > 0; blank-- {
-						content = append(content, "")
-					}
-					content = append(content, t[1:])
-					i++
-					continue
-				}
-				if strings.TrimSpace(t) == "" {
-					blank++
-					i++
-					continue
-				}
-				if _, _, isMarker := marker(t); isMarker {
-					break
-				}
-				return nil, &PatchError{Line: lines[i].num, Msg: fmt.Sprintf("in \"*** Add File: %s\" every line starts with '+': %q", op.Path, shorten(t))}
-			}
-			if len(content) > 0 {
-				op.Content = strings.Join(content, "\n") + "\n"
-			}
+			err = p.addFile(&op)
 		case "delete file":
-			op.Kind = OpDelete
-			for i < len(lines) && strings.TrimSpace(lines[i].text) == "" {
-				i++
-			}
-			if i < len(lines) {
-				if _, _, isMarker := marker(lines[i].text); !isMarker {
-					return nil, &PatchError{Line: lines[i].num, Msg: fmt.Sprintf("\"*** Delete File: %s\" takes no lines: %q", op.Path, shorten(lines[i].text))}
-				}
-			}
-		case "update file":
-			op.Kind = OpUpdate
-			j := i
-			for j < len(lines) && strings.TrimSpace(lines[j].text) == "" {
-				j++
-			}
-			if j < len(lines) {
-				if k, a, ok := marker(lines[j].text); ok && k == "move to" {
-					if a == "" {
-						return nil, &PatchError{Line: lines[j].num, Msg: "\"*** Move to:\" names no file"}
-					}
-					op.MoveTo = a
-					i = j + 1
-				}
-			}
-			var err error
-			op.Chunks, i, err = parseChunks(lines, i, op.Path)
-			if err != nil {
-				return nil, err
-			}
-			if len(op.Chunks) == 0 && op.MoveTo == "" {
-				return nil, &PatchError{Line: l.num, Msg: fmt.Sprintf("\"*** Update File: %s\" has no changes: add @@ chunks with ' ', '-' and '+' lines", op.Path)}
-			}
+			err = p.deleteFile(&op)
+		default:
+			err = p.updateFile(&op)
 		}
-		p.Ops = append(p.Ops, op)
+		return op, err == nil, err
 	}
-	if len(p.Ops) == 0 {
-		return nil, &PatchError{Msg: "the patch has no file operation: use \"*** Add File: PATH\", \"*** Delete File: PATH\" or \"*** Update File: PATH\""}
-	}
-	return p, nil
+	return op, false, nil
 }
 
-// parseChunks parses the chunks of an Update from lines[i:], up to the next
-// file header or the end; it returns them and the index where it stopped.
-func parseChunks(lines []patchLine, i int, path string) ([]PatchChunk, int, error) {
-	var chunks []PatchChunk
-	var cur *PatchChunk
-	var trailingEmpty int // empty lines at the end of cur, dropped if nothing follows
-	var lastHeader int
-	finish := func() error {
-		if cur == nil {
-			return nil
+// addFile reads the "+" lines of an Add File. Blank lines count only when
+// more "+" lines follow.
+func (p *patchParser) addFile(op *PatchOp) error {
+	op.Kind = OpAdd
+	var content []string
+	blank := 0
+lines:
+	for ; p.i < len(p.lines); p.i++ {
+		t := p.lines[p.i].text
+		switch {
+		case strings.HasPrefix(t, "+"):
+			for ; blank > 0; blank-- {
+				content = append(content, "")
+			}
+			content = append(content, t[1:])
+		case isBlank(t):
+			blank++
+		case isMarker(t):
+			break lines
+		default:
+			return &PatchError{Line: p.lines[p.i].num, Msg: fmt.Sprintf("in \"*** Add File: %s\" every line starts with '+': %q", op.Path, shorten(t))}
 		}
-		n := trailingEmpty
-		cur.OldLines = cur.OldLines[:len(cur.OldLines)-n]
-		cur.NewLines = cur.NewLines[:len(cur.NewLines)-n]
-		if len(cur.OldLines) == 0 && len(cur.NewLines) == 0 {
-			return &PatchError{Line: lastHeader, Msg: fmt.Sprintf("a chunk of \"*** Update File: %s\" has no lines", path)}
+	}
+	if len(content) > 0 {
+		op.Content = strings.Join(content, "\n") + "\n"
+	}
+	return nil
+}
+
+// deleteFile checks that a Delete File has no lines.
+func (p *patchParser) deleteFile(op *PatchOp) error {
+	op.Kind = OpDelete
+	for p.i < len(p.lines) && isBlank(p.lines[p.i].text) {
+		p.i++
+	}
+	if p.i < len(p.lines) && !isMarker(p.lines[p.i].text) {
+		return &PatchError{Line: p.lines[p.i].num, Msg: fmt.Sprintf("\"*** Delete File: %s\" takes no lines: %q", op.Path, shorten(p.lines[p.i].text))}
+	}
+	return nil
+}
+
+// updateFile reads an Update File's optional "*** Move to:" and its chunks.
+func (p *patchParser) updateFile(op *PatchOp) error {
+	op.Kind = OpUpdate
+	j := p.i
+	for j < len(p.lines) && isBlank(p.lines[j].text) {
+		j++
+	}
+	if j < len(p.lines) {
+		if k, a, ok := marker(p.lines[j].text); ok && k == "move to" {
+			if a == "" {
+				return &PatchError{Line: p.lines[j].num, Msg: "\"*** Move to:\" names no file"}
+			}
+			op.MoveTo = a
+			p.i = j + 1
 		}
-		chunks = append(chunks, *cur)
-		cur, trailingEmpty = nil, 0
+	}
+	var err error
+	if op.Chunks, err = p.chunks(op.Path); err != nil {
+		return err
+	}
+	if len(op.Chunks) == 0 && op.MoveTo == "" {
+		return &PatchError{Line: op.Line, Msg: fmt.Sprintf("\"*** Update File: %s\" has no changes: add @@ chunks with ' ', '-' and '+' lines", op.Path)}
+	}
+	return nil
+}
+
+// chunkReader collects an Update's chunks.
+type chunkReader struct {
+	path   string
+	chunks []PatchChunk
+	cur    *PatchChunk
+	// trailingEmpty counts the empty lines at the end of cur, dropped if
+	// nothing follows.
+	trailingEmpty int
+	lastHeader    int
+}
+
+func (c *chunkReader) start(line int) {
+	c.cur = &PatchChunk{Line: line}
+	c.lastHeader = line
+}
+
+func (c *chunkReader) hasLines() bool {
+	return c.cur != nil && len(c.cur.OldLines)+len(c.cur.NewLines) > 0
+}
+
+func (c *chunkReader) finish() error {
+	if c.cur == nil {
 		return nil
 	}
-	start := func(line int) {
-		cur = &PatchChunk{Line: line}
-		lastHeader = line
+	n := c.trailingEmpty
+	c.cur.OldLines = c.cur.OldLines[:len(c.cur.OldLines)-n]
+	c.cur.NewLines = c.cur.NewLines[:len(c.cur.NewLines)-n]
+	if len(c.cur.OldLines) == 0 && len(c.cur.NewLines) == 0 {
+		return &PatchError{Line: c.lastHeader, Msg: fmt.Sprintf("a chunk of \"*** Update File: %s\" has no lines", c.path)}
 	}
-	for ; i < len(lines); i++ {
-		t, num := lines[i].text, lines[i].num
-		if kind, _, ok := marker(t); ok {
-			if kind == "end of file" {
-				if cur == nil || len(cur.OldLines)+len(cur.NewLines) == 0 {
-					return nil, i, &PatchError{Line: num, Msg: "\"*** End of File\" follows no chunk lines"}
-				}
-				cur.EndOfFile = true
-				if err := finish(); err != nil {
-					return nil, i, err
-				}
-				continue
-			}
-			break // the next file header, End Patch, ...
+	c.chunks = append(c.chunks, *c.cur)
+	c.cur, c.trailingEmpty = nil, 0
+	return nil
+}
+
+// anchor reads an "@@" line: a unified-diff hunk header's text after its
+// second "@@", or the text after "@@".
+func (c *chunkReader) anchor(t string, num int) error {
+	anchor := ""
+	if m := hunkRe.FindStringSubmatch(t); m != nil {
+		anchor = strings.TrimSpace(m[1])
+	} else {
+		anchor = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[2:]), "@@"))
+	}
+	if c.hasLines() {
+		if err := c.finish(); err != nil {
+			return err
 		}
-		if strings.HasPrefix(t, "@@") {
-			anchor := ""
-			if m := hunkRe.FindStringSubmatch(t); m != nil {
-				anchor = strings.TrimSpace(m[1])
-			} else {
-				anchor = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[2:]), "@@"))
+	}
+	if c.cur == nil {
+		c.start(num)
+	}
+	if anchor != "" {
+		c.cur.Anchors = append(c.cur.Anchors, anchor)
+	}
+	return nil
+}
+
+// line adds a chunk line by its prefix.
+func (c *chunkReader) line(t string, num int) {
+	if c.cur == nil {
+		if isBlank(t) {
+			return // blank lines between chunks
+		}
+		c.start(num)
+	}
+	cur := c.cur
+	switch {
+	case t == "":
+		cur.OldLines = append(cur.OldLines, "")
+		cur.NewLines = append(cur.NewLines, "")
+		c.trailingEmpty++
+		return
+	case t[0] == ' ':
+		cur.OldLines = append(cur.OldLines, t[1:])
+		cur.NewLines = append(cur.NewLines, t[1:])
+	case t[0] == '-':
+		cur.OldLines = append(cur.OldLines, t[1:])
+	case t[0] == '+':
+		cur.NewLines = append(cur.NewLines, t[1:])
+	default:
+		// No prefix: the model dropped the context line's space.
+		cur.OldLines = append(cur.OldLines, t)
+		cur.NewLines = append(cur.NewLines, t)
+	}
+	c.trailingEmpty = 0
+}
+
+// chunks reads an Update's chunks, up to the next file header or the end.
+func (p *patchParser) chunks(path string) ([]PatchChunk, error) {
+	c := &chunkReader{path: path}
+	for ; p.i < len(p.lines); p.i++ {
+		t, num := p.lines[p.i].text, p.lines[p.i].num
+		if kind, _, ok := marker(t); ok {
+			if kind != "end of file" {
+				break // the next file header, End Patch, ...
 			}
-			if cur != nil && len(cur.OldLines)+len(cur.NewLines) > 0 {
-				if err := finish(); err != nil {
-					return nil, i, err
-				}
+			if !c.hasLines() {
+				return nil, &PatchError{Line: num, Msg: "\"*** End of File\" follows no chunk lines"}
 			}
-			if cur == nil {
-				start(num)
-			}
-			if anchor != "" {
-				cur.Anchors = append(cur.Anchors, anchor)
+			c.cur.EndOfFile = true
+			if err := c.finish(); err != nil {
+				return nil, err
 			}
 			continue
-		}
-		if strings.HasPrefix(t, `\ `) {
-			continue // "\ No newline at end of file"
-		}
-		if cur == nil {
-			if strings.TrimSpace(t) == "" {
-				continue // blank lines between chunks
-			}
-			start(num)
 		}
 		switch {
-		case t == "":
-			cur.OldLines = append(cur.OldLines, "")
-			cur.NewLines = append(cur.NewLines, "")
-			trailingEmpty++
-			continue
-		case t[0] == ' ':
-			cur.OldLines = append(cur.OldLines, t[1:])
-			cur.NewLines = append(cur.NewLines, t[1:])
-		case t[0] == '-':
-			cur.OldLines = append(cur.OldLines, t[1:])
-		case t[0] == '+':
-			cur.NewLines = append(cur.NewLines, t[1:])
+		case strings.HasPrefix(t, "@@"):
+			if err := c.anchor(t, num); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(t, `\ `):
+			// "\ No newline at end of file"
 		default:
-			// No prefix: the model dropped the context line's space.
-			cur.OldLines = append(cur.OldLines, t)
-			cur.NewLines = append(cur.NewLines, t)
-		}
-		trailingEmpty = 0
-	}
-	if cur != nil {
-		if len(cur.OldLines) == trailingEmpty && len(cur.NewLines) == trailingEmpty && len(cur.Anchors) == 0 {
-			cur = nil // only blank lines after the last chunk
-		} else if err := finish(); err != nil {
-			return nil, i, err
+			c.line(t, num)
 		}
 	}
-	return chunks, i, nil
+	if c.cur != nil {
+		if len(c.cur.OldLines) == c.trailingEmpty && len(c.cur.NewLines) == c.trailingEmpty && len(c.cur.Anchors) == 0 {
+			c.cur = nil // only blank lines after the last chunk
+		} else if err := c.finish(); err != nil {
+			return nil, err
+		}
+	}
+	return c.chunks, nil
 }
 
 func shorten(s string) string {
