@@ -1,3 +1,21 @@
+// Package edit is toolguard's edit engine: it replaces one span of a text by
+// another, parses SEARCH/REPLACE blocks and apply_patch texts, and writes
+// unified diffs. Text in, text out: it touches no file.
+//
+// An edit's old text is looked up by a ladder of rungs; the first that finds it wins:
+//
+//	EXACT         byte for byte, line endings aside
+//	TRIM_END      whole lines, trailing whitespace ignored
+//	TRIM          whole lines, surrounding whitespace ignored
+//	INDENT        TRIM, the indentation shifted uniformly: the new text is re-indented to the file's style
+//	UNICODE       typographic quotes, dashes, spaces and zero-width characters folded, as text, then as lines
+//	BLOCK_ANCHOR  three lines or more: first and last equal, the lines between similar enough
+//	FUZZY         a window of as many lines whose similarity reaches FuzzyThreshold
+//
+// Only the matched span changes; the BOM, the final newline or its absence and
+// every byte around the span stay. The new text goes in literally, with the
+// matched region's line endings. Similarity is 1 - d/m over normalised lines:
+// d the summed Levenshtein distances of paired lines, m the longer text's length.
 package edit
 
 import (
@@ -5,45 +23,6 @@ import (
 	"math"
 	"strings"
 )
-
-// The edit engine replaces one span of a file's text with another. It works
-// on strings only and never touches the file system.
-//
-// An edit's old text is looked up with a ladder of strategies; the first rung
-// that finds the text wins, and the result names it:
-//
-//	EXACT         byte for byte (line endings aside: a CRLF file matches LF
-//	              old text, and the old text's final newline also matches the
-//	              end of a file that has none)
-//	TRIM_END      whole lines, trailing whitespace ignored
-//	TRIM          whole lines, surrounding whitespace ignored
-//	INDENT        as TRIM, where the old text's indentation differs from the
-//	              file's by a uniform shift (the model dropped or changed the
-//	              common indent, or wrote spaces for tabs): the replacement is
-//	              re-indented in the file's own style. INDENT is found by the
-//	              same comparison as TRIM (it can only match what TRIM
-//	              matches); the result says INDENT whenever the shift was
-//	              uniform and the replacement was re-indented.
-//	UNICODE       curly quotes, dashes, non-breaking and other spaces,
-//	              zero-width characters and the ellipsis normalised, first as a
-//	              substring, then as whole trimmed lines
-//	BLOCK_ANCHOR  three lines or more: first and last lines equal (trimmed,
-//	              whitespace collapsed), the lines between similar enough
-//	              (FuzzyThreshold-0.2, at least 0.5)
-//	FUZZY         a window of as many lines as the old text whose similarity
-//	              reaches FuzzyThreshold
-//
-// Only the matched span changes. Every byte outside it stays as it was, the
-// BOM and the presence or absence of a final newline included. The new text is
-// inserted literally ($1 and $& stay as written) with its line endings
-// converted to the matched region's, and, for whole-line matches whose
-// indentation differed, re-indented. A match found after Unicode
-// normalisation replaces the matched span with the new text exactly as given;
-// the text around it keeps its own characters.
-//
-// Similarity is 1 - d/m over whitespace-collapsed, Unicode-normalised lines,
-// where d is the sum of the Levenshtein distances of the paired lines and m
-// the larger of the two texts' lengths.
 
 // Edit is one replacement of OldText by NewText.
 type Edit struct {
@@ -57,20 +36,15 @@ type Status string
 
 // Edit outcomes.
 const (
-	// StatusApplied: the old text was found and replaced.
 	StatusApplied Status = "APPLIED"
-	// StatusAlreadyApplied: the old text is absent (by every rung) while the
-	// new text is present, or the replacement changed nothing. A success;
-	// the content is unchanged.
+	// StatusAlreadyApplied: the old text is absent and the new text present,
+	// or the replacement changed nothing. A success.
 	StatusAlreadyApplied Status = "ALREADY_APPLIED"
-	// StatusNotFound: the old text is not in the content. Hint shows the
-	// closest region.
+	// StatusNotFound: Hint shows the closest region.
 	StatusNotFound Status = "NOT_FOUND"
-	// StatusAmbiguous: the old text matches more than once. Matches lists
-	// the start line of every match.
+	// StatusAmbiguous: Matches lists the start line of every match.
 	StatusAmbiguous Status = "AMBIGUOUS"
-	// StatusNoOp: the old text equals the new text.
-	StatusNoOp Status = "NO_OP"
+	StatusNoOp      Status = "NO_OP"
 )
 
 // Strategy is the rung of the matching ladder that found the old text.
@@ -91,27 +65,23 @@ const (
 type EditResult struct {
 	Status   Status
 	Strategy Strategy // the rung that found the old text (or, for ALREADY_APPLIED, the new text)
-	// Similarity of the match, 0..1: 1 for the equality rungs, the measured
-	// similarity for BLOCK_ANCHOR and FUZZY, and for NOT_FOUND the
-	// similarity of the closest region.
+	// Similarity is 1 for the equality rungs; for NOT_FOUND, the closest region's.
 	Similarity float64
-	// Line and Column (1-based; the column counts characters) of the match
-	// start; for ALREADY_APPLIED, where the new text is. Zero for NOT_FOUND.
+	// Line and Column (1-based, in characters) of the match start, or of the
+	// new text for ALREADY_APPLIED.
 	Line, Column int
-	// Matches holds the 1-based start line of every match when AMBIGUOUS,
-	// and of every replaced match when ReplaceAll replaced more than one.
+	// Matches holds the start line of every match when AMBIGUOUS, and of
+	// every replaced one when ReplaceAll replaced several.
 	Matches []int
-	// Hint is for the model: for NOT_FOUND the closest region, line-numbered
-	// ("  12 | code") with its similarity; for AMBIGUOUS the matching lines.
-	// At most MaxHintLines lines and about 2 KB.
+	// Hint is for the model: the closest region (NOT_FOUND) or the matching
+	// lines (AMBIGUOUS), numbered, within MaxHintLines lines and about 2 KB.
 	Hint string
 }
 
 // MatchOptions tunes the matcher. The zero value means the defaults.
 type MatchOptions struct {
-	// FuzzyThreshold is the similarity a FUZZY match needs (default 0.9).
-	// BLOCK_ANCHOR needs FuzzyThreshold-0.2 (at least 0.5) on the lines
-	// between its anchors.
+	// FuzzyThreshold is the similarity a FUZZY match needs (default 0.9);
+	// BLOCK_ANCHOR needs 0.2 less (at least 0.5) between its anchors.
 	FuzzyThreshold float64
 	// MaxHintLines caps the lines a hint shows (default 20).
 	MaxHintLines int
@@ -150,37 +120,20 @@ func (o MatchOptions) anchorThreshold() float64 {
 }
 
 // ApplyEdit applies one edit to content and returns the new content and the
-// outcome. When the edit does not apply (NOT_FOUND, AMBIGUOUS), or changes
-// nothing (ALREADY_APPLIED, NO_OP), content is returned unchanged.
+// outcome; content comes back unchanged unless the status is APPLIED.
 //
-// Decisions:
-//   - ReplaceAll replaces every match found by the winning rung when that rung
-//     is an equality rung (EXACT, TRIM_END, TRIM, INDENT, UNICODE);
-//     overlapping matches are taken left to right. The similarity rungs
-//     (BLOCK_ANCHOR, FUZZY) never replace more than one span: several
-//     candidates there are AMBIGUOUS even with ReplaceAll.
-//   - Empty old text: on empty content (a BOM alone counts as empty) the new
-//     text is inserted (APPLIED, EXACT, line 1); on any other content the
-//     edit is NOT_FOUND with a hint to include the surrounding lines (a whole
-//     file is replaced by writing it, not by an edit).
-//   - An edit whose old text is still present is applied even if the new
-//     text also appears elsewhere; ALREADY_APPLIED needs the old text absent
-//     by every rung and the new text present by an equality rung, covering
-//     whole lines unless it has 16 non-space characters or more (a short new
-//     text such as "}" or "x" found inside some line proves nothing). A
-//     blank new text is never "present".
-//   - A FUZZY match is ambiguous when another window, not overlapping it,
-//     also reaches the threshold with a distance at most 1.5 times the
-//     best's plus 2 characters. BLOCK_ANCHOR is ambiguous when several
-//     anchored blocks pass.
+// ReplaceAll replaces every match of an equality rung; several candidates of
+// BLOCK_ANCHOR or FUZZY stay AMBIGUOUS, as a guess must not be multiplied.
+// Empty old text only fills an empty file: a whole file is written, not edited.
+// ALREADY_APPLIED needs the old text absent by every rung and the new text
+// present on whole lines, or with 16 non-space characters: a "}" inside a line proves nothing.
 func ApplyEdit(content string, e Edit, opts MatchOptions) (string, EditResult) {
 	out, r, _ := applyScoped(newDoc(content), e, opts.withDefaults(), scope{})
 	return out, r
 }
 
-// ApplyEdits applies edits in order, each to the content the previous ones
-// produced. A failed edit leaves the content unchanged for the next ones;
-// the caller decides whether a batch with failures is kept.
+// ApplyEdits applies edits in order, each to the previous one's result; a
+// failed edit changes nothing, and the caller decides whether to keep the batch.
 func ApplyEdits(content string, edits []Edit, opts MatchOptions) (string, []EditResult) {
 	opts = opts.withDefaults()
 	results := make([]EditResult, len(edits))
@@ -196,15 +149,14 @@ func ApplyEdits(content string, edits []Edit, opts MatchOptions) (string, []Edit
 	return content, results
 }
 
-// scope narrows a search: used by ApplyChunks.
+// scope narrows a search, for ApplyChunks.
 type scope struct {
 	from        int  // first line (0-based) a match may start on
 	preferFirst bool // take the first match instead of reporting ambiguity
 	eof         bool // prefer matches that end at the end of the file
 }
 
-// applied describes a successful replacement, for callers that need the
-// spans (tests, ApplyChunks).
+// applied describes a successful replacement.
 type applied struct {
 	spans   [][2]int // original byte offsets of the replaced spans
 	repls   []string // what replaced them
@@ -258,18 +210,23 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 		return content, d.ambiguous(found.strategy, ms, opts), applied{}
 	}
 
-	// Build the result: replacements in order of position.
+	return d.replace(ms, q, e.NewText, found.strategy)
+}
+
+// replace replaces the matches, in order of position.
+func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (string, EditResult, applied) {
+	content := d.orig
 	var b strings.Builder
-	b.Grow(len(content) + len(ms)*len(e.NewText))
+	b.Grow(len(content) + len(ms)*len(newText))
 	prev := 0
-	strategy := found.strategy
+	reported := strategy
 	var spans [][2]int
 	var repls []string
 	var firstEnd int
 	for i, m := range ms {
-		repl, st := d.replacement(m, q, e.NewText, found.strategy)
+		repl, st := d.replacement(m, q, newText, strategy)
 		if i == 0 {
-			strategy = st
+			reported = st
 		}
 		os, oe := d.origOff(m.start), d.origOff(m.end)
 		b.WriteString(content[prev:os])
@@ -286,7 +243,7 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 
 	m0 := ms[0]
 	line, col := d.lineCol(m0.start)
-	r := EditResult{Status: StatusApplied, Strategy: strategy, Similarity: m0.sim, Line: line, Column: col}
+	r := EditResult{Status: StatusApplied, Strategy: reported, Similarity: m0.sim, Line: line, Column: col}
 	if len(ms) > 1 {
 		r.Matches = d.lineNumbers(ms)
 	}
@@ -294,8 +251,7 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 		r.Status = StatusAlreadyApplied
 		r.Hint = fmt.Sprintf("The text at line %d already reads as the new text; nothing changed.", line)
 	}
-	// The line where the text after the replacement starts (a replacement
-	// that ends mid-line leaves the next chunk that line).
+	// A replacement that ends mid-line leaves the next chunk that line.
 	next := strings.Count(out[:firstEnd], "\n")
 	return out, r, applied{spans: spans, repls: repls, nextLin: next}
 }

@@ -375,10 +375,8 @@ func (d *doc) blockAnchor(q *query, from int, opts MatchOptions) []match {
 	return ms
 }
 
-// fuzzy slides a window of the old text's line count over the file and
-// keeps the best window at or above the threshold, plus those that make it
-// ambiguous: windows not overlapping it whose distance is at most 1.5 times
-// the best's plus 2.
+// fuzzy returns the best window at the threshold or above, and the windows
+// not overlapping it whose distance is close to its, which make it ambiguous.
 func (d *doc) fuzzy(q *query, from int, opts MatchOptions) []match {
 	ws := scanWindows(d.fuzzyKeys(), q.fuzzyKeys(), max(from, 0), opts.FuzzyThreshold, false)
 	if len(ws) == 0 {

@@ -10,28 +10,21 @@ import (
 //
 //	*** Begin Patch
 //	*** Add File: path/new.txt
-//	+every line of the new file, prefixed with "+"
+//	+every line of the new file
 //	*** Delete File: path/old.txt
 //	*** Update File: path/file.py
-//	*** Move to: path/renamed.py          (optional)
-//	@@ def function():                      (optional anchor; "@@" alone is fine)
+//	*** Move to: path/renamed.py     (optional)
+//	@@ def function():                 (optional anchor)
 //	 context line
 //	-removed line
 //	+added line
-//	*** End of File                         (optional: the chunk ends the file)
+//	*** End of File                    (optional: the chunk ends the file)
 //	*** End Patch
 //
-// ParsePatch is lenient with what models write: CRLF, blank lines around the
-// patch, a missing "*** End Patch" (or "*** Begin Patch" when the patch
-// starts with a file header), a heredoc ("<<'EOF'" ... "EOF") or code fence
-// around it, markers in another case or with surrounding spaces, blank lines
-// between chunks, a first chunk without "@@", several "@@ anchor" lines in a
-// row (nested anchors: class, then method), unified-diff hunk headers
-// ("@@ -12,7 +12,8 @@ func f()": the text after the second "@@" is the
-// anchor), "\ No newline at end of file" lines (ignored), an empty line
-// inside a chunk (an empty context line; empty lines at the end of a chunk
-// are dropped) and a chunk line with no prefix at all (taken as context).
-// Anything else is an error naming the patch line.
+// ParsePatch takes what models write: CRLF, a heredoc or code fence around the
+// patch, a missing Begin or End Patch, markers in any case, nested "@@"
+// anchors, unified-diff hunk headers, "\ No newline" lines, context lines
+// without their space. Anything else is an error naming the patch line.
 
 // OpKind is what a patch operation does to its file.
 type OpKind string
@@ -60,23 +53,16 @@ type PatchOp struct {
 
 // PatchChunk is one "@@" section of an Update.
 type PatchChunk struct {
-	// Anchors are the "@@ text" lines before the chunk, in order: each is
-	// looked up (trimmed; exact, then Unicode-normalised, then as a prefix,
-	// then as a substring of a line) after the previous one, and the
-	// chunk's old lines are searched from the last anchor's line on.
+	// Anchors are the "@@ text" lines before the chunk; each is looked up
+	// after the previous one, and the old lines after the last.
 	Anchors []string
-	// OldLines are the context and removed lines; NewLines the context and
-	// added lines, in order.
+	// OldLines are the context and removed lines, NewLines the context and added ones.
 	OldLines, NewLines []string
-	// EndOfFile: the chunk was followed by "*** End of File"; a match at the
-	// end of the file is preferred.
-	EndOfFile bool
-	// Line is the 1-based line of the chunk's first line in the patch.
-	Line int
+	EndOfFile          bool // followed by "*** End of File": a match there is preferred
+	Line               int  // of the chunk's first line in the patch, 1-based
 }
 
-// PatchError is a patch that cannot be read, or a chunk that cannot be
-// applied for a reason other than not matching.
+// PatchError is a patch that cannot be read, or a chunk without lines.
 type PatchError struct {
 	Line int // 1-based line in the patch; 0 when unknown
 	Msg  string
@@ -452,25 +438,14 @@ func shorten(s string) string {
 	return s
 }
 
-// ApplyChunks applies an Update's chunks to a file's content, in order, with
-// the edit matcher: a chunk's context and removed lines are the old text,
-// its context and added lines the new text (whole lines).
-//
-// A chunk is searched from where the previous applied one ended, and from
-// its anchors' line when it has anchors. With an anchor found, or after an
-// applied chunk, the first match is taken, as a patch means (Codex's
-// positional reading); a chunk with neither must match uniquely. An anchor
-// that cannot be found is ignored (the old lines still have to match). A chunk not found after the previous one is
-// looked for in the whole file (models do not always keep chunks in order).
-// A chunk marked "*** End of File" prefers a match at the end of the file. A
-// chunk that only adds lines inserts them after its anchor line, or at the
-// end of the file when it has no anchor (as Codex does); if those lines are
-// there already, it is ALREADY_APPLIED.
-//
-// Each chunk has its EditResult; as with ApplyEdits a failed chunk (NOT_FOUND,
-// AMBIGUOUS) leaves the content unchanged for the next ones, and the caller
-// decides whether a patch with failures is kept. The error is only for
-// chunks that carry no lines at all.
+// ApplyChunks applies an Update's chunks in order with the edit ladder: the
+// context and removed lines are the old text, the context and added lines
+// the new. A chunk is searched after the previous one and after its anchors
+// (one not found is ignored); with either, the first match wins, as a patch is
+// positional, and a chunk not found there is looked for in the whole file
+// (models reorder chunks). A chunk that only adds lines inserts them after its
+// anchor, or at the end (as Codex does). As with ApplyEdits a failed chunk
+// changes nothing; the error is only for a chunk without lines.
 func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string, []EditResult, error) {
 	for i, c := range chunks {
 		if len(c.OldLines) == 0 && len(c.NewLines) == 0 {

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ const (
 	indentMapped
 )
 
-// indentStyle guesses the file's indentation: tabs or spaces, and how many.
+// guessIndent guesses the file's indentation: tabs or spaces, and how many.
 func (d *doc) guessIndent() indentStyle {
 	if d.styleSet {
 		return d.style
@@ -59,108 +60,119 @@ func (d *doc) guessIndent() indentStyle {
 	return st
 }
 
-// reindent re-indents the new text when the matched file lines and the
-// old lines differ in leading whitespace. When the difference is a uniform
-// shift (a common prefix swapped, and possibly tabs for spaces or another
-// indent width), every new line is shifted the same way (indentUniform).
-// Otherwise the new lines whose indentation equals an old line's take the
-// matching file line's (indentMapped).
+// reindent re-indents the new text when the matched file lines and the old
+// lines differ in leading whitespace: by the same shift when the difference
+// is uniform (indentUniform), else line by line where an old line's
+// indentation maps onto a file line's (indentMapped).
 func reindent(nt string, fileLines, oldLines []string, fileStyle func() indentStyle) (string, int) {
 	var fws, ows []string
-	for j := range oldLines {
-		if j >= len(fileLines) {
-			break
-		}
+	for j := range min(len(oldLines), len(fileLines)) {
 		if strings.TrimSpace(oldLines[j]) == "" || strings.TrimSpace(fileLines[j]) == "" {
 			continue
 		}
 		fws = append(fws, leadingSpace(fileLines[j]))
 		ows = append(ows, leadingSpace(oldLines[j]))
 	}
-	same := true
-	for j := range fws {
-		if fws[j] != ows[j] {
-			same = false
-			break
-		}
-	}
-	if same {
+	if slices.Equal(fws, ows) {
 		return nt, indentSame
 	}
 	newLines := strings.Split(nt, "\n")
-	P, Q := commonPrefix(fws), commonPrefix(ows)
+	s := newShift(fws, ows, newLines, fileStyle)
+	if !s.uniform(fws, ows) {
+		mapIndents(newLines, fws, ows)
+		return strings.Join(newLines, "\n"), indentMapped
+	}
+	for i, l := range newLines {
+		if strings.TrimSpace(l) != "" {
+			newLines[i] = s.line(l)
+		}
+	}
+	return strings.Join(newLines, "\n"), indentUniform
+}
 
-	// Styles of both sides.
-	var fromS, toS indentStyle
-	var fromKnown, toKnown bool
+// shift turns the old text's indentation into the file's: the old lines'
+// common prefix old becomes the file lines' common prefix file, and what
+// follows it is converted from one style to the other.
+type shift struct {
+	file, old string
+	from, to  indentStyle
+}
+
+func newShift(fws, ows, newLines []string, fileStyle func() indentStyle) shift {
+	s := shift{file: commonPrefix(fws), old: commonPrefix(ows)}
 	var relF, relO, relN []string
 	for j := range fws {
-		relF = append(relF, fws[j][len(P):])
-		relO = append(relO, ows[j][len(Q):])
+		relF = append(relF, fws[j][len(s.file):])
+		relO = append(relO, ows[j][len(s.old):])
 	}
 	for _, l := range newLines {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if w := leadingSpace(l); strings.HasPrefix(w, Q) {
-			relN = append(relN, w[len(Q):])
+		if w := leadingSpace(l); strings.HasPrefix(w, s.old) {
+			relN = append(relN, w[len(s.old):])
 		}
 	}
-	toS, toKnown = styleOf(append([]string{P}, fws...), relF)
-	if fs := fileStyle(); !toKnown {
-		toS = fs
-	} else if !toS.tabs && toS.width == 0 {
-		toS.width = 4
-		if !fs.tabs {
-			toS.width = fs.width
+	to, known := styleOf(append([]string{s.file}, fws...), relF)
+	s.to = to.or(known, fileStyle())
+	from, known := styleOf(append(append([]string{s.old}, ows...), relN...), append(relO, relN...))
+	s.from = from.or(known, s.to)
+	return s
+}
+
+// or completes a style inferred from too little: an unknown one is
+// fallback, spaces of unknown width take fallback's width (4 if it has tabs).
+func (st indentStyle) or(known bool, fallback indentStyle) indentStyle {
+	if !known {
+		return fallback
+	}
+	if !st.tabs && st.width == 0 {
+		st.width = 4
+		if !fallback.tabs {
+			st.width = fallback.width
 		}
 	}
-	fromS, fromKnown = styleOf(append(append([]string{Q}, ows...), relN...), append(relO, relN...))
-	if !fromKnown {
-		fromS = toS
-	} else if !fromS.tabs && fromS.width == 0 {
-		fromS.width = 4
-		if !toS.tabs {
-			fromS.width = toS.width
-		}
+	return st
+}
+
+func (s shift) rel(r string) string {
+	if s.from == s.to {
+		return r
 	}
-	convert := fromS != toS
-	conv := func(rel string) string {
-		if !convert {
-			return rel
-		}
-		return convertRel(rel, fromS, toS)
-	}
-	uniform := true
+	return convertRel(r, s.from, s.to)
+}
+
+// uniform reports whether every file line's indentation is its old line's
+// shifted.
+func (s shift) uniform(fws, ows []string) bool {
 	for j := range fws {
-		if P+conv(relO[j]) != fws[j] {
-			uniform = false
-			break
+		if s.file+s.rel(ows[j][len(s.old):]) != fws[j] {
+			return false
 		}
 	}
-	if uniform {
-		for i, l := range newLines {
-			if strings.TrimSpace(l) == "" {
-				continue
-			}
-			w := leadingSpace(l)
-			switch {
-			case strings.HasPrefix(w, Q):
-				newLines[i] = P + conv(w[len(Q):]) + l[len(w):]
-			case strings.HasPrefix(Q, w):
-				// Less indented than the old text's common indent: take the
-				// difference off the file's.
-				cut := convertRel(Q[len(w):], fromS, toS)
-				if strings.HasSuffix(P, cut) {
-					newLines[i] = P[:len(P)-len(cut)] + l[len(w):]
-				} else {
-					newLines[i] = l[len(w):] // further out than the file's indent goes
-				}
-			}
+	return true
+}
+
+func (s shift) line(l string) string {
+	w := leadingSpace(l)
+	switch {
+	case strings.HasPrefix(w, s.old):
+		return s.file + s.rel(w[len(s.old):]) + l[len(w):]
+	case strings.HasPrefix(s.old, w):
+		// Less indented than the old text's common indent: take the
+		// difference off the file's.
+		cut := convertRel(s.old[len(w):], s.from, s.to)
+		if strings.HasSuffix(s.file, cut) {
+			return s.file[:len(s.file)-len(cut)] + l[len(w):]
 		}
-		return strings.Join(newLines, "\n"), indentUniform
+		return l[len(w):] // further out than the file's indent goes
 	}
-	// Per-indent map, where it is consistent.
+	return l
+}
+
+// mapIndents gives each new line whose indentation is an old line's the
+// matching file line's, where that mapping is consistent.
+func mapIndents(newLines, fws, ows []string) {
 	mp := map[string]string{}
 	bad := map[string]bool{}
 	for j := range fws {
@@ -178,7 +190,6 @@ func reindent(nt string, fileLines, oldLines []string, fileStyle func() indentSt
 			newLines[i] = v + l[len(w):]
 		}
 	}
-	return strings.Join(newLines, "\n"), indentMapped
 }
 
 // styleOf infers an indentation style from whitespace prefixes; rels give

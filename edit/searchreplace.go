@@ -14,25 +14,13 @@ import (
 //	lines to put instead
 //	+++++++ REPLACE
 //
-// Accepted as well: the legacy markers "<<<<<<< SEARCH" and
-// ">>>>>>> REPLACE" (mixable with the new ones), any run of three or more
-// marker characters, a missing space ("-------SEARCH"), a trailing ">"
-// ("------- SEARCH>", "<<<<<<< SEARCH>"), trailing whitespace, a separator
-// with more or fewer '=' (three or more), CRLF input, and text outside the
-// blocks (prose, code fences), which is ignored.
-//
-// Each section's lines become the edit's text with a newline after every
-// line, as in Cline: a block is whole lines. An empty SEARCH section gives an
-// edit with empty old text: ApplyEdit inserts its new text into an empty file
-// and refuses it (NOT_FOUND, with a hint) on any other file. This departs
-// from Cline, which replaces the whole file: a model that sends an empty
-// SEARCH to a non-empty file more often means "add this" than "discard
-// everything", and writing the whole file is what write_to_file is for.
-//
-// The separator is the block's first line written exactly "=======", or
-// failing that its first line of three or more '='; other '=' lines are
-// content (a Markdown or reStructuredText underline in a SEARCH section
-// stays content as long as it is not exactly seven '=').
+// Also accepted: the legacy "<<<<<<< SEARCH" and ">>>>>>> REPLACE", other
+// marker lengths, a missing space, a trailing ">", CRLF, and prose or fences
+// between blocks. A block is whole lines. An empty SEARCH only fills an empty
+// file (Cline replaces the whole file): a model sending it to a non-empty file
+// more often means "add this" than "discard everything". The separator is the
+// first line written exactly "=======", else the first of three or more '=',
+// so a Markdown underline in a SEARCH section stays content.
 
 var (
 	searchRe    = regexp.MustCompile(`^(?:-{3,}|<{3,})[ \t]*(?i:search)[ \t]*>?[ \t]*$`)

@@ -11,124 +11,38 @@ type window struct {
 	dist  int
 }
 
-// scanWindows scores windows of len(ok) lines of fk starting at or after
-// from. A character histogram, kept as the window slides, bounds each
-// window's similarity from above in O(1) per character; only windows whose
-// bound reaches the bar get their line-by-line Levenshtein distance
-// computed, best bound first, with a distance budget. Work is capped
-// (maxFuzzyEvals windows, maxFuzzyCells cells; maxHintCells with
-// bestOnly).
-//
-// With bestOnly it returns the single most similar window (at least minSim);
-// otherwise every window at or above minSim that may matter: those whose
-// distance is close to the best's (closeTo). Results are sorted by
-// similarity, then position.
+// scanWindows scores the windows of len(ok) lines of fk from from on, best
+// first. A cheap upper bound of each window's similarity decides which get
+// their Levenshtein distance computed, best bound first, within a budget.
+// With bestOnly it returns the most similar window; otherwise those at
+// minSim or above whose distance is close to the best's (closeTo).
 func scanWindows(fk, ok []string, from int, minSim float64, bestOnly bool) []window {
 	n, k := len(fk), len(ok)
 	if k == 0 || from < 0 || n-from < k {
 		return nil
 	}
-	var diff [256]int32
-	lenO := 0
-	for _, s := range ok {
-		for i := 0; i < len(s); i++ {
-			diff[s[i]]--
-		}
-		lenO += len(s)
-	}
-	l1 := lenO
-	lenW := 0
-	add := func(s string, sign int32) {
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			old := diff[c]
-			nw := old + sign
-			diff[c] = nw
-			l1 += abs32(nw) - abs32(old)
-		}
-	}
-	for j := from; j < from+k; j++ {
-		add(fk[j], 1)
-		lenW += len(fk[j])
-	}
-	nw := n - from - k + 1
-	ubs := make([]float64, nw)
-	dens := make([]int32, nw)
-	for i := 0; ; i++ {
-		D := max(lenW, lenO)
-		lb := (l1 + abs(lenW-lenO) + 1) / 2
-		ub := 1.0
-		if D > 0 {
-			ub = 1 - float64(lb)/float64(D)
-		}
-		ubs[i], dens[i] = ub, int32(D)
-		if i+1 >= nw {
-			break
-		}
-		s, e := fk[from+i], fk[from+i+k]
-		add(s, -1)
-		add(e, 1)
-		lenW += len(e) - len(s)
-	}
+	s := &scan{fk: fk, ok: ok, from: from, minSim: minSim, bestOnly: bestOnly, best: -1, bestDist: -1}
+	s.bound()
 	cands := make([]int32, 0, 64)
-	for i, ub := range ubs {
+	for i, ub := range s.ubs {
 		if ub >= minSim-1e-12 {
 			cands = append(cands, int32(i))
 		}
 	}
-	sort.SliceStable(cands, func(a, b int) bool { return ubs[cands[a]] > ubs[cands[b]] })
-
-	var lev levenshtein
+	sort.SliceStable(cands, func(a, b int) bool { return s.ubs[cands[a]] > s.ubs[cands[b]] })
 	if bestOnly {
-		lev.maxCells = maxHintCells
+		s.lev.maxCells = maxHintCells
 	}
 	var res []window
-	best, bestDist := -1.0, -1
 	for n, c := range cands {
-		ub := ubs[c]
-		need := minSim
-		if bestOnly && best >= 0 {
-			if ub <= best {
-				break
-			}
-			need = math.Max(need, best)
-		}
-		if ub < need-1e-12 {
+		ub := s.ubs[c]
+		need, stop := s.need(ub)
+		if stop || n >= maxFuzzyEvals || s.lev.cells > s.lev.limit() {
 			break
 		}
-		if n >= maxFuzzyEvals || lev.cells > lev.limit() {
-			break
+		if w, ok := s.score(int(c), ub, need); ok {
+			res = append(res, w)
 		}
-		D := int(dens[c])
-		i := from + int(c)
-		budget := int(math.Floor((1-need)*float64(D) + 1e-9))
-		if !bestOnly && bestDist >= 0 {
-			// Only a window close to the best (or better) matters now.
-			budget = min(budget, (3*bestDist+4)/2)
-			if lb := int(math.Ceil((1-ub)*float64(D) - 1e-9)); lb > budget {
-				continue
-			}
-		}
-		dist, okd := lev.window(fk[i:i+k], ok, budget)
-		if !okd {
-			continue
-		}
-		sim := 1.0
-		if D > 0 {
-			sim = 1 - float64(dist)/float64(D)
-		} else if dist > 0 {
-			sim = 0
-		}
-		if sim < minSim-1e-12 {
-			continue
-		}
-		if sim > best {
-			best = sim
-		}
-		if bestDist < 0 || dist < bestDist {
-			bestDist = dist
-		}
-		res = append(res, window{i, sim, dist})
 	}
 	sort.SliceStable(res, func(a, b int) bool {
 		if res[a].sim != res[b].sim {
@@ -140,6 +54,114 @@ func scanWindows(fk, ok []string, from int, minSim float64, bestOnly bool) []win
 		res = res[:1]
 	}
 	return res
+}
+
+// scan is one scanWindows: the windows' bounds and the best found so far.
+type scan struct {
+	fk, ok   []string
+	from     int
+	minSim   float64
+	bestOnly bool
+	// ubs and dens hold each window's similarity bound and denominator.
+	ubs      []float64
+	dens     []int32
+	lev      levenshtein
+	best     float64
+	bestDist int
+}
+
+// bound fills ubs and dens from a byte histogram of the difference between
+// the window and the old text, kept as the window slides: half its L1 norm
+// bounds the edit distance from below.
+func (s *scan) bound() {
+	k := len(s.ok)
+	var diff [256]int32
+	lenO := 0
+	for _, line := range s.ok {
+		for i := 0; i < len(line); i++ {
+			diff[line[i]]--
+		}
+		lenO += len(line)
+	}
+	l1 := lenO
+	add := func(line string, sign int32) {
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			old := diff[c]
+			nw := old + sign
+			diff[c] = nw
+			l1 += abs32(nw) - abs32(old)
+		}
+	}
+	lenW := 0
+	for j := s.from; j < s.from+k; j++ {
+		add(s.fk[j], 1)
+		lenW += len(s.fk[j])
+	}
+	nw := len(s.fk) - s.from - k + 1
+	s.ubs = make([]float64, nw)
+	s.dens = make([]int32, nw)
+	for i := 0; ; i++ {
+		D := max(lenW, lenO)
+		lb := (l1 + abs(lenW-lenO) + 1) / 2
+		ub := 1.0
+		if D > 0 {
+			ub = 1 - float64(lb)/float64(D)
+		}
+		s.ubs[i], s.dens[i] = ub, int32(D)
+		if i+1 >= nw {
+			break
+		}
+		out, in := s.fk[s.from+i], s.fk[s.from+i+k]
+		add(out, -1)
+		add(in, 1)
+		lenW += len(in) - len(out)
+	}
+}
+
+// need returns the similarity a window with bound ub must reach, and stop
+// when no window from this one on (bounds decrease) can matter.
+func (s *scan) need(ub float64) (need float64, stop bool) {
+	need = s.minSim
+	if s.bestOnly && s.best >= 0 {
+		if ub <= s.best {
+			return 0, true
+		}
+		need = math.Max(need, s.best)
+	}
+	return need, ub < need-1e-12
+}
+
+// score computes window c's distance within its budget.
+func (s *scan) score(c int, ub, need float64) (window, bool) {
+	D := int(s.dens[c])
+	i := s.from + c
+	budget := int(math.Floor((1-need)*float64(D) + 1e-9))
+	if !s.bestOnly && s.bestDist >= 0 {
+		// Only a window close to the best (or better) matters now.
+		budget = min(budget, (3*s.bestDist+4)/2)
+		if lb := int(math.Ceil((1-ub)*float64(D) - 1e-9)); lb > budget {
+			return window{}, false
+		}
+	}
+	dist, ok := s.lev.window(s.fk[i:i+len(s.ok)], s.ok, budget)
+	if !ok {
+		return window{}, false
+	}
+	sim := 1.0
+	if D > 0 {
+		sim = 1 - float64(dist)/float64(D)
+	} else if dist > 0 {
+		sim = 0
+	}
+	if sim < s.minSim-1e-12 {
+		return window{}, false
+	}
+	s.best = max(s.best, sim)
+	if s.bestDist < 0 || dist < s.bestDist {
+		s.bestDist = dist
+	}
+	return window{i, sim, dist}, true
 }
 
 // levenshtein computes bounded Levenshtein distances, reusing its rows, within
