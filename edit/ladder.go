@@ -28,33 +28,51 @@ func lineKey(kind int, s string) string {
 	}
 }
 
-func (d *doc) lineKeys(kind int) []string {
-	if ks, ok := d.keys[kind]; ok {
+// keyCache holds the keys of a text's lines, each kind computed once.
+type keyCache struct {
+	keys  map[int][]string
+	fkeys []string
+}
+
+func (c *keyCache) lineKeys(kind, n int, line func(int) string) []string {
+	if ks, ok := c.keys[kind]; ok {
 		return ks
 	}
-	L := d.lineIndex()
-	ks := make([]string, len(L))
-	for i := range L {
-		ks[i] = lineKey(kind, d.text(i))
+	ks := make([]string, n)
+	for i := range ks {
+		ks[i] = lineKey(kind, line(i))
 	}
-	if d.keys == nil {
-		d.keys = map[int][]string{}
+	if c.keys == nil {
+		c.keys = map[int][]string{}
 	}
-	d.keys[kind] = ks
+	c.keys[kind] = ks
 	return ks
 }
 
 // fuzzyKeys are the lines trimmed, Unicode-normalised, whitespace collapsed.
-func (d *doc) fuzzyKeys() []string {
-	if d.fkeys == nil {
-		L := d.lineIndex()
-		d.fkeys = make([]string, len(L))
-		for i := range L {
-			d.fkeys[i] = fuzzyKey(d.text(i))
+func (c *keyCache) fuzzyKeys(n int, line func(int) string) []string {
+	if c.fkeys == nil {
+		c.fkeys = make([]string, n)
+		for i := range c.fkeys {
+			c.fkeys[i] = fuzzyKey(line(i))
 		}
 	}
-	return d.fkeys
+	return c.fkeys
 }
+
+func (d *doc) lineKeys(kind int) []string {
+	return d.cache.lineKeys(kind, len(d.lineIndex()), d.text)
+}
+
+func (d *doc) fuzzyKeys() []string {
+	return d.cache.fuzzyKeys(len(d.lineIndex()), d.text)
+}
+
+func (q *query) line(i int) string { return q.lines[i] }
+
+func (q *query) lineKeys(kind int) []string { return q.cache.lineKeys(kind, len(q.lines), q.line) }
+
+func (q *query) fuzzyKeys() []string { return q.cache.fuzzyKeys(len(q.lines), q.line) }
 
 func fuzzyKey(s string) string {
 	s, _, _ = normalize(strings.TrimSpace(s), false)
@@ -86,31 +104,6 @@ func fuzzyKey(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-func (q *query) lineKeys(kind int) []string {
-	if ks, ok := q.keys[kind]; ok {
-		return ks
-	}
-	ks := make([]string, len(q.lines))
-	for i, l := range q.lines {
-		ks[i] = lineKey(kind, l)
-	}
-	if q.keys == nil {
-		q.keys = map[int][]string{}
-	}
-	q.keys[kind] = ks
-	return ks
-}
-
-func (q *query) fuzzyKeys() []string {
-	if q.fkeys == nil {
-		q.fkeys = make([]string, len(q.lines))
-		for i, l := range q.lines {
-			q.fkeys[i] = fuzzyKey(l)
-		}
-	}
-	return q.fkeys
 }
 
 type match struct {

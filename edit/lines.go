@@ -16,9 +16,8 @@ type doc struct {
 	finalNL bool
 
 	lines    []lineRange
-	keys     map[int][]string
+	cache    keyCache
 	hashes   map[int][]uint64
-	fkeys    []string
 	uni      *offsetMap
 	uniDone  bool
 	styleSet bool
@@ -125,8 +124,7 @@ type query struct {
 	text  string   // CRLF → LF, leading BOM dropped
 	lines []string // text split into lines; a final newline adds no line
 	nl    bool     // text ends with a newline
-	keys  map[int][]string
-	fkeys []string
+	cache keyCache
 }
 
 func newQuery(s string) *query {
