@@ -5,12 +5,9 @@ import (
 	"time"
 )
 
-// removeTemps deletes the temporary files (.toolguard-tmp-*) a crash left
-// behind. It walks the workspace through the Root without following
-// symbolic links, skips .git directories (toolguard never writes there),
-// goes at most 32 directories deep and looks at most at 500,000 entries, so
-// a huge tree costs a bounded start-up. Files younger than minAge are kept.
-// Failures are ignored: cleanup is best effort.
+// removeTemps deletes the temporary files a crash left, those at least minAge
+// old, best effort. It follows no link, skips .git, and bounds its depth and
+// the entries it reads, so a huge tree costs a bounded start-up.
 func (w *Workspace) removeTemps(minAge time.Duration) {
 	type dir struct {
 		rel   string

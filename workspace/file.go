@@ -7,10 +7,9 @@ import (
 	"os"
 )
 
-// File is a file held for a read-modify-write (OpenFile): its path stays
-// locked and the directories on it open from the read to the write, so the
-// write lands where the read was and no path is resolved, walked or hashed
-// twice.
+// File is a file held for a read-modify-write: its path stays locked and its
+// directories open from the read to the write, so the write lands where the
+// read was and nothing is resolved, walked or hashed twice.
 type File struct {
 	w      *Workspace
 	orig   string
@@ -22,9 +21,8 @@ type File struct {
 	unlock func()
 }
 
-// OpenFile resolves p, locks it as Lock does and reads it under the checks of
-// ReadFile. A missing file (or directory) is no error: Info().Exists is
-// false and Write creates it. The caller must Close the file.
+// OpenFile resolves p, locks it and reads it under the checks of ReadFile; a
+// missing file is no error, Write creates it. The caller closes the file.
 func (w *Workspace) OpenFile(p string) (*File, error) {
 	rel, err := w.Resolve(p)
 	if err != nil {
@@ -55,19 +53,17 @@ func (w *Workspace) OpenFile(p string) (*File, error) {
 	return f, nil
 }
 
-// Path returns the workspace-relative path as resolved; Info().Path names
-// the file read, the target of the link Path names if it is one.
+// Path returns the path as resolved; Info().Path is the link's target if it names one.
 func (f *File) Path() string { return f.rel }
 
-// Data returns the content read; nil when the file does not exist.
+// Data returns the content read.
 func (f *File) Data() []byte { return f.data }
 
 // Info describes the file as read.
 func (f *File) Info() FileInfo { return f.info }
 
-// Write replaces the file with data as WriteFile does. The file must still
-// be the one read: one that another process replaced, changed or removed
-// since is a CONFLICT.
+// Write replaces the file with data as WriteFile does. A file that another
+// process replaced, changed or removed since the read is a CONFLICT.
 func (f *File) Write(data []byte) error {
 	if f.t == nil {
 		return fmt.Errorf("workspace: write %s: %w", f.rel, os.ErrClosed)
@@ -87,8 +83,8 @@ func (f *File) Write(data []byte) error {
 	return w.write(f.orig, t, data, mode, owner)
 }
 
-// unchanged checks that the file at the name read is still the one read, as
-// the file system tells (identity, size, modification time), and returns its lstat.
+// unchanged returns the lstat of the file if it is still the one read, by identity,
+// size and modification time: comparing hashes would read it twice.
 func (f *File) unchanged() (fs.FileInfo, error) {
 	t := f.t
 	fi, err := t.dir().Lstat(t.name)
@@ -106,7 +102,7 @@ func (f *File) unchanged() (fs.FileInfo, error) {
 	return fi, nil
 }
 
-// Close releases the file's directories and its lock. Further calls do nothing.
+// Close releases the file's directories and lock.
 func (f *File) Close() {
 	if f.t == nil {
 		return

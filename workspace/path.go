@@ -16,9 +16,8 @@ func (w *Workspace) useInstead() string {
 	return "use a path relative to the workspace root, or an absolute path under " + w.hint
 }
 
-// namesDirectory refuses a path whose spelling names a directory: a
-// trailing "/" would otherwise be dropped by cleaning, and "f.txt/" would
-// write f.txt.
+// namesDirectory refuses a path whose spelling names a directory, which
+// cleaning would drop: "f.txt/" must not write f.txt.
 func namesDirectory(p, rel string) error {
 	q := toSlash(p)
 	var end string
@@ -92,8 +91,7 @@ func (w *Workspace) clean(p string) (string, error) {
 	return strings.Join(out, "/"), nil
 }
 
-// underRoot strips an accepted absolute root from comps, returning the
-// rest (with its "..", judged by the caller).
+// underRoot strips an accepted absolute root from comps.
 func (w *Workspace) underRoot(comps []string) ([]string, bool) {
 	for _, pre := range w.prefixes {
 		if len(comps) >= len(pre) && slices.Equal(comps[:len(pre)], pre) {
@@ -103,8 +101,7 @@ func (w *Workspace) underRoot(comps []string) ([]string, bool) {
 	return nil, false
 }
 
-// components splits an absolute slash path into its names, dropping empty
-// and "." ones (but keeping ".."): "/a//./b/../c" is [a b .. c].
+// components splits a slash path into its names, "." dropped, ".." kept.
 func components(p string) []string {
 	var out []string
 	for c := range strings.SplitSeq(p, "/") {
@@ -126,8 +123,7 @@ func isAbs(p string) bool {
 	return strings.HasPrefix(p, "/") || filepath.IsAbs(p)
 }
 
-// joinInside joins dir and a relative link target lexically, failing when
-// a ".." climbs above the root.
+// joinInside joins dir and a relative link target, failing above the root.
 func joinInside(dir, dest string) (string, bool) {
 	var out []string
 	if dir != "." {

@@ -11,9 +11,7 @@ import (
 	"sync"
 )
 
-// openChecked opens t, an inspected regular file, and checks the opened file
-// again (fstat): a regular file, the one inspected, one link, not too large.
-// The caller closes it.
+// openChecked opens t and checks it again with fstat, as it may have been swapped since.
 func (w *Workspace) openChecked(orig string, t *target) (*os.File, fs.FileInfo, error) {
 	f, err := t.dir().OpenFile(t.name, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
@@ -39,8 +37,7 @@ func (w *Workspace) openChecked(orig string, t *target) (*os.File, fs.FileInfo, 
 	return f, fi, nil
 }
 
-// read reads t whole under the checks of openChecked, and hashes it. It
-// also returns the opened file's fstat.
+// read reads t whole and hashes it; it also returns the opened file's fstat.
 func (w *Workspace) read(orig string, t *target) ([]byte, FileInfo, fs.FileInfo, error) {
 	f, fi, err := w.openChecked(orig, t)
 	if err != nil {
@@ -58,8 +55,7 @@ func (w *Workspace) read(orig string, t *target) ([]byte, FileInfo, fs.FileInfo,
 	return data, info, fi, nil
 }
 
-// readLimited reads f to the end, at most max+1 bytes (so the caller can
-// tell it is too large), starting with a buffer of size.
+// readLimited reads f to the end, at most max+1 bytes, starting with a buffer of size.
 func readLimited(f io.Reader, size, max int64) ([]byte, error) {
 	buf := make([]byte, 0, min(size, max)+1)
 	for int64(len(buf)) <= max {
@@ -80,8 +76,7 @@ func readLimited(f io.Reader, size, max int64) ([]byte, error) {
 
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// hash returns the SHA-256 of t and its permission bits, under the checks of
-// openChecked, without holding the file in memory.
+// hash returns the SHA-256 of t and its permission bits without holding it in memory.
 func (w *Workspace) hash(orig string, t *target) (string, fs.FileMode, error) {
 	f, fi, err := w.openChecked(orig, t)
 	if err != nil {

@@ -9,19 +9,15 @@ import (
 	"strings"
 )
 
-// target is an inspected path. It holds open the directories the operation
-// works in, so that each step is one system call on a name in its directory
-// rather than a walk from the root; close releases them.
+// target is an inspected path, its directories held open: each step acts on a name in one, not on a path.
 type target struct {
 	w    *Workspace
 	rel  string      // the file to act on: the path, or a followed link's target
 	name string      // its last component
 	info fs.FileInfo // its lstat; nil when it does not exist
-	// missing is the index of the first directory of rel that does not
-	// exist (only with allowMissing), or -1.
+	// missing is the index of rel's first missing directory (allowMissing), or -1.
 	missing int
-	// dirs are open directories, outermost first: rel's directory, or the
-	// deepest existing one, then those mkdirs creates. All are fsynced after a change.
+	// dirs are rel's directory, or its deepest existing one and those mkdirs creates.
 	dirs []*os.Root
 }
 
@@ -41,13 +37,10 @@ const (
 	allowMissing             // the file and its directories may be missing
 )
 
-// inspect is the one walk of every operation: it checks rel (resolved)
-// directory by directory (lstat the name, then open it as a Root below the
-// current one, so a check and the open after it see the same directory) and
-// checks its last component: a regular file with one link, missing
-// (allowMissing), or a relative link inside the workspace (followFinal),
-// whose target is inspected in turn. t is never nil; on success the caller
-// closes it.
+// inspect is the one walk of every operation: each directory of rel is
+// checked, then opened below the one before, so both see the same directory;
+// the last name must be a regular file, missing (allowMissing) or a relative
+// link (followFinal), inspected in turn. t is never nil; the caller closes it.
 func (w *Workspace) inspect(orig, rel string, flags int) (*target, error) {
 	if rel == "." {
 		return &target{w: w, rel: rel, missing: -1}, refuse(CodeNotRegular, rel, fmt.Sprintf("path %q is the workspace root, a directory; give the path of a file", orig), nil)
@@ -68,8 +61,7 @@ func (w *Workspace) inspect(orig, rel string, flags int) (*target, error) {
 	}
 }
 
-// walk opens rel's directories and checks its last component. On error t
-// holds no directory.
+// walk opens rel's directories and checks its last name.
 func (w *Workspace) walk(orig, rel string, flags int, links []string) (*target, error) {
 	t := &target{w: w, rel: rel, missing: -1}
 	comps := strings.Split(rel, "/")
@@ -97,9 +89,7 @@ func (w *Workspace) walk(orig, rel string, flags int, links []string) (*target, 
 	return t, err
 }
 
-// openDirs opens the directories of comps (all but the last name) one below
-// the other, leaving the deepest in t.dirs; with allowMissing, a missing one
-// ends the walk with t.missing set.
+// openDirs opens comps' directories one below the other, the deepest left in t.dirs.
 func (w *Workspace) openDirs(orig string, t *target, comps []string, flags int, links []string) error {
 	cur := w.root
 	for i := range len(comps) - 1 {
@@ -131,8 +121,7 @@ func (w *Workspace) openDirs(orig string, t *target, comps []string, flags int, 
 	return nil
 }
 
-// dirError is the refusal of comps[i], which is not a directory to walk
-// through (fi, err: its lstat).
+// dirError refuses comps[i], which is no directory to walk through.
 func (w *Workspace) dirError(orig, rel string, comps []string, i int, fi fs.FileInfo, err error, links []string) error {
 	dir := strings.Join(comps[:i+1], "/")
 	switch {
@@ -148,8 +137,6 @@ func (w *Workspace) dirError(orig, rel string, comps []string, i int, fi fs.File
 	return refuse(CodeNotRegular, rel, fmt.Sprintf("path %q goes through %q, which is %s, not a directory", orig, dir, kindOf(fi.Mode())), nil)
 }
 
-// checkLast checks the last component's lstat: a link is left to follow
-// (followFinal), a regular file must have one link.
 func (w *Workspace) checkLast(orig, rel string, fi fs.FileInfo, flags int) error {
 	mode := fi.Mode()
 	switch {
@@ -167,8 +154,7 @@ func (w *Workspace) checkLast(orig, rel string, fi fs.FileInfo, flags int) error
 	return nil
 }
 
-// followLink reads the link name in dir (rel in the workspace) and returns
-// its target as a resolved workspace path, or refuses it.
+// followLink returns the target of the link name in dir as a resolved path.
 func (w *Workspace) followLink(orig string, dir *os.Root, name, rel string, hops int) (string, error) {
 	if hops >= maxSymlinkHops {
 		return "", refuse(CodeSymlink, rel, fmt.Sprintf("%q is a chain of more than %d symbolic links, or a loop; write to the real file path instead", orig, maxSymlinkHops), nil)

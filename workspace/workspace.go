@@ -19,53 +19,37 @@ const (
 	DefaultMaxFileBytes = 10 << 20
 	// MaxPathBytes is the longest path Resolve accepts.
 	MaxPathBytes = 4096
-	// maxNameBytes is the longest single name (NAME_MAX on Linux).
-	maxNameBytes = 255
-	// maxSymlinkHops bounds a chain of followed links.
-	maxSymlinkHops = 8
-	// tempPrefix starts the names of toolguard's temporary files.
-	tempPrefix = ".toolguard-tmp-"
-	// Start-up cleanup bounds.
+	// DefaultCleanupMinAge is Options.CleanupMinAge when unset: no write takes an hour.
+	DefaultCleanupMinAge = time.Hour
+
+	maxNameBytes      = 255 // NAME_MAX on Linux
+	maxSymlinkHops    = 8
+	tempPrefix        = ".toolguard-tmp-"
 	maxCleanupDepth   = 32
 	maxCleanupEntries = 500_000
-	// DefaultCleanupMinAge is Options.CleanupMinAge when unset: a temporary
-	// file lives from the start of a write to its rename, which takes
-	// seconds even for a large file on a slow volume, so one an hour old
-	// is a leftover, not another process's write in progress.
-	DefaultCleanupMinAge = time.Hour
 )
 
 // Options configure a Workspace.
 type Options struct {
-	// AgentRoot is the workspace root as the agent sees it (an absolute
-	// path such as /home/user/project). Absolute paths under it are mapped
-	// onto the workspace; agents such as Cline send absolute paths.
+	// AgentRoot is the workspace root as the agent sees it (/home/user/project):
+	// agents such as Cline send absolute paths under it.
 	AgentRoot string
-	// MaxFileBytes bounds the files read and the data written;
-	// DefaultMaxFileBytes (10 MiB) when zero or negative.
+	// MaxFileBytes bounds the files read and the data written (default 10 MiB).
 	MaxFileBytes int64
-	// Deny holds server-wide gitignore-style patterns, after the default
-	// ".git" (which "!.git" lifts). See deny.go for the syntax.
+	// Deny holds server-wide gitignore patterns, after ".git" ("!.git" lifts it).
 	Deny []string
-	// CleanupMinAge makes Open leave temporary files younger than this in
-	// place, so that a process starting on a directory that others write
-	// too (replicas on a shared volume) does not delete their writes in
-	// progress. Zero means DefaultCleanupMinAge; negative removes them all,
-	// whatever their age, which is right only when this process alone
-	// writes the workspace.
+	// CleanupMinAge makes Open keep younger temporary files: writes in progress
+	// of replicas sharing the volume. Negative removes them all.
 	CleanupMinAge time.Duration
 }
 
 // Workspace is a directory that tool calls may read and write, confined as
-// described in the comment at the top of workspace.go. Its methods are safe
-// for concurrent use. ReadFile, WriteFile, Remove and Rename do not lock: a
-// caller doing read-modify-write holds Lock on the paths around it.
+// the package documentation says. Its methods are safe for concurrent use;
+// a read-modify-write goes through OpenFile, or holds Lock around ReadFile and WriteFile.
 type Workspace struct {
 	root *os.Root
 	dir  string // absolute, as given to Open
-	// hint is the absolute root named in messages: the agent's root when
-	// configured; empty otherwise, so the server's own layout never reaches
-	// the model.
+	// hint is the root named in messages: the agent's, never the server's.
 	hint      string
 	prefixes  [][]string // absolute roots accepted, as components
 	maxBytes  int64
@@ -76,7 +60,7 @@ type Workspace struct {
 	closeErr  error
 }
 
-// hooks let tests act between the steps of an operation. Nil in production.
+// hooks let tests act between the steps of an operation.
 type hooks struct {
 	afterCheck     func(rel string)                           // checks done, before any change
 	write          func(f *os.File, data []byte) (int, error) // replaces f.Write for the temporary file
@@ -84,9 +68,8 @@ type hooks struct {
 	beforeReadlink func(rel string)                           // a link seen by lstat, before reading it
 }
 
-// Open opens dir as a workspace: it resolves it, opens it as an os.Root,
-// reads its .toolguardignore and removes the temporary files a crash may
-// have left, those older than Options.CleanupMinAge (see removeTemps).
+// Open opens dir as a workspace, reads its .toolguardignore and removes the
+// temporary files a crash left, those older than Options.CleanupMinAge.
 func Open(dir string, opts Options) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -153,15 +136,8 @@ func (w *Workspace) Dir() string { return w.dir }
 // MaxFileBytes returns the size limit of files read and written.
 func (w *Workspace) MaxFileBytes() int64 { return w.maxBytes }
 
-// Resolve maps a path as a model wrote it (relative to the workspace root,
-// or absolute under the agent's or the server's view of the root) to a
-// cleaned workspace-relative slash path ("." for the root itself), or
-// refuses it (INVALID_PATH, OUTSIDE_WORKSPACE, DENIED_PATH; NOT_REGULAR for
-// a path that ends with "/", "/." or "/..", which names a directory, as it
-// does to the kernel, and every method works on files). It looks at no file
-// but .toolguardignore; ReadFile and the other methods apply the file
-// checks. Every method resolves its path arguments itself, so passing
-// Resolve's result to them is fine (Resolve is idempotent).
+// Resolve maps a path as a model wrote it to a cleaned workspace-relative
+// slash path, or refuses it. It is idempotent; every method resolves its paths.
 func (w *Workspace) Resolve(p string) (string, error) {
 	rel, err := w.clean(p)
 	if err != nil {
@@ -178,8 +154,7 @@ func (w *Workspace) Resolve(p string) (string, error) {
 
 // FileInfo describes a file as read.
 type FileInfo struct {
-	// Path is the workspace-relative path of the file read: the path asked
-	// for, or the target of the relative symbolic link it names.
+	// Path is the file read: the path asked for, or the target of the link it names.
 	Path   string
 	Exists bool
 	Size   int64
@@ -187,8 +162,7 @@ type FileInfo struct {
 	SHA256 string      // lowercase hex of the content
 }
 
-// ReadFile reads a regular file of the workspace. A missing file is a
-// NOT_FOUND refusal with FileInfo.Path set. It does not lock.
+// ReadFile reads a regular file. A missing one is NOT_FOUND, with FileInfo.Path set.
 func (w *Workspace) ReadFile(p string) ([]byte, FileInfo, error) {
 	rel, err := w.Resolve(p)
 	if err != nil {
@@ -212,8 +186,7 @@ func (w *Workspace) ReadFile(p string) ([]byte, FileInfo, error) {
 	return data, info, nil
 }
 
-// SHA256Hex returns the lowercase hex SHA-256 of data, as FileInfo.SHA256
-// and WriteOptions.ExpectedSHA256 spell it.
+// SHA256Hex returns the lowercase hex SHA-256 of data, as FileInfo.SHA256 spells it.
 func SHA256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
@@ -221,17 +194,14 @@ func SHA256Hex(data []byte) string {
 
 // WriteOptions qualify a write.
 type WriteOptions struct {
-	// ExpectedSHA256, when set, is the lowercase or uppercase hex SHA-256
-	// the file must have now (as FileInfo.SHA256 reported when the model
-	// read it); otherwise the write is refused with CONFLICT. A missing file
-	// does not match any hash. Empty means "do not check".
+	// ExpectedSHA256, when set, is the hex SHA-256 the file must have now
+	// (FileInfo.SHA256 as read), or the write is a CONFLICT; a missing file matches none.
 	ExpectedSHA256 string
 }
 
 // WriteResult describes a completed write.
 type WriteResult struct {
-	// Path is the workspace-relative path written: the path asked for, or
-	// the target of the relative symbolic link it names.
+	// Path is the file written: the path asked for, or the target of the link it names.
 	Path           string
 	Bytes          int64
 	Created        bool        // the file did not exist
@@ -240,14 +210,9 @@ type WriteResult struct {
 	Mode           fs.FileMode // permission bits of the file written
 }
 
-// WriteFile replaces (or creates) the file at p with data, atomically and
-// durably. The file keeps its permission bits (not setuid, setgid or
-// sticky) and, where the server may set them (as root, or for a group it
-// is in), its owner and group; new files get 0644. Missing directories are
-// created (0755). The checks of ReadFile apply to an
-// existing target and to the directories on the way; data over the size
-// limit is TOO_LARGE. It does not lock: hold Lock(p) around a
-// read-modify-write.
+// WriteFile replaces or creates the file at p, atomically and durably, with
+// its directories. The file keeps its mode and, where the server may set
+// them, its owner and group; a new file gets 0644.
 func (w *Workspace) WriteFile(p string, data []byte, opts WriteOptions) (WriteResult, error) {
 	rel, err := w.Resolve(p)
 	if err != nil {
@@ -281,10 +246,7 @@ func (w *Workspace) WriteFile(p string, data []byte, opts WriteOptions) (WriteRe
 	return res, nil
 }
 
-// Remove deletes the regular file at p (apply_patch's Delete File). The
-// checks of ReadFile apply, except that a symbolic link is refused rather
-// than followed (SYMLINK) and the size does not matter. The directory is
-// fsynced. It does not lock.
+// Remove deletes the regular file at p; a link is refused, not followed.
 func (w *Workspace) Remove(p string) error {
 	rel, err := w.Resolve(p)
 	if err != nil {
@@ -304,11 +266,8 @@ func (w *Workspace) Remove(p string) error {
 	return w.syncDirs(t)
 }
 
-// Rename moves the regular file at from to to (apply_patch's Move to),
-// atomically, replacing a regular file at to. Both paths get the checks of
-// ReadFile (a link at either is refused, not followed; to may be missing,
-// its directories are created); both directories are fsynced. Moving a file
-// onto itself does nothing. It does not lock: hold Lock(from, to).
+// Rename moves the regular file at from to to, replacing a regular file
+// there; a link at either is refused, not followed.
 func (w *Workspace) Rename(from, to string) error {
 	fr, err := w.Resolve(from)
 	if err != nil {
@@ -337,10 +296,8 @@ func (w *Workspace) Rename(from, to string) error {
 	if err := w.mkdirs(to, tt); err != nil {
 		return err
 	}
-	// Within one directory, the rename acts on the directory held since the
-	// checks. Between two, it walks both paths from the workspace root (an
-	// os.Root cannot rename into another one), so a racing directory swap
-	// could redirect it, but only within the workspace.
+	// An os.Root cannot rename into another: between two directories the
+	// paths are walked again, so a racing swap could redirect the rename within the workspace.
 	var rerr error
 	if path.Dir(ft.rel) == path.Dir(tt.rel) {
 		rerr = tt.dir().Rename(ft.name, tt.name)

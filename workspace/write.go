@@ -11,15 +11,12 @@ import (
 	"strings"
 )
 
-// newFileMode is the mode of the files WriteFile creates, applied exactly
-// (fchmod, whatever the umask); newDirMode is that of the directories it
-// creates, less the umask, as mkdir does.
+// newFileMode is applied whatever the umask; newDirMode less the umask, as mkdir does.
 const (
 	newFileMode = 0o644
 	newDirMode  = 0o755
 )
 
-// checkSize refuses data over the size limit.
 func (w *Workspace) checkSize(orig, rel string, data []byte) error {
 	if n := int64(len(data)); n > w.maxBytes {
 		return refuse(CodeTooLarge, rel, fmt.Sprintf(
@@ -28,8 +25,7 @@ func (w *Workspace) checkSize(orig, rel string, data []byte) error {
 	return nil
 }
 
-// write puts data in place of t, an inspected file: its missing directories
-// are created, then a temporary file renamed over it.
+// write puts data in place of t, an inspected file, creating its directories.
 func (w *Workspace) write(orig string, t *target, data []byte, mode fs.FileMode, owner fileOwner) error {
 	if w.hooks.afterCheck != nil {
 		w.hooks.afterCheck(t.rel)
@@ -40,8 +36,7 @@ func (w *Workspace) write(orig string, t *target, data []byte, mode fs.FileMode,
 	return w.replace(orig, t, data, mode, owner)
 }
 
-// mkdirs creates the missing directories of t (0755, less the umask), one
-// below the other, and adds them to t.dirs.
+// mkdirs creates the missing directories of t one below the other, adding them to t.dirs.
 func (w *Workspace) mkdirs(orig string, t *target) error {
 	if t.missing < 0 {
 		return nil
@@ -76,9 +71,7 @@ func (w *Workspace) mkdirs(orig string, t *target) error {
 	return nil
 }
 
-// replace writes data to a temporary file in t's directory and renames it
-// over t, then fsyncs t's directories (the file's, and those mkdirs
-// created with their parent).
+// replace writes data to a temporary file, renames it over t and fsyncs t's directories.
 func (w *Workspace) replace(orig string, t *target, data []byte, mode fs.FileMode, owner fileOwner) error {
 	dir := t.dir()
 	tmp, f, err := w.createTemp(orig, dir)
@@ -93,14 +86,12 @@ func (w *Workspace) replace(orig string, t *target, data []byte, mode fs.FileMod
 		_ = dir.Remove(tmp)
 		return ioFailure(op, t.rel, err)
 	}
-	// The old file's owner, best effort: a server that may not give the
-	// file away leaves it its own.
+	// Best effort: a server that may not give the file away keeps it.
 	if owner.known && (owner.uid != os.Geteuid() || owner.gid != os.Getegid()) {
 		_ = f.Chown(owner.uid, owner.gid)
 	}
-	// fchmod, not Root.Chmod: exact bits, no umask, and on the open file
-	// (Root.Chmod follows a link swapped in on Unix). After the chown,
-	// which may clear bits.
+	// fchmod, not Root.Chmod, which follows a link swapped in; after the
+	// chown, which may clear bits.
 	if err := f.Chmod(mode); err != nil {
 		return fail("chmod", err)
 	}
@@ -128,14 +119,11 @@ func (w *Workspace) replace(orig string, t *target, data []byte, mode fs.FileMod
 		_ = dir.Remove(tmp)
 		return w.ioError("rename", orig, t.rel, err)
 	}
-	// The new file is in place; a failing directory fsync means its
-	// durability is unknown, which is the server's problem to report.
+	// The new file is in place; a failing directory fsync is the server's to report.
 	return w.syncDirs(t)
 }
 
-// createTemp creates an empty temporary file in dir, exclusively, mode
-// 0600, and returns its name in dir. O_NONBLOCK (meaningless for a regular
-// file) spares the runtime's poller probing.
+// createTemp creates a temporary file exclusively: no link can be planted under its name.
 func (w *Workspace) createTemp(orig string, dir *os.Root) (string, *os.File, error) {
 	for range 16 {
 		name := tempPrefix + strconv.FormatUint(rand.Uint64()|1<<63, 16)
@@ -150,7 +138,6 @@ func (w *Workspace) createTemp(orig string, dir *os.Root) (string, *os.File, err
 	return "", nil, fmt.Errorf("workspace: create a temporary file for %s: too many name collisions", orig)
 }
 
-// syncDirs fsyncs t's directories, innermost first.
 func (w *Workspace) syncDirs(t *target) error {
 	for i := len(t.dirs) - 1; i >= 0; i-- {
 		if err := syncRoot(t.dirs[i]); err != nil {
