@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
 )
@@ -40,7 +41,7 @@ type ExecuteRequest struct {
 type EditOutcome struct {
 	Index int
 	Path  string
-	workspace.EditResult
+	edit.EditResult
 }
 
 // ChangeKind is what happened to a file.
@@ -182,20 +183,16 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
 	path, _ := res.Args["path"].(string)
 	content, _ := res.Args["content"].(string)
-	rel, ok := resolve(ws, res, "path", path)
-	if !ok {
-		return nil
-	}
-	unlock := ws.Lock(rel)
-	defer unlock()
-	old, existed, oldHash, ok, err := read(ws, res, "path", rel)
-	if err != nil || !ok {
+	f, err := open(ws, res, "path", path)
+	if f == nil {
 		return err
 	}
+	defer f.Close()
+	rel, old, existed, oldHash := f.Path(), f.Data(), f.Info().Exists, f.Info().SHA256
 	if req.ExpectedSHA256 != "" && !strings.EqualFold(req.ExpectedSHA256, oldHash) {
 		return &FileChangedError{Path: rel, Expected: req.ExpectedSHA256, Actual: oldHash}
 	}
-	ex.Diff = workspace.UnifiedDiff(rel, string(old), content)
+	ex.Diff = edit.UnifiedDiff(rel, string(old), content)
 	change := FileChange{Path: rel, PreviousSHA256: oldHash, Size: len(content), SHA256: workspace.SHA256Hex([]byte(content))}
 	switch {
 	case !existed:
@@ -212,7 +209,7 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	if req.DryRun || change.Kind == ChangeUnchanged {
 		return nil
 	}
-	if _, err := ws.WriteFile(rel, []byte(content), workspace.WriteOptions{ExpectedSHA256: oldHash}); err != nil {
+	if err := f.Write([]byte(content)); err != nil {
 		return g.fileError(res, "path", rel, err)
 	}
 	ex.written += int64(len(content))
@@ -229,6 +226,23 @@ func resolve(ws *workspace.Workspace, res *repair.Result, param, path string) (s
 		return "", false
 	}
 	return rel, true
+}
+
+// open opens a file for a read-modify-write; a refusal becomes a violation
+// on param (nil file, nil error).
+func open(ws *workspace.Workspace, res *repair.Result, param, path string) (*workspace.File, error) {
+	f, err := ws.OpenFile(path)
+	var we *workspace.Error
+	switch {
+	case err == nil:
+		return f, nil
+	case !errors.As(err, &we):
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	case we.Code == workspace.CodeConflict:
+		return nil, &FileChangedError{Path: we.Path, Expected: "(as opened)", Actual: "(changed while being read)"}
+	}
+	res.Violate(violationCode(err), param, err.Error())
+	return nil, nil
 }
 
 // read reads a file for execution. A missing file is not an error (existed

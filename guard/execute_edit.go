@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
 )
@@ -21,9 +22,9 @@ type fileOp struct {
 	rel   string
 	edits []indexedEdit
 	// Patch operations (apply_patch); zero for plain edits.
-	kind    workspace.OpKind
+	kind    edit.OpKind
 	content string // Add
-	chunks  []workspace.PatchChunk
+	chunks  []edit.PatchChunk
 	moveTo  string
 	moveRel string
 	// State while executing.
@@ -39,7 +40,7 @@ type fileOp struct {
 type indexedEdit struct {
 	index int
 	param string // where the edit's old text came from ("edits/2/old_text")
-	edit  workspace.Edit
+	edit  edit.Edit
 }
 
 // ExecuteEdit validates an edit call and applies it: every edit on the file
@@ -99,10 +100,10 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	ops = slices.DeleteFunc(ops, func(op *fileOp) bool { return op.skip })
 	var diffs []string
 	for _, op := range ops {
-		if d := workspace.UnifiedDiff(op.rel, op.old, op.updated); d != "" && op.kind != workspace.OpDelete {
+		if d := edit.UnifiedDiff(op.rel, op.old, op.updated); d != "" && op.kind != edit.OpDelete {
 			diffs = append(diffs, d)
-		} else if op.kind == workspace.OpDelete {
-			diffs = append(diffs, workspace.UnifiedDiff(op.rel, op.old, ""))
+		} else if op.kind == edit.OpDelete {
+			diffs = append(diffs, edit.UnifiedDiff(op.rel, op.old, ""))
 		}
 		ex.Changes = append(ex.Changes, op.change())
 	}
@@ -117,7 +118,7 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 // It reports whether every edit succeeded.
 func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	switch op.kind {
-	case workspace.OpAdd:
+	case edit.OpAdd:
 		if op.existed {
 			res.Violate(CodeFileExists, op.param, fmt.Sprintf("%s already exists; use an Update File hunk to change it.", op.rel))
 			op.skip = true
@@ -125,7 +126,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		}
 		op.updated = op.content
 		return true
-	case workspace.OpDelete:
+	case edit.OpDelete:
 		if !op.existed {
 			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist, so it cannot be deleted.", op.rel))
 			op.skip = true
@@ -133,13 +134,13 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		}
 		op.updated = ""
 		return true
-	case workspace.OpUpdate:
+	case edit.OpUpdate:
 		if !op.existed {
 			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist; use an Add File hunk to create it.", op.rel))
 			op.skip = true
 			return false
 		}
-		updated, results, err := workspace.ApplyChunks(op.old, op.chunks, g.match)
+		updated, results, err := edit.ApplyChunks(op.old, op.chunks, g.match)
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, op.param, fmt.Sprintf("The patch for %s does not apply: %v.", op.rel, err))
 			op.skip = true
@@ -160,21 +161,21 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	if !op.existed {
 		res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist. Create it with write_to_file, or check the path.", op.rel))
 		for _, e := range op.edits {
-			ex.Edits = append(ex.Edits, EditOutcome{Index: e.index, Path: op.rel, EditResult: workspace.EditResult{Status: workspace.StatusNotFound, Hint: "the file does not exist"}})
+			ex.Edits = append(ex.Edits, EditOutcome{Index: e.index, Path: op.rel, EditResult: edit.EditResult{Status: edit.StatusNotFound, Hint: "the file does not exist"}})
 		}
 		op.skip = true
 		return false
 	}
 	content, ok := op.old, true
 	for _, e := range op.edits {
-		out, r := workspace.ApplyEdit(content, e.edit, g.match)
-		if r.Status == workspace.StatusNotFound {
+		out, r := edit.ApplyEdit(content, e.edit, g.match)
+		if r.Status == edit.StatusNotFound {
 			// Escapes are decoded at execution only when the old text
 			// matches the file solely after decoding (\n written as two
 			// characters in edit text).
 			if oldDec, okOld := repair.DecodeEscapes(e.edit.OldText); okOld {
 				newDec, _ := repair.DecodeEscapes(e.edit.NewText)
-				if out2, r2 := workspace.ApplyEdit(content, workspace.Edit{OldText: oldDec, NewText: newDec, ReplaceAll: e.edit.ReplaceAll}, g.match); r2.Status == workspace.StatusApplied || r2.Status == workspace.StatusAlreadyApplied {
+				if out2, r2 := edit.ApplyEdit(content, edit.Edit{OldText: oldDec, NewText: newDec, ReplaceAll: e.edit.ReplaceAll}, g.match); r2.Status == edit.StatusApplied || r2.Status == edit.StatusAlreadyApplied {
 					res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeEscapesDecoded, Param: e.param, Detail: `decoded \n and \t written as two characters: the old text matched the file only after decoding`})
 					out, r = out2, r2
 				}
@@ -194,14 +195,14 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 func (g *Guard) recordEdit(res *repair.Result, ex *Execution, o EditOutcome, param string) bool {
 	ex.Edits = append(ex.Edits, o)
 	switch o.Status {
-	case workspace.StatusNotFound:
+	case edit.StatusNotFound:
 		msg := fmt.Sprintf("Edit %d: the old text was not found in %s.", o.Index+1, o.Path)
 		if o.Hint != "" {
 			msg += "\n" + o.Hint
 		}
 		res.Violate(CodeEditNotFound, param, msg+"\nRe-read the file and copy the old text exactly, without line numbers.")
 		return false
-	case workspace.StatusAmbiguous:
+	case edit.StatusAmbiguous:
 		res.Violate(CodeEditAmbiguous, param, fmt.Sprintf("Edit %d: the old text occurs %d times in %s (lines %s). Include more surrounding lines so it is unique, or set replace_all.",
 			o.Index+1, len(o.Matches), o.Path, joinInts(o.Matches)))
 		return false
@@ -220,7 +221,7 @@ func joinInts(xs []int) string {
 func (op *fileOp) change() FileChange {
 	c := FileChange{Path: op.rel, PreviousSHA256: op.oldHash, Size: len(op.updated)}
 	switch {
-	case op.kind == workspace.OpDelete:
+	case op.kind == edit.OpDelete:
 		c.Kind, c.Size = ChangeDeleted, 0
 		return c
 	case op.moveRel != "" && op.moveRel != op.rel:
@@ -268,7 +269,7 @@ func (g *Guard) commit(ws fileWriter, res *repair.Result, ops []*fileOp, ex *Exe
 	for _, op := range ops {
 		var err error
 		switch {
-		case op.kind == workspace.OpDelete:
+		case op.kind == edit.OpDelete:
 			err = ws.Remove(op.rel)
 		case op.moveRel != "" && op.moveRel != op.rel:
 			if _, err = ws.WriteFile(op.moveRel, []byte(op.updated), workspace.WriteOptions{}); err == nil {
@@ -315,7 +316,7 @@ func planEdits(res *repair.Result) []*fileOp {
 	case "edit":
 		op := opFor(str(args, "path"), "path")
 		replaceAll, _ := args["replace_all"].(bool)
-		op.edits = append(op.edits, indexedEdit{index: 0, param: "old_text", edit: workspace.Edit{OldText: str(args, "old_text"), NewText: str(args, "new_text"), ReplaceAll: replaceAll}})
+		op.edits = append(op.edits, indexedEdit{index: 0, param: "old_text", edit: edit.Edit{OldText: str(args, "old_text"), NewText: str(args, "new_text"), ReplaceAll: replaceAll}})
 	case "multi_edit":
 		top := str(args, "path")
 		items, _ := args["edits"].([]any)
@@ -331,10 +332,10 @@ func planEdits(res *repair.Result) []*fileOp {
 			}
 			replaceAll, _ := m["replace_all"].(bool)
 			opFor(path, param).edits = append(opFor(path, param).edits, indexedEdit{index: i, param: fmt.Sprintf("edits/%d/old_text", i),
-				edit: workspace.Edit{OldText: str(m, "old_text"), NewText: str(m, "new_text"), ReplaceAll: replaceAll}})
+				edit: edit.Edit{OldText: str(m, "old_text"), NewText: str(m, "new_text"), ReplaceAll: replaceAll}})
 		}
 	case "replace_in_file":
-		edits, err := workspace.ParseSearchReplace(str(args, "diff"))
+		edits, err := edit.ParseSearchReplace(str(args, "diff"))
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, "diff", fmt.Sprintf("The diff is not valid SEARCH/REPLACE blocks: %v. Each block is \"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".", err))
 			return nil
@@ -344,7 +345,7 @@ func planEdits(res *repair.Result) []*fileOp {
 			op.edits = append(op.edits, indexedEdit{index: i, param: "diff", edit: e})
 		}
 	case "apply_patch":
-		patch, err := workspace.ParsePatch(str(args, "patch"))
+		patch, err := edit.ParsePatch(str(args, "patch"))
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, "patch", fmt.Sprintf("The patch cannot be read: %v.", err))
 			return nil

@@ -16,6 +16,7 @@ import (
 	"hash/fnv"
 	"sync"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/workspace"
@@ -34,7 +35,7 @@ type Config struct {
 	// DefaultWorkspace names the workspace of requests that name none.
 	DefaultWorkspace string
 	// Match tunes the edit matching ladder.
-	Match workspace.MatchOptions
+	Match edit.MatchOptions
 	// MaxResponseBytes bounds the answer of an execution (the front end's
 	// send limit): values and the diff are elided to fit (see elide.go).
 	// Zero means no bound; file content is elided from it all the same.
@@ -58,7 +59,7 @@ type Guard struct {
 	tools            *toolCache
 	workspaces       map[string]*workspace.Workspace
 	defaultWorkspace string
-	match            workspace.MatchOptions
+	match            edit.MatchOptions
 	maxResponse      int
 	observer         Observer
 	uncounted        func(sessionID string, err error)

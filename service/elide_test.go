@@ -12,9 +12,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/toolguard/toolguard/edit"
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/service"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // These tests change a file of exactly --max-file-bytes on a server whose
@@ -146,7 +146,7 @@ func TestExecuteAtMaxFileBytes(t *testing.T) {
 				}
 			}
 			wantElided(t, resp, v, elided, diff, diffElided)
-			wantDiff := workspace.UnifiedDiff(rel, before, after)
+			wantDiff := edit.UnifiedDiff(rel, before, after)
 			if diffElided.GetSize() != uint64(len(wantDiff)) || diffElided.GetSha256() != sha(wantDiff) {
 				t.Errorf("diff_elided %v, want size %d sha256 %s", diffElided, len(wantDiff), sha(wantDiff))
 			}
@@ -190,7 +190,7 @@ func TestStreamExecuteAtMaxFileBytes(t *testing.T) {
 		t.Fatalf("call_complete %v", complete)
 	}
 	wantElided(t, complete, complete.GetCallComplete().GetVerdict(), map[string]string{"content": updated}, ex.GetDiff(), ex.GetDiffElided())
-	if d := workspace.UnifiedDiff("big.txt", old, updated); ex.GetDiffElided().GetSha256() != sha(d) {
+	if d := edit.UnifiedDiff("big.txt", old, updated); ex.GetDiffElided().GetSha256() != sha(d) {
 		t.Errorf("diff_elided %v", ex.GetDiffElided())
 	}
 	if readFile(t, file) != updated {

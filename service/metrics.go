@@ -17,10 +17,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/repair/stream"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // metricsPath is where the metrics server serves the Prometheus exposition.
@@ -276,15 +276,15 @@ var (
 	}
 	familyValues     = []string{repair.FamilyGeneric, repair.FamilyNativeNextGen, repair.FamilyNativeGPT5}
 	editStatusValues = []string{
-		string(workspace.StatusApplied), string(workspace.StatusAlreadyApplied),
-		string(workspace.StatusNotFound), string(workspace.StatusAmbiguous), string(workspace.StatusNoOp),
+		string(edit.StatusApplied), string(edit.StatusAlreadyApplied),
+		string(edit.StatusNotFound), string(edit.StatusAmbiguous), string(edit.StatusNoOp),
 	}
 	// rungNone is the rung of an edit no rung matched.
 	rungNone   = "none"
 	rungValues = []string{
-		string(workspace.StrategyExact), string(workspace.StrategyTrimEnd), string(workspace.StrategyTrim),
-		string(workspace.StrategyUnicode), string(workspace.StrategyIndent), string(workspace.StrategyBlockAnchor),
-		string(workspace.StrategyFuzzy), rungNone,
+		string(edit.StrategyExact), string(edit.StrategyTrimEnd), string(edit.StrategyTrim),
+		string(edit.StrategyUnicode), string(edit.StrategyIndent), string(edit.StrategyBlockAnchor),
+		string(edit.StrategyFuzzy), rungNone,
 	}
 	observedStreamFormats = []stream.Format{stream.XMLTags, stream.OpenAI, stream.Anthropic, stream.Hermes, stream.QwenXML, stream.MiniMax}
 	outcomeValues         = []string{"usable", "unusable"}

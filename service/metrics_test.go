@@ -16,10 +16,10 @@ import (
 	"go.uber.org/zap"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/repair/stream"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // gather collects reg's families by name.
@@ -85,8 +85,8 @@ func TestProductMetricsMapping(t *testing.T) {
 	p.Verdict(verdict(repair.FamilyGeneric, nil, []string{"MISSING_REQUIRED", "MISSING_REQUIRED", "REPEATED_CALL"}, true), "edit")
 	p.Verdict(verdict(repair.FamilyGeneric, nil, []string{"UNKNOWN_TOOL"}, false), guard.ToolLabelOther)
 	p.Execution(&guard.Execution{Edits: []guard.EditOutcome{
-		{EditResult: workspace.EditResult{Status: workspace.StatusApplied, Strategy: workspace.StrategyFuzzy}},
-		{EditResult: workspace.EditResult{Status: workspace.StatusNotFound}},
+		{EditResult: edit.EditResult{Status: edit.StatusApplied, Strategy: edit.StrategyFuzzy}},
+		{EditResult: edit.EditResult{Status: edit.StatusNotFound}},
 	}})
 	p.StreamCall(stream.Hermes, guard.StreamCallTruncated)
 	p.StreamCall(stream.Format(99), guard.StreamCallUsable)
@@ -134,8 +134,8 @@ func TestProductMetricsCardinalityIsBounded(t *testing.T) {
 	for i := range 500 {
 		junk := fmt.Sprintf("junk-%d", i)
 		p.Verdict(verdict(junk, []string{junk}, []string{junk}, true), junk)
-		p.Execution(&guard.Execution{Edits: []guard.EditOutcome{{EditResult: workspace.EditResult{
-			Status: workspace.Status(junk), Strategy: workspace.Strategy(junk)}}}})
+		p.Execution(&guard.Execution{Edits: []guard.EditOutcome{{EditResult: edit.EditResult{
+			Status: edit.Status(junk), Strategy: edit.Strategy(junk)}}}})
 		p.StreamCall(stream.Format(1000+i), guard.StreamCallOutcome(junk))
 	}
 	f := gather(t, reg)
@@ -181,7 +181,7 @@ func TestProductMetricsCardinalityIsBounded(t *testing.T) {
 func TestProductMetricsDoNotAllocate(t *testing.T) {
 	p, _ := newTestProductMetrics(t)
 	v := verdict(repair.FamilyGeneric, []string{"JSON_REPAIRED", "TYPE_COERCED"}, []string{"MISSING_REQUIRED", "REPEATED_CALL"}, true)
-	ex := &guard.Execution{Edits: []guard.EditOutcome{{EditResult: workspace.EditResult{Status: workspace.StatusApplied, Strategy: workspace.StrategyExact}}}}
+	ex := &guard.Execution{Edits: []guard.EditOutcome{{EditResult: edit.EditResult{Status: edit.StatusApplied, Strategy: edit.StrategyExact}}}}
 	observe := func() {
 		p.Verdict(v, "write_to_file")
 		p.Execution(ex)

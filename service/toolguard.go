@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/toolguard/toolguard/edit"
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
@@ -106,7 +107,7 @@ func newGuard(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard
 	g, err := guard.New(guard.Config{
 		Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit,
 		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
-		Match:            workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+		Match:            edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		MaxResponseBytes: cfg.MaxSendMsgBytes,
 		Observer:         observer,
 		Uncounted:        uncountedWarning(log, cfg.AuthTokensFile != ""),
@@ -234,14 +235,14 @@ func fileChangeToProto(c guard.FileChange) *toolguardv1.FileChange {
 	return &toolguardv1.FileChange{Path: c.Path, Kind: kinds[c.Kind], PreviousSha256: c.PreviousSHA256, Sha256: c.SHA256, Size: uint64(c.Size), MovedTo: c.MovedTo}
 }
 
-func editStatusToProto(s workspace.Status) toolguardv1.EditStatus {
+func editStatusToProto(s edit.Status) toolguardv1.EditStatus {
 	if v, ok := toolguardv1.EditStatus_value["EDIT_STATUS_"+string(s)]; ok {
 		return toolguardv1.EditStatus(v)
 	}
 	return toolguardv1.EditStatus_EDIT_STATUS_UNSPECIFIED
 }
 
-func strategyToProto(s workspace.Strategy) toolguardv1.MatchStrategy {
+func strategyToProto(s edit.Strategy) toolguardv1.MatchStrategy {
 	if v, ok := toolguardv1.MatchStrategy_value["MATCH_STRATEGY_"+string(s)]; ok {
 		return toolguardv1.MatchStrategy(v)
 	}

@@ -15,55 +15,20 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// IgnoreFile is the name of the workspace's own deny list, read from the
-// workspace root. It uses gitignore syntax.
+// IgnoreFile is the workspace's own deny list, at its root.
 const IgnoreFile = ".toolguardignore"
 
-// maxIgnoreFileBytes bounds the size of .toolguardignore.
 const maxIgnoreFileBytes = 1 << 20
 
-// Deny patterns use gitignore syntax, matched against the cleaned,
-// workspace-relative, slash-separated path:
-//
-//   - blank lines and lines starting with # are skipped; trailing spaces are
-//     dropped unless escaped with a backslash; \# and \! escape a leading # or !;
-//   - a leading ! negates: a later "!keep.env" re-allows what "*.env" denied;
-//   - a trailing / matches directories only (and so everything under them);
-//   - a pattern with a / at its start or in its middle is anchored at the
-//     workspace root ("/build", "doc/*.txt"); one without matches a name at
-//     any depth (".env", "*.pem");
-//   - * matches within one name, ? one character, [a-z] / [!a-z] a class;
-//     "**/" at the start matches any number of directories, "/**" at the end
-//     everything inside, "/**/" zero or more directories.
-//
-// As in git, a path is denied when it or any of its parent directories is
-// denied, and a negation cannot re-allow a file whose directory is denied.
-//
-// Spellings. Letter case is ignored: a name matches a pattern as written or
-// with both in lower case (Unicode, NFC), so "SECRET/a.txt" is denied by
-// "secret/**" and ".GIT/config" by ".git"; a negation re-allows every
-// spelling too. On case-insensitive file systems (macOS, Windows, ext4 with
-// casefold) those are the same file, and git treats ".GIT" as ".git" there
-// (CVE-2014-9390). A path is also matched in the spelling Windows and macOS
-// may give it, and denied when either is: each name without an NTFS stream
-// suffix (from its first ":", as in ".git::$INDEX_ALLOCATION"), without the
-// code points HFS+ ignores (zero-width joiners and the like), without
-// trailing dots and spaces (".git." and ".git " are ".git" on Windows). So
-// .git and .toolguardignore are protected in every such spelling. Not
-// handled: NTFS 8.3 short names ("GIT~1"), which only a Windows server with
-// short names enabled would resolve.
-//
-// Three lists are consulted; a path is denied when any one denies it, so a
-// negation only acts within its own list:
-//
-//  1. built in and not negatable: .toolguardignore itself (a model must not
-//     rewrite its own policy) and .toolguard-tmp-* (toolguard's temporary files);
-//  2. the server's: ".git" (file or directory, at any depth; a submodule's
-//     .git file too), then Options.Deny, in which "!.git" can lift it;
-//  3. the workspace's .toolguardignore.
+// Deny patterns use gitignore syntax on the cleaned relative path. Letter
+// case is ignored and a name is also matched as Windows and macOS may read it
+// (no NTFS stream, no code point HFS+ ignores, no trailing dot or space): on
+// case-insensitive file systems those are the same file (CVE-2014-9390).
+// A path is denied when any of three lists denies it: the built-in one
+// (.toolguardignore, so a model cannot rewrite its policy, and the temporary
+// files), the server's (".git", then Options.Deny), .toolguardignore.
 var builtinDeny = []string{IgnoreFile, tempPrefix + "*"}
 
-// defaultDeny starts the server's list.
 var defaultDeny = []string{".git"}
 
 type pattern struct {
@@ -84,7 +49,6 @@ type matcher struct {
 func parsePattern(line, source string) (pattern, bool) {
 	p := pattern{raw: line, source: source}
 	line = strings.TrimSuffix(line, "\r")
-	// Trailing spaces are dropped unless escaped.
 	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
 		line = line[:len(line)-1]
 	}
@@ -128,8 +92,7 @@ func parsePattern(line, source string) (pattern, bool) {
 	if !p.anchored {
 		p.segs = append([]string{"**"}, p.segs...)
 	}
-	// Consecutive "**" are one; a trailing "**" matches what is inside,
-	// not the directory itself, so "logs/**" is "logs/*/**".
+	// A trailing "**" matches what is inside: "logs/**" is "logs/*/**".
 	p.segs = slices.CompactFunc(p.segs, func(a, b string) bool { return a == "**" && b == "**" })
 	if p.segs[len(p.segs)-1] == "**" {
 		p.segs = append(p.segs[:len(p.segs)-1], "*", "**")
@@ -141,13 +104,11 @@ func parsePattern(line, source string) (pattern, bool) {
 	return p, true
 }
 
-// fold is the spelling in which letter case does not count.
 func fold(s string) string {
 	return strings.ToLower(norm.NFC.String(s))
 }
 
-// matchName reports whether name (folded: in lower case) matches segment
-// j of p, as written or in lower case.
+// matchName reports whether name matches segment j of p, as written or folded.
 func (p *pattern) matchName(j int, name, folded string) bool {
 	if ok, err := path.Match(p.segs[j], name); ok && err == nil {
 		return true
@@ -156,10 +117,7 @@ func (p *pattern) matchName(j int, name, folded string) bool {
 	return ok && err == nil
 }
 
-// canonicalName returns name as Windows or macOS may take it: cut at its
-// first ":" (an NTFS stream), without the code points HFS+ ignores, without
-// trailing dots and spaces. A name that would be left empty is returned as
-// it is.
+// canonicalName returns name as Windows or macOS may take it, or name if that is empty.
 func canonicalName(name string) string {
 	c := name
 	if i := strings.IndexByte(c, ':'); i >= 0 {
@@ -178,14 +136,12 @@ func canonicalName(name string) string {
 	return c
 }
 
-// hfsIgnored reports the code points HFS+ leaves out of names when it
-// compares them (the list git checks for .git, in utf8.c).
+// hfsIgnored reports the code points HFS+ ignores in names (git's list, in utf8.c).
 func hfsIgnored(r rune) bool {
 	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
 }
 
-// canonicalPath returns comps with every name canonical, and whether any
-// name changed.
+// canonicalPath returns comps with every name canonical, if any changed.
 func canonicalPath(comps []string) ([]string, bool) {
 	var out []string
 	for i, c := range comps {
@@ -209,8 +165,7 @@ func newMatcher(lines []string, source func(i int) string) *matcher {
 	return m
 }
 
-// denied reports the pattern that denies the path comps, as written or in
-// its canonical spelling (see Spellings above).
+// denied reports the pattern that denies comps, as written or canonical.
 func (m *matcher) denied(comps []string) *pattern {
 	if m == nil || len(m.pats) == 0 || len(comps) == 0 {
 		return nil
@@ -224,23 +179,19 @@ func (m *matcher) denied(comps []string) *pattern {
 	return nil
 }
 
-// decide reports the pattern that denies comps: the path or one of its
-// parent directories is denied when the last pattern matching it denies it
-// (a denied directory denies everything under it).
+// decide reports the last pattern matching comps or one of its directories, if it denies.
 func (m *matcher) decide(comps []string) *pattern {
 	folded := make([]string, len(comps))
 	for i, c := range comps {
 		folded[i] = fold(c)
 	}
-	// decision[i] is the last pattern matching comps[:i+1], or nil.
 	decision := make([]*pattern, len(comps))
 	hits := make([]bool, len(comps))
 	for k := range m.pats {
 		p := &m.pats[k]
 		p.prefixMatches(comps, folded, hits)
 		for i, hit := range hits {
-			// A dir-only pattern does not match the target itself: it is
-			// a file (directories are never read or written).
+			// A dir-only pattern does not match the target, a file.
 			if hit && (!p.dirOnly || i < len(comps)-1) {
 				decision[i] = p
 			}
@@ -254,10 +205,8 @@ func (m *matcher) decide(comps []string) *pattern {
 	return nil
 }
 
-// prefixMatches sets hits[i] to whether comps[:i+1] (folded: in lower
-// case) matches p, for every i, in one pass: p's segments are the states of
-// an automaton ("**" loops on any name), run over comps, so a deep path
-// costs O(len(comps) × len(p.segs)) however many "**" the pattern has.
+// prefixMatches sets hits[i] to whether comps[:i+1] matches p, running p's
+// segments as an automaton: O(len(comps) × len(p.segs)) however many "**".
 func (p *pattern) prefixMatches(comps, folded []string, hits []bool) {
 	segs := p.segs
 	n := len(segs)
@@ -299,8 +248,6 @@ func closeStars(segs []string, states []bool) {
 	}
 }
 
-// policy holds the three deny lists and reloads .toolguardignore when it
-// changes.
 type policy struct {
 	builtin *matcher
 	server  *matcher
@@ -328,8 +275,7 @@ func newPolicy(deny []string) *policy {
 	return p
 }
 
-// checkDeny returns a DENIED_PATH refusal when rel (cleaned, relative, "/"
-// separated) is denied. orig is the path as the caller wrote it.
+// checkDeny refuses rel when it is denied.
 func (w *Workspace) checkDeny(orig, rel string) error {
 	if rel == "." {
 		return nil
@@ -358,11 +304,8 @@ func (w *Workspace) checkDeny(orig, rel string) error {
 		what, strings.TrimSpace(p.raw), p.source), nil)
 }
 
-// ignoreMatcher returns the matcher of .toolguardignore, re-reading the file
-// when its identity, size or modification time changed since the last read.
-// The check costs one lstat. A file that exists but cannot be read safely
-// (not a regular file, a symbolic link, too large, unreadable) is an error:
-// the policy fails closed.
+// ignoreMatcher returns the matcher of .toolguardignore, re-read when an
+// lstat says it changed; one that cannot be read safely fails closed.
 func (w *Workspace) ignoreMatcher() (*matcher, error) {
 	cur := w.policy.file.Load()
 	fi, err := w.root.Lstat(IgnoreFile)

@@ -1,57 +1,35 @@
 package workspace
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"syscall"
+)
 
-// Codes of the refusals a Workspace returns as *Error. Each one is the
-// model's to fix (another path, a fresh read); a failure that is not the
-// model's fault (EIO, a permission problem of the server) is returned as a
-// plain wrapped error instead, which callers map to an internal error. A full
-// or read-only file system is not the model's fault either, but the caller
-// must learn of it: such errors wrap ErrFull or ErrReadOnly.
+// Codes of the refusals a Workspace returns as *Error, each the model's to fix.
+// A failure that is not the model's is a plain wrapped error.
 const (
-	// CodeOutsideWorkspace: an absolute path outside the workspace, or a
-	// relative one whose ".." climbs above the workspace root.
-	CodeOutsideWorkspace = "OUTSIDE_WORKSPACE"
-	// CodeDeniedPath: the path matches a deny pattern (.git, the server's
-	// list, the workspace's .toolguardignore).
-	CodeDeniedPath = "DENIED_PATH"
-	// CodeInvalidPath: empty, too long, a NUL or other control character, a
-	// backslash (Unix), a name component over 255 bytes.
-	CodeInvalidPath = "INVALID_PATH"
-	// CodeNotFound: the file (or one of its directories) does not exist.
-	CodeNotFound = "NOT_FOUND"
-	// CodeNotRegular: a directory, FIFO, socket or device where a regular
-	// file is needed, a file where a directory is needed, or a path that
-	// ends with a slash (which names a directory).
-	CodeNotRegular = "NOT_REGULAR"
-	// CodeSymlink: a symbolic link toolguard refuses to follow (absolute,
-	// dangling, pointing outside, a linked directory, a loop).
-	CodeSymlink = "SYMLINK"
-	// CodeHardlink: a regular file with more than one hard link.
-	CodeHardlink = "HARDLINK"
-	// CodeTooLarge: the file or the data is over Options.MaxFileBytes.
-	CodeTooLarge = "TOO_LARGE"
-	// CodeConflict: the file is not what the caller expected (its SHA-256
-	// differs from WriteOptions.ExpectedSHA256, or it changed while being
-	// read).
-	CodeConflict = "CONFLICT"
+	CodeOutsideWorkspace = "OUTSIDE_WORKSPACE" // absolute elsewhere, or ".." above the root
+	CodeDeniedPath       = "DENIED_PATH"       // a deny pattern: .git, the server's, .toolguardignore
+	CodeInvalidPath      = "INVALID_PATH"      // empty, too long, control characters, a backslash
+	CodeNotFound         = "NOT_FOUND"         // the file or a directory on its path
+	CodeNotRegular       = "NOT_REGULAR"       // a directory, FIFO, socket or device; a trailing "/"
+	CodeSymlink          = "SYMLINK"           // a link not followed: absolute, dangling, outside, a directory, a loop
+	CodeHardlink         = "HARDLINK"          // a file with more than one hard link
+	CodeTooLarge         = "TOO_LARGE"         // over Options.MaxFileBytes
+	CodeConflict         = "CONFLICT"          // not the file expected: another hash, or changed meanwhile
 )
 
-// Failures of the workspace's file system rather than of the call. An
-// error wrapping one of them also wraps the system error (errors.Is(err,
-// syscall.ENOSPC) holds). When a write fails with one, its temporary file
-// has been removed and the target is untouched.
+// Failures of the file system rather than of the call, wrapping the system error.
 var (
-	// ErrFull: no space or no quota left (ENOSPC, EDQUOT).
-	ErrFull = errors.New("the workspace's file system is full")
-	// ErrReadOnly: the file system is mounted read-only (EROFS).
-	ErrReadOnly = errors.New("the workspace's file system is read-only")
+	ErrFull     = errors.New("the workspace's file system is full")      // ENOSPC, EDQUOT
+	ErrReadOnly = errors.New("the workspace's file system is read-only") // EROFS
 )
 
-// Error is a refusal the model can act on. Msg is written for the model: it
-// names the path and says what to do instead. Err, when set, is the
-// underlying cause, for logs (Unwrap returns it, so errors.Is(err,
-// fs.ErrNotExist) works for CodeNotFound).
+// Error is a refusal the model can act on; Err, when set, is the cause.
 type Error struct {
 	Code string // one of the Code constants
 	Path string // the path as the caller gave it, or the workspace-relative one
@@ -59,7 +37,7 @@ type Error struct {
 	Err  error  // the cause, if any
 }
 
-// Error returns the model-facing message.
+// Error returns the message for the model.
 func (e *Error) Error() string {
 	if e.Msg != "" {
 		return e.Msg
@@ -70,7 +48,7 @@ func (e *Error) Error() string {
 	return e.Code + ": " + e.Path
 }
 
-// Unwrap returns the underlying cause.
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // IsCode reports whether err is (or wraps) an *Error with the given code.
@@ -78,8 +56,7 @@ func IsCode(err error, code string) bool {
 	return CodeOf(err) == code && code != ""
 }
 
-// CodeOf returns the code of the *Error err is or wraps, or "" when err is
-// nil or not a refusal (an I/O failure).
+// CodeOf returns the code of the *Error err is or wraps, or "".
 func CodeOf(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
@@ -90,4 +67,108 @@ func CodeOf(err error) string {
 
 func refuse(code, path, msg string, cause error) *Error {
 	return &Error{Code: code, Path: path, Msg: msg, Err: cause}
+}
+
+func (w *Workspace) linkedDir(orig, rel, dir string, rest []string) error {
+	msg := fmt.Sprintf("path %q goes through %q, which is a symbolic link to a directory; toolguard does not follow links to directories", orig, dir)
+	dest, err := w.root.Readlink(dir)
+	switch {
+	case err != nil:
+	case isAbs(dest):
+		msg += fmt.Sprintf(" (it points to the absolute path %q)", dest)
+		if real, err := w.clean(dest); err == nil {
+			msg += fmt.Sprintf(". Use the real path %q instead", path.Join(append([]string{real}, rest...)...))
+			return refuse(CodeSymlink, rel, msg, nil)
+		}
+	default:
+		if real, ok := joinInside(path.Dir(dir), toSlash(dest)); ok {
+			msg += fmt.Sprintf(". Use the real path %q instead", path.Join(append([]string{real}, rest...)...))
+			return refuse(CodeSymlink, rel, msg, nil)
+		}
+		msg += fmt.Sprintf(" (it points to %q, outside the workspace)", dest)
+	}
+	return refuse(CodeSymlink, rel, msg+". Write to a file inside the workspace instead", nil)
+}
+
+func (w *Workspace) dangling(orig string, links []string, target string) error {
+	return refuse(CodeSymlink, links[0], fmt.Sprintf(
+		"%q is a symbolic link to %q, which does not exist; toolguard does not read or write through dangling links. Write to the real file path instead", orig, target), nil)
+}
+
+func (w *Workspace) hardlink(orig, rel string, n uint64) error {
+	return refuse(CodeHardlink, rel, fmt.Sprintf(
+		"file %q has %d hard links; toolguard does not read or change files linked under other names (another name may be outside the workspace). Write a new file instead", orig, n), nil)
+}
+
+func (w *Workspace) notRegular(orig, rel string, mode fs.FileMode) error {
+	msg := fmt.Sprintf("%q is %s, not a regular file; toolguard only reads and writes regular files", orig, kindOf(mode))
+	if mode.IsDir() {
+		msg = fmt.Sprintf("%q is a directory, not a file; give the path of a file (for example %q)", orig, path.Join(rel, "name.ext"))
+	}
+	return refuse(CodeNotRegular, rel, msg, nil)
+}
+
+func (w *Workspace) tooLarge(orig string, n int64) error {
+	return refuse(CodeTooLarge, orig, fmt.Sprintf("file %q is %d bytes; toolguard reads and writes files of up to %d bytes", orig, n, w.maxBytes), nil)
+}
+
+// ioError classifies a failure after the checks: a race that put a link, a missing file
+// or a wrong type on the way is the refusal the checks would have given.
+func (w *Workspace) ioError(op, orig, rel string, err error) error {
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && (op == "open" || op == "stat" || op == "readlink" || op == "remove"):
+		// Gone since the checks; a missing temporary file is the server's problem.
+		return refuse(CodeNotFound, rel, fmt.Sprintf("file %q does not exist in the workspace", orig), err)
+	case errors.Is(err, fs.ErrNotExist) && op == "create":
+		// The directory, held open since the checks, was removed.
+		return refuse(CodeConflict, rel, fmt.Sprintf("the directory of %q was removed or replaced while toolguard was writing; look at the workspace again and retry", orig), err)
+	case op == "readlink" && errors.As(err, &errno) && errno == syscall.EINVAL:
+		// No longer a link: replaced since its lstat.
+		return refuse(CodeConflict, rel, fmt.Sprintf("file %q changed while toolguard was reading it (a symbolic link was replaced); read it again and retry", orig), err)
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		return refuse(CodeSymlink, rel, fmt.Sprintf("path %q leads out of the workspace through a symbolic link; toolguard does not follow links out of the workspace. Write to the real file path instead", orig), err)
+	case errors.As(err, &errno) && errno == syscall.ELOOP:
+		return refuse(CodeSymlink, rel, fmt.Sprintf("path %q goes through too many symbolic links; write to the real file path instead", orig), err)
+	case errors.As(err, &errno) && errno == syscall.ENOTDIR:
+		return refuse(CodeNotRegular, rel, fmt.Sprintf("path %q goes through a file where a directory is needed", orig), err)
+	case errors.As(err, &errno) && errno == syscall.ENAMETOOLONG:
+		return refuse(CodeInvalidPath, rel, fmt.Sprintf("path %q is too long for the file system", orig), err)
+	}
+	return ioFailure(op, rel, err)
+}
+
+// ioFailure wraps a failed call that is no refusal, marking a full or
+// read-only file system, the environment's fault rather than the server's.
+func ioFailure(op, rel string, err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		switch errno {
+		case syscall.ENOSPC, syscall.EDQUOT:
+			return fmt.Errorf("workspace: %s %s: %w: %w", op, rel, ErrFull, err)
+		case syscall.EROFS:
+			return fmt.Errorf("workspace: %s %s: %w: %w", op, rel, ErrReadOnly, err)
+		}
+	}
+	return fmt.Errorf("workspace: %s %s: %w", op, rel, err)
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "a special file"
 }

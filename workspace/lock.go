@@ -6,13 +6,10 @@ import (
 	"sync"
 )
 
-// Lock locks the given workspace-relative paths (as Resolve returns them)
-// for the caller, in sorted order so that callers locking overlapping sets
-// cannot deadlock, and returns the function that unlocks them (calling it
-// more than once is harmless). Locks are per path, in process: concurrent
-// calls on one path are serialised; other processes are not held off (use
-// WriteOptions.ExpectedSHA256 to detect their changes). Paths that name the
-// same file through a symbolic link are different paths here.
+// Lock locks resolved paths in sorted order, so that callers locking
+// overlapping sets cannot deadlock, and returns their unlock (idempotent).
+// Locks are in process and by path: other processes are not held off, and a
+// link and its target are different paths.
 func (w *Workspace) Lock(rels ...string) (unlock func()) {
 	keys := make([]string, len(rels))
 	for i, r := range rels {
@@ -37,9 +34,7 @@ func (w *Workspace) Lock(rels ...string) (unlock func()) {
 	}
 }
 
-// lockTable holds one mutex per locked path, with a count of the callers
-// holding or waiting for it; an entry is deleted when its count drops to
-// zero, so the table only holds paths in use.
+// lockTable holds a mutex per path in use, counting its holders and waiters.
 type lockTable struct {
 	mu sync.Mutex
 	m  map[string]*lockEntry

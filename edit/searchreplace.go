@@ -1,4 +1,4 @@
-package workspace
+package edit
 
 import (
 	"fmt"
@@ -14,30 +14,18 @@ import (
 //	lines to put instead
 //	+++++++ REPLACE
 //
-// Accepted as well: the legacy markers "<<<<<<< SEARCH" and
-// ">>>>>>> REPLACE" (mixable with the new ones), any run of three or more
-// marker characters, a missing space ("-------SEARCH"), a trailing ">"
-// ("------- SEARCH>", "<<<<<<< SEARCH>"), trailing whitespace, a separator
-// with more or fewer '=' (three or more), CRLF input, and text outside the
-// blocks (prose, code fences), which is ignored.
-//
-// Each section's lines become the edit's text with a newline after every
-// line, as in Cline: a block is whole lines. An empty SEARCH section gives an
-// edit with empty old text: ApplyEdit inserts its new text into an empty file
-// and refuses it (NOT_FOUND, with a hint) on any other file. This departs
-// from Cline, which replaces the whole file: a model that sends an empty
-// SEARCH to a non-empty file more often means "add this" than "discard
-// everything", and writing the whole file is what write_to_file is for.
-//
-// The separator is the block's first line written exactly "=======", or
-// failing that its first line of three or more '='; other '=' lines are
-// content (a Markdown or reStructuredText underline in a SEARCH section
-// stays content as long as it is not exactly seven '=').
+// Also accepted: the legacy "<<<<<<< SEARCH" and ">>>>>>> REPLACE", other
+// marker lengths, a missing space, a trailing ">", CRLF, and prose or fences
+// between blocks. A block is whole lines. An empty SEARCH only fills an empty
+// file (Cline replaces the whole file): a model sending it to a non-empty file
+// more often means "add this" than "discard everything". The separator is the
+// first line written exactly "=======", else the first of three or more '=',
+// so a Markdown underline in a SEARCH section stays content.
 
 var (
-	srSearchRe  = regexp.MustCompile(`^(?:-{3,}|<{3,})[ \t]*(?i:search)[ \t]*>?[ \t]*$`)
-	srSepRe     = regexp.MustCompile(`^={3,}[ \t]*$`)
-	srReplaceRe = regexp.MustCompile(`^(?:\+{3,}|>{3,})[ \t]*(?i:replace)[ \t]*>?[ \t]*$`)
+	searchRe    = regexp.MustCompile(`^(?:-{3,}|<{3,})[ \t]*(?i:search)[ \t]*>?[ \t]*$`)
+	separatorRe = regexp.MustCompile(`^={3,}[ \t]*$`)
+	replaceRe   = regexp.MustCompile(`^(?:\+{3,}|>{3,})[ \t]*(?i:replace)[ \t]*>?[ \t]*$`)
 )
 
 // SearchReplaceError is a malformed SEARCH/REPLACE diff.
@@ -60,7 +48,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 	var edits []Edit
 	block := 0
 	for i := 0; i < len(lines); i++ {
-		if !srSearchRe.MatchString(lines[i]) {
+		if !searchRe.MatchString(lines[i]) {
 			continue // outside a block: prose, fences, stray markers
 		}
 		block++
@@ -71,11 +59,11 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 		var seps []int
 		for j := i + 1; j < len(lines); j++ {
 			l := lines[j]
-			if srSearchRe.MatchString(l) || srReplaceRe.MatchString(l) {
+			if searchRe.MatchString(l) || replaceRe.MatchString(l) {
 				end = j
 				break
 			}
-			if srSepRe.MatchString(l) {
+			if separatorRe.MatchString(l) {
 				seps = append(seps, j)
 			}
 		}
@@ -95,7 +83,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 			switch {
 			case end < 0:
 				msg += " before the end of the diff"
-			case srReplaceRe.MatchString(lines[end]):
+			case replaceRe.MatchString(lines[end]):
 				msg += fmt.Sprintf(" before the REPLACE marker on line %d", end+1)
 			default:
 				msg += fmt.Sprintf(" before the next SEARCH marker on line %d", end+1)
@@ -105,11 +93,11 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 		// The REPLACE section runs to the REPLACE marker.
 		stop := -1
 		for j := sep + 1; j < len(lines); j++ {
-			if srReplaceRe.MatchString(lines[j]) {
+			if replaceRe.MatchString(lines[j]) {
 				stop = j
 				break
 			}
-			if srSearchRe.MatchString(lines[j]) {
+			if searchRe.MatchString(lines[j]) {
 				return nil, &SearchReplaceError{Block: block, Line: start + 1,
 					Msg: fmt.Sprintf("missing +++++++ REPLACE marker: the next SEARCH marker (line %d) comes first", j+1)}
 			}
@@ -118,7 +106,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 			return nil, &SearchReplaceError{Block: block, Line: start + 1,
 				Msg: "missing +++++++ REPLACE marker before the end of the diff"}
 		}
-		edits = append(edits, Edit{OldText: srJoin(lines[start+1 : sep]), NewText: srJoin(lines[sep+1 : stop])})
+		edits = append(edits, Edit{OldText: joinLines(lines[start+1 : sep]), NewText: joinLines(lines[sep+1 : stop])})
 		i = stop
 	}
 	if block == 0 {
@@ -127,7 +115,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 	return edits, nil
 }
 
-func srJoin(lines []string) string {
+func joinLines(lines []string) string {
 	if len(lines) == 0 {
 		return ""
 	}

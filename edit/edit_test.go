@@ -1,4 +1,4 @@
-package workspace
+package edit
 
 import (
 	"flag"
@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-type edCase struct {
+type ladderCase struct {
 	name     string
 	content  string
 	edit     Edit
@@ -22,7 +22,7 @@ type edCase struct {
 	hint     []string // substrings the hint must contain
 }
 
-var edCases = []edCase{
+var ladderCases = []ladderCase{
 	// EXACT
 	{name: "exact substring", content: "x := foo(1)\ny := 2\n",
 		edit: Edit{OldText: "foo(1)", NewText: "bar(2)"},
@@ -201,7 +201,7 @@ var edCases = []edCase{
 }
 
 func TestApplyEditLadder(t *testing.T) {
-	for _, c := range edCases {
+	for _, c := range ladderCases {
 		t.Run(c.name, func(t *testing.T) {
 			got, r := ApplyEdit(c.content, c.edit, c.opts)
 			if got != c.want {
@@ -216,7 +216,7 @@ func TestApplyEditLadder(t *testing.T) {
 			if c.line != 0 && (r.Line != c.line || r.Column != c.col) {
 				t.Errorf("at %d:%d, want %d:%d", r.Line, r.Column, c.line, c.col)
 			}
-			if c.matches != nil && !edEqualInts(r.Matches, c.matches) {
+			if c.matches != nil && !equalInts(r.Matches, c.matches) {
 				t.Errorf("matches %v, want %v", r.Matches, c.matches)
 			}
 			for _, h := range c.hint {
@@ -230,14 +230,14 @@ func TestApplyEditLadder(t *testing.T) {
 			if (r.Status == StatusNotFound || r.Status == StatusAmbiguous) && r.Hint == "" {
 				t.Errorf("%s without a hint", r.Status)
 			}
-			if len(r.Hint) > edMaxHintBytes+edMaxHintLineLen+200 {
+			if len(r.Hint) > maxHintBytes+maxHintLineLen+200 {
 				t.Errorf("hint is %d bytes", len(r.Hint))
 			}
 		})
 	}
 }
 
-func edEqualInts(a, b []int) bool {
+func equalInts(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -283,7 +283,7 @@ func TestEditHintIsShort(t *testing.T) {
 	if n := strings.Count(r.Hint, "\n") + 1; n > DefaultMaxHintLines+2 {
 		t.Errorf("hint has %d lines", n)
 	}
-	if len(r.Hint) > 2*edMaxHintBytes {
+	if len(r.Hint) > 2*maxHintBytes {
 		t.Errorf("hint has %d bytes", len(r.Hint))
 	}
 	if !utf8.ValidString(r.Hint) {
@@ -298,7 +298,7 @@ func TestEditHintIsShort(t *testing.T) {
 // Applying an edit and then its reverse restores the file when both are
 // exact and unique.
 func TestEditRevertRestores(t *testing.T) {
-	for _, c := range edCases {
+	for _, c := range ladderCases {
 		if c.status != StatusApplied || c.strategy != StrategyExact || c.edit.ReplaceAll || strings.Contains(c.content, "\r") {
 			continue
 		}
@@ -323,24 +323,24 @@ func TestEditRevertRestores(t *testing.T) {
 }
 
 func TestLadderScopedSearch(t *testing.T) {
-	d := newEdDoc("x\nfoo\ny\nfoo\n")
-	out, r, _ := applyEditScoped(d, Edit{OldText: "foo\n", NewText: "bar\n"}, MatchOptions{}.withDefaults(), edScope{from: 2})
+	d := newDoc("x\nfoo\ny\nfoo\n")
+	out, r, _ := applyScoped(d, Edit{OldText: "foo\n", NewText: "bar\n"}, MatchOptions{}.withDefaults(), scope{from: 2})
 	if r.Status != StatusApplied || out != "x\nfoo\ny\nbar\n" || r.Line != 4 {
 		t.Fatalf("from line 2: %s %q line %d", r.Status, out, r.Line)
 	}
-	out, r, _ = applyEditScoped(d, Edit{OldText: "foo\n", NewText: "bar\n"}, MatchOptions{}.withDefaults(), edScope{preferFirst: true})
+	out, r, _ = applyScoped(d, Edit{OldText: "foo\n", NewText: "bar\n"}, MatchOptions{}.withDefaults(), scope{preferFirst: true})
 	if r.Status != StatusApplied || out != "x\nbar\ny\nfoo\n" {
 		t.Fatalf("prefer first: %s %q", r.Status, out)
 	}
-	d = newEdDoc("end\nmid\nend\n")
-	out, r, _ = applyEditScoped(d, Edit{OldText: "end\n", NewText: "END\n"}, MatchOptions{}.withDefaults(), edScope{eof: true})
+	d = newDoc("end\nmid\nend\n")
+	out, r, _ = applyScoped(d, Edit{OldText: "end\n", NewText: "END\n"}, MatchOptions{}.withDefaults(), scope{eof: true})
 	if r.Status != StatusApplied || out != "end\nmid\nEND\n" {
 		t.Fatalf("eof: %s %q", r.Status, out)
 	}
 }
 
 func TestLadderLevenshtein(t *testing.T) {
-	var l edLev
+	var l levenshtein
 	cases := []struct {
 		a, b string
 		d    int
@@ -365,11 +365,11 @@ func TestLadderLevenshtein(t *testing.T) {
 
 func TestLadderUnicodeMap(t *testing.T) {
 	s := "a\u00A0b\u200Bc—d…e’f"
-	u, bps, changed := edUnorm(s, true)
+	u, bps, changed := normalize(s, true)
 	if !changed || u != "a bc-d...e'f" {
 		t.Fatalf("got %q", u)
 	}
-	m := &edMap{s: u, bps: bps}
+	m := &offsetMap{s: u, bps: bps}
 	// Every ASCII letter of u maps back to the same letter in s.
 	for i := 0; i < len(u); i++ {
 		if c := u[i]; c >= 'a' && c <= 'f' {
@@ -383,7 +383,7 @@ func TestLadderUnicodeMap(t *testing.T) {
 // FuzzApplyEdit: no panic; failures leave the content alone; only the
 // matched span changes; an exact unique edit is undone by its reverse.
 func FuzzApplyEdit(f *testing.F) {
-	for _, c := range edCases {
+	for _, c := range ladderCases {
 		f.Add(c.content, c.edit.OldText, c.edit.NewText, c.edit.ReplaceAll)
 	}
 	f.Add("a\r\nb\nc", "b\n", "x\r\n", false)
@@ -396,13 +396,13 @@ func FuzzApplyEdit(f *testing.F) {
 			return
 		}
 		opts := MatchOptions{}.withDefaults()
-		d := newEdDoc(content)
-		if edFuzzing() {
+		d := newDoc(content)
+		if fuzzing() {
 			// A slow input kills the worker, so the fuzzer keeps it.
 			timer := time.AfterFunc(3*time.Second, func() { panic("FuzzApplyEdit: one input took over 3s") })
 			defer timer.Stop()
 		}
-		out, r, ap := applyEditScoped(d, Edit{OldText: old, NewText: nw, ReplaceAll: all}, opts, edScope{})
+		out, r, ap := applyScoped(d, Edit{OldText: old, NewText: nw, ReplaceAll: all}, opts, scope{})
 		if r.Status != StatusApplied {
 			if out != content {
 				t.Fatalf("%s changed the content", r.Status)
@@ -419,7 +419,7 @@ func FuzzApplyEdit(f *testing.F) {
 		if !strings.HasSuffix(out, content[last[1]:]) {
 			t.Fatalf("suffix changed: %q -> %q", content, out)
 		}
-		if strings.HasPrefix(content, edBOM) && !strings.HasPrefix(out, edBOM) {
+		if strings.HasPrefix(content, byteOrderMark) && !strings.HasPrefix(out, byteOrderMark) {
 			t.Fatalf("BOM lost")
 		}
 		if len(ap.repls) != len(ap.spans) {
@@ -450,9 +450,9 @@ func FuzzApplyEdit(f *testing.F) {
 	})
 }
 
-// edFuzzing tells whether the test binary is fuzzing (time limits apply
+// fuzzing tells whether the test binary is fuzzing (time limits apply
 // only then, never to the seed corpus in ordinary runs).
-func edFuzzing() bool {
+func fuzzing() bool {
 	f := flag.Lookup("test.fuzz")
 	return f != nil && f.Value.String() != ""
 }

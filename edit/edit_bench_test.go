@@ -1,4 +1,4 @@
-package workspace
+package edit
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// edGoSource generates a realistic Go file of about n lines (or minBytes
+// goSource generates a realistic Go file of about n lines (or minBytes
 // bytes, whichever is more): functions of a few shapes with varied
 // identifiers, comments, blank lines, structs. It is deterministic, so
 // every run edits the same text.
-func edGoSource(n, minBytes int) string {
+func goSource(n, minBytes int) string {
 	rnd := rand.New(rand.NewSource(42))
 	words := []string{"user", "order", "item", "cache", "session", "token", "buffer", "request", "response", "config",
 		"record", "entry", "batch", "stream", "client", "server", "queue", "worker", "result", "payload", "index", "limit"}
@@ -104,10 +104,10 @@ func %[1]sWorker%[3]d(ctx context.Context, in <-chan %[4]s, out chan<- %[4]s) {
 	return b.String()
 }
 
-// edFuzzyTarget picks a function block from the middle of src and returns it
+// fuzzyTarget picks a function block from the middle of src and returns it
 // with its whitespace changed and one word changed: in a middle line
 // (anchorsKept: BLOCK_ANCHOR finds it) or in the first line (only FUZZY can).
-func edFuzzyTarget(src string, anchorsKept bool) (old, block string) {
+func fuzzyTarget(src string, anchorsKept bool) (old, block string) {
 	lines := strings.SplitAfter(src, "\n")
 	mid := len(lines) / 2
 	start := mid
@@ -131,7 +131,7 @@ func edFuzzyTarget(src string, anchorsKept bool) (old, block string) {
 }
 
 func BenchmarkFuzzyEdit10kLines(b *testing.B) {
-	src := edGoSource(10000, 0)
+	src := goSource(10000, 0)
 	if n := strings.Count(src, "\n"); n < 10000 || n > 10100 {
 		b.Fatalf("generated %d lines", n)
 	}
@@ -139,7 +139,7 @@ func BenchmarkFuzzyEdit10kLines(b *testing.B) {
 		want        Strategy
 		anchorsKept bool
 	}{{StrategyBlockAnchor, true}, {StrategyFuzzy, false}} {
-		old, block := edFuzzyTarget(src, c.anchorsKept)
+		old, block := fuzzyTarget(src, c.anchorsKept)
 		e := Edit{OldText: old, NewText: "// replaced\n"}
 		b.Run(string(c.want), func(b *testing.B) {
 			out, r := ApplyEdit(src, e, MatchOptions{})
@@ -170,7 +170,7 @@ func BenchmarkFuzzyEdit10kLines(b *testing.B) {
 }
 
 func BenchmarkExactEdit10MB(b *testing.B) {
-	content := edGoSource(0, 10<<20)
+	content := goSource(0, 10<<20)
 	// A unique block near the end.
 	tail := content[len(content)-2000:]
 	i := strings.Index(tail, "\nfunc ") + 1

@@ -1,0 +1,290 @@
+// Package edit is toolguard's edit engine: it replaces one span of a text by
+// another, parses SEARCH/REPLACE blocks and apply_patch texts, and writes
+// unified diffs. Text in, text out: it touches no file.
+//
+// An edit's old text is looked up by a ladder of rungs; the first that finds it wins:
+//
+//	EXACT         byte for byte, line endings aside
+//	TRIM_END      whole lines, trailing whitespace ignored
+//	TRIM          whole lines, surrounding whitespace ignored
+//	INDENT        TRIM, the indentation shifted uniformly: the new text is re-indented to the file's style
+//	UNICODE       typographic quotes, dashes, spaces and zero-width characters folded, as text, then as lines
+//	BLOCK_ANCHOR  three lines or more: first and last equal, the lines between similar enough
+//	FUZZY         a window of as many lines whose similarity reaches FuzzyThreshold
+//
+// Only the matched span changes; the BOM, the final newline or its absence and
+// every byte around the span stay. The new text goes in literally, with the
+// matched region's line endings. Similarity is 1 - d/m over normalised lines:
+// d the summed Levenshtein distances of paired lines, m the longer text's length.
+package edit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Edit is one replacement of OldText by NewText.
+type Edit struct {
+	OldText    string
+	NewText    string
+	ReplaceAll bool
+}
+
+// Status is the outcome of an edit.
+type Status string
+
+// Edit outcomes.
+const (
+	StatusApplied Status = "APPLIED"
+	// StatusAlreadyApplied: the old text is absent and the new text present,
+	// or the replacement changed nothing. A success.
+	StatusAlreadyApplied Status = "ALREADY_APPLIED"
+	// StatusNotFound: Hint shows the closest region.
+	StatusNotFound Status = "NOT_FOUND"
+	// StatusAmbiguous: Matches lists the start line of every match.
+	StatusAmbiguous Status = "AMBIGUOUS"
+	StatusNoOp      Status = "NO_OP"
+)
+
+// Strategy is the rung of the matching ladder that found the old text.
+type Strategy string
+
+// Matching strategies, in ladder order.
+const (
+	StrategyExact       Strategy = "EXACT"
+	StrategyTrimEnd     Strategy = "TRIM_END"
+	StrategyTrim        Strategy = "TRIM"
+	StrategyUnicode     Strategy = "UNICODE"
+	StrategyIndent      Strategy = "INDENT"
+	StrategyBlockAnchor Strategy = "BLOCK_ANCHOR"
+	StrategyFuzzy       Strategy = "FUZZY"
+)
+
+// EditResult reports one edit.
+type EditResult struct {
+	Status   Status
+	Strategy Strategy // the rung that found the old text (or, for ALREADY_APPLIED, the new text)
+	// Similarity is 1 for the equality rungs; for NOT_FOUND, the closest region's.
+	Similarity float64
+	// Line and Column (1-based, in characters) of the match start, or of the
+	// new text for ALREADY_APPLIED.
+	Line, Column int
+	// Matches holds the start line of every match when AMBIGUOUS, and of
+	// every replaced one when ReplaceAll replaced several.
+	Matches []int
+	// Hint is for the model: the closest region (NOT_FOUND) or the matching
+	// lines (AMBIGUOUS), numbered, within MaxHintLines lines and about 2 KB.
+	Hint string
+}
+
+// MatchOptions tunes the matcher. The zero value means the defaults.
+type MatchOptions struct {
+	// FuzzyThreshold is the similarity a FUZZY match needs (default 0.9);
+	// BLOCK_ANCHOR needs 0.2 less (at least 0.5) between its anchors.
+	FuzzyThreshold float64
+	// MaxHintLines caps the lines a hint shows (default 20).
+	MaxHintLines int
+}
+
+// Matcher defaults and limits.
+const (
+	DefaultFuzzyThreshold = 0.9
+	DefaultMaxHintLines   = 20
+
+	maxHintBytes   = 2048
+	maxHintLineLen = 160
+	distinctiveNew = 16      // non-space characters a new text needs to count as present inside a line
+	maxListed      = 1000    // matches collected when ambiguity is all that matters
+	maxFuzzyEvals  = 4000    // windows whose similarity is computed, per search
+	maxFuzzyCells  = 8 << 20 // Levenshtein cells computed, per search
+	maxHintCells   = 2 << 20 // the same, looking for a NOT_FOUND's closest region
+	maxFuzzyLines  = 2000    // old texts longer than this skip BLOCK_ANCHOR and FUZZY
+)
+
+func (o MatchOptions) withDefaults() MatchOptions {
+	if o.FuzzyThreshold <= 0 || math.IsNaN(o.FuzzyThreshold) {
+		o.FuzzyThreshold = DefaultFuzzyThreshold
+	}
+	if o.FuzzyThreshold > 1 {
+		o.FuzzyThreshold = 1
+	}
+	if o.MaxHintLines <= 0 {
+		o.MaxHintLines = DefaultMaxHintLines
+	}
+	return o
+}
+
+func (o MatchOptions) anchorThreshold() float64 {
+	return math.Max(0.5, o.FuzzyThreshold-0.2)
+}
+
+// ApplyEdit applies one edit to content and returns the new content and the
+// outcome; content comes back unchanged unless the status is APPLIED.
+//
+// ReplaceAll replaces every match of an equality rung; several candidates of
+// BLOCK_ANCHOR or FUZZY stay AMBIGUOUS, as a guess must not be multiplied.
+// Empty old text only fills an empty file: a whole file is written, not edited.
+// ALREADY_APPLIED needs the old text absent by every rung and the new text
+// present on whole lines, or with 16 non-space characters: a "}" inside a line proves nothing.
+func ApplyEdit(content string, e Edit, opts MatchOptions) (string, EditResult) {
+	out, r, _ := applyScoped(newDoc(content), e, opts.withDefaults(), scope{})
+	return out, r
+}
+
+// ApplyEdits applies edits in order, each to the previous one's result; a
+// failed edit changes nothing, and the caller decides whether to keep the batch.
+func ApplyEdits(content string, edits []Edit, opts MatchOptions) (string, []EditResult) {
+	opts = opts.withDefaults()
+	results := make([]EditResult, len(edits))
+	d := newDoc(content)
+	for i, e := range edits {
+		out, r, _ := applyScoped(d, e, opts, scope{})
+		results[i] = r
+		if out != content {
+			content = out
+			d = newDoc(content)
+		}
+	}
+	return content, results
+}
+
+// scope narrows a search, for ApplyChunks.
+type scope struct {
+	from        int  // first line (0-based) a match may start on
+	preferFirst bool // take the first match instead of reporting ambiguity
+	eof         bool // prefer matches that end at the end of the file
+}
+
+// applied describes a successful replacement.
+type applied struct {
+	spans   [][2]int // original byte offsets of the replaced spans
+	repls   []string // what replaced them
+	nextLin int      // 0-based line just after the (first) replacement, in the new content
+}
+
+func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResult, applied) {
+	content := d.orig
+	if e.OldText == e.NewText {
+		return content, EditResult{Status: StatusNoOp}, applied{}
+	}
+	if e.OldText == "" {
+		if d.n == "" {
+			out := content[:d.bom] + e.NewText
+			return out, EditResult{Status: StatusApplied, Strategy: StrategyExact, Similarity: 1, Line: 1, Column: 1},
+				applied{spans: [][2]int{{d.bom, d.bom}}, repls: []string{e.NewText}, nextLin: strings.Count(e.NewText, "\n")}
+		}
+		return content, EditResult{Status: StatusNotFound, Hint: "The old text is empty, so there is nothing to locate. " +
+			"Give the exact lines to replace, including a few unchanged lines around the change; " +
+			"to replace the whole file, write the file instead."}, applied{}
+	}
+	q := newQuery(e.OldText)
+	limit := maxListed
+	if e.ReplaceAll {
+		limit = -1
+	}
+	found := d.locate(q, opts, sc, limit, false)
+	if len(found.matches) == 0 {
+		return content, d.notFound(q, e, opts), applied{}
+	}
+	ms := found.matches
+	if sc.eof {
+		var atEnd []match
+		for _, m := range ms {
+			if d.atEOF(m) {
+				atEnd = append(atEnd, m)
+			}
+		}
+		if len(atEnd) > 0 {
+			ms = atEnd
+		}
+	}
+	similarityRung := found.strategy == StrategyBlockAnchor || found.strategy == StrategyFuzzy
+	switch {
+	case len(ms) == 1:
+	case sc.preferFirst:
+		ms = ms[:1]
+	case e.ReplaceAll && !similarityRung:
+		ms = nonOverlapping(ms)
+	default:
+		return content, d.ambiguous(found.strategy, ms, opts), applied{}
+	}
+
+	return d.replace(ms, q, e.NewText, found.strategy)
+}
+
+// replace replaces the matches, in order of position.
+func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (string, EditResult, applied) {
+	content := d.orig
+	var b strings.Builder
+	b.Grow(len(content) + len(ms)*len(newText))
+	prev := 0
+	reported := strategy
+	var spans [][2]int
+	var repls []string
+	var firstEnd int
+	for i, m := range ms {
+		repl, st := d.replacement(m, q, newText, strategy)
+		if i == 0 {
+			reported = st
+		}
+		os, oe := d.origOff(m.start), d.origOff(m.end)
+		b.WriteString(content[prev:os])
+		b.WriteString(repl)
+		if i == 0 {
+			firstEnd = b.Len()
+		}
+		prev = oe
+		spans = append(spans, [2]int{os, oe})
+		repls = append(repls, repl)
+	}
+	b.WriteString(content[prev:])
+	out := b.String()
+
+	m0 := ms[0]
+	line, col := d.lineCol(m0.start)
+	r := EditResult{Status: StatusApplied, Strategy: reported, Similarity: m0.sim, Line: line, Column: col}
+	if len(ms) > 1 {
+		r.Matches = d.lineNumbers(ms)
+	}
+	if out == content {
+		r.Status = StatusAlreadyApplied
+		r.Hint = fmt.Sprintf("The text at line %d already reads as the new text; nothing changed.", line)
+	}
+	// A replacement that ends mid-line leaves the next chunk that line.
+	next := strings.Count(out[:firstEnd], "\n")
+	return out, r, applied{spans: spans, repls: repls, nextLin: next}
+}
+
+// replacement returns the text that replaces m, and the strategy to report.
+func (d *doc) replacement(m match, q *query, newText string, st Strategy) (string, Strategy) {
+	nt := normNL(newText)
+	if m.lineBased && m.indentCheck {
+		fileLines := make([]string, m.cnt)
+		for j := range fileLines {
+			fileLines[j] = d.text(m.first + j)
+		}
+		var mode int
+		nt, mode = reindent(nt, fileLines, q.lines, d.guessIndent)
+		if st == StrategyTrim && mode == indentUniform {
+			st = StrategyIndent
+		}
+	}
+	// Keep the presence or absence of the final newline.
+	if m.end == len(d.n) {
+		if d.finalNL {
+			if !strings.HasSuffix(nt, "\n") {
+				atLineStart := m.start == 0 || d.n[m.start-1] == '\n'
+				if nt != "" || !atLineStart {
+					nt += "\n"
+				}
+			}
+		} else {
+			nt = strings.TrimRight(nt, "\n")
+		}
+	}
+	if d.crlfFor(m) {
+		nt = strings.ReplaceAll(nt, "\n", "\r\n")
+	}
+	return nt, st
+}
