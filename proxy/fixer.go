@@ -1,0 +1,411 @@
+package proxy
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/stream"
+)
+
+// fixer follows one streamed answer, OpenAI's or Anthropic's, and decides
+// when each event goes out.
+//
+// The hold-back rule: an event goes out as soon as it is complete, byte for
+// byte, unless it carries a fragment (name or arguments) of a call of a
+// target tool whose arguments are not complete yet, or it comes after such
+// an event (order is kept). A call is complete when its arguments' JSON
+// value closes (stream.ValueScanner), when its block stops (Anthropic),
+// when its choice finishes or the stream ends ([DONE], message_stop, the
+// end of the body). Then its events go out: as they came when the call
+// needs no repair or cannot be repaired (fallback), or rewritten so the
+// call's argument fragments join into the repaired arguments (the first
+// fragment carries them whole, the others are emptied; every other byte of
+// the events is kept). A call cut off (a length limit, or the stream ending
+// before the call's end) goes out as it came, followed by an SSE comment
+// line saying so.
+//
+// Events of other tools' calls are held only until the call's name is
+// known (the first argument fragment, for OpenAI, whose names may arrive
+// in pieces). Another call's index starting is not taken as the end of a
+// call: some servers interleave calls' fragments by index.
+type fixer struct {
+	p   *Proxy
+	rs  *request
+	out *[]byte
+	// calls by (choice, index); an Anthropic call's choice is 0.
+	calls map[callKey]*streamCall
+	open  int // calls deciding or held
+	// queue holds the events not yet sent, in order, from head; their
+	// bytes are in the arena. Both are emptied whenever the queue is.
+	queue queue
+	head  int
+	arena arena
+	// halt: a call was refused; nothing after its error event is sent.
+	halt bool
+	// scratch for parsing events.
+	oa openAIChunk
+	// tmpl is the last argument fragment event parsed.
+	tmpl template
+}
+
+// template is an event that carried one call's argument fragment and
+// nothing else a fixer reads: the bytes of its data before the fragment's
+// string and from the string's closing quote. Servers send the same bytes
+// around every fragment of a call, so an event that has them, with a
+// well-formed string between, reads the same but for the fragment, without
+// being parsed again.
+type template struct {
+	valid          bool
+	prefix, suffix []byte
+	key            callKey
+}
+
+// set makes data, whose argument fragment string is at s, the template.
+func (t *template) set(data []byte, s span, key callKey) {
+	t.prefix = append(t.prefix[:0], data[:s.start+1]...)
+	t.suffix = append(t.suffix[:0], data[s.end-1:]...)
+	t.key, t.valid = key, true
+}
+
+// match returns where the fragment string is in data when data has the
+// template's bytes around a well-formed string body.
+func (t *template) match(data []byte, single bool) (span, bool) {
+	if !t.valid || !single || len(data) < len(t.prefix)+len(t.suffix) ||
+		!bytes.HasPrefix(data, t.prefix) || !bytes.HasSuffix(data, t.suffix) {
+		return span{}, false
+	}
+	body := data[len(t.prefix) : len(data)-len(t.suffix)]
+	// No quote in the body may end the string, and the closing quote may
+	// not be escaped: an odd run of backslashes before a quote escapes it.
+	for i := 0; ; {
+		k := bytes.IndexByte(body[i:], '"')
+		if k < 0 {
+			break
+		}
+		if backslashesBefore(body, i+k)%2 == 0 {
+			return span{}, false
+		}
+		i += k + 1
+	}
+	if backslashesBefore(body, len(body))%2 == 1 {
+		return span{}, false
+	}
+	return span{len(t.prefix) - 1, len(data) - len(t.suffix) + 1}, true
+}
+
+// backslashesBefore counts the backslashes that end b[:i].
+func backslashesBefore(b []byte, i int) int {
+	n := 0
+	for i > 0 && b[i-1] == '\\' {
+		n++
+		i--
+	}
+	return n
+}
+
+type callKey struct{ choice, index int }
+
+type callState uint8
+
+const (
+	stateDeciding callState = iota // name not known yet: events held
+	stateHeld                      // a target tool's call: events held
+	statePassing                   // not a target, or given up on: events go out
+	stateDone                      // concluded and sent
+)
+
+// streamCall is one call in the stream.
+type streamCall struct {
+	key   callKey
+	name  []byte
+	args  []byte
+	state callState
+	tool  *repair.Tool
+	scan  stream.ValueScanner
+	frags fragList
+	// edited: sent with its arguments rewritten.
+	edited bool
+	// stopped: an Anthropic block stopped before its JSON closed; it
+	// waits for the message's stop reason.
+	stopped bool
+}
+
+// isOpen reports a call whose events are held: its name is not known yet,
+// or it is a target tool's call not complete yet.
+func (c *streamCall) isOpen() bool { return c.state == stateDeciding || c.state == stateHeld }
+
+// fragment is an event holding part of a call: where in its data the
+// call's name and arguments are (spans of JSON strings, quotes included;
+// end 0 when absent).
+type fragment struct {
+	ev         int // in the queue
+	name, args span
+}
+
+func newFixer(p *Proxy, rs *request, out *[]byte) *fixer {
+	return &fixer{p: p, rs: rs, out: out, calls: map[callKey]*streamCall{}}
+}
+
+func (f *fixer) stopped() bool { return f.halt }
+
+// letGoOpen lets every open call but except go as it came and returns
+// how many it let go. tooLarge counts those of target tools as too large
+// (a call whose name is not known yet is nobody's call to count).
+func (f *fixer) letGoOpen(except *streamCall, tooLarge bool) int {
+	n := 0
+	for _, c := range f.calls {
+		if c == except || !c.isOpen() {
+			continue
+		}
+		if tooLarge && c.state == stateHeld {
+			f.p.tooLarge(f.rs, c.key.index, c.tool, true)
+		}
+		f.letGo(c)
+		n++
+	}
+	return n
+}
+
+// fragment records that the event holds part of c.
+func (f *fixer) fragment(c *streamCall, fr fragment) {
+	c.frags.add(fr)
+	f.queue.at(fr.ev).waits++
+}
+
+// newCall starts following a call.
+func (f *fixer) newCall(key callKey) *streamCall {
+	c := &streamCall{key: key}
+	f.calls[key] = c
+	f.open++
+	return c
+}
+
+// decide makes a call held (a target tool's) or passing, once its name is
+// known.
+func (f *fixer) decide(c *streamCall) {
+	if c.state != stateDeciding {
+		return
+	}
+	c.tool = f.p.target(f.rs, string(c.name))
+	if c.tool == nil {
+		f.letGo(c)
+		return
+	}
+	c.state = stateHeld
+	f.advance(c)
+}
+
+// letGo stops holding a call's events: they go out as they came.
+func (f *fixer) letGo(c *streamCall) {
+	if c.isOpen() {
+		f.open--
+	}
+	c.state = statePassing
+	f.release(c)
+}
+
+// advance checks a held call after a fragment: too large, or complete.
+func (f *fixer) advance(c *streamCall) {
+	if c.state != stateHeld {
+		return
+	}
+	limit := f.p.cfg.MaxCallBytes
+	if len(c.args) > limit {
+		f.p.tooLarge(f.rs, c.key.index, c.tool, true)
+		f.letGo(c)
+		return
+	}
+	if len(c.args) > 0 && c.scan.Scan(c.args) {
+		f.complete(c, false)
+	}
+}
+
+// complete concludes a held call and releases its events.
+func (f *fixer) complete(c *streamCall, truncated bool) {
+	if c.state == stateDeciding {
+		f.decide(c)
+	}
+	if c.state != stateHeld {
+		return
+	}
+	f.open--
+	c.state = stateDone
+	if len(bytes.TrimSpace(c.args)) == 0 && !truncated {
+		// No arguments were written: nothing to judge or repair.
+		f.release(c)
+		return
+	}
+	d := f.p.conclude(f.rs, callInfo{index: c.key.index, name: string(c.name), text: string(c.args),
+		tool: c.tool, truncated: truncated, streamed: true})
+	switch d.action {
+	case actionRepaired:
+		f.rewrite(c, d)
+	case actionTruncated:
+		if c.frags.n > 0 {
+			ev := c.frags.last().ev
+			last := f.extraOf(ev)
+			// The stream may have ended in the middle of that event: the
+			// comment must not join its last line.
+			last.after = append(last.after, unfinished(f.raw(ev))...)
+			last.after = append(last.after, fmt.Sprintf(": toolguard: call %d truncated, not repaired\n\n", c.key.index)...)
+		}
+	case actionRefused:
+		f.refuse(c, d.message)
+		return
+	}
+	f.release(c)
+}
+
+// release lets a call's events go.
+func (f *fixer) release(c *streamCall) {
+	c.frags.each(func(_ int, fr fragment) { f.queue.at(fr.ev).waits-- })
+	c.frags, c.args = fragList{}, nil
+}
+
+// rewrite edits a call's events so that its argument fragments join into
+// the repaired arguments and its name fragments into the canonical name.
+func (f *fixer) rewrite(c *streamCall, d decision) {
+	argsAt, nameAt := -1, -1
+	var names []string
+	c.frags.each(func(i int, fr fragment) {
+		if fr.args.end > 0 && argsAt < 0 {
+			argsAt = i
+		}
+		if fr.name.end > 0 {
+			if nameAt < 0 {
+				nameAt = i
+			}
+			names = append(names, f.text(fr.ev, fr.name))
+		}
+	})
+	if d.args != nil && argsAt < 0 || d.name != "" && nameAt < 0 {
+		f.rs.log.Warn("tool call repaired but sent as written: its events could not be rewritten", zap.Int("index", c.key.index))
+		return
+	}
+	// A server that repeats the whole name on every fragment gets the
+	// canonical name on every fragment.
+	repeated := len(names) > 1 && !slices.ContainsFunc(names, func(n string) bool { return n != names[0] })
+	empty := emptyString
+	c.frags.each(func(i int, fr fragment) {
+		ev := f.queue.at(fr.ev)
+		if d.args != nil && fr.args.end > 0 {
+			text := empty
+			if i == argsAt {
+				text = jsonString(string(d.args))
+			}
+			ev.edits = append(ev.edits, edit{start: fr.args.start, end: fr.args.end, text: text})
+		}
+		if d.name != "" && fr.name.end > 0 {
+			text := empty
+			if i == nameAt || repeated {
+				text = jsonString(d.name)
+			}
+			ev.edits = append(ev.edits, edit{start: fr.name.start, end: fr.name.end, text: text})
+		}
+	})
+	c.edited = d.args != nil
+}
+
+var emptyString = []byte(`""`)
+
+// text returns the string at s in an event's data.
+func (f *fixer) text(ev int, s span) string {
+	data, _, _, ok := eventData(f.raw(ev))
+	if !ok || s.end > len(data) {
+		return ""
+	}
+	b, _ := appendUnquoted(nil, data[s.start:s.end])
+	return string(b)
+}
+
+// refuse ends the stream at a call that could not be repaired (fallback
+// off): what came before it goes out, other held calls as they came, then
+// an error event instead of the call, and nothing more.
+func (f *fixer) refuse(c *streamCall, message string) {
+	c.frags.each(func(_ int, fr fragment) { f.extraOf(fr.ev).drop = true })
+	f.extraOf(c.frags.first().ev).before = errorEvent(f.rs.api, message)
+	f.letGoOpen(c, false)
+	// What comes after the error event is dropped, so nothing waits.
+	for i := f.head; i < f.queue.len(); i++ {
+		f.queue.at(i).waits = 0
+	}
+	c.frags, c.args = fragList{}, nil
+	f.halt = true
+}
+
+// errorEvent is the event that ends a stream whose call was refused, in
+// the API's own shape.
+func errorEvent(a api, message string) []byte {
+	body := errorBody(a, "toolguard_error", message)
+	if a == apiAnthropic {
+		return append(append([]byte("event: error\ndata: "), body...), "\n\n"...)
+	}
+	return append(append([]byte("data: "), body...), "\n\n"...)
+}
+
+// finish concludes the open calls that match, in index order; truncated
+// says which were cut off.
+func (f *fixer) finish(match func(callKey) bool, truncated func(*streamCall) bool) {
+	if f.open == 0 {
+		return
+	}
+	keys := slices.SortedFunc(maps.Keys(f.calls), func(a, b callKey) int {
+		if a.choice != b.choice {
+			return a.choice - b.choice
+		}
+		return a.index - b.index
+	})
+	for _, k := range keys {
+		c := f.calls[k]
+		if match(k) && c.isOpen() && !f.halt {
+			f.complete(c, truncated(c))
+		}
+	}
+}
+
+func all(callKey) bool { return true }
+
+// always and never are the truncation of every call and of none.
+func always(*streamCall) bool { return true }
+func never(*streamCall) bool  { return false }
+
+// end: the upstream's body ended. Calls still open were cut off: the
+// answer never said they were complete. When the body broke off (the
+// client went away, or the upstream's connection failed) nothing is
+// concluded or counted: what was held goes as it came, if anyone is left
+// to read it.
+func (f *fixer) end(cut bool) {
+	if !cut {
+		f.finish(all, always)
+	} else if f.open > 0 {
+		n := f.letGoOpen(nil, false)
+		f.rs.log.Info("stream broken off: calls still open sent as they came, unchecked", zap.Int("calls", n))
+	}
+	f.drain()
+}
+
+// close releases the fixer's buffers; the stream is over.
+func (f *fixer) close() {
+	f.queue.reset()
+	f.arena.release()
+}
+
+// late handles a fragment of a call already sent. When the call went out
+// rewritten, the repaired arguments are complete: trailing white space is
+// emptied; anything else goes as it came, and is logged.
+func (f *fixer) late(c *streamCall, ev int, s span, fragment []byte) {
+	if !c.edited || len(fragment) == 0 {
+		return
+	}
+	if len(bytes.TrimSpace(fragment)) == 0 {
+		p := f.queue.at(ev)
+		p.edits = append(p.edits, edit{start: s.start, end: s.end, text: emptyString})
+		return
+	}
+	f.rs.log.Warn("argument fragment after a repaired call's end: sent as it came", zap.Int("index", c.key.index))
+}
