@@ -49,6 +49,7 @@ type fixer struct {
 	halt bool
 	// scratch for parsing events.
 	oa openAIChunk
+	ae anthropicEvent
 	// tmpl is the last argument fragment event parsed.
 	tmpl template
 }
@@ -395,11 +396,16 @@ func (f *fixer) close() {
 	f.arena.release()
 }
 
-// late handles a fragment of a call already sent. When the call went out
-// rewritten, the repaired arguments are complete: trailing white space is
-// emptied; anything else goes as it came, and is logged.
-func (f *fixer) late(c *streamCall, ev int, s span, fragment []byte) {
-	if !c.edited || len(fragment) == 0 {
+// late handles a fragment (at s in the data of the event queued at ev)
+// of a call already sent. When the call went out rewritten, the repaired
+// arguments are complete: trailing white space is emptied; anything else
+// goes as it came, and is logged.
+func (f *fixer) late(c *streamCall, ev int, data []byte, s span) {
+	if !c.edited {
+		return
+	}
+	fragment, _ := appendUnquoted(nil, data[s.start:s.end])
+	if len(fragment) == 0 {
 		return
 	}
 	if len(bytes.TrimSpace(fragment)) == 0 {
@@ -408,4 +414,59 @@ func (f *fixer) late(c *streamCall, ev int, s span, fragment []byte) {
 		return
 	}
 	f.rs.log.Warn("argument fragment after a repaired call's end: sent as it came", zap.Int("index", c.key.index))
+}
+
+// dialect is what differs between the APIs' streams: how an event is read
+// and what it does to the calls.
+type dialect interface {
+	// read reads an event's data into the fixer's scratch event.
+	read(data []byte) reading
+	// readFragment stands for read on an event that matched the template:
+	// it carries the fragment at s of the call key, and nothing else.
+	readFragment(s span, key callKey)
+	// fragmentOnly returns the argument fragment of the event read, ok
+	// when it carries one and nothing else a fixer reads.
+	fragmentOnly() (s span, key callKey, ok bool)
+	// handle acts on the event read; false: it goes as it came.
+	handle(raw, data []byte) bool
+}
+
+// reading is what a dialect made of an event's data.
+type reading uint8
+
+const (
+	readNone   reading = iota // it concerns no call: the event goes as it came
+	readJSON                  // a JSON event, read
+	readMarker                // not JSON: OpenAI's [DONE]
+)
+
+// event follows one event of the stream in the API's dialect d.
+func (f *fixer) event(raw []byte, d dialect) {
+	if f.halt {
+		return
+	}
+	data, _, single, ok := eventData(raw)
+	if !ok {
+		f.pass(raw)
+		return
+	}
+	if s, ok := f.tmpl.match(data, single); ok {
+		d.readFragment(s, f.tmpl.key)
+	} else {
+		switch d.read(data) {
+		case readNone:
+			f.pass(raw)
+			return
+		case readJSON:
+			f.tmpl.valid = false
+			if s, key, ok := d.fragmentOnly(); ok && single {
+				f.tmpl.set(data, s, key)
+			}
+		}
+	}
+	if !d.handle(raw, data) {
+		f.pass(raw)
+		return
+	}
+	f.drain()
 }

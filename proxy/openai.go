@@ -6,12 +6,12 @@ import (
 	"github.com/toolguard/toolguard/repair/stream"
 )
 
-// OpenAI chat completion chunks.
-
-// openAIChunk is what the proxy reads of a chunk; its slices are reused.
+// openAIChunk is what the proxy reads of a chat completion chunk; its
+// slices are reused.
 type openAIChunk struct {
 	choices []openAIChoice
 	calls   []openAIToolCall
+	done    bool // [DONE], not a chunk
 }
 
 type openAIChoice struct {
@@ -20,90 +20,74 @@ type openAIChoice struct {
 }
 
 type openAIToolCall struct {
-	choice     int // index of the choice
+	choice     int
 	index      int
 	name, args span // end 0 when absent (or not a string)
 }
 
 // parse reads a chunk's choices and tool call deltas.
 func (c *openAIChunk) parse(data []byte) bool {
-	c.choices, c.calls = c.choices[:0], c.calls[:0]
-	top := skipSpace(data, 0)
-	end := members(data, top, func(key []byte, v int) int {
-		if string(key) != "choices" {
+	c.choices, c.calls, c.done = c.choices[:0], c.calls[:0], false
+	end := members(data, skipSpace(data, 0), func(key []byte, v int) int {
+		if string(key) != "choices" || data[v] == 'n' {
 			return skipValue(data, v)
 		}
-		if data[v] == 'n' {
-			return skipValue(data, v) // null
+		return elements(data, v, func(_, v int) int { return c.parseChoice(data, v) })
+	})
+	return end >= 0
+}
+
+func (c *openAIChunk) parseChoice(data []byte, v int) int {
+	ch := openAIChoice{}
+	first := len(c.calls)
+	end := members(data, v, func(key []byte, v int) int {
+		switch string(key) {
+		case "index":
+			return readInt(data, v, &ch.index)
+		case "finish_reason":
+			return readText(data, v, &ch.finish)
+		case "delta":
+			return members(data, v, func(key []byte, v int) int {
+				if string(key) != "tool_calls" || data[v] == 'n' {
+					return skipValue(data, v)
+				}
+				return elements(data, v, func(_, v int) int { return c.parseToolCall(data, v) })
+			})
 		}
-		return elements(data, v, func(_, v int) int {
-			ch := openAIChoice{}
-			first := len(c.calls)
-			end := members(data, v, func(key []byte, v int) int {
+		return skipValue(data, v)
+	})
+	// The choice's index may come after its delta.
+	for i := first; i < len(c.calls); i++ {
+		c.calls[i].choice = ch.index
+	}
+	c.choices = append(c.choices, ch)
+	return end
+}
+
+func (c *openAIChunk) parseToolCall(data []byte, v int) int {
+	tc := openAIToolCall{}
+	end := members(data, v, func(key []byte, v int) int {
+		switch string(key) {
+		case "index":
+			return readInt(data, v, &tc.index)
+		case "function":
+			if data[v] == 'n' {
+				return skipValue(data, v)
+			}
+			return members(data, v, func(key []byte, v int) int {
 				switch string(key) {
-				case "index":
-					n, end := intAt(data, v)
-					ch.index = n
-					return end
-				case "finish_reason":
-					s, end, ok := stringAt(data, v)
-					if ok {
-						ch.finish, _ = appendUnquoted(nil, data[s.start:s.end])
-					}
-					return end
-				case "delta":
-					return members(data, v, func(key []byte, v int) int {
-						if string(key) != "tool_calls" || data[v] == 'n' {
-							return skipValue(data, v)
-						}
-						return elements(data, v, func(_, v int) int {
-							tc := openAIToolCall{}
-							end := members(data, v, func(key []byte, v int) int {
-								switch string(key) {
-								case "index":
-									n, end := intAt(data, v)
-									tc.index = n
-									return end
-								case "function":
-									if data[v] == 'n' {
-										return skipValue(data, v)
-									}
-									return members(data, v, func(key []byte, v int) int {
-										switch string(key) {
-										case "name":
-											s, end, ok := stringAt(data, v)
-											if ok {
-												tc.name = s
-											}
-											return end
-										case "arguments":
-											s, end, ok := stringAt(data, v)
-											if ok {
-												tc.args = s
-											}
-											return end
-										}
-										return skipValue(data, v)
-									})
-								}
-								return skipValue(data, v)
-							})
-							c.calls = append(c.calls, tc)
-							return end
-						})
-					})
+				case "name":
+					return readString(data, v, &tc.name)
+				case "arguments":
+					return readString(data, v, &tc.args)
 				}
 				return skipValue(data, v)
 			})
-			// The choice's index may come after its delta.
-			for i := first; i < len(c.calls); i++ {
-				c.calls[i].choice = ch.index
-			}
-			c.choices = append(c.choices, ch)
-			return end
-		})
+		}
+		return skipValue(data, v)
 	})
-	return end >= 0
+	c.calls = append(c.calls, tc)
+	return end
 }
 
 var (
@@ -115,90 +99,93 @@ var (
 // openAIFixer follows a chat completions stream.
 type openAIFixer struct{ *fixer }
 
-func (f openAIFixer) event(raw []byte) {
-	if f.halt {
-		return
-	}
-	data, _, single, ok := eventData(raw)
-	if !ok {
-		f.pass(raw)
-		return
-	}
+func (f openAIFixer) event(raw []byte) { f.fixer.event(raw, f) }
+
+func (f openAIFixer) read(data []byte) reading {
 	if bytes.Equal(bytes.TrimSpace(data), markDone) {
-		// The end: calls still open are complete (OpenAI marks no call's
-		// end), as the stream parser concludes them.
+		f.oa.done = true
+		return readMarker
+	}
+	if !bytes.Contains(data, markToolCalls) && (f.open == 0 || !bytes.Contains(data, markFinishReason)) {
+		return readNone
+	}
+	if !f.oa.parse(data) {
+		return readNone
+	}
+	return readJSON
+}
+
+func (f openAIFixer) readFragment(s span, key callKey) {
+	chunk := &f.oa
+	chunk.choices = append(chunk.choices[:0], openAIChoice{index: key.choice})
+	chunk.calls = append(chunk.calls[:0], openAIToolCall{choice: key.choice, index: key.index, args: s})
+	chunk.done = false
+}
+
+func (f openAIFixer) fragmentOnly() (span, callKey, bool) {
+	chunk := &f.oa
+	if len(chunk.calls) != 1 || len(chunk.choices) != 1 || chunk.choices[0].finish != nil {
+		return span{}, callKey{}, false
+	}
+	tc := chunk.calls[0]
+	return tc.args, callKey{tc.choice, tc.index}, tc.name.end == 0 && tc.args.end > 0
+}
+
+func (f openAIFixer) handle(raw, data []byte) bool {
+	if f.oa.done {
+		// Calls still open are complete: OpenAI marks no call's end.
 		f.finish(all, never)
 		f.pass(raw)
-		f.drain()
-		return
-	}
-	chunk := &f.oa
-	if sp, ok := f.tmpl.match(data, single); ok {
-		// The same chunk as the last one but for its argument fragment.
-		chunk.choices = append(chunk.choices[:0], openAIChoice{index: f.tmpl.key.choice})
-		chunk.calls = append(chunk.calls[:0], openAIToolCall{choice: f.tmpl.key.choice, index: f.tmpl.key.index, args: sp})
-	} else {
-		calls := bytes.Contains(data, markToolCalls)
-		if !calls && (f.open == 0 || !bytes.Contains(data, markFinishReason)) {
-			f.pass(raw)
-			return
-		}
-		if !chunk.parse(data) {
-			f.pass(raw)
-			return
-		}
-		f.tmpl.valid = false
-		if len(chunk.calls) == 1 && len(chunk.choices) == 1 && chunk.choices[0].finish == nil && single {
-			if tc := chunk.calls[0]; tc.name.end == 0 && tc.args.end > 0 {
-				f.tmpl.set(data, tc.args, callKey{tc.choice, tc.index})
-			}
-		}
+		return true
 	}
 	ev := f.enqueue(raw)
-	for _, tc := range chunk.calls {
-		key := callKey{tc.choice, tc.index}
-		c := f.calls[key]
-		if c == nil {
-			c = f.newCall(key)
-		}
-		switch c.state {
-		case statePassing:
-			continue
-		case stateDone:
-			if tc.args.end > 0 {
-				frag, _ := appendUnquoted(nil, data[tc.args.start:tc.args.end])
-				f.late(c, ev, tc.args, frag)
-			}
-			continue
-		}
-		if tc.name.end == 0 && tc.args.end == 0 {
-			continue
-		}
-		if tc.name.end > 0 && c.state == stateDeciding {
-			// Some servers repeat the whole name on every fragment.
-			if n, _ := appendUnquoted(nil, data[tc.name.start:tc.name.end]); string(n) != string(c.name) {
-				c.name = append(c.name, n...)
-			}
-		}
-		fresh := 0
-		if tc.args.end > 0 {
-			before := len(c.args)
-			c.args, _ = appendUnquoted(c.args, data[tc.args.start:tc.args.end])
-			fresh = len(c.args) - before
-		}
-		f.fragment(c, fragment{ev: ev, name: tc.name, args: tc.args})
-		if c.state == stateDeciding && fresh > 0 {
-			f.decide(c)
-		} else {
-			f.advance(c)
-		}
+	for _, tc := range f.oa.calls {
+		f.toolCall(ev, data, tc)
 	}
-	for _, ch := range chunk.choices {
+	for _, ch := range f.oa.choices {
 		if len(ch.finish) > 0 {
 			choice := ch.index
 			length := stream.IsLengthLimit(string(ch.finish))
 			f.finish(func(k callKey) bool { return k.choice == choice }, func(*streamCall) bool { return length })
 		}
 	}
-	f.drain()
+	return true
+}
+
+// toolCall follows a tool call delta of the chunk queued at ev.
+func (f openAIFixer) toolCall(ev int, data []byte, tc openAIToolCall) {
+	key := callKey{tc.choice, tc.index}
+	c := f.calls[key]
+	if c == nil {
+		c = f.newCall(key)
+	}
+	switch {
+	case c.state == statePassing:
+		return
+	case c.state == stateDone:
+		if tc.args.end > 0 {
+			f.late(c, ev, data, tc.args)
+		}
+		return
+	case tc.name.end == 0 && tc.args.end == 0:
+		return
+	}
+	if tc.name.end > 0 && c.state == stateDeciding {
+		// Some servers repeat the whole name on every fragment.
+		if n, _ := appendUnquoted(nil, data[tc.name.start:tc.name.end]); string(n) != string(c.name) {
+			c.name = append(c.name, n...)
+		}
+	}
+	fresh := 0
+	if tc.args.end > 0 {
+		before := len(c.args)
+		c.args, _ = appendUnquoted(c.args, data[tc.args.start:tc.args.end])
+		fresh = len(c.args) - before
+	}
+	f.fragment(c, fragment{ev: ev, name: tc.name, args: tc.args})
+	if c.state == stateDeciding && fresh > 0 {
+		f.decide(c)
+	} else {
+		f.advance(c)
+	}
 }
