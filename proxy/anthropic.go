@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/toolguard/toolguard/repair/stream"
 )
@@ -168,4 +169,33 @@ func (f anthropicFixer) blockStop(raw []byte) bool {
 		c.stopped = true
 	}
 	return true
+}
+
+type anthropicResponse struct {
+	StopReason string `json:"stop_reason"`
+	Content    []struct {
+		Type  string          `json:"type"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"content"`
+}
+
+// anthropicBodyCalls returns the calls of a message.
+func anthropicBodyCalls(body []byte) []bodyCall {
+	var r anthropicResponse
+	if !bytes.Contains(body, markToolUse) || json.Unmarshal(body, &r) != nil {
+		return nil
+	}
+	var out []bodyCall
+	for k, b := range r.Content {
+		if b.Type != "tool_use" {
+			continue
+		}
+		out = append(out, bodyCall{
+			index: k, name: b.Name, args: b.Input,
+			truncated: stream.IsLengthLimit(r.StopReason) && k == len(r.Content)-1,
+			argsPath:  []any{"content", k, "input"}, namePath: []any{"content", k, "name"},
+		})
+	}
+	return out
 }

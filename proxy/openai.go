@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/toolguard/toolguard/repair/stream"
 )
@@ -188,4 +189,41 @@ func (f openAIFixer) toolCall(ev int, data []byte, tc openAIToolCall) {
 	} else {
 		f.advance(c)
 	}
+}
+
+type openAIResponse struct {
+	Choices []struct {
+		FinishReason string `json:"finish_reason"`
+		Message      struct {
+			ToolCalls []struct {
+				Function struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+	} `json:"choices"`
+}
+
+// openAIBodyCalls returns the calls of a chat completion.
+func openAIBodyCalls(body []byte) []bodyCall {
+	var r openAIResponse
+	if !bytes.Contains(body, markToolCalls) || json.Unmarshal(body, &r) != nil {
+		return nil
+	}
+	var out []bodyCall
+	for k, ch := range r.Choices {
+		calls := ch.Message.ToolCalls
+		for m, tc := range calls {
+			function := []any{"choices", k, "message", "tool_calls", m, "function"}
+			out = append(out, bodyCall{
+				index: m, name: tc.Function.Name, args: tc.Function.Arguments,
+				// With a length limit, the last call is the one cut off.
+				truncated: stream.IsLengthLimit(ch.FinishReason) && m == len(calls)-1,
+				argsPath:  append(function[:6:6], "arguments"), namePath: append(function[:6:6], "name"),
+				argsString: true,
+			})
+		}
+	}
+	return out
 }
