@@ -2,8 +2,8 @@
 // (proxy/testdata, described in its README): for each scenario, the
 // client's request, the upstream's answer and what the proxy must make of
 // it. The proxy's tests, the fake upstream of the demos (cmd/fakeupstream)
-// and its tests all read them through Load, and cut streams into events
-// with SplitEvents.
+// and its tests all read them through Load, cut streams into events with
+// SplitEvents and read them as a strict client with ReadStream.
 package proxytest
 
 import (
