@@ -5,34 +5,25 @@ import (
 	"strings"
 )
 
-// Non-streamed answers: the whole body is read (up to MaxResponseBytes),
-// each call of a target tool concluded, and the values that change are
-// replaced in place. A body with nothing to change is sent as it came,
-// byte for byte.
-
-// bodyCall is a call of a non-streamed answer, with the paths to its
-// arguments and name in the body.
+// bodyCall is a call of a non-streamed answer and the paths to its values.
 type bodyCall struct {
 	index              int
 	name               string
 	args               json.RawMessage
 	truncated          bool
 	argsPath, namePath []any
-	// argsString: the arguments are a JSON string holding them (OpenAI's).
-	argsString bool
+	argsString         bool // the arguments are a JSON string holding them (OpenAI)
 }
 
 // bodyResult is what fixBody made of a body.
 type bodyResult struct {
-	body []byte
-	// refused is the error to send instead, when a call was refused.
-	refused string
-	// truncated counts the calls sent as written because they were cut
-	// off.
-	truncated int
+	body      []byte
+	refused   string // the error to send instead, when a call was refused
+	truncated int    // calls sent as written because they were cut off
 }
 
-// fixBody concludes the calls of a non-streamed answer.
+// fixBody concludes the calls of a non-streamed answer; a body with nothing
+// to change is sent byte for byte.
 func (p *Proxy) fixBody(rs *request, body []byte) bodyResult {
 	res := bodyResult{body: body}
 	calls := openAIBodyCalls(body)
@@ -60,7 +51,7 @@ func (p *Proxy) fixBody(rs *request, body []byte) bodyResult {
 }
 
 // concludeBodyCall concludes a call; ok is false when it is no target
-// tool's, or has no arguments to judge.
+// tool's or has no arguments.
 func (p *Proxy) concludeBodyCall(rs *request, c bodyCall) (d decision, ok bool) {
 	tool := p.target(rs, c.name)
 	if tool == nil {

@@ -12,77 +12,51 @@ import (
 	"github.com/toolguard/toolguard/repair/stream"
 )
 
-// fixer follows one streamed answer, OpenAI's or Anthropic's, and decides
-// when each event goes out.
-//
-// The hold-back rule: an event goes out as soon as it is complete, byte for
-// byte, unless it carries a fragment (name or arguments) of a call of a
-// target tool whose arguments are not complete yet, or it comes after such
-// an event (order is kept). A call is complete when its arguments' JSON
-// value closes (stream.ValueScanner), when its block stops (Anthropic),
-// when its choice finishes or the stream ends ([DONE], message_stop, the
-// end of the body). Then its events go out: as they came when the call
-// needs no repair or cannot be repaired (fallback), or rewritten so the
-// call's argument fragments join into the repaired arguments (the first
-// fragment carries them whole, the others are emptied; every other byte of
-// the events is kept). A call cut off (a length limit, or the stream ending
-// before the call's end) goes out as it came, followed by an SSE comment
-// line saying so.
-//
-// Events of other tools' calls are held only until the call's name is
-// known (the first argument fragment, for OpenAI, whose names may arrive
-// in pieces). Another call's index starting is not taken as the end of a
-// call: some servers interleave calls' fragments by index.
+// fixer follows one streamed answer and decides when each event goes out:
+// at once, as it came, unless it carries part of a target tool's call not
+// complete yet, or comes after such an event. A complete call's events go
+// out rewritten when it was repaired; a call cut off goes as it came, then
+// a comment saying so. A new index does not end a call: some servers
+// interleave calls by index.
 type fixer struct {
-	p   *Proxy
-	rs  *request
-	out *[]byte
-	// calls by (choice, index); an Anthropic call's choice is 0.
-	calls map[callKey]*streamCall
-	open  int // calls deciding or held
-	// queue holds the events not yet sent, in order, from head; their
-	// bytes are in the arena. Both are emptied whenever the queue is.
+	p     *Proxy
+	rs    *request
+	out   *[]byte
+	calls map[callKey]*streamCall // an Anthropic call's choice is 0
+	open  int                     // calls deciding or held
+	// The events not sent yet, from head; their bytes are in the arena.
 	queue queue
 	head  int
 	arena arena
-	// halt: a call was refused; nothing after its error event is sent.
-	halt bool
-	// scratch for parsing events.
-	oa openAIChunk
-	ae anthropicEvent
-	// tmpl is the last argument fragment event parsed.
-	tmpl template
+	halt  bool // a call was refused: nothing after its error event goes out
+	oa    openAIChunk
+	ae    anthropicEvent
+	tmpl  template
 }
 
-// template is an event that carried one call's argument fragment and
-// nothing else a fixer reads: the bytes of its data before the fragment's
-// string and from the string's closing quote. Servers send the same bytes
-// around every fragment of a call, so an event that has them, with a
-// well-formed string between, reads the same but for the fragment, without
-// being parsed again.
+// template is the data around the fragment of the last event that carried
+// one argument fragment and nothing else. Servers send the same bytes around
+// every fragment of a call: an event that matches needs no parsing.
 type template struct {
 	valid          bool
 	prefix, suffix []byte
 	key            callKey
 }
 
-// set makes data, whose argument fragment string is at s, the template.
 func (t *template) set(data []byte, s span, key callKey) {
 	t.prefix = append(t.prefix[:0], data[:s.start+1]...)
 	t.suffix = append(t.suffix[:0], data[s.end-1:]...)
 	t.key, t.valid = key, true
 }
 
-// match returns where the fragment string is in data when data has the
-// template's bytes around a well-formed string body.
+// match returns the fragment's span when data is the template around a string.
 func (t *template) match(data []byte, single bool) (span, bool) {
 	if !t.valid || !single || len(data) < len(t.prefix)+len(t.suffix) ||
 		!bytes.HasPrefix(data, t.prefix) || !bytes.HasSuffix(data, t.suffix) {
 		return span{}, false
 	}
 	body := data[len(t.prefix) : len(data)-len(t.suffix)]
-	// No quote in the body may end the string, and the closing quote may
-	// not be escaped: an odd run of backslashes before a quote escapes it.
+	// Only escaped quotes inside, and the closing quote not escaped.
 	for i := 0; ; {
 		k := bytes.IndexByte(body[i:], '"')
 		if k < 0 {
@@ -99,7 +73,6 @@ func (t *template) match(data []byte, single bool) (span, bool) {
 	return span{len(t.prefix) - 1, len(data) - len(t.suffix) + 1}, true
 }
 
-// backslashesBefore counts the backslashes that end b[:i].
 func backslashesBefore(b []byte, i int) int {
 	n := 0
 	for i > 0 && b[i-1] == '\\' {
@@ -120,29 +93,23 @@ const (
 	stateDone                      // concluded and sent
 )
 
-// streamCall is one call in the stream.
 type streamCall struct {
-	key   callKey
-	name  []byte
-	args  []byte
-	state callState
-	tool  *repair.Tool
-	scan  stream.ValueScanner
-	frags fragList
-	// edited: sent with its arguments rewritten.
-	edited bool
-	// stopped: an Anthropic block stopped before its JSON closed; it
-	// waits for the message's stop reason.
-	stopped bool
+	key     callKey
+	name    []byte
+	args    []byte
+	state   callState
+	tool    *repair.Tool
+	scan    stream.ValueScanner
+	frags   fragList
+	edited  bool // sent with its arguments rewritten
+	stopped bool // its block stopped with the JSON open: the stop reason decides
 }
 
-// isOpen reports a call whose events are held: its name is not known yet,
-// or it is a target tool's call not complete yet.
+// isOpen reports a call whose events are held.
 func (c *streamCall) isOpen() bool { return c.state == stateDeciding || c.state == stateHeld }
 
-// fragment is an event holding part of a call: where in its data the
-// call's name and arguments are (spans of JSON strings, quotes included;
-// end 0 when absent).
+// fragment is an event holding part of a call, and the spans of the
+// call's name and arguments in its data (end 0 when absent).
 type fragment struct {
 	ev         int // in the queue
 	name, args span
@@ -155,8 +122,7 @@ func newFixer(p *Proxy, rs *request, out *[]byte) *fixer {
 func (f *fixer) stopped() bool { return f.halt }
 
 // letGoOpen lets every open call but except go as it came and returns
-// how many it let go. tooLarge counts those of target tools as too large
-// (a call whose name is not known yet is nobody's call to count).
+// how many; tooLarge counts the target tools' calls as too large.
 func (f *fixer) letGoOpen(except *streamCall, tooLarge bool) int {
 	n := 0
 	for _, c := range f.calls {
@@ -178,7 +144,6 @@ func (f *fixer) fragment(c *streamCall, fr fragment) {
 	f.queue.at(fr.ev).waits++
 }
 
-// newCall starts following a call.
 func (f *fixer) newCall(key callKey) *streamCall {
 	c := &streamCall{key: key}
 	f.calls[key] = c
@@ -186,8 +151,7 @@ func (f *fixer) newCall(key callKey) *streamCall {
 	return c
 }
 
-// decide makes a call held (a target tool's) or passing, once its name is
-// known.
+// decide holds a target tool's call once its name is known; others go.
 func (f *fixer) decide(c *streamCall) {
 	if c.state != stateDeciding {
 		return
@@ -237,8 +201,7 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 	f.open--
 	c.state = stateDone
 	if len(bytes.TrimSpace(c.args)) == 0 && !truncated {
-		// No arguments were written: nothing to judge or repair.
-		f.release(c)
+		f.release(c) // no arguments: nothing to judge
 		return
 	}
 	d := f.p.conclude(f.rs, callInfo{index: c.key.index, name: string(c.name), text: string(c.args),
@@ -250,8 +213,7 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 		if c.frags.n > 0 {
 			ev := c.frags.last().ev
 			last := f.extraOf(ev)
-			// The stream may have ended in the middle of that event: the
-			// comment must not join its last line.
+			// The stream may have ended inside that event.
 			last.after = append(last.after, unfinished(f.raw(ev))...)
 			last.after = append(last.after, fmt.Sprintf(": toolguard: call %d truncated, not repaired\n\n", c.key.index)...)
 		}
@@ -262,14 +224,12 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 	f.release(c)
 }
 
-// release lets a call's events go.
 func (f *fixer) release(c *streamCall) {
 	c.frags.each(func(_ int, fr fragment) { f.queue.at(fr.ev).waits-- })
 	c.frags, c.args = fragList{}, nil
 }
 
-// rewrite edits a call's events so that its argument fragments join into
-// the repaired arguments and its name fragments into the canonical name.
+// rewrite edits a call's fragments into the repaired arguments and name.
 func (f *fixer) rewrite(c *streamCall, d decision) {
 	argsAt, nameAt := -1, -1
 	var names []string
@@ -288,8 +248,7 @@ func (f *fixer) rewrite(c *streamCall, d decision) {
 		f.rs.log.Warn("tool call repaired but sent as written: its events could not be rewritten", zap.Int("index", c.key.index))
 		return
 	}
-	// A server that repeats the whole name on every fragment gets the
-	// canonical name on every fragment.
+	// A name repeated on every fragment is replaced on every fragment.
 	repeated := len(names) > 1 && !slices.ContainsFunc(names, func(n string) bool { return n != names[0] })
 	empty := emptyString
 	c.frags.each(func(i int, fr fragment) {
@@ -314,7 +273,6 @@ func (f *fixer) rewrite(c *streamCall, d decision) {
 
 var emptyString = []byte(`""`)
 
-// text returns the string at s in an event's data.
 func (f *fixer) text(ev int, s span) string {
 	data, _, _, ok := eventData(f.raw(ev))
 	if !ok || s.end > len(data) {
@@ -324,14 +282,13 @@ func (f *fixer) text(ev int, s span) string {
 	return string(b)
 }
 
-// refuse ends the stream at a call that could not be repaired (fallback
-// off): what came before it goes out, other held calls as they came, then
-// an error event instead of the call, and nothing more.
+// refuse ends the stream with an error event in place of a call that could
+// not be repaired (fallback off); held calls before it go as they came.
 func (f *fixer) refuse(c *streamCall, message string) {
 	c.frags.each(func(_ int, fr fragment) { f.extraOf(fr.ev).drop = true })
 	f.extraOf(c.frags.first().ev).before = errorEvent(f.rs.api, message)
 	f.letGoOpen(c, false)
-	// What comes after the error event is dropped, so nothing waits.
+	// Nothing after the error event goes out, so nothing waits.
 	for i := f.head; i < f.queue.len(); i++ {
 		f.queue.at(i).waits = 0
 	}
@@ -339,8 +296,7 @@ func (f *fixer) refuse(c *streamCall, message string) {
 	f.halt = true
 }
 
-// errorEvent is the event that ends a stream whose call was refused, in
-// the API's own shape.
+// errorEvent ends a stream whose call was refused, in the API's shape.
 func errorEvent(a api, message string) []byte {
 	body := errorBody(a, "toolguard_error", message)
 	if a == apiAnthropic {
@@ -349,8 +305,7 @@ func errorEvent(a api, message string) []byte {
 	return append(append([]byte("data: "), body...), "\n\n"...)
 }
 
-// finish concludes the open calls that match, in index order; truncated
-// says which were cut off.
+// finish concludes the open calls that match, in index order.
 func (f *fixer) finish(match func(callKey) bool, truncated func(*streamCall) bool) {
 	if f.open == 0 {
 		return
@@ -375,11 +330,8 @@ func all(callKey) bool { return true }
 func always(*streamCall) bool { return true }
 func never(*streamCall) bool  { return false }
 
-// end: the upstream's body ended. Calls still open were cut off: the
-// answer never said they were complete. When the body broke off (the
-// client went away, or the upstream's connection failed) nothing is
-// concluded or counted: what was held goes as it came, if anyone is left
-// to read it.
+// end: the body ended, so calls still open were cut off. When it broke off,
+// nothing is concluded: what was held goes as it came, unchecked.
 func (f *fixer) end(cut bool) {
 	if !cut {
 		f.finish(all, always)
@@ -390,15 +342,13 @@ func (f *fixer) end(cut bool) {
 	f.drain()
 }
 
-// close releases the fixer's buffers; the stream is over.
 func (f *fixer) close() {
 	f.queue.reset()
 	f.arena.release()
 }
 
-// late handles a fragment (at s in the data of the event queued at ev)
-// of a call already sent. When the call went out rewritten, the repaired
-// arguments are complete: trailing white space is emptied; anything else
+// late handles a fragment, at s in the data of event ev, of a call already
+// sent. After rewritten arguments, white space is emptied; anything else
 // goes as it came, and is logged.
 func (f *fixer) late(c *streamCall, ev int, data []byte, s span) {
 	if !c.edited {
@@ -416,31 +366,27 @@ func (f *fixer) late(c *streamCall, ev int, data []byte, s span) {
 	f.rs.log.Warn("argument fragment after a repaired call's end: sent as it came", zap.Int("index", c.key.index))
 }
 
-// dialect is what differs between the APIs' streams: how an event is read
-// and what it does to the calls.
+// dialect is what differs between the APIs' streams.
 type dialect interface {
-	// read reads an event's data into the fixer's scratch event.
 	read(data []byte) reading
-	// readFragment stands for read on an event that matched the template:
-	// it carries the fragment at s of the call key, and nothing else.
+	// readFragment stands for read on an event that matched the template.
 	readFragment(s span, key callKey)
-	// fragmentOnly returns the argument fragment of the event read, ok
-	// when it carries one and nothing else a fixer reads.
+	// fragmentOnly returns the argument fragment of the event read when
+	// it carries nothing else: the next template.
 	fragmentOnly() (s span, key callKey, ok bool)
 	// handle acts on the event read; false: it goes as it came.
 	handle(raw, data []byte) bool
 }
 
-// reading is what a dialect made of an event's data.
 type reading uint8
 
 const (
-	readNone   reading = iota // it concerns no call: the event goes as it came
-	readJSON                  // a JSON event, read
+	readNone   reading = iota // it concerns no call
+	readJSON                  // read into the fixer's scratch
 	readMarker                // not JSON: OpenAI's [DONE]
 )
 
-// event follows one event of the stream in the API's dialect d.
+// event follows one event in the API's dialect d.
 func (f *fixer) event(raw []byte, d dialect) {
 	if f.halt {
 		return

@@ -1,11 +1,9 @@
 package proxy
 
-import (
-	"sync"
-)
+import "sync"
 
-// drainBudget is how much output drain prepares at a time: a call held
-// back is released in pieces of about this size, not all at once.
+// drainBudget is how much output drain prepares at a time: a large call
+// held back is released in pieces.
 const drainBudget = 64 << 10
 
 // pending is an event that may not go out yet.
@@ -13,26 +11,15 @@ type pending struct {
 	ref arenaRef
 	// waits counts the fragments of held calls it carries.
 	waits int32
-	// edits rewrite its data.
 	edits []edit
-	// x holds what few events carry.
-	x *extra
+	x     *extra
 }
 
-// extra is what a few pending events carry: drop removes the event,
-// before and after are sent around it.
+// extra is what few pending events carry: drop removes the event, before
+// and after are sent around it.
 type extra struct {
 	drop          bool
 	before, after []byte
-}
-
-// extraOf returns the extra of the event at i, made if need be.
-func (f *fixer) extraOf(i int) *extra {
-	ev := f.queue.at(i)
-	if ev.x == nil {
-		ev.x = &extra{}
-	}
-	return ev.x
 }
 
 // queue is the list of pending events. It grows by chunks, so holding
@@ -87,7 +74,6 @@ func (l *fragList) add(fr fragment) {
 	l.n++
 }
 
-// each calls fn for each fragment in order, with its position.
 func (l *fragList) each(fn func(i int, fr fragment)) {
 	i := 0
 	for _, c := range l.chunks {
@@ -156,8 +142,7 @@ func (a *arena) add(b []byte) arenaRef {
 
 func (a *arena) get(r arenaRef) []byte { return a.blocks[r.block][r.start:r.end] }
 
-// reset empties the arena, keeping a block for the next events; blocks
-// beyond the first are let go.
+// reset empties the arena, keeping one block for the next events.
 func (a *arena) reset() {
 	if len(a.blocks) > 1 {
 		for _, b := range a.blocks[1:] {
@@ -172,7 +157,6 @@ func (a *arena) reset() {
 	a.cur, a.size = 0, 0
 }
 
-// release gives every block back.
 func (a *arena) release() {
 	for _, b := range a.blocks {
 		freeBlock(b)
@@ -190,19 +174,16 @@ func (f *fixer) pass(raw []byte) {
 	f.enqueue(raw)
 }
 
-// enqueue queues an event and returns its place.
 func (f *fixer) enqueue(raw []byte) int {
 	return f.queue.push(pending{ref: f.arena.add(raw)})
 }
 
-// queued is the size of the events held (sent ones included, until the
-// queue empties).
+// queued is the size of the events held, sent ones included until the queue empties.
 func (f *fixer) queued() int { return f.arena.size }
 
-// drain sends the events at the head of the queue that wait for nothing,
-// about drainBudget bytes at a time. What is held, call fragments and the
-// events queued behind them alike, is bounded: past 8 times MaxCallBytes,
-// the calls still open are given up and everything goes as it came.
+// drain sends the events at the head of the queue that wait for nothing.
+// What is held is bounded: past 8 times MaxCallBytes, the calls still open
+// are given up and everything goes as it came.
 func (f *fixer) drain() {
 	if f.queued() > 8*f.p.cfg.MaxCallBytes && f.open > 0 {
 		f.letGoOpen(nil, true) // too much is held behind them
@@ -233,6 +214,14 @@ func (f *fixer) drain() {
 }
 
 func (f *fixer) raw(i int) []byte { return f.arena.get(f.queue.at(i).ref) }
+
+func (f *fixer) extraOf(i int) *extra {
+	ev := f.queue.at(i)
+	if ev.x == nil {
+		ev.x = &extra{}
+	}
+	return ev.x
+}
 
 // appendRendered appends an event with its edits applied.
 func (f *fixer) appendRendered(out, raw []byte, edits []edit) []byte {

@@ -8,12 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// The proxy rewrites a JSON document in place: it finds the span of the one
-// value it changes (a call's arguments, its name) and replaces those bytes,
-// so every other byte of the upstream's answer, key order and spacing
-// included, reaches the client as it was sent.
+// The proxy rewrites JSON in place, replacing only the bytes of the values
+// it changes, so every other byte of the answer reaches the client as sent.
 
-// edit replaces doc[start:end] with text.
 type edit struct {
 	start, end int
 	text       []byte
@@ -46,13 +43,11 @@ func appendEdited(out, doc []byte, edits []edit) []byte {
 }
 
 // valueAt returns the span of the value at path in doc: object keys as
-// strings, array positions as ints. ok is false when the path does not
-// exist or doc is not well-formed along it.
+// strings, array positions as ints.
 func valueAt(doc []byte, path ...any) (start, end int, ok bool) {
 	i := skipSpace(doc, 0)
 	for _, step := range path {
 		at := -1
-		// find stops the walk (-1) at the value wanted.
 		find := func(wanted bool, v int) int {
 			if wanted {
 				at = v
@@ -85,8 +80,7 @@ func skipSpace(doc []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string starting at doc[i] (a
-// quote), or -1.
+// skipString returns the index after the string at doc[i], or -1.
 func skipString(doc []byte, i int) int {
 	j := i + 1
 	for {
@@ -95,8 +89,7 @@ func skipString(doc []byte, i int) int {
 			return -1
 		}
 		j += k
-		// The quote ends the string unless an odd run of backslashes
-		// escapes it.
+		// An odd run of backslashes escapes the quote.
 		n := 0
 		for b := j - 1; b > i && doc[b] == '\\'; b-- {
 			n++
@@ -157,19 +150,16 @@ func jsonString(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// A small JSON walker for the events of a stream: it finds the few members
-// the proxy reads (and where they are, to rewrite them) without decoding
-// the rest, which a stream of tens of thousands of events cannot afford.
-// It skips what it does not read without validating it: the client gets
-// those bytes as they came, whatever they hold.
+// A small JSON walker for stream events: it finds the few members the proxy
+// reads without decoding (or validating) the rest, which a stream of tens of
+// thousands of events cannot afford.
 
-// span is where a value is in a document: [start, end).
 type span struct{ start, end int }
 
 // members calls fn for each member of the object at doc[i] with its key
-// (unquoted, valid only during the call) and the offset of its value; fn
-// returns the offset after the value, or -1 to stop with an error.
-// members returns the offset after the object, or -1.
+// (unquoted, valid during the call) and the offset of its value; fn returns
+// the offset after the value, or -1 to stop. members returns the offset
+// after the object, or -1.
 func members(doc []byte, i int, fn func(key []byte, v int) int) int {
 	var keyBuf []byte
 	return items(doc, i, '{', '}', func(_, i int) int {
@@ -200,17 +190,13 @@ func members(doc []byte, i int, fn func(key []byte, v int) int) int {
 	})
 }
 
-// elements calls fn for each element of the array at doc[i] with its
-// position and offset; fn returns the offset after it, or -1. elements
-// returns the offset after the array, or -1.
+// elements is members for the elements of an array, by position.
 func elements(doc []byte, i int, fn func(n, v int) int) int {
 	return items(doc, i, '[', ']', fn)
 }
 
-// items walks the object or array at doc[i], between the brackets opening
-// and closing: item reads the nth member or element at its offset and
-// returns the offset after it, or -1. items returns the offset after the
-// closing bracket, or -1.
+// items walks the members or elements between the brackets opening and
+// closing at doc[i], item reading each.
 func items(doc []byte, i int, opening, closing byte, item func(n, at int) int) int {
 	if i >= len(doc) || doc[i] != opening {
 		return -1
@@ -241,8 +227,8 @@ func items(doc []byte, i int, opening, closing byte, item func(n, at int) int) i
 	}
 }
 
-// readInt reads the integer at doc[i] into *n and returns the offset after
-// it, or -1 when there is none.
+// readInt reads the integer at doc[i] into *n; it returns the offset after
+// it, or -1.
 func readInt(doc []byte, i int, n *int) int {
 	j := i
 	if j < len(doc) && doc[j] == '-' {
@@ -263,9 +249,8 @@ func readInt(doc []byte, i int, n *int) int {
 	return j
 }
 
-// readString sets *s to the span of the string at doc[i], quotes
-// included, unless the value there is no string (null, say). It returns
-// the offset after the value, or -1.
+// readString sets *s to the span of the string at doc[i], quotes included,
+// when the value is a string; it returns the offset after the value, or -1.
 func readString(doc []byte, i int, s *span) int {
 	end := skipValue(doc, i)
 	if end >= 0 && doc[i] == '"' {
@@ -284,9 +269,8 @@ func readText(doc []byte, i int, text *[]byte) int {
 	return end
 }
 
-// appendUnquoted appends the text of the JSON string q (quotes included)
-// to dst. Invalid UTF-8 is kept as it is; a lone surrogate becomes U+FFFD,
-// as encoding/json decodes it.
+// appendUnquoted appends the text of the JSON string q to dst. Invalid
+// UTF-8 is kept; a lone surrogate becomes U+FFFD, as encoding/json does.
 func appendUnquoted(dst, q []byte) ([]byte, bool) {
 	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
 		return dst, false
