@@ -36,22 +36,18 @@ func (a api) format() stream.Format {
 	return stream.OpenAI
 }
 
-// request is what the proxy knows of one request while it follows the
-// answer.
+// request is what the proxy knows of one request while it follows the answer.
 type request struct {
 	ctx context.Context
 	api api
-	// tools are the tools the request declared whose schemas compiled, in
-	// declaration order: the only tools its calls are resolved against.
-	tools []*repair.Tool
-	// repairs: one of the tools is a target (Config.Tools), so the
-	// answer is looked into.
-	repairs bool
+	// tools: the declared tools whose schemas compiled, the only ones calls
+	// resolve against.
+	tools   []*repair.Tool
+	repairs bool // one of the tools is a target: the answer is looked into
 	model   string
 	session string
 	log     *zap.Logger
-	// counts of the calls concluded, by action, for the access log.
-	actions map[action]int
+	actions map[action]int // calls concluded, for the access log
 }
 
 // action is what the proxy did with a call of a target tool (the label of
@@ -59,28 +55,18 @@ type request struct {
 type action string
 
 const (
-	// actionUnchanged: valid and canonical as written; sent as written.
-	actionUnchanged action = "unchanged"
-	// actionRepaired: sent repaired (arguments, name or both).
-	actionRepaired action = "repaired"
-	// actionInvalid: could not be made valid (unparseable, or still
-	// invalid under strict); sent as written (fallback).
-	actionInvalid action = "invalid"
-	// actionRefused: could not be made valid and fallback is off: the
-	// client got an error instead of the call.
-	actionRefused action = "refused"
-	// actionTruncated: cut off; sent as written, marked, never completed.
-	actionTruncated action = "truncated"
-	// actionTooLarge: grew past the call size limit; sent as written,
-	// unchecked.
-	actionTooLarge action = "too_large"
+	actionUnchanged action = "unchanged" // valid and canonical: sent as written
+	actionRepaired  action = "repaired"  // sent repaired (arguments, name or both)
+	actionInvalid   action = "invalid"   // could not be made valid: sent as written (fallback)
+	actionRefused   action = "refused"   // could not be made valid: an error instead (no fallback)
+	actionTruncated action = "truncated" // cut off: sent as written, marked
+	actionTooLarge  action = "too_large" // past the call size limit: sent as written, unchecked
 )
 
 var actions = []action{actionUnchanged, actionRepaired, actionInvalid, actionRefused, actionTruncated, actionTooLarge}
 
 // target returns the declared tool a call's name stands for when its calls
-// are repaired: a tool the request declared (by exact name, else ignoring
-// case, '_' and '-') and, when Config.Tools is set, one of those.
+// are repaired (when Config.Tools is set, one of those).
 func (p *Proxy) target(rs *request, name string) *repair.Tool {
 	if len(rs.tools) == 0 || name == "" {
 		return nil
@@ -94,10 +80,8 @@ func (p *Proxy) target(rs *request, name string) *repair.Tool {
 
 // callInfo is one complete call of a target tool.
 type callInfo struct {
-	index int
-	// name and text are the call's name and arguments as the model wrote
-	// them.
-	name, text string
+	index      int
+	name, text string // as the model wrote them
 	tool       *repair.Tool
 	truncated  bool
 	streamed   bool
@@ -105,18 +89,14 @@ type callInfo struct {
 
 // decision is what to send for a call.
 type decision struct {
-	action action
-	// args is the repaired arguments when they changed (nil: keep them).
-	args []byte
-	// name is the canonical name when it differs from the one written.
-	name string
-	// message says why the call was refused.
-	message string
+	action  action
+	args    []byte // the repaired arguments when they changed
+	name    string // the canonical name when it differs from the one written
+	message string // why the call was refused
 }
 
-// conclude validates a complete call of a target tool, counts it (metrics,
-// and the request's session if it named one), logs it and decides what the
-// client gets.
+// conclude validates a complete call of a target tool, counts it (in the
+// session too, if the request named one), logs it and decides what goes out.
 func (p *Proxy) conclude(rs *request, c callInfo) decision {
 	v, err := p.guard.Validate(rs.ctx, guard.ValidateRequest{
 		SessionID: rs.session, NoSession: rs.session == "", ModelID: rs.model,
@@ -124,8 +104,7 @@ func (p *Proxy) conclude(rs *request, c callInfo) decision {
 		Tools: []repair.ToolDef{c.tool.Def()}, Truncated: c.truncated,
 	})
 	if err != nil {
-		// Only the session store can fail here (the tool compiled before):
-		// the call goes as written, as for any failure.
+		// Only the session store can fail here: the call goes as written.
 		rs.log.Error("tool call not checked", zap.Int("index", c.index), zap.String("tool", c.tool.Name()), zap.Error(err))
 		return p.record(rs, c, nil, p.failure("the call could not be checked"))
 	}
@@ -237,8 +216,7 @@ func uniqueCodes[T any](xs []T, code func(T) string) []string {
 	return out
 }
 
-// tooLarge records a call passed through unchecked because it grew past
-// the call size limit.
+// tooLarge records a call sent unchecked because it grew past the limit.
 func (p *Proxy) tooLarge(rs *request, index int, tool *repair.Tool, streamed bool) {
 	p.metrics.call(rs.api, actionTooLarge)
 	rs.actions[actionTooLarge]++

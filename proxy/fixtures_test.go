@@ -102,7 +102,7 @@ func checkFixture(t *testing.T, f *proxytest.Scenario, resp *http.Response, body
 			t.Errorf("call %d is missing", want.Index)
 			continue
 		}
-		checkCall(t, want.Index, got.id, got.name, got.args, want.ID, want.Name, want.UpstreamArguments, want.Arguments, want.Unchanged, want.Truncated)
+		checkCall(t, want.Index, got.ID, got.Name, got.Args, want.ID, want.Name, want.UpstreamArguments, want.Arguments, want.Unchanged, want.Truncated)
 		marked := strings.Contains(string(body), fmt.Sprintf(": toolguard: call %d truncated, not repaired", want.Index))
 		if marked != want.Truncated {
 			t.Errorf("call %d: marked truncated %v, want %v", want.Index, marked, want.Truncated)

@@ -189,88 +189,19 @@ func eventJSON(ev []byte) []byte {
 	return bytes.Join(parts, []byte("\n"))
 }
 
-// gotCall is a call as the client rebuilds it from what it received.
-type gotCall struct {
-	id, name, args string
-}
-
-// clientCalls rebuilds the calls of a stream as a client does, and the
-// finish (OpenAI) or stop (Anthropic) reason.
-func clientCalls(t *testing.T, api string, body []byte) (map[int]*gotCall, string) {
+// clientCalls reads a stream as a strict client does: the calls, by
+// index, and the finish (OpenAI) or stop (Anthropic) reason.
+func clientCalls(t *testing.T, api string, body []byte) (map[int]*proxytest.Call, string) {
 	t.Helper()
-	calls := map[int]*gotCall{}
-	get := func(i int) *gotCall {
-		if calls[i] == nil {
-			calls[i] = &gotCall{}
-		}
-		return calls[i]
+	s, err := proxytest.ReadStream(api, body)
+	if err != nil {
+		t.Fatalf("a stream the client cannot read: %v\n%s", err, body)
 	}
-	reason := ""
-	for _, ev := range proxytest.SplitEvents(body) {
-		data := eventJSON(ev)
-		if len(data) == 0 || string(data) == "[DONE]" {
-			continue
-		}
-		if api == "openai" {
-			var c struct {
-				Choices []struct {
-					Delta struct {
-						ToolCalls []struct {
-							Index    int    `json:"index"`
-							ID       string `json:"id"`
-							Function struct {
-								Name      string `json:"name"`
-								Arguments string `json:"arguments"`
-							} `json:"function"`
-						} `json:"tool_calls"`
-					} `json:"delta"`
-					FinishReason *string `json:"finish_reason"`
-				} `json:"choices"`
-			}
-			if err := json.Unmarshal(data, &c); err != nil {
-				t.Fatalf("an event the client cannot read: %q: %v", ev, err)
-			}
-			for _, ch := range c.Choices {
-				for _, tc := range ch.Delta.ToolCalls {
-					g := get(tc.Index)
-					if g.id == "" {
-						g.id = tc.ID
-					}
-					g.name += tc.Function.Name
-					g.args += tc.Function.Arguments
-				}
-				if ch.FinishReason != nil {
-					reason = *ch.FinishReason
-				}
-			}
-			continue
-		}
-		var e struct {
-			Type         string `json:"type"`
-			Index        int    `json:"index"`
-			ContentBlock struct {
-				Type, ID, Name string
-			} `json:"content_block"`
-			Delta struct {
-				Type        string `json:"type"`
-				PartialJSON string `json:"partial_json"`
-				StopReason  string `json:"stop_reason"`
-			} `json:"delta"`
-		}
-		if err := json.Unmarshal(data, &e); err != nil {
-			t.Fatalf("an event the client cannot read: %q: %v", ev, err)
-		}
-		switch {
-		case e.Type == "content_block_start" && e.ContentBlock.Type == "tool_use":
-			g := get(e.Index)
-			g.id, g.name = e.ContentBlock.ID, e.ContentBlock.Name
-		case e.Type == "content_block_delta" && e.Delta.Type == "input_json_delta":
-			get(e.Index).args += e.Delta.PartialJSON
-		case e.Type == "message_delta" && e.Delta.StopReason != "":
-			reason = e.Delta.StopReason
-		}
+	calls := map[int]*proxytest.Call{}
+	for i := range s.Calls {
+		calls[s.Calls[i].Index] = &s.Calls[i]
 	}
-	return calls, reason
+	return calls, s.Reason
 }
 
 // isCallEvent reports an event that carries a tool call's name or

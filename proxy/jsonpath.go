@@ -8,12 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// The proxy rewrites a JSON document in place: it finds the span of the one
-// value it changes (a call's arguments, its name) and replaces those bytes,
-// so every other byte of the upstream's answer, key order and spacing
-// included, reaches the client as it was sent.
+// The proxy rewrites JSON in place, replacing only the bytes of the values
+// it changes, so every other byte of the answer reaches the client as sent.
 
-// edit replaces doc[start:end] with text.
 type edit struct {
 	start, end int
 	text       []byte
@@ -46,82 +43,34 @@ func appendEdited(out, doc []byte, edits []edit) []byte {
 }
 
 // valueAt returns the span of the value at path in doc: object keys as
-// strings, array positions as ints. ok is false when the path does not
-// exist or doc is not well-formed along it.
+// strings, array positions as ints.
 func valueAt(doc []byte, path ...any) (start, end int, ok bool) {
 	i := skipSpace(doc, 0)
 	for _, step := range path {
+		at := -1
+		find := func(wanted bool, v int) int {
+			if wanted {
+				at = v
+				return -1
+			}
+			return skipValue(doc, v)
+		}
 		switch k := step.(type) {
 		case string:
-			if i >= len(doc) || doc[i] != '{' {
-				return 0, 0, false
-			}
-			i = skipSpace(doc, i+1)
-			found := false
-			for !found {
-				if i >= len(doc) || doc[i] != '"' {
-					return 0, 0, false
-				}
-				ke := skipString(doc, i)
-				if ke < 0 {
-					return 0, 0, false
-				}
-				match := keyEquals(doc[i:ke], k)
-				i = skipSpace(doc, ke)
-				if i >= len(doc) || doc[i] != ':' {
-					return 0, 0, false
-				}
-				i = skipSpace(doc, i+1)
-				if match {
-					found = true
-					break
-				}
-				if i = skipValue(doc, i); i < 0 {
-					return 0, 0, false
-				}
-				i = skipSpace(doc, i)
-				if i >= len(doc) || doc[i] != ',' {
-					return 0, 0, false
-				}
-				i = skipSpace(doc, i+1)
-			}
+			members(doc, i, func(key []byte, v int) int { return find(string(key) == k, v) })
 		case int:
-			if i >= len(doc) || doc[i] != '[' {
-				return 0, 0, false
-			}
-			i = skipSpace(doc, i+1)
-			for n := 0; n < k; n++ {
-				if i = skipValue(doc, i); i < 0 {
-					return 0, 0, false
-				}
-				i = skipSpace(doc, i)
-				if i >= len(doc) || doc[i] != ',' {
-					return 0, 0, false
-				}
-				i = skipSpace(doc, i+1)
-			}
-			if i >= len(doc) || doc[i] == ']' {
-				return 0, 0, false
-			}
-		default:
+			elements(doc, i, func(n, v int) int { return find(n == k, v) })
+		}
+		if at < 0 {
 			return 0, 0, false
 		}
+		i = at
 	}
 	e := skipValue(doc, i)
 	if e < 0 {
 		return 0, 0, false
 	}
 	return i, e, true
-}
-
-// keyEquals reports whether the quoted key q (with its quotes) is k.
-func keyEquals(q []byte, k string) bool {
-	raw := q[1 : len(q)-1]
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw) == k
-	}
-	var s string
-	return json.Unmarshal(q, &s) == nil && s == k
 }
 
 func skipSpace(doc []byte, i int) int {
@@ -131,8 +80,7 @@ func skipSpace(doc []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string starting at doc[i] (a
-// quote), or -1.
+// skipString returns the index after the string at doc[i], or -1.
 func skipString(doc []byte, i int) int {
 	j := i + 1
 	for {
@@ -141,8 +89,7 @@ func skipString(doc []byte, i int) int {
 			return -1
 		}
 		j += k
-		// The quote ends the string unless an odd run of backslashes
-		// escapes it.
+		// An odd run of backslashes escapes the quote.
 		n := 0
 		for b := j - 1; b > i && doc[b] == '\\'; b-- {
 			n++
@@ -203,30 +150,20 @@ func jsonString(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// A small JSON walker for the events of a stream: it finds the few members
-// the proxy reads (and where they are, to rewrite them) without decoding
-// the rest, which a stream of tens of thousands of events cannot afford.
-// It skips what it does not read without validating it: the client gets
-// those bytes as they came, whatever they hold.
+// A small JSON walker for stream events: it finds the few members the proxy
+// reads without decoding (or validating) the rest, which a stream of tens of
+// thousands of events cannot afford.
 
-// span is where a value is in a document: [start, end).
 type span struct{ start, end int }
 
 // members calls fn for each member of the object at doc[i] with its key
-// (unquoted, valid only during the call) and the offset of its value; fn
-// returns the offset after the value, or -1 to stop with an error.
-// members returns the offset after the object, or -1.
+// (unquoted, valid during the call) and the offset of its value; fn returns
+// the offset after the value, or -1 to stop. members returns the offset
+// after the object, or -1.
 func members(doc []byte, i int, fn func(key []byte, v int) int) int {
-	if i >= len(doc) || doc[i] != '{' {
-		return -1
-	}
-	i = skipSpace(doc, i+1)
-	if i < len(doc) && doc[i] == '}' {
-		return i + 1
-	}
 	var keyBuf []byte
-	for {
-		if i >= len(doc) || doc[i] != '"' {
+	return items(doc, i, '{', '}', func(_, i int) int {
+		if doc[i] != '"' {
 			return -1
 		}
 		ke := skipString(doc, i)
@@ -249,40 +186,30 @@ func members(doc []byte, i int, fn func(key []byte, v int) int) int {
 		if i >= len(doc) {
 			return -1
 		}
-		if i = fn(key, i); i < 0 {
-			return -1
-		}
-		i = skipSpace(doc, i)
-		if i >= len(doc) {
-			return -1
-		}
-		switch doc[i] {
-		case ',':
-			i = skipSpace(doc, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
-	}
+		return fn(key, i)
+	})
 }
 
-// elements calls fn for each element of the array at doc[i] with its
-// position and offset; fn returns the offset after it, or -1. elements
-// returns the offset after the array, or -1.
+// elements is members for the elements of an array, by position.
 func elements(doc []byte, i int, fn func(n, v int) int) int {
-	if i >= len(doc) || doc[i] != '[' {
+	return items(doc, i, '[', ']', fn)
+}
+
+// items walks the members or elements between the brackets opening and
+// closing at doc[i], item reading each.
+func items(doc []byte, i int, opening, closing byte, item func(n, at int) int) int {
+	if i >= len(doc) || doc[i] != opening {
 		return -1
 	}
 	i = skipSpace(doc, i+1)
-	if i < len(doc) && doc[i] == ']' {
+	if i < len(doc) && doc[i] == closing {
 		return i + 1
 	}
 	for n := 0; ; n++ {
 		if i >= len(doc) {
 			return -1
 		}
-		if i = fn(n, i); i < 0 {
+		if i = item(n, i); i < 0 {
 			return -1
 		}
 		i = skipSpace(doc, i)
@@ -292,7 +219,7 @@ func elements(doc []byte, i int, fn func(n, v int) int) int {
 		switch doc[i] {
 		case ',':
 			i = skipSpace(doc, i+1)
-		case ']':
+		case closing:
 			return i + 1
 		default:
 			return -1
@@ -300,39 +227,50 @@ func elements(doc []byte, i int, fn func(n, v int) int) int {
 	}
 }
 
-// intAt reads the integer at doc[i]; end is -1 when it is none.
-func intAt(doc []byte, i int) (n, end int) {
+// readInt reads the integer at doc[i] into *n; it returns the offset after
+// it, or -1.
+func readInt(doc []byte, i int, n *int) int {
 	j := i
 	if j < len(doc) && doc[j] == '-' {
 		j++
 	}
-	start := j
+	start, v := j, 0
 	for j < len(doc) && '0' <= doc[j] && doc[j] <= '9' && j-start < 9 {
-		n = n*10 + int(doc[j]-'0')
+		v = v*10 + int(doc[j]-'0')
 		j++
 	}
 	if j == start || j < len(doc) && ('0' <= doc[j] && doc[j] <= '9' || doc[j] == '.' || doc[j] == 'e' || doc[j] == 'E') {
-		return 0, -1
+		return -1
 	}
 	if doc[i] == '-' {
-		n = -n
+		v = -v
 	}
-	return n, j
+	*n = v
+	return j
 }
 
-// stringAt returns the span of the string at doc[i], quotes included, or
-// ok false when the value there is not a string (null, say).
-func stringAt(doc []byte, i int) (s span, end int, ok bool) {
-	end = skipValue(doc, i)
-	if end < 0 {
-		return span{}, -1, false
+// readString sets *s to the span of the string at doc[i], quotes included,
+// when the value is a string; it returns the offset after the value, or -1.
+func readString(doc []byte, i int, s *span) int {
+	end := skipValue(doc, i)
+	if end >= 0 && doc[i] == '"' {
+		*s = span{i, end}
 	}
-	return span{i, end}, end, doc[i] == '"'
+	return end
 }
 
-// appendUnquoted appends the text of the JSON string q (quotes included)
-// to dst. Invalid UTF-8 is kept as it is; a lone surrogate becomes U+FFFD,
-// as encoding/json decodes it.
+// readText is readString for the string's text.
+func readText(doc []byte, i int, text *[]byte) int {
+	var s span
+	end := readString(doc, i, &s)
+	if s.end > 0 {
+		*text, _ = appendUnquoted(nil, doc[s.start:s.end])
+	}
+	return end
+}
+
+// appendUnquoted appends the text of the JSON string q to dst. Invalid
+// UTF-8 is kept; a lone surrogate becomes U+FFFD, as encoding/json does.
 func appendUnquoted(dst, q []byte) ([]byte, bool) {
 	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
 		return dst, false

@@ -154,7 +154,7 @@ func TestStrictAndFallback(t *testing.T) {
 					if !bytes.Contains(body, []byte("Planning.")) {
 						t.Errorf("what came before the call is missing:\n%s", body)
 					}
-				} else if c := calls[1]; c == nil || c.args != tt.want {
+				} else if c := calls[1]; c == nil || c.Args != tt.want {
 					t.Fatalf("call %+v, want arguments %q", c, tt.want)
 				}
 				if resp.StatusCode != http.StatusOK {

@@ -10,28 +10,23 @@ import (
 // event is lines ("event: ...", "data: ...", ": comment") ended by a blank
 // line; a line ends with \n, \r\n or \r.
 
-// eventEnd returns the length of the first complete event in buf, its
-// blank line included, or 0 when buf holds no complete event yet.
+// eventEnd returns the length of the first complete event in buf, or 0.
 func eventEnd(buf []byte) int {
 	var fr framer
 	return fr.next(buf)
 }
 
-// framer finds where events end in a stream that arrives in pieces. It
-// resumes where it stopped, so an event is searched once however many
-// reads it takes to arrive: a stream framed with \n is searched for "\n\n"
-// (vectorised); one with a \r is read line end by line end from the
-// first \r on.
+// framer finds where events end in a stream arriving in pieces, resuming
+// where it stopped: "\n\n" is searched for (vectorised) until a \r comes,
+// then line ends one by one.
 type framer struct {
 	pos       int  // bytes of the event searched
 	lineStart int  // where the line at pos starts, once cr
 	cr        bool // the event holds a \r
 }
 
-// next returns the length of the complete event at the start of buf, or 0
-// when buf holds none yet. Between calls buf may only grow (the same
-// bytes, more of them), until next returns an event's length: then the
-// framer starts over, for the event after it.
+// next returns the length of the complete event at the start of buf, or 0.
+// Between calls buf may only grow, until next returns an event's length.
 func (fr *framer) next(buf []byte) int {
 	n := fr.search(buf)
 	if n > 0 {
@@ -90,8 +85,7 @@ func (fr *framer) search(buf []byte) int {
 var lfLF = []byte("\n\n")
 
 // unfinished returns the line ends that finish raw, an event the stream
-// ended in the middle of, so that what follows it is an event of its own;
-// nothing when raw ends with its blank line.
+// ended inside of, so that what follows is an event of its own.
 func unfinished(raw []byte) string {
 	switch {
 	case len(raw) == 0 || eventEnd(raw) == len(raw):
@@ -173,8 +167,7 @@ func dataValue(line []byte) ([]byte, int, bool) {
 	}
 }
 
-// splitLines returns the [start, end) of each line of raw, terminators
-// left out.
+// splitLines returns the [start, end) of each line of raw.
 func splitLines(raw []byte) [][2]int {
 	var out [][2]int
 	start := 0
@@ -197,9 +190,8 @@ func splitLines(raw []byte) [][2]int {
 	return out
 }
 
-// rewriteData returns the event raw with its data replaced by data: in
-// place when the event has one data line, else as data lines (one per
-// line of data) where the first one was, the event's other lines kept.
+// rewriteData returns the event raw with its data replaced: in place when
+// it has one data line, else as one data line per line where the first was.
 func rewriteData(raw []byte, off int, single bool, oldLen int, data []byte) []byte {
 	if single {
 		out := make([]byte, 0, len(raw)-oldLen+len(data))
@@ -231,27 +223,19 @@ func rewriteData(raw []byte, off int, single bool, oldLen int, data []byte) []by
 
 // eventProcessor follows the events of one response.
 type eventProcessor interface {
-	// event handles one complete event (or, at the end, the bytes after
-	// the last one); raw is valid only during the call. It appends what
-	// is ready to be sent to out.
+	// event handles one complete event, or at the end the bytes after the
+	// last one; raw is valid only during the call.
 	event(raw []byte)
-	// end handles the end of the upstream's body; cut says it ended with
-	// an error rather than cleanly.
-	end(cut bool)
-	// stopped reports that the response must end here (a call was
-	// refused): the rest of the upstream's stream is dropped.
+	end(cut bool) // the upstream's body ended; cut: with an error
+	// stopped: a call was refused, the rest of the stream is dropped.
 	stopped() bool
-	// drain appends to out what may go out of what is held, a bounded
-	// amount at a time.
-	drain()
-	// close releases its buffers once the response is over.
+	drain() // appends a bounded part of what may go out to the output
 	close()
 }
 
-// sseReader is the body the client reads: the upstream's stream, event by
-// event, through an eventProcessor. Each Read returns what the processor
-// released from one read of the upstream, so every complete event goes
-// out (and is flushed, by the reverse proxy) as soon as it may.
+// sseReader is the body the client reads: the upstream's stream through an
+// eventProcessor. Each Read returns what one read of the upstream released,
+// so the reverse proxy flushes every event as soon as it may go.
 type sseReader struct {
 	src    io.ReadCloser
 	proc   eventProcessor
@@ -303,8 +287,7 @@ func (r *sseReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// split hands every complete event in r.in to the processor and keeps the
-// rest.
+// split hands every complete event in r.in to the processor.
 func (r *sseReader) split() {
 	at := 0
 	for !r.proc.stopped() {

@@ -179,7 +179,7 @@ func TestMultiLineData(t *testing.T) {
 	tp := newTestProxy(t, sseUpstream(in, nil), nil)
 	_, body := tp.post(t, "/v1/chat/completions", requestBody("openai", true, true), nil)
 	calls, _ := clientCalls(t, "openai", body)
-	if c := calls[0]; c == nil || c.args != `{"content":"hi","path":"a.txt"}` {
+	if c := calls[0]; c == nil || c.Args != `{"content":"hi","path":"a.txt"}` {
 		t.Fatalf("call %+v\n%s", c, body)
 	}
 }

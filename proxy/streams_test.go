@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/proxy/proxytest"
 )
 
 // Synthetic streams, built from argument fragments.
@@ -198,8 +200,8 @@ func TestAnySplitSameCall(t *testing.T) {
 					if want == "" {
 						want = tc.args
 					}
-					if got.args != want || got.name != tc.tool {
-						t.Fatalf("call %s %q, want %s %q", got.name, got.args, tc.tool, want)
+					if got.Args != want || got.Name != tc.tool {
+						t.Fatalf("call %s %q, want %s %q", got.Name, got.Args, tc.tool, want)
 					}
 					if tc.want == "" && !bytes.Equal(body, in) {
 						t.Fatalf("a valid call's stream changed:\n got %q\nwant %q", body, in)
@@ -265,11 +267,11 @@ func TestTruncatedStreams(t *testing.T) {
 			tp := newTestProxy(t, sseUpstream(tt.body, nil), nil)
 			_, body := tp.post(t, apiPath(tt.api), requestBody(tt.api, true, true), nil)
 			calls, _ := clientCalls(t, tt.api, body)
-			var got *gotCall
+			var got *proxytest.Call
 			for _, c := range calls {
 				got = c
 			}
-			if got == nil || got.args != strings.Join(cut, "") {
+			if got == nil || got.Args != strings.Join(cut, "") {
 				t.Fatalf("call %+v, want the arguments as cut: %q", got, strings.Join(cut, ""))
 			}
 			if !bytes.Contains(body, []byte("truncated, not repaired\n\n")) {
@@ -303,7 +305,7 @@ func TestAnthropicForgottenBracket(t *testing.T) {
 	tp := newTestProxy(t, sseUpstream(in, nil), nil)
 	_, body := tp.post(t, "/v1/messages", requestBody("anthropic", true, true), nil)
 	calls, _ := clientCalls(t, "anthropic", body)
-	if c := calls[1]; c == nil || c.args != `{"content":"hi","path":"a.txt"}` {
+	if c := calls[1]; c == nil || c.Args != `{"content":"hi","path":"a.txt"}` {
 		t.Fatalf("call %+v, want it repaired", c)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -394,14 +393,6 @@ func TestSplitRandom(t *testing.T) {
 // are rebuilt from the upstream bytes and compared with expect.json, and the
 // expected arguments are validated against the schema the request declared.
 
-// upstreamCall is a tool call as rebuilt from the upstream's bytes.
-type upstreamCall struct {
-	Index int
-	ID    string
-	Name  string
-	Args  string
-}
-
 func scenarioNames(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -439,7 +430,27 @@ func checkScenario(t *testing.T, name string) {
 	if exp.Scenario != name || exp.API != api || exp.Checks == "" {
 		t.Errorf("expect.json names %q/%q, checks %q", exp.Scenario, exp.API, exp.Checks)
 	}
+	schemas := checkRequest(t, name, short, api, exp)
+	calls, reason := upstreamCalls(t, name, api, exp)
+	wantReason := exp.FinishReason
+	if api == "anthropic" {
+		wantReason = exp.StopReason
+	}
+	if reason != wantReason {
+		t.Errorf("upstream ends with %q, expect.json says %q", reason, wantReason)
+	}
+	if len(calls) != len(exp.Calls) {
+		t.Fatalf("upstream has %d calls, expect.json %d", len(calls), len(exp.Calls))
+	}
+	for i := range exp.Calls {
+		checkExpectedCall(t, i, calls[i], exp, schemas)
+	}
+}
 
+// checkRequest checks request.json against the scenario and returns the
+// schemas of the tools it declares.
+func checkRequest(t *testing.T, name, short, api string, exp proxytest.Expectation) map[string]*jsonschema.Schema {
+	t.Helper()
 	var req struct {
 		Model  string            `json:"model"`
 		Stream *bool             `json:"stream"`
@@ -454,15 +465,18 @@ func checkScenario(t *testing.T, name string) {
 	if req.Stream == nil || *req.Stream != exp.Stream {
 		t.Errorf("request stream %v, expect.json says %v", req.Stream, exp.Stream)
 	}
-	schemas := declaredTools(t, api, req.Tools)
+	return declaredTools(t, api, req.Tools)
+}
 
+// upstreamCalls rebuilds the calls of the upstream's answer, and its
+// finish or stop reason.
+func upstreamCalls(t *testing.T, name, api string, exp proxytest.Expectation) ([]proxytest.Call, string) {
+	t.Helper()
 	_, errSSE := os.Stat(filepath.Join(fixtures, name, "response.sse"))
 	_, errJSON := os.Stat(filepath.Join(fixtures, name, "response.json"))
 	if (errSSE == nil) == (errJSON == nil) {
 		t.Fatalf("want exactly one of response.sse and response.json")
 	}
-	var calls []upstreamCall
-	var reason string
 	switch {
 	case exp.UpstreamStatus != 0:
 		if errJSON != nil || exp.UpstreamStatus < 400 {
@@ -477,75 +491,63 @@ func checkScenario(t *testing.T, name string) {
 		if err := json.Unmarshal(fixture(t, name, "upstream.json"), &up); err != nil || up.Status != exp.UpstreamStatus {
 			t.Errorf("upstream.json status %d (%v), want %d", up.Status, err, exp.UpstreamStatus)
 		}
+		return nil, ""
 	case exp.Stream:
 		if errSSE != nil {
 			t.Fatal("a streamed scenario needs response.sse")
 		}
-		if api == "openai" {
-			calls, reason = parseOpenAISSE(t, fixture(t, name, "response.sse"))
-		} else {
-			calls, reason = parseAnthropicSSE(t, fixture(t, name, "response.sse"))
+		return parseSSE(t, api, fixture(t, name, "response.sse"))
+	}
+	if errJSON != nil {
+		t.Fatal("a non-streamed scenario needs response.json")
+	}
+	if api == "openai" {
+		return parseOpenAIJSON(t, fixture(t, name, "response.json"))
+	}
+	return parseAnthropicJSON(t, fixture(t, name, "response.json"))
+}
+
+// checkExpectedCall checks the ith call of expect.json against the
+// upstream's call u and the schema of the tool it names.
+func checkExpectedCall(t *testing.T, i int, u proxytest.Call, exp proxytest.Expectation, schemas map[string]*jsonschema.Schema) {
+	t.Helper()
+	c := exp.Calls[i]
+	if u.Index != c.Index || u.ID != c.ID || u.Name != c.UpstreamName || u.Args != c.UpstreamArguments {
+		t.Errorf("call %d: upstream %+v, expect.json index %d id %s name %s args %q", i, u, c.Index, c.ID, c.UpstreamName, c.UpstreamArguments)
+	}
+	sch := schemas[c.Name]
+	if sch == nil {
+		t.Errorf("call %d: %q is not a tool the request declared", i, c.Name)
+		return
+	}
+	upstreamValid := validates(sch, c.UpstreamArguments) == nil
+	switch {
+	case c.Truncated:
+		if c.Unchanged || c.Arguments != nil {
+			t.Errorf("call %d: truncated with arguments or unchanged", i)
+		}
+		if json.Valid([]byte(c.UpstreamArguments)) {
+			t.Errorf("call %d: truncated, yet its arguments are complete JSON", i)
+		}
+	case c.Unchanged:
+		if !upstreamValid {
+			t.Errorf("call %d: unchanged, yet its arguments do not validate: %v", i, validates(sch, c.UpstreamArguments))
+		}
+		if !sameJSON(c.UpstreamArguments, string(c.Arguments)) {
+			t.Errorf("call %d: unchanged, yet arguments %s differ from %s", i, c.Arguments, c.UpstreamArguments)
 		}
 	default:
-		if errJSON != nil {
-			t.Fatal("a non-streamed scenario needs response.json")
-		}
-		if api == "openai" {
-			calls, reason = parseOpenAIJSON(t, fixture(t, name, "response.json"))
-		} else {
-			calls, reason = parseAnthropicJSON(t, fixture(t, name, "response.json"))
+		if upstreamValid && c.Name == c.UpstreamName {
+			t.Errorf("call %d: nothing to repair", i)
 		}
 	}
-	wantReason := exp.FinishReason
-	if api == "anthropic" {
-		wantReason = exp.StopReason
+	if !c.Truncated {
+		if err := validates(sch, string(c.Arguments)); err != nil {
+			t.Errorf("call %d: expected arguments do not validate against %s: %v", i, c.Name, err)
+		}
 	}
-	if reason != wantReason {
-		t.Errorf("upstream ends with %q, expect.json says %q", reason, wantReason)
-	}
-
-	if len(calls) != len(exp.Calls) {
-		t.Fatalf("upstream has %d calls, expect.json %d", len(calls), len(exp.Calls))
-	}
-	for i, c := range exp.Calls {
-		u := calls[i]
-		if u.Index != c.Index || u.ID != c.ID || u.Name != c.UpstreamName || u.Args != c.UpstreamArguments {
-			t.Errorf("call %d: upstream %+v, expect.json index %d id %s name %s args %q", i, u, c.Index, c.ID, c.UpstreamName, c.UpstreamArguments)
-		}
-		sch := schemas[c.Name]
-		if sch == nil {
-			t.Errorf("call %d: %q is not a tool the request declared", i, c.Name)
-			continue
-		}
-		upstreamValid := validates(sch, c.UpstreamArguments) == nil
-		switch {
-		case c.Truncated:
-			if c.Unchanged || c.Arguments != nil {
-				t.Errorf("call %d: truncated with arguments or unchanged", i)
-			}
-			if json.Valid([]byte(c.UpstreamArguments)) {
-				t.Errorf("call %d: truncated, yet its arguments are complete JSON", i)
-			}
-		case c.Unchanged:
-			if !upstreamValid {
-				t.Errorf("call %d: unchanged, yet its arguments do not validate: %v", i, validates(sch, c.UpstreamArguments))
-			}
-			if !sameJSON(c.UpstreamArguments, string(c.Arguments)) {
-				t.Errorf("call %d: unchanged, yet arguments %s differ from %s", i, c.Arguments, c.UpstreamArguments)
-			}
-		default:
-			if upstreamValid && c.Name == c.UpstreamName {
-				t.Errorf("call %d: nothing to repair", i)
-			}
-		}
-		if !c.Truncated {
-			if err := validates(sch, string(c.Arguments)); err != nil {
-				t.Errorf("call %d: expected arguments do not validate against %s: %v", i, c.Name, err)
-			}
-		}
-		if exp.ByteIdentical && (!c.Unchanged || c.Name != c.UpstreamName) {
-			t.Errorf("call %d: byte_identical, yet the call changes", i)
-		}
+	if exp.ByteIdentical && (!c.Unchanged || c.Name != c.UpstreamName) {
+		t.Errorf("call %d: byte_identical, yet the call changes", i)
 	}
 }
 
@@ -616,174 +618,24 @@ func validates(sch *jsonschema.Schema, args string) error {
 	return sch.Validate(v)
 }
 
-// sseEvents splits an SSE body into events of fields, checking the framing.
-func sseEvents(t *testing.T, body []byte) [][][2]string {
+// parseSSE reads a streamed answer strictly (proxytest.ReadStream): events
+// as the API sends them, one data line each, ending as the API ends them.
+func parseSSE(t *testing.T, api string, body []byte) ([]proxytest.Call, string) {
 	t.Helper()
-	var out [][][2]string
-	for i, ev := range proxytest.SplitEvents(body) {
-		text := strings.ReplaceAll(string(ev), "\r\n", "\n")
-		if !strings.HasSuffix(text, "\n\n") {
-			t.Fatalf("event %d %q does not end with a blank line", i, ev)
-		}
-		var fields [][2]string
-		for _, line := range strings.Split(strings.TrimSuffix(text, "\n\n"), "\n") {
-			if strings.HasPrefix(line, ":") {
-				continue // comment
-			}
-			k, v, ok := strings.Cut(line, ":")
-			if !ok {
-				t.Fatalf("event %d: line %q has no field", i, line)
-			}
-			fields = append(fields, [2]string{k, strings.TrimPrefix(v, " ")})
-		}
-		if len(fields) > 0 {
-			out = append(out, fields)
-		}
+	s, err := proxytest.ReadStream(api, body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	if s.MultiLine > 0 {
+		t.Fatalf("%d events have several data lines", s.MultiLine)
+	}
+	if want := map[string][]string{"openai": {"[DONE]"}, "anthropic": {"message_stop", "error"}}[api]; !slices.Contains(want, s.End) {
+		t.Errorf("the stream ends with %q, want one of %q", s.End, want)
+	}
+	return s.Calls, s.Reason
 }
 
-func parseOpenAISSE(t *testing.T, body []byte) ([]upstreamCall, string) {
-	t.Helper()
-	byIndex := map[int]*upstreamCall{}
-	finish := ""
-	events := sseEvents(t, body)
-	for i, ev := range events {
-		if len(ev) != 1 || ev[0][0] != "data" {
-			t.Fatalf("event %d: %v, want one data field", i, ev)
-		}
-		data := ev[0][1]
-		if data == "[DONE]" {
-			if i != len(events)-1 {
-				t.Fatalf("[DONE] at event %d of %d", i, len(events))
-			}
-			continue
-		}
-		var chunk struct {
-			Object  string `json:"object"`
-			Choices []struct {
-				Delta struct {
-					ToolCalls []struct {
-						Index    int    `json:"index"`
-						ID       string `json:"id"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
-				} `json:"delta"`
-				FinishReason *string `json:"finish_reason"`
-			} `json:"choices"`
-		}
-		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
-			t.Fatalf("event %d: %v: %s", i, err, data)
-		}
-		if chunk.Object != "chat.completion.chunk" {
-			t.Fatalf("event %d: object %q", i, chunk.Object)
-		}
-		for _, ch := range chunk.Choices {
-			for _, tc := range ch.Delta.ToolCalls {
-				c := byIndex[tc.Index]
-				if c == nil {
-					if tc.ID == "" || tc.Function.Name == "" {
-						t.Fatalf("event %d: call %d opens without id and name", i, tc.Index)
-					}
-					c = &upstreamCall{Index: tc.Index, ID: tc.ID, Name: tc.Function.Name}
-					byIndex[tc.Index] = c
-				} else if tc.ID != "" || tc.Function.Name != "" {
-					t.Fatalf("event %d: call %d named twice", i, tc.Index)
-				}
-				c.Args += tc.Function.Arguments
-			}
-			if ch.FinishReason != nil {
-				finish = *ch.FinishReason
-			}
-		}
-	}
-	if events[len(events)-1][0][1] != "[DONE]" {
-		t.Error("the stream does not end with [DONE]")
-	}
-	return sorted(byIndex), finish
-}
-
-func parseAnthropicSSE(t *testing.T, body []byte) ([]upstreamCall, string) {
-	t.Helper()
-	byIndex := map[int]*upstreamCall{}
-	open := map[int]bool{}
-	stop := ""
-	events := sseEvents(t, body)
-	for i, ev := range events {
-		if len(ev) != 2 || ev[0][0] != "event" || ev[1][0] != "data" {
-			t.Fatalf("event %d: %v, want an event and a data field", i, ev)
-		}
-		var d struct {
-			Type         string `json:"type"`
-			Index        int    `json:"index"`
-			ContentBlock struct {
-				Type  string          `json:"type"`
-				ID    string          `json:"id"`
-				Name  string          `json:"name"`
-				Input json.RawMessage `json:"input"`
-			} `json:"content_block"`
-			Delta struct {
-				Type        string `json:"type"`
-				PartialJSON string `json:"partial_json"`
-				StopReason  string `json:"stop_reason"`
-			} `json:"delta"`
-		}
-		if err := json.Unmarshal([]byte(ev[1][1]), &d); err != nil {
-			t.Fatalf("event %d: %v", i, err)
-		}
-		if d.Type != ev[0][1] {
-			t.Fatalf("event %d: event %q carries type %q", i, ev[0][1], d.Type)
-		}
-		switch d.Type {
-		case "message_start":
-			if i != 0 {
-				t.Fatalf("message_start at event %d", i)
-			}
-		case "content_block_start":
-			if open[d.Index] {
-				t.Fatalf("event %d: block %d opened twice", i, d.Index)
-			}
-			open[d.Index] = true
-			if d.ContentBlock.Type == "tool_use" {
-				if string(d.ContentBlock.Input) != "{}" {
-					t.Errorf("event %d: tool_use starts with input %s", i, d.ContentBlock.Input)
-				}
-				byIndex[d.Index] = &upstreamCall{Index: d.Index, ID: d.ContentBlock.ID, Name: d.ContentBlock.Name}
-			}
-		case "content_block_delta":
-			if !open[d.Index] {
-				t.Fatalf("event %d: delta for block %d, not open", i, d.Index)
-			}
-			if d.Delta.Type == "input_json_delta" {
-				byIndex[d.Index].Args += d.Delta.PartialJSON
-			}
-		case "content_block_stop":
-			if !open[d.Index] {
-				t.Fatalf("event %d: stop for block %d, not open", i, d.Index)
-			}
-			delete(open, d.Index)
-		case "message_delta":
-			stop = d.Delta.StopReason
-		case "message_stop", "ping":
-		case "error":
-			if i != len(events)-1 {
-				t.Fatalf("error at event %d of %d", i, len(events))
-			}
-		default:
-			t.Fatalf("event %d: unknown type %q", i, d.Type)
-		}
-	}
-	last := events[len(events)-1][0][1]
-	if last != "message_stop" && last != "error" {
-		t.Errorf("the stream ends with %q", last)
-	}
-	return sorted(byIndex), stop
-}
-
-func parseOpenAIJSON(t *testing.T, body []byte) ([]upstreamCall, string) {
+func parseOpenAIJSON(t *testing.T, body []byte) ([]proxytest.Call, string) {
 	t.Helper()
 	var r struct {
 		Object  string `json:"object"`
@@ -804,14 +656,14 @@ func parseOpenAIJSON(t *testing.T, body []byte) ([]upstreamCall, string) {
 	if err := json.Unmarshal(body, &r); err != nil || r.Object != "chat.completion" || len(r.Choices) != 1 {
 		t.Fatalf("response.json: %v, object %q", err, r.Object)
 	}
-	var out []upstreamCall
+	var out []proxytest.Call
 	for i, tc := range r.Choices[0].Message.ToolCalls {
-		out = append(out, upstreamCall{Index: i, ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
+		out = append(out, proxytest.Call{Index: i, ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
 	}
 	return out, r.Choices[0].FinishReason
 }
 
-func parseAnthropicJSON(t *testing.T, body []byte) ([]upstreamCall, string) {
+func parseAnthropicJSON(t *testing.T, body []byte) ([]proxytest.Call, string) {
 	t.Helper()
 	var r struct {
 		Type    string `json:"type"`
@@ -826,26 +678,13 @@ func parseAnthropicJSON(t *testing.T, body []byte) ([]upstreamCall, string) {
 	if err := json.Unmarshal(body, &r); err != nil || r.Type != "message" {
 		t.Fatalf("response.json: %v, type %q", err, r.Type)
 	}
-	var out []upstreamCall
+	var out []proxytest.Call
 	for i, b := range r.Content {
 		if b.Type == "tool_use" {
-			out = append(out, upstreamCall{Index: i, ID: b.ID, Name: b.Name, Args: string(b.Input)})
+			out = append(out, proxytest.Call{Index: i, ID: b.ID, Name: b.Name, Args: string(b.Input)})
 		}
 	}
 	return out, r.StopReason
-}
-
-func sorted(m map[int]*upstreamCall) []upstreamCall {
-	var idx []int
-	for i := range m {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	var out []upstreamCall
-	for _, i := range idx {
-		out = append(out, *m[i])
-	}
-	return out
 }
 
 // TestFixtureTraps makes sure the scenarios keep the hard cases the issue

@@ -1,9 +1,6 @@
-// Package proxytest reads the recorded-style fixtures of the proxy
-// (proxy/testdata, described in its README): for each scenario, the
-// client's request, the upstream's answer and what the proxy must make of
-// it. The proxy's tests, the fake upstream of the demos (cmd/fakeupstream)
-// and its tests all read them through Load, and cut streams into events
-// with SplitEvents.
+// Package proxytest reads the proxy's fixtures (proxy/testdata, see its
+// README) for the proxy's tests and the fake upstream (cmd/fakeupstream), and
+// reads streams as a strict client does.
 package proxytest
 
 import (
@@ -27,16 +24,13 @@ type Scenario struct {
 	Short string // "python_dict_todowrite"
 	// Request is request.json: the client's request.
 	Request []byte
-	// SSE is response.sse, the streamed answer, and JSON response.json,
-	// the non-streamed one (or the body of an error answer); a scenario
-	// has at least one.
+	// SSE is response.sse, JSON response.json (or an error's body); a
+	// scenario has at least one.
 	SSE, JSON []byte
-	// Status and Headers are the answer's, from upstream.json: 200 and
-	// none by default.
+	// Status and Headers are the answer's, from upstream.json.
 	Status  int
 	Headers map[string]string
-	// Expect is expect.json, nil when the directory has none (a scenario
-	// written for a demo may do without).
+	// Expect is expect.json, nil when absent (in a demo's scenario).
 	Expect *Expectation
 }
 
@@ -71,11 +65,8 @@ type Expectation struct {
 	} `json:"calls"`
 }
 
-// Load reads every scenario under dir, sorted by name. A scenario needs a
-// request.json and a response.sse or response.json; an error status in
-// upstream.json needs a response.json; expect.json is decoded strictly
-// (an unknown field is an error). A missing API directory is no error;
-// no scenario at all is.
+// Load reads every scenario under dir, sorted by name; expect.json is
+// decoded strictly. No scenario at all is an error.
 func Load(dir string) ([]*Scenario, error) {
 	var out []*Scenario
 	for _, api := range APIs {
@@ -150,7 +141,6 @@ func load(dir, api, short string) (*Scenario, error) {
 	return s, nil
 }
 
-// readOptional reads a file, nil when it does not exist.
 func readOptional(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -160,13 +150,9 @@ func readOptional(path string) ([]byte, error) {
 }
 
 // SplitEvents cuts a whole SSE body after each blank line, keeping every
-// byte: the events concatenated are the body. Lines may end in \n, \r\n or
-// \r, as the SSE format allows; an empty line before any other is an event
-// of its own. Bytes after the last blank line form a last event.
-//
-// It reads the body line by line, as the format describes it: the proxy's
-// own framing, which finds events in a stream as it arrives, is checked
-// against it.
+// byte; bytes after the last blank line form a last event. It reads line by
+// line, as the format describes it, so that the proxy's own framing can be
+// checked against it.
 func SplitEvents(b []byte) [][]byte {
 	var out [][]byte
 	start, lineStart := 0, 0

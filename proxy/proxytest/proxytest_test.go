@@ -2,6 +2,7 @@ package proxytest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,59 @@ func TestLoadErrors(t *testing.T) {
 			_, err := Load(dir)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Load: %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadStream(t *testing.T) {
+	const (
+		oaOpen  = `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c0","function":{"name":"Write","arguments":"{\"a\""}}]},"finish_reason":null}]}` + "\n\n"
+		oaFrag  = `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":": 1}"}}]},"finish_reason":null}]}` + "\n\n"
+		oaEnd   = `data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
+		anStart = "event: message_start\ndata: {\"type\":\"message_start\"}\n\n"
+		anBlock = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Write\",\"input\":{}}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{}\"}}\n\n"
+		anStop = "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
+			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\n\n" +
+			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	)
+	for _, tt := range []struct {
+		name, api, body string
+		want            string // call 0 (or 1), reason, end, multi-line events; or the error
+	}{
+		{"openai", "openai", oaOpen + ": comment\n\n" + oaFrag + oaEnd, `{0 c0 Write {"a": 1}} "tool_calls" "[DONE]" 0`},
+		{"openai crlf", "openai", strings.ReplaceAll(oaOpen+oaFrag+oaEnd, "\n", "\r\n"), `{0 c0 Write {"a": 1}} "tool_calls" "[DONE]" 0`},
+		{"several data lines", "openai", strings.ReplaceAll(oaOpen, `"choices":`, "\"choices\":\ndata: "), `{0 c0 Write {"a"} "" "" 1`},
+		{"openai error", "openai", oaOpen + `data: {"error":{"message":"no"}}` + "\n\n", `{0 c0 Write {"a"} "" "error" 0`},
+		{"anthropic", "anthropic", anStart + anBlock + anStop, `{1 t1 Write {}} "tool_use" "message_stop" 0`},
+		{"anthropic cut off", "anthropic", anStart + anBlock, `{1 t1 Write {}} "" "" 0`},
+		{"named twice", "openai", oaOpen + oaOpen, "event 1: call 0 named twice"},
+		{"no name", "openai", oaFrag, "event 0: call 0 opens without id and name"},
+		{"after the end", "openai", oaEnd + oaFrag, "event 2: an event after [DONE]"},
+		{"not a chunk", "openai", `data: {"choices":[]}` + "\n\n", `event 0: object ""`},
+		{"no blank line", "openai", strings.TrimSuffix(oaOpen, "\n"), "does not end with a blank line"},
+		{"block not open", "anthropic", anStart + anStop, "event 1: content_block_stop for block 1, not open"},
+		{"block started twice", "anthropic", anStart + anBlock + anBlock, "event 3: block 1 started twice"},
+		{"start not first", "anthropic", anStart + anStart, "event 1: message_start after other events"},
+		{"unknown event", "anthropic", "event: surprise\ndata: {\"type\":\"surprise\"}\n\n", `event 0: unknown type "surprise"`},
+		{"event and type differ", "anthropic", "event: ping\ndata: {\"type\":\"message_stop\"}\n\n", `carries type "message_stop"`},
+		{"no events", "anthropic", ": just a comment\n\n", "no events"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ReadStream(tt.api, []byte(tt.body))
+			var got string
+			if err != nil {
+				got = err.Error()
+			} else {
+				c := s.Call(0)
+				if c == nil {
+					c = s.Call(1)
+				}
+				got = fmt.Sprintf("%v %q %q %d", *c, s.Reason, s.End, s.MultiLine)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
 	}
