@@ -54,8 +54,8 @@ type Options struct {
 	// tool registry; nil observes nothing.
 	Observe func(*repair.Registry) (guard.Observer, error)
 	// Metrics registers the proxy's own counter
-	// (toolguard_proxy_calls_total): a prometheus.Registerer or a
-	// service.MetricsServer; nil counts nothing.
+	// (toolguard_proxy_calls_total): a prometheus.Registerer or an
+	// observe.Endpoint; nil counts nothing.
 	Metrics interface {
 		Register(prometheus.Collector) error
 	}

@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/observe"
 )
 
 // Server runs a Proxy on an HTTP server, with the metrics endpoint when
@@ -22,7 +22,7 @@ type Server struct {
 	log     *zap.Logger
 	proxy   *Proxy
 	http    *http.Server
-	metrics *service.MetricsServer
+	metrics *observe.Endpoint
 
 	mu   sync.Mutex
 	addr net.Addr
@@ -40,7 +40,7 @@ func NewServer(cfg Config, log *zap.Logger) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: log}
 	opts := Options{Log: log}
 	if cfg.MetricsListen != "" {
-		if s.metrics, err = service.NewMetricsServer(cfg.MetricsListen, cfg.ShutdownTimeout, log.Named("metrics")); err != nil {
+		if s.metrics, err = observe.NewEndpoint(cfg.MetricsListen, cfg.ShutdownTimeout, log.Named("metrics")); err != nil {
 			return nil, err
 		}
 		opts.Observe, opts.Metrics = s.metrics.Observer, s.metrics

@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/workspace"
 )
@@ -214,7 +215,7 @@ func TestServerCrashChild(t *testing.T) {
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Workspace = dir
 	cfg.LogLevel = "warn"
-	log, err := service.NewLogger("console", cfg.LogLevel)
+	log, err := observe.NewLogger("console", cfg.LogLevel)
 	if err != nil {
 		fail(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
@@ -22,6 +23,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -61,8 +63,9 @@ type Server struct {
 	cleanups []cleanup
 	// metrics is the Prometheus endpoint, nil when cfg.MetricsListen is
 	// empty; tracing is the span pipeline, nil when cfg.OTLPEndpoint is.
-	metrics *metrics
-	tracing *sdktrace.TracerProvider
+	metrics     *observe.Endpoint
+	grpcMetrics *grpcprom.ServerMetrics
+	tracing     *sdktrace.TracerProvider
 
 	mu     sync.Mutex
 	addr   net.Addr
@@ -126,16 +129,16 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		s.cleanups = append(s.cleanups, cleanup{name: "tracing", fn: func() error { return stopTracing(tracing, cfg, log) }})
 		log.Info("tracing on: exporting spans over OTLP", zap.String("otlp_endpoint", cfg.OTLPEndpoint), zap.Bool("otlp_insecure", cfg.OTLPInsecure))
 	}
-	var observe func(*repair.Registry) (guard.Observer, error)
+	var observer func(*repair.Registry) (guard.Observer, error)
 	if cfg.MetricsListen != "" {
-		if s.metrics, err = newMetrics(cfg, log.Named("metrics")); err != nil {
+		if s.metrics, s.grpcMetrics, err = newMetrics(cfg, log.Named("metrics")); err != nil {
 			return nil, err
 		}
-		s.cleanups = append(s.cleanups, cleanup{name: "metrics server", fn: s.metrics.stop})
-		observe = s.metrics.observer
+		s.cleanups = append(s.cleanups, cleanup{name: "metrics server", fn: s.metrics.Stop})
+		observer = s.metrics.Observer
 	}
 
-	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"), observe, access.streams)
+	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"), observer, access.streams)
 	if err != nil {
 		return nil, fmt.Errorf("build ToolGuardService: %w", err)
 	}
@@ -178,7 +181,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	}
 	if s.metrics != nil {
 		// Every method's series exist from the start, at zero.
-		s.metrics.grpc.InitializeMetrics(s.grpc)
+		s.grpcMetrics.InitializeMetrics(s.grpc)
 	}
 
 	// "" is the whole server; the service name is for probes that ask about
@@ -201,7 +204,7 @@ func (s *Server) MetricsAddr() net.Addr {
 	if s.metrics == nil {
 		return nil
 	}
-	return s.metrics.addr()
+	return s.metrics.Addr()
 }
 
 // instrumented returns chain with the gRPC metrics link when metrics are on
@@ -210,7 +213,7 @@ func (s *Server) instrumented(chain []interceptor) []interceptor {
 	if s.metrics == nil {
 		return chain
 	}
-	return withMetricsInterceptor(chain, s.metrics.grpc)
+	return withMetricsInterceptor(chain, s.grpcMetrics)
 }
 
 // Serve serves on lis until ctx is cancelled, then shuts down gracefully:
@@ -237,7 +240,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 
 	s.log.Info("serving gRPC", zap.String("address", lis.Addr().String()))
 	if s.metrics != nil {
-		s.metrics.start()
+		s.metrics.Start()
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.grpc.Serve(lis) }()

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/observe"
 )
 
 // keptSpans is an in-memory exporter that keeps its spans through Shutdown,
@@ -100,8 +101,8 @@ func TestTracingSpans(t *testing.T) {
 	for _, kv := range found.Resource.Attributes() {
 		attrs[kv.Key] = kv.Value.Emit()
 	}
-	if attrs["service.name"] != "toolguard" || attrs["service.version"] != Version {
-		t.Errorf("resource service.name=%q service.version=%q, want toolguard %q", attrs["service.name"], attrs["service.version"], Version)
+	if attrs["service.name"] != "toolguard" || attrs["service.version"] != observe.Version {
+		t.Errorf("resource service.name=%q service.version=%q, want toolguard %q", attrs["service.name"], attrs["service.version"], observe.Version)
 	}
 
 	access := finishedCall(t, ts.logs, "ValidateToolCall")

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 )
 
@@ -35,7 +36,7 @@ type setting[C any] struct {
 
 // The server reports the binary's version in its telemetry (the
 // service.version of its spans).
-func init() { service.Version = version }
+func init() { observe.Version = version }
 
 // serveSettings declares every service.Config field once. A test fails when
 // a Config field has no entry here.
@@ -202,7 +203,7 @@ func runServer[C interface{ Validate() error }](fs *flag.FlagSet, settings []set
 		return 2
 	}
 	format, level := logging(cfg)
-	log, err := service.NewLogger(format, level)
+	log, err := observe.NewLogger(format, level)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", fs.Name(), err)
 		return 2
