@@ -184,7 +184,7 @@ func TestMetricsOffIsOff(t *testing.T) {
 	if got := srv.instrumented(interceptorChain(zap.NewNop())); slices.ContainsFunc(got, func(ic interceptor) bool { return ic.name == "metrics" }) {
 		t.Fatal("metrics link in the chain with metrics off")
 	}
-	if err := srv.runCleanups(); err != nil {
+	if err := srv.run.Cleanups.Run(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"sync"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -23,6 +22,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/lifecycle"
 	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/repair"
 )
@@ -55,27 +55,16 @@ type Server struct {
 	log    *zap.Logger
 	grpc   *grpc.Server
 	health *health.Server
-	// stopping is closed when the drain delay is over, just before
-	// GracefulStop; it ends health Watch streams (see drainingHealth).
+	// stopping is closed when the drain delay is over, just before the
+	// graceful stop; it ends health Watch streams (see drainingHealth).
 	stopping chan struct{}
-	// cleanups release what New acquired, in acquisition order; they run in
-	// reverse.
-	cleanups []cleanup
-	// metrics is the Prometheus endpoint, nil when cfg.MetricsListen is
-	// empty; tracing is the span pipeline, nil when cfg.OTLPEndpoint is.
+	// run serves and stops the server and holds what New acquired.
+	run lifecycle.Runner
+	// metrics is nil when cfg.MetricsListen is empty, tracing when
+	// cfg.OTLPEndpoint is.
 	metrics     *observe.Endpoint
 	grpcMetrics *grpcprom.ServerMetrics
 	tracing     *sdktrace.TracerProvider
-
-	mu     sync.Mutex
-	addr   net.Addr
-	served bool
-}
-
-// cleanup is a named release function, so a failing one can be reported.
-type cleanup struct {
-	name string
-	fn   func() error
 }
 
 // New validates cfg and builds the server. log may be nil (no logging).
@@ -84,8 +73,7 @@ func New(cfg Config, log *zap.Logger) (*Server, error) {
 }
 
 // newServer is New with extra services registered after the standard ones.
-// Only tests pass any (a service that blocks or panics on demand): the
-// production server registers exactly what New documents.
+// Only tests pass any (a service that blocks or panics on demand).
 func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)) (*Server, error) {
 	return newServerWith(cfg, log, serverHooks{}, extra...)
 }
@@ -107,7 +95,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	// Release whatever was acquired if a later step fails.
 	defer func() {
 		if err != nil {
-			_ = s.runCleanups()
+			_ = s.run.Cleanups.Run()
 		}
 	}()
 
@@ -126,7 +114,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	}
 	if tracing != nil {
 		s.tracing = tracing
-		s.cleanups = append(s.cleanups, cleanup{name: "tracing", fn: func() error { return stopTracing(tracing, cfg, log) }})
+		s.run.Cleanups.Add("tracing", func() error { return stopTracing(tracing, cfg, log) })
 		log.Info("tracing on: exporting spans over OTLP", zap.String("otlp_endpoint", cfg.OTLPEndpoint), zap.Bool("otlp_insecure", cfg.OTLPInsecure))
 	}
 	var observer func(*repair.Registry) (guard.Observer, error)
@@ -134,7 +122,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		if s.metrics, s.grpcMetrics, err = newMetrics(cfg, log.Named("metrics")); err != nil {
 			return nil, err
 		}
-		s.cleanups = append(s.cleanups, cleanup{name: "metrics server", fn: s.metrics.Stop})
+		s.run.Cleanups.Add("metrics server", s.metrics.Stop)
 		observer = s.metrics.Observer
 	}
 
@@ -142,9 +130,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	if err != nil {
 		return nil, fmt.Errorf("build ToolGuardService: %w", err)
 	}
-	if release != nil {
-		s.cleanups = append(s.cleanups, cleanup{name: "ToolGuardService", fn: release})
-	}
+	s.run.Cleanups.Add("ToolGuardService", release)
 
 	opts := []grpc.ServerOption{
 		// Requests reach the handlers encoded; each service decodes its own
@@ -188,24 +174,21 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	// the API itself.
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	s.health.SetServingStatus(toolguardv1.ToolGuardService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	s.run.Server = &grpcServer{Server: s.grpc}
+	s.run.Log, s.run.Name, s.run.Work, s.run.Stopped = log, "gRPC", "calls", "server stopped"
+	s.run.ShutdownTimeout, s.run.Drain = cfg.ShutdownTimeout, s.drain
+	if s.metrics != nil {
+		s.run.Metrics = s.metrics
+	}
 	return s, nil
 }
 
 // Addr returns the address Serve is listening on, or nil before Serve.
-func (s *Server) Addr() net.Addr {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.addr
-}
+func (s *Server) Addr() net.Addr { return s.run.Addr() }
 
 // MetricsAddr returns the address the metrics endpoint is bound to (New
 // binds it; Serve serves it), or nil when metrics are off.
-func (s *Server) MetricsAddr() net.Addr {
-	if s.metrics == nil {
-		return nil
-	}
-	return s.metrics.Addr()
-}
+func (s *Server) MetricsAddr() net.Addr { return s.run.MetricsAddr() }
 
 // instrumented returns chain with the gRPC metrics link when metrics are on
 // (see withMetricsInterceptor).
@@ -225,52 +208,14 @@ func (s *Server) instrumented(chain []interceptor) []interceptor {
 //     most cfg.ShutdownTimeout, after which Stop cancels them,
 //  4. the resources New acquired are released in reverse order.
 //
-// It returns nil when the shutdown was clean; otherwise an error saying what
-// went wrong (the listener failed, in-flight calls had to be cancelled, or a
-// release failed). Serve closes lis and may be called only once.
+// It returns nil when the shutdown was clean, otherwise what went wrong.
+// Serve closes lis and may be called only once.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
-	s.mu.Lock()
-	if s.served {
-		s.mu.Unlock()
-		return errors.New("service: Serve called more than once")
-	}
-	s.served = true
-	s.addr = lis.Addr()
-	s.mu.Unlock()
-
-	s.log.Info("serving gRPC", zap.String("address", lis.Addr().String()))
-	if s.metrics != nil {
-		s.metrics.Start()
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- s.grpc.Serve(lis) }()
-
-	select {
-	case err := <-serveErr:
-		// The listener failed before anyone asked to stop.
-		s.grpc.Stop()
-		s.log.Error("gRPC server failed", zap.Error(err))
-		return errors.Join(fmt.Errorf("serve: %w", err), s.runCleanups())
-	case <-ctx.Done():
-	}
-
-	stopErr := s.shutdown()
-	// grpc.Server.Serve returns nil once Stop or GracefulStop was called, or
-	// ErrServerStopped if they were called before it started (ctx cancelled
-	// right away): both are a normal end.
-	if err := <-serveErr; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-		stopErr = errors.Join(stopErr, fmt.Errorf("serve: %w", err))
-	}
-	err := errors.Join(stopErr, s.runCleanups())
-	if err == nil {
-		s.log.Info("server stopped")
-	}
-	return err
+	return s.run.Serve(ctx, lis)
 }
 
-// shutdown runs steps 1 to 3 of Serve's shutdown. It reports an error only
-// when in-flight calls had to be cancelled.
-func (s *Server) shutdown() error {
+// drain runs steps 1 and 2 of Serve's shutdown.
+func (s *Server) drain() {
 	// Shutdown sets every status NOT_SERVING and ignores later changes, so
 	// nothing can flip the server back to SERVING while it drains.
 	s.health.Shutdown()
@@ -282,62 +227,51 @@ func (s *Server) shutdown() error {
 		time.Sleep(s.cfg.DrainDelay)
 	}
 	close(s.stopping)
+}
 
-	s.log.Info("stopping gracefully: waiting for in-flight calls",
-		zap.Duration("shutdown_timeout", s.cfg.ShutdownTimeout))
-	done := make(chan struct{})
+// grpcServer gives a grpc.Server the stops lifecycle.Runner expects.
+type grpcServer struct {
+	*grpc.Server
+	graceful chan struct{} // closed when GracefulStop returns; nil before Shutdown
+}
+
+func (g *grpcServer) Serve(lis net.Listener) error {
+	// ErrServerStopped: stopped before it started (ctx cancelled at once).
+	if err := g.Server.Serve(lis); !errors.Is(err, grpc.ErrServerStopped) {
+		return err
+	}
+	return nil
+}
+
+func (g *grpcServer) Shutdown(ctx context.Context) error {
+	g.graceful = make(chan struct{})
 	go func() {
-		s.grpc.GracefulStop()
-		close(done)
+		g.GracefulStop()
+		close(g.graceful)
 	}()
-	timer := time.NewTimer(s.cfg.ShutdownTimeout)
-	defer timer.Stop()
 	select {
-	case <-done:
-		s.log.Info("graceful stop complete")
+	case <-g.graceful:
 		return nil
-	case <-timer.C:
-		s.log.Warn("graceful stop timed out: cancelling in-flight calls",
-			zap.Duration("shutdown_timeout", s.cfg.ShutdownTimeout))
-		s.grpc.Stop()
-		<-done
-		return fmt.Errorf("graceful stop did not finish within %s: in-flight calls were cancelled", s.cfg.ShutdownTimeout)
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
-// runCleanups releases what New acquired, last acquired first, logging and
-// returning every failure. It runs at most once.
-func (s *Server) runCleanups() error {
-	var errs []error
-	for i := len(s.cleanups) - 1; i >= 0; i-- {
-		c := s.cleanups[i]
-		if err := c.fn(); err != nil {
-			s.log.Error("cleanup failed", zap.String("resource", c.name), zap.Error(err))
-			errs = append(errs, fmt.Errorf("release %s: %w", c.name, err))
-		}
+func (g *grpcServer) Close() error {
+	g.Stop()
+	if g.graceful != nil {
+		<-g.graceful
 	}
-	s.cleanups = nil
-	return errors.Join(errs...)
+	return nil
 }
 
 // ListenAndServe binds cfg.Listen over TCP and serves on it (see
-// Server.Serve) until ctx is cancelled. The bound address is logged, which
-// matters when cfg.Listen has port 0.
+// Server.Serve) until ctx is cancelled.
 func ListenAndServe(ctx context.Context, cfg Config, log *zap.Logger) error {
 	// Validate before binding, so a bad configuration is reported as such
 	// rather than as a listen error.
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("invalid configuration: %w", err)
 	}
-	var lc net.ListenConfig
-	lis, err := lc.Listen(ctx, "tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
-	srv, err := New(cfg, log)
-	if err != nil {
-		_ = lis.Close()
-		return err
-	}
-	return srv.Serve(ctx, lis)
+	return lifecycle.ListenAndServe(ctx, cfg.Listen, func() (*Server, error) { return New(cfg, log) })
 }

@@ -368,10 +368,11 @@ func TestCleanupsRunInReverseOrder(t *testing.T) {
 		t.Fatalf("newServer: %v", err)
 	}
 	var order []string
-	record := func(name string, err error) cleanup {
-		return cleanup{name: name, fn: func() error { order = append(order, name); return err }}
+	record := func(name string, err error) {
+		srv.run.Cleanups.Add(name, func() error { order = append(order, name); return err })
 	}
-	srv.cleanups = append(srv.cleanups, record("first", errors.New("boom")), record("second", nil))
+	record("first", errors.New("boom"))
+	record("second", nil)
 
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
