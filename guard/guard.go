@@ -21,32 +21,17 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// Config assembles a Guard.
-type Config struct {
-	// Registry holds the server's tools. Required.
-	Registry *repair.Registry
-	// Sessions counts mistakes per session. Required.
-	Sessions session.Store
-	// MistakeLimit is the server's limit; requests may lower it. Required.
-	MistakeLimit uint32
-	// Workspaces maps workspace names to opened workspaces, for execution.
-	Workspaces map[string]*workspace.Workspace
-	// DefaultWorkspace names the workspace of requests that name none.
+// parts are what a Guard is made of; New builds them from a Config.
+type parts struct {
+	Registry         *repair.Registry
+	Sessions         session.Store
+	MistakeLimit     uint32
+	Workspaces       map[string]*workspace.Workspace
 	DefaultWorkspace string
-	// Match tunes the edit matching ladder.
-	Match workspace.MatchOptions
-	// MaxResponseBytes bounds the answer of an execution (the front end's
-	// send limit): values and the diff are elided to fit (see elide.go).
-	// Zero means no bound; file content is elided from it all the same.
+	Match            workspace.MatchOptions
 	MaxResponseBytes int
-	// Observer learns every outcome (for metrics); nil observes nothing.
-	Observer Observer
-	// Uncounted is told about every call that could not be counted because
-	// the session store was unreachable (an error wrapping
-	// session.ErrUnavailable); the call's verdict is returned all the same,
-	// with Mistakes.NotCounted. It is called on the request's goroutine and
-	// must be cheap (the server logs through a rate limiter). Nil ignores it.
-	Uncounted func(sessionID string, err error)
+	Observer         Observer
+	Uncounted        func(sessionID string, err error)
 }
 
 // Guard validates tool calls and tracks sessions. It is safe for concurrent
@@ -64,8 +49,7 @@ type Guard struct {
 	uncounted        func(sessionID string, err error)
 }
 
-// New returns a Guard.
-func New(cfg Config) (*Guard, error) {
+func assemble(cfg parts) (*Guard, error) {
 	if cfg.Registry == nil || cfg.Sessions == nil {
 		return nil, errors.New("guard: registry and session store are required")
 	}

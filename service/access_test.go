@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -128,7 +129,7 @@ func TestCallerScope(t *testing.T) {
 	}{
 		{caller: alice, wantKey: "alice\x00s"},
 		{caller: alice, workspace: "docs", executes: true, wantKey: "alice\x00s"},
-		{caller: alice, executes: true, denied: DefaultWorkspaceName},
+		{caller: alice, executes: true, denied: guard.DefaultWorkspaceName},
 		{caller: alice, workspace: "web", denied: "web"},
 		{caller: anonymousCaller, workspace: "web", executes: true, wantKey: "s"},
 	}

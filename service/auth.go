@@ -21,6 +21,8 @@ import (
 	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"sigs.k8s.io/yaml"
+
+	"github.com/toolguard/toolguard/guard"
 )
 
 // Authentication and grants.
@@ -119,7 +121,7 @@ func (c *Caller) mayUse(workspace string) bool {
 // principal holds) and the id, so principals never share sessions.
 func (c *Caller) scope(sessionID, workspace string, executes bool) (string, error) {
 	if workspace == "" && executes {
-		workspace = DefaultWorkspaceName
+		workspace = guard.DefaultWorkspaceName
 	}
 	if workspace != "" && !c.mayUse(workspace) {
 		return "", &WorkspaceNotGrantedError{Principal: c.Principal, Workspace: workspace}

@@ -3,11 +3,9 @@ package service
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/guard"
 )
 
 // Config is the whole configuration of a toolguard server. Every field has a
@@ -55,10 +53,8 @@ type Config struct {
 	RateLimit float64
 	RateBurst int
 
-	// Workspace is the directory of the default workspace.
-	Workspace string
-	// ToolsFile is an optional YAML or JSON file of custom tool definitions.
-	ToolsFile string
+	// Config holds the core's settings: tools, workspaces, sessions.
+	guard.Config
 
 	// LogFormat is "json" or "console".
 	LogFormat string
@@ -73,29 +69,6 @@ type Config struct {
 	// in plaintext instead of TLS.
 	OTLPEndpoint string
 	OTLPInsecure bool
-
-	// MistakeLimit is the number of consecutive mistakes at which a verdict
-	// reports limit_reached. Requests may lower it, never raise it.
-	MistakeLimit uint32
-	// SessionTTL is how long an idle session is kept.
-	SessionTTL time.Duration
-	// MaxSessions bounds the number of sessions kept in memory; the least
-	// recently seen is evicted first.
-	MaxSessions int
-	// SessionStore is where the counters live: "memory" (this replica's
-	// own, the default) or "redis" (shared by every replica with the same
-	// RedisURL and RedisKeyPrefix; MaxSessions does not apply). See
-	// sessions.go.
-	SessionStore string
-	// RedisURL locates the "redis" store's server: redis://[user:password@]
-	// host[:port][/db], or rediss:// for TLS. It may hold a password, so it
-	// is never logged (only its host) nor quoted in errors.
-	RedisURL string
-	// RedisKeyPrefix is prepended to a session id to make its Redis key.
-	RedisKeyPrefix string
-	// RedisTimeout bounds each Redis dial, read and write; a call whose
-	// count does not come back in time is answered uncounted.
-	RedisTimeout time.Duration
 
 	// MaxRecvMsgBytes and MaxSendMsgBytes bound gRPC message sizes.
 	MaxRecvMsgBytes int
@@ -114,20 +87,6 @@ type Config struct {
 	MaxConnectionAge      time.Duration
 	MaxConnectionAgeGrace time.Duration
 
-	// Workspaces are more named workspaces, as "name=dir"; Workspace is
-	// the one named "default".
-	Workspaces []string
-	// AgentRoot is the workspace root as the agent sees it: absolute paths
-	// under it map onto the workspace.
-	AgentRoot string
-	// MaxFileBytes bounds the files read and written.
-	MaxFileBytes int64
-	// Deny holds gitignore-style patterns no call may touch, beside .git/
-	// and each workspace's .toolguardignore.
-	Deny []string
-	// FuzzyThreshold is the lowest similarity a fuzzy edit match needs.
-	FuzzyThreshold float64
-
 	// MaxCallBytes bounds one streamed tool call (its arguments or whole
 	// block); MaxParamBytes bounds one parameter value in it.
 	MaxCallBytes  int
@@ -139,55 +98,24 @@ type Config struct {
 	MaxStreamBufferBytes int
 }
 
-// DefaultWorkspaceName is the name of the workspace --workspace opens.
-const DefaultWorkspaceName = "default"
-
-// WorkspaceDirs returns the workspace directories by name. An empty
-// Workspace means no default workspace (the offline validate command needs
-// none).
-func (c Config) WorkspaceDirs() (map[string]string, error) {
-	dirs := map[string]string{}
-	if c.Workspace != "" {
-		dirs[DefaultWorkspaceName] = c.Workspace
-	}
-	for _, w := range c.Workspaces {
-		name, dir, ok := strings.Cut(w, "=")
-		name, dir = strings.TrimSpace(name), strings.TrimSpace(dir)
-		if !ok || name == "" || dir == "" {
-			return nil, fmt.Errorf("workspace %q: want name=dir", w)
-		}
-		if _, dup := dirs[name]; dup {
-			return nil, fmt.Errorf("workspace %q is defined twice", name)
-		}
-		dirs[name] = dir
-	}
-	return dirs, nil
-}
-
 // DefaultConfig returns the configuration used when nothing is set: loopback
 // on port 7700, ./workspace, in-memory sessions.
 func DefaultConfig() Config {
+	core := guard.DefaultConfig()
+	core.Workspace = "./workspace"
 	return Config{
+		Config:                core,
 		Listen:                "127.0.0.1:7700",
 		MaxJSONDepth:          64,
 		MaxStreams:            256,
 		MaxConnStreams:        256,
 		RateBurst:             50,
-		Workspace:             "./workspace",
 		LogFormat:             "json",
 		LogLevel:              "info",
-		MistakeLimit:          3,
-		SessionTTL:            time.Hour,
-		MaxSessions:           100_000,
-		SessionStore:          SessionStoreMemory,
-		RedisKeyPrefix:        session.DefaultRedisKeyPrefix,
-		RedisTimeout:          session.DefaultRedisTimeout,
 		MaxRecvMsgBytes:       16 << 20,
 		MaxSendMsgBytes:       32 << 20,
 		ShutdownTimeout:       10 * time.Second,
 		DrainDelay:            0,
-		MaxFileBytes:          10 << 20,
-		FuzzyThreshold:        0.9,
 		MaxConnectionAge:      30 * time.Minute,
 		MaxConnectionAgeGrace: 5 * time.Minute,
 		MaxCallBytes:          16 << 20,
@@ -212,16 +140,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("log format %q: want json or console", c.LogFormat))
 	}
 	errs = append(errs, c.validateObservability()...)
-	if c.MistakeLimit == 0 {
-		errs = append(errs, errors.New("mistake limit must be at least 1"))
+	if err := c.Config.Validate(); err != nil {
+		errs = append(errs, err)
 	}
-	if c.SessionTTL <= 0 {
-		errs = append(errs, errors.New("session TTL must be positive"))
-	}
-	if c.MaxSessions <= 0 {
-		errs = append(errs, errors.New("max sessions must be positive"))
-	}
-	errs = append(errs, c.validateSessionStore()...)
 	if c.MaxRecvMsgBytes <= 0 || c.MaxSendMsgBytes <= 0 {
 		errs = append(errs, errors.New("message size limits must be positive"))
 	}
@@ -236,18 +157,6 @@ func (c Config) Validate() error {
 	}
 	if c.MaxCallBytes <= 0 || c.MaxParamBytes <= 0 {
 		errs = append(errs, errors.New("stream call and parameter limits must be positive"))
-	}
-	if _, err := c.WorkspaceDirs(); err != nil {
-		errs = append(errs, err)
-	}
-	if c.AgentRoot != "" && !filepath.IsAbs(c.AgentRoot) {
-		errs = append(errs, fmt.Errorf("agent root %q must be an absolute path", c.AgentRoot))
-	}
-	if c.MaxFileBytes <= 0 {
-		errs = append(errs, errors.New("max file bytes must be positive"))
-	}
-	if c.FuzzyThreshold <= 0 || c.FuzzyThreshold > 1 {
-		errs = append(errs, errors.New("fuzzy threshold must be in (0, 1]"))
 	}
 	return errors.Join(errs...)
 }

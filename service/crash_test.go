@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/workspace"
@@ -281,7 +282,7 @@ func TestServerCrashKill(t *testing.T) {
 	ageTemps(t, dir, workspace.DefaultCleanupMinAge+time.Minute)
 	inProgress := filepath.Join(dir, "w", workspaceTempPrefix+"8000000000000002")
 	writeCrashFile(t, dir, "w/"+filepath.Base(inProgress), "another server's write")
-	c, _ := startWorkspace(t, service.Config{Workspace: dir})
+	c, _ := startWorkspace(t, service.Config{Config: guard.Config{Workspace: dir}})
 	if n := countTemps(t, dir); n != 1 {
 		t.Errorf("%d temporary files remain after a fresh server opened the workspace, want the fresh one alone", n)
 	}

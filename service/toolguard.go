@@ -2,10 +2,8 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -39,91 +37,17 @@ type toolGuardService struct {
 	listings sync.Map
 }
 
-// NewGuard builds the core the service runs on from the configuration: the
-// tool registry (built-ins plus cfg.ToolsFile) and the session store
-// cfg.SessionStore selects (in memory, or Redis, which must answer now). The
-// returned cleanup releases the store.
-func NewGuard(cfg Config) (*guard.Guard, func() error, error) {
-	return newGuard(cfg, nil, nil)
-}
-
-// newGuard is NewGuard with a logger (nil: none), which learns the store in
-// use and, rate-limited, the calls an unreachable store could not count; and
-// an observer of the guard's outcomes, built from its tool registry (the
-// server's metrics); nil observes nothing.
-func newGuard(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error)) (*guard.Guard, func() error, error) {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	var files []repair.ToolsFile
-	if cfg.ToolsFile != "" {
-		f, err := repair.LoadToolsFile(cfg.ToolsFile)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = append(files, f)
-	}
-	reg, err := repair.NewRegistry(files...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("tool registry: %w", err)
-	}
-	dirs, err := cfg.WorkspaceDirs()
-	if err != nil {
-		return nil, nil, err
-	}
-	// Cleanups run in reverse order of acquisition.
-	var cleanups []func() error
-	cleanup := func() error {
-		var errs []error
-		for _, c := range slices.Backward(cleanups) {
-			errs = append(errs, c())
-		}
-		return errors.Join(errs...)
-	}
-	workspaces := make(map[string]*workspace.Workspace, len(dirs))
-	for name, dir := range dirs {
-		ws, err := workspace.Open(dir, workspace.Options{AgentRoot: cfg.AgentRoot, MaxFileBytes: cfg.MaxFileBytes, Deny: cfg.Deny})
-		if err != nil {
-			_ = cleanup()
-			return nil, nil, fmt.Errorf("workspace %q: %w", name, err)
-		}
-		workspaces[name] = ws
-		cleanups = append(cleanups, ws.Close)
-	}
-	store, err := newSessionStore(cfg, log)
-	if err != nil {
-		_ = cleanup()
-		return nil, nil, err
-	}
-	cleanups = append(cleanups, store.Close)
-	var observer guard.Observer
-	if observe != nil {
-		if observer, err = observe(reg); err != nil {
-			_ = cleanup()
-			return nil, nil, err
-		}
-	}
-	g, err := guard.New(guard.Config{
-		Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit,
-		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
-		Match:            workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
-		MaxResponseBytes: cfg.MaxSendMsgBytes,
-		Observer:         observer,
-		Uncounted:        uncountedWarning(log, cfg.AuthTokensFile != ""),
-	})
-	if err != nil {
-		_ = cleanup()
-		return nil, nil, err
-	}
-	return g, cleanup, nil
-}
-
 // newToolGuardService builds the ToolGuardService implementation and returns
 // it with the cleanup that releases what it holds. observe, when not nil,
-// builds the observer of the guard's outcomes (see newGuard); streams are
-// the stream slots (see accessControl).
+// builds the observer of the guard's outcomes; streams are the stream slots
+// (see accessControl).
 func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots) (toolguardv1.ToolGuardServiceServer, func() error, error) {
-	g, cleanup, err := newGuard(cfg, log, observe)
+	g, cleanup, err := guard.New(cfg.Config, guard.Options{
+		Observe:          observe,
+		Uncounted:        uncountedWarning(log, cfg.AuthTokensFile != ""),
+		MaxResponseBytes: cfg.MaxSendMsgBytes,
+		Log:              log,
+	})
 	if err != nil {
 		return nil, nil, err
 	}

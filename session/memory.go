@@ -141,21 +141,11 @@ func NewMemory(opts MemoryOptions) *Memory {
 }
 
 func newMemory(opts MemoryOptions, cfg memoryConfig) *Memory {
-	ttl := opts.TTL
-	if ttl <= 0 {
-		ttl = defaultTTL
-	}
+	c := newCommon(opts.TTL, opts.RepeatLimit, opts.Now)
+	ttl, now := c.ttl, c.now
 	maxSessions := opts.MaxSessions
 	if maxSessions <= 0 {
 		maxSessions = defaultMaxSessions
-	}
-	limit := opts.RepeatLimit
-	if limit == 0 {
-		limit = DefaultRepeatLimit
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
 	}
 	hash := cfg.hash
 	if hash == nil {
@@ -183,7 +173,7 @@ func newMemory(opts MemoryOptions, cfg memoryConfig) *Memory {
 		// on it and a wall-clock step neither expires nor revives sessions.
 		clock: clock{base: now(), now: now},
 		ttl:   int64(ttl),
-		limit: limit,
+		limit: c.limit,
 	}
 	for i := range m.shards {
 		m.shards[i].init(perShard, hash)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
@@ -61,6 +62,10 @@ type RedisOptions struct {
 	// Now returns the current time, recorded as a session's last-seen time;
 	// nil means time.Now. Expiry is Redis's own clock (PEXPIRE).
 	Now func() time.Time
+	// Log, when set, takes go-redis's own messages (a failed dial...) from
+	// NewRedis until Close instead of standard error. go-redis's logger is
+	// process-wide: the store opened last gets them.
+	Log func(msg string)
 }
 
 // Redis is a Store kept in Redis, so that several replicas count one
@@ -90,6 +95,7 @@ type Redis struct {
 	ttlMS  string // TTL in milliseconds, the PEXPIRE argument
 	limit  uint32
 	now    func() time.Time
+	logs   bool // whether Close detaches go-redis's logger
 	closed atomic.Bool
 	once   sync.Once
 }
@@ -181,36 +187,29 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	// A plain standalone server: no maintenance-notification handshake.
 	ro.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 
-	ttl := opts.TTL
-	if ttl <= 0 {
-		ttl = defaultTTL
-	}
+	c := newCommon(opts.TTL, opts.RepeatLimit, opts.Now)
 	prefix := opts.KeyPrefix
 	if prefix == "" {
 		prefix = DefaultRedisKeyPrefix
-	}
-	limit := opts.RepeatLimit
-	if limit == 0 {
-		limit = DefaultRepeatLimit
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
 	}
 	r := &Redis{
 		client: redis.NewClient(ro),
 		addr:   ro.Addr,
 		prefix: prefix,
-		ttlMS:  strconv.FormatInt(max(ttl.Milliseconds(), 1), 10),
-		limit:  limit,
-		now:    now,
+		ttlMS:  strconv.FormatInt(max(c.ttl.Milliseconds(), 1), 10),
+		limit:  c.limit,
+		now:    c.now,
+		logs:   opts.Log != nil,
+	}
+	if r.logs {
+		redis.SetLogger(redisLog(opts.Log))
 	}
 	err = r.client.Ping(ctx).Err()
 	if err == nil {
 		err = recordScript.Load(ctx, r.client).Err()
 	}
 	if err != nil {
-		_ = r.client.Close()
+		_ = r.Close()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("session store: redis at %s: %w", r.addr, ctx.Err())
 		}
@@ -330,9 +329,17 @@ func (r *Redis) Close() error {
 	r.once.Do(func() {
 		r.closed.Store(true)
 		err = r.client.Close()
+		if r.logs {
+			redis.SetLogger(&logging.VoidLogger{})
+		}
 	})
 	return err
 }
+
+// redisLog takes go-redis's messages.
+type redisLog func(msg string)
+
+func (l redisLog) Printf(_ context.Context, format string, v ...any) { l(fmt.Sprintf(format, v...)) }
 
 // check fails fast for a done context or a closed store.
 func (r *Redis) check(ctx context.Context) error {

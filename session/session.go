@@ -60,3 +60,23 @@ type Store interface {
 	// Close releases the store's resources.
 	Close() error
 }
+
+// common are the settings both stores share, with their defaults applied.
+type common struct {
+	ttl   time.Duration
+	limit uint32
+	now   func() time.Time
+}
+
+func newCommon(ttl time.Duration, limit uint32, now func() time.Time) common {
+	if ttl <= 0 {
+		ttl = defaultTTL
+	}
+	if limit == 0 {
+		limit = DefaultRepeatLimit
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return common{ttl: ttl, limit: limit, now: now}
+}

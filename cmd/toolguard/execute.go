@@ -62,7 +62,7 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2
 	}
-	g, cleanup, err := service.NewGuard(cfg)
+	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2

@@ -80,7 +80,7 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	g, cleanup, err := service.NewGuard(cfg)
+	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard stream: %v\n", err)
 		return 2

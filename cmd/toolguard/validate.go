@@ -92,10 +92,9 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	cfg := service.DefaultConfig()
+	cfg := guard.DefaultConfig()
 	cfg.ToolsFile = *toolsFile
-	cfg.Workspace = "" // validation touches no files
-	g, cleanup, err := service.NewGuard(cfg)
+	g, cleanup, err := guard.New(cfg, guard.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard validate: %v\n", err)
 		return 2

@@ -87,15 +87,22 @@ func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) 
 }
 
 // withDefaults returns cfg with every zero field set from
-// service.DefaultConfig. It works field by field through reflection so fields
-// added to Config later are covered without touching this package.
+// service.DefaultConfig, field by field through reflection (embedded
+// configurations included), so fields added later are covered too.
 func withDefaults(cfg service.Config) service.Config {
-	def := service.DefaultConfig()
-	v, d := reflect.ValueOf(&cfg).Elem(), reflect.ValueOf(def)
+	fillZero(reflect.ValueOf(&cfg).Elem(), reflect.ValueOf(service.DefaultConfig()))
+	return cfg
+}
+
+func fillZero(v, def reflect.Value) {
 	for i := range v.NumField() {
-		if f := v.Field(i); f.CanSet() && f.IsZero() {
-			f.Set(d.Field(i))
+		f := v.Field(i)
+		switch {
+		case !f.CanSet():
+		case v.Type().Field(i).Anonymous && f.Kind() == reflect.Struct:
+			fillZero(f, def.Field(i))
+		case f.IsZero():
+			f.Set(def.Field(i))
 		}
 	}
-	return cfg
 }

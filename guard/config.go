@@ -1,0 +1,315 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/internal/lifecycle"
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/workspace"
+)
+
+// Config is the core's settings. The server's configuration embeds it, so
+// each field has one flag and one TOOLGUARD_* variable (see cmd/toolguard);
+// the proxy maps its own settings onto it.
+type Config struct {
+	// ToolsFile is an optional YAML or JSON file of custom tool definitions.
+	ToolsFile string
+
+	// Workspace is the directory of the default workspace; empty opens
+	// none (validation touches no files).
+	Workspace string
+	// Workspaces are more named workspaces, as "name=dir".
+	Workspaces []string
+	// AgentRoot is the workspace root as the agent sees it: absolute paths
+	// under it map onto the workspace.
+	AgentRoot string
+	// MaxFileBytes bounds the files read and written.
+	MaxFileBytes int64
+	// Deny holds gitignore-style patterns no call may touch, beside .git/
+	// and each workspace's .toolguardignore.
+	Deny []string
+	// FuzzyThreshold is the lowest similarity a fuzzy edit match needs.
+	FuzzyThreshold float64
+
+	// MistakeLimit is the number of consecutive mistakes at which a verdict
+	// reports the limit reached. Requests may lower it, never raise it.
+	MistakeLimit uint32
+	// SessionTTL is how long an idle session is kept.
+	SessionTTL time.Duration
+	// MaxSessions bounds the sessions kept in memory, least recently seen
+	// evicted first.
+	MaxSessions int
+	// SessionStore is where the counters live: SessionStoreMemory (this
+	// replica's own) or SessionStoreRedis (shared by every replica with the
+	// same RedisURL and RedisKeyPrefix; MaxSessions does not apply).
+	SessionStore string
+	// RedisURL locates the Redis server: redis://[user:password@]host[:port]
+	// [/db], or rediss:// for TLS. It may hold a password, so it is never
+	// logged (only its host) nor quoted in errors.
+	RedisURL string
+	// RedisKeyPrefix is prepended to a session id to make its Redis key.
+	RedisKeyPrefix string
+	// RedisTimeout bounds each Redis dial, read and write; a call whose
+	// count does not come back in time is answered uncounted.
+	RedisTimeout time.Duration
+}
+
+// The session stores Config.SessionStore selects.
+const (
+	SessionStoreMemory = "memory"
+	SessionStoreRedis  = "redis"
+)
+
+// DefaultWorkspaceName is the name of Config.Workspace.
+const DefaultWorkspaceName = "default"
+
+// DefaultConfig returns the core's defaults: no workspace, no tools file,
+// in-memory sessions.
+func DefaultConfig() Config {
+	return Config{
+		MaxFileBytes:   10 << 20,
+		FuzzyThreshold: 0.9,
+		MistakeLimit:   3,
+		SessionTTL:     time.Hour,
+		MaxSessions:    100_000,
+		SessionStore:   SessionStoreMemory,
+		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
+		RedisTimeout:   session.DefaultRedisTimeout,
+	}
+}
+
+// Validate reports every setting that cannot work. It never quotes the
+// Redis URL.
+func (c Config) Validate() error {
+	var errs []error
+	if c.MistakeLimit == 0 {
+		errs = append(errs, errors.New("mistake limit must be at least 1"))
+	}
+	if c.SessionTTL <= 0 {
+		errs = append(errs, errors.New("session TTL must be positive"))
+	}
+	if c.MaxSessions <= 0 {
+		errs = append(errs, errors.New("max sessions must be positive"))
+	}
+	errs = append(errs, c.validateSessionStore()...)
+	if _, err := c.WorkspaceDirs(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.AgentRoot != "" && !filepath.IsAbs(c.AgentRoot) {
+		errs = append(errs, fmt.Errorf("agent root %q must be an absolute path", c.AgentRoot))
+	}
+	if c.MaxFileBytes <= 0 {
+		errs = append(errs, errors.New("max file bytes must be positive"))
+	}
+	if c.FuzzyThreshold <= 0 || c.FuzzyThreshold > 1 {
+		errs = append(errs, errors.New("fuzzy threshold must be in (0, 1]"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) validateSessionStore() []error {
+	var errs []error
+	switch c.SessionStore {
+	case SessionStoreMemory:
+		if c.RedisURL != "" {
+			// Almost certainly a deployment that meant to share sessions
+			// and would silently count per replica.
+			errs = append(errs, errors.New("a Redis URL is set but the session store is memory: set the session store to redis, or unset the URL"))
+		}
+	case SessionStoreRedis:
+		if c.RedisURL == "" {
+			errs = append(errs, errors.New("the redis session store needs a Redis URL"))
+		} else if _, err := session.ParseRedisURL(c.RedisURL); err != nil {
+			errs = append(errs, err)
+		}
+		if c.RedisKeyPrefix == "" {
+			errs = append(errs, errors.New("the Redis key prefix must not be empty"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("session store %q: want %s or %s", c.SessionStore, SessionStoreMemory, SessionStoreRedis))
+	}
+	if c.RedisTimeout <= 0 {
+		errs = append(errs, errors.New("the Redis timeout must be positive"))
+	}
+	return errs
+}
+
+// WorkspaceDirs returns the workspace directories by name.
+func (c Config) WorkspaceDirs() (map[string]string, error) {
+	dirs := map[string]string{}
+	if c.Workspace != "" {
+		dirs[DefaultWorkspaceName] = c.Workspace
+	}
+	for _, w := range c.Workspaces {
+		name, dir, ok := strings.Cut(w, "=")
+		name, dir = strings.TrimSpace(name), strings.TrimSpace(dir)
+		if !ok || name == "" || dir == "" {
+			return nil, fmt.Errorf("workspace %q: want name=dir", w)
+		}
+		if _, dup := dirs[name]; dup {
+			return nil, fmt.Errorf("workspace %q is defined twice", name)
+		}
+		dirs[name] = dir
+	}
+	return dirs, nil
+}
+
+// Options are what a front end adds to the settings; the zero value is
+// usable.
+type Options struct {
+	// NoBuiltinTools leaves toolguard's own tools out of the registry:
+	// calls are checked against the tools each request declares (the
+	// proxy).
+	NoBuiltinTools bool
+	// Observe builds the observer of the guard's outcomes from its tool
+	// registry (the metrics); nil observes nothing.
+	Observe func(*repair.Registry) (Observer, error)
+	// Uncounted is told about every call the session store could not count
+	// (an error wrapping session.ErrUnavailable); the verdict says
+	// NotCounted all the same. It runs on the request's goroutine and must
+	// be cheap.
+	Uncounted func(sessionID string, err error)
+	// MaxResponseBytes bounds the answer of an execution (the front end's
+	// send limit): values and the diff are elided to fit (see elide.go).
+	// Zero means no bound; file content is elided from it all the same.
+	MaxResponseBytes int
+	// Log learns the session store in use and takes the Redis client's
+	// messages; nil logs nothing.
+	Log *zap.Logger
+	// Sessions, when set, is the session store instead of the one cfg
+	// selects; the guard does not close it.
+	Sessions session.Store
+}
+
+// New builds a guard from its settings: the tool registry (built-in tools
+// unless opts.NoBuiltinTools, plus cfg.ToolsFile), the workspaces, and the
+// session store (Redis must answer now). cfg is not validated here: front
+// ends validate their whole configuration first. The cleanup releases what
+// New acquired, last acquired first.
+func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	reg, err := newRegistry(cfg.ToolsFile, opts.NoBuiltinTools)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cleanups lifecycle.Cleanups
+	defer func() {
+		if err != nil {
+			_ = cleanups.Run()
+		}
+	}()
+	workspaces, err := openWorkspaces(cfg, &cleanups)
+	if err != nil {
+		return nil, nil, err
+	}
+	store := opts.Sessions
+	if store == nil {
+		if store, err = openSessionStore(cfg, log); err != nil {
+			return nil, nil, err
+		}
+		cleanups.Add("session store", store.Close)
+	}
+	var observer Observer
+	if opts.Observe != nil {
+		if observer, err = opts.Observe(reg); err != nil {
+			return nil, nil, err
+		}
+	}
+	g, err := assemble(parts{
+		Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit,
+		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
+		Match:            workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+		MaxResponseBytes: opts.MaxResponseBytes,
+		Observer:         observer,
+		Uncounted:        opts.Uncounted,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, cleanups.Run, nil
+}
+
+func newRegistry(toolsFile string, noBuiltins bool) (*repair.Registry, error) {
+	var files []repair.ToolsFile
+	if toolsFile != "" {
+		f, err := repair.LoadToolsFile(toolsFile)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	var reg *repair.Registry
+	var err error
+	if noBuiltins {
+		if len(files) > 0 {
+			return nil, errors.New("tool registry: a tools file needs the built-in tools")
+		}
+		reg, err = repair.NewRegistryWithoutTools()
+	} else {
+		reg, err = repair.NewRegistry(files...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tool registry: %w", err)
+	}
+	return reg, nil
+}
+
+func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups) (map[string]*workspace.Workspace, error) {
+	dirs, err := cfg.WorkspaceDirs()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*workspace.Workspace, len(dirs))
+	for name, dir := range dirs {
+		ws, err := workspace.Open(dir, workspace.Options{AgentRoot: cfg.AgentRoot, MaxFileBytes: cfg.MaxFileBytes, Deny: cfg.Deny})
+		if err != nil {
+			return nil, fmt.Errorf("workspace %q: %w", name, err)
+		}
+		out[name] = ws
+		cleanups.Add(fmt.Sprintf("workspace %q", name), ws.Close)
+	}
+	return out, nil
+}
+
+// openSessionStore opens the store cfg selects ("" is memory, for
+// configurations built by hand). Redis is pinged first, so an unreachable
+// server fails startup rather than the first calls.
+func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
+	switch cfg.SessionStore {
+	case "", SessionStoreMemory:
+		log.Info("session store", zap.String("store", SessionStoreMemory), zap.Int("max_sessions", cfg.MaxSessions))
+		return session.NewMemory(session.MemoryOptions{TTL: cfg.SessionTTL, MaxSessions: cfg.MaxSessions}), nil
+	case SessionStoreRedis:
+		timeout := cfg.RedisTimeout
+		if timeout <= 0 {
+			timeout = session.DefaultRedisTimeout
+		}
+		// go-redis's messages are debug: what matters in them (the store
+		// cannot be reached) the front ends log themselves, as warnings.
+		redisLog := log.Named("redis")
+		r, err := session.NewRedis(context.Background(), session.RedisOptions{
+			URL: cfg.RedisURL, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
+			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
+			Log: func(msg string) { redisLog.Debug(msg) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		log.Info("session store", zap.String("store", SessionStoreRedis), zap.String("redis_addr", r.Addr()),
+			zap.String("key_prefix", cfg.RedisKeyPrefix), zap.Duration("timeout", timeout))
+		return r, nil
+	default:
+		return nil, fmt.Errorf("session store %q: want %s or %s", cfg.SessionStore, SessionStoreMemory, SessionStoreRedis)
+	}
+}
