@@ -81,6 +81,28 @@ type Execution struct {
 	written int64
 }
 
+// Messages of a workspace whose file system refused a change, for the
+// orchestrator and its model alike: the call was fine, the files are as they
+// were, and what would help.
+const (
+	WorkspaceFullMessage = "the workspace's disk is full (no space or quota left): nothing was written and the files are unchanged. " +
+		"The call itself is fine; free space on the workspace's volume, then send it again"
+	WorkspaceReadOnlyMessage = "the workspace is on a read-only file system: nothing was written and the files are unchanged. " +
+		"The call itself is fine, but no change can be made until the workspace is mounted read-write; do not retry before then"
+)
+
+// StorageMessage returns the message of a failure of a full or read-only
+// workspace file system, and false for any other error.
+func StorageMessage(err error) (string, bool) {
+	switch {
+	case errors.Is(err, workspace.ErrFull):
+		return WorkspaceFullMessage, true
+	case errors.Is(err, workspace.ErrReadOnly):
+		return WorkspaceReadOnlyMessage, true
+	}
+	return "", false
+}
+
 // UnknownWorkspaceError reports a request naming a workspace the server
 // does not have. It is the caller's mistake.
 type UnknownWorkspaceError struct{ Name string }

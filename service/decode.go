@@ -11,6 +11,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // Request decoding. A request that does not decode (a string that is not
@@ -53,12 +55,12 @@ func newRequestDecoder(maxJSONDepth int) requestDecoder {
 }
 
 // decode decodes w into m. A request that does not decode leaves m empty
-// and returns the FieldError saying why and where.
-func (d requestDecoder) decode(w *wireMessage, m any) *FieldError {
+// and returns the protoapi.FieldError saying why and where.
+func (d requestDecoder) decode(w *wireMessage, m any) *protoapi.FieldError {
 	pm := messageOf(m)
 	if pm == nil {
 		// Not a protobuf message: no registered service has one.
-		return &FieldError{Reason: "MALFORMED_REQUEST", Description: fmt.Sprintf("the server cannot decode a %T", m)}
+		return &protoapi.FieldError{Reason: "MALFORMED_REQUEST", Description: fmt.Sprintf("the server cannot decode a %T", m)}
 	}
 	buf := w.data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
@@ -72,8 +74,8 @@ func (d requestDecoder) decode(w *wireMessage, m any) *FieldError {
 }
 
 // recv receives a message through recv and decodes it into m: the error is
-// the transport's, the FieldError the caller's.
-func (d requestDecoder) recv(recv func(any) error, m any) (*FieldError, error) {
+// the transport's, the protoapi.FieldError the caller's.
+func (d requestDecoder) recv(recv func(any) error, m any) (*protoapi.FieldError, error) {
 	w := &wireMessage{}
 	defer w.free()
 	if err := recv(w); err != nil {
@@ -86,22 +88,22 @@ func (d requestDecoder) recv(recv func(any) error, m any) (*FieldError, error) {
 // neither the field nor, in a stable form, the fault, so the wire is walked
 // again to find both; if the walk finds nothing, protobuf's error is all
 // there is to say.
-func (d requestDecoder) explain(b []byte, md protoreflect.MessageDescriptor, err error) *FieldError {
+func (d requestDecoder) explain(b []byte, md protoreflect.MessageDescriptor, err error) *protoapi.FieldError {
 	f := wireWalk{limit: d.unmarshal.RecursionLimit}.message(b, md, wirePath{}, 1)
 	switch {
 	case f == nil:
-		return &FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message: " + err.Error()}
+		return &protoapi.FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message: " + err.Error()}
 	case f.kind == faultUTF8:
-		return &FieldError{Field: f.at.field(), Reason: "INVALID_UTF8", Description: f.detail + " not valid UTF-8: protobuf strings must be UTF-8 text"}
+		return &protoapi.FieldError{Field: f.at.field(), Reason: "INVALID_UTF8", Description: f.detail + " not valid UTF-8: protobuf strings must be UTF-8 text"}
 	case f.kind == faultDepth && f.at.inStruct && d.structLevels:
-		return tooDeep(f.at.field(), "the schema", d.maxJSONDepth)
+		return protoapi.TooDeep(f.at.field(), "the schema", d.maxJSONDepth)
 	case f.kind == faultDepth:
-		return &FieldError{Field: f.at.field(), Reason: "MESSAGE_TOO_DEEP",
+		return &protoapi.FieldError{Field: f.at.field(), Reason: "MESSAGE_TOO_DEEP",
 			Description: fmt.Sprintf("messages nest more than %d levels deep", d.unmarshal.RecursionLimit)}
 	case f.at.field() == "":
-		return &FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message"}
+		return &protoapi.FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message"}
 	default:
-		return &FieldError{Field: f.at.field(), Reason: "MALFORMED_REQUEST", Description: "the field's bytes are not valid protobuf"}
+		return &protoapi.FieldError{Field: f.at.field(), Reason: "MALFORMED_REQUEST", Description: "the field's bytes are not valid protobuf"}
 	}
 }
 
@@ -319,7 +321,7 @@ func strictService(sd *grpc.ServiceDesc, dec requestDecoder) *grpc.ServiceDesc {
 
 func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 	return func(srv any, ctx context.Context, recv func(any) error, chain grpc.UnaryServerInterceptor) (any, error) {
-		var refusal *FieldError
+		var refusal *protoapi.FieldError
 		decode := func(m any) error {
 			var err error
 			refusal, err = dec.recv(recv, m)

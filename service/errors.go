@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/service/protoapi"
 	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/workspace"
 )
@@ -29,7 +30,7 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	if st := refusalStatus(err); st != nil {
 		return st
 	}
-	var fe *FieldError
+	var fe *protoapi.FieldError
 	var te *guard.InvalidToolDefinitionError
 	var we *guard.UnknownWorkspaceError
 	var wt *guard.WrongToolError
@@ -75,37 +76,14 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, workspace.ErrFull):
 		// The environment's fault, for an operator to fix: logged in full.
 		s.log.Error("workspace file system full", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
-		return withDetails(codes.ResourceExhausted, workspaceFullMessage, "WORKSPACE_FULL", nil)
+		return withDetails(codes.ResourceExhausted, guard.WorkspaceFullMessage, "WORKSPACE_FULL", nil)
 	case errors.Is(err, workspace.ErrReadOnly):
 		s.log.Error("workspace file system read-only", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
-		return withDetails(codes.FailedPrecondition, workspaceReadOnlyMessage, "WORKSPACE_READ_ONLY", nil)
+		return withDetails(codes.FailedPrecondition, guard.WorkspaceReadOnlyMessage, "WORKSPACE_READ_ONLY", nil)
 	default:
 		s.log.Error("internal error", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
 		return status.Error(codes.Internal, "internal error")
 	}
-}
-
-// Messages of a workspace whose file system refused a change, for the
-// orchestrator and its model alike: the call was fine, the files are as they
-// were, and what would help.
-const (
-	workspaceFullMessage = "the workspace's disk is full (no space or quota left): nothing was written and the files are unchanged. " +
-		"The call itself is fine; free space on the workspace's volume, then send it again"
-	workspaceReadOnlyMessage = "the workspace is on a read-only file system: nothing was written and the files are unchanged. " +
-		"The call itself is fine, but no change can be made until the workspace is mounted read-write; do not retry before then"
-)
-
-// WorkspaceStorageMessage returns the message toStatus gives err when err
-// is the failure of a full or read-only workspace file system, and false for
-// any other error. The offline CLI prints it.
-func WorkspaceStorageMessage(err error) (string, bool) {
-	switch {
-	case errors.Is(err, workspace.ErrFull):
-		return workspaceFullMessage, true
-	case errors.Is(err, workspace.ErrReadOnly):
-		return workspaceReadOnlyMessage, true
-	}
-	return "", false
 }
 
 // refusalStatus converts a refusal of access or over a limit to its status,
@@ -133,9 +111,9 @@ func refusalStatus(err error) error {
 	return nil
 }
 
-// fieldStatus is a FieldError's status: INVALID_ARGUMENT with its reason
+// fieldStatus is a protoapi.FieldError's status: INVALID_ARGUMENT with its reason
 // and, when it names a field, a BadRequest.
-func fieldStatus(fe *FieldError) error {
+func fieldStatus(fe *protoapi.FieldError) error {
 	if fe.Field == "" {
 		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil)
 	}

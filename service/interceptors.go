@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // interceptor is one named link of the server's interceptor chain, in its
@@ -139,7 +141,7 @@ func annotateCall(ctx context.Context, key string, value any) {
 // logSessionID adds a call's session id to its log lines (annotateCall),
 // when it is one checkSessionID accepts: bounded, valid UTF-8.
 func logSessionID(ctx context.Context, id string) {
-	if checkSessionID(id, "") == nil {
+	if protoapi.CheckSessionID(id, "") == nil {
 		annotateCall(ctx, sessionIDField, id)
 	}
 }

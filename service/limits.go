@@ -15,8 +15,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/toolguard/toolguard/repair"
-
-	"github.com/toolguard/toolguard/repair/stream"
 )
 
 // Limits beyond the request checks of requests.go: the open streams
@@ -179,35 +177,6 @@ func (b *streamBudget) Grow(n int) bool {
 }
 
 func (b *streamBudget) Release(n int) { b.used.Add(-int64(n)) }
-
-// streamAccount is one stream's draw on the budget. close gives back all it
-// still holds: a stream that ends without its end frame (cut idle,
-// cancelled, closed early) never closes its open calls. One goroutine uses
-// it.
-type streamAccount struct {
-	budget stream.Budget
-	held   int
-}
-
-func (a *streamAccount) Grow(n int) bool {
-	if !a.budget.Grow(n) {
-		return false
-	}
-	a.held += n
-	return true
-}
-
-func (a *streamAccount) Release(n int) {
-	a.held -= n
-	a.budget.Release(n)
-}
-
-func (a *streamAccount) close() {
-	if a.held > 0 {
-		a.budget.Release(a.held)
-		a.held = 0
-	}
-}
 
 // Rate limits.
 

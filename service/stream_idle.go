@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // The idle timeout of streams (Config.StreamIdleTimeout).
@@ -42,7 +43,7 @@ func (e *StreamIdleError) Error() string {
 // which the recovery interceptor guards.
 func (s *toolGuardService) runStream(ctx context.Context, srv grpc.BidiStreamingServer[toolguardv1.StreamToolCallsRequest, toolguardv1.StreamToolCallsResponse]) error {
 	if s.idleTimeout <= 0 {
-		return RunStream(ctx, s.guard, s.streamLimits, srv.Recv, srv.Send)
+		return protoapi.RunStream(ctx, s.guard, s.streamOptions(ctx), srv.Recv, srv.Send)
 	}
 	w := &idleWatch{timeout: s.idleTimeout, expired: make(chan struct{})}
 	done := make(chan streamResult, 1)
@@ -59,7 +60,7 @@ func (s *toolGuardService) runStream(ctx context.Context, srv grpc.BidiStreaming
 		send := func(resp *toolguardv1.StreamToolCallsResponse) error {
 			return w.wait(func() error { return srv.Send(resp) })
 		}
-		done <- streamResult{err: RunStream(ctx, s.guard, s.streamLimits, recv, send)}
+		done <- streamResult{err: protoapi.RunStream(ctx, s.guard, s.streamOptions(ctx), recv, send)}
 	}()
 	select {
 	case r := <-done:

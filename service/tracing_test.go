@@ -16,6 +16,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/observe"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // keptSpans is an in-memory exporter that keeps its spans through Shutdown,
@@ -165,7 +166,7 @@ func TestLogsCarrySessionID(t *testing.T) {
 		}
 	}
 	// Refused: too long to log.
-	if _, err := client.ResetSession(ctx, &toolguardv1.ResetSessionRequest{SessionId: strings.Repeat("s", maxSessionIDBytes+1)}); err == nil {
+	if _, err := client.ResetSession(ctx, &toolguardv1.ResetSessionRequest{SessionId: strings.Repeat("s", protoapi.MaxSessionIDBytes+1)}); err == nil {
 		t.Fatal("ResetSession with an overlong session id succeeded")
 	}
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // runWrite mirrors ExecuteWrite offline: the write call's arguments on
@@ -79,7 +80,7 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		ex, err = g.ExecuteEdit(context.Background(), req)
 	}
 	if err != nil {
-		if msg, ok := service.WorkspaceStorageMessage(err); ok {
+		if msg, ok := guard.StorageMessage(err); ok {
 			// The sentence first: the cause alone reads like a bug.
 			fmt.Fprintf(stderr, "toolguard %s: %s\n(%v)\n", kind, msg, err)
 			return 2
@@ -87,16 +88,16 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2
 	}
-	pv, err := service.VerdictToProto(ex.Verdict, "")
+	pv, err := protoapi.VerdictToProto(ex.Verdict, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
 		return 2
 	}
 	var resp proto.Message
 	if kind == "write" {
-		resp = service.ExecutionToWriteResponse(pv, ex)
+		resp = protoapi.ExecutionToWriteResponse(pv, ex)
 	} else {
-		resp = service.ExecutionToEditResponse(pv, ex)
+		resp = protoapi.ExecutionToEditResponse(pv, ex)
 	}
 	if err := printProto(stdout, resp); err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)

@@ -16,11 +16,12 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // runStream mirrors StreamToolCalls offline: it reads the stream's frames
 // on stdin, one StreamToolCallsRequest in protojson per line, runs them
-// through service.RunStream (the code the gRPC handler runs) and prints
+// through protoapi.RunStream (the code the gRPC handler runs) and prints
 // each event as one StreamToolCallsResponse per line, as soon as it is
 // known.
 //
@@ -93,8 +94,8 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		src.lines = bufio.NewScanner(stdin)
 		src.lines.Buffer(make([]byte, 0, 64<<10), maxStdinBytes)
 	}
-	limits := service.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
-	err = service.RunStream(context.Background(), g, limits, src.recv, streamPrinter(stdout))
+	limits := protoapi.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
+	err = protoapi.RunStream(context.Background(), g, protoapi.StreamOptions{Limits: limits}, src.recv, streamPrinter(stdout))
 	if err == nil {
 		err = src.rest()
 	}
@@ -104,7 +105,7 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var (
 		ie *inputError
 		oe *outputError
-		fe *service.FieldError
+		fe *protoapi.FieldError
 		te *guard.InvalidToolDefinitionError
 		we *guard.UnknownWorkspaceError
 	)
@@ -251,9 +252,8 @@ func (e *outputError) Unwrap() error { return e.err }
 // streamPrinter prints each event as one line of JSON, with the proto
 // field names and every field shown, as printProto does, but on one line.
 func streamPrinter(stdout io.Writer) func(*toolguardv1.StreamToolCallsResponse) error {
-	opts := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 	return func(ev *toolguardv1.StreamToolCallsResponse) error {
-		out, err := opts.Marshal(ev)
+		out, err := protoapi.JSON(ev, false)
 		if err != nil {
 			return &outputError{err: err}
 		}

@@ -8,12 +8,11 @@ import (
 	"fmt"
 	"io"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
-	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // maxStdinBytes bounds what the offline commands read, like the server's
@@ -59,7 +58,7 @@ func parseCommandFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code 
 // printProto prints a response as JSON with proto field names, every
 // field shown, as the offline commands promise.
 func printProto(stdout io.Writer, m proto.Message) error {
-	out, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true, Multiline: true}.Marshal(m)
+	out, err := protoapi.JSON(m, true)
 	if err != nil {
 		return err
 	}
@@ -105,7 +104,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolguard validate: %v\n", err)
 		return 2
 	}
-	pv, err := service.VerdictToProto(v, "")
+	pv, err := protoapi.VerdictToProto(v, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard validate: %v\n", err)
 		return 2

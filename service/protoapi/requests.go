@@ -1,4 +1,8 @@
-package service
+// Package protoapi is where the toolguard.v1 API meets the guard, for every
+// front end that speaks it (the gRPC server, the CLI): requests checked and
+// converted, verdicts and events converted back, the stream frame loop, and
+// messages printed as JSON.
+package protoapi
 
 import (
 	"fmt"
@@ -19,7 +23,8 @@ import (
 
 // Limits on request fields. Message size bounds everything else.
 const (
-	maxSessionIDBytes = 256
+	// MaxSessionIDBytes bounds session ids.
+	MaxSessionIDBytes = 256
 	maxToolNameBytes  = 256
 	maxModelIDBytes   = 256
 	maxToolsPerCall   = 128
@@ -44,23 +49,25 @@ func (e *FieldError) Error() string {
 	return e.Field + ": " + e.Description
 }
 
-func checkSessionID(id, field string) error {
+// CheckSessionID refuses a session id that is empty, too long or not
+// UTF-8, naming field.
+func CheckSessionID(id, field string) error {
 	switch {
 	case id == "":
 		return &FieldError{Field: field, Reason: "SESSION_ID_REQUIRED", Description: "a session id is required"}
-	case len(id) > maxSessionIDBytes:
-		return &FieldError{Field: field, Reason: "SESSION_ID_TOO_LONG", Description: fmt.Sprintf("session id is %d bytes; at most %d", len(id), maxSessionIDBytes)}
+	case len(id) > MaxSessionIDBytes:
+		return &FieldError{Field: field, Reason: "SESSION_ID_TOO_LONG", Description: fmt.Sprintf("session id is %d bytes; at most %d", len(id), MaxSessionIDBytes)}
 	case !utf8.ValidString(id):
 		return &FieldError{Field: field, Reason: "SESSION_ID_INVALID", Description: "session id must be valid UTF-8"}
 	}
 	return nil
 }
 
-// validateRequestFromProto checks a ValidateToolCallRequest and converts it
-// to the core's request.
-func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest, maxJSONDepth int) (guard.ValidateRequest, error) {
+// ValidateRequest checks a ValidateToolCallRequest and converts it to the
+// core's request.
+func ValidateRequest(req *toolguardv1.ValidateToolCallRequest, maxJSONDepth int) (guard.ValidateRequest, error) {
 	ctx := req.GetContext()
-	if err := checkSessionID(ctx.GetSessionId(), "context.session_id"); err != nil {
+	if err := CheckSessionID(ctx.GetSessionId(), "context.session_id"); err != nil {
 		return guard.ValidateRequest{}, err
 	}
 	if len(ctx.GetModelId()) > maxModelIDBytes {
@@ -83,10 +90,10 @@ func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest, maxJSOND
 	}, nil
 }
 
-// executeRequestFromProto checks the fields ExecuteWrite and ExecuteEdit
-// share and converts them to the core's request.
-func executeRequestFromProto(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, tools []*toolguardv1.ToolDefinition, sha string, dryRun, partial bool, maxJSONDepth int) (guard.ExecuteRequest, error) {
-	v, err := validateRequestFromProto(&toolguardv1.ValidateToolCallRequest{Context: rc, Call: call, Tools: tools}, maxJSONDepth)
+// ExecuteRequest checks the fields ExecuteWrite and ExecuteEdit share and
+// converts them to the core's request.
+func ExecuteRequest(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, tools []*toolguardv1.ToolDefinition, sha string, dryRun, partial bool, maxJSONDepth int) (guard.ExecuteRequest, error) {
+	v, err := ValidateRequest(&toolguardv1.ValidateToolCallRequest{Context: rc, Call: call, Tools: tools}, maxJSONDepth)
 	if err != nil {
 		return guard.ExecuteRequest{}, err
 	}
@@ -127,7 +134,7 @@ func callFromProto(c *toolguardv1.ToolCall, field string, maxJSONDepth int) (rep
 	switch a := c.GetArguments().(type) {
 	case *toolguardv1.ToolCall_ArgumentsText:
 		if jsonDeeper(a.ArgumentsText, maxJSONDepth) {
-			return repair.Call{}, tooDeep(field+".arguments_text", "the arguments", maxJSONDepth)
+			return repair.Call{}, TooDeep(field+".arguments_text", "the arguments", maxJSONDepth)
 		}
 		call.Form, call.Text = repair.FormText, a.ArgumentsText
 	case *toolguardv1.ToolCall_Params:
@@ -158,8 +165,8 @@ func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string, maxJSON
 		if d.GetParameters() == nil {
 			return nil, &FieldError{Field: f + ".parameters", Reason: "TOOL_SCHEMA_REQUIRED", Description: "a tool definition needs the JSON Schema of its parameters"}
 		}
-		if structDeeper(d.GetParameters(), maxJSONDepth) {
-			return nil, tooDeep(f+".parameters", "the schema", maxJSONDepth)
+		if StructDeeper(d.GetParameters(), maxJSONDepth) {
+			return nil, TooDeep(f+".parameters", "the schema", maxJSONDepth)
 		}
 		def := repair.ToolDef{
 			Name:          d.GetName(),
@@ -194,7 +201,7 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 		return guard.StreamRequest{}, &FieldError{Field: "start", Reason: "START_FRAME_REQUIRED", Description: "the first frame of a stream must be a start frame"}
 	}
 	rc := start.GetContext()
-	if err := checkSessionID(rc.GetSessionId(), "start.context.session_id"); err != nil {
+	if err := CheckSessionID(rc.GetSessionId(), "start.context.session_id"); err != nil {
 		return guard.StreamRequest{}, err
 	}
 	if len(rc.GetModelId()) > maxModelIDBytes {
@@ -269,7 +276,8 @@ func toolDeltasFromProto(ds []*toolguardv1.ToolCallDelta, format stream.Format) 
 // proportion to its size, so requests are held to MaxJSONDepth levels of
 // objects and arrays before anything parses them.
 
-func tooDeep(field, what string, limit int) *FieldError {
+// TooDeep refuses JSON nested more than limit levels deep in field.
+func TooDeep(field, what string, limit int) *FieldError {
 	return &FieldError{Field: field, Reason: "JSON_TOO_DEEP",
 		Description: fmt.Sprintf("objects and arrays in %s nest more than %d levels deep", what, limit)}
 }
@@ -311,9 +319,9 @@ func jsonDeeper(text string, limit int) bool {
 	return false
 }
 
-// structDeeper reports whether s, itself one level, nests objects and lists
+// StructDeeper reports whether s, itself one level, nests objects and lists
 // more than limit deep; 0 or less means no bound.
-func structDeeper(s *structpb.Struct, limit int) bool {
+func StructDeeper(s *structpb.Struct, limit int) bool {
 	return limit > 0 && fieldsDeeper(s.GetFields(), 1, limit)
 }
 
