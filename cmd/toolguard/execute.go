@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,8 +30,7 @@ func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // why), 2 for a bad command line, input or workspace.
 func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := service.DefaultConfig()
-	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet(kind, fmt.Sprintf("usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind), stderr)
 	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
 	model := fs.String("model", "", "model id, selects model-specific fixes")
@@ -46,13 +44,8 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
 	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")
 	partial := fs.Bool("partial", false, "apply the edits that can be applied (edit only)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind)
-		fs.PrintDefaults()
-	}
 	if err := applyEnv(withEnv, &cfg, os.LookupEnv); err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
@@ -60,13 +53,11 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	}
 	call, err := callFromInput(*tool, *form, input)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	defer cleanup()
 	req := guard.ExecuteRequest{
@@ -85,13 +76,11 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 			fmt.Fprintf(stderr, "toolguard %s: %s\n(%v)\n", kind, msg, err)
 			return 2
 		}
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	pv, err := protoapi.VerdictToProto(ex.Verdict, "")
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	var resp proto.Message
 	if kind == "write" {
@@ -100,8 +89,7 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		resp = protoapi.ExecutionToEditResponse(pv, ex)
 	}
 	if err := printProto(stdout, resp); err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	if !ex.OK() {
 		return 1

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -22,14 +21,10 @@ const minTokenBytes = 32
 // token is read from stdin, never from an argument, so it stays out of the
 // shell history and the process list.
 func runHashToken(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hash-token", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: toolguard hash-token < token\n\n"+
-			"Reads a bearer token on stdin (one trailing line break is ignored) and prints\n"+
-			"its SHA-256 in hex, for the sha256 field of an --auth-tokens-file entry.\n"+
-			"Make tokens random, e.g. openssl rand -hex 32.\n")
-	}
+	fs := newFlagSet("hash-token", "Usage: toolguard hash-token < token\n\n"+
+		"Reads a bearer token on stdin (one trailing line break is ignored) and prints\n"+
+		"its SHA-256 in hex, for the sha256 field of an --auth-tokens-file entry.\n"+
+		"Make tokens random, e.g. openssl rand -hex 32.\n", stderr)
 	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
 		return code
 	}

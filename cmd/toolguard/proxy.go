@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"net/url"
 	"strings"
@@ -59,17 +58,12 @@ var proxySettings = []setting[proxy.Config]{
 // SIGINT or SIGTERM, then shuts it down gracefully. Logs go to standard
 // error.
 func runProxy(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: toolguard proxy --upstream URL [flags]\n\n"+
-			"Runs an HTTP proxy in front of an OpenAI- or Anthropic-compatible model server: requests go to\n"+
-			"--upstream unchanged, and the tool calls in the answers to POST .../chat/completions and\n"+
-			"POST /v1/messages (streamed or not) come back repaired against the tools each request declares.\n"+
-			"Point the agent's base URL at the proxy. Runs until SIGINT or SIGTERM.\n"+
-			"Every flag has a TOOLGUARD_PROXY_* environment twin; a flag wins over its variable.\n\nFlags:\n\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("proxy", "Usage: toolguard proxy --upstream URL [flags]\n\n"+
+		"Runs an HTTP proxy in front of an OpenAI- or Anthropic-compatible model server: requests go to\n"+
+		"--upstream unchanged, and the tool calls in the answers to POST .../chat/completions and\n"+
+		"POST /v1/messages (streamed or not) come back repaired against the tools each request declares.\n"+
+		"Point the agent's base URL at the proxy. Runs until SIGINT or SIGTERM.\n"+
+		"Every flag has a TOOLGUARD_PROXY_* environment twin; a flag wins over its variable.\n\nFlags:\n\n", stderr)
 	return runServer(fs, proxySettings, proxy.DefaultConfig(), args, stderr,
 		func(c proxy.Config) (string, string) { return c.LogFormat, c.LogLevel }, serveProxy)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -14,21 +13,15 @@ import (
 // valid), 1 the text was cut off (the value shows what arrived), 2 nothing
 // could be recovered or a bad command line.
 func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("repair", "usage: toolguard repair [--json] < text\n\n", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON document holding the value, the repairs and whether the text was truncated")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: toolguard repair [--json] < text\n\n")
-		fs.PrintDefaults()
-	}
 	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
 		return code
 	}
 	r, err := repair.RepairJSON(string(input), repair.JSONOptions{})
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
-		return 2
+		return fail(stderr, "repair", 2, err)
 	}
 	repairs := r.Repairs
 	if repairs == nil {
@@ -37,15 +30,13 @@ func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *asJSON {
 		out, err := repair.EncodeJSON(map[string]any{"value": r.Value, "repairs": repairs, "truncated": r.Truncated})
 		if err != nil {
-			fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
-			return 2
+			return fail(stderr, "repair", 2, err)
 		}
 		fmt.Fprintln(stdout, string(out))
 	} else {
 		value, err := repair.EncodeJSON(r.Value)
 		if err != nil {
-			fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
-			return 2
+			return fail(stderr, "repair", 2, err)
 		}
 		fmt.Fprintln(stdout, string(value))
 		report, _ := repair.EncodeJSON(map[string]any{"repairs": repairs, "truncated": r.Truncated})

@@ -47,8 +47,7 @@ import (
 func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := service.DefaultConfig()
 	cfg.Workspace = "" // only --execute opens one
-	fs := flag.NewFlagSet("stream", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("stream", streamUsage, stderr)
 	var o streamFlags
 	fs.StringVar(&o.format, "format", "", "`format` the model writes tool calls in: xml_tags, openai, anthropic, hermes, qwen_xml or minimax (or the STREAM_FORMAT_* name); required unless the start frame sets it")
 	fs.StringVar(&o.session, "session", "cli", "session `id` the calls are counted in")
@@ -63,28 +62,16 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	bindSetting(fs, &cfg, "max-call-bytes")
 	bindSetting(fs, &cfg, "max-param-bytes")
 	fs.BoolVar(&o.raw, "raw", false, "stdin is the model's raw text, not JSON frames (text formats only)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: toolguard stream --format FORMAT [flags] < frames.jsonl\n"+
-			"       toolguard stream --format FORMAT --raw [flags] < response.txt\n\n"+
-			"Reads StreamToolCallsRequest frames as JSON lines ({\"delta\":{\"text\":\"...\"}}, {\"end\":{\"finishReason\":\"stop\"}})\n"+
-			"and prints StreamToolCallsResponse events as JSON lines. The start frame is optional (made\n"+
-			"from the flags); so is the end frame (added at the end of the input). Nothing is written\n"+
-			"without --execute --workspace DIR.\n\n")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
 		return code
 	}
 	fs.Visit(func(f *flag.Flag) { o.set = append(o.set, f.Name) })
 	if err := o.check(cfg); err != nil {
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", err)
-		return 2
+		return fail(stderr, "stream", 2, err)
 	}
-
 	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", err)
-		return 2
+		return fail(stderr, "stream", 2, err)
 	}
 	defer cleanup()
 	src := &frameSource{flags: &o, where: madeStart}
@@ -111,19 +98,22 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	)
 	switch {
 	case errors.As(err, &ie):
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", ie)
-		return 2
+		return fail(stderr, "stream", 2, ie)
 	case errors.As(err, &oe):
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", oe)
-		return 1
+		return fail(stderr, "stream", 1, oe)
 	case errors.As(err, &fe), errors.As(err, &te), errors.As(err, &we):
-		fmt.Fprintf(stderr, "toolguard stream: %s: %v\n", src.where, err)
-		return 2
+		return fail(stderr, "stream", 2, fmt.Errorf("%s: %w", src.where, err))
 	default:
-		fmt.Fprintf(stderr, "toolguard stream: %s: %v\n", src.where, err)
-		return 1
+		return fail(stderr, "stream", 1, fmt.Errorf("%s: %w", src.where, err))
 	}
 }
+
+const streamUsage = "usage: toolguard stream --format FORMAT [flags] < frames.jsonl\n" +
+	"       toolguard stream --format FORMAT --raw [flags] < response.txt\n\n" +
+	"Reads StreamToolCallsRequest frames as JSON lines ({\"delta\":{\"text\":\"...\"}}, {\"end\":{\"finishReason\":\"stop\"}})\n" +
+	"and prints StreamToolCallsResponse events as JSON lines. The start frame is optional (made\n" +
+	"from the flags); so is the end frame (added at the end of the input). Nothing is written\n" +
+	"without --execute --workspace DIR.\n\n"
 
 // streamFlags are the stream command's own flags.
 type streamFlags struct {
