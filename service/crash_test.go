@@ -31,6 +31,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/safebuf"
 	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/workspace"
@@ -331,7 +332,7 @@ func serverCrashRound(t *testing.T, dir string, round int, r *rand.Rand) (acked,
 	ageTemps(t, dir, workspace.DefaultCleanupMinAge+time.Minute)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServerCrashChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), serverCrashDirEnv+"="+dir)
-	var stderr lockedBuffer
+	var stderr safebuf.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -589,23 +590,4 @@ func writeCrashFile(t *testing.T, dir, name, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the child's stderr copier and
-// the test reading it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
