@@ -16,49 +16,34 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// Config is the core's settings. The server's configuration embeds it, so
-// each field has one flag and one TOOLGUARD_* variable (see cmd/toolguard);
-// the proxy maps its own settings onto it.
+// Config is the core's settings. The server's configuration embeds it (one
+// flag and one TOOLGUARD_* variable each, see cmd/toolguard); the proxy maps
+// its own settings onto it.
 type Config struct {
-	// ToolsFile is an optional YAML or JSON file of custom tool definitions.
 	ToolsFile string
 
-	// Workspace is the directory of the default workspace; empty opens
-	// none (validation touches no files).
-	Workspace string
-	// Workspaces are more named workspaces, as "name=dir".
+	// Workspace is the default workspace's directory; empty opens none.
+	Workspace  string
 	Workspaces []string
-	// AgentRoot is the workspace root as the agent sees it: absolute paths
-	// under it map onto the workspace.
-	AgentRoot string
-	// MaxFileBytes bounds the files read and written.
+	// AgentRoot is the workspace root as the agent sees it.
+	AgentRoot    string
 	MaxFileBytes int64
-	// Deny holds gitignore-style patterns no call may touch, beside .git/
-	// and each workspace's .toolguardignore.
-	Deny []string
-	// FuzzyThreshold is the lowest similarity a fuzzy edit match needs.
+	// Deny holds gitignore-style patterns no call may touch.
+	Deny           []string
 	FuzzyThreshold float64
 
-	// MistakeLimit is the number of consecutive mistakes at which a verdict
-	// reports the limit reached. Requests may lower it, never raise it.
+	// MistakeLimit: requests may lower it, never raise it.
 	MistakeLimit uint32
-	// SessionTTL is how long an idle session is kept.
-	SessionTTL time.Duration
-	// MaxSessions bounds the sessions kept in memory, least recently seen
-	// evicted first.
-	MaxSessions int
-	// SessionStore is where the counters live: SessionStoreMemory (this
-	// replica's own) or SessionStoreRedis (shared by every replica with the
-	// same RedisURL and RedisKeyPrefix; MaxSessions does not apply).
+	SessionTTL   time.Duration
+	MaxSessions  int
+	// SessionStore is SessionStoreMemory (this replica's own counters) or
+	// SessionStoreRedis (shared by the replicas with the same URL and prefix).
 	SessionStore string
-	// RedisURL locates the Redis server: redis://[user:password@]host[:port]
-	// [/db], or rediss:// for TLS. It may hold a password, so it is never
-	// logged (only its host) nor quoted in errors.
-	RedisURL string
-	// RedisKeyPrefix is prepended to a session id to make its Redis key.
+	// RedisURL may hold a password: only its host is ever logged.
+	RedisURL       string
 	RedisKeyPrefix string
-	// RedisTimeout bounds each Redis dial, read and write; a call whose
-	// count does not come back in time is answered uncounted.
+	// RedisTimeout bounds each Redis operation; a call whose count times
+	// out is answered uncounted.
 	RedisTimeout time.Duration
 }
 
@@ -68,11 +53,11 @@ const (
 	SessionStoreRedis  = "redis"
 )
 
-// DefaultWorkspaceName is the name of Config.Workspace.
+// DefaultWorkspaceName names Config.Workspace.
 const DefaultWorkspaceName = "default"
 
-// DefaultConfig returns the core's defaults: no workspace, no tools file,
-// in-memory sessions.
+// DefaultConfig returns the core's defaults: no workspace, in-memory
+// sessions.
 func DefaultConfig() Config {
 	return Config{
 		MaxFileBytes:   10 << 20,
@@ -86,8 +71,8 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports every setting that cannot work. It never quotes the
-// Redis URL.
+// Validate reports every setting that cannot work, never quoting the Redis
+// URL.
 func (c Config) Validate() error {
 	var errs []error
 	if c.MistakeLimit == 0 {
@@ -120,8 +105,8 @@ func (c Config) validateSessionStore() []error {
 	switch c.SessionStore {
 	case SessionStoreMemory:
 		if c.RedisURL != "" {
-			// Almost certainly a deployment that meant to share sessions
-			// and would silently count per replica.
+			// A deployment that meant to share sessions would count per
+			// replica without a word.
 			errs = append(errs, errors.New("a Redis URL is set but the session store is memory: set the session store to redis, or unset the URL"))
 		}
 	case SessionStoreRedis:
@@ -162,38 +147,29 @@ func (c Config) WorkspaceDirs() (map[string]string, error) {
 	return dirs, nil
 }
 
-// Options are what a front end adds to the settings; the zero value is
-// usable.
+// Options are what a front end adds to the settings.
 type Options struct {
-	// NoBuiltinTools leaves toolguard's own tools out of the registry:
-	// calls are checked against the tools each request declares (the
-	// proxy).
+	// NoBuiltinTools leaves toolguard's tools out: calls are checked against
+	// the tools each request declares (the proxy).
 	NoBuiltinTools bool
-	// Observe builds the observer of the guard's outcomes from its tool
-	// registry (the metrics); nil observes nothing.
+	// Observe builds the observer from the tool registry; nil observes
+	// nothing.
 	Observe func(*repair.Registry) (Observer, error)
-	// Uncounted is told about every call the session store could not count
-	// (an error wrapping session.ErrUnavailable); the verdict says
-	// NotCounted all the same. It runs on the request's goroutine and must
-	// be cheap.
+	// Uncounted learns every call the session store could not count; it
+	// runs on the request's goroutine and must be cheap.
 	Uncounted func(sessionID string, err error)
-	// MaxResponseBytes bounds the answer of an execution (the front end's
-	// send limit): values and the diff are elided to fit (see elide.go).
-	// Zero means no bound; file content is elided from it all the same.
+	// MaxResponseBytes is the front end's send limit, which execution
+	// answers are elided to fit (elide.go); zero means no bound.
 	MaxResponseBytes int
-	// Log learns the session store in use and takes the Redis client's
-	// messages; nil logs nothing.
+	// Log learns the session store in use; nil logs nothing.
 	Log *zap.Logger
-	// Sessions, when set, is the session store instead of the one cfg
-	// selects; the guard does not close it.
+	// Sessions, when set, replaces the store cfg selects; it is not closed.
 	Sessions session.Store
 }
 
-// New builds a guard from its settings: the tool registry (built-in tools
-// unless opts.NoBuiltinTools, plus cfg.ToolsFile), the workspaces, and the
-// session store (Redis must answer now). cfg is not validated here: front
-// ends validate their whole configuration first. The cleanup releases what
-// New acquired, last acquired first.
+// New builds a guard from its settings: the tool registry, the workspaces
+// and the session store (Redis must answer now). Front ends validate cfg
+// first. The cleanup releases what New acquired, last acquired first.
 func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	log := opts.Log
 	if log == nil {
@@ -282,9 +258,8 @@ func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups) (map[string]*works
 	return out, nil
 }
 
-// openSessionStore opens the store cfg selects ("" is memory, for
-// configurations built by hand). Redis is pinged first, so an unreachable
-// server fails startup rather than the first calls.
+// openSessionStore opens the store cfg selects ("" is memory). Redis is
+// pinged first, so an unreachable server fails startup.
 func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 	switch cfg.SessionStore {
 	case "", SessionStoreMemory:
@@ -295,8 +270,8 @@ func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 		if timeout <= 0 {
 			timeout = session.DefaultRedisTimeout
 		}
-		// go-redis's messages are debug: what matters in them (the store
-		// cannot be reached) the front ends log themselves, as warnings.
+		// go-redis's messages are debug: the front ends warn about an
+		// unreachable store themselves.
 		redisLog := log.Named("redis")
 		r, err := session.NewRedis(context.Background(), session.RedisOptions{
 			URL: cfg.RedisURL, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
