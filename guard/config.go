@@ -16,9 +16,8 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// Config is the core's settings. The server's configuration embeds it (one
-// flag and one TOOLGUARD_* variable each, see cmd/toolguard); the proxy maps
-// its own settings onto it.
+// Config is the core's settings: the server's configuration embeds it (one
+// flag each, cmd/toolguard); the proxy maps its own onto it.
 type Config struct {
 	ToolsFile string
 
@@ -36,14 +35,12 @@ type Config struct {
 	MistakeLimit uint32
 	SessionTTL   time.Duration
 	MaxSessions  int
-	// SessionStore is SessionStoreMemory (this replica's own counters) or
-	// SessionStoreRedis (shared by the replicas with the same URL and prefix).
+	// SessionStore: SessionStoreRedis shares counters between replicas.
 	SessionStore string
 	// RedisURL may hold a password: only its host is ever logged.
 	RedisURL       string
 	RedisKeyPrefix string
-	// RedisTimeout bounds each Redis operation; a call whose count times
-	// out is answered uncounted.
+	// RedisTimeout: a count that times out is answered uncounted.
 	RedisTimeout time.Duration
 }
 
@@ -56,8 +53,7 @@ const (
 // DefaultWorkspaceName names Config.Workspace.
 const DefaultWorkspaceName = "default"
 
-// DefaultConfig returns the core's defaults: no workspace, in-memory
-// sessions.
+// DefaultConfig returns the core's defaults: no workspace, memory sessions.
 func DefaultConfig() Config {
 	return Config{
 		MaxFileBytes:   10 << 20,
@@ -71,8 +67,7 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports every setting that cannot work, never quoting the Redis
-// URL.
+// Validate reports every setting that cannot work.
 func (c Config) Validate() error {
 	var errs []error
 	if c.MistakeLimit == 0 {
@@ -105,8 +100,7 @@ func (c Config) validateSessionStore() []error {
 	switch c.SessionStore {
 	case SessionStoreMemory:
 		if c.RedisURL != "" {
-			// A deployment that meant to share sessions would count per
-			// replica without a word.
+			// Meant to share sessions, it would count per replica silently.
 			errs = append(errs, errors.New("a Redis URL is set but the session store is memory: set the session store to redis, or unset the URL"))
 		}
 	case SessionStoreRedis:
@@ -127,7 +121,6 @@ func (c Config) validateSessionStore() []error {
 	return errs
 }
 
-// WorkspaceDirs returns the workspace directories by name.
 func (c Config) WorkspaceDirs() (map[string]string, error) {
 	dirs := map[string]string{}
 	if c.Workspace != "" {
@@ -149,17 +142,13 @@ func (c Config) WorkspaceDirs() (map[string]string, error) {
 
 // Options are what a front end adds to the settings.
 type Options struct {
-	// NoBuiltinTools leaves toolguard's tools out: calls are checked against
-	// the tools each request declares (the proxy).
+	// NoBuiltinTools checks calls only against each request's tools (proxy).
 	NoBuiltinTools bool
-	// Observe builds the observer from the tool registry; nil observes
-	// nothing.
+	// Observe builds the observer from the tool registry; nil: none.
 	Observe func(*repair.Registry) (Observer, error)
-	// Uncounted learns every call the session store could not count; it
-	// runs on the request's goroutine and must be cheap.
+	// Uncounted learns calls the store could not count; it must be cheap.
 	Uncounted func(sessionID string, err error)
-	// MaxResponseBytes is the front end's send limit, which execution
-	// answers are elided to fit (elide.go); zero means no bound.
+	// MaxResponseBytes is the send limit execution answers fit (elide.go).
 	MaxResponseBytes int
 	// Log learns the session store in use; nil logs nothing.
 	Log *zap.Logger
@@ -167,9 +156,8 @@ type Options struct {
 	Sessions session.Store
 }
 
-// New builds a guard from its settings: the tool registry, the workspaces
-// and the session store (Redis must answer now). Front ends validate cfg
-// first. The cleanup releases what New acquired, last acquired first.
+// New builds a guard from its settings (Redis must answer now); front ends
+// validate cfg first. The cleanup releases all, last acquired first.
 func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	log := opts.Log
 	if log == nil {
@@ -258,8 +246,7 @@ func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups) (map[string]*works
 	return out, nil
 }
 
-// openSessionStore opens the store cfg selects ("" is memory). Redis is
-// pinged first, so an unreachable server fails startup.
+// openSessionStore opens cfg's store ("" is memory); Redis is pinged first.
 func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 	switch cfg.SessionStore {
 	case "", SessionStoreMemory:
@@ -270,8 +257,7 @@ func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 		if timeout <= 0 {
 			timeout = session.DefaultRedisTimeout
 		}
-		// go-redis's messages are debug: the front ends warn about an
-		// unreachable store themselves.
+		// Debug: the front ends warn about an unreachable store themselves.
 		redisLog := log.Named("redis")
 		r, err := session.NewRedis(context.Background(), session.RedisOptions{
 			URL: cfg.RedisURL, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,

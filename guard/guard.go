@@ -1,7 +1,6 @@
-// Package guard is the core every front end shares: it runs a tool call
-// through the repair pipeline, counts it in its session, executes writes and
-// edits, and writes the model's feedback. It knows nothing of gRPC or HTTP;
-// its errors are domain errors the front ends map to their own.
+// Package guard is the core every front end shares: repair and validate a
+// tool call, count it in its session, execute writes and edits. It knows no
+// gRPC or HTTP: front ends map its domain errors to their own.
 package guard
 
 import (
@@ -18,7 +17,6 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// parts are what a Guard is made of; New builds them from a Config.
 type parts struct {
 	Registry         *repair.Registry
 	Sessions         session.Store
@@ -31,8 +29,7 @@ type parts struct {
 	Uncounted        func(sessionID string, err error)
 }
 
-// Guard validates tool calls and tracks sessions; it is safe for concurrent
-// use.
+// Guard validates tool calls and tracks sessions, safe for concurrent use.
 type Guard struct {
 	reg              *repair.Registry
 	sessions         session.Store
@@ -79,25 +76,21 @@ type ValidateRequest struct {
 	Call         repair.Call
 	// Tools are definitions of tools the server does not know, for this call.
 	Tools []repair.ToolDef
-	// NoSession validates outside any session: nothing is recorded, no
-	// repeat is detected, and Mistakes says NotCounted (the proxy, for
-	// requests without its session header).
+	// NoSession validates outside any session: nothing recorded, no repeat,
+	// Mistakes.NotCounted (the proxy, without its session header).
 	NoSession bool
-	// Truncated says the call was cut off: the verdict gets a TRUNCATED
-	// violation if the pipeline found none.
+	// Truncated marks a call cut off: it gets a TRUNCATED violation.
 	Truncated bool
 }
 
 // Verdict is the outcome of one call.
 type Verdict struct {
 	*repair.Result
-	// ArgumentsJSON is the normalised arguments as compact JSON, nil when
-	// unparsed.
+	// ArgumentsJSON is nil when the arguments did not parse.
 	ArgumentsJSON []byte
 	Feedback      string
 	Mistakes      MistakeState
-	// Elided lists the values an execution's answer replaced by markers
-	// (see elide.go).
+	// Elided lists the values an execution's answer left out (elide.go).
 	Elided []Elision
 }
 
@@ -106,8 +99,7 @@ type MistakeState struct {
 	Consecutive  uint32
 	Limit        uint32
 	LimitReached bool
-	// NotCounted reports that the call was not counted (store unreachable,
-	// or no session), so Consecutive is unknown.
+	// NotCounted: store unreachable or no session; Consecutive is unknown.
 	NotCounted bool
 }
 
@@ -115,9 +107,8 @@ func newMistakeState(consecutive, limit uint32) MistakeState {
 	return MistakeState{Consecutive: consecutive, Limit: limit, LimitReached: consecutive >= limit}
 }
 
-// Validate repairs and validates a call, counts it and returns the verdict.
-// A model's mistake is a verdict; errors are the caller's
-// (InvalidToolDefinitionError) or the session store's.
+// Validate repairs, validates and counts a call. A model's mistake is a
+// verdict; errors are the caller's or the session store's.
 func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, error) {
 	res, err := g.check(req)
 	if err != nil {
@@ -145,8 +136,8 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	return res, nil
 }
 
-// conclude records a checked (and possibly executed) call in its session:
-// any violation, execution's included, makes it a mistake.
+// conclude counts a checked (maybe executed) call: any violation is a
+// mistake.
 func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.Result) (*Verdict, error) {
 	argsJSON, err := repair.EncodeArgs(res.Args)
 	if err != nil {
@@ -161,8 +152,7 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 	case req.NoSession:
 		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true}
 	case errors.Is(err, session.ErrUnavailable):
-		// Only counting needs the shared store: the call goes on uncounted
-		// rather than failing.
+		// Only counting needs the shared store: go on uncounted.
 		if g.uncounted != nil {
 			g.uncounted(req.SessionID, err)
 		}
@@ -193,7 +183,6 @@ func (g *Guard) effectiveLimit(requested uint32) uint32 {
 	return g.limit
 }
 
-// Session is a session's state as callers see it.
 type Session struct {
 	ID       string
 	State    session.State
@@ -209,8 +198,8 @@ func (g *Guard) Session(ctx context.Context, id string) (Session, error) {
 	return Session{ID: id, State: st, Mistakes: newMistakeState(st.Consecutive, g.limit)}, nil
 }
 
-// summaryMistakes returns a session's mistakes for a stream's end; an
-// unreachable store says NotCounted, as verdicts do.
+// summaryMistakes is a stream's end's mistakes; an unreachable store says
+// NotCounted.
 func (g *Guard) summaryMistakes(ctx context.Context, id string, requested uint32) (MistakeState, error) {
 	limit := g.effectiveLimit(requested)
 	st, err := g.sessions.Get(ctx, id)
@@ -231,9 +220,8 @@ func (g *Guard) ResetSession(ctx context.Context, id string) (Session, error) {
 	return Session{ID: id, Mistakes: newMistakeState(0, g.limit)}, nil
 }
 
-// CompileTool compiles a tool definition sent with a request, reusing an
-// earlier compilation of an identical one. The proxy compiles a request's
-// tools with it before validating any call.
+// CompileTool compiles a request's tool definition, reusing an identical
+// one's compilation (the proxy compiles a request's tools before any call).
 func (g *Guard) CompileTool(def repair.ToolDef) (*repair.Tool, error) {
 	tools, err := g.compileTools([]repair.ToolDef{def})
 	if err != nil {
@@ -242,8 +230,7 @@ func (g *Guard) CompileTool(def repair.ToolDef) (*repair.Tool, error) {
 	return tools[0], nil
 }
 
-// InvalidToolDefinitionError reports a request's tool definition that cannot
-// be used: the caller's mistake.
+// InvalidToolDefinitionError is a request's unusable tool definition.
 type InvalidToolDefinitionError struct {
 	Index int
 	Name  string
@@ -265,8 +252,8 @@ func (e *InvalidToolDefinitionError) Reason() string {
 	return "INVALID_TOOL_DEFINITION"
 }
 
-// compileTools compiles request-scoped tool definitions, cached: the same
-// tools come with every call, and compiling costs far more than validating.
+// compileTools compiles request tools, cached: the same tools come with
+// every call, and compiling costs far more than validating.
 func (g *Guard) compileTools(defs []repair.ToolDef) ([]*repair.Tool, error) {
 	if len(defs) == 0 {
 		return nil, nil
@@ -299,8 +286,8 @@ func defKey(def repair.ToolDef) ([sha256.Size]byte, error) {
 	return sha256.Sum256(raw), nil
 }
 
-// fingerprint identifies a call for repeat detection, by tool and normalised
-// arguments (or raw text). It is stable across processes, so replicas agree.
+// fingerprint identifies a call for repeat detection, stable across
+// processes so replicas agree.
 func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(res.ToolName))
@@ -316,8 +303,8 @@ func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte) uint64 {
 	return 1
 }
 
-// toolCache is a bounded map of compiled tools that drops an arbitrary entry
-// when full: the working set is a few tool lists.
+// toolCache is a bounded cache that drops an arbitrary entry when full: the
+// working set is a few tool lists.
 type toolCache struct {
 	mu  sync.RWMutex
 	max int

@@ -21,18 +21,14 @@ import (
 // MetricsPath is where an Endpoint serves the Prometheus exposition.
 const MetricsPath = "/metrics"
 
-// releaseTimeout bounds stopping the metrics server and flushing spans at
-// shutdown: both run after the front end's graceful stop, and the whole
-// shutdown must fit in the orchestrator's grace period.
+// releaseTimeout bounds stopping the metrics server and flushing spans, which
+// run after the graceful stop within the orchestrator's grace period.
 const releaseTimeout = 5 * time.Second
 
-// Endpoint is a front end's Prometheus /metrics: an HTTP server on a port of
-// its own, over a registry of its own (never the global one, so several
-// servers in one process do not collide) holding the Go and process
-// collectors and whatever the front end registers.
-//
-// NewEndpoint binds the address, so a bind failure fails startup; Start
-// serves; Stop stops, and may be called without Start.
+// Endpoint is a front end's /metrics on a port of its own, over a registry
+// of its own (never the global one, so servers in one process do not
+// collide). NewEndpoint binds, so a bind failure fails startup; Stop may be
+// called without Start.
 type Endpoint struct {
 	registry *prometheus.Registry
 	log      *zap.Logger
@@ -41,12 +37,11 @@ type Endpoint struct {
 	timeout  time.Duration
 
 	mu     sync.Mutex
-	served chan struct{} // closed when the HTTP server's Serve returns; nil until Start
+	served chan struct{} // closed when Serve returns; nil until Start
 }
 
-// NewEndpoint builds the registry with collectors and binds listen. Stop
-// waits at most shutdownTimeout (and never more than 5 s) for scrapes in
-// flight. log may be nil.
+// NewEndpoint registers the Go and process collectors and extra, and binds
+// listen. Stop waits at most shutdownTimeout (5 s at most) for scrapes.
 func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, extra ...prometheus.Collector) (*Endpoint, error) {
 	if log == nil {
 		log = zap.NewNop()
@@ -70,7 +65,7 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 		ErrorLog: zap.NewStdLog(log),
 		// A failing collector leaves the others' metrics served.
 		ErrorHandling: promhttp.ContinueOnError,
-		// Scrapes are cheap but not free; a flood of them is refused.
+		// A flood of scrapes is refused.
 		MaxRequestsInFlight: 8,
 	})))
 	return &Endpoint{
@@ -88,16 +83,14 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 	}, nil
 }
 
-// Addr returns the bound address.
 func (e *Endpoint) Addr() net.Addr { return e.lis.Addr() }
 
-// Register adds a front end's own collectors. Their label values must come
-// from fixed sets, as the product's do.
+// Register adds a front end's own collectors, whose labels must come from
+// fixed sets.
 func (e *Endpoint) Register(c prometheus.Collector) error { return e.registry.Register(c) }
 
-// Observer builds the product's counters (toolguard_verdicts_total...) for
-// a guard with the given tool registry, registers them and returns them as
-// the guard's Observer. Call it once.
+// Observer registers the product's counters for a guard's tool registry and
+// returns them as its Observer. Call it once.
 func (e *Endpoint) Observer(tools *repair.Registry) (guard.Observer, error) {
 	p := newProductMetrics(toolNames(tools))
 	if err := e.registry.Register(p); err != nil {
@@ -121,8 +114,7 @@ func (e *Endpoint) Start() {
 	}()
 }
 
-// Stop shuts the HTTP server down, letting scrapes in flight finish within
-// the timeout, or closes the listener when it never started.
+// Stop lets scrapes in flight finish within the timeout.
 func (e *Endpoint) Stop() error {
 	e.mu.Lock()
 	served := e.served
@@ -143,9 +135,8 @@ func (e *Endpoint) Stop() error {
 	return err
 }
 
-// CheckListen reports a metrics address that cannot work beside the front
-// end's own (listen, called what in the message): not host:port, or the
-// same port. Port 0 on both is fine: the system picks two.
+// CheckListen reports a metrics address that is not host:port or takes the
+// front end's own port (called what).
 func CheckListen(metricsListen, listen, what string) error {
 	_, port, err := net.SplitHostPort(metricsListen)
 	if err != nil {

@@ -7,9 +7,8 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// NewLogger builds the process logger on standard error: format is "json"
-// (for log collectors) or "console" (for people); level is a zap level name
-// (empty means info).
+// NewLogger builds the process logger on standard error: format is json or
+// console; level a zap level name (empty means info).
 func NewLogger(format, level string) (*zap.Logger, error) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
@@ -20,8 +19,7 @@ func NewLogger(format, level string) (*zap.Logger, error) {
 	cfg.Level = zap.NewAtomicLevelAt(lvl)
 	// Sampling would drop access-log lines under load.
 	cfg.Sampling = nil
-	// Otherwise every error line carries the logging middleware's stack; a
-	// recovered panic adds its own.
+	// Else every error line would carry the logging middleware's stack.
 	cfg.DisableStacktrace = true
 	cfg.EncoderConfig.TimeKey = "ts"
 	cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder

@@ -14,12 +14,10 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// labelOther is the value of a label for anything outside its known set.
 const labelOther = "other"
 
-// Known label values. Anything else is counted as "other": what a model or
-// a caller sends can never add a series. A code added to repair or guard
-// later shows up as "other" until it is listed here.
+// Known label values; anything else counts as "other", so what a model
+// sends never adds a series. A new code is "other" until listed here.
 var (
 	repairCodeValues = []string{
 		repair.CodeToolAlias, repair.CodeAliasRenamed, repair.CodeDuplicateDropped,
@@ -42,7 +40,6 @@ var (
 		string(workspace.StatusApplied), string(workspace.StatusAlreadyApplied),
 		string(workspace.StatusNotFound), string(workspace.StatusAmbiguous), string(workspace.StatusNoOp),
 	}
-	// rungNone is the rung of an edit no rung matched.
 	rungNone   = "none"
 	rungValues = []string{
 		string(workspace.StrategyExact), string(workspace.StrategyTrimEnd), string(workspace.StrategyTrim),
@@ -56,8 +53,8 @@ var (
 	}
 )
 
-// toolNames lists the tool label's known values: every server tool's
-// canonical name, and the labels of the other tools.
+// toolNames lists the tool label's values: the server's tools and the
+// labels of the others.
 func toolNames(reg *repair.Registry) []string {
 	names := []string{guard.ToolLabelCustom, guard.ToolLabelOther}
 	for _, t := range reg.Tools() {
@@ -66,8 +63,7 @@ func toolNames(reg *repair.Registry) []string {
 	return names
 }
 
-// productMetrics counts what the guard concludes (it is the guard's
-// Observer) and is a prometheus.Collector of those counters.
+// productMetrics is the guard's Observer and a collector of its counters.
 type productMetrics struct {
 	verdicts     *counterTable // tool × outcome
 	repairs      *counterTable // code × model_family
@@ -138,14 +134,12 @@ func (p *productMetrics) collectors() []prometheus.Collector {
 	}
 }
 
-// Describe implements prometheus.Collector.
 func (p *productMetrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, c := range p.collectors() {
 		c.Describe(ch)
 	}
 }
 
-// Collect implements prometheus.Collector.
 func (p *productMetrics) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range p.collectors() {
 		c.Collect(ch)
@@ -221,10 +215,9 @@ func violationSeen(vs []repair.Violation, code string) bool {
 	return false
 }
 
-// labelSet is the fixed set of values one label takes: the values known
-// when the metrics were built, then labelOther for everything else.
+// labelSet is the fixed set of one label's values, labelOther last.
 type labelSet struct {
-	names []string // labelOther last
+	names []string
 	index map[string]int
 }
 
@@ -242,7 +235,6 @@ func newLabelSet(known ...string) labelSet {
 	return ls
 }
 
-// of returns the index of v, or of labelOther when v is unknown.
 func (ls labelSet) of(v string) int {
 	if i, ok := ls.index[v]; ok {
 		return i
@@ -252,11 +244,9 @@ func (ls labelSet) of(v string) int {
 
 func (ls labelSet) other() int { return len(ls.names) - 1 }
 
-// counterTable holds the children of a counter vector with one or two
-// labels, each from a labelSet, by index. A child is created the first time
-// it is counted, so only label values that occur are exported; from then on
-// counting costs an atomic load and an add, with no label hashing and no
-// allocation.
+// counterTable holds a counter vector's children by label index, created
+// on first use: only values that occur are exported, and counting then costs
+// no hashing and no allocation.
 type counterTable struct {
 	vec   *prometheus.CounterVec
 	sets  []labelSet
@@ -276,8 +266,7 @@ func newCounterTable(opts prometheus.CounterOpts, labels []string, sets ...label
 	return &counterTable{vec: prometheus.NewCounterVec(opts, labels), sets: sets, cells: make([]counterCell, n)}
 }
 
-// add adds n to the child at label indexes i and j (j is ignored with one
-// label).
+// add adds n at label indexes i and j (j ignored with one label).
 func (t *counterTable) add(n float64, i, j int) {
 	k := i
 	if len(t.sets) == 2 {

@@ -14,22 +14,15 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 )
 
-// Version is the toolguard version reported in telemetry (the
-// service.version of spans). The binary sets it from its build stamp.
+// Version is the toolguard version in telemetry; the binary sets it.
 var Version = "dev"
 
-// serviceName is the service.name of toolguard's spans.
 const serviceName = "toolguard"
 
-// NewTracerProvider returns a TracerProvider exporting spans in batches
-// over OTLP/gRPC to endpoint (host:port, or a URL where http:// is
-// plaintext; insecure makes either plaintext), or to exporter when it is
-// not nil (tests).
-//
+// NewTracerProvider exports spans in batches over OTLP/gRPC to endpoint
+// (host:port or URL; insecure for plaintext), or to exporter when not nil.
 // The exporter connects lazily: an unreachable collector does not fail
-// startup, and spans are dropped after the exporter's retries. The standard
-// OTEL_EXPORTER_OTLP_* variables set headers, certificates and timeouts;
-// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the resource.
+// startup. OTEL_* variables tune the exporter and the resource.
 func NewTracerProvider(endpoint string, insecure bool, exporter sdktrace.SpanExporter) (*sdktrace.TracerProvider, error) {
 	ctx := context.Background()
 	if exporter == nil {
@@ -65,8 +58,8 @@ func otlpOptions(endpoint string, insecure bool) []otlptracegrpc.Option {
 	return opts
 }
 
-// StopTracing flushes the spans still buffered and shuts the exporter down,
-// within shutdownTimeout (at most 5 s).
+// StopTracing flushes the spans still buffered within shutdownTimeout (5 s
+// at most).
 func StopTracing(tp *sdktrace.TracerProvider, shutdownTimeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), min(shutdownTimeout, releaseTimeout))
 	defer cancel()

@@ -7,13 +7,11 @@ import (
 	"github.com/toolguard/toolguard/observe"
 )
 
-// grpcHandlingBuckets are the buckets of grpc_server_handling_seconds:
-// validation takes well under a millisecond, edits of large files and
-// streams far longer.
+// Validation takes well under a millisecond, large edits and streams far
+// longer.
 var grpcHandlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}
 
-// newMetrics binds cfg.MetricsListen and returns the endpoint with
-// go-grpc-middleware's server metrics registered in it.
+// newMetrics binds cfg.MetricsListen, with the gRPC server metrics.
 func newMetrics(cfg Config, log *zap.Logger) (*observe.Endpoint, *grpcprom.ServerMetrics, error) {
 	grpcMetrics := grpcprom.NewServerMetrics(
 		grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(grpcHandlingBuckets)),
@@ -25,11 +23,9 @@ func newMetrics(cfg Config, log *zap.Logger) (*observe.Endpoint, *grpcprom.Serve
 	return ep, grpcMetrics, nil
 }
 
-// withMetricsInterceptor returns chain with the gRPC metrics link right
-// after logging: inside logging, so the handling time it measures leaves out
-// writing the access log; outside recovery and the access checks, so a panic
-// is counted as Internal and a refused call with its code. Without logging
-// in the chain it goes first.
+// withMetricsInterceptor puts the metrics link right after logging: the
+// time it measures leaves out the access log, and a panic or a refusal is
+// counted with its code. Without logging it goes first.
 func withMetricsInterceptor(chain []interceptor, m *grpcprom.ServerMetrics) []interceptor {
 	link := interceptor{name: "metrics", unary: m.UnaryServerInterceptor(), stream: m.StreamServerInterceptor()}
 	at := 0
@@ -45,7 +41,6 @@ func withMetricsInterceptor(chain []interceptor, m *grpcprom.ServerMetrics) []in
 	return append(out, chain[at:]...)
 }
 
-// validateObservability checks the metrics and tracing settings.
 func (c Config) validateObservability() []error {
 	var errs []error
 	if c.MetricsListen != "" {

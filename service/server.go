@@ -1,6 +1,6 @@
 // Package service is the toolguard gRPC server: its configuration, the
-// server spine (interceptors, health, reflection, graceful shutdown) and the
-// ToolGuardService handlers.
+// interceptors, auth and limits, and the ToolGuardService handlers (proto in,
+// guard call, proto out).
 package service
 
 import (
@@ -27,19 +27,16 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// Keepalive settings. Agents and orchestrators tend to hold one long-lived
-// connection and call it in bursts, so idle pings are allowed (a client that
-// pings more often than keepaliveMinTime is disconnected with GOAWAY
-// too_many_pings, protecting the server from ping floods), and the server
-// pings idle connections itself so dead peers are noticed and closed.
+// Agents hold one long-lived connection and call it in bursts: idle pings
+// are allowed (more often than keepaliveMinTime is a ping flood, answered
+// with GOAWAY), and the server pings idle connections to notice dead peers.
 const (
 	keepaliveMinTime = 10 * time.Second
 	keepaliveTime    = 2 * time.Minute
 	keepaliveTimeout = 20 * time.Second
 )
 
-// forever maps the configuration's "zero means forever" onto keepalive's
-// infinity.
+// forever maps "zero means forever" onto keepalive's infinity.
 func forever(d time.Duration) time.Duration {
 	if d == 0 {
 		return time.Duration(math.MaxInt64)
@@ -48,20 +45,18 @@ func forever(d time.Duration) time.Duration {
 }
 
 // Server is a toolguard gRPC server: the ToolGuardService, grpc.health.v1 and
-// server reflection behind the interceptor chain. Build it with New and run it
-// with Serve, once; Serve owns what New acquired and releases it on return.
+// reflection behind the interceptor chain. Build it with New and run it with
+// Serve, once; Serve releases what New acquired.
 type Server struct {
 	cfg    Config
 	log    *zap.Logger
 	grpc   *grpc.Server
 	health *health.Server
-	// stopping is closed when the drain delay is over, just before the
-	// graceful stop; it ends health Watch streams (see drainingHealth).
+	// stopping is closed when the drain delay is over; it ends health Watch
+	// streams (drainingHealth).
 	stopping chan struct{}
-	// run serves and stops the server and holds what New acquired.
-	run lifecycle.Runner
-	// metrics is nil when cfg.MetricsListen is empty, tracing when
-	// cfg.OTLPEndpoint is.
+	run      lifecycle.Runner
+	// nil when off
 	metrics     *observe.Endpoint
 	grpcMetrics *grpcprom.ServerMetrics
 	tracing     *sdktrace.TracerProvider
@@ -72,13 +67,12 @@ func New(cfg Config, log *zap.Logger) (*Server, error) {
 	return newServer(cfg, log)
 }
 
-// newServer is New with extra services registered after the standard ones.
-// Only tests pass any (a service that blocks or panics on demand).
+// newServer is New with extra services, for tests (a service that blocks or
+// panics on demand).
 func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)) (*Server, error) {
 	return newServerWith(cfg, log, serverHooks{}, extra...)
 }
 
-// newServerWith is newServer with test hooks (see serverHooks).
 func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func(grpc.ServiceRegistrar)) (_ *Server, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
@@ -92,22 +86,19 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		health:   health.NewServer(),
 		stopping: make(chan struct{}),
 	}
-	// Release whatever was acquired if a later step fails.
 	defer func() {
 		if err != nil {
 			_ = s.run.Cleanups.Run()
 		}
 	}()
 
-	// Who may call, over what, and how much (auth.go, tls.go, limits.go).
 	access, err := newAccessControl(cfg)
 	if err != nil {
 		return nil, err
 	}
 
-	// Tracing first and metrics next, so that they are released last:
-	// after the service, the metrics server; after everything, the spans
-	// still buffered are flushed.
+	// Tracing first and metrics next, so they are released last: spans are
+	// flushed after everything else.
 	tracing, tracingOpts, err := newTracing(cfg, hooks)
 	if err != nil {
 		return nil, err
@@ -133,10 +124,9 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	s.run.Cleanups.Add("ToolGuardService", release)
 
 	opts := []grpc.ServerOption{
-		// Requests reach the handlers encoded; each service decodes its own
-		// (decode.go), so a request that does not decode is refused as the
-		// caller's mistake. Responses are sent even when a file they quote
-		// is not UTF-8 (codec.go).
+		// Each service decodes its own requests (decode.go), so one that does
+		// not decode is the caller's mistake; responses go out even when a
+		// file they quote is not UTF-8 (codec.go).
 		grpc.ForceServerCodecV2(newWireCodec(log)),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgBytes),
 		grpc.MaxSendMsgSize(cfg.MaxSendMsgBytes),
@@ -159,19 +149,16 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	reg := strictRegistrar{Server: s.grpc, dec: newRequestDecoder(cfg.MaxJSONDepth)}
 	toolguardv1.RegisterToolGuardServiceServer(reg, svc)
 	healthpb.RegisterHealthServer(reg, drainingHealth{Server: s.health, stopping: s.stopping})
-	// Reflection lets grpcurl and similar tools call the server without the
-	// .proto files; it exposes only the schema, which is public anyway.
+	// Reflection exposes only the schema, which is public anyway.
 	reflection.Register(reg)
 	for _, register := range extra {
 		register(reg)
 	}
 	if s.metrics != nil {
-		// Every method's series exist from the start, at zero.
 		s.grpcMetrics.InitializeMetrics(s.grpc)
 	}
 
-	// "" is the whole server; the service name is for probes that ask about
-	// the API itself.
+	// "" is the whole server; the service name is for probes of the API.
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	s.health.SetServingStatus(toolguardv1.ToolGuardService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	s.run.Server = &grpcServer{Server: s.grpc}
@@ -186,12 +173,9 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 // Addr returns the address Serve is listening on, or nil before Serve.
 func (s *Server) Addr() net.Addr { return s.run.Addr() }
 
-// MetricsAddr returns the address the metrics endpoint is bound to (New
-// binds it; Serve serves it), or nil when metrics are off.
+// MetricsAddr returns the metrics endpoint's address, or nil when off.
 func (s *Server) MetricsAddr() net.Addr { return s.run.MetricsAddr() }
 
-// instrumented returns chain with the gRPC metrics link when metrics are on
-// (see withMetricsInterceptor).
 func (s *Server) instrumented(chain []interceptor) []interceptor {
 	if s.metrics == nil {
 		return chain
@@ -199,31 +183,24 @@ func (s *Server) instrumented(chain []interceptor) []interceptor {
 	return withMetricsInterceptor(chain, s.grpcMetrics)
 }
 
-// Serve serves on lis until ctx is cancelled, then shuts down gracefully:
-//
-//  1. health reports NOT_SERVING for "" and toolguard.v1.ToolGuardService,
-//  2. the server keeps serving for cfg.DrainDelay, so load balancers see
-//     that and stop sending new calls,
-//  3. GracefulStop refuses new calls and waits for in-flight ones, for at
-//     most cfg.ShutdownTimeout, after which Stop cancels them,
-//  4. the resources New acquired are released in reverse order.
-//
-// It returns nil when the shutdown was clean, otherwise what went wrong.
-// Serve closes lis and may be called only once.
+// Serve serves on lis until ctx is cancelled, then shuts down: health turns
+// NOT_SERVING, the server keeps serving for cfg.DrainDelay so load balancers
+// notice, GracefulStop waits for calls in flight for at most
+// cfg.ShutdownTimeout before they are cut, and what New acquired is
+// released. It returns nil after a clean stop. Serve closes lis and may be
+// called once.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	return s.run.Serve(ctx, lis)
 }
 
-// drain runs steps 1 and 2 of Serve's shutdown.
 func (s *Server) drain() {
-	// Shutdown sets every status NOT_SERVING and ignores later changes, so
-	// nothing can flip the server back to SERVING while it drains.
+	// Later status changes are ignored: nothing flips back to SERVING.
 	s.health.Shutdown()
 	s.log.Info("shutting down: health is NOT_SERVING, draining",
 		zap.Duration("drain_delay", s.cfg.DrainDelay))
 	if s.cfg.DrainDelay > 0 {
-		// Not interruptible: ctx is already cancelled, and the delay is the
-		// point. A second signal kills the process (see cmd/toolguard).
+		// Not interruptible: the delay is the point. A second signal kills
+		// the process (cmd/toolguard).
 		time.Sleep(s.cfg.DrainDelay)
 	}
 	close(s.stopping)
@@ -232,11 +209,10 @@ func (s *Server) drain() {
 // grpcServer gives a grpc.Server the stops lifecycle.Runner expects.
 type grpcServer struct {
 	*grpc.Server
-	graceful chan struct{} // closed when GracefulStop returns; nil before Shutdown
+	graceful chan struct{} // closed when GracefulStop returns
 }
 
 func (g *grpcServer) Serve(lis net.Listener) error {
-	// ErrServerStopped: stopped before it started (ctx cancelled at once).
 	if err := g.Server.Serve(lis); !errors.Is(err, grpc.ErrServerStopped) {
 		return err
 	}
@@ -265,11 +241,9 @@ func (g *grpcServer) Close() error {
 	return nil
 }
 
-// ListenAndServe binds cfg.Listen over TCP and serves on it (see
-// Server.Serve) until ctx is cancelled.
+// ListenAndServe binds cfg.Listen and serves on it until ctx is cancelled.
 func ListenAndServe(ctx context.Context, cfg Config, log *zap.Logger) error {
-	// Validate before binding, so a bad configuration is reported as such
-	// rather than as a listen error.
+	// A bad configuration is reported as such, not as a listen error.
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("invalid configuration: %w", err)
 	}

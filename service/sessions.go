@@ -8,10 +8,8 @@ import (
 	"github.com/toolguard/toolguard/session"
 )
 
-// uncountedWarning returns the guard's Uncounted hook: a throttled warning
-// about calls the session store could not count, naming the principal and
-// the session apart. authenticated says whether the server authenticates
-// callers (see splitSessionKey).
+// uncountedWarning is the guard's Uncounted hook: a throttled warning naming
+// the principal and the session apart.
 func uncountedWarning(log *zap.Logger, authenticated bool) func(key string, err error) {
 	w := newThrottledWarning(log, "session store unreachable: call not counted")
 	return func(key string, err error) {
@@ -20,8 +18,8 @@ func uncountedWarning(log *zap.Logger, authenticated bool) func(key string, err 
 	}
 }
 
-// storeError returns the session store's own error inside err, without the
-// wrapping around it that quotes the session's key.
+// storeError returns the store's own error, without the wrapping that quotes
+// the session's key.
 func storeError(err error) error {
 	for {
 		next := errors.Unwrap(err)

@@ -7,14 +7,11 @@ import (
 	"go.uber.org/zap"
 )
 
-// warnEvery is the least time between two warnings of one throttledWarning.
 const warnEvery = time.Second
 
-// throttledWarning is a warning that can fire on every call during an
-// outage or under a flood: the first is written at once, then at most one
-// per warnEvery, carrying the number left unwritten since the last
-// (not_logged_since_last), so the log stays readable and nothing goes
-// uncounted.
+// throttledWarning is a warning that may fire on every call during an
+// outage: the first at once, then at most one per warnEvery, counting those
+// left unwritten (not_logged_since_last).
 type throttledWarning struct {
 	log *zap.Logger
 	msg string

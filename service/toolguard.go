@@ -14,30 +14,22 @@ import (
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// toolGuardService implements toolguard.v1.ToolGuardService. Each handler is
-// thin: check the request, call the guard, translate the result; every error
-// leaves through toStatus.
+// toolGuardService implements toolguard.v1.ToolGuardService: check the
+// request, call the guard, convert the result; every error leaves through
+// toStatus.
 type toolGuardService struct {
 	toolguardv1.UnimplementedToolGuardServiceServer
 	guard        *guard.Guard
 	log          *zap.Logger
 	streamLimits protoapi.StreamLimits
-	// maxJSONDepth bounds the JSON nesting of requests (requests.go);
-	// streams bounds the open StreamToolCalls streams (limits.go).
 	maxJSONDepth int
 	streams      *streamSlots
-	// idleTimeout ends streams that wait on their client (stream_idle.go).
-	idleTimeout time.Duration
-	// storeDown warns about calls that failed for the session store.
-	storeDown *throttledWarning
-	// listings caches ListTools responses by model family.
-	listings sync.Map
+	idleTimeout  time.Duration
+	storeDown    *throttledWarning
+	listings     sync.Map
 }
 
-// newToolGuardService builds the ToolGuardService implementation and returns
-// it with the cleanup that releases what it holds. observe, when not nil,
-// builds the observer of the guard's outcomes; streams are the stream slots
-// (see accessControl).
+// newToolGuardService builds the service and returns it with its cleanup.
 func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots) (toolguardv1.ToolGuardServiceServer, func() error, error) {
 	g, cleanup, err := guard.New(cfg.Config, guard.Options{
 		Observe:          observe,
@@ -118,8 +110,8 @@ func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.Exe
 
 func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToolsRequest) (*toolguardv1.ListToolsResponse, error) {
 	family := repair.FamilyOf(req.GetModelId())
-	// The registry never changes, so each family's listing is rendered once.
-	// Sharing one response between calls is safe: gRPC only reads it.
+	// The registry never changes, so each family's listing is rendered once;
+	// gRPC only reads the shared response.
 	if cached, ok := s.listings.Load(family); ok {
 		return cached.(*toolguardv1.ListToolsResponse), nil
 	}
@@ -131,7 +123,6 @@ func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToo
 	return out, nil
 }
 
-// renderTools renders every tool of the registry for a model family.
 func (s *toolGuardService) renderTools(family string) (*toolguardv1.ListToolsResponse, error) {
 	tools := s.guard.Registry().Tools()
 	out := &toolguardv1.ListToolsResponse{ModelFamily: family, Tools: make([]*toolguardv1.ToolSpec, 0, len(tools))}
@@ -150,7 +141,7 @@ func (s *toolGuardService) GetSession(ctx context.Context, req *toolguardv1.GetS
 	if err := protoapi.CheckSessionID(req.GetSessionId(), "session_id"); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	// The caller's own session of that id (auth.go), answered under its id.
+	// The caller's own session of that id (auth.go).
 	sess, err := s.guard.Session(ctx, callerFromContext(ctx).sessionKey(req.GetSessionId()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

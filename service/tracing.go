@@ -12,18 +12,14 @@ import (
 	"github.com/toolguard/toolguard/observe"
 )
 
-// serverHooks are seams of the server's construction for tests.
 type serverHooks struct {
-	// spanExporter, when set, receives the spans instead of the OTLP
-	// exporter (tracing still needs cfg.OTLPEndpoint to be on).
+	// spanExporter, when set, replaces the OTLP exporter.
 	spanExporter sdktrace.SpanExporter
 }
 
 // newTracing returns, when cfg.OTLPEndpoint is set, the TracerProvider and
-// the server option installing otelgrpc's stats handler with it; nothing
-// when tracing is off, so it then costs nothing. The handler sits outside
-// the interceptor chain, so a call's span covers the whole call and the
-// request-id interceptor can log its trace id.
+// the option installing otelgrpc's stats handler: outside the chain, so a
+// span covers the whole call and the request-id interceptor logs its id.
 func newTracing(cfg Config, hooks serverHooks) (*sdktrace.TracerProvider, []grpc.ServerOption, error) {
 	if cfg.OTLPEndpoint == "" {
 		return nil, nil, nil
@@ -34,11 +30,9 @@ func newTracing(cfg Config, hooks serverHooks) (*sdktrace.TracerProvider, []grpc
 	}
 	handler := otelgrpc.NewServerHandler(
 		otelgrpc.WithTracerProvider(tp),
-		// W3C trace context and baggage, so a caller's trace continues
-		// here; set on the handler, not globally.
+		// A caller's trace continues here; set on the handler, not globally.
 		otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
-		// Metrics are Prometheus's job; OpenTelemetry's would be an
-		// unexported copy.
+		// Metrics are Prometheus's job.
 		otelgrpc.WithMeterProvider(noopmetric.NewMeterProvider()),
 		// Probes every few seconds would bury the calls that matter.
 		otelgrpc.WithFilter(filters.Not(filters.HealthCheck())),
@@ -46,7 +40,6 @@ func newTracing(cfg Config, hooks serverHooks) (*sdktrace.TracerProvider, []grpc
 	return tp, []grpc.ServerOption{grpc.StatsHandler(handler)}, nil
 }
 
-// stopTracing flushes the spans still buffered and shuts the exporter down.
 func stopTracing(tp *sdktrace.TracerProvider, cfg Config, log *zap.Logger) error {
 	if err := observe.StopTracing(tp, cfg.ShutdownTimeout); err != nil {
 		return err

@@ -11,8 +11,8 @@ import (
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// newFlagSet returns a command's flags, printing to stderr, whose usage is
-// usage followed by the flags.
+// newFlagSet returns a command's flags, printing to stderr: usage, then the
+// flags.
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -29,13 +29,11 @@ func fail(stderr io.Writer, command string, code int, err error) int {
 	return code
 }
 
-// maxStdinBytes bounds what the offline commands read, like the server's
-// message size limit.
+// maxStdinBytes bounds what the offline commands read.
 const maxStdinBytes = 64 << 20
 
-// commandInput parses a command's flags, refuses stray arguments and
-// reads stdin, bounded like the server's messages. When ok is false the
-// command exits with code (0 for -h, 2 otherwise); the reason is on stderr.
+// commandInput parses a command's flags and reads stdin. When ok is false
+// the command exits with code (0 for -h); the reason is on stderr.
 func commandInput(fs *flag.FlagSet, args []string, stdin io.Reader, stderr io.Writer) (input []byte, code int, ok bool) {
 	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
 		return nil, code, false
@@ -52,9 +50,8 @@ func commandInput(fs *flag.FlagSet, args []string, stdin io.Reader, stderr io.Wr
 	return input, 0, true
 }
 
-// parseCommandFlags parses a command's flags and refuses stray arguments,
-// for every command (commandInput, and those that read stdin themselves). When ok
-// is false the command exits with code (0 for -h, 2 otherwise).
+// parseCommandFlags parses a command's flags and refuses stray arguments;
+// when ok is false the command exits with code.
 func parseCommandFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -69,8 +66,7 @@ func parseCommandFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code 
 	return 0, true
 }
 
-// printProto prints a response as JSON with proto field names, every
-// field shown, as the offline commands promise.
+// printProto prints an answer as the offline commands promise.
 func printProto(stdout io.Writer, m proto.Message) error {
 	out, err := protoapi.JSON(m, true)
 	if err != nil {

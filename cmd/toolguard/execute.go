@@ -13,8 +13,7 @@ import (
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// runWrite mirrors ExecuteWrite offline: the write call's arguments on
-// stdin, the response as JSON on stdout.
+// runWrite mirrors ExecuteWrite offline.
 func runWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runExecute("write", args, stdin, stdout, stderr)
 }
@@ -24,10 +23,9 @@ func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runExecute("edit", args, stdin, stdout, stderr)
 }
 
-// runExecute runs one call through the same core as the server, on a
-// workspace directory. Exit status: 0 when the call was usable and carried
-// out (or would be, with --dry-run), 1 when it was not (the verdict says
-// why), 2 for a bad command line, input or workspace.
+// runExecute runs one call on a workspace directory. Exit status: 0 when the
+// call was usable and carried out (or would be), 1 when not, 2 for a bad
+// command line, input or workspace.
 func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := service.DefaultConfig()
 	fs := newFlagSet(kind, fmt.Sprintf("usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind), stderr)
@@ -36,9 +34,8 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	model := fs.String("model", "", "model id, selects model-specific fixes")
 	form := fs.String("form", "json", "form of stdin: json, params or xml")
 	bindSetting(fs, &cfg, "agent-root")
-	// A server's deny list, read from the same variable as serve's, so a
-	// call checked offline where the server's environment is set gets the
-	// server's policy.
+	// The server's deny list from serve's variable, so an offline check gets
+	// the server's policy.
 	withEnv := []setting[service.Config]{serveSetting("deny")}
 	bindSettings(fs, withEnv, &cfg)
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")

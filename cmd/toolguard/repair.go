@@ -7,11 +7,9 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// runRepair mirrors the repair engine offline: it reads text on stdin and
-// prints the repaired JSON on stdout, with the repairs as JSON on stderr, or
-// with --json one document holding both. Exit status: 0 repaired (or already
-// valid), 1 the text was cut off (the value shows what arrived), 2 nothing
-// could be recovered or a bad command line.
+// runRepair repairs the JSON on stdin: the value on stdout, the repairs on
+// stderr (or both in one document with --json). Exit status: 0 repaired, 1
+// cut off, 2 nothing recovered or a bad command line.
 func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("repair", "usage: toolguard repair [--json] < text\n\n", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON document holding the value, the repairs and whether the text was truncated")

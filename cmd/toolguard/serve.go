@@ -11,8 +11,7 @@ import (
 	"github.com/toolguard/toolguard/service"
 )
 
-// runServe is "toolguard serve": it runs the gRPC server until SIGINT or
-// SIGTERM, then shuts it down gracefully. Logs go to standard error.
+// runServe runs the gRPC server until SIGINT or SIGTERM.
 func runServe(args []string, _ io.Reader, _, stderr io.Writer) int {
 	fs := newFlagSet("serve", "Usage: toolguard serve [flags]\n\n"+
 		"Runs the toolguard gRPC server until SIGINT or SIGTERM.\n"+

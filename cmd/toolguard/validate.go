@@ -12,10 +12,8 @@ import (
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// runValidate mirrors ValidateToolCall offline: it reads one call's
-// arguments on stdin, validates them with the same core as the server and
-// prints the Verdict as JSON with proto field names. Exit status: 0 when the
-// call is usable, 1 when it is not, 2 for a bad command line or input.
+// runValidate mirrors ValidateToolCall offline. Exit status: 0 when the call
+// is usable, 1 when not, 2 for a bad command line or input.
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", "usage: toolguard validate --tool NAME [--model ID] [--form json|params|xml] < arguments\n\n", stderr)
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
@@ -55,7 +53,6 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// callFromInput builds a call from the command line and stdin.
 func callFromInput(tool, form string, input []byte) (repair.Call, error) {
 	switch form {
 	case "json":

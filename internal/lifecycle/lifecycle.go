@@ -1,6 +1,6 @@
-// Package lifecycle is how every front end starts and stops: resources
-// released last acquired first, and a server served until its context ends,
-// then stopped gracefully within a bound.
+// Package lifecycle is how every front end starts and stops: served until
+// its context ends, stopped gracefully within a bound, resources released
+// last acquired first.
 package lifecycle
 
 import (
@@ -16,8 +16,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// Cleanups releases resources in the reverse order of their acquisition.
-// The zero value is empty and ready to use.
+// Cleanups releases resources last acquired first; the zero value is empty.
 type Cleanups struct {
 	list []cleanup
 }
@@ -27,14 +26,12 @@ type cleanup struct {
 	fn   func() error
 }
 
-// Add registers the release of a resource just acquired.
 func (c *Cleanups) Add(name string, fn func() error) {
 	c.list = append(c.list, cleanup{name: name, fn: fn})
 }
 
-// Run releases everything, last added first, and returns every failure
-// wrapped with its resource's name. It empties the list: a second Run does
-// nothing.
+// Run releases everything, last added first, wrapping each failure with its
+// resource's name. A second Run does nothing.
 func (c *Cleanups) Run() error {
 	var errs []error
 	for _, r := range slices.Backward(c.list) {
@@ -46,9 +43,8 @@ func (c *Cleanups) Run() error {
 	return errors.Join(errs...)
 }
 
-// Server is what a Runner serves. Serve returns nil once Shutdown or Close
-// was called; Shutdown stops taking work and waits for the work in flight
-// until ctx ends; Close cuts that work.
+// Server is what a Runner serves. Serve returns nil once stopped; Shutdown
+// waits for the work in flight until ctx ends; Close cuts it.
 type Server interface {
 	Serve(net.Listener) error
 	Shutdown(ctx context.Context) error
@@ -67,30 +63,24 @@ func (s httpServer) Serve(lis net.Listener) error {
 	return nil
 }
 
-// Metrics is a front end's metrics endpoint, served while the front end is.
+// Metrics is a front end's metrics endpoint, served with it.
 type Metrics interface {
 	Start()
 	Addr() net.Addr
 }
 
-// Runner serves one Server, once, and stops it. Set its fields, then call
-// Serve.
+// Runner serves one Server once and stops it. Set its fields, then Serve.
 type Runner struct {
 	Server Server
 	Log    *zap.Logger
 	// Name names the server in the log ("serving gRPC"), Work what is in
 	// flight ("calls"); Stopped is logged after a clean stop.
 	Name, Work, Stopped string
-	// ShutdownTimeout bounds the graceful stop, after which work in flight
-	// is cut.
-	ShutdownTimeout time.Duration
-	// Drain, when set, runs first at shutdown (a health check turning
-	// NOT_SERVING, a delay for load balancers to notice).
+	ShutdownTimeout     time.Duration
+	// Drain, when set, runs first at shutdown (health NOT_SERVING, a delay).
 	Drain func()
-	// Metrics, when set, is started with the server; its stop belongs in
-	// Cleanups.
-	Metrics Metrics
-	// Cleanups run last, once the server has stopped.
+	// Metrics is started with the server; its stop belongs in Cleanups.
+	Metrics  Metrics
 	Cleanups Cleanups
 
 	mu     sync.Mutex
@@ -114,9 +104,8 @@ func (r *Runner) MetricsAddr() net.Addr {
 }
 
 // Serve serves on lis until ctx ends, then drains, stops gracefully within
-// ShutdownTimeout (cutting the work still in flight after it) and runs the
-// cleanups. It returns nil after a clean stop; otherwise every failure: the
-// listener's, the cut work, a cleanup's. Serve closes lis.
+// ShutdownTimeout (cutting the work in flight after it) and runs the
+// cleanups. It returns nil after a clean stop. Serve closes lis.
 func (r *Runner) Serve(ctx context.Context, lis net.Listener) error {
 	r.mu.Lock()
 	if r.served {
@@ -136,7 +125,6 @@ func (r *Runner) Serve(ctx context.Context, lis net.Listener) error {
 	var errs []error
 	select {
 	case err := <-served:
-		// The listener failed before anyone asked to stop.
 		_ = r.Server.Close()
 		r.Log.Error(r.Name+" server failed", zap.Error(err))
 		errs = append(errs, fmt.Errorf("serve: %w", err))
@@ -157,8 +145,7 @@ func (r *Runner) Serve(ctx context.Context, lis net.Listener) error {
 	return err
 }
 
-// stop drains and stops the server; it fails only when work in flight had
-// to be cut.
+// stop fails only when work in flight had to be cut.
 func (r *Runner) stop() error {
 	if r.Drain != nil {
 		r.Drain()
@@ -175,8 +162,7 @@ func (r *Runner) stop() error {
 	return fmt.Errorf("graceful stop did not finish within %s: in-flight %s were cut", r.ShutdownTimeout, r.Work)
 }
 
-// ListenAndServe binds addr over TCP, builds the server and serves it until
-// ctx ends. A build that fails releases the port.
+// ListenAndServe binds addr, builds the server and serves it until ctx ends.
 func ListenAndServe[S interface {
 	Serve(context.Context, net.Listener) error
 }](ctx context.Context, addr string, build func() (S, error)) error {

@@ -14,17 +14,14 @@ import (
 type StreamLimits struct {
 	MaxCallBytes  int
 	MaxParamBytes int
-	// MaxJSONDepth bounds the nesting of the start frame's tool schemas
-	// and of the calls' JSON arguments; 0 means no bound.
+	// MaxJSONDepth bounds schemas and JSON arguments; 0 means no bound.
 	MaxJSONDepth int
-	// Budget, when set, bounds the open calls' text of every stream that
-	// shares it (Config.MaxStreamBufferBytes).
+	// Budget, when set, is shared by every stream (MaxStreamBufferBytes).
 	Budget stream.Budget
 }
 
-// TransportError wraps a failure to receive or send a frame: the stream
-// itself broke (the client went away), so there is no one to tell, or a
-// received frame did not decode (decode.go), which is already a status.
+// TransportError wraps a failure to receive or send a frame: the client went
+// away, or a frame did not decode (already a status).
 type TransportError struct{ Err error }
 
 func (e *TransportError) Error() string { return "stream transport: " + e.Err.Error() }
@@ -33,20 +30,16 @@ func (e *TransportError) Unwrap() error { return e.Err }
 // StreamOptions bound a stream and scope it to its caller.
 type StreamOptions struct {
 	Limits StreamLimits
-	// Scope checks the workspace the start frame names (or the default one,
-	// when it executes) against the caller's grants and returns the session
-	// id as the store keys it; nil grants everything (the CLI).
+	// Scope checks the stream's workspace against the caller's grants and
+	// returns the session key; nil grants everything (the CLI).
 	Scope func(sessionID, workspace string, executes bool) (string, error)
-	// Started learns the stream's session id once the start frame is read
-	// (the server's access log); nil ignores it.
+	// Started learns the session id from the start frame (the access log).
 	Started func(ctx context.Context, sessionID string)
 }
 
-// RunStream drives one stream: a start frame, delta frames, an end frame
-// in; events out, a done event last. The gRPC handler and the CLI's stream
-// command share it. Errors are the caller's (a FieldError, a bad tool
-// definition, an unknown workspace), the session store's, or a
-// TransportError.
+// RunStream drives one stream: start, deltas and end frames in; events out,
+// a done event last. The gRPC handler and the CLI share it. Errors are the
+// caller's, the session store's, or a TransportError.
 func RunStream(ctx context.Context, g *guard.Guard, opts StreamOptions,
 	recv func() (*toolguardv1.StreamToolCallsRequest, error), send func(*toolguardv1.StreamToolCallsResponse) error) error {
 	limits := opts.Limits
@@ -119,13 +112,12 @@ func RunStream(ctx context.Context, g *guard.Guard, opts StreamOptions,
 	}
 }
 
-// eventSender converts and sends events.
 type eventSender struct {
 	fn func(*toolguardv1.StreamToolCallsResponse) error
 }
 
-// all sends events, unless the step that produced them failed: events
-// before a failure are still sent, so the client sees what completed.
+// all sends the events a step produced, even when it failed, so the client
+// sees what completed.
 func (o eventSender) all(events []guard.StreamEvent, stepErr error) error {
 	for _, e := range events {
 		resp, err := StreamEventToProto(e)
@@ -184,9 +176,8 @@ func StreamEventToProto(e guard.StreamEvent) (*toolguardv1.StreamToolCallsRespon
 	}
 }
 
-// streamAccount is one stream's draw on the shared budget. close gives back
-// all it still holds: a stream that ends without its end frame (cut idle,
-// cancelled) never closes its open calls. One goroutine uses it.
+// streamAccount is one stream's draw on the shared budget; close gives back
+// what a stream ended early still holds.
 type streamAccount struct {
 	budget stream.Budget
 	held   int
