@@ -29,13 +29,10 @@ type interceptor struct {
 	stream grpc.StreamServerInterceptor
 }
 
-// interceptorChain returns the server's interceptors, outermost first:
-// request-id, so every line of the call carries the id and the response gets
-// it even on failure; logging, so it sees the final status of everything
-// inside; the access links (auth, then rate limit), so every refusal is
-// logged with its id and principal; recovery innermost, so a panic becomes
-// an Internal error logged like any other. Metrics go right after logging
-// (metrics.go); tracing is a stats handler outside the chain.
+// interceptorChain returns the interceptors, outermost first: request-id (on
+// every line and response), logging (sees every final status), the access
+// links (auth, then rate limit: refusals are logged), recovery innermost (a
+// panic is an Internal error like any other). Metrics follow logging.
 func interceptorChain(log *zap.Logger, access ...interceptor) []interceptor {
 	loggingUnary, loggingStream := loggingInterceptors(log)
 	recoveryOpt := recovery.WithRecoveryHandlerContext(recoveryHandler(log))
@@ -67,8 +64,7 @@ const requestIDHeader = "x-request-id"
 
 const requestIDField = "request_id"
 
-// maxRequestIDLen bounds a caller's request id, which every log line of its
-// call repeats.
+// maxRequestIDLen bounds a caller's request id, repeated on every log line.
 const maxRequestIDLen = 128
 
 // callInfo is the request id of a call and the log fields annotateCall adds.
@@ -91,11 +87,9 @@ func requestIDFromContext(ctx context.Context) string {
 
 const sessionIDField = "session_id"
 
-// annotateCall adds key=value to the call's "finished call" line from
-// anywhere inside the call (a handler's session id, an interceptor's
-// principal). logging.InjectFields cannot: the logging interceptor writes
-// from its own context, which never sees one derived inside it. Outside a
-// call (the CLI) it does nothing.
+// annotateCall adds key=value to the call's "finished call" line from inside
+// the call; logging.InjectFields cannot, as the logging interceptor never
+// sees a context derived inside it. Outside a call it does nothing.
 func annotateCall(ctx context.Context, key string, value any) {
 	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
 	if ci == nil {
@@ -112,8 +106,7 @@ func annotateCall(ctx context.Context, key string, value any) {
 	ci.fields = append(ci.fields, key, value)
 }
 
-// logSessionID adds a call's session id to its log lines when it is one
-// protoapi.CheckSessionID accepts.
+// logSessionID adds a valid session id to the call's log lines.
 func logSessionID(ctx context.Context, id string) {
 	if protoapi.CheckSessionID(id, "") == nil {
 		annotateCall(ctx, sessionIDField, id)
@@ -143,8 +136,8 @@ func callAnnotations(ctx context.Context) logging.Fields {
 	return append(logging.Fields(nil), ci.fields...)
 }
 
-// requestID returns the caller's x-request-id when it is visible ASCII of a
-// bounded length (it goes into log lines and headers), else a fresh one.
+// requestID returns the caller's x-request-id when it is short visible ASCII
+// (it goes into logs and headers), else a fresh one.
 func requestID(ctx context.Context) string {
 	if vals := metadata.ValueFromIncomingContext(ctx, requestIDHeader); len(vals) > 0 {
 		if id := vals[0]; id != "" && len(id) <= maxRequestIDLen && isVisibleASCII(id) {
@@ -166,8 +159,7 @@ func isVisibleASCII(s string) bool {
 // traceIDField leads from log lines to the trace when tracing is on.
 const traceIDField = "trace_id"
 
-// withRequestID puts id in the context for handlers and as a logging field,
-// with the call's trace id and room for annotateCall's fields.
+// withRequestID puts id in the context and the log fields, with the trace id.
 func withRequestID(ctx context.Context, id string) context.Context {
 	ctx = context.WithValue(ctx, callInfoKey{}, &callInfo{id: id})
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
@@ -176,8 +168,7 @@ func withRequestID(ctx context.Context, id string) context.Context {
 	return logging.InjectLogField(ctx, requestIDField, id)
 }
 
-// unaryRequestID gives each unary call a request id and sends it back in
-// the response header.
+// unaryRequestID gives each unary call a request id, echoed in the header.
 func unaryRequestID(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	id := requestID(ctx)
 	// SetHeader fails only once headers were sent: not before the handler.
@@ -195,9 +186,8 @@ func streamRequestID(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, ha
 
 const healthMethodPrefix = "/grpc.health.v1.Health/"
 
-// loggingInterceptors write one line per finished call. Health calls are at
-// debug level unless they fail as a server fault, so probes do not flood
-// the log.
+// loggingInterceptors write one line per finished call; health calls at
+// debug unless a server fault, so probes do not flood the log.
 func loggingInterceptors(log *zap.Logger) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
 	logger := zapLogger(log)
 	// Only FinishCall: its line carries everything "started call" would.
@@ -220,9 +210,8 @@ func loggingInterceptors(log *zap.Logger) (grpc.UnaryServerInterceptor, grpc.Str
 		}
 }
 
-// accessCodeToLevel is the middleware's levels, but UNAVAILABLE is info: the
-// server answers it to every call while its store is down or it shuts down,
-// and the cause is logged where it arises.
+// accessCodeToLevel puts UNAVAILABLE at info: every call gets it while the
+// store is down, and the cause is logged where it arises.
 func accessCodeToLevel(code codes.Code) logging.Level {
 	if code == codes.Unavailable {
 		return logging.LevelInfo
@@ -238,8 +227,8 @@ func healthCodeToLevel(code codes.Code) logging.Level {
 	return logging.LevelDebug
 }
 
-// zapLogger adapts zap to go-grpc-middleware's logging.Logger; each line
-// also carries the fields annotateCall added to the call.
+// zapLogger adapts zap to go-grpc-middleware's logging.Logger, adding the
+// call's annotations.
 func zapLogger(log *zap.Logger) logging.Logger {
 	// The caller would be this adapter, which says nothing about the call.
 	log = log.WithOptions(zap.WithCaller(false))
@@ -284,13 +273,12 @@ func zapFields(kv []any) []zap.Field {
 	return fields
 }
 
-// recoveryHandler turns a panic into Internal "internal error"; the value and
-// stack go to the log only: they can hold request data.
+// recoveryHandler turns a panic into Internal; the value and stack go to the
+// log only, as they can hold request data.
 func recoveryHandler(log *zap.Logger) recovery.RecoveryHandlerFuncContext {
 	log = log.WithOptions(zap.WithCaller(false))
 	return func(ctx context.Context, p any) error {
-		// Still in the panicking goroutine's deferred recover: the stack
-		// shows where the panic began.
+		// Still in the deferred recover: the stack shows where it began.
 		stack := debug.Stack()
 		if f, ok := p.(*forwardedPanic); ok { // from a goroutine of the handler's
 			p, stack = f.value, f.stack

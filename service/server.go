@@ -44,16 +44,14 @@ func forever(d time.Duration) time.Duration {
 	return d
 }
 
-// Server is a toolguard gRPC server: the ToolGuardService, grpc.health.v1 and
-// reflection behind the interceptor chain. Build it with New and run it with
+// Server is a toolguard gRPC server. Build it with New and run it with
 // Serve, once; Serve releases what New acquired.
 type Server struct {
 	cfg    Config
 	log    *zap.Logger
 	grpc   *grpc.Server
 	health *health.Server
-	// stopping is closed when the drain delay is over; it ends health Watch
-	// streams (drainingHealth).
+	// stopping is closed after the drain; it ends health Watch streams.
 	stopping chan struct{}
 	run      lifecycle.Runner
 	// nil when off
@@ -67,8 +65,7 @@ func New(cfg Config, log *zap.Logger) (*Server, error) {
 	return newServer(cfg, log)
 }
 
-// newServer is New with extra services, for tests (a service that blocks or
-// panics on demand).
+// newServer is New with extra services, for tests.
 func newServer(cfg Config, log *zap.Logger, extra ...func(grpc.ServiceRegistrar)) (*Server, error) {
 	return newServerWith(cfg, log, serverHooks{}, extra...)
 }
@@ -124,9 +121,8 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	s.run.Cleanups.Add("ToolGuardService", release)
 
 	opts := []grpc.ServerOption{
-		// Each service decodes its own requests (decode.go), so one that does
-		// not decode is the caller's mistake; responses go out even when a
-		// file they quote is not UTF-8 (codec.go).
+		// Services decode their own requests, so one that does not decode is
+		// the caller's mistake (decode.go); codec.go sends non-UTF-8 answers.
 		grpc.ForceServerCodecV2(newWireCodec(log)),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgBytes),
 		grpc.MaxSendMsgSize(cfg.MaxSendMsgBytes),
@@ -183,12 +179,10 @@ func (s *Server) instrumented(chain []interceptor) []interceptor {
 	return withMetricsInterceptor(chain, s.grpcMetrics)
 }
 
-// Serve serves on lis until ctx is cancelled, then shuts down: health turns
-// NOT_SERVING, the server keeps serving for cfg.DrainDelay so load balancers
-// notice, GracefulStop waits for calls in flight for at most
-// cfg.ShutdownTimeout before they are cut, and what New acquired is
-// released. It returns nil after a clean stop. Serve closes lis and may be
-// called once.
+// Serve serves on lis until ctx is cancelled, then drains (health turns
+// NOT_SERVING for cfg.DrainDelay, so load balancers notice), stops
+// gracefully within cfg.ShutdownTimeout, and releases what New acquired.
+// It returns nil after a clean stop; Serve closes lis.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	return s.run.Serve(ctx, lis)
 }
