@@ -163,6 +163,9 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
+	if cfg.MistakeLimit == 0 {
+		return nil, nil, errors.New("guard: mistake limit must be at least 1")
+	}
 	reg, err := newRegistry(cfg.ToolsFile, opts.NoBuiltinTools)
 	if err != nil {
 		return nil, nil, err
@@ -190,16 +193,14 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 			return nil, nil, err
 		}
 	}
-	g, err := assemble(parts{
-		Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit,
-		Workspaces: workspaces, DefaultWorkspace: DefaultWorkspaceName,
-		Match:            workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
-		MaxResponseBytes: opts.MaxResponseBytes,
-		Observer:         observer,
-		Uncounted:        opts.Uncounted,
-	})
-	if err != nil {
-		return nil, nil, err
+	if observer == nil {
+		observer = NopObserver{}
+	}
+	g := &Guard{
+		reg: reg, sessions: store, limit: cfg.MistakeLimit, tools: newToolCache(512),
+		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
+		match:       workspace.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+		maxResponse: opts.MaxResponseBytes, observer: observer, uncounted: opts.Uncounted,
 	}
 	return g, cleanups.Run, nil
 }

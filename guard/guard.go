@@ -17,18 +17,6 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-type parts struct {
-	Registry         *repair.Registry
-	Sessions         session.Store
-	MistakeLimit     uint32
-	Workspaces       map[string]*workspace.Workspace
-	DefaultWorkspace string
-	Match            workspace.MatchOptions
-	MaxResponseBytes int
-	Observer         Observer
-	Uncounted        func(sessionID string, err error)
-}
-
 // Guard validates tool calls and tracks sessions, safe for concurrent use.
 type Guard struct {
 	reg              *repair.Registry
@@ -41,24 +29,6 @@ type Guard struct {
 	maxResponse      int
 	observer         Observer
 	uncounted        func(sessionID string, err error)
-}
-
-func assemble(cfg parts) (*Guard, error) {
-	if cfg.Registry == nil || cfg.Sessions == nil {
-		return nil, errors.New("guard: registry and session store are required")
-	}
-	if cfg.MistakeLimit == 0 {
-		return nil, errors.New("guard: mistake limit must be at least 1")
-	}
-	observer := cfg.Observer
-	if observer == nil {
-		observer = NopObserver{}
-	}
-	return &Guard{
-		reg: cfg.Registry, sessions: cfg.Sessions, limit: cfg.MistakeLimit, tools: newToolCache(512),
-		workspaces: cfg.Workspaces, defaultWorkspace: cfg.DefaultWorkspace, match: cfg.Match,
-		maxResponse: cfg.MaxResponseBytes, observer: observer, uncounted: cfg.Uncounted,
-	}, nil
 }
 
 // Registry returns the server's tool registry.
