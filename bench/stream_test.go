@@ -14,7 +14,6 @@ import (
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/repair/stream"
-	"github.com/toolguard/toolguard/session"
 )
 
 // The streaming comparison (issue 5): the verdict on a write call whose
@@ -50,16 +49,11 @@ func writeArgs(size int) string {
 
 func newBenchGuard(b *testing.B) *guard.Guard {
 	b.Helper()
-	reg, err := repair.NewRegistry()
+	g, cleanup, err := guard.New(guard.DefaultConfig(), guard.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	store := session.NewMemory(session.MemoryOptions{})
-	b.Cleanup(func() { _ = store.Close() })
-	g, err := guard.New(guard.Config{Registry: reg, Sessions: store, MistakeLimit: 3})
-	if err != nil {
-		b.Fatal(err)
-	}
+	b.Cleanup(func() { _ = cleanup() })
 	return g
 }
 

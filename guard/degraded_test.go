@@ -61,9 +61,9 @@ func newFlakyGuard(t *testing.T) (*Guard, *flakyStore, string, func() []uncounte
 	store := &flakyStore{Memory: session.NewMemory(session.MemoryOptions{})}
 	var mu sync.Mutex
 	var seen []uncountedCall
-	g, dir := newWorkspaceGuard(t, func(c *Config) {
-		c.Sessions = store
-		c.Uncounted = func(id string, err error) {
+	g, dir := newWorkspaceGuard(t, func(o *Options) {
+		o.Sessions = store
+		o.Uncounted = func(id string, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			seen = append(seen, uncountedCall{id, err})

@@ -15,39 +15,30 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// An execute answer (ExecuteWrite, ExecuteEdit, a stream's executed call)
-// carries file content at most once, in its diff, and always fits the front
-// end's send limit: a change that was made must never be reported as failed
-// because its answer was too large, or the caller retries a write that
-// already happened. The rules, applied in order:
+// An execute answer carries file content at most once, in its diff, and
+// always fits the send limit: a change that was made must never be reported
+// as failed because its answer was too large, or the caller retries a write
+// that already happened. In order:
 //
-//  1. Always: every non-empty value of the tool's content parameters and
-//     of its find and replace text at any depth (content, old_text,
-//     new_text, diff, patch, edits/N/new_text), and any string value over
-//     LargeValueBytes, is replaced by a marker and listed in
-//     Verdict.Elided.
-//  2. A diff over MaxDiffBytes, or one the answer would not fit with, is
-//     elided (Execution.DiffElided).
-//  3. Still too large: whole top-level parameters are elided, largest first,
-//     then, if that is not enough, the arguments as a whole (field "").
-//  4. Still too large: the call is refused before anything is written
-//     (CodeResponseTooLarge), and the answer drops its per-edit detail.
+//  1. Always: content, find and replace text at any depth, and any string
+//     over LargeValueBytes, become markers listed in Verdict.Elided.
+//  2. A diff over MaxDiffBytes, or that does not fit, is elided.
+//  3. Still too large: top-level parameters, largest first, then the
+//     arguments as a whole (field "").
+//  4. Still too large: the call is refused before anything is written.
 //
-// Sizes are upper bounds of the protobuf encoding, so rule 4 never lets a
-// change through whose answer the server could not send.
+// Sizes are upper bounds of the protobuf encoding, so rule 4 never lets
+// through a change whose answer could not be sent.
 
-// CodeResponseTooLarge is the violation of a call whose answer could not be
-// sent even with every value elided (thousands of edits or files): nothing
-// is written.
+// CodeResponseTooLarge refuses a call whose answer could not be sent even
+// with every value elided: nothing is written.
 const CodeResponseTooLarge = "RESPONSE_TOO_LARGE"
 
 // Elision stands for a value left out of an answer.
 type Elision struct {
-	// Field is where the value was: a parameter path as in repair.Repair's
-	// Param ("content", "edits/0/new_text"), or "diff".
+	// Field is a parameter path as in repair.Repair's Param, or "diff".
 	Field string
-	// Size is the value's size in bytes: a string's UTF-8 bytes, or the
-	// compact JSON (repair.EncodeJSON) of any other value.
+	// Size is a string's UTF-8 bytes, or any other value's compact JSON.
 	Size int
 	// SHA256 is the hex SHA-256 of those bytes.
 	SHA256 string
@@ -59,20 +50,16 @@ func (e Elision) Marker() string {
 }
 
 const (
-	// LargeValueBytes bounds the string values an execute answer echoes,
-	// whatever parameter holds them.
+	// LargeValueBytes bounds the strings an execute answer echoes.
 	LargeValueBytes = 64 << 10
-	// MaxDiffBytes bounds the diff an answer carries: well under gRPC
-	// clients' default 4 MiB receive limit, and more than a model reads;
-	// the caller can read a larger change from the file.
+	// MaxDiffBytes is well under gRPC clients' default 4 MiB receive limit,
+	// and more than a model reads.
 	MaxDiffBytes = 1 << 20
-	// answerReserve is kept out of the budget for what the estimate leaves
-	// out: ids, names, the mistake state, message framing.
+	// answerReserve covers what the estimate leaves out (ids, framing...).
 	answerReserve = 64 << 10
 )
 
-// answerBudget is the estimated size an execute answer may take; 0 means
-// no bound (rule 1 still applies).
+// answerBudget is the size an execute answer may take; 0: no bound.
 func (g *Guard) answerBudget() int {
 	if g.maxResponse <= 0 {
 		return 0
@@ -80,10 +67,9 @@ func (g *Guard) answerBudget() int {
 	return g.maxResponse - min(answerReserve, g.maxResponse/2)
 }
 
-// checkAnswer runs before an execution writes anything: it refuses the call
-// (rule 4) when its answer could not fit even with everything elided. The
-// estimate assumes the worst the conclusion may add: a REPEATED_CALL
-// violation and feedback at the mistake limit.
+// checkAnswer refuses a call before it writes anything when its answer could
+// not fit even with everything elided (rule 4), assuming the worst the
+// conclusion may add.
 func (g *Guard) checkAnswer(res *repair.Result, ex *Execution) bool {
 	budget := g.answerBudget()
 	if budget <= 0 {
@@ -105,7 +91,6 @@ func (g *Guard) checkAnswer(res *repair.Result, ex *Execution) bool {
 	return false
 }
 
-// elide applies rules 1 to 3 to a concluded execution, in place.
 func (g *Guard) elide(ex *Execution) error {
 	v := ex.Verdict
 	a := answer{tool: v.Tool, args: v.Args, diff: ex.Diff, fixed: fixedSize(v.Result, v.Feedback, ex)}
@@ -118,16 +103,12 @@ func (g *Guard) elide(ex *Execution) error {
 	return nil
 }
 
-// fit bounds an answer that executes nothing (ValidateToolCall, a stream's
-// call without execution): its arguments come back whole, content included,
-// unless the answer would pass the send limit (a 16 MiB call echoed as a
-// Struct and as JSON); then whole top-level parameters are elided, largest
-// first (rule 3), and listed, instead of the answer failing to send.
+// fit bounds an answer that executes nothing: its arguments come back whole
+// unless the answer would pass the send limit; then rule 3 applies.
 func (g *Guard) fit(v *Verdict) error {
 	budget := g.answerBudget()
 	fixed := fixedSize(v.Result, v.Feedback, &Execution{})
-	// A Struct costs at most structPerJSONByte bytes per byte of compact JSON:
-	// most answers are far under the budget, and skip the walk.
+	// A cheap bound first: most answers are far under the budget.
 	if budget <= 0 || fixed+(structPerJSONByte+1)*len(v.ArgumentsJSON)+64 <= budget {
 		return nil
 	}
@@ -140,22 +121,20 @@ func (g *Guard) fit(v *Verdict) error {
 	return nil
 }
 
-// structPerJSONByte bounds structSize against compact JSON: the worst is a
-// one-digit number, 2 bytes of JSON ("1,") against a Value of up to 24.
+// structPerJSONByte bounds a Struct against compact JSON: "1," is 2 bytes of
+// JSON and up to 24 of Struct.
 const structPerJSONByte = 12
 
-// answer is what shaping may change in an execute answer, and the
-// estimated size of the rest.
+// answer is what shaping may change in an execute answer.
 type answer struct {
 	tool *repair.Tool // nil: no content parameter is known
 	args map[string]any
-	// argsJSON is args as compact JSON, when known (the whole-arguments
-	// elision hashes it rather than encoding them again).
+	// argsJSON is args as compact JSON when known, hashed rather than
+	// encoded again.
 	argsJSON []byte
 	diff     string
 	fixed    int
-	// echo keeps every value (no rule 1): the answer executes nothing, so
-	// the arguments are what the caller asked for.
+	// echo keeps every value: nothing is executed.
 	echo bool
 }
 
@@ -165,13 +144,11 @@ type shaped struct {
 	elided     []Elision
 	diff       string
 	diffElided *Elision
-	// size is the estimated size of the whole answer.
-	size int
+	size       int
 }
 
-// shape applies rules 1 to 3 within budget bytes (0: rule 1 only). With
-// hash false only sizes matter: hashes are left as zeros and arguments are
-// not encoded (a check before writing).
+// shape applies rules 1 to 3 within budget bytes (0: rule 1 only). Without
+// hash only sizes matter (a check before writing).
 func (a answer) shape(budget int, hash bool) (shaped, error) {
 	e := eliser{tool: a.tool, hash: hash}
 	s := shaped{diff: a.diff}
@@ -204,8 +181,7 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 		}
 	}
 	if budget > 0 && s.size > budget && s.args != nil {
-		// Many small parameters (a million unknown keys): the arguments go
-		// as a whole, their field empty as in repair.Repair's Param.
+		// Many small parameters: the arguments go as a whole.
 		el, err := e.wholeArgs(a)
 		if err != nil {
 			return shaped{}, err
@@ -228,9 +204,8 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 	return s, nil
 }
 
-// elideParams is rule 3: whole top-level parameters, largest first, until
-// the answer fits. The elisions inside a parameter give way to its own.
-// Parameters smaller than their elision would be are never tried.
+// elideParams is rule 3. Parameters smaller than their elision are never
+// tried.
 func (a answer) elideParams(s *shaped, e *eliser, costs []keyCost, budget int) error {
 	var big []keyCost
 	for _, c := range costs {
@@ -265,11 +240,8 @@ func (a answer) elideParams(s *shaped, e *eliser, costs []keyCost, budget int) e
 	return nil
 }
 
-// minElisionGain is about what a parameter's marker and elision cost: a
-// smaller parameter saves nothing by being elided.
 const minElisionGain = 3 * 128
 
-// eliser replaces values by markers, recording what it left out.
 type eliser struct {
 	tool *repair.Tool
 	hash bool
@@ -301,7 +273,6 @@ func (e *eliser) value(v any, path, key string, top bool) any {
 	return v
 }
 
-// whole elides a whole parameter value as it was in the verdict.
 func (e *eliser) whole(field string, v any) (Elision, error) {
 	if s, ok := v.(string); ok {
 		return e.elision(field, s), nil
@@ -313,7 +284,6 @@ func (e *eliser) whole(field string, v any) (Elision, error) {
 	return e.elision(field, string(raw)), nil
 }
 
-// wholeArgs elides the arguments as a whole (field "").
 func (e *eliser) wholeArgs(a answer) (Elision, error) {
 	if a.argsJSON != nil {
 		return e.elision("", string(a.argsJSON)), nil
@@ -330,17 +300,14 @@ func (e *eliser) elision(field, s string) Elision {
 	return el
 }
 
-// Size estimates. Each is an upper bound of the value's protobuf encoding,
-// tags and length prefixes included; the arguments count twice, as a
-// Struct and as JSON text.
+// Size estimates: upper bounds of the protobuf encoding; the arguments count
+// twice, as a Struct and as JSON text.
 
-// keyCost is a top-level parameter's estimated share of the answer.
 type keyCost struct {
 	key  string
 	cost int
 }
 
-// paramCosts estimates each top-level parameter of the arguments.
 func paramCosts(args map[string]any) []keyCost {
 	costs := make([]keyCost, 0, len(args))
 	for k, v := range args {
@@ -349,8 +316,8 @@ func paramCosts(args map[string]any) []keyCost {
 	return costs
 }
 
-// jsonSize bounds v's compact JSON (repair.EncodeJSON) from above without
-// encoding it: every byte that may be escaped counts as its longest escape.
+// jsonSize bounds v's compact JSON without encoding it: every byte that may
+// be escaped counts as its longest escape.
 func jsonSize(v any) int {
 	switch x := v.(type) {
 	case string:
@@ -401,7 +368,6 @@ func jsonSize(v any) int {
 	return 24
 }
 
-// paramCost is a parameter's Struct entry and its JSON member ("key":value,).
 func paramCost(key string, v any, jsonLen int) int {
 	return len(key) + 24 + structSize(v) + 2*len(key) + 8 + jsonLen
 }
@@ -428,8 +394,7 @@ func structSize(v any) int {
 
 func elisionSize(e Elision) int { return len(e.Field) + 96 }
 
-// fixedSize estimates what shaping leaves as it is: the tool name, repairs,
-// violations, feedback, edit results and file changes.
+// fixedSize estimates what shaping leaves alone.
 func fixedSize(res *repair.Result, feedback string, ex *Execution) int {
 	n := len(res.ToolName) + 8 + len(feedback) + 8
 	for _, r := range res.Repairs {

@@ -174,7 +174,7 @@ func TestResponseTooLarge(t *testing.T) {
 		{"over the limit", 64 << 10, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			g, dir := newWorkspaceGuard(t, func(c *Config) { c.MaxResponseBytes = tt.max })
+			g, dir := newWorkspaceGuard(t, func(o *Options) { o.MaxResponseBytes = tt.max })
 			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: "s",
 				Call: repair.Call{Name: "apply_patch", Form: repair.FormParams, Params: map[string]string{"patch": patch.String()}}}})
 			if err != nil {
@@ -215,7 +215,7 @@ func TestFitValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, _ := newWorkspaceGuard(t, func(c *Config) { c.MaxResponseBytes = limit })
+			g, _ := newWorkspaceGuard(t, func(o *Options) { o.MaxResponseBytes = limit })
 			v, err := g.Validate(context.Background(), ValidateRequest{SessionID: "s", Call: call(tt.text)})
 			if err != nil {
 				t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// Violation codes execution adds to a verdict, beside repair's.
 const (
 	CodeEditNotFound  = "EDIT_NOT_FOUND"
 	CodeEditAmbiguous = "EDIT_AMBIGUOUS"
@@ -25,15 +24,14 @@ const (
 // ExecuteRequest is a call to validate and carry out in a workspace.
 type ExecuteRequest struct {
 	ValidateRequest
-	// Workspace names the workspace; empty means the default one.
 	Workspace string
-	// ExpectedSHA256 is the hex SHA-256 of the file as the model read it;
-	// a mismatch is a FileChangedError and nothing is written.
+	// ExpectedSHA256 is the file's hash as the model read it; a mismatch is
+	// a FileChangedError and nothing is written.
 	ExpectedSHA256 string
 	// DryRun computes everything but writes nothing.
 	DryRun bool
-	// Partial applies the edits that can be applied (edits only); by
-	// default a batch is all-or-nothing.
+	// Partial applies the edits that can be; by default a batch is
+	// all-or-nothing.
 	Partial bool
 }
 
@@ -65,25 +63,42 @@ type FileChange struct {
 	MovedTo        string
 }
 
-// Execution is the outcome of ExecuteWrite or ExecuteEdit. Its verdict's
-// arguments carry no file content and its parts fit the guard's
-// MaxResponseBytes (see elide.go).
+// Execution is the outcome of ExecuteWrite or ExecuteEdit; it fits the
+// guard's MaxResponseBytes (elide.go).
 type Execution struct {
 	*Verdict
 	Edits   []EditOutcome
 	Changes []FileChange
-	// Diff is the unified diff of everything changed (or that would be);
-	// empty with DiffElided set when it was too large for the answer.
+	// Diff is the unified diff of everything changed, empty with DiffElided
+	// set when too large.
 	Diff       string
 	DiffElided *Elision
-	// Applied reports whether anything was written.
-	Applied bool
-	// written counts the bytes of file content written (BytesWritten).
-	written int64
+	Applied    bool
+	written    int64
 }
 
-// UnknownWorkspaceError reports a request naming a workspace the server
-// does not have. It is the caller's mistake.
+// Messages of a full or read-only workspace: the call was fine, the files
+// are unchanged, and what would help.
+const (
+	WorkspaceFullMessage = "the workspace's disk is full (no space or quota left): nothing was written and the files are unchanged. " +
+		"The call itself is fine; free space on the workspace's volume, then send it again"
+	WorkspaceReadOnlyMessage = "the workspace is on a read-only file system: nothing was written and the files are unchanged. " +
+		"The call itself is fine, but no change can be made until the workspace is mounted read-write; do not retry before then"
+)
+
+// StorageMessage returns the message of a full or read-only workspace, or
+// false for any other error.
+func StorageMessage(err error) (string, bool) {
+	switch {
+	case errors.Is(err, workspace.ErrFull):
+		return WorkspaceFullMessage, true
+	case errors.Is(err, workspace.ErrReadOnly):
+		return WorkspaceReadOnlyMessage, true
+	}
+	return "", false
+}
+
+// UnknownWorkspaceError reports a workspace the server does not have.
 type UnknownWorkspaceError struct{ Name string }
 
 func (e *UnknownWorkspaceError) Error() string {
@@ -91,7 +106,7 @@ func (e *UnknownWorkspaceError) Error() string {
 }
 
 // WrongToolError reports a call sent to the wrong RPC (an edit to
-// ExecuteWrite). It is the caller's mistake: the tool name decides the RPC.
+// ExecuteWrite): the tool name decides the RPC.
 type WrongToolError struct {
 	Tool string
 	Want string
@@ -101,8 +116,7 @@ func (e *WrongToolError) Error() string {
 	return fmt.Sprintf("tool %q cannot be executed here; this call executes %s", e.Tool, e.Want)
 }
 
-// FileChangedError reports that a file's content no longer has the hash
-// the caller expected: it changed since the model read it.
+// FileChangedError reports a file that changed since the model read it.
 type FileChangedError struct {
 	Path     string
 	Expected string
@@ -133,18 +147,15 @@ func (g *Guard) workspace(name string) (*workspace.Workspace, error) {
 }
 
 // ExecuteWrite validates a write call and writes the file atomically. A
-// model's mistake, including a refused path, is a verdict with feedback and
-// nothing is written; errors are the caller's or the server's.
+// model's mistake, a refused path included, is a verdict and nothing is
+// written.
 func (g *Guard) ExecuteWrite(ctx context.Context, req ExecuteRequest) (*Execution, error) {
 	return g.execute(ctx, req, writeTools, g.write)
 }
 
-// writeTools are the canonical tools ExecuteWrite runs.
 var writeTools = []string{"write_to_file"}
 
-// execute is what ExecuteWrite and ExecuteEdit share: find the workspace,
-// check the call, make sure it is one of the tools this RPC runs, run it
-// when it is usable, and conclude the verdict so that execution failures
+// execute is what ExecuteWrite and ExecuteEdit share; execution failures
 // count as mistakes too.
 func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	run func(*workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error) (*Execution, error) {
@@ -217,8 +228,7 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	return nil
 }
 
-// resolve maps a model's path into the workspace, turning a refusal into a
-// violation on param.
+// resolve maps a model's path into the workspace; a refusal is a violation.
 func resolve(ws *workspace.Workspace, res *repair.Result, param, path string) (string, bool) {
 	rel, err := ws.Resolve(path)
 	if err != nil {
@@ -245,8 +255,8 @@ func open(ws *workspace.Workspace, res *repair.Result, param, path string) (*wor
 	return nil, nil
 }
 
-// read reads a file for execution. A missing file is not an error (existed
-// is false); a refused one becomes a violation (ok false).
+// read reads a file; a missing one is not an error, a refused one is a
+// violation (ok false).
 func read(ws *workspace.Workspace, res *repair.Result, param, rel string) (content []byte, existed bool, sha string, ok bool, err error) {
 	data, info, err := ws.ReadFile(rel)
 	switch {
@@ -265,8 +275,8 @@ func read(ws *workspace.Workspace, res *repair.Result, param, rel string) (conte
 	return nil, false, "", false, fmt.Errorf("read %s: %w", rel, err)
 }
 
-// fileError turns a write failure into a violation when it is about the
-// path (the model can fix it), or returns it when it is the server's.
+// fileError turns a failure about the path into a violation the model can
+// fix, and returns the server's own.
 func (g *Guard) fileError(res *repair.Result, param, rel string, err error) error {
 	if workspace.IsCode(err, workspace.CodeConflict) {
 		return &FileChangedError{Path: rel, Expected: "(as read)", Actual: "(changed while writing)"}
@@ -279,7 +289,6 @@ func (g *Guard) fileError(res *repair.Result, param, rel string, err error) erro
 	return fmt.Errorf("write %s: %w", rel, err)
 }
 
-// violationCode maps a workspace refusal to the verdict's violation code.
 func violationCode(err error) string {
 	var we *workspace.Error
 	if !errors.As(err, &we) {

@@ -12,7 +12,6 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// editTools are the canonical tools ExecuteEdit runs.
 var editTools = []string{"edit", "multi_edit", "replace_in_file", "apply_patch"}
 
 // fileOp is everything one call does to one file.
@@ -22,18 +21,16 @@ type fileOp struct {
 	rel   string
 	edits []indexedEdit
 	// Patch operations (apply_patch); zero for plain edits.
-	kind    edit.OpKind
-	content string // Add
-	chunks  []edit.PatchChunk
-	moveTo  string
-	moveRel string
-	// State while executing.
+	kind         edit.OpKind
+	content      string // Add
+	chunks       []edit.PatchChunk
+	moveTo       string
+	moveRel      string
 	old, updated string
 	existed      bool
 	oldHash      string
-	// skip marks an operation that cannot be carried out at all (adding a
-	// file that exists, deleting or patching one that does not): with
-	// partial set, the rest of the batch goes ahead without it.
+	// skip marks an operation that cannot be carried out at all; with
+	// partial, the rest of the batch goes ahead.
 	skip bool
 }
 
@@ -43,10 +40,9 @@ type indexedEdit struct {
 	edit  edit.Edit
 }
 
-// ExecuteEdit validates an edit call and applies it: every edit on the file
-// it names, exact matching first, then the fuzzy ladder. A batch is
-// all-or-nothing unless req.Partial: nothing is written unless every edit
-// applies. Failed edits are violations with the closest region as a hint.
+// ExecuteEdit validates an edit call and applies every edit, exact match
+// first, then the fuzzy ladder. Nothing is written unless every edit applies
+// (or req.Partial). Failed edits are violations with the closest region.
 func (g *Guard) ExecuteEdit(ctx context.Context, req ExecuteRequest) (*Execution, error) {
 	return g.execute(ctx, req, editTools, g.edit)
 }
@@ -114,8 +110,8 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	return g.commit(ws, res, ops, ex)
 }
 
-// applyOp computes one file's new content, recording each edit's outcome.
-// It reports whether every edit succeeded.
+// applyOp computes one file's new content and reports whether every edit
+// succeeded.
 func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	switch op.kind {
 	case edit.OpAdd:
@@ -157,7 +153,6 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		}
 		return ok
 	}
-	// Plain edits.
 	if !op.existed {
 		res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist. Create it with write_to_file, or check the path.", op.rel))
 		for _, e := range op.edits {
@@ -170,9 +165,8 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	for _, e := range op.edits {
 		out, r := edit.ApplyEdit(content, e.edit, g.match)
 		if r.Status == edit.StatusNotFound {
-			// Escapes are decoded at execution only when the old text
-			// matches the file solely after decoding (\n written as two
-			// characters in edit text).
+			// Escapes are decoded only when the old text matches solely after
+			// decoding (\n written as two characters).
 			if oldDec, okOld := repair.DecodeEscapes(e.edit.OldText); okOld {
 				newDec, _ := repair.DecodeEscapes(e.edit.NewText)
 				if out2, r2 := edit.ApplyEdit(content, edit.Edit{OldText: oldDec, NewText: newDec, ReplaceAll: e.edit.ReplaceAll}, g.match); r2.Status == edit.StatusApplied || r2.Status == edit.StatusAlreadyApplied {
@@ -237,17 +231,15 @@ func (op *fileOp) change() FileChange {
 	return c
 }
 
-// fileWriter is what commit needs of a workspace; tests of the rollback
-// put failures in.
+// fileWriter is what commit needs of a workspace (tests inject failures).
 type fileWriter interface {
 	WriteFile(p string, data []byte, opts workspace.WriteOptions) (workspace.WriteResult, error)
 	Remove(p string) error
 }
 
-// commit writes every changed file. Each write is atomic; if one fails,
-// those already written are put back, so a batch is never half-applied. If
-// putting them back fails too, the error says so and wraps neither cause:
-// it must not pass for a failure that left the files unchanged.
+// commit writes every changed file atomically; if one fails, those written
+// are put back. If that fails too, the error wraps neither cause: it must
+// not pass for a failure that left the files unchanged.
 func (g *Guard) commit(ws fileWriter, res *repair.Result, ops []*fileOp, ex *Execution) error {
 	var done []*fileOp
 	rollback := func() error {

@@ -1,10 +1,6 @@
-// Package guard is toolguard's core use case layer: it runs a tool call
-// through the pure repair pipeline, records the outcome in the session's
-// mistake counter, and writes the model's feedback. Every front end (the gRPC
-// service, the CLI, later the proxy) calls it, so they all behave alike.
-//
-// guard knows nothing of gRPC or protobuf; it returns domain errors that the
-// front ends map to their own error forms.
+// Package guard is the core every front end shares: repair and validate a
+// tool call, count it in its session, execute writes and edits. It knows no
+// gRPC or HTTP: front ends map its domain errors to their own.
 package guard
 
 import (
@@ -22,36 +18,7 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// Config assembles a Guard.
-type Config struct {
-	// Registry holds the server's tools. Required.
-	Registry *repair.Registry
-	// Sessions counts mistakes per session. Required.
-	Sessions session.Store
-	// MistakeLimit is the server's limit; requests may lower it. Required.
-	MistakeLimit uint32
-	// Workspaces maps workspace names to opened workspaces, for execution.
-	Workspaces map[string]*workspace.Workspace
-	// DefaultWorkspace names the workspace of requests that name none.
-	DefaultWorkspace string
-	// Match tunes the edit matching ladder.
-	Match edit.MatchOptions
-	// MaxResponseBytes bounds the answer of an execution (the front end's
-	// send limit): values and the diff are elided to fit (see elide.go).
-	// Zero means no bound; file content is elided from it all the same.
-	MaxResponseBytes int
-	// Observer learns every outcome (for metrics); nil observes nothing.
-	Observer Observer
-	// Uncounted is told about every call that could not be counted because
-	// the session store was unreachable (an error wrapping
-	// session.ErrUnavailable); the call's verdict is returned all the same,
-	// with Mistakes.NotCounted. It is called on the request's goroutine and
-	// must be cheap (the server logs through a rate limiter). Nil ignores it.
-	Uncounted func(sessionID string, err error)
-}
-
-// Guard validates tool calls and tracks sessions. It is safe for concurrent
-// use.
+// Guard validates tool calls and tracks sessions, safe for concurrent use.
 type Guard struct {
 	reg              *repair.Registry
 	sessions         session.Store
@@ -65,25 +32,6 @@ type Guard struct {
 	uncounted        func(sessionID string, err error)
 }
 
-// New returns a Guard.
-func New(cfg Config) (*Guard, error) {
-	if cfg.Registry == nil || cfg.Sessions == nil {
-		return nil, errors.New("guard: registry and session store are required")
-	}
-	if cfg.MistakeLimit == 0 {
-		return nil, errors.New("guard: mistake limit must be at least 1")
-	}
-	observer := cfg.Observer
-	if observer == nil {
-		observer = NopObserver{}
-	}
-	return &Guard{
-		reg: cfg.Registry, sessions: cfg.Sessions, limit: cfg.MistakeLimit, tools: newToolCache(512),
-		workspaces: cfg.Workspaces, defaultWorkspace: cfg.DefaultWorkspace, match: cfg.Match,
-		maxResponse: cfg.MaxResponseBytes, observer: observer, uncounted: cfg.Uncounted,
-	}, nil
-}
-
 // Registry returns the server's tool registry.
 func (g *Guard) Registry() *repair.Registry { return g.reg }
 
@@ -94,38 +42,26 @@ func (g *Guard) MistakeLimit() uint32 { return g.limit }
 type ValidateRequest struct {
 	SessionID string
 	ModelID   string
-	// MistakeLimit lowers the server's limit for this call when non-zero and
-	// smaller.
+	// MistakeLimit lowers the server's limit for this call when smaller.
 	MistakeLimit uint32
 	Call         repair.Call
-	// Tools are definitions of tools the server does not know, for this
-	// call only.
+	// Tools are definitions of tools the server does not know, for this call.
 	Tools []repair.ToolDef
-	// NoSession validates the call outside any session: nothing is
-	// recorded in the session store (SessionID is ignored), so no repeat
-	// is detected, and the verdict's Mistakes holds the limit with
-	// NotCounted set. The outcome still goes to the Observer. Front ends
-	// that see calls nobody named a session for (the proxy, for requests
-	// without its session header) set it.
+	// NoSession validates outside any session: nothing recorded, no repeat,
+	// Mistakes.NotCounted (the proxy, without its session header).
 	NoSession bool
-	// Truncated says the call was cut off before it was complete (a
-	// streamed call that never closed, or the model hit its length limit):
-	// the verdict gets a TRUNCATED violation if the pipeline found none.
+	// Truncated marks a call cut off: it gets a TRUNCATED violation.
 	Truncated bool
 }
 
 // Verdict is the outcome of one call.
 type Verdict struct {
 	*repair.Result
-	// ArgumentsJSON is the normalised arguments as compact JSON, nil when
-	// they could not be parsed.
+	// ArgumentsJSON is nil when the arguments did not parse.
 	ArgumentsJSON []byte
-	// Feedback is the text for the model; empty when the call is usable.
-	Feedback string
-	Mistakes MistakeState
-	// Elided lists the values an execution's answer left out of Args and
-	// ArgumentsJSON, where markers stand for them (see elide.go); empty
-	// for Validate.
+	Feedback      string
+	Mistakes      MistakeState
+	// Elided lists the values an execution's answer left out (elide.go).
 	Elided []Elision
 }
 
@@ -134,9 +70,7 @@ type MistakeState struct {
 	Consecutive  uint32
 	Limit        uint32
 	LimitReached bool
-	// NotCounted reports that the call was not counted, so Consecutive is
-	// unknown (0): the session store could not be reached, or the request
-	// had no session (ValidateRequest.NoSession).
+	// NotCounted: store unreachable or no session; Consecutive is unknown.
 	NotCounted bool
 }
 
@@ -144,9 +78,8 @@ func newMistakeState(consecutive, limit uint32) MistakeState {
 	return MistakeState{Consecutive: consecutive, Limit: limit, LimitReached: consecutive >= limit}
 }
 
-// Validate repairs and validates a call, counts it in its session and
-// returns the verdict. A model's mistake is a verdict, not an error; errors
-// are the caller's (InvalidToolDefinitionError) or the session store's.
+// Validate repairs, validates and counts a call. A model's mistake is a
+// verdict; errors are the caller's or the session store's.
 func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, error) {
 	res, err := g.check(req)
 	if err != nil {
@@ -162,7 +95,6 @@ func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, er
 	return v, nil
 }
 
-// check runs the pure pipeline on a request's call.
 func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	extra, err := g.compileTools(req.Tools)
 	if err != nil {
@@ -175,9 +107,8 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	return res, nil
 }
 
-// conclude records a checked (and possibly executed) call in its session
-// and writes the verdict: the call counts as a mistake when res holds any
-// violation, including those execution added.
+// conclude counts a checked (maybe executed) call: any violation is a
+// mistake.
 func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.Result) (*Verdict, error) {
 	argsJSON, err := repair.EncodeArgs(res.Args)
 	if err != nil {
@@ -192,9 +123,7 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 	case req.NoSession:
 		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true}
 	case errors.Is(err, session.ErrUnavailable):
-		// Counting is the one part of a call that needs the shared store:
-		// the repair, the validation and any execution stand without it, so
-		// the call goes on uncounted rather than failing (see NotCounted).
+		// Only counting needs the shared store: go on uncounted.
 		if g.uncounted != nil {
 			g.uncounted(req.SessionID, err)
 		}
@@ -217,8 +146,7 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 	return v, nil
 }
 
-// effectiveLimit applies a request's limit, which may only lower the
-// server's.
+// effectiveLimit applies a request's limit, which may only lower the server's.
 func (g *Guard) effectiveLimit(requested uint32) uint32 {
 	if requested > 0 && requested < g.limit {
 		return requested
@@ -226,7 +154,6 @@ func (g *Guard) effectiveLimit(requested uint32) uint32 {
 	return g.limit
 }
 
-// Session is a session's state as callers see it.
 type Session struct {
 	ID       string
 	State    session.State
@@ -242,9 +169,8 @@ func (g *Guard) Session(ctx context.Context, id string) (Session, error) {
 	return Session{ID: id, State: st, Mistakes: newMistakeState(st.Consecutive, g.limit)}, nil
 }
 
-// summaryMistakes returns a session's mistakes against a request's limit
-// for a summary (a stream's end). An unreachable store does not fail the
-// summary: it says NotCounted, as the verdicts do.
+// summaryMistakes is a stream's end's mistakes; an unreachable store says
+// NotCounted.
 func (g *Guard) summaryMistakes(ctx context.Context, id string, requested uint32) (MistakeState, error) {
 	limit := g.effectiveLimit(requested)
 	st, err := g.sessions.Get(ctx, id)
@@ -265,11 +191,8 @@ func (g *Guard) ResetSession(ctx context.Context, id string) (Session, error) {
 	return Session{ID: id, Mistakes: newMistakeState(0, g.limit)}, nil
 }
 
-// CompileTool compiles a tool definition sent with a request, as Validate
-// does with ValidateRequest.Tools, reusing an earlier compilation of an
-// identical definition. A front end that must know which of a request's
-// tools can be used before it validates any call (the proxy) compiles them
-// one by one with it, and resolves names with Registry().Resolve.
+// CompileTool compiles a request's tool definition, reusing an identical
+// one's compilation (the proxy compiles a request's tools before any call).
 func (g *Guard) CompileTool(def repair.ToolDef) (*repair.Tool, error) {
 	tools, err := g.compileTools([]repair.ToolDef{def})
 	if err != nil {
@@ -278,8 +201,7 @@ func (g *Guard) CompileTool(def repair.ToolDef) (*repair.Tool, error) {
 	return tools[0], nil
 }
 
-// InvalidToolDefinitionError reports a tool definition sent with a request
-// that cannot be used (bad schema, missing name). It is the caller's mistake.
+// InvalidToolDefinitionError is a request's unusable tool definition.
 type InvalidToolDefinitionError struct {
 	Index int
 	Name  string
@@ -292,9 +214,8 @@ func (e *InvalidToolDefinitionError) Error() string {
 
 func (e *InvalidToolDefinitionError) Unwrap() error { return e.Err }
 
-// Reason is the stable code of the mistake: SCHEMA_REF_NOT_ALLOWED for a
-// schema that refers outside itself (repair.SchemaRefError), else
-// INVALID_TOOL_DEFINITION.
+// Reason is SCHEMA_REF_NOT_ALLOWED for a schema that refers outside itself,
+// else INVALID_TOOL_DEFINITION.
 func (e *InvalidToolDefinitionError) Reason() string {
 	if re := (*repair.SchemaRefError)(nil); errors.As(e.Err, &re) {
 		return "SCHEMA_REF_NOT_ALLOWED"
@@ -302,9 +223,8 @@ func (e *InvalidToolDefinitionError) Reason() string {
 	return "INVALID_TOOL_DEFINITION"
 }
 
-// compileTools compiles request-scoped tool definitions, reusing earlier
-// compilations of identical definitions: orchestrators send the same tools
-// with every call, and compiling a schema costs far more than validating.
+// compileTools compiles request tools, cached: the same tools come with
+// every call, and compiling costs far more than validating.
 func (g *Guard) compileTools(defs []repair.ToolDef) ([]*repair.Tool, error) {
 	if len(defs) == 0 {
 		return nil, nil
@@ -337,10 +257,8 @@ func defKey(def repair.ToolDef) ([sha256.Size]byte, error) {
 	return sha256.Sum256(raw), nil
 }
 
-// fingerprint identifies a call for repeat detection: its canonical tool
-// name and normalised arguments, or its raw text when those could not be
-// parsed. The hash is stable across processes, so replicas sharing a
-// session store agree on it.
+// fingerprint identifies a call for repeat detection, stable across
+// processes so replicas agree.
 func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(res.ToolName))
@@ -356,9 +274,8 @@ func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte) uint64 {
 	return 1
 }
 
-// toolCache is a bounded map of compiled request-scoped tools. When full it
-// drops an arbitrary entry: the working set is the few tool lists an
-// orchestrator sends, so anything simpler than LRU serves as well.
+// toolCache is a bounded cache that drops an arbitrary entry when full: the
+// working set is a few tool lists.
 type toolCache struct {
 	mu  sync.RWMutex
 	max int

@@ -12,16 +12,13 @@ import (
 
 func newGuard(t *testing.T) (*Guard, *session.Memory) {
 	t.Helper()
-	reg, err := repair.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := session.NewMemory(session.MemoryOptions{})
 	t.Cleanup(func() { _ = store.Close() })
-	g, err := New(Config{Registry: reg, Sessions: store, MistakeLimit: 3})
+	g, cleanup, err := New(DefaultConfig(), Options{Sessions: store})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = cleanup() })
 	return g, store
 }
 

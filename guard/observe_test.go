@@ -58,7 +58,9 @@ func (r *recorder) take() []string {
 func newObservedGuard(t *testing.T) (*Guard, *recorder, string) {
 	t.Helper()
 	rec := &recorder{}
-	g, dir := newWorkspaceGuard(t, func(c *Config) { c.Observer = rec })
+	g, dir := newWorkspaceGuard(t, func(o *Options) {
+		o.Observe = func(*repair.Registry) (Observer, error) { return rec, nil }
+	})
 	return g, rec, dir
 }
 

@@ -20,23 +20,19 @@ type StreamRequest struct {
 	Format       stream.Format
 	// Tools are definitions of tools the server does not know.
 	Tools []repair.ToolDef
-	// ToolNames restricts the server's tools in play (XMLTags tags);
-	// empty means all.
+	// ToolNames restricts the server's tools in play; empty means all.
 	ToolNames []string
-	// ExecuteOnComplete runs each complete, usable write or edit call as
-	// ExecuteWrite/ExecuteEdit would, with DryRun and Partial.
+	// ExecuteOnComplete runs each complete, usable write or edit call, with
+	// DryRun and Partial.
 	ExecuteOnComplete bool
 	DryRun            bool
 	Partial           bool
-	// MaxCallBytes and MaxParamBytes bound calls and values, MaxJSONDepth
-	// the nesting of JSON arguments; zero means no bound (the service
-	// always sets them).
+	// Bounds on calls, values and JSON nesting; zero means no bound.
 	MaxCallBytes  int
 	MaxParamBytes int
 	MaxJSONDepth  int
 
-	// Budget, when set, is drawn on for the open calls' text, shared with
-	// other streams (stream.Options.Budget).
+	// Budget, when set, is shared with other streams for the open calls.
 	Budget stream.Budget
 }
 
@@ -45,19 +41,18 @@ type StreamEvent struct {
 	Kind  stream.EventKind
 	Index int // -1 for text
 	ID    string
-	// EventCallStarted: the canonical tool name (as written when unknown),
-	// the name as written, and whether the tool is known.
+	// EventCallStarted: canonical name (as written when unknown), name as
+	// written, known.
 	ToolName string
 	RawName  string
 	Known    bool
-	// EventParam: the parameter (canonical when known) and its growth
-	// (Text) or complete non-string value (JSON).
+	// EventParam: the parameter and its growth (Text) or complete
+	// non-string value (JSON).
 	Param string
 	JSON  string
 	// EventText: text; EventParam: string growth; EventError: message.
 	Text string
-	// EventCallClosed: the verdict, whether the call was truncated, and its
-	// execution when it ran.
+	// EventCallClosed: the verdict, truncation, and execution when it ran.
 	Verdict   *Verdict
 	Truncated bool
 	Execution *Execution
@@ -74,13 +69,12 @@ type StreamSummary struct {
 
 // Error codes of stream error events raised here, beside the parser's.
 const (
-	// CodeExecutionFailed: a usable call could not be executed because the
-	// file changed under it; the verdict stands, nothing was written.
+	// CodeExecutionFailed: the file changed under a usable call; the
+	// verdict stands, nothing was written.
 	CodeExecutionFailed = "EXECUTION_FAILED"
 )
 
-// Stream follows one model response. It is not safe for concurrent use:
-// one goroutine feeds it, in order.
+// Stream follows one model response, fed in order by one goroutine.
 type Stream struct {
 	g      *Guard
 	req    StreamRequest
@@ -88,29 +82,26 @@ type Stream struct {
 	parser *stream.Parser
 	calls  map[int]*streamCall
 	closed int
-	// last is the parameter name shown last, as previews of one value come
-	// one after another.
+	// last is the parameter shown last: previews of one value follow each
+	// other.
 	last struct {
 		index     int
 		raw, name string
 	}
 
-	// Set for the duration of one feed.
 	ctx context.Context
 	out []StreamEvent
 	err error
 }
 
-// streamCall is what the stream knows of one call.
 type streamCall struct {
 	tool *repair.Tool
-	// shown maps the canonical parameters shown to the spelling the model
-	// used, so that two spellings of one parameter are never merged.
+	// shown maps canonical parameters to the model's spelling, so two
+	// spellings of one parameter are never merged.
 	shown map[string]string
 }
 
-// OpenStream starts following a response. Errors are the caller's: an
-// unknown format, a bad tool definition or an unknown workspace.
+// OpenStream starts following a response. Errors are the caller's.
 func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 	extra, err := g.compileTools(req.Tools)
 	if err != nil {
@@ -133,8 +124,8 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 	return s, nil
 }
 
-// toolTags lists the tags that open a call in XMLTags: each tool's
-// canonical name and aliases, with its parameters' spellings.
+// toolTags lists the tags that open a call in XMLTags, with the parameters'
+// spellings.
 func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream.ToolTags {
 	out := map[string]stream.ToolTags{}
 	add := func(t *repair.Tool) {
@@ -159,8 +150,7 @@ func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream
 	return out
 }
 
-// Text feeds model text. The events returned are valid until the next
-// call.
+// Text feeds model text; the events are valid until the next call.
 func (s *Stream) Text(ctx context.Context, text string) ([]StreamEvent, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, err
@@ -181,9 +171,8 @@ func (s *Stream) ToolDeltas(ctx context.Context, deltas []stream.ToolDelta) ([]S
 	return s.finish(nil)
 }
 
-// End closes the response with the model's finish reason: calls still
-// open are concluded (truncated when they never closed or the reason is a
-// length limit).
+// End closes the response: open calls are concluded, truncated when they
+// never closed or the reason is a length limit.
 func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, StreamSummary, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, StreamSummary{}, err
@@ -199,8 +188,8 @@ func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, S
 	return events, StreamSummary{FinishReason: finishReason, Calls: s.closed, Mistakes: m}, nil
 }
 
-// begin starts one parser step: its events are collected in s.out, and
-// calls that close in it are concluded under ctx.
+// begin starts one parser step, collecting its events and concluding the
+// calls that close in it.
 func (s *Stream) begin(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -209,7 +198,6 @@ func (s *Stream) begin(ctx context.Context) error {
 	return nil
 }
 
-// finish ends a parser step that returned err.
 func (s *Stream) finish(err error) ([]StreamEvent, error) {
 	s.ctx = nil
 	if err == nil {
@@ -218,7 +206,6 @@ func (s *Stream) finish(err error) ([]StreamEvent, error) {
 	return s.out, err
 }
 
-// event turns a parser event into the caller's.
 func (s *Stream) event(e stream.Event) {
 	if s.err != nil {
 		return // the stream is failing; the rest does not matter
@@ -255,7 +242,7 @@ func (s *Stream) event(e stream.Event) {
 }
 
 // paramName shows a parameter under its canonical name, unless another
-// spelling of it was shown first.
+// spelling was shown first.
 func (s *Stream) paramName(index int, raw string) string {
 	if s.last.index == index && s.last.raw == raw && raw != "" {
 		return s.last.name
@@ -281,8 +268,7 @@ func (s *Stream) canonicalParam(index int, raw string) string {
 	return canonical
 }
 
-// conclude validates a closed call, executes it when asked and possible,
-// and counts it in the session.
+// conclude validates a closed call, executes it when asked, and counts it.
 func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	req := ExecuteRequest{
 		ValidateRequest: ValidateRequest{SessionID: s.req.SessionID, ModelID: s.req.ModelID,
@@ -329,8 +315,7 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	return append(out, StreamEvent{Kind: stream.EventCallClosed, Index: e.Index, ID: e.ID, Verdict: v, Truncated: truncated, Execution: ex}), nil
 }
 
-// runner returns how a usable call is executed: a write, an edit, or nil
-// for a tool that is only validated.
+// runner returns how a usable call is executed, nil to only validate it.
 func (g *Guard) runner(res *repair.Result) func(*workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error {
 	switch {
 	case res.Tool == nil:

@@ -15,37 +15,29 @@ import (
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/repair/stream"
 	"github.com/toolguard/toolguard/session"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // newWorkspaceGuard returns a guard over an in-memory session store with a
 // default workspace in a temporary folder, and that folder. adjust may
-// change the configuration first (another store, an observer).
-func newWorkspaceGuard(t *testing.T, adjust ...func(*Config)) (*Guard, string) {
+// change the options first (another store, an observer).
+func newWorkspaceGuard(t *testing.T, adjust ...func(*Options)) (*Guard, string) {
 	t.Helper()
-	reg, err := repair.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ws, err := workspace.Open(dir, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{Registry: reg, MistakeLimit: 3,
-		Workspaces: map[string]*workspace.Workspace{"default": ws}, DefaultWorkspace: "default"}
+	cfg := DefaultConfig()
+	cfg.Workspace = t.TempDir()
+	var opts Options
 	for _, a := range adjust {
-		a(&cfg)
+		a(&opts)
 	}
-	if cfg.Sessions == nil {
-		cfg.Sessions = session.NewMemory(session.MemoryOptions{})
+	if opts.Sessions == nil {
+		opts.Sessions = session.NewMemory(session.MemoryOptions{})
 	}
-	t.Cleanup(func() { _ = cfg.Sessions.Close() })
-	g, err := New(cfg)
+	t.Cleanup(func() { _ = opts.Sessions.Close() })
+	g, cleanup, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, dir
+	t.Cleanup(func() { _ = cleanup() })
+	return g, cfg.Workspace
 }
 
 // streamed feeds text (split into pieces of size n) or deltas, ends with

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/toolguard/toolguard/observe"
 )
 
 // Config is the whole configuration of a proxy. Every field has a
@@ -128,11 +130,8 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("request, response and call size limits must be positive"))
 	}
 	if c.MetricsListen != "" {
-		_, port, err := net.SplitHostPort(c.MetricsListen)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("metrics listen address %q: want host:port", c.MetricsListen))
-		} else if _, lport, err := net.SplitHostPort(c.Listen); err == nil && port == lport && port != "0" {
-			errs = append(errs, fmt.Errorf("metrics listen address %q uses the proxy's port %s: metrics need a port of their own", c.MetricsListen, port))
+		if err := observe.CheckListen(c.MetricsListen, c.Listen, "proxy's port"); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if c.LogFormat != "json" && c.LogFormat != "console" {

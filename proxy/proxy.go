@@ -38,7 +38,6 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
-	"github.com/toolguard/toolguard/session"
 )
 
 // maxSessionIDBytes bounds the session header, as the gRPC API bounds
@@ -54,8 +53,8 @@ type Options struct {
 	// tool registry; nil observes nothing.
 	Observe func(*repair.Registry) (guard.Observer, error)
 	// Metrics registers the proxy's own counter
-	// (toolguard_proxy_calls_total): a prometheus.Registerer or a
-	// service.MetricsServer; nil counts nothing.
+	// (toolguard_proxy_calls_total): a prometheus.Registerer or an
+	// observe.Endpoint; nil counts nothing.
 	Metrics interface {
 		Register(prometheus.Collector) error
 	}
@@ -69,15 +68,15 @@ type Proxy struct {
 	cfg      Config
 	log      *zap.Logger
 	guard    *guard.Guard
-	sessions session.Store
+	release  func() error // the guard's cleanup
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	metrics  *proxyMetrics
 }
 
-// New builds a proxy: a guard over a registry without tools of its own (a
-// request's calls are checked against the tools it declares), an in-memory
-// session store, and the reverse proxy to cfg.Upstream. Close releases it.
+// New builds a proxy: a guard without tools of its own (a request's calls
+// are checked against the tools it declares) over an in-memory session
+// store, and the reverse proxy to cfg.Upstream. Close releases it.
 func New(cfg Config, opts Options) (*Proxy, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
@@ -87,27 +86,15 @@ func New(cfg Config, opts Options) (*Proxy, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	reg, err := repair.NewRegistryWithoutTools()
+	g, release, err := guard.New(cfg.guardConfig(), guard.Options{NoBuiltinTools: true, Observe: opts.Observe})
 	if err != nil {
 		return nil, err
 	}
-	var observer guard.Observer
-	if opts.Observe != nil {
-		if observer, err = opts.Observe(reg); err != nil {
-			return nil, err
-		}
-	}
-	store := session.NewMemory(session.MemoryOptions{TTL: cfg.SessionTTL, MaxSessions: cfg.MaxSessions})
-	g, err := guard.New(guard.Config{Registry: reg, Sessions: store, MistakeLimit: cfg.MistakeLimit, Observer: observer})
-	if err != nil {
-		_ = store.Close()
-		return nil, err
-	}
-	p := &Proxy{cfg: cfg, log: log, guard: g, sessions: store, upstream: u}
+	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u}
 	if opts.Metrics != nil {
 		p.metrics = newProxyMetrics()
 		if err := opts.Metrics.Register(p.metrics.vec); err != nil {
-			_ = store.Close()
+			_ = release()
 			return nil, fmt.Errorf("register proxy metrics: %w", err)
 		}
 	}
@@ -146,7 +133,14 @@ func newTransport(cfg Config) *http.Transport {
 }
 
 // Close releases the session store.
-func (p *Proxy) Close() error { return p.sessions.Close() }
+func (p *Proxy) Close() error { return p.release() }
+
+// guardConfig is the core's configuration: in-memory sessions only.
+func (c Config) guardConfig() guard.Config {
+	g := guard.DefaultConfig()
+	g.MistakeLimit, g.SessionTTL, g.MaxSessions = c.MistakeLimit, c.SessionTTL, c.MaxSessions
+	return g
+}
 
 type requestKey struct{}
 

@@ -11,9 +11,9 @@ import (
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -128,7 +128,7 @@ func TestCallerScope(t *testing.T) {
 	}{
 		{caller: alice, wantKey: "alice\x00s"},
 		{caller: alice, workspace: "docs", executes: true, wantKey: "alice\x00s"},
-		{caller: alice, executes: true, denied: DefaultWorkspaceName},
+		{caller: alice, executes: true, denied: guard.DefaultWorkspaceName},
 		{caller: alice, workspace: "web", denied: "web"},
 		{caller: anonymousCaller, workspace: "web", executes: true, wantKey: "s"},
 	}
@@ -221,57 +221,6 @@ func TestStreamShare(t *testing.T) {
 	for _, tt := range tests {
 		if got := streamShare(tt.cfg, tt.principals); got != tt.want {
 			t.Errorf("%s: share %d, want %d", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestJSONDeeper(t *testing.T) {
-	tests := []struct {
-		text  string
-		limit int
-		want  bool
-	}{
-		{`{"a": [1, {"b": 2}]}`, 3, false},
-		{`{"a": [1, {"b": 2}]}`, 2, true},
-		{`[[[]]] [[[]]]`, 3, false}, // siblings do not add up
-		{`{"a": "[[[[[[[[[["}`, 2, false},
-		{`{"a": "say \"[[[[\" [["}`, 1, false},
-		{`{"a": "\\"} [[[`, 2, true}, // the escaped backslash ends the string
-		{`}}}]]] [[`, 2, false},      // broken JSON: depth never below zero
-		{`{"a": "unterminated [[[[[`, 1, false},
-		{strings.Repeat("[", 65), 64, true},
-		{strings.Repeat("[", 64) + strings.Repeat("]", 64), 64, false},
-		{strings.Repeat("[", 1000), 0, false}, // no bound
-	}
-	for _, tt := range tests {
-		if got := jsonDeeper(tt.text, tt.limit); got != tt.want {
-			t.Errorf("jsonDeeper(%.40q, %d) = %v, want %v", tt.text, tt.limit, got, tt.want)
-		}
-	}
-}
-
-func TestStructDeeper(t *testing.T) {
-	nested := func(levels int) *structpb.Struct {
-		var v any = "leaf"
-		for i := 1; i < levels; i++ {
-			if i%2 == 0 {
-				v = []any{v}
-			} else {
-				v = map[string]any{"k": v}
-			}
-		}
-		s, err := structpb.NewStruct(map[string]any{"top": v})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	for _, tt := range []struct {
-		levels, limit int
-		want          bool
-	}{{1, 1, false}, {2, 1, true}, {5, 5, false}, {6, 5, true}, {100, 64, true}, {100, 0, false}} {
-		if got := structDeeper(nested(tt.levels), tt.limit); got != tt.want {
-			t.Errorf("structDeeper(%d levels, %d) = %v, want %v", tt.levels, tt.limit, got, tt.want)
 		}
 	}
 }

@@ -21,47 +21,29 @@ import (
 	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"sigs.k8s.io/yaml"
+
+	"github.com/toolguard/toolguard/guard"
 )
 
-// Authentication and grants.
-//
-// A caller presents a bearer token ("authorization: Bearer <token>"). The
-// tokens file (Config.AuthTokensFile) stores each token only as its SHA-256
-// and gives it a principal, the name the caller is known by, and the
-// workspaces it may use:
-//
-//	tokens:
-//	  - principal: orchestrator-a
-//	    sha256: 1c59a10a1f6d39e7606603e3958ec12f42fbdbbcf37c45fe9a467904bf6faaac
-//	    workspaces: [default, docs]
-//	  - principal: admin
-//	    sha256: 4259a7415371510d4cbbf050d7b1f205c60ab23d89b260b2346441f13ecbc3d9
-//	    workspaces: ["*"]
-//
-// Without a tokens file every caller is the principal "anonymous" and may
-// use every workspace. grpc.health.v1 and server reflection never ask for a
-// token (see openServices).
-//
-// A principal's sessions are its own: the service keys every session id
-// with the principal (Caller.scope), so one caller can neither read nor
-// reset another's counters, even under the same session id.
+// A caller presents a bearer token; the tokens file keeps each token as its
+// SHA-256 with the principal it names and the workspaces it may use (see
+// docs and tokensFile). Without a tokens file every caller is "anonymous"
+// and may use every workspace. A principal's sessions are its own: session
+// ids are keyed with the principal (Caller.scope).
 
-// AnonymousPrincipal is the principal of every caller when authentication
-// is disabled. A tokens file may not use the name.
+// AnonymousPrincipal is every caller's principal without authentication.
 const AnonymousPrincipal = "anonymous"
 
 // AllWorkspaces in a token's workspaces grants every workspace.
 const AllWorkspaces = "*"
 
-// principalField is the log field that carries the caller's principal.
 const principalField = "principal"
 
-// maxPrincipalLen bounds a principal's name: it is copied into log lines
-// and session keys.
+// maxPrincipalLen bounds a principal, copied into log lines and session keys.
 const maxPrincipalLen = 128
 
 // HashToken returns the SHA-256 of a bearer token in lowercase hex, the
-// form the tokens file stores ("toolguard hash-token" prints it).
+// form the tokens file stores.
 func HashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
@@ -69,19 +51,18 @@ func HashToken(token string) string {
 
 // Caller is who makes a call: its principal and the workspaces it may use.
 type Caller struct {
-	// Principal names the caller: the tokens file's name for its token, or
+	// Principal is the tokens file's name for the caller's token, or
 	// AnonymousPrincipal.
 	Principal string
 	// authenticated is false for the anonymous caller, whose session ids are
-	// used as sent (as before authentication existed).
+	// used as sent.
 	authenticated bool
-	// all grants every workspace; otherwise workspaces lists the grants.
-	all        bool
-	workspaces map[string]bool
+	all           bool
+	workspaces    map[string]bool
 }
 
-// anonymousCaller is every caller when authentication is disabled, and the
-// caller of code that runs outside the gRPC server (the CLI's stream).
+// anonymousCaller is every caller without authentication, and outside the
+// gRPC server.
 var anonymousCaller = &Caller{Principal: AnonymousPrincipal, all: true}
 
 type callerKey struct{}
@@ -90,8 +71,6 @@ func withCaller(ctx context.Context, c *Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
-// callerFromContext returns the caller the auth interceptor identified, or
-// the anonymous caller outside an authenticated call.
 func callerFromContext(ctx context.Context) *Caller {
 	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
 		return c
@@ -99,27 +78,22 @@ func callerFromContext(ctx context.Context) *Caller {
 	return anonymousCaller
 }
 
-// PrincipalFromContext returns the principal of the call ctx belongs to
-// ("anonymous" when authentication is disabled or ctx is not a call's).
+// PrincipalFromContext returns the principal of the call ctx belongs to.
 func PrincipalFromContext(ctx context.Context) string {
 	return callerFromContext(ctx).Principal
 }
 
-// mayUse reports whether the caller was granted the workspace.
 func (c *Caller) mayUse(workspace string) bool {
 	return c.all || c.workspaces[workspace]
 }
 
 // scope checks a request against the caller's grants and returns the
-// session id as the session store keys it.
-//
-// A request that names a workspace needs a grant for it; one that executes
-// without naming one needs a grant for the default workspace. The session
-// key of an authenticated caller is its principal, a NUL byte (which no
-// principal holds) and the id, so principals never share sessions.
+// session id as the store keys it. Executing without naming a workspace uses
+// the default one. An authenticated caller's key is its principal, a NUL
+// byte (which no principal holds) and the id.
 func (c *Caller) scope(sessionID, workspace string, executes bool) (string, error) {
 	if workspace == "" && executes {
-		workspace = DefaultWorkspaceName
+		workspace = guard.DefaultWorkspaceName
 	}
 	if workspace != "" && !c.mayUse(workspace) {
 		return "", &WorkspaceNotGrantedError{Principal: c.Principal, Workspace: workspace}
@@ -127,7 +101,6 @@ func (c *Caller) scope(sessionID, workspace string, executes bool) (string, erro
 	return c.sessionKey(sessionID), nil
 }
 
-// sessionKey returns the session store's key for the caller's session id.
 func (c *Caller) sessionKey(id string) string {
 	if !c.authenticated {
 		return id
@@ -135,10 +108,8 @@ func (c *Caller) sessionKey(id string) string {
 	return c.Principal + "\x00" + id
 }
 
-// splitSessionKey takes a session key apart into its principal and session
-// id, for logs, which show them apart and never the NUL byte. authenticated
-// says whether the server authenticates callers: if not, every key is an
-// anonymous caller's id as sent, NUL bytes and all.
+// splitSessionKey takes a session key apart for logs, which never show the
+// NUL byte. Without authentication every key is an id as sent.
 func splitSessionKey(key string, authenticated bool) (principal, id string) {
 	if !authenticated {
 		return AnonymousPrincipal, key
@@ -147,8 +118,7 @@ func splitSessionKey(key string, authenticated bool) (principal, id string) {
 	return principal, id
 }
 
-// AuthError refuses a call without a valid bearer token: it becomes
-// UNAUTHENTICATED with the reason TOKEN_REQUIRED or TOKEN_INVALID.
+// AuthError refuses a call without a valid bearer token (UNAUTHENTICATED).
 type AuthError struct {
 	Reason  string
 	Message string
@@ -162,9 +132,8 @@ var (
 	errTokenInvalid = &AuthError{Reason: "TOKEN_INVALID", Message: "the bearer token is not valid on this server"}
 )
 
-// WorkspaceNotGrantedError refuses a request for a workspace its principal
-// was not granted: it becomes PERMISSION_DENIED with the reason
-// WORKSPACE_NOT_GRANTED. Whether the workspace exists is not revealed.
+// WorkspaceNotGrantedError refuses a workspace the principal was not granted
+// (PERMISSION_DENIED); whether it exists is not revealed.
 type WorkspaceNotGrantedError struct {
 	Principal string
 	Workspace string
@@ -174,8 +143,7 @@ func (e *WorkspaceNotGrantedError) Error() string {
 	return fmt.Sprintf("principal %q may not use workspace %q", e.Principal, e.Workspace)
 }
 
-// authenticator checks bearer tokens against the tokens file. A nil
-// authenticator (no tokens file) lets every call in as the anonymous caller.
+// authenticator checks bearer tokens; nil lets every call in anonymously.
 type authenticator struct {
 	tokens []knownToken
 }
@@ -185,7 +153,12 @@ type knownToken struct {
 	caller *Caller
 }
 
-// tokensFile is the format of Config.AuthTokensFile.
+// tokensFile is the format of Config.AuthTokensFile:
+//
+//	tokens:
+//	  - principal: orchestrator-a
+//	    sha256: 1c59a10a1f6d39e7606603e3958ec12f42fbdbbcf37c45fe9a467904bf6faaac
+//	    workspaces: [default, docs]   # or ["*"]
 type tokensFile struct {
 	Tokens []tokenEntry `json:"tokens"`
 }
@@ -196,10 +169,8 @@ type tokenEntry struct {
 	Workspaces []string `json:"workspaces"`
 }
 
-// loadAuthenticator reads the tokens file; an empty path disables
-// authentication (nil). Every grant must name one of the server's
-// workspaces (or be "*"), so a typo fails at startup rather than as
-// PERMISSION_DENIED later.
+// loadAuthenticator reads the tokens file (nil for an empty path). Every
+// grant must name a workspace of the server, so a typo fails at startup.
 func loadAuthenticator(path string, workspaces map[string]string) (*authenticator, error) {
 	if path == "" {
 		return nil, nil
@@ -256,8 +227,8 @@ func parseTokens(data []byte, workspaces map[string]string) (*authenticator, err
 	return a, nil
 }
 
-// checkPrincipal holds a principal's name to visible ASCII: it goes into
-// log lines, and into session keys after which a NUL byte separates the id.
+// checkPrincipal holds a principal to visible ASCII: it goes into log lines
+// and session keys.
 func checkPrincipal(p string) error {
 	switch {
 	case p == "":
@@ -272,22 +243,19 @@ func checkPrincipal(p string) error {
 	return nil
 }
 
-// authenticate is the auth interceptor's AuthFunc: it identifies the caller
-// by its bearer token and puts it in the context and in the call's log
-// fields.
+// authenticate identifies the caller by its bearer token.
 func (a *authenticator) authenticate(ctx context.Context) (context.Context, error) {
 	c, err := a.identify(ctx)
 	if err != nil {
 		return nil, refusalStatus(err)
 	}
 	// annotateCall, not logging.InjectFields: the logging interceptor, outside
-	// this one, never sees a context derived in here.
+	// this one, never sees a context derived here.
 	annotateCall(ctx, principalField, c.Principal)
 	return withCaller(ctx, c), nil
 }
 
-// principals counts the distinct principals of the tokens file; 0 when
-// authentication is disabled.
+// principals counts the tokens file's principals (0 without one).
 func (a *authenticator) principals() int {
 	if a == nil {
 		return 0
@@ -299,7 +267,6 @@ func (a *authenticator) principals() int {
 	return len(names)
 }
 
-// identify returns the caller whose token the call carries.
 func (a *authenticator) identify(ctx context.Context) (*Caller, error) {
 	if a == nil {
 		return anonymousCaller, nil
@@ -309,8 +276,7 @@ func (a *authenticator) identify(ctx context.Context) (*Caller, error) {
 		return nil, errTokenRequired
 	}
 	sum := sha256.Sum256([]byte(token))
-	// Every stored hash is compared, in constant time, whichever matches:
-	// how long this takes says nothing about the tokens.
+	// Every hash is compared in constant time, so timing says nothing.
 	var found *Caller
 	for _, t := range a.tokens {
 		if subtle.ConstantTimeCompare(sum[:], t.hash[:]) == 1 {
@@ -323,23 +289,18 @@ func (a *authenticator) identify(ctx context.Context) (*Caller, error) {
 	return found, nil
 }
 
-// openServices are the services every caller may call without a token and
-// without counting against a rate limit: probes and load balancers check
-// health, and reflection exposes only the schema, which is public anyway.
+// openServices need no token and no rate limit: probes check health, and
+// reflection exposes only the public schema.
 var openServices = map[string]bool{
 	healthpb.Health_ServiceDesc.ServiceName:                    true,
 	reflectionv1.ServerReflection_ServiceDesc.ServiceName:      true,
 	reflectionv1alpha.ServerReflection_ServiceDesc.ServiceName: true,
 }
 
-// guardedCall selects the calls authentication and rate limits apply to:
-// all but those of openServices.
 var guardedCall = selector.MatchFunc(func(_ context.Context, call interceptors.CallMeta) bool {
 	return !openServices[call.Service]
 })
 
-// authInterceptor authenticates every guarded call with go-grpc-middleware's
-// auth interceptor.
 func authInterceptor(a *authenticator) interceptor {
 	return interceptor{
 		name:   "auth",
@@ -348,8 +309,8 @@ func authInterceptor(a *authenticator) interceptor {
 	}
 }
 
-// validateAccess checks the authentication and TLS settings, and refuses to
-// expose an unauthenticated server beyond loopback unless told to.
+// validateAccess checks the authentication and TLS settings, and refuses an
+// unauthenticated server beyond loopback unless told to.
 func (c Config) validateAccess() []error {
 	var errs []error
 	if (c.TLSCert == "") != (c.TLSKey == "") {
@@ -365,9 +326,8 @@ func (c Config) validateAccess() []error {
 	return errs
 }
 
-// IsLoopback reports whether a listen address (host:port) binds loopback
-// only. An address that does not parse counts as loopback here: listening
-// on it fails anyway, with a clearer error than this check could give.
+// IsLoopback reports whether a listen address binds loopback only. One that
+// does not parse counts as loopback: listening fails with a clearer error.
 func IsLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -381,17 +341,14 @@ func IsLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// accessControl is what decides who may call the server, over what, and how
-// much: the server options (TLS, calls per connection) and the access links
-// of the interceptor chain.
+// accessControl decides who may call, over what, and how much: the server
+// options (TLS, calls per connection) and the interceptor chain's links.
 type accessControl struct {
 	options      []grpc.ServerOption
 	interceptors []interceptor
-	// streams are the StreamToolCalls slots, shared out by principal.
-	streams *streamSlots
+	streams      *streamSlots
 }
 
-// newAccessControl loads the tokens file and the TLS files of cfg.
 func newAccessControl(cfg Config) (accessControl, error) {
 	workspaces, err := cfg.WorkspaceDirs()
 	if err != nil {

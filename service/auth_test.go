@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/servicetest"
 )
@@ -328,7 +329,7 @@ func TestSessionsArePerPrincipal(t *testing.T) {
 // TestAuthDisabled checks the server without a tokens file: every caller is
 // anonymous, may use every workspace, and token metadata is ignored.
 func TestAuthDisabled(t *testing.T) {
-	conn, _ := servicetest.Start(t, service.Config{Workspaces: []string{"docs=" + t.TempDir()}})
+	conn, _ := servicetest.Start(t, service.Config{Config: guard.Config{Workspaces: []string{"docs=" + t.TempDir()}}})
 	c := toolguardv1.NewToolGuardServiceClient(conn)
 	for _, ctx := range []context.Context{context.Background(), as(principal{token: "anything"})} {
 		if r, err := c.ExecuteWrite(ctx, writeCall("s", "docs", "a.txt")); err != nil || !r.GetVerdict().GetOk() {

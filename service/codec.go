@@ -15,12 +15,11 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// wireCodec is the server's codec: grpc-go's proto codec, except that a
-// wireMessage receives a request's bytes undecoded (see decode.go), and that
-// a response holding a string that is not UTF-8 is still sent.
+// wireCodec is grpc-go's proto codec, except that a wireMessage receives a
+// request undecoded (decode.go), and a response holding a string that is not
+// UTF-8 is still sent.
 type wireCodec struct {
-	proto encoding.CodecV2
-	// notUTF8 warns about responses sent with their invalid bytes replaced.
+	proto   encoding.CodecV2
 	notUTF8 *throttledWarning
 }
 
@@ -31,11 +30,9 @@ func newWireCodec(log *zap.Logger) wireCodec {
 	}
 }
 
-// Marshal marshals as the proto codec does. Such a string comes from a
-// file that is not UTF-8 (an edit's diff or hint quotes it): the edit was
-// made, so the answer must not fail, and a proto string cannot carry the
-// bytes. The response is sent with each invalid byte as U+FFFD, which the
-// caller sees; the files are untouched.
+// Marshal marshals as the proto codec does. A string that is not UTF-8
+// comes from a file an edit quotes: the edit was made, so the answer must
+// not fail; it goes with each invalid byte as U+FFFD.
 func (c wireCodec) Marshal(v any) (mem.BufferSlice, error) {
 	data, err := c.proto.Marshal(v)
 	if err == nil {
@@ -71,8 +68,6 @@ func (c wireCodec) Unmarshal(data mem.BufferSlice, v any) error {
 
 func (c wireCodec) Name() string { return protocodec.Name }
 
-// messageOf returns v as a protobuf message, as grpc-go's codec takes it,
-// or nil.
 func messageOf(v any) proto.Message {
 	switch v := v.(type) {
 	case protoadapt.MessageV1:
@@ -91,12 +86,10 @@ func (w *wireMessage) free() {
 	w.data = nil
 }
 
-// maxFixedFields bounds the field paths a warning lists.
 const maxFixedFields = 8
 
-// toValidUTF8 replaces the invalid bytes of every string in m, map keys
-// included, with U+FFFD, and adds the paths of the fields it changed to
-// fixed (at most maxFixedFields).
+// toValidUTF8 replaces the invalid bytes of every string in m with U+FFFD,
+// adding the paths it changed to fixed.
 func toValidUTF8(m protoreflect.Message, path string, fixed *[]string) {
 	var fields []protoreflect.FieldDescriptor
 	m.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
@@ -165,8 +158,6 @@ func mapToValidUTF8(mp protoreflect.Map, fd protoreflect.FieldDescriptor, path s
 	}
 }
 
-// validString returns s with its invalid bytes as U+FFFD, and whether s
-// was valid already.
 func validString(s string) (string, bool) {
 	if utf8.ValidString(s) {
 		return s, true

@@ -30,6 +30,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/safebuf"
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/workspace"
 )
@@ -214,7 +217,7 @@ func TestServerCrashChild(t *testing.T) {
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Workspace = dir
 	cfg.LogLevel = "warn"
-	log, err := service.NewLogger("console", cfg.LogLevel)
+	log, err := observe.NewLogger("console", cfg.LogLevel)
 	if err != nil {
 		fail(err)
 	}
@@ -280,7 +283,7 @@ func TestServerCrashKill(t *testing.T) {
 	ageTemps(t, dir, workspace.DefaultCleanupMinAge+time.Minute)
 	inProgress := filepath.Join(dir, "w", workspaceTempPrefix+"8000000000000002")
 	writeCrashFile(t, dir, "w/"+filepath.Base(inProgress), "another server's write")
-	c, _ := startWorkspace(t, service.Config{Workspace: dir})
+	c, _ := startWorkspace(t, service.Config{Config: guard.Config{Workspace: dir}})
 	if n := countTemps(t, dir); n != 1 {
 		t.Errorf("%d temporary files remain after a fresh server opened the workspace, want the fresh one alone", n)
 	}
@@ -329,7 +332,7 @@ func serverCrashRound(t *testing.T, dir string, round int, r *rand.Rand) (acked,
 	ageTemps(t, dir, workspace.DefaultCleanupMinAge+time.Minute)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServerCrashChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), serverCrashDirEnv+"="+dir)
-	var stderr lockedBuffer
+	var stderr safebuf.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -587,23 +590,4 @@ func writeCrashFile(t *testing.T, dir, name, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the child's stderr copier and
-// the test reading it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

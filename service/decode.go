@@ -11,37 +11,31 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// Request decoding. A request that does not decode (a string that is not
-// UTF-8, nesting past the recursion limit, bytes that are no protobuf) is
-// the caller's mistake, but grpc-go turns any error of the codec into
-// INTERNAL, before an interceptor or handler could say otherwise. So the
-// server's codec hands requests over still encoded (wireMessage), and every
-// registered service's handlers decode them themselves (strictRegistrar):
-// a unary request that does not decode is refused from inside the
-// interceptor chain, after auth and rate limits, and logged like any other
-// refusal; a stream frame that does not decode ends the stream the same way.
+// A request that does not decode is the caller's mistake, but grpc-go turns
+// any codec error into INTERNAL before an interceptor could say otherwise.
+// So the codec hands requests over still encoded (wireMessage) and each
+// service decodes its own (strictRegistrar): a refusal then comes from inside
+// the interceptor chain, after auth and rate limits, logged like any other.
 
-// requestDecoder decodes requests into their messages.
 type requestDecoder struct {
 	unmarshal proto.UnmarshalOptions
-	// maxJSONDepth is the server's MaxJSONDepth; structLevels whether the
-	// recursion limit was derived from it (see newRequestDecoder).
+	// structLevels says whether the recursion limit derives from
+	// maxJSONDepth (newRequestDecoder).
 	maxJSONDepth int
 	structLevels bool
 }
 
-// structPrefix bounds the message levels above a request's deepest Struct
-// (a stream frame, its start, a tool definition).
+// structPrefix bounds the message levels above a request's deepest Struct.
 const structPrefix = 8
 
-// newRequestDecoder returns the decoder of a server that admits JSON
-// nested maxJSONDepth deep. A level of a google.protobuf.Struct is at most
-// three levels of messages (the Struct, its map entry, the Value), so the
-// recursion limit is three per admitted level above the requests' own
-// nesting: whatever it refuses, MaxJSONDepth would have refused too, only
-// after decoding it all; protobuf's default when that is lower.
+// newRequestDecoder returns the decoder of a server that admits JSON nested
+// maxJSONDepth deep. A Struct level is at most three message levels, so the
+// recursion limit is three per admitted level above the requests' own: it
+// refuses only what MaxJSONDepth would refuse after decoding it all.
 func newRequestDecoder(maxJSONDepth int) requestDecoder {
 	limit := 3*maxJSONDepth + structPrefix
 	d := requestDecoder{maxJSONDepth: maxJSONDepth, structLevels: maxJSONDepth > 0 && limit <= protowire.DefaultRecursionLimit}
@@ -52,13 +46,11 @@ func newRequestDecoder(maxJSONDepth int) requestDecoder {
 	return d
 }
 
-// decode decodes w into m. A request that does not decode leaves m empty
-// and returns the FieldError saying why and where.
-func (d requestDecoder) decode(w *wireMessage, m any) *FieldError {
+// decode decodes w into m, or leaves m empty and says why and where.
+func (d requestDecoder) decode(w *wireMessage, m any) *protoapi.FieldError {
 	pm := messageOf(m)
 	if pm == nil {
-		// Not a protobuf message: no registered service has one.
-		return &FieldError{Reason: "MALFORMED_REQUEST", Description: fmt.Sprintf("the server cannot decode a %T", m)}
+		return &protoapi.FieldError{Reason: "MALFORMED_REQUEST", Description: fmt.Sprintf("the server cannot decode a %T", m)}
 	}
 	buf := w.data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
@@ -71,9 +63,9 @@ func (d requestDecoder) decode(w *wireMessage, m any) *FieldError {
 	return d.explain(b, pm.ProtoReflect().Descriptor(), err)
 }
 
-// recv receives a message through recv and decodes it into m: the error is
-// the transport's, the FieldError the caller's.
-func (d requestDecoder) recv(recv func(any) error, m any) (*FieldError, error) {
+// recv receives and decodes m: the error is the transport's, the FieldError
+// the caller's.
+func (d requestDecoder) recv(recv func(any) error, m any) (*protoapi.FieldError, error) {
 	w := &wireMessage{}
 	defer w.free()
 	if err := recv(w); err != nil {
@@ -82,30 +74,27 @@ func (d requestDecoder) recv(recv func(any) error, m any) (*FieldError, error) {
 	return d.decode(w, m), nil
 }
 
-// explain says what in b stopped it decoding as md. protobuf's errors name
-// neither the field nor, in a stable form, the fault, so the wire is walked
-// again to find both; if the walk finds nothing, protobuf's error is all
-// there is to say.
-func (d requestDecoder) explain(b []byte, md protoreflect.MessageDescriptor, err error) *FieldError {
+// explain says what in b stopped it decoding as md: protobuf's errors name
+// neither the field nor the fault in a stable form, so the wire is walked
+// again to find both.
+func (d requestDecoder) explain(b []byte, md protoreflect.MessageDescriptor, err error) *protoapi.FieldError {
 	f := wireWalk{limit: d.unmarshal.RecursionLimit}.message(b, md, wirePath{}, 1)
 	switch {
 	case f == nil:
-		return &FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message: " + err.Error()}
+		return &protoapi.FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message: " + err.Error()}
 	case f.kind == faultUTF8:
-		return &FieldError{Field: f.at.field(), Reason: "INVALID_UTF8", Description: f.detail + " not valid UTF-8: protobuf strings must be UTF-8 text"}
+		return &protoapi.FieldError{Field: f.at.field(), Reason: "INVALID_UTF8", Description: f.detail + " not valid UTF-8: protobuf strings must be UTF-8 text"}
 	case f.kind == faultDepth && f.at.inStruct && d.structLevels:
-		return tooDeep(f.at.field(), "the schema", d.maxJSONDepth)
+		return protoapi.TooDeep(f.at.field(), "the schema", d.maxJSONDepth)
 	case f.kind == faultDepth:
-		return &FieldError{Field: f.at.field(), Reason: "MESSAGE_TOO_DEEP",
+		return &protoapi.FieldError{Field: f.at.field(), Reason: "MESSAGE_TOO_DEEP",
 			Description: fmt.Sprintf("messages nest more than %d levels deep", d.unmarshal.RecursionLimit)}
 	case f.at.field() == "":
-		return &FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message"}
+		return &protoapi.FieldError{Reason: "MALFORMED_REQUEST", Description: "the request is not a valid protobuf message"}
 	default:
-		return &FieldError{Field: f.at.field(), Reason: "MALFORMED_REQUEST", Description: "the field's bytes are not valid protobuf"}
+		return &protoapi.FieldError{Field: f.at.field(), Reason: "MALFORMED_REQUEST", Description: "the field's bytes are not valid protobuf"}
 	}
 }
-
-// Finding the fault.
 
 type faultKind int
 
@@ -122,10 +111,8 @@ type wireFault struct {
 	detail string
 }
 
-// wirePath is where the walk is, in proto field names
-// ("tools[0].param_aliases[1].param"). Inside a google.protobuf.Struct or
-// Value it stays at the field that holds it: the field is what the caller
-// knows, and a path into a deep Struct would be as deep.
+// wirePath is where the walk is, in proto field names. Inside a Struct it
+// stays at the field that holds it: that is what the caller knows.
 type wirePath struct {
 	path     string
 	inStruct bool
@@ -133,8 +120,7 @@ type wirePath struct {
 
 func (p wirePath) field() string { return p.path }
 
-// child is the path of a field's value: index is its position among the
-// field's values when repeated, key its map key when a map value.
+// child is the path of a field's value (index when repeated, key in a map).
 func (p wirePath) child(fd protoreflect.FieldDescriptor, index int) wirePath {
 	if p.inStruct {
 		return p
@@ -167,9 +153,8 @@ func isStructType(md protoreflect.MessageDescriptor) bool {
 	return false
 }
 
-// wireWalk walks encoded messages as protobuf decodes them, field by field
-// in wire order, counting depth as protobuf does (each message and each map
-// entry a level), and stops at the first fault.
+// wireWalk walks encoded messages as protobuf decodes them, counting depth
+// as protobuf does, and stops at the first fault.
 type wireWalk struct{ limit int }
 
 func (w wireWalk) message(b []byte, md protoreflect.MessageDescriptor, at wirePath, depth int) *wireFault {
@@ -185,9 +170,8 @@ func (w wireWalk) message(b []byte, md protoreflect.MessageDescriptor, at wirePa
 		b = b[n:]
 		fd := md.Fields().ByNumber(num)
 		if fd == nil || typ != protowire.BytesType || !lengthDelimited(fd) {
-			// Unknown fields and scalars hold no string and no nesting;
-			// neither does a field of the wrong wire type, which protobuf
-			// keeps as unknown.
+			// Unknown fields, scalars and wrong wire types hold no string
+			// and no nesting.
 			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
 				return &wireFault{kind: faultWire, at: at}
 			}
@@ -220,7 +204,6 @@ func (w wireWalk) message(b []byte, md protoreflect.MessageDescriptor, at wirePa
 	return nil
 }
 
-// mapEntry walks one entry of the map field fd.
 func (w wireWalk) mapEntry(b []byte, fd protoreflect.FieldDescriptor, at wirePath, depth int) *wireFault {
 	if depth > w.limit {
 		return &wireFault{kind: faultDepth, at: at}
@@ -268,14 +251,12 @@ func (w wireWalk) mapEntry(b []byte, fd protoreflect.FieldDescriptor, at wirePat
 	return nil
 }
 
-// lengthDelimited reports whether fd's values are what the walk looks
-// into: maps, messages and strings.
+// lengthDelimited reports whether the walk looks into fd's values.
 func lengthDelimited(fd protoreflect.FieldDescriptor) bool {
 	return fd.IsMap() || fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.StringKind
 }
 
-// utf8Detail says what is not UTF-8: what, or inside a Struct, which the
-// path does not enter, a string somewhere in it.
+// utf8Detail says what is not UTF-8 (inside a Struct, some string in it).
 func utf8Detail(at wirePath, what string) string {
 	if at.inStruct {
 		return "a string in it is"
@@ -283,11 +264,8 @@ func utf8Detail(at wirePath, what string) string {
 	return what
 }
 
-// Serving decoded requests.
-
 // strictRegistrar registers services whose handlers decode their requests
-// with dec (see strictService). Reflection registers through it too, and
-// GetServiceInfo is the server's.
+// with dec (strictService).
 type strictRegistrar struct {
 	*grpc.Server
 	dec requestDecoder
@@ -297,11 +275,10 @@ func (r strictRegistrar) RegisterService(sd *grpc.ServiceDesc, impl any) {
 	r.Server.RegisterService(strictService(sd, r.dec), impl)
 }
 
-// strictService returns a copy of sd whose handlers receive requests
-// through dec. A unary handler whose request does not decode never runs:
-// its place at the end of the interceptor chain is taken by the refusal, so
-// the call is authenticated, rate-limited and logged like any other. A
-// stream handler's receive returns the refusal as its error.
+// strictService returns sd with handlers that decode through dec. A unary
+// request that does not decode is refused in the handler's place at the end
+// of the chain, so it is authenticated, limited and logged; a stream's
+// receive returns the refusal.
 func strictService(sd *grpc.ServiceDesc, dec requestDecoder) *grpc.ServiceDesc {
 	out := *sd
 	out.Methods = make([]grpc.MethodDesc, len(sd.Methods))
@@ -319,14 +296,13 @@ func strictService(sd *grpc.ServiceDesc, dec requestDecoder) *grpc.ServiceDesc {
 
 func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 	return func(srv any, ctx context.Context, recv func(any) error, chain grpc.UnaryServerInterceptor) (any, error) {
-		var refusal *FieldError
+		var refusal *protoapi.FieldError
 		decode := func(m any) error {
 			var err error
 			refusal, err = dec.recv(recv, m)
 			return err
 		}
-		// The generated handler decodes, then runs the chain around the
-		// method; a refusal takes the method's place.
+		// A refusal takes the method's place inside the chain.
 		refuse := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, method grpc.UnaryHandler) (any, error) {
 			if refusal != nil {
 				method = func(context.Context, any) (any, error) { return nil, fieldStatus(refusal) }
@@ -340,8 +316,7 @@ func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 	}
 }
 
-// decodingStream is a server stream whose received messages are decoded
-// by dec.
+// decodingStream decodes its received messages with dec.
 type decodingStream struct {
 	grpc.ServerStream
 	dec requestDecoder

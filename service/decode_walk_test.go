@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // structShapes build a Struct nesting levels deep (structDeeper's count)
@@ -42,7 +43,7 @@ var structShapes = map[string]func(levels int) *structpb.Struct{
 }
 
 // decodeBytes decodes b into m as the server does.
-func decodeBytes(d requestDecoder, b []byte, m proto.Message) *FieldError {
+func decodeBytes(d requestDecoder, b []byte, m proto.Message) *protoapi.FieldError {
 	return d.decode(&wireMessage{data: mem.BufferSlice{mem.SliceBuffer(b)}}, m)
 }
 
@@ -68,7 +69,7 @@ func TestDecoderDepth(t *testing.T) {
 			for levels := 1; levels <= 3*maxDepth; levels++ {
 				name := fmt.Sprintf("%s %s %d", reqName, shapeName, levels)
 				s := shape(levels)
-				admitted := !structDeeper(s, maxDepth)
+				admitted := !protoapi.StructDeeper(s, maxDepth)
 				if admitted != (levels <= maxDepth) {
 					t.Fatalf("%s: structDeeper disagrees with the shape's depth", name)
 				}

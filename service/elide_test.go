@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolguard/toolguard/edit"
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 )
 
@@ -90,7 +91,7 @@ func argAt(v any, path string) string {
 }
 
 func TestExecuteAtMaxFileBytes(t *testing.T) {
-	c, ws := startWorkspace(t, service.Config{MaxFileBytes: elideFileBytes, MaxSendMsgBytes: elideSendBytes})
+	c, ws := startWorkspace(t, service.Config{Config: guard.Config{MaxFileBytes: elideFileBytes}, MaxSendMsgBytes: elideSendBytes})
 	ctx := context.Background()
 	old, updated := lines('a', elideFileBytes), lines('b', elideFileBytes)
 	small := "x\n"
@@ -163,7 +164,7 @@ func TestExecuteAtMaxFileBytes(t *testing.T) {
 
 // A stream that executes calls as they complete answers them the same way.
 func TestStreamExecuteAtMaxFileBytes(t *testing.T) {
-	c, ws := startWorkspace(t, service.Config{MaxFileBytes: elideFileBytes, MaxSendMsgBytes: elideSendBytes})
+	c, ws := startWorkspace(t, service.Config{Config: guard.Config{MaxFileBytes: elideFileBytes}, MaxSendMsgBytes: elideSendBytes})
 	file := filepath.Join(ws, "big.txt")
 	old, updated := lines('a', elideFileBytes), lines('b', elideFileBytes)
 	writeFile(t, file, old)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/service/protoapi"
 	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/workspace"
 )
@@ -22,14 +23,13 @@ import (
 const ErrorDomain = "toolguard.dev"
 
 // toStatus is the one place domain errors become gRPC statuses. Callers'
-// mistakes get a precise code, a stable ErrorInfo reason and, for fields, a
-// BadRequest detail; anything unexpected is logged here and leaves as a bare
-// INTERNAL, so internal details never reach clients.
+// mistakes get a precise code and a stable reason; anything unexpected is
+// logged here and leaves as a bare INTERNAL.
 func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	if st := refusalStatus(err); st != nil {
 		return st
 	}
-	var fe *FieldError
+	var fe *protoapi.FieldError
 	var te *guard.InvalidToolDefinitionError
 	var we *guard.UnknownWorkspaceError
 	var wt *guard.WrongToolError
@@ -57,11 +57,8 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.As(err, &idle):
 		return withDetails(codes.DeadlineExceeded, idle.Error(), "STREAM_IDLE_TIMEOUT", map[string]string{"idle_timeout": idle.Timeout.String()})
 	case errors.Is(err, session.ErrUnavailable):
-		// Before the context cases: the cause may be a client-side dial
-		// timeout that wraps context.DeadlineExceeded. The cause names the
-		// store's host, never its credentials; clients get none of it. Every
-		// call fails while the store is down, hence the throttle; the
-		// access log has each call.
+		// Before the context cases: the cause may be a dial timeout. Every
+		// call fails while the store is down, hence the throttle.
 		id, _ := callAnnotation(ctx, sessionIDField).(string)
 		s.storeDown.warn(zap.String(requestIDField, requestIDFromContext(ctx)), zap.String(principalField, PrincipalFromContext(ctx)),
 			zap.String(sessionIDField, id), zap.Error(storeError(err)))
@@ -73,47 +70,20 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, session.ErrClosed):
 		return withDetails(codes.Unavailable, "server is shutting down", "SHUTTING_DOWN", nil)
 	case errors.Is(err, workspace.ErrFull):
-		// The environment's fault, for an operator to fix: logged in full.
+		// The environment's fault, for an operator: logged in full.
 		s.log.Error("workspace file system full", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
-		return withDetails(codes.ResourceExhausted, workspaceFullMessage, "WORKSPACE_FULL", nil)
+		return withDetails(codes.ResourceExhausted, guard.WorkspaceFullMessage, "WORKSPACE_FULL", nil)
 	case errors.Is(err, workspace.ErrReadOnly):
 		s.log.Error("workspace file system read-only", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
-		return withDetails(codes.FailedPrecondition, workspaceReadOnlyMessage, "WORKSPACE_READ_ONLY", nil)
+		return withDetails(codes.FailedPrecondition, guard.WorkspaceReadOnlyMessage, "WORKSPACE_READ_ONLY", nil)
 	default:
 		s.log.Error("internal error", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
 		return status.Error(codes.Internal, "internal error")
 	}
 }
 
-// Messages of a workspace whose file system refused a change, for the
-// orchestrator and its model alike: the call was fine, the files are as they
-// were, and what would help.
-const (
-	workspaceFullMessage = "the workspace's disk is full (no space or quota left): nothing was written and the files are unchanged. " +
-		"The call itself is fine; free space on the workspace's volume, then send it again"
-	workspaceReadOnlyMessage = "the workspace is on a read-only file system: nothing was written and the files are unchanged. " +
-		"The call itself is fine, but no change can be made until the workspace is mounted read-write; do not retry before then"
-)
-
-// WorkspaceStorageMessage returns the message toStatus gives err when err
-// is the failure of a full or read-only workspace file system, and false for
-// any other error. The offline CLI prints it.
-func WorkspaceStorageMessage(err error) (string, bool) {
-	switch {
-	case errors.Is(err, workspace.ErrFull):
-		return workspaceFullMessage, true
-	case errors.Is(err, workspace.ErrReadOnly):
-		return workspaceReadOnlyMessage, true
-	}
-	return "", false
-}
-
-// refusalStatus converts a refusal of access or over a limit to its status,
-// or returns nil for any other error: an AuthError is UNAUTHENTICATED, a
-// WorkspaceNotGrantedError PERMISSION_DENIED (reason WORKSPACE_NOT_GRANTED),
-// a LimitError RESOURCE_EXHAUSTED (with a RetryInfo when it says when to
-// retry). toStatus uses it, and so do the interceptors, which refuse calls
-// before any handler runs.
+// refusalStatus converts a refusal of access or over a limit, or returns
+// nil; the interceptors use it too.
 func refusalStatus(err error) error {
 	var ae *AuthError
 	var ng *WorkspaceNotGrantedError
@@ -133,9 +103,8 @@ func refusalStatus(err error) error {
 	return nil
 }
 
-// fieldStatus is a FieldError's status: INVALID_ARGUMENT with its reason
-// and, when it names a field, a BadRequest.
-func fieldStatus(fe *FieldError) error {
+// fieldStatus is INVALID_ARGUMENT with the field's reason and a BadRequest.
+func fieldStatus(fe *protoapi.FieldError) error {
 	if fe.Field == "" {
 		return withDetails(codes.InvalidArgument, fe.Error(), fe.Reason, nil)
 	}
@@ -143,7 +112,6 @@ func fieldStatus(fe *FieldError) error {
 		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: fe.Field, Description: fe.Description, Reason: fe.Reason}}})
 }
 
-// withDetails builds a status with an ErrorInfo and any further details.
 func withDetails(code codes.Code, msg, reason string, meta map[string]string, more ...protoadapt.MessageV1) error {
 	st := status.New(code, msg)
 	details := append([]protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: meta}}, more...)

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/servicetest"
 )
@@ -55,7 +56,7 @@ func sha(s string) string {
 }
 
 func TestExecuteWrite(t *testing.T) {
-	c, ws := startWorkspace(t, service.Config{AgentRoot: "/home/user/project"})
+	c, ws := startWorkspace(t, service.Config{Config: guard.Config{AgentRoot: "/home/user/project"}})
 	ctx := context.Background()
 	rc := &toolguardv1.RequestContext{SessionId: "w"}
 

@@ -10,22 +10,17 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// drainingHealth is the grpc.health.v1 service with one change: Watch streams
-// end once the server stops draining (when stopping is closed).
-//
-// Why: GracefulStop waits for every open stream, and a Watch stream (clients
-// that use gRPC client-side health checking keep one open per connection)
-// never ends on its own. Without this every shutdown would last the whole
-// ShutdownTimeout and then stop hard.
+// drainingHealth ends Watch streams once the server stops draining:
+// GracefulStop waits for every open stream, and a client-side health Watch
+// never ends on its own, so every shutdown would last ShutdownTimeout.
 type drainingHealth struct {
 	*health.Server
 	stopping <-chan struct{}
 }
 
 // Watch serves health.Server's Watch until the client leaves or the server
-// stops draining. In the latter case it first lets NOT_SERVING reach the
-// client (health.Server.Shutdown ran before stopping was closed), then ends
-// the stream with Unavailable, the code that tells a client to go elsewhere.
+// stops draining; then it lets NOT_SERVING reach the client and ends with
+// Unavailable, which tells a client to go elsewhere.
 func (h drainingHealth) Watch(req *healthpb.HealthCheckRequest, stream healthpb.Health_WatchServer) error {
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
@@ -40,8 +35,7 @@ func (h drainingHealth) Watch(req *healthpb.HealthCheckRequest, stream healthpb.
 		case <-ctx.Done():
 			return
 		}
-		// A watch of an unknown service was sent SERVICE_UNKNOWN and will not
-		// be sent NOT_SERVING: nothing to wait for.
+		// An unknown service will not be sent NOT_SERVING: nothing to wait for.
 		if _, err := h.Check(ctx, req); err == nil {
 			select {
 			case <-ws.notServing:
@@ -62,8 +56,8 @@ func (h drainingHealth) Watch(req *healthpb.HealthCheckRequest, stream healthpb.
 	return err
 }
 
-// watchStream is a Watch stream whose context the server can end, and which
-// reports when NOT_SERVING has been sent on it.
+// watchStream is a Watch stream the server can end, reporting when
+// NOT_SERVING was sent on it.
 type watchStream struct {
 	healthpb.Health_WatchServer
 	ctx        context.Context

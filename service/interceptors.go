@@ -18,37 +18,21 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// interceptor is one named link of the server's interceptor chain, in its
-// unary and stream forms.
+// interceptor is one named link of the chain, in unary and stream forms.
 type interceptor struct {
 	name   string
 	unary  grpc.UnaryServerInterceptor
 	stream grpc.StreamServerInterceptor
 }
 
-// interceptorChain returns the server's interceptors, outermost first. The
-// order matters and is part of the design:
-//
-//   - request-id is outermost so every log line of the call, including the
-//     access log, carries the request id, and the id reaches the response
-//     header even when the call fails;
-//   - logging comes next so it sees the final status of everything inside it;
-//   - then access, the links that decide whether a call may run at all
-//     (accessInterceptors: auth, then rate-limit, which needs the principal
-//     auth found). Inside logging, every refusal is logged with its request
-//     id and code, and the principal reaches the log line (annotateCall);
-//     grpc.health.v1 and reflection pass through them untouched;
-//   - recovery is innermost so a panic becomes an ordinary Internal error
-//     that the logging interceptor then records like any other failure. This
-//     is go-grpc-middleware's own example order (logging, selector(auth),
-//     recovery): recovery guards the handlers, which take the request apart;
-//     the access links only read metadata.
-//
-// With metrics on, withMetricsInterceptor puts the gRPC metrics link right
-// after logging (see metrics.go). Tracing is no link: it is a stats handler,
-// outside the whole chain (see tracing.go).
+// interceptorChain returns the interceptors, outermost first: request-id (on
+// every line and response), logging (sees every final status), the access
+// links (auth, then rate limit: refusals are logged), recovery innermost (a
+// panic is an Internal error like any other). Metrics follow logging.
 func interceptorChain(log *zap.Logger, access ...interceptor) []interceptor {
 	loggingUnary, loggingStream := loggingInterceptors(log)
 	recoveryOpt := recovery.WithRecoveryHandlerContext(recoveryHandler(log))
@@ -61,8 +45,7 @@ func interceptorChain(log *zap.Logger, access ...interceptor) []interceptor {
 		interceptor{name: "recovery", unary: recovery.UnaryServerInterceptor(recoveryOpt), stream: recovery.StreamServerInterceptor(recoveryOpt)})
 }
 
-// chainOptions turns a chain into the grpc.Server options that install it,
-// keeping its order (the first interceptor is the outermost).
+// chainOptions installs a chain, first interceptor outermost.
 func chainOptions(chain []interceptor) []grpc.ServerOption {
 	unary := make([]grpc.UnaryServerInterceptor, 0, len(chain))
 	stream := make([]grpc.StreamServerInterceptor, 0, len(chain))
@@ -76,21 +59,15 @@ func chainOptions(chain []interceptor) []grpc.ServerOption {
 	}
 }
 
-// Request ids.
-
-// requestIDHeader is the metadata key of the request id, read from the
-// request and written to the response header.
+// requestIDHeader is the metadata key of the request id, in and out.
 const requestIDHeader = "x-request-id"
 
-// requestIDField is the log field that carries the request id.
 const requestIDField = "request_id"
 
-// maxRequestIDLen bounds a caller-supplied request id; longer ones are
-// replaced so a caller cannot bloat every log line of its call.
+// maxRequestIDLen bounds a caller's request id, repeated on every log line.
 const maxRequestIDLen = 128
 
-// callInfo is what the request-id interceptor keeps for one call: its id,
-// and the log fields added once the call is under way (annotateCall).
+// callInfo is the request id of a call and the log fields annotateCall adds.
 type callInfo struct {
 	id string
 
@@ -100,8 +77,7 @@ type callInfo struct {
 
 type callInfoKey struct{}
 
-// requestIDFromContext returns the id the request-id interceptor gave the
-// call, or "" outside an intercepted call.
+// requestIDFromContext returns the call's request id, or "" outside a call.
 func requestIDFromContext(ctx context.Context) string {
 	if ci, _ := ctx.Value(callInfoKey{}).(*callInfo); ci != nil {
 		return ci.id
@@ -109,17 +85,11 @@ func requestIDFromContext(ctx context.Context) string {
 	return ""
 }
 
-// sessionIDField is the log field that carries a call's session id.
 const sessionIDField = "session_id"
 
-// annotateCall adds key=value to the call's "finished call" line (and to a
-// recovered panic's), from anywhere inside the call: handlers add the session
-// id once they have read it, and an interceptor inside logging can add, say,
-// the principal. logging.InjectFields cannot do this: the logging
-// interceptor writes its line from its own context, which never sees a
-// context derived inside it; zapLogger reads these from that context. A
-// later value for a key replaces the earlier one. Outside an intercepted
-// call (the CLI) it does nothing.
+// annotateCall adds key=value to the call's "finished call" line from inside
+// the call; logging.InjectFields cannot, as the logging interceptor never
+// sees a context derived inside it. Outside a call it does nothing.
 func annotateCall(ctx context.Context, key string, value any) {
 	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
 	if ci == nil {
@@ -136,16 +106,13 @@ func annotateCall(ctx context.Context, key string, value any) {
 	ci.fields = append(ci.fields, key, value)
 }
 
-// logSessionID adds a call's session id to its log lines (annotateCall),
-// when it is one checkSessionID accepts: bounded, valid UTF-8.
+// logSessionID adds a valid session id to the call's log lines.
 func logSessionID(ctx context.Context, id string) {
-	if checkSessionID(id, "") == nil {
+	if protoapi.CheckSessionID(id, "") == nil {
 		annotateCall(ctx, sessionIDField, id)
 	}
 }
 
-// callAnnotation returns the value annotateCall gave key in the call, or
-// nil.
 func callAnnotation(ctx context.Context, key string) any {
 	it := callAnnotations(ctx).Iterator()
 	for it.Next() {
@@ -156,8 +123,6 @@ func callAnnotation(ctx context.Context, key string) any {
 	return nil
 }
 
-// callAnnotations returns a copy of the fields annotateCall added to the
-// call, nil when none.
 func callAnnotations(ctx context.Context) logging.Fields {
 	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
 	if ci == nil {
@@ -171,10 +136,8 @@ func callAnnotations(ctx context.Context) logging.Fields {
 	return append(logging.Fields(nil), ci.fields...)
 }
 
-// requestID returns the caller's x-request-id when it is acceptable, else a
-// fresh one. Only visible ASCII is accepted: the id is copied into log lines
-// and response headers, so control characters or spaces could forge log
-// entries in the console format.
+// requestID returns the caller's x-request-id when it is short visible ASCII
+// (it goes into logs and headers), else a fresh one.
 func requestID(ctx context.Context) string {
 	if vals := metadata.ValueFromIncomingContext(ctx, requestIDHeader); len(vals) > 0 {
 		if id := vals[0]; id != "" && len(id) <= maxRequestIDLen && isVisibleASCII(id) {
@@ -193,14 +156,10 @@ func isVisibleASCII(s string) bool {
 	return true
 }
 
-// traceIDField is the log field that carries a call's trace id when tracing
-// is on, so log lines lead to the trace.
+// traceIDField leads from log lines to the trace when tracing is on.
 const traceIDField = "trace_id"
 
-// withRequestID puts id in the context both for handlers and as a logging
-// field, so the logging interceptor and anything using logging.ExtractFields
-// log it; with it, the call's trace id when the tracing stats handler
-// started a span, and the room for annotateCall's fields.
+// withRequestID puts id in the context and the log fields, with the trace id.
 func withRequestID(ctx context.Context, id string) context.Context {
 	ctx = context.WithValue(ctx, callInfoKey{}, &callInfo{id: id})
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
@@ -209,17 +168,14 @@ func withRequestID(ctx context.Context, id string) context.Context {
 	return logging.InjectLogField(ctx, requestIDField, id)
 }
 
-// unaryRequestID gives each unary call a request id (see requestID), puts it
-// in the context and sends it back in the response header.
+// unaryRequestID gives each unary call a request id, echoed in the header.
 func unaryRequestID(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	id := requestID(ctx)
-	// SetHeader only fails once headers were sent, which cannot have
-	// happened before the handler ran.
+	// SetHeader fails only once headers were sent: not before the handler.
 	_ = grpc.SetHeader(ctx, metadata.Pairs(requestIDHeader, id))
 	return handler(withRequestID(ctx, id), req)
 }
 
-// streamRequestID is unaryRequestID for streams.
 func streamRequestID(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	id := requestID(ss.Context())
 	_ = ss.SetHeader(metadata.Pairs(requestIDHeader, id))
@@ -228,20 +184,13 @@ func streamRequestID(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, ha
 	return handler(srv, wrapped)
 }
 
-// Logging.
-
-// healthMethodPrefix starts the full method name of every grpc.health.v1 call.
 const healthMethodPrefix = "/grpc.health.v1.Health/"
 
-// loggingInterceptors returns the access-log interceptors: one line per
-// finished call with its code and duration. Health calls are logged at debug
-// level (unless they fail as a server fault) so load-balancer and kubelet
-// probes do not flood the log.
+// loggingInterceptors write one line per finished call; health calls at
+// debug unless a server fault, so probes do not flood the log.
 func loggingInterceptors(log *zap.Logger) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
 	logger := zapLogger(log)
-	// Only FinishCall: "started call" would double the volume of a service
-	// whose calls are all short unary calls, and the finished line carries
-	// everything the started one does plus the outcome.
+	// Only FinishCall: its line carries everything "started call" would.
 	events := logging.WithLogOnEvents(logging.FinishCall)
 	unary := logging.UnaryServerInterceptor(logger, events, logging.WithLevels(accessCodeToLevel))
 	stream := logging.StreamServerInterceptor(logger, events, logging.WithLevels(accessCodeToLevel))
@@ -261,10 +210,8 @@ func loggingInterceptors(log *zap.Logger) (grpc.UnaryServerInterceptor, grpc.Str
 		}
 }
 
-// accessCodeToLevel is the middleware's level for each code, except that
-// UNAVAILABLE is info: the server answers it while its session store is
-// down or while it shuts down, to every call at once, and each cause is
-// logged where it arises (once, or throttled), not once more per call.
+// accessCodeToLevel puts UNAVAILABLE at info: every call gets it while the
+// store is down, and the cause is logged where it arises.
 func accessCodeToLevel(code codes.Code) logging.Level {
 	if code == codes.Unavailable {
 		return logging.LevelInfo
@@ -272,8 +219,7 @@ func accessCodeToLevel(code codes.Code) logging.Level {
 	return logging.DefaultServerCodeToLevel(code)
 }
 
-// healthCodeToLevel maps a health call's code to debug, except the codes that
-// mean a server fault, which keep their usual (error) level.
+// healthCodeToLevel keeps only server faults above debug.
 func healthCodeToLevel(code codes.Code) logging.Level {
 	if lvl := logging.DefaultServerCodeToLevel(code); lvl >= logging.LevelError {
 		return lvl
@@ -281,25 +227,20 @@ func healthCodeToLevel(code codes.Code) logging.Level {
 	return logging.LevelDebug
 }
 
-// zapLogger adapts a zap logger to the go-grpc-middleware logging.Logger
-// interface, as the middleware's provider examples do. Each line also
-// carries the fields annotateCall added to the call (ctx is the logging
-// interceptor's, inside the request-id one), such as session_id.
+// zapLogger adapts zap to go-grpc-middleware's logging.Logger, adding the
+// call's annotations.
 func zapLogger(log *zap.Logger) logging.Logger {
-	// The caller would be this adapter (or the middleware behind it), which
-	// says nothing about the call, so it is left out.
+	// The caller would be this adapter, which says nothing about the call.
 	log = log.WithOptions(zap.WithCaller(false))
 	return logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
 		zl := zapLevel(lvl)
-		// Checked before converting fields: at the production level most
-		// health-check lines are dropped, and converting costs allocations.
+		// Checked first: most health lines are dropped, and converting allocates.
 		if ce := log.Check(zl, msg); ce != nil {
 			ce.Write(append(zapFields(fields), zapFields(callAnnotations(ctx))...)...)
 		}
 	})
 }
 
-// zapLevel maps a middleware (slog) level to the zap level at or below it.
 func zapLevel(lvl logging.Level) zapcore.Level {
 	switch {
 	case lvl >= logging.LevelError:
@@ -313,7 +254,6 @@ func zapLevel(lvl logging.Level) zapcore.Level {
 	}
 }
 
-// zapFields converts middleware key/value pairs to zap fields.
 func zapFields(kv []any) []zap.Field {
 	fields := make([]zap.Field, 0, len(kv)/2)
 	it := logging.Fields(kv).Iterator()
@@ -333,16 +273,12 @@ func zapFields(kv []any) []zap.Field {
 	return fields
 }
 
-// Recovery.
-
-// recoveryHandler turns a handler panic into codes.Internal "internal error".
-// The panic value and stack go to the log at error level, never to the
-// client: they can hold request data, paths or internals.
+// recoveryHandler turns a panic into Internal; the value and stack go to the
+// log only, as they can hold request data.
 func recoveryHandler(log *zap.Logger) recovery.RecoveryHandlerFuncContext {
 	log = log.WithOptions(zap.WithCaller(false))
 	return func(ctx context.Context, p any) error {
-		// This runs in the deferred recover of the panicking goroutine, before
-		// its stack unwinds, so the stack still shows where the panic began.
+		// Still in the deferred recover: the stack shows where it began.
 		stack := debug.Stack()
 		if f, ok := p.(*forwardedPanic); ok { // from a goroutine of the handler's
 			p, stack = f.value, f.stack

@@ -15,25 +15,15 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/toolguard/toolguard/repair"
-
-	"github.com/toolguard/toolguard/repair/stream"
 )
 
-// Limits beyond the request checks of requests.go: the open streams
-// (MaxStreams, and each principal's share of them) and each principal's
-// rate of calls (RateLimit, RateBurst).
-// Each refusal is a LimitError: RESOURCE_EXHAUSTED with a stable reason.
-//
-// The message size (MaxRecvMsgBytes) is gRPC's own limit, and its refusal
-// gRPC's own RESOURCE_EXHAUSTED without an ErrorInfo: grpc-go's RecvMsg
-// writes that status to the client itself, before any interceptor or
-// handler could put a reason on it, and a status the handler returns after
-// is dropped. Raising gRPC's limit to check sizes here instead would let a
-// client make the server buffer more than the limit.
+// Limits beyond the request checks: the open streams and each principal's
+// rate of calls. Each refusal is a LimitError. The message size is gRPC's
+// own limit: grpc-go refuses it before any interceptor could add a reason,
+// and checking sizes here instead would buffer more than the limit.
 
-// LimitError refuses a call over one of the server's limits. RetryAfter,
-// when positive, is how long the caller should wait (a google.rpc.RetryInfo
-// detail).
+// LimitError refuses a call over one of the server's limits
+// (RESOURCE_EXHAUSTED). RetryAfter, when positive, becomes a RetryInfo.
 type LimitError struct {
 	Reason     string
 	Message    string
@@ -43,15 +33,14 @@ type LimitError struct {
 
 func (e *LimitError) Error() string { return e.Message }
 
-// validateLimits checks the limit settings.
 func (c Config) validateLimits() []error {
 	var errs []error
 	if c.MaxJSONDepth <= 0 {
 		errs = append(errs, errors.New("max JSON depth must be positive"))
 	}
 	if c.MaxJSONDepth > repair.MaxJSONDepth {
-		// Deeper text would pass the request check and then fail to parse:
-		// a model's mistake where the caller's was meant.
+		// Deeper text would pass the request check, then fail to parse: a
+		// model's mistake where the caller's was meant.
 		errs = append(errs, fmt.Errorf("max JSON depth must be at most %d, the deepest the JSON repair reads", repair.MaxJSONDepth))
 	}
 	if c.MaxStreams <= 0 || c.MaxConnStreams == 0 {
@@ -79,13 +68,8 @@ func (c Config) validateLimits() []error {
 	return errs
 }
 
-// Open streams.
-
-// streamSlots bounds the StreamToolCalls streams open at once: max
-// server-wide, and share for each authenticated principal, so that one
-// caller cannot take every slot and refuse everybody else. A stream holds
-// what it has read of its open calls (see the stream budget) and a
-// goroutine or two; the bound keeps many streams from holding much at once.
+// streamSlots bounds the streams open at once, server-wide and for each
+// authenticated principal, so one caller cannot take every slot.
 type streamSlots struct {
 	max, share int // share 0: no share
 
@@ -94,16 +78,13 @@ type streamSlots struct {
 	held map[string]int // by principal, when shared
 }
 
-// newStreamSlots returns the slots of cfg for a server whose tokens file
-// names principals principals (0 without authentication).
 func newStreamSlots(cfg Config, principals int) *streamSlots {
 	return &streamSlots{max: cfg.MaxStreams, share: streamShare(cfg, principals), held: map[string]int{}}
 }
 
-// streamShare is how many streams one authenticated principal may hold; 0
-// means no share. Without a tokens file every caller is the one anonymous
-// principal, and a share would only lower MaxStreams; a tokens file of one
-// principal is the same case, unless the share is set explicitly.
+// streamShare is how many streams one principal may hold (0: no share).
+// With one principal or none, a share would only lower MaxStreams, unless
+// set explicitly.
 func streamShare(cfg Config, principals int) int {
 	switch {
 	case principals == 0:
@@ -116,10 +97,8 @@ func streamShare(cfg Config, principals int) int {
 	return 0
 }
 
-// acquire takes a slot for the caller, or refuses with
-// TOO_MANY_STREAMS_FOR_PRINCIPAL when the caller holds its share, or
-// TOO_MANY_STREAMS when the server has no slot left. It never waits, so a
-// refused client can retry or go elsewhere. release gives the slot back.
+// acquire takes a slot for the caller without waiting, or refuses with
+// TOO_MANY_STREAMS_FOR_PRINCIPAL or TOO_MANY_STREAMS.
 func (s *streamSlots) acquire(c *Caller) (release func(), err error) {
 	shared := s.share > 0 && c.authenticated
 	s.mu.Lock()
@@ -155,12 +134,9 @@ func (s *streamSlots) acquire(c *Caller) (release func(), err error) {
 	}), nil
 }
 
-// The stream budget.
-
 // streamBudget is the server-wide budget of the bytes open streams hold of
-// their calls (Config.MaxStreamBufferBytes), which every stream's parser
-// draws on. Without it each of MaxStreams streams could hold MaxCallBytes
-// of each of its open calls.
+// their calls (MaxStreamBufferBytes): otherwise each stream could hold
+// MaxCallBytes of each of its calls.
 type streamBudget struct {
 	limit int64
 	used  atomic.Int64
@@ -180,40 +156,8 @@ func (b *streamBudget) Grow(n int) bool {
 
 func (b *streamBudget) Release(n int) { b.used.Add(-int64(n)) }
 
-// streamAccount is one stream's draw on the budget. close gives back all it
-// still holds: a stream that ends without its end frame (cut idle,
-// cancelled, closed early) never closes its open calls. One goroutine uses
-// it.
-type streamAccount struct {
-	budget stream.Budget
-	held   int
-}
-
-func (a *streamAccount) Grow(n int) bool {
-	if !a.budget.Grow(n) {
-		return false
-	}
-	a.held += n
-	return true
-}
-
-func (a *streamAccount) Release(n int) {
-	a.held -= n
-	a.budget.Release(n)
-}
-
-func (a *streamAccount) close() {
-	if a.held > 0 {
-		a.budget.Release(a.held)
-		a.held = 0
-	}
-}
-
-// Rate limits.
-
-// rateLimiter is a token bucket per principal (x/time/rate). Principals
-// come from the tokens file, or are the one anonymous caller, so the
-// buckets are few and never evicted. A nil rateLimiter limits nothing.
+// rateLimiter is a token bucket per principal; principals are few (from the
+// tokens file), so buckets are never evicted. nil limits nothing.
 type rateLimiter struct {
 	limit rate.Limit
 	burst int
@@ -222,8 +166,6 @@ type rateLimiter struct {
 	buckets map[string]*rate.Limiter
 }
 
-// newRateLimiter returns a limiter of perSecond calls per second with
-// bursts of burst calls, or nil when perSecond is 0 (no limit).
 func newRateLimiter(perSecond float64, burst int) *rateLimiter {
 	if perSecond <= 0 {
 		return nil
@@ -242,8 +184,8 @@ func (l *rateLimiter) bucket(principal string) *rate.Limiter {
 	return b
 }
 
-// allow takes a token from the principal's bucket, or refuses with
-// RATE_LIMITED and the time until the next token.
+// allow takes a token, or refuses with RATE_LIMITED and the time until the
+// next one.
 func (l *rateLimiter) allow(principal string) error {
 	if l == nil {
 		return nil
@@ -253,8 +195,8 @@ func (l *rateLimiter) allow(principal string) error {
 	if r.OK() && delay == 0 {
 		return nil
 	}
-	// Refused calls cost nothing: the reservation is given back, so a client
-	// that retries too early does not push its next token further away.
+	// Refused calls cost nothing: an early retry does not push the next
+	// token further away.
 	r.Cancel()
 	if !r.OK() {
 		delay = time.Duration(float64(time.Second) / float64(l.limit))
@@ -268,10 +210,8 @@ func (l *rateLimiter) allow(principal string) error {
 	}
 }
 
-// rateLimitInterceptor limits each principal's calls, after authentication
-// named the principal. It is this package's own rather than
-// go-grpc-middleware's ratelimit interceptor, which replaces the limiter's
-// error with a status of its own and so could not carry the reason and the
+// rateLimitInterceptor limits each principal's calls. go-grpc-middleware's
+// would replace the error with its own status, losing the reason and the
 // RetryInfo.
 func rateLimitInterceptor(l *rateLimiter) interceptor {
 	unary := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -293,9 +233,8 @@ func rateLimitInterceptor(l *rateLimiter) interceptor {
 	}
 }
 
-// accessInterceptors are the links of the interceptor chain that decide
-// whether a call may run at all, in order: who the caller is, then whether
-// it is over its rate (which needs the principal).
+// accessInterceptors decide whether a call may run: who the caller is, then
+// whether it is over its rate.
 func accessInterceptors(a *authenticator, l *rateLimiter) []interceptor {
 	return []interceptor{authInterceptor(a), rateLimitInterceptor(l)}
 }

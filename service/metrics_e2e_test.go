@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/servicetest"
 )
@@ -81,7 +82,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "app.py"), []byte("def main():\n    print(\"hello\")\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	conn, cfg := servicetest.Start(t, service.Config{Workspace: dir, MetricsListen: "on"})
+	conn, cfg := servicetest.Start(t, service.Config{Config: guard.Config{Workspace: dir}, MetricsListen: "on"})
 	if !strings.HasPrefix(cfg.MetricsListen, "127.0.0.1:") || cfg.MetricsListen == "127.0.0.1:0" || cfg.MetricsListen == cfg.Listen {
 		t.Fatalf("metrics address %q (gRPC on %q), want a bound loopback port of its own", cfg.MetricsListen, cfg.Listen)
 	}

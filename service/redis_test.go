@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/session/redistest"
 )
@@ -15,7 +16,7 @@ import (
 // reaches, and either replica reads and resets the same session.
 func TestReplicasShareRedisSessions(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{Password: "replica-pw"})
-	cfg := service.Config{SessionStore: service.SessionStoreRedis, RedisURL: srv.URL(), RedisKeyPrefix: "replicas:"}
+	cfg := service.Config{Config: guard.Config{SessionStore: guard.SessionStoreRedis, RedisURL: srv.URL(), RedisKeyPrefix: "replicas:"}}
 	a, b := startClient(t, cfg), startClient(t, cfg)
 	ctx := context.Background()
 	bad := textCall("write_to_file", `{"path":"a.py"}`)

@@ -368,10 +368,11 @@ func TestCleanupsRunInReverseOrder(t *testing.T) {
 		t.Fatalf("newServer: %v", err)
 	}
 	var order []string
-	record := func(name string, err error) cleanup {
-		return cleanup{name: name, fn: func() error { order = append(order, name); return err }}
+	record := func(name string, err error) {
+		srv.run.Cleanups.Add(name, func() error { order = append(order, name); return err })
 	}
-	srv.cleanups = append(srv.cleanups, record("first", errors.New("boom")), record("second", nil))
+	record("first", errors.New("boom"))
+	record("second", nil)
 
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -592,19 +593,5 @@ func TestListenAndServeRejectsInvalidConfig(t *testing.T) {
 	cfg.Listen = ""
 	if err := ListenAndServe(context.Background(), cfg, nil); err == nil {
 		t.Fatal("ListenAndServe with an empty listen address succeeded")
-	}
-}
-
-func TestNewLogger(t *testing.T) {
-	for _, format := range []string{"json", "console"} {
-		if _, err := NewLogger(format, "debug"); err != nil {
-			t.Errorf("NewLogger(%q, debug): %v", format, err)
-		}
-	}
-	if _, err := NewLogger("xml", "info"); err == nil {
-		t.Error("NewLogger with format xml succeeded")
-	}
-	if _, err := NewLogger("json", "loud"); err == nil {
-		t.Error("NewLogger with level loud succeeded")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
@@ -41,7 +42,7 @@ func TestWorkspaceStorageErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			ws := tc.dir(t, prepared)
-			c, _ := startWorkspace(t, service.Config{Workspace: ws})
+			c, _ := startWorkspace(t, service.Config{Config: guard.Config{Workspace: ws}})
 			rc := &toolguardv1.RequestContext{SessionId: "s-" + tc.name}
 			calls := map[string]func() error{
 				"write": func() error {

@@ -3,45 +3,16 @@ package service
 import (
 	"context"
 	"errors"
-	"io"
 
 	"google.golang.org/grpc"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
-	"github.com/toolguard/toolguard/guard"
-	"github.com/toolguard/toolguard/repair/stream"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// StreamLimits are the server's bounds on streamed calls.
-type StreamLimits struct {
-	MaxCallBytes  int
-	MaxParamBytes int
-	// MaxJSONDepth bounds the nesting of the start frame's tool schemas
-	// and of the calls' JSON arguments; 0 means no bound.
-	MaxJSONDepth int
-	// Budget, when set, bounds the open calls' text of every stream that
-	// shares it (Config.MaxStreamBufferBytes).
-	Budget stream.Budget
-}
-
-// TransportError wraps a failure to receive or send a frame: the stream
-// itself broke (the client went away), so there is no one to tell, or a
-// received frame did not decode (decode.go), which is already a status.
-type TransportError struct{ Err error }
-
-func (e *TransportError) Error() string { return "stream transport: " + e.Err.Error() }
-func (e *TransportError) Unwrap() error { return e.Err }
-
-// StreamToolCalls follows a model's response as the client forwards it.
-// The work happens frame by frame in one goroutine (runStream), so when the
-// client cancels, the next receive or send fails and nothing outlives the
-// stream. A stream that waits on its client longer than the idle timeout is
-// ended with DEADLINE_EXCEEDED (stream_idle.go).
-//
-// At most MaxStreams streams are open at once, server-wide, and each
-// authenticated principal holds at most its share of them; the slot is
-// given back when the handler returns, before the client sees the stream
-// end.
+// StreamToolCalls follows a model's response as the client forwards it, in
+// one goroutine, so nothing outlives the stream. It holds one of the
+// server's stream slots, given back before the client sees the stream end.
 func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguardv1.StreamToolCallsRequest, toolguardv1.StreamToolCallsResponse]) error {
 	ctx := srv.Context()
 	release, err := s.streams.acquire(callerFromContext(ctx))
@@ -50,7 +21,7 @@ func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguar
 	}
 	defer release()
 	err = s.runStream(ctx, srv)
-	var te *TransportError
+	var te *protoapi.TransportError
 	var idle *StreamIdleError
 	switch {
 	case err == nil:
@@ -64,141 +35,8 @@ func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguar
 	}
 }
 
-// RunStream drives one stream: a start frame, delta frames, an end frame
-// in; events out, a done event last. The gRPC handler and the CLI's stream
-// command share it. Errors are the caller's (a FieldError, a bad tool
-// definition, an unknown workspace), the session store's, or a
-// TransportError.
-func RunStream(ctx context.Context, g *guard.Guard, limits StreamLimits,
-	recv func() (*toolguardv1.StreamToolCallsRequest, error), send func(*toolguardv1.StreamToolCallsResponse) error) error {
-	first, err := recv()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return &FieldError{Field: "start", Reason: "START_FRAME_REQUIRED", Description: "the stream closed before its start frame"}
-		}
-		return &TransportError{Err: err}
-	}
-	logSessionID(ctx, first.GetStart().GetContext().GetSessionId())
-	in, err := streamRequestFromProto(first.GetStart(), limits, func(name string) bool { return g.Registry().Tool(name) != nil })
-	if err != nil {
-		return err
-	}
-	// The caller's grants and own sessions (auth.go); outside a gRPC call
-	// (the CLI) the caller is anonymous and may use every workspace.
-	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, in.ExecuteOnComplete); err != nil {
-		return err
-	}
-	if limits.Budget != nil {
-		account := &streamAccount{budget: limits.Budget}
-		defer account.close()
-		in.Budget = account
-	}
-	st, err := g.OpenStream(in)
-	if err != nil {
-		return err
-	}
-	out := eventSender{fn: send}
-	for {
-		msg, err := recv()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return &FieldError{Field: "end", Reason: "END_FRAME_REQUIRED", Description: "the stream closed before its end frame; send end with the model's finish reason"}
-			}
-			return &TransportError{Err: err}
-		}
-		switch f := msg.GetFrame().(type) {
-		case *toolguardv1.StreamToolCallsRequest_Delta:
-			deltas, err := toolDeltasFromProto(f.Delta.GetToolCalls(), in.Format)
-			if err != nil {
-				return err
-			}
-			if f.Delta.GetText() != "" {
-				if err := out.all(st.Text(ctx, f.Delta.GetText())); err != nil {
-					return err
-				}
-			}
-			if len(deltas) > 0 {
-				if err := out.all(st.ToolDeltas(ctx, deltas)); err != nil {
-					return err
-				}
-			}
-		case *toolguardv1.StreamToolCallsRequest_End:
-			events, sum, err := st.End(ctx, f.End.GetFinishReason())
-			if err := out.all(events, err); err != nil {
-				return err
-			}
-			return out.send(&toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_Done{Done: &toolguardv1.StreamDoneEvent{
-				FinishReason: sum.FinishReason, Calls: uint32(sum.Calls), Mistakes: mistakesToProto(sum.Mistakes),
-			}}})
-		case *toolguardv1.StreamToolCallsRequest_Start:
-			return &FieldError{Field: "start", Reason: "START_FRAME_REPEATED", Description: "a stream has one start frame, first"}
-		default:
-			return &FieldError{Field: "frame", Reason: "FRAME_REQUIRED", Description: "each frame must set start, delta or end"}
-		}
-	}
-}
-
-// eventSender converts and sends events.
-type eventSender struct {
-	fn func(*toolguardv1.StreamToolCallsResponse) error
-}
-
-// all sends events, unless the step that produced them failed: events
-// before a failure are still sent, so the client sees what completed.
-func (o eventSender) all(events []guard.StreamEvent, stepErr error) error {
-	for _, e := range events {
-		resp, err := StreamEventToProto(e)
-		if err != nil {
-			return err
-		}
-		if err := o.send(resp); err != nil {
-			return err
-		}
-	}
-	return stepErr
-}
-
-func (o eventSender) send(resp *toolguardv1.StreamToolCallsResponse) error {
-	if err := o.fn(resp); err != nil {
-		return &TransportError{Err: err}
-	}
-	return nil
-}
-
-// StreamEventToProto converts a stream event to its API form.
-func StreamEventToProto(e guard.StreamEvent) (*toolguardv1.StreamToolCallsResponse, error) {
-	index := uint32(max(e.Index, 0))
-	switch e.Kind {
-	case stream.EventText:
-		return &toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_Text{Text: &toolguardv1.TextEvent{Text: e.Text}}}, nil
-	case stream.EventCallStarted:
-		return &toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_CallStarted{CallStarted: &toolguardv1.CallStartedEvent{
-			Index: index, Id: e.ID, ToolName: e.ToolName, RawName: e.RawName, Known: e.Known,
-		}}}, nil
-	case stream.EventParam:
-		u := &toolguardv1.ParamUpdateEvent{Index: index, Param: e.Param}
-		if e.JSON != "" {
-			u.Value = &toolguardv1.ParamUpdateEvent_ValueJson{ValueJson: e.JSON}
-		} else {
-			u.Value = &toolguardv1.ParamUpdateEvent_Append{Append: e.Text}
-		}
-		return &toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_ParamUpdate{ParamUpdate: u}}, nil
-	case stream.EventCallClosed:
-		v, err := VerdictToProto(e.Verdict, e.ID)
-		if err != nil {
-			return nil, err
-		}
-		c := &toolguardv1.CallCompleteEvent{Index: index, Verdict: v, Truncated: e.Truncated}
-		if ex := e.Execution; ex != nil {
-			edit := ExecutionToEditResponse(v, ex)
-			c.Execution = &toolguardv1.Execution{Edits: edit.Edits, Changes: edit.Changes, Diff: edit.Diff, DiffElided: edit.DiffElided, Applied: edit.Applied}
-		}
-		return &toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_CallComplete{CallComplete: c}}, nil
-	default: // stream.EventError
-		ev := &toolguardv1.StreamErrorEvent{Code: e.Code, Message: e.Text}
-		if e.Index >= 0 {
-			ev.Index = &index
-		}
-		return &toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_Error{Error: ev}}, nil
-	}
+// streamOptions scope a call's stream: the server's limits, the caller's
+// grants, the access log's session id.
+func (s *toolGuardService) streamOptions(ctx context.Context) protoapi.StreamOptions {
+	return protoapi.StreamOptions{Limits: s.streamLimits, Scope: callerFromContext(ctx).scope, Started: logSessionID}
 }

@@ -9,21 +9,14 @@ import (
 	"google.golang.org/grpc"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// The idle timeout of streams (Config.StreamIdleTimeout).
-//
-// A stream that waits on its client for longer than the timeout, for a
-// frame or for the client to take an event, is ended: it would otherwise
-// hold its slot, and what it has read of its calls, until the connection
-// goes. Its open calls are dropped as when the client closes without an end
-// frame: neither concluded, executed nor counted.
-
-// StreamIdleError ends a stream that waited on its client for longer than
-// the idle timeout. It becomes DEADLINE_EXCEEDED with the reason
-// STREAM_IDLE_TIMEOUT: the stream ran out of time because of the caller's
-// pace, not the server's load (RESOURCE_EXHAUSTED) nor a conflict
-// (ABORTED).
+// StreamIdleError ends a stream that waited on its client, for a frame or to
+// take an event, longer than the idle timeout: it would otherwise hold its
+// slot and its open calls, which are dropped as when the client leaves. It
+// becomes DEADLINE_EXCEEDED (STREAM_IDLE_TIMEOUT): the caller's pace, not
+// the server's load.
 type StreamIdleError struct{ Timeout time.Duration }
 
 func (e *StreamIdleError) Error() string {
@@ -31,18 +24,13 @@ func (e *StreamIdleError) Error() string {
 		"calls still open were dropped (while the model is silent, send an empty delta frame now and then)", e.Timeout)
 }
 
-// runStream runs RunStream on the handler's stream under the idle timeout.
-//
-// RunStream runs in a goroutine of its own while the handler's goroutine
-// waits for it or for the timeout: a receive or a send blocked on the client
-// returns only once the handler has returned, so a handler blocked in one
-// could never end its stream. After a timeout the goroutine ends as soon as
-// its blocked receive or send fails, when the stream ends; it does no other
-// work in between. A panic in it is handed to the handler's goroutine,
-// which the recovery interceptor guards.
+// runStream runs RunStream under the idle timeout, in a goroutine of its
+// own: a receive or send blocked on the client returns only once the handler
+// has returned, so a handler blocked in one could never end its stream. A
+// panic there is handed to the handler's goroutine, which recovery guards.
 func (s *toolGuardService) runStream(ctx context.Context, srv grpc.BidiStreamingServer[toolguardv1.StreamToolCallsRequest, toolguardv1.StreamToolCallsResponse]) error {
 	if s.idleTimeout <= 0 {
-		return RunStream(ctx, s.guard, s.streamLimits, srv.Recv, srv.Send)
+		return protoapi.RunStream(ctx, s.guard, s.streamOptions(ctx), srv.Recv, srv.Send)
 	}
 	w := &idleWatch{timeout: s.idleTimeout, expired: make(chan struct{})}
 	done := make(chan streamResult, 1)
@@ -59,7 +47,7 @@ func (s *toolGuardService) runStream(ctx context.Context, srv grpc.BidiStreaming
 		send := func(resp *toolguardv1.StreamToolCallsResponse) error {
 			return w.wait(func() error { return srv.Send(resp) })
 		}
-		done <- streamResult{err: RunStream(ctx, s.guard, s.streamLimits, recv, send)}
+		done <- streamResult{err: protoapi.RunStream(ctx, s.guard, s.streamOptions(ctx), recv, send)}
 	}()
 	select {
 	case r := <-done:
@@ -72,14 +60,13 @@ func (s *toolGuardService) runStream(ctx context.Context, srv grpc.BidiStreaming
 	}
 }
 
-// streamResult is how RunStream's goroutine ended.
 type streamResult struct {
 	err   error
 	panic *forwardedPanic
 }
 
 // forwardedPanic carries a panic to another goroutine with the stack where
-// it began; the recovery handler logs that stack.
+// it began.
 type forwardedPanic struct {
 	value any
 	stack []byte
@@ -87,21 +74,17 @@ type forwardedPanic struct {
 
 func (p *forwardedPanic) String() string { return fmt.Sprint(p.value) }
 
-// idleWatch times the waits of one stream on its client. Its timer runs
-// only during a wait, so the server's own work never counts, and it is
-// reset rather than replaced: no goroutine or timer per frame. Only the
-// stream's goroutine calls wait.
+// idleWatch times the stream's waits on its client only (never the server's
+// own work), with one timer reset per wait.
 type idleWatch struct {
 	timeout time.Duration
 	timer   *time.Timer
-	// expired is closed when a wait ran out of time.
 	expired chan struct{}
 }
 
-// wait runs op, a receive or a send, with the timer running. When the time
-// ran out meanwhile it returns a StreamIdleError, whatever op returned: the
-// handler is ending the stream, and a frame that came too late is dropped
-// unread. The timer fires at most once, since no wait follows that error.
+// wait runs op, a receive or a send, with the timer running. Once the time
+// ran out it returns a StreamIdleError whatever op returned: a frame that
+// came too late is dropped unread.
 func (w *idleWatch) wait(op func() error) error {
 	if w.timer == nil {
 		w.timer = time.AfterFunc(w.timeout, func() { close(w.expired) })

@@ -9,10 +9,9 @@ import (
 	"google.golang.org/grpc/credentials"
 )
 
-// serverCredentials returns the server's TLS credentials, or nil for
-// plaintext when cfg has no certificate. With a client CA every client must
-// present a certificate that chains to it (mutual TLS); the bearer token,
-// not the certificate, still names the principal.
+// serverCredentials returns the TLS credentials, nil for plaintext. With a
+// client CA every client needs a certificate (mutual TLS); the bearer token
+// still names the principal.
 func serverCredentials(cfg Config) (credentials.TransportCredentials, error) {
 	if cfg.TLSCert == "" {
 		return nil, nil

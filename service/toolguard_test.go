@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/servicetest"
 )
@@ -185,7 +186,7 @@ func TestCustomToolAllForms(t *testing.T) {
 	if err := os.WriteFile(file, []byte(memoryToolsYAML), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := startClient(t, service.Config{ToolsFile: file})
+	c := startClient(t, service.Config{Config: guard.Config{ToolsFile: file}})
 	memory := "<memory><fact>prefers tea</fact><fact>lives in Oslo</fact></memory>"
 	for name, call := range map[string]*toolguardv1.ToolCall{
 		"json": textCall("add_semantic_memory", `{"xml_memory":"`+strings.ReplaceAll(memory, `"`, `\"`)+`","user_message":"I like tea"}`),

@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/observe"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // keptSpans is an in-memory exporter that keeps its spans through Shutdown,
@@ -100,8 +102,8 @@ func TestTracingSpans(t *testing.T) {
 	for _, kv := range found.Resource.Attributes() {
 		attrs[kv.Key] = kv.Value.Emit()
 	}
-	if attrs["service.name"] != "toolguard" || attrs["service.version"] != Version {
-		t.Errorf("resource service.name=%q service.version=%q, want toolguard %q", attrs["service.name"], attrs["service.version"], Version)
+	if attrs["service.name"] != "toolguard" || attrs["service.version"] != observe.Version {
+		t.Errorf("resource service.name=%q service.version=%q, want toolguard %q", attrs["service.name"], attrs["service.version"], observe.Version)
 	}
 
 	access := finishedCall(t, ts.logs, "ValidateToolCall")
@@ -164,7 +166,7 @@ func TestLogsCarrySessionID(t *testing.T) {
 		}
 	}
 	// Refused: too long to log.
-	if _, err := client.ResetSession(ctx, &toolguardv1.ResetSessionRequest{SessionId: strings.Repeat("s", maxSessionIDBytes+1)}); err == nil {
+	if _, err := client.ResetSession(ctx, &toolguardv1.ResetSessionRequest{SessionId: strings.Repeat("s", protoapi.MaxSessionIDBytes+1)}); err == nil {
 		t.Fatal("ResetSession with an overlong session id succeeded")
 	}
 

@@ -11,106 +11,52 @@ import (
 	"time"
 )
 
-// ErrClosed is returned by a Memory store's methods once Close has been called.
+// ErrClosed is returned by a store's methods once Close has been called.
 var ErrClosed = errors.New("session: store closed")
 
 const (
-	// defaultTTL and defaultMaxSessions match the service's configuration
-	// defaults, so a zero MemoryOptions behaves like an unconfigured server.
+	// A zero MemoryOptions behaves like an unconfigured server.
 	defaultTTL         = time.Hour
 	defaultMaxSessions = 100_000
 
-	// maxShards bounds the shard count: 64 mutexes keep contention negligible
-	// on any realistic core count, and more would only spread small caps thin.
+	// 64 mutexes keep contention negligible; more would spread small caps thin.
 	maxShards = 64
-	// minPerShard is the fewest sessions a shard is given before the store
-	// uses more shards. The cap is enforced per shard, so a shard holding few
-	// sessions makes eviction follow the hash rather than recency; a few
-	// hundred per shard keeps eviction close to a global LRU.
+	// The cap is per shard, so a shard holding few sessions would evict by
+	// hash rather than recency: a few hundred keep eviction close to an LRU.
 	minPerShard = 256
-	// maxPerShard keeps entry indices within int32 (see entry). A shard this
-	// large would need tens of gigabytes, so the clamp never bites in practice.
-	maxPerShard = 1 << 30
+	maxPerShard = 1 << 30 // entry indices are int32
 
-	// sweepPerCall is how many expired sessions an operation removes from its
-	// shard as a side effect. Bounding it keeps a call's latency flat after a
-	// long idle period; the janitor and later calls reclaim the rest.
+	// Expired sessions an operation sweeps from its shard: bounded, so a call
+	// stays fast after a long idle period.
 	sweepPerCall = 8
-	// janitorBatch is how many expired sessions the janitor removes per lock
-	// hold, so that it never blocks a shard's callers for long.
+	// Expired sessions the janitor sweeps per lock hold.
 	janitorBatch = 1024
-	// shrinkMin is the entry-array length below which a shard never compacts:
-	// small arrays are not worth rebuilding.
+	// Entry arrays shorter than this are not worth compacting.
 	shrinkMin = 256
 )
 
-// MemoryOptions configures a Memory store. The zero value is usable: every
-// field has a default.
+// MemoryOptions configures a Memory store; the zero value is usable.
 type MemoryOptions struct {
-	// TTL is how long a session may stay idle (no Record) before it expires.
-	// TTL <= 0 means the default, one hour.
+	// TTL is how long a session may stay idle before it expires; <= 0 is
+	// one hour.
 	TTL time.Duration
-	// MaxSessions caps the number of sessions kept; to admit a new session
-	// beyond the cap the least recently recorded one is evicted. MaxSessions
-	// <= 0 means the default, 100000. The cap is enforced per shard; see
-	// Memory for the rounding.
+	// MaxSessions caps the sessions kept, evicting the least recently
+	// recorded; <= 0 is 100000.
 	MaxSessions int
-	// RepeatLimit is the number of identical calls in a row at which a call
-	// is a repeated call (and so a mistake). Zero means DefaultRepeatLimit.
-	// A limit of 1 makes every call a repeated call.
+	// RepeatLimit is the run of identical calls that makes a call a repeated
+	// call; zero is DefaultRepeatLimit.
 	RepeatLimit uint32
-	// Now returns the current time; nil means time.Now. Tests set it to a
-	// fake clock to drive expiry. It is called with a shard lock held, so it
-	// must not call back into the store.
+	// Now returns the current time; nil is time.Now. It runs under a shard
+	// lock and must not call back into the store.
 	Now func() time.Time
 }
 
-// Memory is a Store that keeps sessions in process memory: the default store
-// for a single replica. Its state is lost on restart, which only resets
-// counters. Create it with NewMemory and stop it with Close.
-//
-// # Sharding
-//
-// Sessions are spread over shards by a hash of the id, each shard with its
-// own mutex, so calls for different sessions rarely contend. The hash is
-// seeded randomly per store so that clients cannot pick ids that all land in
-// one shard or one probe chain. The store uses 64 shards, or fewer when
-// MaxSessions is small (each shard gets at least 256 sessions; a cap below 512
-// uses a single shard).
-//
-// # Bounds
-//
-// A session expires once it has been idle (no Record) for TTL or longer; from
-// then on it reads as absent and a Record starts it afresh. Its memory is
-// reclaimed lazily: every call sweeps a few of the oldest expired sessions of
-// its shard, and one janitor goroutine per store sweeps every shard
-// periodically (every TTL/4, clamped to between 1s and 1min) until Close. A
-// shard whose live sessions fall below a quarter of its entry array is
-// compacted, so a burst of random ids does not pin memory once it expires.
-//
-// MaxSessions is enforced per shard: each of the S shards holds at most
-// ceil(MaxSessions/S) sessions and, to admit a new one, evicts its least
-// recently recorded session. The store therefore never holds more than
-// MaxSessions rounded up to a multiple of S, and when ids hash unevenly a shard
-// may start evicting a little before the store as a whole reaches MaxSessions.
-//
-// # Recency
-//
-// Only Record makes a session recent; Get and Reset do not. The TTL measures
-// how long the agent has been idle, so a dashboard polling Get must not keep an
-// abandoned session alive or shield it from eviction.
-//
-// # Memory
-//
-// Each shard keeps its sessions in one slice of fixed-size entries linked by
-// int32 indices (LRU list and free list) and an open-addressing index of
-// 8-byte slots, rather than a map and a heap object per session. The only
-// per-session heap allocation is the copy of the id, and the garbage collector
-// has one pointer per session to scan. An idle session with a 36-byte id
-// costs 110 to 130 bytes of heap, depending on where the arrays are in their
-// growth: 48 for the id's copy, 48 for the entry plus up to a quarter of
-// that in slice capacity, and 11 to 21 for the index (see
-// BenchmarkMemoryIdleSessions).
+// Memory is a Store in process memory, for a single replica. Sessions are
+// spread over up to 64 shards by a hash seeded per store, so clients cannot
+// aim ids at one shard. Idle sessions expire and are swept lazily, by calls
+// and a janitor; MaxSessions is enforced per shard. Only Record makes a
+// session recent: a dashboard polling Get must not keep it alive. An idle
+// session costs 110 to 130 bytes (BenchmarkMemoryIdleSessions).
 type Memory struct {
 	shards    []shard
 	shardMask uint64
@@ -123,8 +69,6 @@ type Memory struct {
 
 var _ Store = (*Memory)(nil)
 
-// memoryConfig holds the knobs tests need to make the store deterministic.
-// The zero value gives the production behaviour.
 type memoryConfig struct {
 	shards    int                 // power of two; 0 picks from MaxSessions
 	hash      func(string) uint64 // nil: seeded maphash
@@ -132,30 +76,19 @@ type memoryConfig struct {
 	noJanitor bool                // run no janitor goroutine
 }
 
-// NewMemory returns an in-memory store configured by opts, with its janitor
-// goroutine running. Call Close to stop the janitor and release the sessions;
-// a store dropped without Close has its janitor stopped by the garbage
+// NewMemory returns an in-memory store with its janitor running. Call Close
+// to stop it; a store dropped without Close has it stopped by the garbage
 // collector, but not promptly.
 func NewMemory(opts MemoryOptions) *Memory {
 	return newMemory(opts, memoryConfig{})
 }
 
 func newMemory(opts MemoryOptions, cfg memoryConfig) *Memory {
-	ttl := opts.TTL
-	if ttl <= 0 {
-		ttl = defaultTTL
-	}
+	c := newCommon(opts.TTL, opts.RepeatLimit, opts.Now)
+	ttl, now := c.ttl, c.now
 	maxSessions := opts.MaxSessions
 	if maxSessions <= 0 {
 		maxSessions = defaultMaxSessions
-	}
-	limit := opts.RepeatLimit
-	if limit == 0 {
-		limit = DefaultRepeatLimit
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
 	}
 	hash := cfg.hash
 	if hash == nil {
@@ -179,11 +112,11 @@ func newMemory(opts MemoryOptions, cfg memoryConfig) *Memory {
 		shards:    make([]shard, n),
 		shardMask: uint64(n - 1),
 		hash:      hash,
-		// The base reading carries the monotonic clock, so ages are measured
-		// on it and a wall-clock step neither expires nor revives sessions.
+		// Ages are measured on the monotonic clock: a wall-clock step
+		// neither expires nor revives sessions.
 		clock: clock{base: now(), now: now},
 		ttl:   int64(ttl),
-		limit: limit,
+		limit: c.limit,
 	}
 	for i := range m.shards {
 		m.shards[i].init(perShard, hash)
@@ -196,16 +129,14 @@ func newMemory(opts MemoryOptions, cfg memoryConfig) *Memory {
 			ticker = time.NewTicker(min(max(ttl/4, time.Second), time.Minute))
 			tick = ticker.C
 		}
-		// The goroutine must not reference m, or m would never become
-		// unreachable and the cleanup below could never stop it.
+		// The goroutine must not reference m, or the cleanup could never run.
 		go runJanitor(m.jan, ticker, tick, m.shards, m.clock, m.ttl)
 		runtime.AddCleanup(m, (*janitor).halt, m.jan)
 	}
 	return m
 }
 
-// Record applies one call's outcome to the session, creating it if it does
-// not exist or has expired, and returns the state after it. See Store.
+// Record applies one call's outcome to the session, creating it if needed.
 func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error) {
 	if err := ctx.Err(); err != nil {
 		return State{}, err
@@ -219,9 +150,8 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 		s.mu.Unlock()
 		return State{}, ErrClosed
 	}
-	// Read the clock under the lock so that, within a shard, recording order
-	// and time order agree: the LRU list is then also sorted by lastSeen and
-	// expiry can stop at the first live entry from the tail.
+	// The clock is read under the lock, so the LRU list is also sorted by
+	// lastSeen and expiry stops at the first live entry from the tail.
 	now := m.clock.offset()
 	s.sweep(now, m.ttl, sweepPerCall)
 
@@ -269,8 +199,8 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 	}, nil
 }
 
-// Get returns the session's state, or the zero State if the session is
-// unknown or expired. It does not make the session recent (see Memory).
+// Get returns the session's state (zero when unknown or expired) without
+// making it recent.
 func (m *Memory) Get(ctx context.Context, id string) (State, error) {
 	if err := ctx.Err(); err != nil {
 		return State{}, err
@@ -327,9 +257,8 @@ func (m *Memory) Reset(ctx context.Context, id string) error {
 	return nil
 }
 
-// Len returns the number of sessions held, including expired ones not yet
-// swept. It is meant for metrics and tests; under concurrent use the shards
-// are counted one after another, not at one instant.
+// Len returns the number of sessions held, expired ones not yet swept
+// included, for metrics and tests.
 func (m *Memory) Len() int {
 	total := 0
 	for i := range m.shards {
@@ -341,8 +270,8 @@ func (m *Memory) Len() int {
 	return total
 }
 
-// Close stops the janitor and drops every session. Later calls return
-// ErrClosed. Close is idempotent and always returns nil.
+// Close stops the janitor and drops every session; later calls return
+// ErrClosed. It is idempotent.
 func (m *Memory) Close() error {
 	for i := range m.shards {
 		s := &m.shards[i]
@@ -358,9 +287,8 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-// satInc returns v+1, or v if that would overflow: counters saturate rather
-// than wrap, so a pathological session stays at the maximum instead of
-// appearing healthy.
+// satInc returns v+1 without wrapping: a pathological session must not
+// appear healthy again.
 func satInc(v uint32) uint32 {
 	if v == math.MaxUint32 {
 		return v
@@ -368,16 +296,12 @@ func satInc(v uint32) uint32 {
 	return v + 1
 }
 
-// slotHash derives a shard's index hash from an id's 64-bit hash. The shard is
-// chosen by the low bits, so the index uses the high ones: within a shard the
-// low bits are all equal and would put every id in the same probe chain.
+// slotHash is a shard's index hash: the high bits, since the low ones chose
+// the shard and are all equal within it.
 func slotHash(h uint64) uint32 { return uint32(h >> 32) }
 
-// clock measures time as nanoseconds since a base reading.
-//
-// Entries store int64 offsets instead of time.Time (8 bytes instead of 24, and
-// no pointer to scan). Taking the offset with Sub uses the monotonic clock
-// when both readings have one, as time.Now's do.
+// clock measures time as int64 offsets from a base reading: 8 bytes instead
+// of 24 and no pointer to scan, on the monotonic clock.
 type clock struct {
 	base time.Time
 	now  func() time.Time
@@ -385,14 +309,13 @@ type clock struct {
 
 func (c clock) offset() int64 { return int64(c.now().Sub(c.base)) }
 
-// at converts an offset back to a time. The monotonic reading is stripped so
-// that LastSeen is a plain wall-clock time, as a shared store would return.
+// at converts an offset back to a wall-clock time, as a shared store returns.
 func (c clock) at(offset int64) time.Time {
 	return c.base.Add(time.Duration(offset)).Round(0)
 }
 
-// janitor stops the sweeping goroutine. It is separate from Memory so that
-// the goroutine can hold it without keeping the Memory reachable.
+// janitor stops the sweeping goroutine, which holds it without keeping the
+// Memory reachable.
 type janitor struct {
 	once sync.Once
 	stop chan struct{}
@@ -418,8 +341,8 @@ func runJanitor(j *janitor, ticker *time.Ticker, tick <-chan time.Time, shards [
 	}
 }
 
-// sweepShard removes every expired session of s, in batches so that callers
-// waiting for the lock are not held up behind a large backlog.
+// sweepShard removes every expired session of s, in batches, so callers
+// are not held up behind a large backlog.
 func sweepShard(s *shard, c clock, ttl int64) {
 	for {
 		s.mu.Lock()
@@ -436,36 +359,31 @@ func sweepShard(s *shard, c clock, ttl int64) {
 	}
 }
 
-// entry is one session. Entries live in their shard's entries slice and refer
-// to each other by index, which is half the size of a pointer, needs no
-// separate allocation, and is invisible to the garbage collector. The layout
-// is 48 bytes on 64-bit platforms; keep it so.
+// entry is one session, 48 bytes on 64-bit platforms; keep it so. Entries
+// refer to each other by index: half a pointer, and nothing to scan.
 type entry struct {
 	key         string
 	lastSeen    int64 // clock offset of the last Record
 	fingerprint uint64
 	consecutive uint32
 	repeats     uint32
-	// prev and next link the shard's LRU list: prev towards the head (more
-	// recently recorded), next towards the tail. -1 ends the list. A free
-	// entry uses next to link the free list.
+	// prev and next link the LRU list (prev towards the most recent; -1
+	// ends it); a free entry links the free list through next.
 	prev, next int32
 }
 
 // slot is one cell of a shard's open-addressing index.
 type slot struct {
-	// hash is the id's slotHash. It locates the slot's home cell without
-	// reading the entry (so the index can be rebuilt and shifted cheaply) and
-	// filters most non-matching cells before the key is compared.
+	// hash (slotHash) finds the home cell without reading the entry and
+	// filters most cells before the key is compared.
 	hash uint32
-	// ref is the entry index plus one, so that the zero slot is empty and a
-	// freshly made index needs no initialisation.
+	// ref is the entry index plus one, so the zero slot is empty.
 	ref int32
 }
 
-// shard is one lock's worth of sessions: entries in an LRU list, indexed by a
-// linear-probing hash table whose deletions shift later cells back instead of
-// leaving tombstones, so lookups never slow down as sessions churn.
+// shard is one lock's worth of sessions: an LRU list of entries indexed by
+// a linear-probing table with backward-shift deletion (no tombstones, so
+// lookups do not slow down as sessions churn).
 type shard struct {
 	mu     sync.Mutex
 	closed bool
@@ -473,10 +391,8 @@ type shard struct {
 	limit  int // max live entries
 	hash   func(string) uint64
 
-	// entries holds live and free entries; len(entries) is the high-water mark.
 	entries []entry
-	// slots has a power-of-two length and is at most three-quarters full, so
-	// every probe sequence reaches an empty cell.
+	// slots is a power of two long and at most three-quarters full.
 	slots      []slot
 	head, tail int32 // most and least recently recorded; -1 when empty
 	free       int32 // first free entry; -1 when none
@@ -491,7 +407,6 @@ func (s *shard) init(limit int, hash func(string) uint64) {
 	s.head, s.tail, s.free = -1, -1, -1
 }
 
-// release drops all sessions and their memory.
 func (s *shard) release() {
 	s.entries, s.slots = nil, nil
 	s.n = 0
@@ -515,8 +430,8 @@ func (s *shard) lookup(id string, h uint32) (pos int, idx int32) {
 	}
 }
 
-// insert adds a new session for id at the head of the LRU list and returns
-// its entry index. The caller has made room (s.n < s.limit).
+// insert adds a session for id at the head of the LRU list; the caller has
+// made room.
 func (s *shard) insert(id string, h uint32) int32 {
 	if (s.n+1)*4 > len(s.slots)*3 {
 		s.rehash(max(2*len(s.slots), 8))
@@ -529,8 +444,7 @@ func (s *shard) insert(id string, h uint32) int32 {
 		s.entries = append(s.entries, entry{})
 		idx = int32(len(s.entries) - 1)
 	}
-	// Copy the id: it may be a slice of a larger request buffer, which
-	// keeping the session would otherwise pin for the whole TTL.
+	// Copy the id: it may pin a larger request buffer for the whole TTL.
 	s.entries[idx] = entry{key: strings.Clone(id)}
 	s.linkFront(idx)
 	s.placeSlot(slot{hash: h, ref: idx + 1})
@@ -538,7 +452,6 @@ func (s *shard) insert(id string, h uint32) int32 {
 	return idx
 }
 
-// placeSlot puts sl in the first empty cell of its probe sequence.
 func (s *shard) placeSlot(sl slot) {
 	mask := len(s.slots) - 1
 	i := int(sl.hash) & mask
@@ -548,7 +461,6 @@ func (s *shard) placeSlot(sl slot) {
 	s.slots[i] = sl
 }
 
-// rehash rebuilds the index with size cells (a power of two).
 func (s *shard) rehash(size int) {
 	old := s.slots
 	s.slots = make([]slot, size)
@@ -559,20 +471,18 @@ func (s *shard) rehash(size int) {
 	}
 }
 
-// removeAt removes the session whose slot is at pos.
 func (s *shard) removeAt(pos int) {
 	idx := s.slots[pos].ref - 1
 	s.deleteSlot(pos)
 	s.unlink(idx)
-	// Clearing the entry drops the key so its memory can be reclaimed.
 	s.entries[idx] = entry{next: s.free}
 	s.free = idx
 	s.n--
 }
 
 // removeEntry removes the session at entry index idx, finding its slot by
-// rehashing its key: entries do not store their hash, to stay at 48 bytes,
-// and this path (eviction, expiry) is off the hot path.
+// rehashing the key: entries do not store their hash (48 bytes), and
+// eviction and expiry are off the hot path.
 func (s *shard) removeEntry(idx int32) {
 	h := slotHash(s.hash(s.entries[idx].key))
 	mask := len(s.slots) - 1
@@ -583,9 +493,8 @@ func (s *shard) removeEntry(idx int32) {
 	s.removeAt(i)
 }
 
-// deleteSlot empties cell i, then shifts back later cells of the same cluster
-// whose home is not between the hole and themselves (backward-shift deletion),
-// so that no lookup is cut short by the hole.
+// deleteSlot empties cell i and shifts back the later cells of its cluster
+// that the hole would cut off from their home.
 func (s *shard) deleteSlot(i int) {
 	mask := len(s.slots) - 1
 	for j := i; ; {
@@ -644,11 +553,9 @@ func (s *shard) moveToFront(idx int32) {
 	}
 }
 
-// sweep removes up to budget expired sessions from the tail of the LRU list
-// and reports whether expired sessions remain. The list is in recording order
-// and offsets are read under the lock, so the first live entry from the tail
-// ends the sweep. (Were a custom Now to go backwards, sweeping would merely
-// stop early: lookups check each session's own age.)
+// sweep removes up to budget expired sessions from the tail and reports
+// whether more remain. The list is in recording order, so the first live
+// entry ends the sweep.
 func (s *shard) sweep(now, ttl int64, budget int) (more bool) {
 	for s.tail >= 0 && now-s.entries[s.tail].lastSeen >= ttl {
 		if budget == 0 {
@@ -660,19 +567,16 @@ func (s *shard) sweep(now, ttl int64, budget int) (more bool) {
 	return false
 }
 
-// maybeShrink compacts the shard when fewer than a quarter of its entries are
-// live. The free list would reuse the space, but after a burst (say, random
-// ids) expires the arrays would stay at their peak size forever. Compacting to
-// twice the live count makes the next compaction at least a (shrunken) array's
-// worth of removals away, so the cost is amortised O(1) per removal.
+// maybeShrink compacts the shard when fewer than a quarter of its entries
+// are live, so a burst of random ids does not keep its peak size forever.
+// Compacting to twice the live count keeps the cost amortised O(1).
 func (s *shard) maybeShrink() {
 	if len(s.entries) >= shrinkMin && s.n < len(s.entries)/4 {
 		s.compact()
 	}
 }
 
-// compact rebuilds entries in LRU order without free entries, and the index
-// sized for the live count.
+// compact rebuilds entries in LRU order without free entries.
 func (s *shard) compact() {
 	if s.n == 0 {
 		s.release()
@@ -685,8 +589,7 @@ func (s *shard) compact() {
 		next := e.next
 		e.prev, e.next = i-1, i+1
 		entries[i] = e
-		// The old entry is discarded; its prev records the new index for the
-		// index rebuild below.
+		// The old entry's prev records the new index for the rebuild below.
 		s.entries[old].prev = i
 		old = next
 	}

@@ -14,75 +14,55 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// ErrUnavailable is returned (wrapped, with the cause) by a shared store that
-// cannot reach its backend: the network failed, an operation timed out, or
-// the server cannot serve right now (loading, failing over, out of memory).
-// The call may be retried later; nothing about the session is known. The
-// Memory store never returns it.
+// ErrUnavailable is returned, wrapped with its cause, by a shared store that
+// cannot reach or use its backend. Nothing about the session is known; the
+// call may be retried later.
 var ErrUnavailable = errors.New("session: store unavailable")
 
-// DefaultRedisKeyPrefix is the prefix of the Redis keys of sessions when
-// RedisOptions.KeyPrefix is empty.
+// DefaultRedisKeyPrefix is the default prefix of the sessions' Redis keys.
 const DefaultRedisKeyPrefix = "toolguard:session:"
 
-// DefaultRedisTimeout is the dial, read and write timeout of a Redis store
-// unless set: short, because every ValidateToolCall waits for its Record.
+// DefaultRedisTimeout is short because every call waits for its Record.
 const DefaultRedisTimeout = 250 * time.Millisecond
 
 // RedisOptions configures a Redis store. Only URL is required.
 type RedisOptions struct {
 	// URL locates the server: redis://[user:password@]host[:port][/db] or
-	// rediss:// for TLS, as redis.ParseURL reads it (query parameters such as
-	// pool_size are honoured unless the fields below override them). It may
-	// hold a password: the store never includes it in errors or in Addr.
+	// rediss:// for TLS. It may hold a password, never put in errors or Addr.
 	URL string
-	// TTL is how long a session may stay idle (no Record) before Redis
-	// expires it. TTL <= 0 means the default, one hour.
+	// TTL is how long a session may stay idle; <= 0 is one hour.
 	TTL time.Duration
-	// KeyPrefix is prepended to the session id to make its key; empty means
-	// DefaultRedisKeyPrefix. Replicas that share sessions must share it.
+	// KeyPrefix makes a session's key; empty is DefaultRedisKeyPrefix.
+	// Replicas that share sessions share it.
 	KeyPrefix string
-	// DialTimeout, ReadTimeout and WriteTimeout bound each connection
-	// attempt, reply and request. Zero takes the URL's value, else
-	// DefaultRedisTimeout.
+	// DialTimeout, ReadTimeout and WriteTimeout: zero takes the URL's
+	// value, else DefaultRedisTimeout.
 	DialTimeout  time.Duration
 	ReadTimeout  time.Duration
 	WriteTimeout time.Duration
-	// PoolSize is the most connections kept open; zero takes the URL's
-	// value, else go-redis's default (10 per GOMAXPROCS).
+	// PoolSize: zero takes the URL's value, else go-redis's default.
 	PoolSize int
-	// RepeatLimit is the number of identical calls in a row at which a call
-	// is a repeated call, as in MemoryOptions. Zero means DefaultRepeatLimit.
-	// Replicas that share sessions must share it.
+	// RepeatLimit is as in MemoryOptions; replicas share it.
 	RepeatLimit uint32
-	// Now returns the current time, recorded as a session's last-seen time;
-	// nil means time.Now. Expiry is Redis's own clock (PEXPIRE).
+	// Now is the clock of LastSeen; expiry is Redis's own (PEXPIRE).
 	Now func() time.Time
+	// Log, when set, takes go-redis's messages from NewRedis until Close
+	// instead of standard error. go-redis's logger is process-wide.
+	Log func(msg string)
 }
 
-// Redis is a Store kept in Redis, so that several replicas count one
-// session's mistakes together: the store for more than one replica.
+// Redis is a Store in Redis, so that several replicas count one session's
+// mistakes together. Each session is one hash at KeyPrefix+id; Record runs a
+// Lua script applying the Memory store's rules, atomic per session however
+// many replicas call it. Sessions are bounded by their TTL only: give the
+// server a maxmemory policy such as volatile-ttl.
 //
-// Each session is one hash at KeyPrefix+id holding its consecutive mistakes,
-// its run of identical calls, the last call's fingerprint and when it was
-// last seen. Record runs one Lua script (EVALSHA, falling back to EVAL when
-// the server does not have it cached, after a restart for instance) that
-// applies exactly the Memory store's rules and refreshes the key's expiry
-// (PEXPIRE TTL), so it is atomic per session however many replicas call it.
-// Get and Reset are a plain HMGET and DEL; like Memory's, Get does not make
-// a session recent.
-//
-// Redis bounds the sessions by their TTL only (there is no MaxSessions):
-// give the server a maxmemory with an eviction policy such as volatile-ttl
-// if random session ids must not grow it.
-//
-// When the server cannot be reached, or an operation takes longer than its
-// timeout, methods return an error wrapping ErrUnavailable. Operations are
-// not retried: a Record whose reply was lost may or may not have counted,
-// and retrying it could count one call twice.
+// An unreachable server or a timeout is an error wrapping ErrUnavailable.
+// Nothing is retried: a Record whose reply was lost may have counted.
 type Redis struct {
 	client *redis.Client
 	addr   string
@@ -90,13 +70,13 @@ type Redis struct {
 	ttlMS  string // TTL in milliseconds, the PEXPIRE argument
 	limit  uint32
 	now    func() time.Time
+	logs   bool // whether Close detaches go-redis's logger
 	closed atomic.Bool
 	once   sync.Once
 }
 
 var _ Store = (*Redis)(nil)
 
-// Hash fields of a session.
 const (
 	fieldConsecutive = "consecutive"
 	fieldRepeats     = "repeats"
@@ -104,22 +84,10 @@ const (
 	fieldLastSeen    = "last_seen" // Unix nanoseconds
 )
 
-// recordScript is Memory.Record's rule in Lua, atomic in Redis:
-//
-//   - A session that does not exist (never seen, reset, or expired) starts
-//     with no mistakes and a run of one call.
-//   - A call with the previous call's fingerprint extends the run, unless
-//     the fingerprint is 0, which never repeats and breaks any run.
-//   - The run reaching the repeat limit makes the call a repeated call.
-//   - An unusable or repeated call adds a mistake; any other call resets the
-//     count to 0. Counters saturate at 2^32-1.
-//
-// The fingerprint (a uint64) travels and is stored as its decimal text and
-// compared as text: Lua numbers are doubles and would round it.
-//
-// KEYS[1] the session's key; ARGV: usable ("1" or "0"), fingerprint,
-// repeat limit, TTL in milliseconds, now in Unix nanoseconds. It returns
-// {consecutive, repeats}.
+// recordScript is Memory.Record's rule in Lua. The fingerprint travels and is
+// compared as decimal text: Lua numbers are doubles and would round it.
+// KEYS[1] is the session's key; ARGV: usable ("1" or "0"), fingerprint,
+// repeat limit, TTL in ms, now in Unix ns. It returns {consecutive, repeats}.
 var recordScript = redis.NewScript(`
 local max = 4294967295
 local function inc(v)
@@ -148,11 +116,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return {consecutive, repeats}
 `)
 
-// NewRedis connects to the Redis server opts.URL names and checks that it
-// answers (PING, and loading the Record script) before returning, so that a
-// misconfigured replica fails at startup rather than at its first call. An
-// unreachable server is an error wrapping ErrUnavailable. Call Close to
-// release the connections.
+// NewRedis connects to the server and checks that it answers (PING, and
+// loading the script), so that a misconfigured replica fails at startup. An
+// unreachable server is an error wrapping ErrUnavailable.
 func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	ro, err := ParseRedisURL(opts.URL)
 	if err != nil {
@@ -171,46 +137,37 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	if opts.PoolSize > 0 {
 		ro.PoolSize = opts.PoolSize
 	}
-	// One dial attempt per operation and no retries, whatever the URL asks:
-	// when Redis is down a call waits at most about one timeout before it
-	// goes on uncounted, and a Record is never applied twice. After PoolSize
-	// failed dials the pool fails fast and probes the server once a second
-	// until it is back.
+	// One dial and no retry per operation, whatever the URL asks: a call
+	// waits about one timeout before it goes on uncounted, and a Record is
+	// never applied twice.
 	ro.DialerRetries = 1
 	ro.MaxRetries = -1
 	// A plain standalone server: no maintenance-notification handshake.
 	ro.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 
-	ttl := opts.TTL
-	if ttl <= 0 {
-		ttl = defaultTTL
-	}
+	c := newCommon(opts.TTL, opts.RepeatLimit, opts.Now)
 	prefix := opts.KeyPrefix
 	if prefix == "" {
 		prefix = DefaultRedisKeyPrefix
-	}
-	limit := opts.RepeatLimit
-	if limit == 0 {
-		limit = DefaultRepeatLimit
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
 	}
 	r := &Redis{
 		client: redis.NewClient(ro),
 		addr:   ro.Addr,
 		prefix: prefix,
-		ttlMS:  strconv.FormatInt(max(ttl.Milliseconds(), 1), 10),
-		limit:  limit,
-		now:    now,
+		ttlMS:  strconv.FormatInt(max(c.ttl.Milliseconds(), 1), 10),
+		limit:  c.limit,
+		now:    c.now,
+		logs:   opts.Log != nil,
+	}
+	if r.logs {
+		redis.SetLogger(redisLog(opts.Log))
 	}
 	err = r.client.Ping(ctx).Err()
 	if err == nil {
 		err = recordScript.Load(ctx, r.client).Err()
 	}
 	if err != nil {
-		_ = r.client.Close()
+		_ = r.Close()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("session store: redis at %s: %w", r.addr, ctx.Err())
 		}
@@ -222,8 +179,8 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	return r, nil
 }
 
-// ParseRedisURL parses a Redis URL as NewRedis does. Its errors never quote
-// the URL, which may hold a password.
+// ParseRedisURL parses a Redis URL as NewRedis does, without ever quoting
+// it in errors.
 func ParseRedisURL(rawURL string) (*redis.Options, error) {
 	if rawURL == "" {
 		return nil, errors.New("session store: a Redis URL is required")
@@ -240,14 +197,12 @@ func ParseRedisURL(rawURL string) (*redis.Options, error) {
 	return ro, nil
 }
 
-// Addr returns the server's address (host:port, or a socket path), without
-// credentials: what logs may show.
+// Addr returns the server's address without credentials.
 func (r *Redis) Addr() string { return r.addr }
 
 func (r *Redis) key(id string) string { return r.prefix + id }
 
-// Record applies one call's outcome to the session atomically and returns
-// the state after it. See Store and the Memory store, whose rules it shares.
+// Record applies one call's outcome to the session atomically.
 func (r *Redis) Record(ctx context.Context, id string, o Outcome) (State, error) {
 	if err := r.check(ctx); err != nil {
 		return State{}, err
@@ -276,8 +231,8 @@ func (r *Redis) Record(ctx context.Context, id string, o Outcome) (State, error)
 	}, nil
 }
 
-// Get returns the session's state, or the zero State if the session is
-// unknown or expired. It does not make the session recent.
+// Get returns the session's state (zero when unknown or expired) without
+// making it recent.
 func (r *Redis) Get(ctx context.Context, id string) (State, error) {
 	if err := r.check(ctx); err != nil {
 		return State{}, err
@@ -323,18 +278,24 @@ func (r *Redis) Reset(ctx context.Context, id string) error {
 	return nil
 }
 
-// Close closes the connections. Later calls return ErrClosed. Close is
-// idempotent; the sessions stay in Redis for the other replicas.
+// Close closes the connections; later calls return ErrClosed. The sessions
+// stay in Redis for the other replicas.
 func (r *Redis) Close() error {
 	var err error
 	r.once.Do(func() {
 		r.closed.Store(true)
 		err = r.client.Close()
+		if r.logs {
+			redis.SetLogger(&logging.VoidLogger{})
+		}
 	})
 	return err
 }
 
-// check fails fast for a done context or a closed store.
+type redisLog func(msg string)
+
+func (l redisLog) Printf(_ context.Context, format string, v ...any) { l(fmt.Sprintf(format, v...)) }
+
 func (r *Redis) check(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -345,10 +306,9 @@ func (r *Redis) check(ctx context.Context) error {
 	return nil
 }
 
-// fail classifies an error from the client: the caller's own cancellation
-// stays a context error, a closed store is ErrClosed, a server that cannot
-// be reached or cannot serve is ErrUnavailable, and anything else (a reply
-// that makes no sense, a key of the wrong type) is returned as it is.
+// fail classifies an error from the client: the caller's cancellation stays
+// a context error, a closed store is ErrClosed, an unreachable server
+// ErrUnavailable; anything else is returned as it is.
 func (r *Redis) fail(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil:
@@ -362,7 +322,6 @@ func (r *Redis) fail(ctx context.Context, err error) error {
 	}
 }
 
-// unavailableError is ErrUnavailable with its cause: errors.Is finds both.
 type unavailableError struct {
 	msg   string
 	cause error
@@ -371,8 +330,8 @@ type unavailableError struct {
 func (e *unavailableError) Error() string   { return e.msg }
 func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.cause} }
 
-// unavailablePrefixes are the error replies of a server that is up but
-// cannot serve right now, or no longer accepts the store's credentials.
+// unavailablePrefixes are the replies of a server that is up but cannot
+// serve now, or no longer accepts the store's credentials.
 var unavailablePrefixes = []string{
 	"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN",
 	"OOM", "MISCONF", "NOREPLICAS", "NOAUTH", "WRONGPASS",
@@ -380,10 +339,7 @@ var unavailablePrefixes = []string{
 }
 
 // unreachable reports whether err means the server could not be reached or
-// could not serve: any network error or timeout (the caller's own context
-// being fine, a deadline here is the client's dial timeout), a connection
-// closed under the call, an exhausted pool, or an error reply from
-// unavailablePrefixes.
+// serve; with the caller's context fine, a deadline is the dial timeout.
 func unreachable(err error) bool {
 	var ne net.Error
 	if errors.As(err, &ne) ||

@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
 
+	"github.com/toolguard/toolguard/internal/safebuf"
 	"github.com/toolguard/toolguard/proxy/proxytest"
 )
 
@@ -28,27 +28,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const fixtures = "../../proxy/testdata"
 
-// syncBuffer collects the server's log from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type server struct {
 	url    string
-	log    *syncBuffer
+	log    *safebuf.Buffer
 	client *http.Client
 }
 
@@ -56,7 +38,7 @@ type server struct {
 func start(t *testing.T, args ...string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &syncBuffer{}
+	logs := &safebuf.Buffer{}
 	addrc := make(chan net.Addr, 1)
 	done := make(chan int, 1)
 	go func() {

@@ -16,29 +16,25 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 )
 
-// setting is one field of a command's configuration C (service.Config for
-// serve, proxy.Config for proxy) as the command line and the environment
-// see it.
+// setting is one field of a command's configuration as the command line and
+// the environment see it.
 type setting[C any] struct {
-	// flag is the flag name, without dashes.
 	flag string
-	// env is the environment twin: TOOLGUARD_ and the flag name in upper
-	// snake case (a test holds every entry to that rule).
+	// env is TOOLGUARD_ and the flag name in upper snake case (a test holds
+	// every entry to that rule).
 	env   string
 	usage string
-	// value binds the field of cfg to a flag.Value.
 	value func(cfg *C) flag.Value
 }
 
-// The server reports the binary's version in its telemetry (the
-// service.version of its spans).
-func init() { service.Version = version }
+func init() { observe.Version = version }
 
-// serveSettings declares every service.Config field once. A test fails when
-// a Config field has no entry here.
+// serveSettings declares every service.Config field once; a test fails when
+// a field has no entry.
 var serveSettings = []setting[service.Config]{
 	{"listen", "TOOLGUARD_LISTEN", "TCP `address` to listen on",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.Listen) }},
@@ -124,20 +120,18 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamBufferBytes) }},
 }
 
-// bindSettings registers a flag for every setting on fs, bound to the
-// field of cfg. The defaults usage shows are cfg's values at the time of the
-// call, so bind before applying the environment.
+// bindSettings registers a flag for every setting, bound to cfg's field. The
+// defaults usage shows are cfg's values now: bind before applying the
+// environment.
 func bindSettings[C any](fs *flag.FlagSet, settings []setting[C], cfg *C) {
 	for _, s := range settings {
 		fs.Var(s.value(cfg), s.flag, fmt.Sprintf("%s (env %s)", s.usage, s.env))
 	}
 }
 
-// applyEnv sets every field whose TOOLGUARD_* variable lookup finds
-// (os.LookupEnv in production). A variable set to the empty string counts as
-// unset: deployment templates often render optional values that way, and no
-// field has a useful empty value that differs from its default. Every bad
-// value is reported, each naming its variable.
+// applyEnv sets every field whose variable lookup finds. An empty variable
+// counts as unset: templates render optional values that way. Every bad
+// value is reported with its variable.
 func applyEnv[C any](settings []setting[C], cfg *C, lookup func(string) (string, bool)) error {
 	var errs []error
 	for _, s := range settings {
@@ -152,15 +146,12 @@ func applyEnv[C any](settings []setting[C], cfg *C, lookup func(string) (string,
 	return errors.Join(errs...)
 }
 
-// errStrayArg is returned for a positional argument: serve and proxy take
-// none.
+// errStrayArg refuses a positional argument.
 var errStrayArg = errors.New("unexpected argument")
 
 // parseSettings builds a configuration with the precedence flag >
-// environment > default: it starts from def, applies the environment, then
-// parses args on fs. It returns flag.ErrHelp for -h; fs itself prints its
-// parse errors, as the flag package does. The configuration is not
-// validated.
+// environment > default. It returns flag.ErrHelp for -h; fs prints its own
+// parse errors. The configuration is not validated.
 func parseSettings[C any](fs *flag.FlagSet, settings []setting[C], def C, args []string, lookup func(string) (string, bool)) (C, error) {
 	cfg := def
 	bindSettings(fs, settings, &cfg)
@@ -176,14 +167,10 @@ func parseSettings[C any](fs *flag.FlagSet, settings []setting[C], def C, args [
 	return cfg, nil
 }
 
-// runServer runs a long-running command: it parses the configuration from
-// args and the environment (parseSettings), validates it, builds the
-// logger its logging settings ask for, and calls serve with a context that
-// ends at the first SIGINT or SIGTERM. After that first signal the default
-// handling is back, so a second one kills the process at once instead of
-// waiting out the shutdown. It returns the exit status: 0 after -h or a
-// clean stop, 2 for a bad command line or configuration (reported on
-// stderr), 1 when serve fails (logged).
+// runServer runs a long-running command: configuration, validation, logger,
+// then serve with a context that ends at the first SIGINT or SIGTERM; a
+// second signal kills the process at once. Exit status: 0 after -h or a
+// clean stop, 2 for a bad command line or configuration, 1 when serve fails.
 func runServer[C interface{ Validate() error }](fs *flag.FlagSet, settings []setting[C], def C, args []string, stderr io.Writer,
 	logging func(C) (format, level string), serve func(context.Context, C, *zap.Logger) error) int {
 	cfg, err := parseSettings(fs, settings, def, args, os.LookupEnv)
@@ -191,7 +178,6 @@ func runServer[C interface{ Validate() error }](fs *flag.FlagSet, settings []set
 		return 0
 	}
 	if err != nil {
-		// The flag package already printed its own errors with the usage.
 		if !isFlagError(fs, err) {
 			fmt.Fprintf(stderr, "toolguard %s: %v\n", fs.Name(), err)
 		}
@@ -202,7 +188,7 @@ func runServer[C interface{ Validate() error }](fs *flag.FlagSet, settings []set
 		return 2
 	}
 	format, level := logging(cfg)
-	log, err := service.NewLogger(format, level)
+	log, err := observe.NewLogger(format, level)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolguard %s: %v\n", fs.Name(), err)
 		return 2
@@ -217,7 +203,7 @@ func runServer[C interface{ Validate() error }](fs *flag.FlagSet, settings []set
 		stop()
 	})
 	// Deferred after stop, so it runs first: returning for another reason
-	// (listen failed) must not log a signal.
+	// must not log a signal.
 	defer onSignal()
 	if err := serve(ctx, cfg, log); err != nil {
 		log.Error("toolguard "+fs.Name()+" failed", zap.Error(err))
@@ -226,15 +212,13 @@ func runServer[C interface{ Validate() error }](fs *flag.FlagSet, settings []set
 	return 0
 }
 
-// isFlagError reports whether err came from fs.Parse (which has printed it),
-// as opposed to the environment or a stray argument.
+// isFlagError reports whether fs.Parse returned (and printed) err.
 func isFlagError(fs *flag.FlagSet, err error) bool {
 	return fs.Parsed() && !errors.Is(err, errStrayArg)
 }
 
-// flag.Value implementations for the Config field types. Their String
-// methods accept a nil receiver: the flag package calls String on a zero
-// value to tell whether a default is worth printing.
+// flag.Value implementations for the Config field types. String accepts a
+// nil receiver: the flag package calls it on a zero value.
 
 type stringValue string
 
@@ -339,7 +323,6 @@ func (v *boolValue) String() string {
 	return strconv.FormatBool(bool(*v))
 }
 
-// IsBoolFlag lets the flag package accept --name without a value.
 func (v *boolValue) IsBoolFlag() bool { return true }
 
 type int64Value int64

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 )
 
@@ -241,6 +242,22 @@ func TestParseServeConfig(t *testing.T) {
 // allSet is the configuration the "every field" cases produce: every field
 // differs from its default.
 var allSet = service.Config{
+	Config: guard.Config{
+		Workspace:      "/ws",
+		ToolsFile:      "/tools.yaml",
+		MistakeLimit:   9,
+		SessionTTL:     5 * time.Minute,
+		MaxSessions:    10,
+		SessionStore:   "redis",
+		RedisURL:       "redis://:pw@redis:6379/2",
+		RedisKeyPrefix: "tg:",
+		RedisTimeout:   2 * time.Second,
+		Workspaces:     []string{"docs=/docs", "web = /web"},
+		AgentRoot:      "/home/user/project",
+		MaxFileBytes:   4096,
+		Deny:           []string{".env", "secrets/"},
+		FuzzyThreshold: 0.8,
+	},
 	Listen:                "127.0.0.1:1",
 	AuthTokensFile:        "/tokens.yaml",
 	AllowUnauthenticated:  true,
@@ -252,29 +269,15 @@ var allSet = service.Config{
 	MaxConnStreams:        16,
 	RateLimit:             2.5,
 	RateBurst:             5,
-	Workspace:             "/ws",
-	ToolsFile:             "/tools.yaml",
 	LogFormat:             "console",
 	LogLevel:              "debug",
 	MetricsListen:         "127.0.0.1:9464",
 	OTLPEndpoint:          "collector:4317",
 	OTLPInsecure:          true,
-	MistakeLimit:          9,
-	SessionTTL:            5 * time.Minute,
-	MaxSessions:           10,
-	SessionStore:          "redis",
-	RedisURL:              "redis://:pw@redis:6379/2",
-	RedisKeyPrefix:        "tg:",
-	RedisTimeout:          2 * time.Second,
 	MaxRecvMsgBytes:       1024,
 	MaxSendMsgBytes:       2048,
 	ShutdownTimeout:       3 * time.Second,
 	DrainDelay:            250 * time.Millisecond,
-	Workspaces:            []string{"docs=/docs", "web = /web"},
-	AgentRoot:             "/home/user/project",
-	MaxFileBytes:          4096,
-	Deny:                  []string{".env", "secrets/"},
-	FuzzyThreshold:        0.8,
 	MaxConnectionAge:      10 * time.Minute,
 	MaxConnectionAgeGrace: time.Minute,
 	MaxCallBytes:          8192,
@@ -380,11 +383,25 @@ func checkSettingsCoverConfig[C any](t *testing.T, settings []setting[C], def C,
 		bound[changed[0]] = s.flag
 	}
 	typ := reflect.TypeFor[C]()
-	for i := range typ.NumField() {
-		if name := typ.Field(i).Name; bound[name] == "" {
+	for _, name := range fieldNames(typ) {
+		if bound[name] == "" {
 			t.Errorf("%s.%s has no flag: add it to its settings table", typ, name)
 		}
 	}
+}
+
+// fieldNames lists the fields of a struct type, those of embedded structs
+// (the core's settings) in place of the embedded field.
+func fieldNames(typ reflect.Type) []string {
+	var names []string
+	for f := range typ.Fields() {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			names = append(names, fieldNames(f.Type)...)
+		} else {
+			names = append(names, f.Name)
+		}
+	}
+	return names
 }
 
 // sample returns a value for v that differs from every default.
@@ -402,11 +419,18 @@ func sample(v flag.Value) string {
 }
 
 func changedFields[C any](a, b C) []string {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return changedIn(reflect.ValueOf(a), reflect.ValueOf(b))
+}
+
+func changedIn(va, vb reflect.Value) []string {
 	var names []string
 	for i := range va.NumField() {
-		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
-			names = append(names, va.Type().Field(i).Name)
+		f := va.Type().Field(i)
+		switch {
+		case f.Anonymous && f.Type.Kind() == reflect.Struct:
+			names = append(names, changedIn(va.Field(i), vb.Field(i))...)
+		case !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()):
+			names = append(names, f.Name)
 		}
 	}
 	return names

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,10 +10,10 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// runWrite mirrors ExecuteWrite offline: the write call's arguments on
-// stdin, the response as JSON on stdout.
+// runWrite mirrors ExecuteWrite offline.
 func runWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runExecute("write", args, stdin, stdout, stderr)
 }
@@ -24,34 +23,26 @@ func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runExecute("edit", args, stdin, stdout, stderr)
 }
 
-// runExecute runs one call through the same core as the server, on a
-// workspace directory. Exit status: 0 when the call was usable and carried
-// out (or would be, with --dry-run), 1 when it was not (the verdict says
-// why), 2 for a bad command line, input or workspace.
+// runExecute runs one call on a workspace directory. Exit status: 0 when the
+// call was usable and carried out (or would be), 1 when not, 2 for a bad
+// command line, input or workspace.
 func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := service.DefaultConfig()
-	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet(kind, fmt.Sprintf("usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind), stderr)
 	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
 	model := fs.String("model", "", "model id, selects model-specific fixes")
 	form := fs.String("form", "json", "form of stdin: json, params or xml")
 	bindSetting(fs, &cfg, "agent-root")
-	// A server's deny list, read from the same variable as serve's, so a
-	// call checked offline where the server's environment is set gets the
-	// server's policy.
+	// The server's deny list from serve's variable, so an offline check gets
+	// the server's policy.
 	withEnv := []setting[service.Config]{serveSetting("deny")}
 	bindSettings(fs, withEnv, &cfg)
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
 	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")
 	partial := fs.Bool("partial", false, "apply the edits that can be applied (edit only)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind)
-		fs.PrintDefaults()
-	}
 	if err := applyEnv(withEnv, &cfg, os.LookupEnv); err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
@@ -59,13 +50,11 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	}
 	call, err := callFromInput(*tool, *form, input)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
-	g, cleanup, err := service.NewGuard(cfg)
+	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	defer cleanup()
 	req := guard.ExecuteRequest{
@@ -79,28 +68,25 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		ex, err = g.ExecuteEdit(context.Background(), req)
 	}
 	if err != nil {
-		if msg, ok := service.WorkspaceStorageMessage(err); ok {
+		if msg, ok := guard.StorageMessage(err); ok {
 			// The sentence first: the cause alone reads like a bug.
 			fmt.Fprintf(stderr, "toolguard %s: %s\n(%v)\n", kind, msg, err)
 			return 2
 		}
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
-	pv, err := service.VerdictToProto(ex.Verdict, "")
+	pv, err := protoapi.VerdictToProto(ex.Verdict, "")
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	var resp proto.Message
 	if kind == "write" {
-		resp = service.ExecutionToWriteResponse(pv, ex)
+		resp = protoapi.ExecutionToWriteResponse(pv, ex)
 	} else {
-		resp = service.ExecutionToEditResponse(pv, ex)
+		resp = protoapi.ExecutionToEditResponse(pv, ex)
 	}
 	if err := printProto(stdout, resp); err != nil {
-		fmt.Fprintf(stderr, "toolguard %s: %v\n", kind, err)
-		return 2
+		return fail(stderr, kind, 2, err)
 	}
 	if !ex.OK() {
 		return 1

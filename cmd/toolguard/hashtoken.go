@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -9,27 +8,19 @@ import (
 	"github.com/toolguard/toolguard/service"
 )
 
-// maxTokenBytes bounds the token hash-token reads.
 const maxTokenBytes = 4096
 
-// minTokenBytes is the shortest token hash-token accepts without a warning:
-// the tokens file holds plain SHA-256 hashes, which protect only tokens too
-// random to guess.
+// minTokenBytes is the shortest token accepted without a warning: plain
+// SHA-256 hashes protect only tokens too random to guess.
 const minTokenBytes = 32
 
-// runHashToken is "toolguard hash-token": it reads a bearer token on stdin
-// and prints its SHA-256 in hex, the form --auth-tokens-file stores. The
-// token is read from stdin, never from an argument, so it stays out of the
-// shell history and the process list.
+// runHashToken prints the SHA-256 of the bearer token on stdin, never an
+// argument, so it stays out of the shell history and the process list.
 func runHashToken(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hash-token", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: toolguard hash-token < token\n\n"+
-			"Reads a bearer token on stdin (one trailing line break is ignored) and prints\n"+
-			"its SHA-256 in hex, for the sha256 field of an --auth-tokens-file entry.\n"+
-			"Make tokens random, e.g. openssl rand -hex 32.\n")
-	}
+	fs := newFlagSet("hash-token", "Usage: toolguard hash-token < token\n\n"+
+		"Reads a bearer token on stdin (one trailing line break is ignored) and prints\n"+
+		"its SHA-256 in hex, for the sha256 field of an --auth-tokens-file entry.\n"+
+		"Make tokens random, e.g. openssl rand -hex 32.\n", stderr)
 	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
 		return code
 	}

@@ -1,12 +1,5 @@
-// Command toolguard runs and exercises the toolguard gRPC service, which
-// repairs and validates the tool calls LLM agents emit.
-//
-// Usage:
-//
-//	toolguard <command> [flags]
-//
-// Run "toolguard help" for the commands and "toolguard help <command>" for a
-// command's flags.
+// Command toolguard runs the toolguard gRPC server and HTTP proxy, and
+// mirrors each RPC offline. Run "toolguard help" for the commands.
 package main
 
 import (
@@ -15,13 +8,10 @@ import (
 	"os"
 )
 
-// version is the toolguard version, set at build time:
-//
-//	go build -ldflags "-X main.version=v1.2.3" ./cmd/toolguard
+// version is set at build time: go build -ldflags "-X main.version=v1.2.3".
 var version = "dev"
 
-// command is one subcommand. run gets the arguments after the command name
-// and returns the process exit code; it reads and writes only through the
+// command is one subcommand. run returns the exit code and uses only the
 // streams it is given (serve's logger aside), so tests can drive it.
 type command struct {
 	name    string
@@ -29,7 +19,6 @@ type command struct {
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-// commands lists the subcommands in the order usage shows them.
 func commands() []command {
 	return []command{
 		{name: "serve", summary: "run the gRPC server", run: runServe},
@@ -48,8 +37,8 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run dispatches args[0] to its command. Exit codes: 0 success, 1 the command
-// failed, 2 the command line was wrong.
+// run dispatches args[0] to its command. Exit codes: 0 success, 1 failure,
+// 2 a wrong command line.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
@@ -96,7 +85,6 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, "\nRun \"toolguard help <command>\" for a command's flags.\n")
 }
 
-// runVersion prints the version.
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		fmt.Fprintln(stderr, "usage: toolguard version")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"net/url"
 	"strings"
@@ -14,10 +13,9 @@ import (
 	"github.com/toolguard/toolguard/service"
 )
 
-// proxySettings declares every proxy.Config field once. A test fails when
-// a Config field has no entry here. The environment twins are
-// TOOLGUARD_PROXY_ and the flag name, so that a proxy and a server sharing
-// an environment do not take each other's settings.
+// proxySettings declares every proxy.Config field once. The variables are
+// TOOLGUARD_PROXY_*, so a proxy and a server sharing an environment do not
+// take each other's settings.
 var proxySettings = []setting[proxy.Config]{
 	{"listen", "TOOLGUARD_PROXY_LISTEN", "TCP `address` the proxy listens on (the proxy holds no secret: a non-loopback address lets whoever reaches it use the upstream with their own key)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Listen) }},
@@ -55,27 +53,20 @@ var proxySettings = []setting[proxy.Config]{
 		func(c *proxy.Config) flag.Value { return (*durationValue)(&c.ShutdownTimeout) }},
 }
 
-// runProxy is "toolguard proxy": it runs the repairing HTTP proxy until
-// SIGINT or SIGTERM, then shuts it down gracefully. Logs go to standard
-// error.
+// runProxy runs the repairing HTTP proxy until SIGINT or SIGTERM.
 func runProxy(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: toolguard proxy --upstream URL [flags]\n\n"+
-			"Runs an HTTP proxy in front of an OpenAI- or Anthropic-compatible model server: requests go to\n"+
-			"--upstream unchanged, and the tool calls in the answers to POST .../chat/completions and\n"+
-			"POST /v1/messages (streamed or not) come back repaired against the tools each request declares.\n"+
-			"Point the agent's base URL at the proxy. Runs until SIGINT or SIGTERM.\n"+
-			"Every flag has a TOOLGUARD_PROXY_* environment twin; a flag wins over its variable.\n\nFlags:\n\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("proxy", "Usage: toolguard proxy --upstream URL [flags]\n\n"+
+		"Runs an HTTP proxy in front of an OpenAI- or Anthropic-compatible model server: requests go to\n"+
+		"--upstream unchanged, and the tool calls in the answers to POST .../chat/completions and\n"+
+		"POST /v1/messages (streamed or not) come back repaired against the tools each request declares.\n"+
+		"Point the agent's base URL at the proxy. Runs until SIGINT or SIGTERM.\n"+
+		"Every flag has a TOOLGUARD_PROXY_* environment twin; a flag wins over its variable.\n\nFlags:\n\n", stderr)
 	return runServer(fs, proxySettings, proxy.DefaultConfig(), args, stderr,
 		func(c proxy.Config) (string, string) { return c.LogFormat, c.LogLevel }, serveProxy)
 }
 
-// serveProxy logs the configuration (the upstream's host, never more of
-// its URL) and runs the proxy until ctx ends.
+// serveProxy logs the configuration (the upstream's host only) and runs the
+// proxy until ctx ends.
 func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
 	upstream := ""
 	if u, err := url.Parse(cfg.Upstream); err == nil {

@@ -1,34 +1,25 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/toolguard/toolguard/repair"
 )
 
-// runRepair mirrors the repair engine offline: it reads text on stdin and
-// prints the repaired JSON on stdout, with the repairs as JSON on stderr, or
-// with --json one document holding both. Exit status: 0 repaired (or already
-// valid), 1 the text was cut off (the value shows what arrived), 2 nothing
-// could be recovered or a bad command line.
+// runRepair repairs the JSON on stdin: the value on stdout, the repairs on
+// stderr (or both in one document with --json). Exit status: 0 repaired, 1
+// cut off, 2 nothing recovered or a bad command line.
 func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("repair", "usage: toolguard repair [--json] < text\n\n", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON document holding the value, the repairs and whether the text was truncated")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: toolguard repair [--json] < text\n\n")
-		fs.PrintDefaults()
-	}
 	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {
 		return code
 	}
 	r, err := repair.RepairJSON(string(input), repair.JSONOptions{})
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
-		return 2
+		return fail(stderr, "repair", 2, err)
 	}
 	repairs := r.Repairs
 	if repairs == nil {
@@ -37,15 +28,13 @@ func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *asJSON {
 		out, err := repair.EncodeJSON(map[string]any{"value": r.Value, "repairs": repairs, "truncated": r.Truncated})
 		if err != nil {
-			fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
-			return 2
+			return fail(stderr, "repair", 2, err)
 		}
 		fmt.Fprintln(stdout, string(out))
 	} else {
 		value, err := repair.EncodeJSON(r.Value)
 		if err != nil {
-			fmt.Fprintf(stderr, "toolguard repair: %v\n", err)
-			return 2
+			return fail(stderr, "repair", 2, err)
 		}
 		fmt.Fprintln(stdout, string(value))
 		report, _ := repair.EncodeJSON(map[string]any{"repairs": repairs, "truncated": r.Truncated})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,18 +11,11 @@ import (
 	"github.com/toolguard/toolguard/service"
 )
 
-// runServe is "toolguard serve": it runs the gRPC server until SIGINT or
-// SIGTERM, then shuts it down gracefully. Logs go to standard error.
+// runServe runs the gRPC server until SIGINT or SIGTERM.
 func runServe(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: toolguard serve [flags]\n\n"+
-			"Runs the toolguard gRPC server until SIGINT or SIGTERM.\n"+
-			"Every flag has a TOOLGUARD_* environment twin; a flag wins over its variable.\n\nFlags:\n\n")
-		fs.PrintDefaults()
-	}
-
+	fs := newFlagSet("serve", "Usage: toolguard serve [flags]\n\n"+
+		"Runs the toolguard gRPC server until SIGINT or SIGTERM.\n"+
+		"Every flag has a TOOLGUARD_* environment twin; a flag wins over its variable.\n\nFlags:\n\n", stderr)
 	return runServer(fs, serveSettings, service.DefaultConfig(), args, stderr,
 		func(c service.Config) (string, string) { return c.LogFormat, c.LogLevel }, serve)
 }

@@ -16,38 +16,24 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// runStream mirrors StreamToolCalls offline: it reads the stream's frames
-// on stdin, one StreamToolCallsRequest in protojson per line, runs them
-// through service.RunStream (the code the gRPC handler runs) and prints
-// each event as one StreamToolCallsResponse per line, as soon as it is
-// known.
+// runStream mirrors StreamToolCalls offline: StreamToolCallsRequest frames as
+// JSON lines on stdin go through protoapi.RunStream, and each event is
+// printed as one line as soon as it is known. The start frame is optional
+// (the flags fill or make it; an explicit flag that contradicts the frame is
+// an error, and only --execute lets a stream write); so is the end frame,
+// added at the end of the input so open calls conclude as truncated. With
+// --raw, stdin is the model's text.
 //
-// Conveniences over the gRPC contract, which the flags fill in:
-//   - The start frame is optional. When the first frame is not a start
-//     frame, one is made from the flags. When it is, the flags fill what it
-//     leaves unset; a flag given explicitly that contradicts a value the
-//     frame sets is an error. Only --execute lets a stream write files, so a
-//     start frame asking for execute_on_complete without it is refused.
-//   - The end frame is optional. At the end of the input an end frame is
-//     added with the --finish-reason (default empty), so calls still open
-//     are concluded as truncated, as the server would at a real end frame.
-//   - Blank lines are skipped. Input after the end frame is an error.
-//
-// With --raw, stdin is the model's raw text (text formats only), sent as
-// one delta per read.
-//
-// Exit status: 0 when the stream ran to its done event (a model's mistakes
-// are events, not failures); 2 for a caller's mistake: a bad command line,
-// a malformed line, a frame out of order or that does not fit the format
-// (the events before it are printed); 1 when the output cannot be written
-// or the core fails.
+// Exit status: 0 when the stream ran to its done event; 2 for a caller's
+// mistake (the events before it are printed); 1 when the output cannot be
+// written or the core fails.
 func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := service.DefaultConfig()
 	cfg.Workspace = "" // only --execute opens one
-	fs := flag.NewFlagSet("stream", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("stream", streamUsage, stderr)
 	var o streamFlags
 	fs.StringVar(&o.format, "format", "", "`format` the model writes tool calls in: xml_tags, openai, anthropic, hermes, qwen_xml or minimax (or the STREAM_FORMAT_* name); required unless the start frame sets it")
 	fs.StringVar(&o.session, "session", "cli", "session `id` the calls are counted in")
@@ -62,28 +48,16 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	bindSetting(fs, &cfg, "max-call-bytes")
 	bindSetting(fs, &cfg, "max-param-bytes")
 	fs.BoolVar(&o.raw, "raw", false, "stdin is the model's raw text, not JSON frames (text formats only)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: toolguard stream --format FORMAT [flags] < frames.jsonl\n"+
-			"       toolguard stream --format FORMAT --raw [flags] < response.txt\n\n"+
-			"Reads StreamToolCallsRequest frames as JSON lines ({\"delta\":{\"text\":\"...\"}}, {\"end\":{\"finishReason\":\"stop\"}})\n"+
-			"and prints StreamToolCallsResponse events as JSON lines. The start frame is optional (made\n"+
-			"from the flags); so is the end frame (added at the end of the input). Nothing is written\n"+
-			"without --execute --workspace DIR.\n\n")
-		fs.PrintDefaults()
-	}
 	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
 		return code
 	}
 	fs.Visit(func(f *flag.Flag) { o.set = append(o.set, f.Name) })
 	if err := o.check(cfg); err != nil {
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", err)
-		return 2
+		return fail(stderr, "stream", 2, err)
 	}
-
-	g, cleanup, err := service.NewGuard(cfg)
+	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", err)
-		return 2
+		return fail(stderr, "stream", 2, err)
 	}
 	defer cleanup()
 	src := &frameSource{flags: &o, where: madeStart}
@@ -93,8 +67,8 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		src.lines = bufio.NewScanner(stdin)
 		src.lines.Buffer(make([]byte, 0, 64<<10), maxStdinBytes)
 	}
-	limits := service.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
-	err = service.RunStream(context.Background(), g, limits, src.recv, streamPrinter(stdout))
+	limits := protoapi.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
+	err = protoapi.RunStream(context.Background(), g, protoapi.StreamOptions{Limits: limits}, src.recv, streamPrinter(stdout))
 	if err == nil {
 		err = src.rest()
 	}
@@ -104,39 +78,39 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var (
 		ie *inputError
 		oe *outputError
-		fe *service.FieldError
+		fe *protoapi.FieldError
 		te *guard.InvalidToolDefinitionError
 		we *guard.UnknownWorkspaceError
 	)
 	switch {
 	case errors.As(err, &ie):
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", ie)
-		return 2
+		return fail(stderr, "stream", 2, ie)
 	case errors.As(err, &oe):
-		fmt.Fprintf(stderr, "toolguard stream: %v\n", oe)
-		return 1
+		return fail(stderr, "stream", 1, oe)
 	case errors.As(err, &fe), errors.As(err, &te), errors.As(err, &we):
-		fmt.Fprintf(stderr, "toolguard stream: %s: %v\n", src.where, err)
-		return 2
+		return fail(stderr, "stream", 2, fmt.Errorf("%s: %w", src.where, err))
 	default:
-		fmt.Fprintf(stderr, "toolguard stream: %s: %v\n", src.where, err)
-		return 1
+		return fail(stderr, "stream", 1, fmt.Errorf("%s: %w", src.where, err))
 	}
 }
 
-// streamFlags are the stream command's own flags.
+const streamUsage = "usage: toolguard stream --format FORMAT [flags] < frames.jsonl\n" +
+	"       toolguard stream --format FORMAT --raw [flags] < response.txt\n\n" +
+	"Reads StreamToolCallsRequest frames as JSON lines ({\"delta\":{\"text\":\"...\"}}, {\"end\":{\"finishReason\":\"stop\"}})\n" +
+	"and prints StreamToolCallsResponse events as JSON lines. The start frame is optional (made\n" +
+	"from the flags); so is the end frame (added at the end of the input). Nothing is written\n" +
+	"without --execute --workspace DIR.\n\n"
+
 type streamFlags struct {
 	format, session, model, finishReason string
 	execute, dryRun, partial, raw        bool
-	// set lists the flags given on the command line.
-	set []string
-	// formatValue is format parsed; unspecified when --format is not set.
+	set                                  []string
+	// formatValue is format parsed; unspecified when not set.
 	formatValue toolguardv1.StreamFormat
 }
 
 func (o *streamFlags) given(name string) bool { return slices.Contains(o.set, name) }
 
-// check refuses flag combinations that cannot work.
 func (o *streamFlags) check(cfg service.Config) error {
 	if o.format != "" {
 		f, err := parseStreamFormat(o.format)
@@ -169,8 +143,8 @@ func (o *streamFlags) check(cfg service.Config) error {
 	return nil
 }
 
-// parseStreamFormat accepts a format by its short name, case-insensitive
-// (xml_tags, OPENAI), or its enum name (STREAM_FORMAT_XML_TAGS).
+// parseStreamFormat accepts a short name in any case (xml_tags) or the enum
+// name (STREAM_FORMAT_XML_TAGS).
 func parseStreamFormat(s string) (toolguardv1.StreamFormat, error) {
 	name := "STREAM_FORMAT_" + strings.TrimPrefix(strings.ToUpper(s), "STREAM_FORMAT_")
 	v, ok := toolguardv1.StreamFormat_value[name]
@@ -216,8 +190,8 @@ func (o *streamFlags) startFrame(st *toolguardv1.StreamStart) error {
 	return nil
 }
 
-// fill sets a frame field the frame leaves empty from its flag; a flag
-// given explicitly must agree with a value the frame sets.
+// fill sets a frame field the frame leaves empty from its flag; an explicit
+// flag must agree with a value the frame sets.
 func (o *streamFlags) fill(field *string, value, flagName, frameField string) error {
 	switch {
 	case *field == "":
@@ -242,18 +216,15 @@ func (e *inputError) Error() string {
 }
 func (e *inputError) Unwrap() error { return e.err }
 
-// outputError is a failure to print an event.
 type outputError struct{ err error }
 
 func (e *outputError) Error() string { return "write event: " + e.err.Error() }
 func (e *outputError) Unwrap() error { return e.err }
 
-// streamPrinter prints each event as one line of JSON, with the proto
-// field names and every field shown, as printProto does, but on one line.
+// streamPrinter prints each event as one line of JSON.
 func streamPrinter(stdout io.Writer) func(*toolguardv1.StreamToolCallsResponse) error {
-	opts := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 	return func(ev *toolguardv1.StreamToolCallsResponse) error {
-		out, err := opts.Marshal(ev)
+		out, err := protoapi.JSON(ev, false)
 		if err != nil {
 			return &outputError{err: err}
 		}
@@ -264,23 +235,20 @@ func streamPrinter(stdout io.Writer) func(*toolguardv1.StreamToolCallsResponse) 
 	}
 }
 
-// frameSource hands RunStream the frames read on stdin, adding the start
-// and end frames the input leaves out.
+// frameSource hands RunStream the frames read on stdin, adding the start and
+// end frames the input leaves out.
 type frameSource struct {
-	flags *streamFlags
-	lines *bufio.Scanner // JSON lines
-	raw   *bufio.Reader  // --raw text
-	line  int            // lines read so far
-	// where names the frame handed out last, for errors.
-	where   string
-	started bool
-	eof     bool // the input is exhausted
-	ended   bool // an end frame was handed out
-	// pending is the first frame when it is not a start frame.
+	flags        *streamFlags
+	lines        *bufio.Scanner // JSON lines
+	raw          *bufio.Reader  // --raw text
+	line         int            // lines read so far
+	where        string
+	started      bool
+	eof          bool // the input is exhausted
+	ended        bool // an end frame was handed out
 	pending      *toolguardv1.StreamToolCallsRequest
 	pendingWhere string
-	// held is an incomplete UTF-8 sequence at the end of a raw read, buf
-	// the buffer raw reads go to.
+	// held is an incomplete UTF-8 sequence at the end of a raw read.
 	held, buf []byte
 }
 
@@ -289,7 +257,6 @@ const (
 	madeEnd   = "the end frame added at the end of the input"
 )
 
-// recv returns the next frame, for RunStream.
 func (s *frameSource) recv() (*toolguardv1.StreamToolCallsRequest, error) {
 	if s.ended {
 		return nil, io.EOF // RunStream stops at the end frame: not reached
@@ -334,8 +301,8 @@ func (s *frameSource) recv() (*toolguardv1.StreamToolCallsRequest, error) {
 	return f, nil
 }
 
-// next reads the next frame and says where it came from; at the end of
-// the input it makes the end frame.
+// next reads the next frame and says where it came from; at the end of the
+// input it makes the end frame.
 func (s *frameSource) next() (*toolguardv1.StreamToolCallsRequest, string, error) {
 	if !s.eof {
 		var (
@@ -357,8 +324,6 @@ func (s *frameSource) next() (*toolguardv1.StreamToolCallsRequest, string, error
 	return end, madeEnd, nil
 }
 
-// nextLine reads the next frame line, skipping blank ones; nil at the end
-// of the input.
 func (s *frameSource) nextLine() (*toolguardv1.StreamToolCallsRequest, string, error) {
 	for s.lines.Scan() {
 		s.line++
@@ -382,8 +347,8 @@ func (s *frameSource) nextLine() (*toolguardv1.StreamToolCallsRequest, string, e
 	return nil, "", nil
 }
 
-// nextRaw reads the next piece of raw text as a delta frame; nil at the
-// end of the input. A UTF-8 sequence split by a read waits for the next.
+// nextRaw reads raw text as a delta frame; a UTF-8 sequence split by a read
+// waits for the next.
 func (s *frameSource) nextRaw() (*toolguardv1.StreamToolCallsRequest, string, error) {
 	if s.buf == nil {
 		s.buf = make([]byte, 32<<10)
@@ -406,8 +371,7 @@ func (s *frameSource) nextRaw() (*toolguardv1.StreamToolCallsRequest, string, er
 			return nil, "", &inputError{where: "stdin", err: errors.New("the text is not valid UTF-8")}
 		}
 		if len(text) > 0 {
-			// bufio.Reader reports a read error after text on the next
-			// read.
+			// bufio.Reader reports a read error on the next read.
 			return &toolguardv1.StreamToolCallsRequest{Frame: &toolguardv1.StreamToolCallsRequest_Delta{Delta: &toolguardv1.StreamDelta{Text: string(text)}}}, "stdin", nil
 		}
 		switch {
@@ -419,8 +383,7 @@ func (s *frameSource) nextRaw() (*toolguardv1.StreamToolCallsRequest, string, er
 	}
 }
 
-// rest refuses input after the end frame: the stream is over, and a
-// silently ignored frame would hide a mistake.
+// rest refuses input after the end frame: ignoring it would hide a mistake.
 func (s *frameSource) rest() error {
 	if s.eof || s.lines == nil {
 		return nil
@@ -436,16 +399,13 @@ func (s *frameSource) rest() error {
 	return nil
 }
 
-// bindSetting registers the serve flag name on fs, bound to its cfg field,
-// so the offline commands share its parsing and wording (without the
-// environment twin: see serveSetting for one that has it).
+// bindSetting registers serve's flag name on fs, without its environment
+// twin, so the offline commands share its parsing and wording.
 func bindSetting(fs *flag.FlagSet, cfg *service.Config, name string) {
 	s := serveSetting(name)
 	fs.Var(s.value(cfg), s.flag, s.usage)
 }
 
-// serveSetting returns serve's setting name, for an offline command that
-// takes it too.
 func serveSetting(name string) setting[service.Config] {
 	for _, s := range serveSettings {
 		if s.flag == name {

@@ -1,6 +1,5 @@
-// Package servicetest starts real toolguard servers for tests: bound to
-// loopback on a free port, with a temporary workspace, shut down when the test
-// ends.
+// Package servicetest starts real toolguard servers for tests, on loopback,
+// with a temporary workspace, stopped when the test ends.
 package servicetest
 
 import (
@@ -18,21 +17,11 @@ import (
 	"github.com/toolguard/toolguard/service"
 )
 
-// Start starts a toolguard server for the test and returns a client
-// connection to it and the configuration it runs with.
-//
-// Zero fields of cfg take their service.DefaultConfig values, so
-// service.Config{} and service.DefaultConfig() both work. Listen is always
-// 127.0.0.1:0 (the returned Config holds the bound address). Workspace is a
-// fresh t.TempDir() unless cfg.Workspace is an absolute path: a test that
-// prepares its own directory passes it, and the relative default
-// ("./workspace") would otherwise land in the source tree. A non-empty
-// MetricsListen turns metrics on, on a free loopback port (the returned
-// Config holds the bound address).
-//
-// The server logs through t.Log. When the test ends the connection is closed,
-// the server is shut down gracefully, and the test fails if Serve did not
-// return nil.
+// Start starts a server and returns a connection to it and its
+// configuration. Zero fields of cfg take their defaults; Listen (and
+// MetricsListen, when set) get free loopback ports; Workspace is a fresh
+// temporary directory unless absolute. The server logs through t, and the
+// test fails unless it stops cleanly.
 func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) {
 	t.Helper()
 	cfg = withDefaults(cfg)
@@ -40,7 +29,6 @@ func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) 
 		cfg.Workspace = t.TempDir()
 	}
 
-	// Only loopback: tests must never expose a server on other interfaces.
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("servicetest: listen: %v", err)
@@ -50,8 +38,8 @@ func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) 
 		cfg.MetricsListen = "127.0.0.1:0"
 	}
 
-	// The server logs through t at the configured level, so a benchmark
-	// that asks for "warn" does not measure per-call info logging.
+	// At the configured level, so a "warn" benchmark does not measure info
+	// logging.
 	level, err := zapcore.ParseLevel(cfg.LogLevel)
 	if err != nil {
 		t.Fatalf("servicetest: log level: %v", err)
@@ -67,9 +55,8 @@ func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) 
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, lis) }()
-	// Cleanups run last-registered first: the connection closes before the
-	// server stops, so no client stream holds up the graceful stop, and Serve
-	// has returned (and stopped logging through t) before the test ends.
+	// Last registered runs first: the connection closes before the server
+	// stops, so no client stream holds up the graceful stop.
 	t.Cleanup(func() {
 		cancel()
 		if err := <-served; err != nil {
@@ -81,21 +68,26 @@ func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) 
 	if err != nil {
 		t.Fatalf("servicetest: dial %s: %v", cfg.Listen, err)
 	}
-	// The error is ignored: it only says the test closed the connection itself.
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn, cfg
 }
 
-// withDefaults returns cfg with every zero field set from
-// service.DefaultConfig. It works field by field through reflection so fields
-// added to Config later are covered without touching this package.
+// withDefaults sets every zero field of cfg, embedded ones included, from
+// service.DefaultConfig.
 func withDefaults(cfg service.Config) service.Config {
-	def := service.DefaultConfig()
-	v, d := reflect.ValueOf(&cfg).Elem(), reflect.ValueOf(def)
+	fillZero(reflect.ValueOf(&cfg).Elem(), reflect.ValueOf(service.DefaultConfig()))
+	return cfg
+}
+
+func fillZero(v, def reflect.Value) {
 	for i := range v.NumField() {
-		if f := v.Field(i); f.CanSet() && f.IsZero() {
-			f.Set(d.Field(i))
+		f := v.Field(i)
+		switch {
+		case !f.CanSet():
+		case v.Type().Field(i).Anonymous && f.Kind() == reflect.Struct:
+			fillZero(f, def.Field(i))
+		case f.IsZero():
+			f.Set(def.Field(i))
 		}
 	}
-	return cfg
 }

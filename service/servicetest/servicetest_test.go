@@ -10,12 +10,13 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/servicetest"
 )
 
 func TestStart(t *testing.T) {
-	conn, cfg := servicetest.Start(t, service.Config{MistakeLimit: 1})
+	conn, cfg := servicetest.Start(t, service.Config{Config: guard.Config{MistakeLimit: 1}})
 
 	if !strings.HasPrefix(cfg.Listen, "127.0.0.1:") || cfg.Listen == "127.0.0.1:0" {
 		t.Errorf("Listen = %q, want the bound loopback address", cfg.Listen)
@@ -37,7 +38,7 @@ func TestStart(t *testing.T) {
 
 func TestStartKeepsAbsoluteWorkspace(t *testing.T) {
 	dir := t.TempDir()
-	_, cfg := servicetest.Start(t, service.Config{Workspace: dir})
+	_, cfg := servicetest.Start(t, service.Config{Config: guard.Config{Workspace: dir}})
 	if cfg.Workspace != dir {
 		t.Errorf("Workspace = %q, want %q", cfg.Workspace, dir)
 	}

@@ -1,16 +1,11 @@
-// Package redistest runs real redis-server processes for tests: on a free
-// loopback port, without persistence, stopped when the test ends. Tests can
-// stop a server mid-test and start it again on the same port, to see what
-// their code does while Redis is away and after it is back.
-//
-// redis-server must be on PATH (Debian's redis-server package; .ci/run
-// installs it). Without it the test fails: a store test that silently did
-// not run would prove nothing.
+// Package redistest runs real redis-server processes for tests, on a free
+// loopback port, without persistence; a test may stop and restart one to
+// see what its code does while Redis is away. redis-server must be on PATH:
+// a store test that silently did not run would prove nothing.
 package redistest
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -18,36 +13,32 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolguard/toolguard/internal/safebuf"
 )
 
-// startWait bounds how long a server may take to answer PING after it
-// starts; stopWait how long it may take to exit after SIGTERM before it is
-// killed. Both are far above what a healthy machine needs.
+// Far above what a healthy machine needs.
 const (
 	startWait = 30 * time.Second
 	stopWait  = 10 * time.Second
 )
 
-// Options configures a server. The zero value is a server without a
-// password.
+// Options configures a server; the zero value has no password.
 type Options struct {
 	// Password, when set, is required of clients (requirepass).
 	Password string
 }
 
-// Server is one redis-server for a test. Its methods must be called from
-// the test's goroutine.
+// Server is one redis-server for a test, used from the test's goroutine.
 type Server struct {
 	t    testing.TB
 	bin  string
 	opts Options
 	dir  string
-	// Port is the server's port on 127.0.0.1; it stays the same across
-	// Stop and Start.
+	// Port is on 127.0.0.1 and stays the same across Stop and Start.
 	Port int
 
 	proc *process // nil while stopped
@@ -56,13 +47,12 @@ type Server struct {
 // process is one run of redis-server.
 type process struct {
 	cmd    *exec.Cmd
-	out    *syncBuffer
+	out    *safebuf.Buffer
 	exited chan struct{} // closed once the process has been reaped
 }
 
-// Start starts a redis-server on a free 127.0.0.1 port, waits until it
-// answers PING, and stops it when the test ends. It fails the test when
-// redis-server is not installed or does not start.
+// Start starts a redis-server on a free port, waits until it answers PING,
+// and stops it when the test ends.
 func Start(t testing.TB, opts ...Options) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
@@ -75,8 +65,7 @@ func Start(t testing.TB, opts ...Options) *Server {
 		s.opts = opts[0]
 	}
 	t.Cleanup(s.Stop)
-	// The free port is found by binding and releasing it, so another
-	// process may take it before redis-server binds it: try a few.
+	// Another process may take the free port before redis-server binds it.
 	var lastErr error
 	for range 5 {
 		port, err := freePort()
@@ -104,9 +93,8 @@ func (s *Server) URL() string {
 	return u.String()
 }
 
-// Stop stops the server (SIGTERM, then SIGKILL if it lingers) and waits for
-// it to exit. Its data is gone: it runs without persistence. Stopping a
-// stopped server does nothing.
+// Stop stops the server (SIGTERM, then SIGKILL) and waits for it to exit;
+// its data is gone.
 func (s *Server) Stop() {
 	s.t.Helper()
 	p := s.proc
@@ -125,8 +113,7 @@ func (s *Server) Stop() {
 }
 
 // Pause freezes the server (SIGSTOP): connections stay open but nothing is
-// answered, as with a server stuck or a network path that drops packets.
-// Resume undoes it; a paused server is resumed before it is stopped.
+// answered, like a stuck server or a path that drops packets.
 func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
 
 // Resume lets a paused server run again (SIGCONT).
@@ -142,8 +129,7 @@ func (s *Server) signal(sig syscall.Signal) {
 	}
 }
 
-// Restart starts a stopped server again on the same port, empty, and waits
-// until it answers PING.
+// Restart starts a stopped server again on the same port, empty.
 func (s *Server) Restart() {
 	s.t.Helper()
 	if s.proc != nil {
@@ -170,7 +156,7 @@ func (s *Server) start() error {
 	}
 	cmd := exec.Command(s.bin, args...)
 	cmd.SysProcAttr = procAttr()
-	out := &syncBuffer{}
+	out := &safebuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", s.bin, err)
@@ -200,8 +186,7 @@ func (s *Server) start() error {
 	}
 }
 
-// ping sends PING and accepts PONG, or NOAUTH from a server that wants a
-// password: either way it is up.
+// ping accepts PONG, or NOAUTH from a server that wants a password.
 func ping(addr string) error {
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
@@ -229,23 +214,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// syncBuffer collects a process's output; the process writes it while the
-// test may read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

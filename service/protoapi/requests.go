@@ -1,4 +1,8 @@
-package service
+// Package protoapi is where the toolguard.v1 API meets the guard, for every
+// front end that speaks it (the gRPC server, the CLI): requests checked and
+// converted, verdicts and events converted back, the stream frame loop, and
+// messages printed as JSON.
+package protoapi
 
 import (
 	"fmt"
@@ -12,14 +16,14 @@ import (
 	"github.com/toolguard/toolguard/repair/stream"
 )
 
-// Request checks live here, in one place: protovalidate is not available to
-// this build, so every rule a request must satisfy before it reaches the core
-// is written out below, and each failure is a FieldError that toStatus turns
-// into INVALID_ARGUMENT with a google.rpc.BadRequest detail.
+// Every rule a request must meet before it reaches the core is written out
+// here (protovalidate is not available to this build); each failure is a
+// FieldError, INVALID_ARGUMENT with a BadRequest detail.
 
-// Limits on request fields. Message size bounds everything else.
+// Limits on request fields; the message size bounds everything else.
 const (
-	maxSessionIDBytes = 256
+	// MaxSessionIDBytes bounds session ids.
+	MaxSessionIDBytes = 256
 	maxToolNameBytes  = 256
 	maxModelIDBytes   = 256
 	maxToolsPerCall   = 128
@@ -28,12 +32,9 @@ const (
 
 // FieldError is a caller's mistake in one request field.
 type FieldError struct {
-	// Field is the request field's path in proto names ("context.session_id"),
-	// or "" when the fault is in no one field.
-	Field string
-	// Reason is a stable code for clients, e.g. SESSION_ID_REQUIRED.
-	Reason string
-	// Description says what is wrong.
+	// Field is the field's path in proto names, or "" for no one field.
+	Field       string
+	Reason      string
 	Description string
 }
 
@@ -44,23 +45,25 @@ func (e *FieldError) Error() string {
 	return e.Field + ": " + e.Description
 }
 
-func checkSessionID(id, field string) error {
+// CheckSessionID refuses a session id that is empty, too long or not
+// UTF-8, naming field.
+func CheckSessionID(id, field string) error {
 	switch {
 	case id == "":
 		return &FieldError{Field: field, Reason: "SESSION_ID_REQUIRED", Description: "a session id is required"}
-	case len(id) > maxSessionIDBytes:
-		return &FieldError{Field: field, Reason: "SESSION_ID_TOO_LONG", Description: fmt.Sprintf("session id is %d bytes; at most %d", len(id), maxSessionIDBytes)}
+	case len(id) > MaxSessionIDBytes:
+		return &FieldError{Field: field, Reason: "SESSION_ID_TOO_LONG", Description: fmt.Sprintf("session id is %d bytes; at most %d", len(id), MaxSessionIDBytes)}
 	case !utf8.ValidString(id):
 		return &FieldError{Field: field, Reason: "SESSION_ID_INVALID", Description: "session id must be valid UTF-8"}
 	}
 	return nil
 }
 
-// validateRequestFromProto checks a ValidateToolCallRequest and converts it
-// to the core's request.
-func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest, maxJSONDepth int) (guard.ValidateRequest, error) {
+// ValidateRequest checks a ValidateToolCallRequest and converts it to the
+// core's request.
+func ValidateRequest(req *toolguardv1.ValidateToolCallRequest, maxJSONDepth int) (guard.ValidateRequest, error) {
 	ctx := req.GetContext()
-	if err := checkSessionID(ctx.GetSessionId(), "context.session_id"); err != nil {
+	if err := CheckSessionID(ctx.GetSessionId(), "context.session_id"); err != nil {
 		return guard.ValidateRequest{}, err
 	}
 	if len(ctx.GetModelId()) > maxModelIDBytes {
@@ -83,10 +86,10 @@ func validateRequestFromProto(req *toolguardv1.ValidateToolCallRequest, maxJSOND
 	}, nil
 }
 
-// executeRequestFromProto checks the fields ExecuteWrite and ExecuteEdit
-// share and converts them to the core's request.
-func executeRequestFromProto(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, tools []*toolguardv1.ToolDefinition, sha string, dryRun, partial bool, maxJSONDepth int) (guard.ExecuteRequest, error) {
-	v, err := validateRequestFromProto(&toolguardv1.ValidateToolCallRequest{Context: rc, Call: call, Tools: tools}, maxJSONDepth)
+// ExecuteRequest checks the fields ExecuteWrite and ExecuteEdit share and
+// converts them to the core's request.
+func ExecuteRequest(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, tools []*toolguardv1.ToolDefinition, sha string, dryRun, partial bool, maxJSONDepth int) (guard.ExecuteRequest, error) {
+	v, err := ValidateRequest(&toolguardv1.ValidateToolCallRequest{Context: rc, Call: call, Tools: tools}, maxJSONDepth)
 	if err != nil {
 		return guard.ExecuteRequest{}, err
 	}
@@ -112,10 +115,8 @@ func isHexSHA256(s string) bool {
 	return true
 }
 
-// callFromProto converts a ToolCall. A call without arguments is legal (an
-// empty text means no arguments); a call without any name is not, unless an
-// XML block names the tool. Arguments text may nest JSON at most
-// maxJSONDepth deep (0: no bound).
+// callFromProto converts a ToolCall. No arguments is an empty text; no name
+// is refused unless an XML block names the tool.
 func callFromProto(c *toolguardv1.ToolCall, field string, maxJSONDepth int) (repair.Call, error) {
 	if c == nil {
 		return repair.Call{}, &FieldError{Field: field, Reason: "CALL_REQUIRED", Description: "the tool call is required"}
@@ -127,7 +128,7 @@ func callFromProto(c *toolguardv1.ToolCall, field string, maxJSONDepth int) (rep
 	switch a := c.GetArguments().(type) {
 	case *toolguardv1.ToolCall_ArgumentsText:
 		if jsonDeeper(a.ArgumentsText, maxJSONDepth) {
-			return repair.Call{}, tooDeep(field+".arguments_text", "the arguments", maxJSONDepth)
+			return repair.Call{}, TooDeep(field+".arguments_text", "the arguments", maxJSONDepth)
 		}
 		call.Form, call.Text = repair.FormText, a.ArgumentsText
 	case *toolguardv1.ToolCall_Params:
@@ -143,8 +144,6 @@ func callFromProto(c *toolguardv1.ToolCall, field string, maxJSONDepth int) (rep
 	return call, nil
 }
 
-// toolDefsFromProto converts tool definitions; their schemas may nest at
-// most maxJSONDepth deep (0: no bound).
 func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string, maxJSONDepth int) ([]repair.ToolDef, error) {
 	if len(defs) > maxToolsPerCall {
 		return nil, &FieldError{Field: field, Reason: "TOO_MANY_TOOLS", Description: fmt.Sprintf("%d tool definitions; at most %d", len(defs), maxToolsPerCall)}
@@ -158,8 +157,8 @@ func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string, maxJSON
 		if d.GetParameters() == nil {
 			return nil, &FieldError{Field: f + ".parameters", Reason: "TOOL_SCHEMA_REQUIRED", Description: "a tool definition needs the JSON Schema of its parameters"}
 		}
-		if structDeeper(d.GetParameters(), maxJSONDepth) {
-			return nil, tooDeep(f+".parameters", "the schema", maxJSONDepth)
+		if StructDeeper(d.GetParameters(), maxJSONDepth) {
+			return nil, TooDeep(f+".parameters", "the schema", maxJSONDepth)
 		}
 		def := repair.ToolDef{
 			Name:          d.GetName(),
@@ -186,15 +185,14 @@ var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
 	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:   stream.MiniMax,
 }
 
-// streamRequestFromProto checks a stream's start frame and converts it to
-// the core's request. Limits the frame asks for may lower the server's,
-// never raise them; known reports whether the server has a tool.
+// streamRequestFromProto checks a start frame and converts it. The frame's
+// limits may lower the server's, never raise them.
 func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits, known func(string) bool) (guard.StreamRequest, error) {
 	if start == nil {
 		return guard.StreamRequest{}, &FieldError{Field: "start", Reason: "START_FRAME_REQUIRED", Description: "the first frame of a stream must be a start frame"}
 	}
 	rc := start.GetContext()
-	if err := checkSessionID(rc.GetSessionId(), "start.context.session_id"); err != nil {
+	if err := CheckSessionID(rc.GetSessionId(), "start.context.session_id"); err != nil {
 		return guard.StreamRequest{}, err
 	}
 	if len(rc.GetModelId()) > maxModelIDBytes {
@@ -248,8 +246,7 @@ func lower(server int, requested uint64) int {
 	return server
 }
 
-// toolDeltasFromProto checks a delta frame's call fragments against the
-// stream's format.
+// toolDeltasFromProto checks a delta frame's fragments against the format.
 func toolDeltasFromProto(ds []*toolguardv1.ToolCallDelta, format stream.Format) ([]stream.ToolDelta, error) {
 	if len(ds) > 0 && !format.Structured() {
 		return nil, &FieldError{Field: "delta.tool_calls", Reason: "TOOL_CALLS_NOT_IN_FORMAT",
@@ -265,20 +262,18 @@ func toolDeltasFromProto(ds []*toolguardv1.ToolCallDelta, format stream.Format) 
 	return out, nil
 }
 
-// JSON nesting. Deep nesting costs the parsers stack and time out of all
-// proportion to its size, so requests are held to MaxJSONDepth levels of
-// objects and arrays before anything parses them.
+// Deep nesting costs the parsers stack and time out of proportion to its
+// size, so requests are held to MaxJSONDepth before anything parses them.
 
-func tooDeep(field, what string, limit int) *FieldError {
+// TooDeep refuses JSON nested more than limit levels deep in field.
+func TooDeep(field, what string, limit int) *FieldError {
 	return &FieldError{Field: field, Reason: "JSON_TOO_DEEP",
 		Description: fmt.Sprintf("objects and arrays in %s nest more than %d levels deep", what, limit)}
 }
 
-// jsonDeeper reports whether text nests brackets ({ and [) more than limit
-// deep, counting only those outside JSON strings. It is a cheap pre-scan,
-// not a parser: text is a model's output and may be broken JSON, so it only
-// counts, and a closing bracket never takes the depth below zero. A limit
-// of 0 or less means no bound.
+// jsonDeeper is a cheap pre-scan of brackets outside strings, not a parser:
+// a model's text may be broken JSON, so a closing bracket never takes the
+// depth below zero. A limit <= 0 means no bound.
 func jsonDeeper(text string, limit int) bool {
 	if limit <= 0 {
 		return false
@@ -311,9 +306,9 @@ func jsonDeeper(text string, limit int) bool {
 	return false
 }
 
-// structDeeper reports whether s, itself one level, nests objects and lists
+// StructDeeper reports whether s, itself one level, nests objects and lists
 // more than limit deep; 0 or less means no bound.
-func structDeeper(s *structpb.Struct, limit int) bool {
+func StructDeeper(s *structpb.Struct, limit int) bool {
 	return limit > 0 && fieldsDeeper(s.GetFields(), 1, limit)
 }
 
@@ -329,8 +324,6 @@ func fieldsDeeper(fields map[string]*structpb.Value, depth, limit int) bool {
 	return false
 }
 
-// valueDeeper reports whether v, inside a container at depth, takes the
-// nesting past limit.
 func valueDeeper(v *structpb.Value, depth, limit int) bool {
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_StructValue:

@@ -1,0 +1,278 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/edit"
+	"github.com/toolguard/toolguard/internal/lifecycle"
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/workspace"
+)
+
+// Config is the core's settings: the server's configuration embeds it (one
+// flag each, cmd/toolguard); the proxy maps its own onto it.
+type Config struct {
+	ToolsFile string
+
+	// Workspace is the default workspace's directory; empty opens none.
+	Workspace  string
+	Workspaces []string
+	// AgentRoot is the workspace root as the agent sees it.
+	AgentRoot    string
+	MaxFileBytes int64
+	// Deny holds gitignore-style patterns no call may touch.
+	Deny           []string
+	FuzzyThreshold float64
+
+	// MistakeLimit: requests may lower it, never raise it.
+	MistakeLimit uint32
+	SessionTTL   time.Duration
+	MaxSessions  int
+	// SessionStore: SessionStoreRedis shares counters between replicas.
+	SessionStore string
+	// RedisURL may hold a password: only its host is ever logged.
+	RedisURL       string
+	RedisKeyPrefix string
+	// RedisTimeout: a count that times out is answered uncounted.
+	RedisTimeout time.Duration
+}
+
+// The session stores Config.SessionStore selects.
+const (
+	SessionStoreMemory = "memory"
+	SessionStoreRedis  = "redis"
+)
+
+// DefaultWorkspaceName names Config.Workspace.
+const DefaultWorkspaceName = "default"
+
+// DefaultConfig returns the core's defaults: no workspace, memory sessions.
+func DefaultConfig() Config {
+	return Config{
+		MaxFileBytes:   10 << 20,
+		FuzzyThreshold: 0.9,
+		MistakeLimit:   3,
+		SessionTTL:     time.Hour,
+		MaxSessions:    100_000,
+		SessionStore:   SessionStoreMemory,
+		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
+		RedisTimeout:   session.DefaultRedisTimeout,
+	}
+}
+
+// Validate reports every setting that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	if c.MistakeLimit == 0 {
+		errs = append(errs, errors.New("mistake limit must be at least 1"))
+	}
+	if c.SessionTTL <= 0 {
+		errs = append(errs, errors.New("session TTL must be positive"))
+	}
+	if c.MaxSessions <= 0 {
+		errs = append(errs, errors.New("max sessions must be positive"))
+	}
+	errs = append(errs, c.validateSessionStore()...)
+	if _, err := c.WorkspaceDirs(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.AgentRoot != "" && !filepath.IsAbs(c.AgentRoot) {
+		errs = append(errs, fmt.Errorf("agent root %q must be an absolute path", c.AgentRoot))
+	}
+	if c.MaxFileBytes <= 0 {
+		errs = append(errs, errors.New("max file bytes must be positive"))
+	}
+	if c.FuzzyThreshold <= 0 || c.FuzzyThreshold > 1 {
+		errs = append(errs, errors.New("fuzzy threshold must be in (0, 1]"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) validateSessionStore() []error {
+	var errs []error
+	switch c.SessionStore {
+	case SessionStoreMemory:
+		if c.RedisURL != "" {
+			// Meant to share sessions, it would count per replica silently.
+			errs = append(errs, errors.New("a Redis URL is set but the session store is memory: set the session store to redis, or unset the URL"))
+		}
+	case SessionStoreRedis:
+		if c.RedisURL == "" {
+			errs = append(errs, errors.New("the redis session store needs a Redis URL"))
+		} else if _, err := session.ParseRedisURL(c.RedisURL); err != nil {
+			errs = append(errs, err)
+		}
+		if c.RedisKeyPrefix == "" {
+			errs = append(errs, errors.New("the Redis key prefix must not be empty"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("session store %q: want %s or %s", c.SessionStore, SessionStoreMemory, SessionStoreRedis))
+	}
+	if c.RedisTimeout <= 0 {
+		errs = append(errs, errors.New("the Redis timeout must be positive"))
+	}
+	return errs
+}
+
+func (c Config) WorkspaceDirs() (map[string]string, error) {
+	dirs := map[string]string{}
+	if c.Workspace != "" {
+		dirs[DefaultWorkspaceName] = c.Workspace
+	}
+	for _, w := range c.Workspaces {
+		name, dir, ok := strings.Cut(w, "=")
+		name, dir = strings.TrimSpace(name), strings.TrimSpace(dir)
+		if !ok || name == "" || dir == "" {
+			return nil, fmt.Errorf("workspace %q: want name=dir", w)
+		}
+		if _, dup := dirs[name]; dup {
+			return nil, fmt.Errorf("workspace %q is defined twice", name)
+		}
+		dirs[name] = dir
+	}
+	return dirs, nil
+}
+
+// Options are what a front end adds to the settings.
+type Options struct {
+	// NoBuiltinTools checks calls only against each request's tools (proxy).
+	NoBuiltinTools bool
+	// Observe builds the observer from the tool registry; nil: none.
+	Observe func(*repair.Registry) (Observer, error)
+	// Uncounted learns calls the store could not count; it must be cheap.
+	Uncounted func(sessionID string, err error)
+	// MaxResponseBytes is the send limit execution answers fit (elide.go).
+	MaxResponseBytes int
+	// Log learns the session store in use; nil logs nothing.
+	Log *zap.Logger
+	// Sessions, when set, replaces the store cfg selects; it is not closed.
+	Sessions session.Store
+}
+
+// New builds a guard from its settings (Redis must answer now); front ends
+// validate cfg first. The cleanup releases all, last acquired first.
+func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if cfg.MistakeLimit == 0 {
+		return nil, nil, errors.New("guard: mistake limit must be at least 1")
+	}
+	reg, err := newRegistry(cfg.ToolsFile, opts.NoBuiltinTools)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cleanups lifecycle.Cleanups
+	defer func() {
+		if err != nil {
+			_ = cleanups.Run()
+		}
+	}()
+	workspaces, err := openWorkspaces(cfg, &cleanups)
+	if err != nil {
+		return nil, nil, err
+	}
+	store := opts.Sessions
+	if store == nil {
+		if store, err = openSessionStore(cfg, log); err != nil {
+			return nil, nil, err
+		}
+		cleanups.Add("session store", store.Close)
+	}
+	var observer Observer
+	if opts.Observe != nil {
+		if observer, err = opts.Observe(reg); err != nil {
+			return nil, nil, err
+		}
+	}
+	if observer == nil {
+		observer = NopObserver{}
+	}
+	g := &Guard{
+		reg: reg, sessions: store, limit: cfg.MistakeLimit, tools: newToolCache(512),
+		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
+		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
+		maxResponse: opts.MaxResponseBytes, observer: observer, uncounted: opts.Uncounted,
+	}
+	return g, cleanups.Run, nil
+}
+
+func newRegistry(toolsFile string, noBuiltins bool) (*repair.Registry, error) {
+	var files []repair.ToolsFile
+	if toolsFile != "" {
+		f, err := repair.LoadToolsFile(toolsFile)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	var reg *repair.Registry
+	var err error
+	if noBuiltins {
+		if len(files) > 0 {
+			return nil, errors.New("tool registry: a tools file needs the built-in tools")
+		}
+		reg, err = repair.NewRegistryWithoutTools()
+	} else {
+		reg, err = repair.NewRegistry(files...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tool registry: %w", err)
+	}
+	return reg, nil
+}
+
+func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups) (map[string]*workspace.Workspace, error) {
+	dirs, err := cfg.WorkspaceDirs()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*workspace.Workspace, len(dirs))
+	for name, dir := range dirs {
+		ws, err := workspace.Open(dir, workspace.Options{AgentRoot: cfg.AgentRoot, MaxFileBytes: cfg.MaxFileBytes, Deny: cfg.Deny})
+		if err != nil {
+			return nil, fmt.Errorf("workspace %q: %w", name, err)
+		}
+		out[name] = ws
+		cleanups.Add(fmt.Sprintf("workspace %q", name), ws.Close)
+	}
+	return out, nil
+}
+
+// openSessionStore opens cfg's store ("" is memory); Redis is pinged first.
+func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
+	switch cfg.SessionStore {
+	case "", SessionStoreMemory:
+		log.Info("session store", zap.String("store", SessionStoreMemory), zap.Int("max_sessions", cfg.MaxSessions))
+		return session.NewMemory(session.MemoryOptions{TTL: cfg.SessionTTL, MaxSessions: cfg.MaxSessions}), nil
+	case SessionStoreRedis:
+		timeout := cfg.RedisTimeout
+		if timeout <= 0 {
+			timeout = session.DefaultRedisTimeout
+		}
+		// Debug: the front ends warn about an unreachable store themselves.
+		redisLog := log.Named("redis")
+		r, err := session.NewRedis(context.Background(), session.RedisOptions{
+			URL: cfg.RedisURL, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
+			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
+			Log: func(msg string) { redisLog.Debug(msg) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		log.Info("session store", zap.String("store", SessionStoreRedis), zap.String("redis_addr", r.Addr()),
+			zap.String("key_prefix", cfg.RedisKeyPrefix), zap.Duration("timeout", timeout))
+		return r, nil
+	default:
+		return nil, fmt.Errorf("session store %q: want %s or %s", cfg.SessionStore, SessionStoreMemory, SessionStoreRedis)
+	}
+}

@@ -1,0 +1,149 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
+)
+
+// MetricsPath is where an Endpoint serves the Prometheus exposition.
+const MetricsPath = "/metrics"
+
+// releaseTimeout bounds stopping the metrics server and flushing spans, which
+// run after the graceful stop within the orchestrator's grace period.
+const releaseTimeout = 5 * time.Second
+
+// Endpoint is a front end's /metrics on a port of its own, over a registry
+// of its own (never the global one, so servers in one process do not
+// collide). NewEndpoint binds, so a bind failure fails startup; Stop may be
+// called without Start.
+type Endpoint struct {
+	registry *prometheus.Registry
+	log      *zap.Logger
+	lis      net.Listener
+	http     *http.Server
+	timeout  time.Duration
+
+	mu     sync.Mutex
+	served chan struct{} // closed when Serve returns; nil until Start
+}
+
+// NewEndpoint registers the Go and process collectors and extra, and binds
+// listen. Stop waits at most shutdownTimeout (5 s at most) for scrapes.
+func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, extra ...prometheus.Collector) (*Endpoint, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	reg := prometheus.NewRegistry()
+	for _, c := range append([]prometheus.Collector{
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	}, extra...) {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("register metrics: %w", err)
+		}
+	}
+	var lc net.ListenConfig
+	lis, err := lc.Listen(context.Background(), "tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: listen on %s: %w", listen, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+MetricsPath, promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		ErrorLog: zap.NewStdLog(log),
+		// A failing collector leaves the others' metrics served.
+		ErrorHandling: promhttp.ContinueOnError,
+		// A flood of scrapes is refused.
+		MaxRequestsInFlight: 8,
+	})))
+	return &Endpoint{
+		registry: reg,
+		log:      log,
+		lis:      lis,
+		timeout:  min(shutdownTimeout, releaseTimeout),
+		http: &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: 10 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          zap.NewStdLog(log),
+		},
+	}, nil
+}
+
+func (e *Endpoint) Addr() net.Addr { return e.lis.Addr() }
+
+// Register adds a front end's own collectors, whose labels must come from
+// fixed sets.
+func (e *Endpoint) Register(c prometheus.Collector) error { return e.registry.Register(c) }
+
+// Observer registers the product's counters for a guard's tool registry and
+// returns them as its Observer. Call it once.
+func (e *Endpoint) Observer(tools *repair.Registry) (guard.Observer, error) {
+	p := newProductMetrics(toolNames(tools))
+	if err := e.registry.Register(p); err != nil {
+		return nil, fmt.Errorf("register product metrics: %w", err)
+	}
+	return p, nil
+}
+
+// Start serves /metrics until Stop.
+func (e *Endpoint) Start() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.served = make(chan struct{})
+	e.log.Info("serving metrics", zap.String("address", e.lis.Addr().String()), zap.String("path", MetricsPath))
+	go func() {
+		defer close(e.served)
+		if err := e.http.Serve(e.lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			// Metrics failing is no reason to stop serving calls.
+			e.log.Error("metrics server failed", zap.Error(err))
+		}
+	}()
+}
+
+// Stop lets scrapes in flight finish within the timeout.
+func (e *Endpoint) Stop() error {
+	e.mu.Lock()
+	served := e.served
+	e.mu.Unlock()
+	if served == nil {
+		return e.lis.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	err := e.http.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(err, e.http.Close())
+	}
+	<-served
+	if err == nil {
+		e.log.Info("metrics server stopped")
+	}
+	return err
+}
+
+// CheckListen reports a metrics address that is not host:port or takes the
+// front end's own port (called what).
+func CheckListen(metricsListen, listen, what string) error {
+	_, port, err := net.SplitHostPort(metricsListen)
+	if err != nil {
+		return fmt.Errorf("metrics listen address %q: want host:port", metricsListen)
+	}
+	if _, own, err := net.SplitHostPort(listen); err == nil && port == own && port != "0" {
+		return fmt.Errorf("metrics listen address %q uses the %s %s: metrics need a port of their own", metricsListen, what, port)
+	}
+	return nil
+}

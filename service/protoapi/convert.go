@@ -1,0 +1,174 @@
+package protoapi
+
+import (
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/toolguard/toolguard/edit"
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
+)
+
+// VerdictToProto converts a guard verdict to its API form; the server sends
+// it and the CLI prints it.
+func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, error) {
+	out := &toolguardv1.Verdict{
+		Ok:            v.OK(),
+		ToolName:      v.ToolName,
+		ArgumentsJson: string(v.ArgumentsJSON),
+		Feedback:      v.Feedback,
+		Mistakes:      MistakesToProto(v.Mistakes),
+		CallId:        callID,
+		Form:          formToProto(v.Form),
+	}
+	if v.Args != nil {
+		st, err := structpb.NewStruct(v.Args)
+		if err != nil {
+			return nil, fmt.Errorf("arguments to Struct: %w", err)
+		}
+		out.Arguments = st
+	}
+	for _, r := range v.Repairs {
+		out.Repairs = append(out.Repairs, &toolguardv1.Repair{Code: r.Code, Param: r.Param, Detail: r.Detail})
+	}
+	if n := v.RepairsOmitted; n > 0 && len(out.Repairs) > 0 {
+		// The API has no count of omitted repairs: the list says it itself.
+		last := out.Repairs[len(out.Repairs)-1]
+		last.Detail += fmt.Sprintf(" (and %d more repairs of the kinds listed, not listed)", n)
+	}
+	for _, x := range v.Violations {
+		out.Violations = append(out.Violations, &toolguardv1.Violation{Code: x.Code, Param: x.Param, Message: x.Message})
+	}
+	out.ViolationsOmitted = uint32(min(uint64(v.ViolationsOmitted), math.MaxUint32))
+	for _, e := range v.Elided {
+		out.Elided = append(out.Elided, elisionToProto(&e))
+	}
+	return out, nil
+}
+
+func elisionToProto(e *guard.Elision) *toolguardv1.Elision {
+	if e == nil {
+		return nil
+	}
+	return &toolguardv1.Elision{Field: e.Field, Size: uint64(e.Size), Sha256: e.SHA256}
+}
+
+// MistakesToProto converts a mistake counter to its API form.
+func MistakesToProto(m guard.MistakeState) *toolguardv1.MistakeState {
+	return &toolguardv1.MistakeState{Consecutive: m.Consecutive, Limit: m.Limit, LimitReached: m.LimitReached, NotCounted: m.NotCounted}
+}
+
+func formToProto(f repair.Form) toolguardv1.ArgumentsForm {
+	switch f {
+	case repair.FormText:
+		return toolguardv1.ArgumentsForm_ARGUMENTS_FORM_TEXT
+	case repair.FormParams:
+		return toolguardv1.ArgumentsForm_ARGUMENTS_FORM_PARAMS
+	case repair.FormXML:
+		return toolguardv1.ArgumentsForm_ARGUMENTS_FORM_XML
+	default:
+		return toolguardv1.ArgumentsForm_ARGUMENTS_FORM_UNSPECIFIED
+	}
+}
+
+// SessionToProto converts a session to its API form.
+func SessionToProto(s guard.Session) *toolguardv1.Session {
+	out := &toolguardv1.Session{
+		SessionId: s.ID,
+		Mistakes:  MistakesToProto(s.Mistakes),
+		Exists:    s.State.Exists,
+	}
+	if s.State.Exists {
+		out.LastSeen = timestamppb.New(s.State.LastSeen)
+	}
+	return out
+}
+
+// ToolSpecToProto renders a tool for a model family in its API form.
+func ToolSpecToProto(t *repair.Tool, family string) (*toolguardv1.ToolSpec, error) {
+	r := t.Render(family)
+	params, err := structpb.NewStruct(r.Def.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	openai, err := structpb.NewStruct(r.OpenAI)
+	if err != nil {
+		return nil, err
+	}
+	anthropic, err := structpb.NewStruct(r.Anthropic)
+	if err != nil {
+		return nil, err
+	}
+	def := &toolguardv1.ToolDefinition{
+		Name:          r.Def.Name,
+		Description:   r.Def.Description,
+		Parameters:    params,
+		Aliases:       r.Def.Aliases,
+		ContentParams: r.Def.ContentParams,
+	}
+	for _, pa := range t.ParamAliases() {
+		def.ParamAliases = append(def.ParamAliases, &toolguardv1.ParamAliases{Param: pa.Param, Aliases: pa.Aliases, AllowEmpty: pa.AllowEmpty})
+	}
+	return &toolguardv1.ToolSpec{
+		Definition:    def,
+		OpenaiTool:    openai,
+		AnthropicTool: anthropic,
+		XmlUsage:      r.XMLUsage,
+		Builtin:       t.Builtin(),
+	}, nil
+}
+
+// ExecutionToWriteResponse converts a write execution to its API form.
+func ExecutionToWriteResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteWriteResponse {
+	out := &toolguardv1.ExecuteWriteResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided)}
+	if len(ex.Changes) > 0 {
+		out.Change = fileChangeToProto(ex.Changes[0])
+	}
+	return out
+}
+
+// ExecutionToEditResponse converts an edit execution to its API form.
+func ExecutionToEditResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteEditResponse {
+	out := &toolguardv1.ExecuteEditResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided), Applied: ex.Applied}
+	for _, e := range ex.Edits {
+		r := &toolguardv1.EditResult{
+			Index: uint32(e.Index), Path: e.Path, Status: editStatusToProto(e.Status), Strategy: strategyToProto(e.Strategy),
+			Similarity: e.Similarity, Line: uint32(max(e.Line, 0)), Column: uint32(max(e.Column, 0)), Hint: e.Hint,
+		}
+		for _, l := range e.Matches {
+			r.MatchLines = append(r.MatchLines, uint32(max(l, 0)))
+		}
+		out.Edits = append(out.Edits, r)
+	}
+	for _, c := range ex.Changes {
+		out.Changes = append(out.Changes, fileChangeToProto(c))
+	}
+	return out
+}
+
+func fileChangeToProto(c guard.FileChange) *toolguardv1.FileChange {
+	kinds := map[guard.ChangeKind]toolguardv1.FileChangeKind{
+		guard.ChangeCreated: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_CREATED, guard.ChangeModified: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_MODIFIED,
+		guard.ChangeDeleted: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_DELETED, guard.ChangeMoved: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_MOVED,
+		guard.ChangeUnchanged: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_UNCHANGED,
+	}
+	return &toolguardv1.FileChange{Path: c.Path, Kind: kinds[c.Kind], PreviousSha256: c.PreviousSHA256, Sha256: c.SHA256, Size: uint64(c.Size), MovedTo: c.MovedTo}
+}
+
+func editStatusToProto(s edit.Status) toolguardv1.EditStatus {
+	if v, ok := toolguardv1.EditStatus_value["EDIT_STATUS_"+string(s)]; ok {
+		return toolguardv1.EditStatus(v)
+	}
+	return toolguardv1.EditStatus_EDIT_STATUS_UNSPECIFIED
+}
+
+func strategyToProto(s edit.Strategy) toolguardv1.MatchStrategy {
+	if v, ok := toolguardv1.MatchStrategy_value["MATCH_STRATEGY_"+string(s)]; ok {
+		return toolguardv1.MatchStrategy(v)
+	}
+	return toolguardv1.MatchStrategy_MATCH_STRATEGY_UNSPECIFIED
+}

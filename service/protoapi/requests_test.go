@@ -1,0 +1,59 @@
+package protoapi
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+func TestJSONDeeper(t *testing.T) {
+	tests := []struct {
+		text  string
+		limit int
+		want  bool
+	}{
+		{`{"a": [1, {"b": 2}]}`, 3, false},
+		{`{"a": [1, {"b": 2}]}`, 2, true},
+		{`[[[]]] [[[]]]`, 3, false}, // siblings do not add up
+		{`{"a": "[[[[[[[[[["}`, 2, false},
+		{`{"a": "say \"[[[[\" [["}`, 1, false},
+		{`{"a": "\\"} [[[`, 2, true}, // the escaped backslash ends the string
+		{`}}}]]] [[`, 2, false},      // broken JSON: depth never below zero
+		{`{"a": "unterminated [[[[[`, 1, false},
+		{strings.Repeat("[", 65), 64, true},
+		{strings.Repeat("[", 64) + strings.Repeat("]", 64), 64, false},
+		{strings.Repeat("[", 1000), 0, false}, // no bound
+	}
+	for _, tt := range tests {
+		if got := jsonDeeper(tt.text, tt.limit); got != tt.want {
+			t.Errorf("jsonDeeper(%.40q, %d) = %v, want %v", tt.text, tt.limit, got, tt.want)
+		}
+	}
+}
+
+func TestStructDeeper(t *testing.T) {
+	nested := func(levels int) *structpb.Struct {
+		var v any = "leaf"
+		for i := 1; i < levels; i++ {
+			if i%2 == 0 {
+				v = []any{v}
+			} else {
+				v = map[string]any{"k": v}
+			}
+		}
+		s, err := structpb.NewStruct(map[string]any{"top": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		levels, limit int
+		want          bool
+	}{{1, 1, false}, {2, 1, true}, {5, 5, false}, {6, 5, true}, {100, 64, true}, {100, 0, false}} {
+		if got := StructDeeper(nested(tt.levels), tt.limit); got != tt.want {
+			t.Errorf("structDeeper(%d levels, %d) = %v, want %v", tt.levels, tt.limit, got, tt.want)
+		}
+	}
+}
