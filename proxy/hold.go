@@ -103,19 +103,21 @@ type arenaRef struct{ block, start, end int32 }
 
 const arenaBlock = 256 << 10
 
-// arenaBlocks recycles blocks between streams.
-var arenaBlocks = sync.Pool{New: func() any { return make([]byte, 0, arenaBlock) }}
+// arenaBlocks recycles blocks between streams (as pointers, so Put does not
+// allocate a slice header).
+var arenaBlocks = sync.Pool{New: func() any { b := make([]byte, 0, arenaBlock); return &b }}
 
 func newBlock(size int) []byte {
 	if size > arenaBlock {
 		return make([]byte, 0, size)
 	}
-	return arenaBlocks.Get().([]byte)[:0]
+	return (*arenaBlocks.Get().(*[]byte))[:0]
 }
 
 func freeBlock(b []byte) {
 	if cap(b) == arenaBlock {
-		arenaBlocks.Put(b[:0])
+		b = b[:0]
+		arenaBlocks.Put(&b)
 	}
 }
 

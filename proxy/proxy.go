@@ -193,7 +193,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// returns; the server then reads the connection's next request
 	// concurrently and panics (golang/go#68560). Closing the body waits
 	// for the read in flight and ends it.
-	defer r.Body.Close()
+	defer func() { _ = r.Body.Close() }()
 
 	// Not a forward proxy: the upstream is the configured one, whatever
 	// the request line or the Host header says.

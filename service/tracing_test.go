@@ -100,7 +100,7 @@ func TestTracingSpans(t *testing.T) {
 	}
 	attrs := map[attribute.Key]string{}
 	for _, kv := range found.Resource.Attributes() {
-		attrs[kv.Key] = kv.Value.Emit()
+		attrs[kv.Key] = kv.Value.String()
 	}
 	if attrs["service.name"] != "toolguard" || attrs["service.version"] != observe.Version {
 		t.Errorf("resource service.name=%q service.version=%q, want toolguard %q", attrs["service.name"], attrs["service.version"], observe.Version)

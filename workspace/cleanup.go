@@ -49,6 +49,6 @@ func (w *Workspace) removeTemps(minAge time.Duration) {
 				break
 			}
 		}
-		f.Close()
+		_ = f.Close()
 	}
 }

@@ -347,7 +347,7 @@ func (w *Workspace) loadIgnore() (*ignoreState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: open %s: %w", IgnoreFile, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	ofi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("workspace: stat %s: %w", IgnoreFile, err)

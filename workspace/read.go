@@ -31,7 +31,7 @@ func (w *Workspace) openChecked(orig string, t *target) (*os.File, fs.FileInfo, 
 		err = w.tooLarge(orig, fi.Size())
 	}
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, nil, err
 	}
 	return f, fi, nil
@@ -43,7 +43,7 @@ func (w *Workspace) read(orig string, t *target) ([]byte, FileInfo, fs.FileInfo,
 	if err != nil {
 		return nil, FileInfo{}, nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	data, err := readLimited(f, fi.Size(), w.maxBytes)
 	if err != nil {
 		return nil, FileInfo{}, nil, fmt.Errorf("workspace: read %s: %w", t.rel, err)
@@ -82,7 +82,7 @@ func (w *Workspace) hash(orig string, t *target) (string, fs.FileMode, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	h := sha256.New()

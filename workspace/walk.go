@@ -26,7 +26,7 @@ func (t *target) dir() *os.Root { return t.dirs[len(t.dirs)-1] }
 func (t *target) close() {
 	for _, d := range t.dirs {
 		if d != t.w.root {
-			d.Close()
+			_ = d.Close()
 		}
 	}
 	t.dirs = nil
@@ -100,7 +100,7 @@ func (w *Workspace) openDirs(orig string, t *target, comps []string, flags int, 
 				err = w.ioError("open", orig, strings.Join(comps[:i+1], "/"), err)
 			}
 			if cur != w.root {
-				cur.Close()
+				_ = cur.Close()
 			}
 			if err != nil {
 				return err
@@ -113,7 +113,7 @@ func (w *Workspace) openDirs(orig string, t *target, comps []string, flags int, 
 			break
 		}
 		if cur != w.root {
-			cur.Close()
+			_ = cur.Close()
 		}
 		return w.dirError(orig, t.rel, comps, i, fi, err, links)
 	}

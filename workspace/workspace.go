@@ -109,7 +109,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	}
 	st, err := w.loadIgnore()
 	if err != nil {
-		w.root.Close()
+		_ = w.root.Close()
 		return nil, err
 	}
 	w.policy.file.Store(st)

@@ -81,7 +81,7 @@ func (w *Workspace) replace(orig string, t *target, data []byte, mode fs.FileMod
 	tmpRel := path.Join(path.Dir(t.rel), tmp)
 	fail := func(op string, err error) error {
 		if f != nil {
-			f.Close()
+			_ = f.Close()
 		}
 		_ = dir.Remove(tmp)
 		return ioFailure(op, t.rel, err)

@@ -28,7 +28,7 @@ func TestWriteResult(t *testing.T) {
 	if fi, _ := os.Stat(e.in("src")); fi.Mode().Perm()&0o700 != 0o700 || !fi.IsDir() {
 		t.Errorf("directory mode %v", fi.Mode())
 	}
-	res, err = w.WriteFile(agentRoot+"/src/app.py", []byte("print(2)\n"), WriteOptions{ExpectedSHA256: strings.ToUpper(sha("print(1)\n"))})
+	_, err = w.WriteFile(agentRoot+"/src/app.py", []byte("print(2)\n"), WriteOptions{ExpectedSHA256: strings.ToUpper(sha("print(1)\n"))})
 	if err == nil {
 		t.Fatal("agent path accepted without an agent root")
 	}

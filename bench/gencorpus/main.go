@@ -32,11 +32,11 @@ func run(path string) error {
 	}
 	w := bufio.NewWriter(f)
 	if err := c.WriteJSONL(w); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {

@@ -188,7 +188,7 @@ func run(addr string, calls, concurrency int, maxTime time.Duration, token strin
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	client := toolguardv1.NewToolGuardServiceClient(conn)
 	base := context.Background()
 	if token != "" {

@@ -143,9 +143,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(net.Ad
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		// Streams still running (a long --delay): cut them.
-		srv.Close()
+		_ = srv.Close()
 	}
-	<-errc
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Printf("serve: %v", err)
+	}
 	logger.Printf("stopped")
 	return 0
 }
@@ -394,8 +396,6 @@ func (h *handler) options(r *http.Request) (streamOptions, error) {
 	}
 	return o, nil
 }
-
-var errAborted = errors.New("connection dropped on purpose (abort-after)")
 
 // stream writes the events, flushing after each (after each piece with
 // split), and returns how many went out.

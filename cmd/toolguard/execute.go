@@ -56,7 +56,7 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	if err != nil {
 		return fail(stderr, kind, 2, err)
 	}
-	defer cleanup()
+	defer func() { _ = cleanup() }()
 	req := guard.ExecuteRequest{
 		ValidateRequest: guard.ValidateRequest{SessionID: "cli", ModelID: *model, Call: call},
 		ExpectedSHA256:  *sha, DryRun: *dryRun, Partial: *partial,

@@ -59,7 +59,7 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "stream", 2, err)
 	}
-	defer cleanup()
+	defer func() { _ = cleanup() }()
 	src := &frameSource{flags: &o, where: madeStart}
 	if o.raw {
 		src.raw = bufio.NewReaderSize(stdin, 32<<10)

@@ -35,7 +35,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "validate", 2, err)
 	}
-	defer cleanup()
+	defer func() { _ = cleanup() }()
 	v, err := g.Validate(context.Background(), guard.ValidateRequest{SessionID: "cli", ModelID: *model, Call: call})
 	if err != nil {
 		return fail(stderr, "validate", 2, err)
