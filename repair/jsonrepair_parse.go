@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
 // errNothing means the text held no JSON value that could be recovered.
@@ -1201,7 +1202,7 @@ func (p *repairParser) escape(b *strings.Builder, open rune) bool {
 		return false
 	}
 	e := p.s[p.i+1]
-	if c, ok := simpleEscape(e); ok {
+	if c, ok := jsonesc.Simple(e); ok {
 		b.WriteByte(c)
 		p.i += 2
 		return true
@@ -1216,33 +1217,21 @@ func (p *repairParser) escape(b *strings.Builder, open rune) bool {
 		b.WriteByte('\n') // a line continuation
 		p.note("fixed invalid escapes")
 	case 'u':
-		if p.i+6 > len(p.s) && isHexPrefix(p.s[p.i+2:]) {
-			// Cut off inside \uXXXX.
+		if jsonesc.Partial(p.s[p.i:]) {
 			p.i = len(p.s)
 			p.truncated = true
 			p.note("closed a string cut off at the end of the text")
 			return false
 		}
-		r, ok := hexRune(p.s[p.i+2:])
-		if !ok {
+		r, n := jsonesc.Unicode(p.s[p.i:])
+		if n == 0 {
 			p.invalid = true
 			b.WriteString(`\u`)
 			break
 		}
-		p.i += 4
-		if utf16.IsSurrogate(r) && strings.HasPrefix(p.s[p.i+2:], `\u`) {
-			if r2, ok := hexRune(p.s[p.i+4:]); ok {
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					b.WriteRune(dec)
-					p.i += 6 + 2
-					return true
-				}
-			}
-		}
-		if utf16.IsSurrogate(r) {
-			r = utf8.RuneError
-		}
-		b.WriteRune(r)
+		b.WriteRune(r) // a lone surrogate becomes U+FFFD
+		p.i += n
+		return true
 	default:
 		// An escape JSON does not have (\d in a regex, \p in a Windows
 		// path): the model meant the backslash.
@@ -1253,41 +1242,6 @@ func (p *repairParser) escape(b *strings.Builder, open rune) bool {
 	}
 	p.i += 2
 	return true
-}
-
-func isHexPrefix(s string) bool {
-	for i := 0; i < len(s) && i < 4; i++ {
-		if !isHexByte(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isHexByte(c byte) bool {
-	return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexRune(s string) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for i := 0; i < 4; i++ {
-		c := s[i]
-		r <<= 4
-		switch {
-		case isDigit(c):
-			r |= rune(c - '0')
-		case 'a' <= c && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case 'A' <= c && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 // endsString decides whether the quote just before position j ends the

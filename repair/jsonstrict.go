@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
 // MaxJSONDepth is the deepest nesting of objects and arrays RepairJSON
@@ -270,33 +271,18 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 			}
 			e := p.s[p.i+1]
 			p.i += 2
-			if c, ok := simpleEscape(e); ok {
+			if c, ok := jsonesc.Simple(e); ok {
 				b.WriteByte(c)
 				continue
 			}
 			switch e {
 			case 'u':
-				r, ok := p.hex4()
-				if !ok {
+				r, n := jsonesc.Unicode(p.s[p.i-2:])
+				if n == 0 {
 					return "", p.errorf("invalid \\u escape")
 				}
-				if utf16.IsSurrogate(r) {
-					// A valid pair makes one rune; a lone surrogate is
-					// U+FFFD, as in encoding/json.
-					if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
-						save := p.i
-						p.i += 2
-						if r2, ok := p.hex4(); ok {
-							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								b.WriteRune(dec)
-								continue
-							}
-						}
-						p.i = save
-					}
-					r = utf8.RuneError
-				}
-				b.WriteRune(r)
+				p.i += n - 2
+				b.WriteRune(r) // a lone surrogate becomes U+FFFD, as in encoding/json
 			default:
 				return "", p.errorf("invalid escape '\\%c'", e)
 			}
@@ -331,34 +317,6 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 // once. Invalid UTF-8 may grow by U+FFFD replacement; the builder copes.
 func (p *strictParser) rawStringLen(start int) int {
 	return nextUnescaped(p.s, p.i, '"') - start
-}
-
-// simpleEscape decodes JSON's one-character escapes (\" \\ \/ \b \f \n
-// \r \t); \u is handled by the callers.
-func simpleEscape(e byte) (byte, bool) {
-	switch e {
-	case '"', '\\', '/':
-		return e, true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
-	}
-	return 0, false
-}
-
-func (p *strictParser) hex4() (rune, bool) {
-	r, ok := hexRune(p.s[p.i:])
-	if ok {
-		p.i += 4
-	}
-	return r, ok
 }
 
 // toValidUTF8 replaces each invalid byte with U+FFFD (strings.ToValidUTF8

@@ -2,8 +2,9 @@ package stream
 
 import (
 	"bytes"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
 // jsonScanner reads a JSON value as it arrives and tells a jsonHandler where
@@ -417,51 +418,25 @@ func appendEscape(out, b []byte) ([]byte, int) {
 	if len(b) < 2 {
 		return out, 0
 	}
-	switch c := b[1]; c {
-	case '"', '\\', '/':
+	if c, ok := jsonesc.Simple(b[1]); ok {
 		return append(out, c), 2
+	}
+	switch b[1] {
 	case '\'':
 		return append(out, '\''), 2
-	case 'b':
-		return append(out, '\b'), 2
-	case 'f':
-		return append(out, '\f'), 2
-	case 'n':
-		return append(out, '\n'), 2
-	case 'r':
-		return append(out, '\r'), 2
-	case 't':
-		return append(out, '\t'), 2
 	case 'u':
-		if len(b) < 6 {
-			if !allHex(b[2:]) {
-				return append(out, '\\'), 1
-			}
+		r, n := jsonesc.Unicode(b)
+		switch {
+		case n == 0 && jsonesc.Partial(b):
 			return out, 0
-		}
-		r, ok := hex4(b[2:6])
-		if !ok {
+		case n == 0:
 			return append(out, '\\'), 1
-		}
-		if !utf16.IsSurrogate(r) {
-			return utf8.AppendRune(out, r), 6
-		}
-		if r >= 0xDC00 { // a low surrogate first
-			return utf8.AppendRune(out, utf8.RuneError), 6
-		}
-		rest := b[6:]
-		if len(rest) < 6 && (len(rest) == 0 || rest[0] == '\\') && (len(rest) < 2 || rest[1] == 'u') && allHex(rest[min(2, len(rest)):]) {
+		case n == 6 && r >= 0xD800 && r <= 0xDBFF && jsonesc.Partial(b[6:]):
 			return out, 0 // its low half may follow
 		}
-		if len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
-			if lo, ok := hex4(rest[2:6]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-				return utf8.AppendRune(out, utf16.DecodeRune(r, lo)), 12
-			}
-		}
-		return utf8.AppendRune(out, utf8.RuneError), 6
-	default:
-		return append(out, '\\'), 1
+		return utf8.AppendRune(out, r), n // a lone surrogate becomes U+FFFD
 	}
+	return append(out, '\\'), 1
 }
 
 // plainInDouble and plainInSingle mark the bytes a string quoted with " or
@@ -473,34 +448,6 @@ func plainBytes(quote byte) (t [256]bool) {
 		t[c] = c != int(quote) && c != '\\'
 	}
 	return t
-}
-
-func hex4(b []byte) (rune, bool) {
-	var r rune
-	for _, c := range b[:4] {
-		var d byte
-		switch {
-		case '0' <= c && c <= '9':
-			d = c - '0'
-		case 'a' <= c && c <= 'f':
-			d = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(d)
-	}
-	return r, true
-}
-
-func allHex(b []byte) bool {
-	for _, c := range b {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
