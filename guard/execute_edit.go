@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/contentfix"
 	"github.com/toolguard/toolguard/workspace"
 )
 
@@ -172,8 +173,8 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 			// Escapes are decoded at execution only when the old text
 			// matches the file solely after decoding (\n written as two
 			// characters in edit text).
-			if oldDec, okOld := repair.DecodeEscapes(e.edit.OldText); okOld {
-				newDec, _ := repair.DecodeEscapes(e.edit.NewText)
+			if oldDec, okOld := contentfix.DecodeEscapes(e.edit.OldText); okOld {
+				newDec, _ := contentfix.DecodeEscapes(e.edit.NewText)
 				if out2, r2 := workspace.ApplyEdit(content, workspace.Edit{OldText: oldDec, NewText: newDec, ReplaceAll: e.edit.ReplaceAll}, g.match); r2.Status == workspace.StatusApplied || r2.Status == workspace.StatusAlreadyApplied {
 					res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeEscapesDecoded, Param: e.param, Detail: `decoded \n and \t written as two characters: the old text matched the file only after decoding`})
 					out, r = out2, r2

@@ -1,6 +1,10 @@
 package repair
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/toolguard/toolguard/repair/contentfix"
+)
 
 // Content-fix repair codes, beside the codes in call.go.
 const (
@@ -47,7 +51,7 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	for _, k := range keys {
 		if s, ok := m[k].(string); ok && t.find[k] {
 			param := joinPath(path, k)
-			if out, ok := StripLineNumbers(s); ok {
+			if out, ok := contentfix.StripLineNumbers(s); ok {
 				p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes")
 				s, stripped = out, true
 			}
@@ -62,7 +66,7 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 			case t.find[k]:
 			case t.replace[k]:
 				if stripped {
-					if out, ok := StripLineNumbers(x); ok {
+					if out, ok := contentfix.StripLineNumbers(x); ok {
 						p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes, as in the old text")
 						x = out
 					}
@@ -103,21 +107,21 @@ func fixableKeys(t *Tool, m map[string]any) []string {
 }
 
 func (p *pipeline) fixWriteContent(s, param, target string) string {
-	if out, ok := StripCodeFence(s, target); ok {
+	if out, ok := contentfix.StripCodeFence(s, target); ok {
 		p.res.repair(CodeCodeFenceStripped, param, "removed a Markdown code fence around the whole content")
 		s = out
 	}
-	if out, ok := DecodeEscapes(s); ok {
+	if out, ok := contentfix.DecodeEscapes(s); ok {
 		p.res.repair(CodeEscapesDecoded, param, `decoded literal escape sequences (\n, \t, \") in content that had no real newline`)
 		s = out
 		// A fence written with literal \n shows only now.
-		if out, ok := StripCodeFence(s, target); ok {
+		if out, ok := contentfix.StripCodeFence(s, target); ok {
 			p.res.repair(CodeCodeFenceStripped, param, "removed a Markdown code fence around the whole content")
 			s = out
 		}
 	}
 	s = p.fixCommon(s, param, target, true)
-	if line, text, ok := FindPlaceholder(s); ok {
+	if line, text, ok := contentfix.FindPlaceholder(s); ok {
 		p.res.Violate(CodePlaceholderContent, param, fmt.Sprintf(
 			"Line %d of %q is a placeholder (%q), not code: the file would lose what it stands for. Send the complete content, or use an edit tool to change only part of the file.",
 			line, param, clipText(text, 80)))
@@ -132,13 +136,13 @@ func (p *pipeline) fixCommon(s, param, target string, written bool) string {
 	// Entities are decoded only for a named model: an unknown model is not
 	// known to emit them, and "&lt;" in code may be meant.
 	if p.opts.ModelID != "" {
-		if out, ok := DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
+		if out, ok := contentfix.DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
 			p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; ...) this model family emits in code")
 			s = out
 		}
 	}
 	if written {
-		if out, ok := RemoveReplacementChars(s); ok {
+		if out, ok := contentfix.RemoveReplacementChars(s); ok {
 			p.res.repair(CodeReplacementCharsRemoved, param, "removed U+FFFD replacement characters")
 			s = out
 		}
