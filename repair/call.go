@@ -53,39 +53,6 @@ type Call struct {
 	Params map[string]string
 }
 
-// Repair codes: each names one kind of change made to a call.
-const (
-	CodeToolAlias             = "TOOL_ALIAS"
-	CodeAliasRenamed          = "ALIAS_RENAMED"
-	CodeRawArgumentsUnwrapped = "RAW_ARGUMENTS_UNWRAPPED"
-	CodeDoubleEncoded         = "DOUBLE_ENCODED"
-	CodeJSONRepaired          = "JSON_REPAIRED"
-	CodePythonLiteral         = "PYTHON_LITERAL"
-	CodeCodeFenceStripped     = "CODE_FENCE_STRIPPED"
-	CodeEscapesDecoded        = "ESCAPES_DECODED"
-	CodeHTMLEntitiesDecoded   = "HTML_ENTITIES_DECODED"
-	CodeLineNumbersStripped   = "LINE_NUMBERS_STRIPPED"
-	CodeTypeCoerced           = "TYPE_COERCED"
-	CodeDuplicateDropped      = "DUPLICATE_DROPPED"
-)
-
-// Violation codes: each names one kind of problem that makes a call unusable.
-const (
-	CodeMissingRequired    = "MISSING_REQUIRED"
-	CodeUnexpectedParam    = "UNEXPECTED_PARAM"
-	CodeWrongType          = "WRONG_TYPE"
-	CodeInvalidValue       = "INVALID_VALUE"
-	CodeConflictingParams  = "CONFLICTING_PARAMS"
-	CodeUnparseable        = "UNPARSEABLE"
-	CodeUnknownTool        = "UNKNOWN_TOOL"
-	CodeUnsupportedCommand = "UNSUPPORTED_COMMAND"
-	CodeTruncated          = "TRUNCATED"
-	CodePlaceholderContent = "PLACEHOLDER_CONTENT"
-	CodeRepeatedCall       = "REPEATED_CALL"
-	CodeOutsideWorkspace   = "OUTSIDE_WORKSPACE"
-	CodeDeniedPath         = "DENIED_PATH"
-)
-
 // Repair is one change made to a call.
 type Repair struct {
 	Code string `json:"code"`
@@ -198,13 +165,6 @@ func (r *Result) omit(code string) {
 	if !slices.Contains(r.omittedCodes, code) {
 		r.omittedCodes = append(r.omittedCodes, code)
 	}
-}
-
-func joinPath(base, name string) string {
-	if base == "" {
-		return name
-	}
-	return base + "/" + name
 }
 
 // EncodeArgs renders arguments as compact JSON (see EncodeJSON). Nil

@@ -6,11 +6,6 @@ import (
 	"github.com/toolguard/toolguard/repair/contentfix"
 )
 
-// Content-fix repair codes, beside the codes in call.go.
-const (
-	CodeReplacementCharsRemoved = "REPLACEMENT_CHARS_REMOVED"
-)
-
 // applyContentFixes is the pipeline stage that repairs file content and
 // edit text after parameters are normalised, each fix only where it is safe
 // (see the functions in content.go for the exact rules):

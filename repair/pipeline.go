@@ -1,0 +1,360 @@
+package repair
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Options tune one validation.
+type Options struct {
+	// ModelID is the model that produced the call; it selects model-specific
+	// content fixes.
+	ModelID string
+	// Tools are definitions sent with the request. They are searched before
+	// the registry's own tools.
+	Tools []*Tool
+}
+
+// wrapperKeys are keys models wrap a whole argument object in. A wrapper is
+// unwrapped only when it is the object's sole key, the tool declares no
+// parameter of that name, and its value is (or parses to) an object.
+var wrapperKeys = []string{"arguments", "args", "parameters", "params", "input", "kwargs", "tool_input", "function_arguments"}
+
+// rawArgumentsKey is the wrapper some gateways put unparseable arguments
+// under (Claude Code's InputValidationError "unexpected parameter
+// raw_arguments"); it is unwrapped whatever else the object holds.
+const rawArgumentsKey = "raw_arguments"
+
+// pipeline is the state of one Validate call.
+type pipeline struct {
+	reg  *Registry
+	opts Options
+	tool *Tool
+	res  *Result
+	// literal marks top-level keys whose values are string-form literals
+	// (XML or split params): converting those to the schema's type is
+	// parsing, not a repair, so it is not recorded.
+	literal map[string]bool
+}
+
+// Validate repairs and validates one call. It never fails: every problem is a
+// violation in the result.
+//
+// The stages run in a fixed order, each recording what it changed:
+// resolve the tool name; parse the arguments form; unwrap wrappers and
+// double encoding; pick a multiplexed tool; normalise parameter aliases and
+// coerce values to the schema's types; content fixes; schema validation.
+func (r *Registry) Validate(call Call, opts Options) *Result {
+	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}}
+	p.run(call)
+	return p.res
+}
+
+func (p *pipeline) run(call Call) {
+	name := call.Name
+	var xmlBody string
+	var xmlClosed = true
+	if call.Form == FormXML {
+		tag, body, closed := splitToolBlock(call.Text, func(tag string) bool {
+			t, _ := p.reg.Resolve(tag, p.opts.Tools)
+			return t != nil || p.reg.multiplexer(tag) != nil || tag == call.Name
+		})
+		xmlBody, xmlClosed = body, closed
+		if name == "" {
+			name = tag
+		}
+	}
+	if name == "" {
+		p.res.Violate(CodeUnknownTool, "", "The tool call has no tool name.")
+		return
+	}
+	p.res.ToolName = name
+	tool, aliased := p.reg.Resolve(name, p.opts.Tools)
+	p.tool = tool
+	mux := (*multiplexer)(nil)
+	if tool == nil {
+		mux = p.reg.multiplexer(name)
+	}
+
+	args, ok := p.parse(call, xmlBody)
+	if !ok {
+		if tool != nil {
+			p.res.ToolName = tool.Name()
+		}
+		return
+	}
+	args = p.unwrap(args)
+
+	if mux != nil {
+		tool = p.pickCommand(mux, name, args)
+		if tool == nil {
+			p.res.Args = args
+			return
+		}
+		p.tool = tool
+		if call.Form == FormXML {
+			// Content parameters are known only now; split the block again
+			// so a content value runs to its last closing tag.
+			if again, ok := p.parse(call, xmlBody); ok {
+				args = p.unwrap(again)
+				delete(args, mux.def.CommandParam)
+			}
+		}
+	} else if tool == nil {
+		p.res.Args = args
+		p.res.Violate(CodeUnknownTool, "", fmt.Sprintf("Unknown tool %s. Known tools: %s.", quote(name), listNames(p.knownToolNames())))
+		return
+	} else if aliased {
+		p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s is %q", quote(name), tool.Name()))
+	}
+	p.res.ToolName = tool.Name()
+	p.res.Tool = tool
+
+	if call.Form == FormXML && !xmlClosed {
+		p.res.Violate(CodeTruncated, "", fmt.Sprintf("The <%s> block was cut off before its closing tag </%s>.", clipText(name, maxQuoted), clipText(name, maxQuoted)))
+	}
+
+	p.normalizeObject(args, tool.schema, "", true)
+	p.applyContentFixes(args)
+	p.res.Args = args
+	p.check(args)
+}
+
+func (p *pipeline) knownToolNames() []string {
+	names := slices.Collect(maps.Keys(p.reg.tools))
+	for _, t := range p.opts.Tools {
+		names = append(names, t.Name())
+	}
+	sort.Strings(names)
+	return slices.Compact(names)
+}
+
+// parse turns the call's arguments into a JSON object.
+func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
+	switch call.Form {
+	case FormParams:
+		args := make(map[string]any, len(call.Params))
+		p.literal = make(map[string]bool, len(call.Params))
+		for k, v := range call.Params {
+			args[k] = v
+			p.literal[k] = true
+		}
+		return args, true
+	case FormXML:
+		params, truncated := parseXMLParams(xmlBody, p.isContentParam)
+		args := make(map[string]any, len(params))
+		p.literal = make(map[string]bool, len(params))
+		for k, v := range params {
+			args[k] = v
+			p.literal[k] = true
+		}
+		if truncated != "" {
+			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(truncated, maxQuoted), clipText(truncated, maxQuoted)))
+		}
+		return args, true
+	default:
+		p.literal = nil
+		v, ok := p.parseText(call.Text, "")
+		if !ok {
+			return nil, false
+		}
+		obj, isObj := v.(map[string]any)
+		if !isObj {
+			p.res.Violate(CodeUnparseable, "", fmt.Sprintf("The arguments must be a JSON object of parameters, not %s.", jsonKind(v)))
+			return nil, false
+		}
+		return obj, true
+	}
+}
+
+// parseText parses an arguments text into a JSON value, decoding a JSON
+// string that holds JSON (double encoding). Empty text is an empty object.
+func (p *pipeline) parseText(text, param string) (any, bool) {
+	if strings.TrimSpace(text) == "" {
+		return map[string]any{}, true
+	}
+	v, ok := p.repairJSON(text, param)
+	if !ok {
+		return nil, false
+	}
+	for range 3 {
+		s, isStr := v.(string)
+		if !isStr || !looksLikeJSONContainer(s) {
+			break
+		}
+		p.res.repair(CodeDoubleEncoded, param, "arguments were a JSON string holding JSON; decoded it")
+		if v, ok = p.repairJSON(s, param); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// repairJSON parses JSON text, repairing it if it must, and records what it
+// changed. Text that ended mid-value is kept for display but marked
+// TRUNCATED, so the call is never executed.
+func (p *pipeline) repairJSON(text, param string) (any, bool) {
+	r, err := RepairJSON(text, JSONOptions{Keys: p.toolKeys()})
+	switch {
+	case errors.Is(err, ErrTooDeep):
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
+		return nil, false
+	case err != nil:
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
+		return nil, false
+	}
+	for _, rp := range r.Repairs {
+		p.res.repair(rp.Code, param, rp.Detail)
+	}
+	if r.Truncated {
+		p.res.Violate(CodeTruncated, param, "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+	}
+	return r.Value, true
+}
+
+func looksLikeJSONContainer(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(s) >= 2 && (s[0] == '{' && s[len(s)-1] == '}' || s[0] == '[' && s[len(s)-1] == ']')
+}
+
+// objectIn returns v as an object when it is one or is JSON text of one
+// (repaired if need be, the repairs recorded).
+func (p *pipeline) objectIn(v any) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x
+	case string:
+		t := strings.TrimSpace(x)
+		if !strings.HasPrefix(t, "{") {
+			return nil
+		}
+		r, err := RepairJSON(t, JSONOptions{Keys: p.toolKeys()})
+		if err != nil {
+			return nil
+		}
+		obj, _ := r.Value.(map[string]any)
+		if obj == nil {
+			return nil
+		}
+		for _, rp := range r.Repairs {
+			p.res.repair(rp.Code, "", rp.Detail)
+		}
+		if r.Truncated {
+			p.res.Violate(CodeTruncated, "", "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+		}
+		return obj
+	}
+	return nil
+}
+
+func (p *pipeline) toolKeys() map[string]bool {
+	if p.tool == nil {
+		return nil
+	}
+	return p.tool.keys
+}
+
+// declares reports whether the current tool accepts key at the top level.
+func (p *pipeline) declares(key string) bool {
+	return p.tool != nil && p.tool.canonicalParam(key, p.tool.schema) != ""
+}
+
+// isContentParam reports whether an XML parameter (any spelling) carries
+// file content for the current tool.
+func (p *pipeline) isContentParam(name string) bool {
+	if p.tool == nil {
+		return false
+	}
+	return p.tool.content[p.tool.canonicalParam(name, p.tool.schema)]
+}
+
+// unwrap removes the wrappers models put around the real arguments.
+func (p *pipeline) unwrap(args map[string]any) map[string]any {
+	for range 4 {
+		changed := false
+		if raw, ok := args[rawArgumentsKey]; ok && !p.declares(rawArgumentsKey) {
+			if inner := p.objectIn(raw); inner != nil {
+				delete(args, rawArgumentsKey)
+				delete(p.literal, rawArgumentsKey)
+				for k, v := range inner {
+					if old, dup := args[k]; dup && !reflect.DeepEqual(old, v) {
+						p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%s given both inside and beside raw_arguments; kept the one inside", quote(k)))
+					}
+					args[k] = v
+					delete(p.literal, k)
+				}
+				p.res.repair(CodeRawArgumentsUnwrapped, "", "unwrapped the arguments from raw_arguments")
+				changed = true
+			}
+		}
+		if len(args) == 1 {
+			for k, v := range args {
+				if !slices.Contains(wrapperKeys, k) || p.declares(k) {
+					continue
+				}
+				if inner := p.objectIn(v); inner != nil {
+					args = inner
+					p.literal = nil
+					p.res.repair(CodeRawArgumentsUnwrapped, "", fmt.Sprintf("unwrapped the arguments from %q", k))
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			return args
+		}
+	}
+	return args
+}
+
+// pickCommand resolves a multiplexed name (str_replace_based_edit_tool) to
+// the tool its command parameter selects, removing the command.
+func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any) *Tool {
+	cp := m.def.CommandParam
+	cmd, _ := args[cp].(string)
+	t := m.tools[cmd]
+	if t == nil {
+		known := slices.Sorted(maps.Keys(m.tools))
+		if cmd == "" {
+			p.res.Violate(CodeMissingRequired, cp, fmt.Sprintf("Missing required parameter %q for %s: one of %s.", cp, clipText(name, maxQuoted), listNames(known)))
+		} else {
+			p.res.Violate(CodeUnsupportedCommand, cp, fmt.Sprintf("Command %s of %s is not supported here; supported: %s.", quote(cmd), clipText(name, maxQuoted), listNames(known)))
+		}
+		return nil
+	}
+	delete(args, cp)
+	delete(p.literal, cp)
+	p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s with %s %q is %q", quote(name), cp, cmd, t.Name()))
+	return t
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func joinPath(base, name string) string {
+	if base == "" {
+		return name
+	}
+	return base + "/" + name
+}
