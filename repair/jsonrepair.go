@@ -1,6 +1,10 @@
 package repair
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // RepairedJSON is the outcome of RepairJSON.
 type RepairedJSON struct {
@@ -88,3 +92,57 @@ func plainlyBroken(text string) bool {
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// errNothing means the text held no JSON value that could be recovered.
+var errNothing = errors.New("no JSON value found")
+
+// errInvalidText means the text holds something no repair should paper
+// over: a raw control character such as NUL, or a malformed \u escape.
+var errInvalidText = errors.New("invalid control character or \\u escape")
+
+// repairJSON is the tolerant parser behind RepairJSON, for text the strict
+// parser rejected. It builds values directly (no intermediate repaired
+// text) in one left-to-right pass; the only look-ahead is the bounded scan
+// that decides whether a quote ends a string.
+func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
+	if un, ok := unescapeEscapedJSON(text); ok {
+		r, err := repairJSON(un, opts)
+		if err == nil {
+			r.Repairs = append([]Repair{{Code: CodeJSONRepaired, Detail: "decoded JSON that was escaped as a string body"}}, r.Repairs...)
+		}
+		return r, err
+	}
+	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1}
+	v, err := p.document()
+	if p.tooDeep >= 0 {
+		return RepairedJSON{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
+	}
+	if err != nil {
+		return RepairedJSON{}, err
+	}
+	if p.invalid {
+		return RepairedJSON{}, errInvalidText
+	}
+	return RepairedJSON{Value: v, Repairs: p.repairs(), Truncated: p.truncated}, nil
+}
+
+// unescapeEscapedJSON recognises JSON whose quotes all arrive escaped
+// ({\"a\": \"b\"}), as when a JSON string body is pasted without its quotes,
+// and undoes one level of escaping.
+func unescapeEscapedJSON(text string) (string, bool) {
+	t := strings.TrimSpace(text)
+	if !(strings.HasPrefix(t, `{\"`) || strings.HasPrefix(t, `[\"`) || strings.HasPrefix(t, `\"`)) {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(t))
+	for i := 0; i < len(t); i++ {
+		if t[i] == '\\' && i+1 < len(t) && (t[i+1] == '"' || t[i+1] == '\\') {
+			b.WriteByte(t[i+1])
+			i++
+			continue
+		}
+		b.WriteByte(t[i])
+	}
+	return b.String(), true
+}

@@ -1,0 +1,300 @@
+package repair
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// object parses an object at '{'.
+func (p *repairParser) object() any {
+	p.i++ // {
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == '{' {
+		// {{...}} or {```json {...}```}: an object wrapped in braces.
+		innerV := p.object()
+		inner, isObj := innerV.(map[string]any)
+		if !isObj {
+			inner = map[string]any{}
+		}
+		p.skipSpace()
+		for !p.eof() && (p.s[p.i] == ',') {
+			p.i++
+			p.skipSpace()
+		}
+		if !p.eof() && p.s[p.i] == '}' {
+			p.i++
+			p.note("removed braces around an object")
+			return inner
+		}
+		m := map[string]any{}
+		for k, v := range inner {
+			m[k] = v
+		}
+		p.note("merged a nested object")
+		p.members(m)
+		p.closeObject()
+		return m
+	}
+	m := make(map[string]any, 4)
+	bare, colons := p.members(m)
+	closed := !p.eof() && p.s[p.i] == '}'
+	p.closeObject()
+	if closed && !colons && len(bare) > 0 {
+		// {'a', 'b'}: a Python set, which JSON writes as an array.
+		p.notePython("converted a set to an array")
+		a := make([]any, len(bare))
+		for i, k := range bare {
+			a[i] = k
+		}
+		return a
+	}
+	return m
+}
+
+// closeObject consumes the object's closing brace, or notes that it was
+// missing. A ']' closes the object without being consumed: it belongs to the
+// enclosing array ({"a": [{"b": 1], ...}).
+func (p *repairParser) closeObject() {
+	p.skipSpace()
+	switch {
+	case p.eof():
+		p.note("added missing closing brackets")
+	case p.s[p.i] == '}':
+		p.i++
+	default:
+		p.note("added missing closing brackets")
+	}
+}
+
+// members parses "key: value" pairs into m until the object ends. It
+// returns the keys given without colon or value, in order, and whether any
+// member had a colon: {'a', 'b'} is a Python set.
+func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
+	for {
+		p.skipSpace()
+		// Leading, doubled and trailing commas.
+		for !p.eof() && p.s[p.i] == ',' {
+			p.i++
+			p.note("removed extra commas")
+			p.skipSpace()
+		}
+		if p.eof() {
+			return bare, colons
+		}
+		c := p.s[p.i]
+		if c == '}' || c == ']' || c == '{' || c == '[' {
+			return bare, colons
+		}
+		if strings.HasPrefix(p.s[p.i:], "...") {
+			p.i += 3
+			p.note("removed an ellipsis placeholder")
+			continue
+		}
+		start := p.i
+		key, ok := p.key()
+		if ok && key == "" && p.eof() && p.truncated {
+			return bare, colons // {"  — nothing of the key arrived
+		}
+		if !ok {
+			if p.i == start {
+				p.i++ // never stall on a character that starts nothing
+			}
+			continue
+		}
+		p.skipSpace()
+		switch {
+		case !p.eof() && p.s[p.i] == ':':
+			p.i++
+			colons = true
+		case p.eof():
+			m[key] = nil
+			p.truncated = true
+			return bare, colons
+		case p.s[p.i] == '}' || p.s[p.i] == ',':
+			m[key] = nil
+			bare = append(bare, key)
+			p.note("added a missing value")
+			continue
+		default:
+			p.note("added a missing colon")
+		}
+		p.skipSpace()
+		if p.eof() {
+			m[key] = nil
+			p.truncated = true
+			return bare, colons
+		}
+		if c := p.s[p.i]; c == ',' || c == '}' {
+			m[key] = nil
+			p.note("added a missing value")
+			continue
+		}
+		v, ok := p.value(ctxObjectValue)
+		if !ok {
+			m[key] = nil
+			p.truncated = true
+			return bare, colons
+		}
+		m[key] = v
+		p.skipSpace()
+		if p.eof() {
+			return bare, colons
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == '}' {
+				p.note("removed a trailing comma")
+			}
+		case '}', ']', '{', '[':
+			return bare, colons
+		default:
+			if p.atQuote() || isKeyByte(p.s[p.i]) {
+				p.note("added missing commas")
+				continue
+			}
+			// Garbage between members: drop it.
+			p.i++
+			p.note("removed stray characters")
+		}
+	}
+}
+
+func isKeyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$' || c >= utf8.RuneSelf
+}
+
+// key parses an object key: a string in any quote style, or an unquoted
+// word up to the colon.
+func (p *repairParser) key() (string, bool) {
+	if p.atQuote() {
+		return p.str(ctxKey), true
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == ':' || c == ',' || c == '}' || c == ']' || c == '{' || c == '[' || c == '"' || c == '\'' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			break
+		}
+		p.i++
+	}
+	if p.i == start {
+		return "", false
+	}
+	k := toValidUTF8(p.s[start:p.i])
+	if !p.eof() && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
+		if a := skipInlineSpace(p.s, p.i+1); a < len(p.s) && p.s[a] == ':' {
+			p.i++ // a":  — the key's opening quote was forgotten
+			p.note("added missing quotes")
+			return k, true
+		}
+	}
+	// A bare word followed by another word without a colon is prose
+	// (COMMENT "notes": ...): skip it.
+	save := p.i
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] != ':' && (p.atQuote() || isKeyByte(p.s[p.i])) {
+		if p.atQuote() && !p.memberFollows(p.i) {
+			p.i = save // {a 'b'} — a key whose colon was forgotten
+			p.note("quoted unquoted keys")
+			return k, true
+		}
+		p.note("removed stray words")
+		return "", false
+	}
+	p.i = save
+	p.note("quoted unquoted keys")
+	return k, true
+}
+
+// array parses an array at '[' (or a tuple at '('), ending at close.
+func (p *repairParser) array(close byte) []any {
+	p.i++
+	a := make([]any, 0, 4)
+	for {
+		p.skipSpace()
+		for !p.eof() && p.s[p.i] == ',' {
+			p.i++
+			p.note("removed extra commas")
+			p.skipSpace()
+		}
+		if p.eof() {
+			p.note("added missing closing brackets")
+			return a
+		}
+		c := p.s[p.i]
+		if c == close {
+			p.i++
+			return a
+		}
+		if _, lastIsObject := last(a).(map[string]any); c == '}' && lastIsObject {
+			// [{...}},{...}] — a stray closing brace between objects.
+			if n := skipAllSpace(p.s, p.i+1); n < len(p.s) && p.s[n] == ',' && strings.HasPrefix(p.s[skipAllSpace(p.s, n+1):], "{") {
+				p.i = n
+				p.note("removed redundant closing brackets")
+				continue
+			}
+		}
+		if c == ']' || c == '}' || c == ')' {
+			// Mismatched bracket: it closes this array and whatever
+			// encloses it; the enclosing value consumes it.
+			p.note("added missing closing brackets")
+			return a
+		}
+		if strings.HasPrefix(p.s[p.i:], "...") {
+			p.i += 3
+			p.note("removed an ellipsis placeholder")
+			continue
+		}
+		start := p.i
+		v, ok := p.value(ctxArray)
+		if !ok {
+			if p.i == start {
+				p.i++
+			}
+			continue
+		}
+		if v == "" && p.eof() && p.truncated {
+			return a // ["  — nothing of the element arrived
+		}
+		if k, isKey := v.(string); isKey && !p.eof() && p.s[p.i] == ':' {
+			// ["key": "value"] — the model opened an array for an object.
+			p.i++
+			p.note("turned an array of key: value pairs into an object")
+			m := map[string]any{}
+			if val, ok := p.value(ctxObjectValue); ok {
+				m[k] = val
+			} else {
+				m[k] = nil
+			}
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == ',' {
+				p.i++
+			}
+			p.members(m)
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == '}' {
+				p.i++
+			}
+			v = m
+		}
+		a = append(a, v)
+		p.skipSpace()
+		if p.eof() {
+			p.note("added missing closing brackets")
+			return a
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+			if !p.eof() && p.s[p.i] == close {
+				p.note("removed a trailing comma")
+			}
+		case close, ']', '}', ')':
+		default:
+			p.note("added missing commas")
+		}
+	}
+}

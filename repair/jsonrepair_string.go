@@ -1,0 +1,339 @@
+package repair
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/internal/jsonesc"
+)
+
+// str parses a string opened by any quote style. A quote of the closing
+// kind ends the string only where what follows fits the structure (see
+// endsString); otherwise it is a quote the model forgot to escape.
+func (p *repairParser) str(ctx parseCtx) string {
+	open, size := p.peekRune()
+	closers, _ := openQuote(open)
+	switch open {
+	case '"':
+	case '\'':
+		p.notePython("converted single-quoted strings")
+	default:
+		p.note("replaced typographic quotes")
+	}
+	p.i += size
+	var asciiClose byte // the ASCII quote among the closers (each kind has one)
+	for _, r := range closers {
+		if r < utf8.RuneSelf {
+			asciiClose = byte(r)
+		}
+	}
+	// The text is the source slice itself until something must change
+	// (an escape, invalid UTF-8); only then is it copied into a builder.
+	t := strText{s: p.s, start: p.i, close: asciiClose}
+	// marks remember where in the source (and in the text) each comma and
+	// closing bracket of the string stands, so that a string whose closing
+	// quote was forgotten can be ended at the right place. The buffer is
+	// the parser's, reused from string to string.
+	marks := p.marks[:0]
+	defer func() { p.marks = marks[:0] }()
+	for p.i < len(p.s) {
+		// Runs of plain ASCII need no look at all.
+		j := p.i
+		for j < len(p.s) {
+			if c := p.s[j]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == asciiClose || c == ',' || c == '}' || c == ']' {
+				break
+			}
+			j++
+		}
+		if j > p.i {
+			t.keep(p.i, j)
+			p.i = j
+			if j == len(p.s) {
+				break
+			}
+		}
+		c := p.s[p.i]
+		switch {
+		case c == '\\':
+			if !p.escape(t.builder(p.i), open) {
+				return t.String(p.i)
+			}
+			continue
+		case c < 0x20:
+			if c != '\n' && c != '\r' && c != '\t' && c != '\b' && c != '\f' {
+				// NUL and the like are never text a model meant.
+				p.invalid = true
+			}
+			p.note("escaped raw control characters in strings")
+			t.keep(p.i, p.i+1)
+			p.i++
+			continue
+		case c == '}' || c == ']' || c == ',':
+			marks = append(marks, strMark{src: p.i, n: t.Len(p.i), c: c})
+		}
+		r, rsize := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, rsize = utf8.DecodeRuneInString(p.s[p.i:])
+		}
+		if c == asciiClose || c >= utf8.RuneSelf && strings.ContainsRune(closers, r) {
+			if p.endsString(p.i+rsize, ctx) {
+				out := t.String(p.i)
+				p.i += rsize
+				return out
+			}
+			if m, ok := p.earlierEnd(marks, ctx); ok {
+				return p.endAt(m, t.String(p.i))
+			}
+			p.note("escaped quotes inside strings")
+		}
+		if r == utf8.RuneError && rsize == 1 {
+			t.builder(p.i).WriteRune(utf8.RuneError)
+		} else {
+			t.keep(p.i, p.i+rsize)
+		}
+		p.i += rsize
+	}
+	// The text ended inside the string.
+	text := t.String(p.i)
+	if ctx == ctxArray {
+		// ["hello, world] — in an array a comma is the likelier end.
+		for _, m := range marks {
+			if m.c == ',' {
+				return p.endAt(m, text)
+			}
+		}
+	}
+	if ctx == ctxObjectValue {
+		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
+			return p.endAt(m, text)
+		}
+	}
+	if m, ok := trailingBracket(p.s, marks); ok {
+		// {"url":"https://x/} — the quote was forgotten before the
+		// closing brackets: end the string there and let them close.
+		return p.endAt(m, text)
+	}
+	p.truncated = true
+	p.note("closed a string cut off at the end of the text")
+	return strings.TrimRightFunc(text, isSpaceRune)
+}
+
+// earlierEnd reports, for a quote at p.i that does not end the string,
+// whether the string should have ended at an earlier comma: ["abc,\n"def"]
+// in an array; "a": "New York, "b": ... or "a": "first, b: "second" in an
+// object.
+func (p *repairParser) earlierEnd(marks []strMark, ctx parseCtx) (strMark, bool) {
+	switch ctx {
+	case ctxArray:
+		if n := len(marks); n > 0 && marks[n-1].c == ',' && skipAllSpace(p.s, marks[n-1].src+1) == p.i {
+			return marks[n-1], true
+		}
+	case ctxObjectValue:
+		if m, ok := p.commaBeforeQuotedMember(marks); ok {
+			return m, true
+		}
+		return p.memberAfterComma(marks, p.i)
+	}
+	return strMark{}, false
+}
+
+// endAt ends the string at mark m (whose quote was forgotten) and moves the
+// parser there, so the comma or bracket is parsed as structure.
+func (p *repairParser) endAt(m strMark, text string) string {
+	p.i = m.src
+	p.note("added missing quotes")
+	return strings.TrimRightFunc(text[:m.n], isSpaceRune)
+}
+
+// strText accumulates a string's text: a slice of the source while the text
+// equals it, a builder once something had to change.
+type strText struct {
+	s        string
+	start    int
+	close    byte // the ASCII closing quote, to size the builder
+	b        strings.Builder
+	building bool
+}
+
+// keep appends the source bytes s[from:to], which directly follow what was
+// consumed so far.
+func (t *strText) keep(from, to int) {
+	if t.building {
+		t.b.WriteString(t.s[from:to])
+	}
+}
+
+// builder switches to building (copying the source up to at) and returns
+// the builder to append changed text to.
+func (t *strText) builder(at int) *strings.Builder {
+	if !t.building {
+		t.building = true
+		// Size for the text up to the next unescaped closing quote: one
+		// allocation for the usual string, doubling only for broken ones.
+		end := nextUnescaped(t.s, at, t.close)
+		t.b.Grow(end - t.start + 16)
+		t.b.WriteString(t.s[t.start:at])
+	}
+	return &t.b
+}
+
+// nextUnescaped returns the offset of the first c at or after i that no
+// backslash escapes, or len(s). It uses the vectorised byte search and
+// counts the backslashes before each candidate.
+func nextUnescaped(s string, i int, c byte) int {
+	for i < len(s) {
+		k := strings.IndexByte(s[i:], c)
+		if k < 0 {
+			return len(s)
+		}
+		k += i
+		n := 0
+		for j := k - 1; j >= 0 && s[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return k
+		}
+		i = k + 1
+	}
+	return len(s)
+}
+
+// Len returns the text's length when the parser is at source offset at.
+func (t *strText) Len(at int) int {
+	if t.building {
+		return t.b.Len()
+	}
+	return at - t.start
+}
+
+// String returns the text when the parser is at source offset at.
+func (t *strText) String(at int) string {
+	if t.building {
+		return t.b.String()
+	}
+	return t.s[t.start:at]
+}
+
+// strMark is a comma or closing bracket met inside a string: its source
+// offset, the decoded length before it, and the character.
+type strMark struct {
+	src, n int
+	c      byte
+}
+
+// trailingBracket returns the first closing bracket of the run of brackets
+// and whitespace that ends the text, if the string holds one.
+func trailingBracket(s string, marks []strMark) (strMark, bool) {
+	for _, m := range marks {
+		if m.c != ',' && trimBrackets(s[m.src:]) == "" {
+			return m, true
+		}
+	}
+	return strMark{}, false
+}
+
+// commaBeforeQuotedMember reports whether the quote at p.i, which did not
+// end the string, starts a member ("b": ...) right after a comma of the
+// string: then the string should have ended at that comma.
+func (p *repairParser) commaBeforeQuotedMember(marks []strMark) (strMark, bool) {
+	if len(marks) == 0 {
+		return strMark{}, false
+	}
+	m := marks[len(marks)-1]
+	if m.c != ',' || skipAllSpace(p.s, m.src+1) != p.i || !p.memberFollows(p.i) {
+		return strMark{}, false
+	}
+	return m, true
+}
+
+// memberAfterComma finds the last comma of the string after which, up to
+// end, stands the start of an object member ("b: ", "b": ) — the sign that
+// the string should have ended at that comma.
+func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool) {
+	for k := len(marks) - 1; k >= 0; k-- {
+		m := marks[k]
+		if m.c != ',' {
+			continue
+		}
+		n := skipAllSpace(p.s, m.src+1)
+		q := n
+		for q < end && (isKeyByte(p.s[q]) || p.s[q] == '-') {
+			q++
+		}
+		if q == n {
+			return strMark{}, false
+		}
+		a := skipInlineSpace(p.s, q)
+		if a >= end || p.s[a] != ':' {
+			return strMark{}, false
+		}
+		if p.keys != nil && !p.keys[p.s[n:q]] {
+			return strMark{}, false
+		}
+		if strings.TrimSpace(p.s[a+1:end]) != "" && end != len(p.s) {
+			return strMark{}, false // the quote must follow the colon directly
+		}
+		return m, true
+	}
+	return strMark{}, false
+}
+
+// trimBrackets returns s without whitespace and closing brackets; it is
+// empty when s holds nothing else.
+func trimBrackets(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' || r == '`' })
+}
+
+// escape decodes one escape at p.i into b. It returns false when the text
+// ends inside the escape (the string is then cut off there).
+func (p *repairParser) escape(b *strings.Builder, open rune) bool {
+	if p.i+1 >= len(p.s) {
+		b.WriteByte('\\')
+		p.i = len(p.s)
+		p.truncated = true
+		p.note("closed a string cut off at the end of the text")
+		return false
+	}
+	e := p.s[p.i+1]
+	if c, ok := jsonesc.Simple(e); ok {
+		b.WriteByte(c)
+		p.i += 2
+		return true
+	}
+	switch e {
+	case '\'':
+		b.WriteByte('\'')
+		if open != '\'' {
+			p.note("fixed invalid escapes")
+		}
+	case '\n':
+		b.WriteByte('\n') // a line continuation
+		p.note("fixed invalid escapes")
+	case 'u':
+		if jsonesc.Partial(p.s[p.i:]) {
+			p.i = len(p.s)
+			p.truncated = true
+			p.note("closed a string cut off at the end of the text")
+			return false
+		}
+		r, n := jsonesc.Unicode(p.s[p.i:])
+		if n == 0 {
+			p.invalid = true
+			b.WriteString(`\u`)
+			break
+		}
+		b.WriteRune(r) // a lone surrogate becomes U+FFFD
+		p.i += n
+		return true
+	default:
+		// An escape JSON does not have (\d in a regex, \p in a Windows
+		// path): the model meant the backslash.
+		b.WriteByte('\\')
+		p.i++
+		p.note("fixed invalid escapes")
+		return true
+	}
+	p.i += 2
+	return true
+}
