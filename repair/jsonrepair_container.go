@@ -71,23 +71,14 @@ func (p *repairParser) closeObject() {
 // member had a colon: {'a', 'b'} is a Python set.
 func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
 	for {
-		p.skipSpace()
-		// Leading, doubled and trailing commas.
-		for !p.eof() && p.s[p.i] == ',' {
-			p.i++
-			p.note("removed extra commas")
-			p.skipSpace()
-		}
+		p.skipCommas()
 		if p.eof() {
 			return bare, colons
 		}
-		c := p.s[p.i]
-		if c == '}' || c == ']' || c == '{' || c == '[' {
+		if c := p.s[p.i]; c == '}' || c == ']' || c == '{' || c == '[' {
 			return bare, colons
 		}
-		if strings.HasPrefix(p.s[p.i:], "...") {
-			p.i += 3
-			p.note("removed an ellipsis placeholder")
+		if p.skipEllipsis() {
 			continue
 		}
 		start := p.i
@@ -101,64 +92,109 @@ func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
 			}
 			continue
 		}
-		p.skipSpace()
-		switch {
-		case !p.eof() && p.s[p.i] == ':':
-			p.i++
-			colons = true
-		case p.eof():
-			m[key] = nil
-			p.truncated = true
-			return bare, colons
-		case p.s[p.i] == '}' || p.s[p.i] == ',':
-			m[key] = nil
+		colon, next := p.memberValue(m, key)
+		colons = colons || colon
+		switch next {
+		case bareKey:
 			bare = append(bare, key)
-			p.note("added a missing value")
-			continue
-		default:
-			p.note("added a missing colon")
+		case objectEnds:
+			return bare, colons
 		}
+	}
+}
+
+// What follows a member.
+type memberNext uint8
+
+const (
+	nextMember memberNext = iota
+	bareKey               // the key had neither colon nor value
+	objectEnds            // the object or the text ends
+)
+
+// memberValue reads the colon and the value after key into m, and reports
+// whether there was a colon and what follows.
+func (p *repairParser) memberValue(m map[string]any, key string) (colon bool, next memberNext) {
+	p.skipSpace()
+	switch {
+	case !p.eof() && p.s[p.i] == ':':
+		p.i++
+		colon = true
+	case p.eof():
+		m[key] = nil
+		p.truncated = true
+		return false, objectEnds
+	case p.s[p.i] == '}' || p.s[p.i] == ',':
+		m[key] = nil
+		p.note("added a missing value")
+		return false, bareKey
+	default:
+		p.note("added a missing colon")
+	}
+	p.skipSpace()
+	if p.eof() {
+		m[key] = nil
+		p.truncated = true
+		return colon, objectEnds
+	}
+	if c := p.s[p.i]; c == ',' || c == '}' {
+		m[key] = nil
+		p.note("added a missing value")
+		return colon, nextMember
+	}
+	v, ok := p.value(ctxObjectValue)
+	if !ok {
+		m[key] = nil
+		p.truncated = true
+		return colon, objectEnds
+	}
+	m[key] = v
+	return colon, p.afterMember()
+}
+
+// afterMember reads the separator after a member's value.
+func (p *repairParser) afterMember() memberNext {
+	p.skipSpace()
+	if p.eof() {
+		return objectEnds
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
 		p.skipSpace()
-		if p.eof() {
-			m[key] = nil
-			p.truncated = true
-			return bare, colons
+		if !p.eof() && p.s[p.i] == '}' {
+			p.note("removed a trailing comma")
 		}
-		if c := p.s[p.i]; c == ',' || c == '}' {
-			m[key] = nil
-			p.note("added a missing value")
-			continue
-		}
-		v, ok := p.value(ctxObjectValue)
-		if !ok {
-			m[key] = nil
-			p.truncated = true
-			return bare, colons
-		}
-		m[key] = v
-		p.skipSpace()
-		if p.eof() {
-			return bare, colons
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.skipSpace()
-			if !p.eof() && p.s[p.i] == '}' {
-				p.note("removed a trailing comma")
-			}
-		case '}', ']', '{', '[':
-			return bare, colons
-		default:
-			if p.atQuote() || isKeyByte(p.s[p.i]) {
-				p.note("added missing commas")
-				continue
-			}
-			// Garbage between members: drop it.
-			p.i++
+	case '}', ']', '{', '[':
+		return objectEnds
+	default:
+		if p.atQuote() || isKeyByte(p.s[p.i]) {
+			p.note("added missing commas")
+		} else {
+			p.i++ // garbage between members
 			p.note("removed stray characters")
 		}
 	}
+	return nextMember
+}
+
+// skipCommas skips leading, doubled and trailing commas.
+func (p *repairParser) skipCommas() {
+	p.skipSpace()
+	for !p.eof() && p.s[p.i] == ',' {
+		p.i++
+		p.note("removed extra commas")
+		p.skipSpace()
+	}
+}
+
+func (p *repairParser) skipEllipsis() bool {
+	if !strings.HasPrefix(p.s[p.i:], "...") {
+		return false
+	}
+	p.i += 3
+	p.note("removed an ellipsis placeholder")
+	return true
 }
 
 func isKeyByte(c byte) bool {
@@ -213,12 +249,7 @@ func (p *repairParser) array(close byte) []any {
 	p.i++
 	a := make([]any, 0, 4)
 	for {
-		p.skipSpace()
-		for !p.eof() && p.s[p.i] == ',' {
-			p.i++
-			p.note("removed extra commas")
-			p.skipSpace()
-		}
+		p.skipCommas()
 		if p.eof() {
 			p.note("added missing closing brackets")
 			return a
@@ -228,13 +259,8 @@ func (p *repairParser) array(close byte) []any {
 			p.i++
 			return a
 		}
-		if _, lastIsObject := last(a).(map[string]any); c == '}' && lastIsObject {
-			// [{...}},{...}] — a stray closing brace between objects.
-			if n := skipAllSpace(p.s, p.i+1); n < len(p.s) && p.s[n] == ',' && strings.HasPrefix(p.s[skipAllSpace(p.s, n+1):], "{") {
-				p.i = n
-				p.note("removed redundant closing brackets")
-				continue
-			}
+		if c == '}' && p.skipStrayBrace(a) {
+			continue
 		}
 		if c == ']' || c == '}' || c == ')' {
 			// Mismatched bracket: it closes this array and whatever
@@ -242,9 +268,7 @@ func (p *repairParser) array(close byte) []any {
 			p.note("added missing closing brackets")
 			return a
 		}
-		if strings.HasPrefix(p.s[p.i:], "...") {
-			p.i += 3
-			p.note("removed an ellipsis placeholder")
+		if p.skipEllipsis() {
 			continue
 		}
 		start := p.i
@@ -259,42 +283,70 @@ func (p *repairParser) array(close byte) []any {
 			return a // ["  — nothing of the element arrived
 		}
 		if k, isKey := v.(string); isKey && !p.eof() && p.s[p.i] == ':' {
-			// ["key": "value"] — the model opened an array for an object.
-			p.i++
-			p.note("turned an array of key: value pairs into an object")
-			m := map[string]any{}
-			if val, ok := p.value(ctxObjectValue); ok {
-				m[k] = val
-			} else {
-				m[k] = nil
-			}
-			p.skipSpace()
-			if !p.eof() && p.s[p.i] == ',' {
-				p.i++
-			}
-			p.members(m)
-			p.skipSpace()
-			if !p.eof() && p.s[p.i] == '}' {
-				p.i++
-			}
-			v = m
+			v = p.pairsObject(k)
 		}
 		a = append(a, v)
-		p.skipSpace()
-		if p.eof() {
-			p.note("added missing closing brackets")
+		if !p.afterElement(close) {
 			return a
 		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.skipSpace()
-			if !p.eof() && p.s[p.i] == close {
-				p.note("removed a trailing comma")
-			}
-		case close, ']', '}', ')':
-		default:
-			p.note("added missing commas")
-		}
 	}
+}
+
+// skipStrayBrace skips a closing brace between objects: [{...}},{...}].
+func (p *repairParser) skipStrayBrace(a []any) bool {
+	if _, lastIsObject := last(a).(map[string]any); !lastIsObject {
+		return false
+	}
+	n := skipAllSpace(p.s, p.i+1)
+	if n < len(p.s) && p.s[n] == ',' && strings.HasPrefix(p.s[skipAllSpace(p.s, n+1):], "{") {
+		p.i = n
+		p.note("removed redundant closing brackets")
+		return true
+	}
+	return false
+}
+
+// pairsObject reads ["key": "value", ...], an array the model opened for an
+// object, from the colon after its first key.
+func (p *repairParser) pairsObject(k string) map[string]any {
+	p.i++
+	p.note("turned an array of key: value pairs into an object")
+	m := map[string]any{}
+	if val, ok := p.value(ctxObjectValue); ok {
+		m[k] = val
+	} else {
+		m[k] = nil
+	}
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == ',' {
+		p.i++
+	}
+	p.members(m)
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == '}' {
+		p.i++
+	}
+	return m
+}
+
+// afterElement reads the separator after an element; false when the text
+// ends.
+func (p *repairParser) afterElement(close byte) bool {
+	p.skipSpace()
+	if p.eof() {
+		p.note("added missing closing brackets")
+		return false
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		p.skipSpace()
+		if !p.eof() && p.s[p.i] == close {
+			p.note("removed a trailing comma")
+		}
+	case close, ']', '}', ')':
+	default:
+		p.note("added missing commas")
+	}
+	return true
 }

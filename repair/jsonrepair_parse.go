@@ -125,7 +125,12 @@ func (p *repairParser) document() (any, error) {
 		}
 		return values[0], nil
 	}
-	// Concatenated values: keep the non-empty ones.
+	return p.concatenated(values), nil
+}
+
+// concatenated returns the non-empty values of several, as an array when
+// more than one is left.
+func (p *repairParser) concatenated(values []any) any {
 	kept := values[:0]
 	for _, v := range values {
 		if !isEmptyContainer(v) {
@@ -134,12 +139,12 @@ func (p *repairParser) document() (any, error) {
 	}
 	switch len(kept) {
 	case 0:
-		return values[0], nil
+		return values[0]
 	case 1:
-		return kept[0], nil
+		return kept[0]
 	}
 	p.note("collected concatenated values into an array")
-	return kept, nil
+	return kept
 }
 
 // fencedValues parses the content of every Markdown code fence in the text

@@ -13,39 +13,17 @@ import (
 func (p *repairParser) str(ctx parseCtx) string {
 	open, size := p.peekRune()
 	closers, _ := openQuote(open)
-	switch open {
-	case '"':
-	case '\'':
-		p.notePython("converted single-quoted strings")
-	default:
-		p.note("replaced typographic quotes")
-	}
+	p.noteQuote(open)
 	p.i += size
-	var asciiClose byte // the ASCII quote among the closers (each kind has one)
-	for _, r := range closers {
-		if r < utf8.RuneSelf {
-			asciiClose = byte(r)
-		}
-	}
-	// The text is the source slice itself until something must change
-	// (an escape, invalid UTF-8); only then is it copied into a builder.
-	t := strText{s: p.s, start: p.i, close: asciiClose}
-	// marks remember where in the source (and in the text) each comma and
-	// closing bracket of the string stands, so that a string whose closing
-	// quote was forgotten can be ended at the right place. The buffer is
-	// the parser's, reused from string to string.
+	// The text stays a slice of the source until something must change.
+	t := strText{s: p.s, start: p.i, close: asciiCloser(closers)}
+	// marks remember where each comma and closing bracket of the string
+	// stands, so a string whose closing quote was forgotten can be ended
+	// there. The buffer is the parser's, reused from string to string.
 	marks := p.marks[:0]
 	defer func() { p.marks = marks[:0] }()
 	for p.i < len(p.s) {
-		// Runs of plain ASCII need no look at all.
-		j := p.i
-		for j < len(p.s) {
-			if c := p.s[j]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == asciiClose || c == ',' || c == '}' || c == ']' {
-				break
-			}
-			j++
-		}
-		if j > p.i {
+		if j := plainEnd(p.s, p.i, t.close); j > p.i {
 			t.keep(p.i, j)
 			p.i = j
 			if j == len(p.s) {
@@ -60,13 +38,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 			}
 			continue
 		case c < 0x20:
-			if c != '\n' && c != '\r' && c != '\t' && c != '\b' && c != '\f' {
-				// NUL and the like are never text a model meant.
-				p.invalid = true
-			}
-			p.note("escaped raw control characters in strings")
-			t.keep(p.i, p.i+1)
-			p.i++
+			p.controlChar(&t)
 			continue
 		case c == '}' || c == ']' || c == ',':
 			marks = append(marks, strMark{src: p.i, n: t.Len(p.i), c: c})
@@ -75,16 +47,10 @@ func (p *repairParser) str(ctx parseCtx) string {
 		if c >= utf8.RuneSelf {
 			r, rsize = utf8.DecodeRuneInString(p.s[p.i:])
 		}
-		if c == asciiClose || c >= utf8.RuneSelf && strings.ContainsRune(closers, r) {
-			if p.endsString(p.i+rsize, ctx) {
-				out := t.String(p.i)
-				p.i += rsize
+		if c == t.close || c >= utf8.RuneSelf && strings.ContainsRune(closers, r) {
+			if out, ok := p.closingQuote(&t, marks, rsize, ctx); ok {
 				return out
 			}
-			if m, ok := p.earlierEnd(marks, ctx); ok {
-				return p.endAt(m, t.String(p.i))
-			}
-			p.note("escaped quotes inside strings")
 		}
 		if r == utf8.RuneError && rsize == 1 {
 			t.builder(p.i).WriteRune(utf8.RuneError)
@@ -93,8 +59,71 @@ func (p *repairParser) str(ctx parseCtx) string {
 		}
 		p.i += rsize
 	}
-	// The text ended inside the string.
-	text := t.String(p.i)
+	return p.unclosed(t.String(p.i), marks, ctx)
+}
+
+func (p *repairParser) noteQuote(open rune) {
+	switch open {
+	case '"':
+	case '\'':
+		p.notePython("converted single-quoted strings")
+	default:
+		p.note("replaced typographic quotes")
+	}
+}
+
+// asciiCloser returns the ASCII quote among closers (each kind has one).
+func asciiCloser(closers string) byte {
+	var c byte
+	for _, r := range closers {
+		if r < utf8.RuneSelf {
+			c = byte(r)
+		}
+	}
+	return c
+}
+
+// plainEnd returns the end of the run of plain ASCII at i: bytes a string
+// keeps without a look.
+func plainEnd(s string, i int, close byte) int {
+	for i < len(s) {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == close || c == ',' || c == '}' || c == ']' {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// controlChar keeps a raw control character; NUL and the like are never
+// text a model meant.
+func (p *repairParser) controlChar(t *strText) {
+	if c := p.s[p.i]; c != '\n' && c != '\r' && c != '\t' && c != '\b' && c != '\f' {
+		p.invalid = true
+	}
+	p.note("escaped raw control characters in strings")
+	t.keep(p.i, p.i+1)
+	p.i++
+}
+
+// closingQuote decides at a quote of size bytes whether the string ends
+// there or, its closing quote forgotten, at an earlier comma.
+func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx parseCtx) (string, bool) {
+	if p.endsString(p.i+size, ctx) {
+		out := t.String(p.i)
+		p.i += size
+		return out, true
+	}
+	if m, ok := p.earlierEnd(marks, ctx); ok {
+		return p.endAt(m, t.String(p.i)), true
+	}
+	p.note("escaped quotes inside strings")
+	return "", false
+}
+
+// unclosed ends a string the text ended inside: where its closing quote
+// was evidently forgotten, else at the end of the text, as truncated.
+func (p *repairParser) unclosed(text string, marks []strMark, ctx parseCtx) string {
 	if ctx == ctxArray {
 		// ["hello, world] — in an array a comma is the likelier end.
 		for _, m := range marks {
@@ -110,7 +139,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 	}
 	if m, ok := trailingBracket(p.s, marks); ok {
 		// {"url":"https://x/} — the quote was forgotten before the
-		// closing brackets: end the string there and let them close.
+		// closing brackets.
 		return p.endAt(m, text)
 	}
 	p.truncated = true

@@ -12,8 +12,7 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 	if k >= len(p.s) || strings.HasPrefix(p.s[k:], "```") {
 		return true
 	}
-	c := p.s[k]
-	if c == '+' {
+	if p.s[k] == '+' {
 		// "hello" + "world": the string ends; value() joins the next one.
 		if n := skipAllSpace(p.s, k+1); n < len(p.s) && isQuoteAt(p.s, n) {
 			return true
@@ -21,47 +20,61 @@ func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 	}
 	switch ctx {
 	case ctxKey:
-		// A value right after the key means the colon was forgotten.
-		return c == ':' || c == '}' || c == ',' || c == '\n' || c == '\r' || isQuoteAt(p.s, k) ||
-			isDigit(c) || c == '{' || c == '[' || startsLiteral(p.s[k:])
+		return p.endsKey(k)
 	case ctxArray:
-		switch c {
-		case ']', '}', ')':
-			return p.continuesStructure(k, 4)
-		case '\n', '\r', ',', ':':
-			return true
-		}
-		if strings.HasPrefix(p.s[k:], "```") || c == '/' && k+1 < len(p.s) && (p.s[k+1] == '/' || p.s[k+1] == '*') {
-			return true
-		}
-		// Missing comma before another value: "a" "b", "a" 2.
-		return isQuoteAt(p.s, k) || isDigit(c) || c == '[' || c == '{'
+		return p.endsElement(k)
 	case ctxObjectValue:
-		switch c {
-		case '}', ']':
-			return p.continuesStructure(k, 4)
-		case ',':
-			return p.memberFollows(k+1) || p.closesAfter(k+1)
-		case '\n', '\r':
-			n := skipAllSpace(p.s, k)
-			return n >= len(p.s) || p.s[n] == '}' || p.s[n] == ']' || p.s[n] == ',' || p.memberFollows(n)
-		}
-		if isQuoteAt(p.s, k) {
-			return p.memberFollows(k)
-		}
-		if c == '/' && k+1 < len(p.s) && (p.s[k+1] == '/' || p.s[k+1] == '*') || strings.HasPrefix(p.s[k:], "```") {
-			return true
-		}
-		return false
-	default: // top level
-		switch c {
-		case ',', ':', '\n', '\r':
-			return true
-		case ']', '}':
-			return skipAllSpace(p.s, k+1) >= len(p.s)
-		}
-		return strings.HasPrefix(p.s[k:], "```")
+		return p.endsMemberValue(k)
 	}
+	switch p.s[k] {
+	case ',', ':', '\n', '\r':
+		return true
+	case ']', '}':
+		return skipAllSpace(p.s, k+1) >= len(p.s)
+	}
+	return false
+}
+
+// endsKey: a value right after a key means its colon was forgotten.
+func (p *repairParser) endsKey(k int) bool {
+	c := p.s[k]
+	return c == ':' || c == '}' || c == ',' || c == '\n' || c == '\r' || isQuoteAt(p.s, k) ||
+		isDigit(c) || c == '{' || c == '[' || startsLiteral(p.s[k:])
+}
+
+func (p *repairParser) endsElement(k int) bool {
+	switch c := p.s[k]; c {
+	case ']', '}', ')':
+		return p.continuesStructure(k, 4)
+	case '\n', '\r', ',', ':':
+		return true
+	}
+	if commentAt(p.s, k) {
+		return true
+	}
+	// A missing comma before another value: "a" "b", "a" 2.
+	c := p.s[k]
+	return isQuoteAt(p.s, k) || isDigit(c) || c == '[' || c == '{'
+}
+
+func (p *repairParser) endsMemberValue(k int) bool {
+	switch p.s[k] {
+	case '}', ']':
+		return p.continuesStructure(k, 4)
+	case ',':
+		return p.memberFollows(k+1) || p.closesAfter(k+1)
+	case '\n', '\r':
+		n := skipAllSpace(p.s, k)
+		return n >= len(p.s) || p.s[n] == '}' || p.s[n] == ']' || p.s[n] == ',' || p.memberFollows(n)
+	}
+	if isQuoteAt(p.s, k) {
+		return p.memberFollows(k)
+	}
+	return commentAt(p.s, k)
+}
+
+func commentAt(s string, k int) bool {
+	return s[k] == '/' && k+1 < len(s) && (s[k+1] == '/' || s[k+1] == '*')
 }
 
 // continuesStructure reports whether the text at n (a closing bracket, a
