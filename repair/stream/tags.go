@@ -2,18 +2,17 @@ package stream
 
 import (
 	"bytes"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair"
 )
 
-// textParser finds calls written inside the text: XMLTags, Hermes, QwenXML
-// and MiniMax. Every decision is taken on bytes alone, waiting when the
+// textParser finds calls written inside the text, in a format of tags
+// (textFormat). Every decision is taken on bytes alone, waiting when the
 // bytes so far could go either way, so the calls and text found do not
 // depend on how the input was split.
 type textParser struct {
 	format Format
+	syntax textFormat
 	opts   Options
 	emit   func(Event)
 	// buf holds what is not yet passed on: in prose, at most a possible
@@ -28,6 +27,31 @@ type textParser struct {
 	text   []byte // text found and not yet emitted
 	out    []byte // scratch
 	held   int    // bytes of the open call drawn from Options.Budget
+}
+
+// textFormat is what one format adds to the tag machine.
+type textFormat interface {
+	// opener matches, at b[0] == '<', a call's opening tag (the tool name,
+	// the tag's length) or a wrapper tag, which is passed over.
+	opener(p *textParser, b []byte) (m match, wrapper bool, name string, n int)
+	// begin sets up p.call, opened by a tag of n bytes, and returns the
+	// state its body is read in.
+	begin(p *textParser, n int) textState
+	// param matches, at b[0] == '<', a parameter's opening tag (inCall).
+	param(p *textParser, b []byte) (m match, name string, n int)
+	// valueClose returns the tag that closes the value of name, and
+	// whether the follow rule holds: the tag then closes it only before
+	// another parameter or the call's closing tag.
+	valueClose(p *textParser, name string) (closing string, followRule bool)
+	// call builds the closed call from its block; its body ends at bodyEnd.
+	call(p *textParser, block []byte, bodyEnd int) repair.Call
+}
+
+var textFormats = map[Format]textFormat{
+	XMLTags: xmlTags{},
+	Hermes:  hermes{},
+	QwenXML: qwenXML,
+	MiniMax: miniMax,
 }
 
 type textState uint8
@@ -75,25 +99,13 @@ const (
 	matched
 )
 
-// Literal tags of the formats.
 const (
-	hermesOpen     = "<tool_call>"
-	hermesClose    = "</tool_call>"
-	qwenFunction   = "<function="
-	qwenParam      = "<parameter="
-	qwenClose      = "</function>"
-	paramClose     = "</parameter>"
-	minimaxOpen    = "<minimax:tool_call>"
-	minimaxClose   = "</minimax:tool_call>"
-	minimaxInvoke  = "<invoke name="
-	minimaxParam   = "<parameter name="
-	minimaxEnd     = "</invoke>"
 	defaultMaxTag  = 256
 	shrinkCapacity = 1 << 20
 )
 
 func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
-	p := &textParser{format: format, opts: opts, emit: emit, maxTag: defaultMaxTag}
+	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag}
 	for name := range opts.Tools {
 		p.maxTag = max(p.maxTag, len(name))
 	}
@@ -144,7 +156,7 @@ func (p *textParser) prose() bool {
 		}
 		p.text, _ = appendValid(p.text, p.buf[p.pos:p.pos+k], true)
 		p.pos += k
-		m, wrapper, name, n := p.opener(p.buf[p.pos:])
+		m, wrapper, name, n := p.syntax.opener(p, p.buf[p.pos:])
 		switch {
 		case m == needMore:
 			return false
@@ -161,61 +173,19 @@ func (p *textParser) prose() bool {
 	return false
 }
 
-// opener reports whether a call opening tag (or a wrapper, swallowed)
-// starts at b[0] == '<', with the tool name and the tag's length.
-func (p *textParser) opener(b []byte) (m match, wrapper bool, name string, n int) {
-	switch p.format {
-	case XMLTags:
-		m, name, n = p.nameTag(b, func(name string) bool { _, ok := p.opts.Tools[name]; return ok }, p.toolPrefix)
-		return m, false, name, n
-	case Hermes:
-		m = literal(b, hermesOpen)
-		return m, false, "", len(hermesOpen)
-	case QwenXML:
-		if m, n := anyLiteral(b, hermesOpen, hermesClose); m != noMatch {
-			return m, true, "", n
-		}
-		m, name, n = p.prefixed(b, qwenFunction, false)
-		return m, false, name, n
-	default: // MiniMax
-		if m, n := anyLiteral(b, minimaxOpen, minimaxClose); m != noMatch {
-			return m, true, "", n
-		}
-		m, name, n = p.prefixed(b, minimaxInvoke, true)
-		return m, false, name, n
-	}
-}
-
 // open starts a call whose opening tag is n bytes at p.pos.
 func (p *textParser) open(name string, n int) {
 	p.flushText()
 	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
 	p.pos = n
-	c := &p.call
 	// The body wraps the arguments: it may nest one level more (0: none).
-	scan := jsonScanner{h: &c.hermes, pos: n, maxDepth: p.opts.MaxJSONDepth + min(p.opts.MaxJSONDepth, 1)}
-	*c = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}}
+	scan := jsonScanner{h: &p.call.hermes, pos: n, maxDepth: p.opts.MaxJSONDepth + min(p.opts.MaxJSONDepth, 1)}
+	p.call = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}}
 	p.next++
-	switch p.format {
-	case XMLTags:
-		c.tags = p.opts.Tools[name]
-		c.closer = "</" + name + ">"
-		c.follows = []string{c.closer}
-		for param := range c.tags.Params {
-			c.follows = append(c.follows, "<"+param+">")
-		}
-	case QwenXML:
-		c.closer, c.follows, c.params = qwenClose, []string{qwenParam, qwenClose}, map[string]string{}
-	case MiniMax:
-		c.closer, c.follows, c.params = minimaxEnd, []string{minimaxParam, minimaxEnd}, map[string]string{}
-	case Hermes:
-		c.bodyStart = n
-		c.hermes.argsPreview = newArgsPreview(c.hermes.emitStarted, c.index, 2, p.opts.MaxParamBytes)
-		p.state = inHermes
-		return
+	p.state = p.syntax.begin(p, n)
+	if p.state == inCall {
+		p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: name})
 	}
-	p.emit(Event{Kind: EventCallStarted, Index: c.index, Name: name})
-	p.state = inCall
 }
 
 // inCall reads between parameters: a parameter opens or the call closes.
@@ -235,7 +205,7 @@ func (p *textParser) inCall() bool {
 		case needMore:
 			return false
 		}
-		m, name, n := p.paramOpener(p.buf[p.pos:])
+		m, name, n := p.syntax.param(p, p.buf[p.pos:])
 		switch m {
 		case needMore:
 			return false
@@ -247,35 +217,10 @@ func (p *textParser) inCall() bool {
 	}
 }
 
-func (p *textParser) paramOpener(b []byte) (match, string, int) {
-	switch p.format {
-	case XMLTags:
-		params := p.call.tags.Params
-		return p.nameTag(b, func(name string) bool { _, ok := params[name]; return ok }, func(prefix []byte) bool {
-			for name := range params {
-				if strings.HasPrefix(name, string(prefix)) {
-					return true
-				}
-			}
-			return false
-		})
-	case QwenXML:
-		return p.prefixed(b, qwenParam, false)
-	default:
-		return p.prefixed(b, minimaxParam, true)
-	}
-}
-
 func (p *textParser) openValue(name string, n int) {
 	c := &p.call
 	c.param = name
-	c.paramClose = paramClose
-	c.followRule = true
-	if p.format == XMLTags {
-		c.paramClose = "</" + name + ">"
-		// Cline's rule: only a content value may hold its own closing tag.
-		c.followRule = c.tags.Params[name]
-	}
+	c.paramClose, c.followRule = p.syntax.valueClose(p, name)
 	p.pos += n
 	c.valStart, c.emitted, c.layoutDone, c.showed = p.pos, p.pos, false, false
 	// A repeated parameter is not shown: the call keeps its first value
@@ -374,50 +319,17 @@ func (p *textParser) closeValue(end int) {
 	}
 }
 
-// inHermes reads a Hermes JSON body up to </tool_call> outside its strings.
-func (p *textParser) inHermes() bool {
-	c := &p.call
-	for {
-		c.scan.pos = p.pos
-		stopped := c.scan.scan(p.buf, '<')
-		p.pos = c.scan.pos
-		if c.scan.tooDeep && !c.dropped {
-			p.drop(jsonTooDeepEvent(c.index, p.opts.MaxJSONDepth))
-		}
-		if !stopped {
-			return false
-		}
-		switch literal(p.buf[p.pos:], hermesClose) {
-		case matched:
-			p.closeCall(p.pos, p.pos+len(hermesClose), false)
-			return true
-		case needMore:
-			return false
-		}
-		c.scan.skip()
-		p.pos = c.scan.pos
-	}
-}
-
 // closeCall ends the call: its body ends at bodyEnd, its block at end.
 func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	c := &p.call
 	p.flushText()
-	if p.format == Hermes && !c.dropped && c.hermes.tooLarge(bodyEnd) {
+	if p.state == inHermes && !c.dropped && c.hermes.tooLarge(bodyEnd) {
 		p.dropHermesParam()
 	}
 	// The budget is drawn on here too, so that a call read in one piece
 	// is held to it as one read in many.
 	if !c.dropped && !p.tooLargeCall(end) && !p.overBudget(end) {
-		var call repair.Call
-		switch p.format {
-		case XMLTags:
-			call = repair.Call{Name: c.name, Form: repair.FormXML, Text: validString(p.buf[:end])}
-		case QwenXML, MiniMax:
-			call = repair.Call{Name: c.name, Form: repair.FormParams, Params: c.params}
-		case Hermes:
-			call = c.hermes.call(p.buf[:bodyEnd])
-		}
+		call := p.syntax.call(p, p.buf[:end], bodyEnd)
 		p.emit(Event{Kind: EventCallClosed, Index: c.index, Name: call.Name, Call: call, Truncated: truncated})
 	}
 	p.buf = p.buf[:copy(p.buf, p.buf[end:])]
@@ -491,11 +403,6 @@ func (p *textParser) tooLarge(n int) bool {
 	return true
 }
 
-func (p *textParser) dropHermesParam() {
-	c := &p.call
-	p.drop(paramTooLargeEvent(c.index, c.hermes.param, p.opts.MaxParamBytes))
-}
-
 func (p *textParser) drop(e Event) {
 	p.call.dropped = true
 	p.unhold()
@@ -550,80 +457,6 @@ func collapseFollowSpace(b []byte, closing string) []byte {
 	return append(b[:i+1], b[j:]...)
 }
 
-// nameTag matches "<name>" where known accepts the name; prefix says
-// whether a partial name could still become one.
-func (p *textParser) nameTag(b []byte, known func(string) bool, prefix func([]byte) bool) (match, string, int) {
-	j := 1
-	for j < len(b) && repair.IsTagNameByte(b[j], j == 1) {
-		j++
-	}
-	if j == len(b) {
-		if j-1 <= p.maxTag && prefix(b[1:j]) {
-			return needMore, "", 0
-		}
-		return noMatch, "", 0
-	}
-	if j == 1 || b[j] != '>' || !known(string(b[1:j])) {
-		return noMatch, "", 0
-	}
-	return matched, string(b[1:j]), j + 1
-}
-
-func (p *textParser) toolPrefix(prefix []byte) bool {
-	for name := range p.opts.Tools {
-		if strings.HasPrefix(name, string(prefix)) {
-			return true
-		}
-	}
-	return false
-}
-
-// prefixed matches lit followed by a name and '>': <function=name>, or with
-// quoted set, <invoke name="name"> (quotes optional).
-func (p *textParser) prefixed(b []byte, lit string, quoted bool) (match, string, int) {
-	if m := literal(b, lit); m != matched {
-		return m, "", 0
-	}
-	i := len(lit)
-	var q byte
-	if quoted && i < len(b) && (b[i] == '"' || b[i] == '\'') {
-		q = b[i]
-		i++
-	}
-	start := i
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c == '<' || c == '\n' || i-start > p.maxTag {
-			return noMatch, "", 0
-		}
-		if q != 0 && c == q || q == 0 && c == '>' {
-			break
-		}
-	}
-	end := i
-	if q != 0 && i < len(b) {
-		i++ // the closing quote
-		for i < len(b) && b[i] == ' ' {
-			// The spaces count in the tag's bound, as the name does: a
-			// tag the parser waits for is held in memory, prose included.
-			if i-start > p.maxTag {
-				return noMatch, "", 0
-			}
-			i++
-		}
-	}
-	if i >= len(b) {
-		return needMore, "", 0
-	}
-	// Names go out in events and calls as they are, so as valid UTF-8
-	// (the whole tag has arrived: no character is split here).
-	name := strings.TrimSpace(validString(b[start:end]))
-	if b[i] != '>' || name == "" {
-		return noMatch, "", 0
-	}
-	return matched, name, i + 1
-}
-
 // literal reports whether b starts with lit.
 func literal(b []byte, lit string) match {
 	if len(b) >= len(lit) {
@@ -664,147 +497,4 @@ func anyFollows(b []byte, lits []string) match {
 	}
 	m, _ := anyLiteral(b[i:], lits...)
 	return m
-}
-
-// hermesCall follows a Hermes body: the tool name, where the arguments
-// are, and previews of their members.
-type hermesCall struct {
-	p *textParser
-	argsPreview
-	name      []byte
-	nameDone  bool
-	nameFull  bool // name holds all it may of a longer one
-	started   bool
-	argsStart int // -1 until the arguments value starts
-	argsEnd   int
-}
-
-func (h *hermesCall) valueStart(s *jsonScanner, start int) {
-	if len(s.stack) == 1 && s.stack[0].obj && isArgumentsKey(s.stack[0].key) && h.argsStart < 0 {
-		h.argsStart = start
-	}
-	if h.inArgs(s) {
-		h.argsPreview.valueStart(s, start)
-	}
-}
-
-// inArgs reports whether a value is not inside another arguments-like
-// member than the one the call takes ("arguments" and then "args"): the
-// previews show only the arguments the closed call has.
-func (h *hermesCall) inArgs(s *jsonScanner) bool {
-	return len(s.stack) < 2 || s.stack[1].start == h.argsStart
-}
-
-func (h *hermesCall) stringGrew(s *jsonScanner, chunk []byte, end bool) {
-	if len(s.stack) == 1 && s.stack[0].key == "name" && !h.nameDone && !h.nameFull {
-		// A name is kept up to maxKeyBytes, cut at the last whole
-		// character that fits, and never appended to after a cut: the
-		// name kept does not depend on how the growth was chunked.
-		// (Appending whole chunks while shorter than the bound kept more
-		// of a long name the larger its last chunk.)
-		part := chunk
-		if room := maxKeyBytes - len(h.name); len(part) > room {
-			for room > 0 && !utf8.RuneStart(part[room]) {
-				room--
-			}
-			part, h.nameFull = part[:room], true
-		}
-		h.name = append(h.name, part...)
-	}
-	if h.inArgs(s) {
-		h.argsPreview.stringGrew(s, chunk, end)
-	}
-}
-
-func (h *hermesCall) valueEnd(s *jsonScanner, start, end int) {
-	if len(s.stack) == 1 {
-		switch key := s.stack[0].key; {
-		case key == "name" && !h.nameDone && (s.buf[start] == '"' || s.buf[start] == '\''):
-			h.nameDone = true
-			h.start(string(h.name))
-		case isArgumentsKey(key) && start == h.argsStart:
-			h.argsEnd = end
-		}
-	}
-	if h.inArgs(s) {
-		h.argsPreview.valueEnd(s, start, end)
-	}
-}
-
-// emitStarted passes on the previews of a started call only: arguments
-// written before the name are not shown (the call starts with its name),
-// though still measured against the limits.
-func (h *hermesCall) emitStarted(e Event) {
-	if h.started {
-		h.p.emit(e)
-	}
-}
-
-func (h *hermesCall) start(name string) {
-	if h.started {
-		return
-	}
-	h.started = true
-	h.p.flushText()
-	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, Name: name})
-}
-
-// call builds the closed call from body (the block up to its closing tag):
-// the arguments exactly as written when the scanner found them, else what
-// the repair pipeline makes of the whole body.
-func (h *hermesCall) call(block []byte) repair.Call {
-	body := block[h.p.call.bodyStart:]
-	name, args := string(h.name), ""
-	switch {
-	case h.nameDone && h.argsStart >= 0 && h.argsEnd > h.argsStart:
-		args = validString(block[h.argsStart:h.argsEnd])
-	case h.nameDone && h.argsStart >= 0:
-		args = validString(block[h.argsStart:])
-	case h.nameDone && h.p.call.scan.state == stDone:
-		// No arguments: a call without parameters.
-	default:
-		var found string
-		found, args = hermesFallback(validString(body))
-		// A name already announced (EventCallStarted) is the call's: the
-		// repair may find another one in a nested "function" object, and
-		// a call must not close under a name other than its start's.
-		if !h.nameDone {
-			name = found
-		}
-	}
-	h.start(name)
-	return repair.Call{Name: name, Form: repair.FormText, Text: args}
-}
-
-// hermesFallback reads a body the scanner could not follow (a Python
-// dict, a nested "function" object) through the repair pipeline's JSON
-// repair.
-func hermesFallback(body string) (name, args string) {
-	r, err := repair.RepairJSON(body, repair.JSONOptions{})
-	if err != nil {
-		return "", body
-	}
-	m, ok := r.Value.(map[string]any)
-	if !ok {
-		return "", body
-	}
-	if f, ok := m["function"].(map[string]any); ok {
-		m = f
-	}
-	name, _ = m["name"].(string)
-	for _, k := range []string{"arguments", "parameters", "args", "input"} {
-		switch v := m[k].(type) {
-		case nil:
-			continue
-		case string:
-			return name, v
-		default:
-			out, err := repair.EncodeJSON(v)
-			if err != nil {
-				return name, ""
-			}
-			return name, string(out)
-		}
-	}
-	return name, ""
 }
