@@ -101,17 +101,7 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 	for s.pos < len(buf) {
 		switch s.state {
 		case stLost:
-			if stop == 0 {
-				s.pos = len(buf)
-				return false
-			}
-			k := bytes.IndexByte(buf[s.pos:], stop)
-			if k < 0 {
-				s.pos = len(buf)
-				return false
-			}
-			s.pos += k
-			return true
+			return s.findStop(stop)
 		case stSkip:
 			return s.skipDeep(stop)
 		case stString:
@@ -120,13 +110,9 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 			}
 			continue
 		case stBare:
-			for s.pos < len(buf) && isBareByte(buf[s.pos]) {
-				s.pos++
-			}
-			if s.pos == len(buf) {
+			if !s.readBare() {
 				return false
 			}
-			s.endBare()
 			continue
 		}
 		c := buf[s.pos]
@@ -137,54 +123,93 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 		if c == stop {
 			return true
 		}
-		switch s.state {
-		case stValue:
-			s.beginValue(c)
-		case stKey:
-			switch {
-			case c == '"' || c == '\'':
-				s.quote, s.inKey, s.key = c, true, s.key[:0]
-				s.state = stString
-				s.pos++
-			case c == '}':
-				s.close(true)
-			case c == ',':
-				s.pos++
-			case isBareByte(c):
-				s.inKey, s.bareStart, s.state = true, s.pos, stBare
-			default:
-				s.lose()
-			}
-		case stColon:
-			if c == ':' || c == '=' {
-				s.pos++
-				s.state = stValue
-			} else {
-				s.lose()
-			}
-		case stAfter:
-			top := &s.stack[len(s.stack)-1]
-			switch {
-			case c == ',':
-				s.pos++
-				s.state = stValue
-				if top.obj {
-					s.state = stKey
-				}
-			case c == '}' || c == ']':
-				s.close(c == '}')
-			case top.obj && (c == '"' || c == '\''):
-				s.state = stKey // a missing comma
-			case !top.obj:
-				s.state = stValue // a missing comma
-			default:
-				s.lose()
-			}
-		case stDone:
-			s.pos++ // text after the value: not ours to judge
-		}
+		s.structural(c)
 	}
 	return false
+}
+
+// structural reads c, a byte outside strings and bare words.
+func (s *jsonScanner) structural(c byte) {
+	switch s.state {
+	case stValue:
+		s.beginValue(c)
+	case stKey:
+		s.beginKey(c)
+	case stColon:
+		if c == ':' || c == '=' {
+			s.pos++
+			s.state = stValue
+		} else {
+			s.lose()
+		}
+	case stAfter:
+		s.separator(c)
+	case stDone:
+		s.pos++ // text after the value: not ours to judge
+	}
+}
+
+func (s *jsonScanner) beginKey(c byte) {
+	switch {
+	case c == '"' || c == '\'':
+		s.quote, s.inKey, s.key = c, true, s.key[:0]
+		s.state = stString
+		s.pos++
+	case c == '}':
+		s.close(true)
+	case c == ',':
+		s.pos++
+	case isBareByte(c):
+		s.inKey, s.bareStart, s.state = true, s.pos, stBare
+	default:
+		s.lose()
+	}
+}
+
+// separator reads c after a value: a comma, a closing bracket, or the
+// start of what a missing comma should have come before.
+func (s *jsonScanner) separator(c byte) {
+	top := &s.stack[len(s.stack)-1]
+	switch {
+	case c == ',':
+		s.pos++
+		s.state = stValue
+		if top.obj {
+			s.state = stKey
+		}
+	case c == '}' || c == ']':
+		s.close(c == '}')
+	case top.obj && (c == '"' || c == '\''):
+		s.state = stKey
+	case !top.obj:
+		s.state = stValue
+	default:
+		s.lose()
+	}
+}
+
+// findStop, once lost, only looks for stop.
+func (s *jsonScanner) findStop(stop byte) bool {
+	if stop != 0 {
+		if k := bytes.IndexByte(s.buf[s.pos:], stop); k >= 0 {
+			s.pos += k
+			return true
+		}
+	}
+	s.pos = len(s.buf)
+	return false
+}
+
+// readBare reads a bare word up to its end (true) or the end of the buffer.
+func (s *jsonScanner) readBare() bool {
+	for s.pos < len(s.buf) && isBareByte(s.buf[s.pos]) {
+		s.pos++
+	}
+	if s.pos == len(s.buf) {
+		return false
+	}
+	s.endBare()
+	return true
 }
 
 // finish ends the input: a bare word running to the end is complete.
