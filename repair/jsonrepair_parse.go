@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,22 +27,16 @@ type repairParser struct {
 	marks []strMark
 }
 
-func (p *repairParser) note(detail string) {
-	for _, f := range p.found {
-		if f == detail {
-			return
-		}
-	}
-	p.found = append(p.found, detail)
-}
+// note records a kind of repair, once.
+func (p *repairParser) note(detail string) { p.found = appendOnce(p.found, detail) }
 
-func (p *repairParser) notePython(detail string) {
-	for _, f := range p.python {
-		if f == detail {
-			return
-		}
+func (p *repairParser) notePython(detail string) { p.python = appendOnce(p.python, detail) }
+
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
 	}
-	p.python = append(p.python, detail)
+	return append(list, s)
 }
 
 func (p *repairParser) repairs() []Repair {

@@ -191,13 +191,7 @@ func (p *textParser) open(name string, n int) {
 // inCall reads between parameters: a parameter opens or the call closes.
 func (p *textParser) inCall() bool {
 	c := &p.call
-	for {
-		k := bytes.IndexByte(p.buf[p.pos:], '<')
-		if k < 0 {
-			p.pos = len(p.buf)
-			return false
-		}
-		p.pos += k
+	for p.nextTag() {
 		switch literal(p.buf[p.pos:], c.closer) {
 		case matched:
 			p.closeCall(p.pos, p.pos+len(c.closer), false)
@@ -215,6 +209,18 @@ func (p *textParser) inCall() bool {
 		}
 		p.pos++ // not a tag of ours: layout or stray text between parameters
 	}
+	return false
+}
+
+// nextTag moves to the next '<' (true) or to the end of the buffer.
+func (p *textParser) nextTag() bool {
+	k := bytes.IndexByte(p.buf[p.pos:], '<')
+	if k < 0 {
+		p.pos = len(p.buf)
+		return false
+	}
+	p.pos += k
+	return true
 }
 
 func (p *textParser) openValue(name string, n int) {
@@ -239,13 +245,7 @@ func (p *textParser) openValue(name string, n int) {
 // space) by another parameter or the call's closing tag.
 func (p *textParser) inValue() bool {
 	c := &p.call
-	for {
-		k := bytes.IndexByte(p.buf[p.pos:], '<')
-		if k < 0 {
-			p.pos = len(p.buf)
-			break
-		}
-		p.pos += k
+	for p.nextTag() {
 		m := literal(p.buf[p.pos:], c.paramClose)
 		if m == matched && c.followRule {
 			m = anyFollows(p.buf[p.pos+len(c.paramClose):], c.follows)
