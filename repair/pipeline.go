@@ -57,15 +57,13 @@ func (r *Registry) Validate(call Call, opts Options) *Result {
 }
 
 func (p *pipeline) run(call Call) {
-	name := call.Name
-	var xmlBody string
-	var xmlClosed = true
+	name, xmlBody, xmlClosed := call.Name, "", true
 	if call.Form == FormXML {
-		tag, body, closed := splitToolBlock(call.Text, func(tag string) bool {
+		var tag string
+		tag, xmlBody, xmlClosed = splitToolBlock(call.Text, func(tag string) bool {
 			t, _ := p.reg.Resolve(tag, p.opts.Tools)
 			return t != nil || p.reg.multiplexer(tag) != nil || tag == call.Name
 		})
-		xmlBody, xmlClosed = body, closed
 		if name == "" {
 			name = tag
 		}
@@ -77,11 +75,6 @@ func (p *pipeline) run(call Call) {
 	p.res.ToolName = name
 	tool, aliased := p.reg.Resolve(name, p.opts.Tools)
 	p.tool = tool
-	mux := (*multiplexer)(nil)
-	if tool == nil {
-		mux = p.reg.multiplexer(name)
-	}
-
 	args, ok := p.parse(call, xmlBody)
 	if !ok {
 		if tool != nil {
@@ -90,40 +83,50 @@ func (p *pipeline) run(call Call) {
 		return
 	}
 	args = p.unwrap(args)
-
-	if mux != nil {
-		tool = p.pickCommand(mux, name, args)
-		if tool == nil {
-			p.res.Args = args
-			return
-		}
-		p.tool = tool
-		if call.Form == FormXML {
-			// Content parameters are known only now; split the block again
-			// so a content value runs to its last closing tag.
-			if again, ok := p.parse(call, xmlBody); ok {
-				args = p.unwrap(again)
-				delete(args, mux.def.CommandParam)
-			}
-		}
-	} else if tool == nil {
+	if tool, args = p.settleTool(call, name, xmlBody, aliased, args); tool == nil {
 		p.res.Args = args
-		p.res.Violate(CodeUnknownTool, "", fmt.Sprintf("Unknown tool %s. Known tools: %s.", quote(name), listNames(p.knownToolNames())))
 		return
-	} else if aliased {
-		p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s is %q", quote(name), tool.Name()))
 	}
 	p.res.ToolName = tool.Name()
 	p.res.Tool = tool
-
 	if call.Form == FormXML && !xmlClosed {
 		p.res.Violate(CodeTruncated, "", fmt.Sprintf("The <%s> block was cut off before its closing tag </%s>.", clipText(name, maxQuoted), clipText(name, maxQuoted)))
 	}
-
 	p.normalizeObject(args, tool.schema, "", true)
 	p.applyContentFixes(args)
 	p.res.Args = args
 	p.check(args)
+}
+
+// settleTool returns the tool the call is for, nil when unknown: a
+// multiplexed name is resolved by its command parameter, whose tool's
+// content parameters an XML block is split again for.
+func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, args map[string]any) (*Tool, map[string]any) {
+	if p.tool != nil {
+		if aliased {
+			p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s is %q", quote(name), p.tool.Name()))
+		}
+		return p.tool, args
+	}
+	mux := p.reg.multiplexer(name)
+	if mux == nil {
+		p.res.Violate(CodeUnknownTool, "", fmt.Sprintf("Unknown tool %s. Known tools: %s.", quote(name), listNames(p.knownToolNames())))
+		return nil, args
+	}
+	tool := p.pickCommand(mux, name, args)
+	if tool == nil {
+		return nil, args
+	}
+	p.tool = tool
+	if call.Form == FormXML {
+		// Content parameters are known only now: a content value runs to
+		// its last closing tag.
+		if again, ok := p.parse(call, xmlBody); ok {
+			args = p.unwrap(again)
+			delete(args, mux.def.CommandParam)
+		}
+	}
+	return tool, args
 }
 
 func (p *pipeline) knownToolNames() []string {

@@ -367,9 +367,26 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		replace:    map[string]bool{},
 	}
 	top, declared := declaredParams(schema)
+	if err := t.markParams(top, declared); err != nil {
+		return nil, err
+	}
+	if err := t.addAliases(r.groups, top, declared); err != nil {
+		return nil, err
+	}
+	t.index(declared)
+	t.example = def.Example
+	if t.example == nil {
+		t.example = synthesizeExample(schema)
+	}
+	return t, nil
+}
+
+// markParams records the content, find and replace parameters.
+func (t *Tool) markParams(top, declared map[string]bool) error {
+	def := t.def
 	for _, c := range def.ContentParams {
 		if !top[c] {
-			return nil, fmt.Errorf("tool %q: content parameter %q is not declared in the schema", def.Name, c)
+			return fmt.Errorf("tool %q: content parameter %q is not declared in the schema", def.Name, c)
 		}
 		t.content[c] = true
 	}
@@ -380,18 +397,24 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	}{{def.FindParams, t.find, "find"}, {def.ReplaceParams, t.replace, "replace"}} {
 		for _, n := range set.names {
 			if !declared[n] {
-				return nil, fmt.Errorf("tool %q: %s parameter %q is not declared in the schema", def.Name, set.what, n)
+				return fmt.Errorf("tool %q: %s parameter %q is not declared in the schema", def.Name, set.what, n)
 			}
 			set.into[n] = true
 		}
 	}
+	return nil
+}
+
+// addAliases records the spellings of the parameters: the shared groups,
+// the tool's own aliases (last, so they win) and the variants' names.
+func (t *Tool) addAliases(groups []ParamAliases, top, declared map[string]bool) error {
+	def := t.def
 	for _, p := range def.ParamAliases {
 		if !declared[p.Param] {
-			return nil, fmt.Errorf("tool %q: aliases given for undeclared parameter %q", def.Name, p.Param)
+			return fmt.Errorf("tool %q: aliases given for undeclared parameter %q", def.Name, p.Param)
 		}
 	}
-	// Tool-specific aliases go in last so they win over shared groups.
-	for _, g := range slices.Concat(r.groups, def.ParamAliases) {
+	for _, g := range slices.Concat(groups, def.ParamAliases) {
 		if !declared[g.Param] {
 			continue
 		}
@@ -405,7 +428,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	for _, v := range def.Variants {
 		for canon, shown := range v.Rename {
 			if !top[canon] {
-				return nil, fmt.Errorf("tool %q: variant renames undeclared parameter %q", def.Name, canon)
+				return fmt.Errorf("tool %q: variant renames undeclared parameter %q", def.Name, canon)
 			}
 			t.aliasOf[shown] = canon
 		}
@@ -413,6 +436,12 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	for p := range declared {
 		delete(t.aliasOf, p) // a declared name is never an alias of another
 	}
+	return nil
+}
+
+// index builds the lookups of the tool's keys, folded spellings and
+// parameter order.
+func (t *Tool) index(declared map[string]bool) {
 	t.keys = make(map[string]bool, len(declared)+len(t.aliasOf))
 	for k := range declared {
 		t.keys[k] = true
@@ -420,22 +449,17 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	for a := range t.aliasOf {
 		t.keys[a] = true
 	}
-	t.folds = foldIndex(schema, t.aliasOf)
+	t.folds = foldIndex(t.schema, t.aliasOf)
 	for _, f := range t.folds {
 		for spelling := range f {
 			t.maxFold = max(t.maxFold, len(spelling))
 		}
 	}
-	t.order = paramOrder(schema)
+	t.order = paramOrder(t.schema)
 	t.rank = make(map[string]int, len(t.order))
 	for i, p := range t.order {
 		t.rank[p] = i
 	}
-	t.example = def.Example
-	if t.example == nil {
-		t.example = synthesizeExample(schema)
-	}
-	return t, nil
 }
 
 // canonicalParam returns the canonical name for a parameter spelling at an

@@ -399,6 +399,12 @@ loop:
 			i += size
 		}
 	}
+	return s.stringRead(out, i, closed, verbatim)
+}
+
+// stringRead hands what readString decoded up to i to the key or the
+// handler, and reports whether the string closed.
+func (s *jsonScanner) stringRead(out []byte, i int, closed, verbatim bool) bool {
 	s.grewFrom, s.grewTo, s.grewVerbatim = s.pos, i, verbatim
 	if closed {
 		s.grewTo--
