@@ -17,9 +17,8 @@ import (
 
 var printer = message.NewPrinter(language.English)
 
-// check validates the normalised arguments against the tool's schema and
-// records the problems as violations, in a stable order: the first
-// MaxViolations listed, the rest counted.
+// check validates the arguments against the schema and records the
+// problems as violations, in a stable order.
 func (p *pipeline) check(args map[string]any) {
 	var found []finding
 	p.checkEmpty(args, p.tool.schema, "", &found)
@@ -37,10 +36,8 @@ func (p *pipeline) check(args map[string]any) {
 	}
 }
 
-// outOfRange finds numbers no float64 holds (1e999): valid JSON, but every
-// consumer of the arguments (a protobuf Struct, JavaScript, Python's json)
-// would turn them into infinity or fail on them. Each is reported, and
-// kept in the arguments as its text, which every consumer can carry.
+// outOfRange reports numbers no float64 holds (1e999), which consumers
+// (protobuf Struct, JavaScript) would make infinite, and keeps them as text.
 func outOfRange(v any, path string, out *[]finding) any {
 	switch x := v.(type) {
 	case json.Number:
@@ -62,10 +59,8 @@ func outOfRange(v any, path string, out *[]finding) any {
 }
 
 // firstFindings returns the first k findings in (param, code) order, each
-// pair once (the validator may report one problem through several
-// branches; the first report wins), and calls omit with the code of every
-// other distinct finding. Past k findings it keeps a bounded buffer and a
-// set instead of sorting them all.
+// pair once, and calls omit for every other; past k it keeps a bounded
+// buffer instead of sorting them all.
 func firstFindings(found []finding, k int, omit func(code string)) []finding {
 	byKey := func(a, b finding) int {
 		return cmp.Or(strings.Compare(a.param, b.param), strings.Compare(a.code, b.code))
@@ -97,19 +92,15 @@ func firstFindings(found []finding, k int, omit func(code string)) []finding {
 }
 
 // finding is a problem the schema check found. Its message is written only
-// if it is listed: a call with a million unknown parameters must not cost a
-// million messages.
+// if listed: a million unknown parameters must not cost a million messages.
 type finding struct {
 	code, param string
-	// loc is the object or value concerned and name the parameter in it,
-	// for the messages that need them.
+	// loc is the object or value concerned, name the parameter in it.
 	loc, name string
 	err       *jsonschema.ValidationError
-	// msg is a message known when found.
-	msg string
+	msg       string // known when found
 }
 
-// message writes a finding's message.
 func (p *pipeline) message(f finding) string {
 	switch {
 	case f.msg != "":
@@ -127,15 +118,13 @@ func (p *pipeline) message(f finding) string {
 	case *kind.Type:
 		return fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(f.loc)), wantTypes(k.Want), article(k.Got))
 	default:
-		// The validator's words may quote the value: a part of them is
-		// enough to act on.
+		// The validator's words may quote the value: a part is enough.
 		return fmt.Sprintf("Parameter %s is invalid: %s.", quote(displayParam(f.loc)), clipText(f.err.ErrorKind.LocalizedString(printer), 4*maxQuoted))
 	}
 }
 
-// checkEmpty reports required string parameters given as "" where the
-// parameter does not allow empty: models send an empty value when they lost
-// track of it, which is a missing parameter in all but name.
+// checkEmpty reports required parameters given as "": models send that when
+// they lost track of a value.
 func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path string, out *[]finding) {
 	props := propsOf(s)
 	for _, r := range requiredOf(s) {
@@ -205,8 +194,7 @@ func (p *pipeline) unexpectedMessage(loc, name string) string {
 	return fmt.Sprintf("Unexpected parameter %s: %s accepts only %s.", quote(name), where, listNames(accepted))
 }
 
-// schemaAt returns the schema of the value at path (object keys and array
-// indices), or nil.
+// schemaAt returns the schema of the value at path, or nil.
 func schemaAt(s *jsonschema.Schema, path []string) *jsonschema.Schema {
 	for _, seg := range path {
 		if ps := propsOf(s); ps != nil && ps[seg] != nil {

@@ -10,16 +10,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// normalizeObject renames parameter aliases to canonical names in an object
-// whose schema is s, then coerces each value and recurses.
+// normalizeObject renames aliases to canonical names, then coerces each
+// value and recurses.
 func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path string, top bool) {
 	props := propsOf(s)
 	if props == nil {
 		return
 	}
-	// Renames run in key order so which of two spellings wins does not
-	// depend on map order; only the keys that are spellings of a parameter
-	// are sorted, not every key a call brings.
+	// Renames run in key order, so map order does not pick which spelling wins.
 	var renames []alias
 	for k := range m {
 		if _, ok := props[k]; ok {
@@ -40,7 +38,6 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 	}
 }
 
-// alias is a key of an object that spells one of its parameters.
 type alias struct{ spelling, canonical string }
 
 func (p *pipeline) renameAlias(m map[string]any, a alias, path string, top bool) {
@@ -71,8 +68,7 @@ func (p *pipeline) renameAlias(m map[string]any, a alias, path string, top bool)
 	}
 }
 
-// normalizeValue coerces v to the schema's type where the intent is
-// unambiguous, then normalises inside it.
+// normalizeValue coerces v where the intent is plain, then normalises inside it.
 func (p *pipeline) normalizeValue(v any, s *jsonschema.Schema, path string, literal bool) any {
 	t := typesOf(s)
 	if nv, how, ok := coerce(v, t, itemsOf(s)); ok {
@@ -122,8 +118,7 @@ func coerce(v any, t jsonTypes, items *jsonschema.Schema) (any, string, bool) {
 	return nil, "", false
 }
 
-// coerceString converts a trimmed string to one of the types t admits,
-// which do not include string.
+// coerceString converts a trimmed string to a non-string type t admits.
 func coerceString(s string, t jsonTypes) (any, string, bool) {
 	switch {
 	case t.has(typeBoolean) && strings.EqualFold(s, "true"):
@@ -142,8 +137,7 @@ func coerceString(s string, t jsonTypes) (any, string, bool) {
 	return nil, "", false
 }
 
-// coerceContainer parses a stringified array or object, repairing it if it
-// must, when the schema admits its kind.
+// coerceContainer parses a stringified array or object the schema admits.
 func coerceContainer(s string, t jsonTypes) (any, string, bool) {
 	r, err := RepairJSON(s, JSONOptions{})
 	if err != nil || r.Truncated {

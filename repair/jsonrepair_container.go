@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// object parses an object at '{'.
 func (p *repairParser) object() any {
 	p.i++ // {
 	p.skipSpace()
@@ -51,9 +50,8 @@ func (p *repairParser) object() any {
 	return m
 }
 
-// closeObject consumes the object's closing brace, or notes that it was
-// missing. A ']' closes the object without being consumed: it belongs to the
-// enclosing array ({"a": [{"b": 1], ...}).
+// closeObject consumes the closing brace. A ']' closes the object but
+// belongs to the enclosing array ({"a": [{"b": 1], ...}).
 func (p *repairParser) closeObject() {
 	p.skipSpace()
 	switch {
@@ -66,9 +64,8 @@ func (p *repairParser) closeObject() {
 	}
 }
 
-// members parses "key: value" pairs into m until the object ends. It
-// returns the keys given without colon or value, in order, and whether any
-// member had a colon: {'a', 'b'} is a Python set.
+// members parses pairs into m until the object ends. It returns the keys
+// without colon or value, and whether any had a colon: {'a', 'b'} is a set.
 func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
 	for {
 		p.skipCommas()
@@ -112,8 +109,7 @@ const (
 	objectEnds            // the object or the text ends
 )
 
-// memberValue reads the colon and the value after key into m, and reports
-// whether there was a colon and what follows.
+// memberValue reads the colon and the value after key into m.
 func (p *repairParser) memberValue(m map[string]any, key string) (colon bool, next memberNext) {
 	p.skipSpace()
 	switch {
@@ -201,8 +197,7 @@ func isKeyByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$' || c >= utf8.RuneSelf
 }
 
-// key parses an object key: a string in any quote style, or an unquoted
-// word up to the colon.
+// key parses a key in any quote style, or a bare word.
 func (p *repairParser) key() (string, bool) {
 	if p.atQuote() {
 		return p.str(ctxKey), true
@@ -263,8 +258,7 @@ func (p *repairParser) array(close byte) []any {
 			continue
 		}
 		if c == ']' || c == '}' || c == ')' {
-			// Mismatched bracket: it closes this array and whatever
-			// encloses it; the enclosing value consumes it.
+			// Mismatched: it closes this array and what encloses it.
 			p.note("added missing closing brackets")
 			return a
 		}
@@ -306,8 +300,7 @@ func (p *repairParser) skipStrayBrace(a []any) bool {
 	return false
 }
 
-// pairsObject reads ["key": "value", ...], an array the model opened for an
-// object, from the colon after its first key.
+// pairsObject reads ["key": "value", ...], an array opened for an object.
 func (p *repairParser) pairsObject(k string) map[string]any {
 	p.i++
 	p.note("turned an array of key: value pairs into an object")
@@ -329,8 +322,7 @@ func (p *repairParser) pairsObject(k string) map[string]any {
 	return m
 }
 
-// afterElement reads the separator after an element; false when the text
-// ends.
+// afterElement reads the separator after an element; false at the end.
 func (p *repairParser) afterElement(close byte) bool {
 	p.skipSpace()
 	if p.eof() {

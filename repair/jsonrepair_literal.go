@@ -65,8 +65,7 @@ func (p *repairParser) number(ctx parseCtx) any {
 	return raw
 }
 
-// normaliseNumber completes a number cut short ("2." → "2.0", "2e" → "2",
-// "-" → "0", ".25" → "0.25") and reports whether the result is a JSON number.
+// normaliseNumber completes a number cut short ("2." → "2.0", ".25" → "0.25").
 func normaliseNumber(raw string) (string, bool) {
 	n := raw
 	if strings.HasPrefix(n, "-.") {
@@ -95,8 +94,7 @@ func isValueEnd(c byte) bool {
 	return false
 }
 
-// unquoted parses a bare word or phrase: a literal (true, None, undefined),
-// a number, or an unquoted string value.
+// unquoted parses a bare word: a literal (None, undefined), a number or a string.
 func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	start := p.i
 	braces := 0 // words{in braces} keep their braces
@@ -155,8 +153,8 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	return word, true
 }
 
-// skipStrayQuote consumes a quote right after a bare value when structure
-// follows it (foo", 12345"}): the value's opening quote was forgotten.
+// skipStrayQuote consumes a quote after a bare value whose opening quote
+// was forgotten (foo", 12345"}).
 func (p *repairParser) skipStrayQuote() {
 	if p.i < len(p.s) && p.s[p.i] == '"' {
 		if a := skipInlineSpace(p.s, p.i+1); a >= len(p.s) || strings.IndexByte(",}]\n", p.s[a]) >= 0 {

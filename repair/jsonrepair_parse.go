@@ -10,21 +10,15 @@ type repairParser struct {
 	s    string
 	i    int
 	keys map[string]bool
-	// found records the kinds of repair made, each once, in order.
+	// found are the kinds of repair made, each once, in order.
 	found     []string
 	python    []string
 	truncated bool
-	// invalid marks text that must be refused whatever else parses: a raw
-	// NUL or other non-text control character, a malformed \u escape.
-	invalid bool
-	depth   int
-	// tooDeep is the offset where nesting passed MaxJSONDepth, or -1.
-	tooDeep int
-	// tuples counts the Python tuples being parsed, inside which ')'
-	// ends an unquoted value.
-	tuples int
-	// marks is str's reusable buffer of commas and brackets met.
-	marks []strMark
+	invalid   bool // errInvalidText, whatever else parses
+	depth     int
+	tooDeep   int       // where nesting passed MaxJSONDepth, or -1
+	tuples    int       // open Python tuples, in which ')' ends a bare value
+	marks     []strMark // str's buffer
 }
 
 // note records a kind of repair, once.
@@ -48,8 +42,7 @@ func (p *repairParser) repairs() []Repair {
 		out = append(out, Repair{Code: CodePythonLiteral, Detail: strings.Join(p.python, "; ")})
 	}
 	if len(out) == 0 {
-		// The strict parser rejected the text, so something was changed
-		// even if it has no name here (e.g. invalid UTF-8 in a key).
+		// The strict parser rejected the text: something changed (invalid UTF-8).
 		out = append(out, Repair{Code: CodeJSONRepaired, Detail: "normalised the JSON text"})
 	}
 	return out
@@ -58,8 +51,7 @@ func (p *repairParser) repairs() []Repair {
 func (p *repairParser) eof() bool { return p.i >= len(p.s) }
 
 // document parses the whole text: prose and fences around the value are
-// dropped, stray closing brackets after it ignored, and several top-level
-// values (NDJSON, "{...}, {...}") collected into an array.
+// dropped, stray brackets after it ignored, several values collected.
 func (p *repairParser) document() (any, error) {
 	p.skipSpace()
 	if p.eof() {
@@ -123,8 +115,7 @@ func (p *repairParser) document() (any, error) {
 	return p.concatenated(values), nil
 }
 
-// concatenated returns the non-empty values of several, as an array when
-// more than one is left.
+// concatenated returns the non-empty values, an array when more than one.
 func (p *repairParser) concatenated(values []any) any {
 	kept := values[:0]
 	for _, v := range values {
@@ -142,8 +133,7 @@ func (p *repairParser) concatenated(values []any) any {
 	return kept
 }
 
-// fencedValues parses the content of every Markdown code fence in the text
-// after p.i; several fenced values come back as an array.
+// fencedValues parses every code fence after p.i; several come back as an array.
 func (p *repairParser) fencedValues() (any, bool) {
 	var values []any
 	rest := p.s[p.i:]
@@ -223,8 +213,7 @@ const (
 	ctxArray
 )
 
-// isSpaceRune reports JSON whitespace plus the Unicode spaces models emit
-// (NBSP, zero-width space, BOM...).
+// isSpaceRune reports JSON whitespace and the Unicode spaces models emit.
 func isSpaceRune(r rune) bool {
 	switch r {
 	case ' ', '\t', '\n', '\r', '\u00a0', '\u180e', '\u200b', '\u202f', '\u205f', '\u3000', '\ufeff':
@@ -280,7 +269,7 @@ func isWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '+'
 }
 
-// quote kinds: the runes that open a string and those that may close it.
+// openQuote returns the runes that may close a string r opens.
 func openQuote(r rune) (closers string, ok bool) {
 	switch r {
 	case '"':
@@ -313,8 +302,7 @@ func (p *repairParser) atQuote() bool {
 	return ok
 }
 
-// atValueStart reports whether a JSON value (or something a model meant as
-// one) starts here.
+// atValueStart reports whether a value, or what a model meant as one, starts here.
 func (p *repairParser) atValueStart() bool {
 	if p.eof() {
 		return false
@@ -351,8 +339,7 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	}
 	switch c := p.s[p.i]; {
 	case (c == '{' || c == '[' || c == '(') && p.depth >= MaxJSONDepth:
-		// Nothing past here is parsed: a value cut short at the limit would
-		// pass for the whole one.
+		// Nothing more is parsed: a value cut short would pass for the whole.
 		p.tooDeep, p.i = p.i, len(p.s)
 		return nil, false
 	case c == '{':

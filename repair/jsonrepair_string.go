@@ -17,9 +17,8 @@ func (p *repairParser) str(ctx parseCtx) string {
 	p.i += size
 	// The text stays a slice of the source until something must change.
 	t := strText{s: p.s, start: p.i, close: asciiCloser(closers)}
-	// marks remember where each comma and closing bracket of the string
-	// stands, so a string whose closing quote was forgotten can be ended
-	// there. The buffer is the parser's, reused from string to string.
+	// marks are the commas and closing brackets met, where a string whose
+	// closing quote was forgotten may end; the buffer is reused.
 	marks := p.marks[:0]
 	defer func() { p.marks = marks[:0] }()
 	for p.i < len(p.s) {
@@ -83,8 +82,6 @@ func asciiCloser(closers string) byte {
 	return c
 }
 
-// plainEnd returns the end of the run of plain ASCII at i: bytes a string
-// keeps without a look.
 func plainEnd(s string, i int, close byte) int {
 	for i < len(s) {
 		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == close || c == ',' || c == '}' || c == ']' {
@@ -106,8 +103,8 @@ func (p *repairParser) controlChar(t *strText) {
 	p.i++
 }
 
-// closingQuote decides at a quote of size bytes whether the string ends
-// there or, its closing quote forgotten, at an earlier comma.
+// closingQuote decides whether the string ends at the quote at p.i or,
+// its closing quote forgotten, at an earlier comma.
 func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx parseCtx) (string, bool) {
 	if p.endsString(p.i+size, ctx) {
 		out := t.String(p.i)
@@ -121,8 +118,8 @@ func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx p
 	return "", false
 }
 
-// unclosed ends a string the text ended inside: where its closing quote
-// was evidently forgotten, else at the end of the text, as truncated.
+// unclosed ends a string the text ended inside: where its closing quote was
+// evidently forgotten, else at the end, truncated.
 func (p *repairParser) unclosed(text string, marks []strMark, ctx parseCtx) string {
 	if ctx == ctxArray {
 		// ["hello, world] — in an array a comma is the likelier end.
@@ -138,8 +135,7 @@ func (p *repairParser) unclosed(text string, marks []strMark, ctx parseCtx) stri
 		}
 	}
 	if m, ok := trailingBracket(p.s, marks); ok {
-		// {"url":"https://x/} — the quote was forgotten before the
-		// closing brackets.
+		// {"url":"https://x/} — forgotten before the closing brackets.
 		return p.endAt(m, text)
 	}
 	p.truncated = true
@@ -147,10 +143,8 @@ func (p *repairParser) unclosed(text string, marks []strMark, ctx parseCtx) stri
 	return strings.TrimRightFunc(text, isSpaceRune)
 }
 
-// earlierEnd reports, for a quote at p.i that does not end the string,
-// whether the string should have ended at an earlier comma: ["abc,\n"def"]
-// in an array; "a": "New York, "b": ... or "a": "first, b: "second" in an
-// object.
+// earlierEnd reports whether the string should have ended at an earlier
+// comma: ["abc,\n"def"], "a": "New York, "b": ..., "a": "first, b: "second".
 func (p *repairParser) earlierEnd(marks []strMark, ctx parseCtx) (strMark, bool) {
 	switch ctx {
 	case ctxArray:
@@ -166,16 +160,16 @@ func (p *repairParser) earlierEnd(marks []strMark, ctx parseCtx) (strMark, bool)
 	return strMark{}, false
 }
 
-// endAt ends the string at mark m (whose quote was forgotten) and moves the
-// parser there, so the comma or bracket is parsed as structure.
+// endAt ends the string at mark m and moves the parser there, so the comma
+// or bracket is read as structure.
 func (p *repairParser) endAt(m strMark, text string) string {
 	p.i = m.src
 	p.note("added missing quotes")
 	return strings.TrimRightFunc(text[:m.n], isSpaceRune)
 }
 
-// strText accumulates a string's text: a slice of the source while the text
-// equals it, a builder once something had to change.
+// strText is a string's text: a slice of the source while the text equals
+// it, a builder once something had to change.
 type strText struct {
 	s        string
 	start    int
@@ -184,21 +178,17 @@ type strText struct {
 	building bool
 }
 
-// keep appends the source bytes s[from:to], which directly follow what was
-// consumed so far.
 func (t *strText) keep(from, to int) {
 	if t.building {
 		t.b.WriteString(t.s[from:to])
 	}
 }
 
-// builder switches to building (copying the source up to at) and returns
-// the builder to append changed text to.
+// builder switches to building, copying the source up to at.
 func (t *strText) builder(at int) *strings.Builder {
 	if !t.building {
 		t.building = true
-		// Size for the text up to the next unescaped closing quote: one
-		// allocation for the usual string, doubling only for broken ones.
+		// Sized to the next unescaped quote: one allocation for the usual string.
 		end := nextUnescaped(t.s, at, t.close)
 		t.b.Grow(end - t.start + 16)
 		t.b.WriteString(t.s[t.start:at])
@@ -207,8 +197,7 @@ func (t *strText) builder(at int) *strings.Builder {
 }
 
 // nextUnescaped returns the offset of the first c at or after i that no
-// backslash escapes, or len(s). It uses the vectorised byte search and
-// counts the backslashes before each candidate.
+// backslash escapes, or len(s).
 func nextUnescaped(s string, i int, c byte) int {
 	for i < len(s) {
 		k := strings.IndexByte(s[i:], c)
@@ -228,7 +217,6 @@ func nextUnescaped(s string, i int, c byte) int {
 	return len(s)
 }
 
-// Len returns the text's length when the parser is at source offset at.
 func (t *strText) Len(at int) int {
 	if t.building {
 		return t.b.Len()
@@ -236,7 +224,6 @@ func (t *strText) Len(at int) int {
 	return at - t.start
 }
 
-// String returns the text when the parser is at source offset at.
 func (t *strText) String(at int) string {
 	if t.building {
 		return t.b.String()
@@ -244,15 +231,14 @@ func (t *strText) String(at int) string {
 	return t.s[t.start:at]
 }
 
-// strMark is a comma or closing bracket met inside a string: its source
-// offset, the decoded length before it, and the character.
+// strMark is a comma or closing bracket met inside a string: its offset,
+// the text's length before it, the character.
 type strMark struct {
 	src, n int
 	c      byte
 }
 
-// trailingBracket returns the first closing bracket of the run of brackets
-// and whitespace that ends the text, if the string holds one.
+// trailingBracket returns the first bracket of the run that ends the text.
 func trailingBracket(s string, marks []strMark) (strMark, bool) {
 	for _, m := range marks {
 		if m.c != ',' && trimBrackets(s[m.src:]) == "" {
@@ -262,9 +248,8 @@ func trailingBracket(s string, marks []strMark) (strMark, bool) {
 	return strMark{}, false
 }
 
-// commaBeforeQuotedMember reports whether the quote at p.i, which did not
-// end the string, starts a member ("b": ...) right after a comma of the
-// string: then the string should have ended at that comma.
+// commaBeforeQuotedMember reports a quote at p.i starting a member ("b":)
+// right after a comma of the string, which should have ended there.
 func (p *repairParser) commaBeforeQuotedMember(marks []strMark) (strMark, bool) {
 	if len(marks) == 0 {
 		return strMark{}, false
@@ -276,9 +261,8 @@ func (p *repairParser) commaBeforeQuotedMember(marks []strMark) (strMark, bool) 
 	return m, true
 }
 
-// memberAfterComma finds the last comma of the string after which, up to
-// end, stands the start of an object member ("b: ", "b": ) — the sign that
-// the string should have ended at that comma.
+// memberAfterComma finds the last comma of the string followed by a
+// member's start ("b: ", "b": ), where the string should have ended.
 func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool) {
 	for k := len(marks) - 1; k >= 0; k-- {
 		m := marks[k]
@@ -308,14 +292,11 @@ func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool
 	return strMark{}, false
 }
 
-// trimBrackets returns s without whitespace and closing brackets; it is
-// empty when s holds nothing else.
 func trimBrackets(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' || r == '`' })
 }
 
-// escape decodes one escape at p.i into b. It returns false when the text
-// ends inside the escape (the string is then cut off there).
+// escape decodes one escape at p.i into b; false when the text ends inside it.
 func (p *repairParser) escape(b *strings.Builder, open rune) bool {
 	if p.i+1 >= len(p.s) {
 		b.WriteByte('\\')
@@ -356,8 +337,7 @@ func (p *repairParser) escape(b *strings.Builder, open rune) bool {
 		p.i += n
 		return true
 	default:
-		// An escape JSON does not have (\d in a regex, \p in a Windows
-		// path): the model meant the backslash.
+		// \d in a regex, \p in a Windows path: the model meant the backslash.
 		b.WriteByte('\\')
 		p.i++
 		p.note("fixed invalid escapes")

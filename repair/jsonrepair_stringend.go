@@ -5,8 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// endsString decides whether the quote just before position j ends the
-// string being parsed in context ctx, by looking at what follows it.
+// endsString decides, by what follows, whether the quote before j ends the string.
 func (p *repairParser) endsString(j int, ctx parseCtx) bool {
 	k := skipInlineSpace(p.s, j)
 	if k >= len(p.s) || strings.HasPrefix(p.s[k:], "```") {
@@ -77,17 +76,14 @@ func commentAt(s string, k int) bool {
 	return s[k] == '/' && k+1 < len(s) && (s[k+1] == '/' || s[k+1] == '*')
 }
 
-// continuesStructure reports whether the text at n (a closing bracket, a
-// comma, the end) carries on as JSON structure rather than as prose: a quote
-// followed by "]" closes a string only if what comes after the bracket fits
-// too, so a regex such as ['"]([^'"]+) stays one string.
+// continuesStructure reports whether the text at n carries on as JSON
+// rather than prose, so a regex such as ['"]([^'"]+) stays one string.
 func (p *repairParser) continuesStructure(n, budget int) bool {
 	return p.continuesAfterClosing(n, budget, 0)
 }
 
-// continuesAfterClosing is continuesStructure having passed closed closing
-// brackets. Once they close every open container, the document is over and
-// whatever follows is prose or another value.
+// continuesAfterClosing is continuesStructure past closed brackets; once
+// they close every container, the document is over.
 func (p *repairParser) continuesAfterClosing(n, budget, closed int) bool {
 	n = skipAllSpace(p.s, n)
 	if n >= len(p.s) || budget == 0 || strings.HasPrefix(p.s[n:], "```") || closed >= p.depth && closed > 0 {
@@ -115,20 +111,16 @@ func startsLiteral(s string) bool {
 	return false
 }
 
-// closesAfter reports whether, after a comma at j-1, only a closing bracket
-// or the end of the text follows (a trailing comma).
+// closesAfter reports a trailing comma at j-1.
 func (p *repairParser) closesAfter(j int) bool {
 	n := skipAllSpace(p.s, j)
 	return n >= len(p.s) || p.s[n] == '}' || p.s[n] == ']'
 }
 
-// memberFollows reports whether an object member ("key": or key:) starts at
-// or after j, skipping whitespace. With known keys, the key must be one of
-// them: a quote inside a file's content followed by `, "b"` is then not
-// mistaken for the end of the content. An unknown key still counts when
-// nothing but simple members closing the object follow it: the model added
-// a parameter the tool does not have (`'append': True}`), which validation
-// must see rather than the content swallow.
+// memberFollows reports whether a member ("key": or key:) starts at j. With
+// known keys it must be one, so `, "b"` in a file's content is not taken
+// for the content's end; an unknown key counts when only simple members
+// closing the object follow (`'append': True}`), for validation to see.
 func (p *repairParser) memberFollows(j int) bool {
 	n := skipAllSpace(p.s, j)
 	if n >= len(p.s) {
@@ -141,8 +133,8 @@ func (p *repairParser) memberFollows(j int) bool {
 	return p.keys == nil || p.keys[key] || p.lastMembers(n)
 }
 
-// memberAt reads a member's key and colon at n: a key in any quote style on
-// one line, or a bare word. It returns the key and the index past the colon.
+// memberAt reads a member's key, quoted on one line or bare, and the colon
+// at n; value is the index past the colon.
 func (p *repairParser) memberAt(n int) (key string, value int, ok bool) {
 	r, size := utf8.DecodeRuneInString(p.s[n:])
 	var after int
@@ -184,9 +176,8 @@ func (p *repairParser) memberAt(n int) (key string, value int, ok bool) {
 	return key, a + 1, true
 }
 
-// lastMembers reports whether the text from n on is nothing but a few
-// members with simple values closing the object at the end of the text
-// (or where the text was cut off).
+// lastMembers reports whether the text from n is only a few simple members
+// closing the object at the end of the text.
 func (p *repairParser) lastMembers(n int) bool {
 	for range 16 {
 		_, v, ok := p.memberAt(n)
@@ -219,8 +210,8 @@ func (p *repairParser) lastMembers(n int) bool {
 // maxSimpleValue bounds the bracketed values lastMembers looks through.
 const maxSimpleValue = 4096
 
-// simpleValueEnd returns where the value at v ends: a string on one line,
-// a bare word or number, or a bracketed group of bounded size.
+// simpleValueEnd returns where the value at v ends: a string on one line, a
+// bare word, or a bracketed group of bounded size.
 func simpleValueEnd(s string, v int) (int, bool) {
 	if v >= len(s) {
 		return v, true
@@ -273,7 +264,6 @@ func simpleValueEnd(s string, v int) (int, bool) {
 	return q, q > v
 }
 
-// looksLikeMember reports whether an object member starts at p.i.
 func (p *repairParser) looksLikeMember() bool { return p.memberFollows(p.i) }
 
 func isQuoteAt(s string, k int) bool {

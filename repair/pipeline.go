@@ -13,43 +13,33 @@ import (
 
 // Options tune one validation.
 type Options struct {
-	// ModelID is the model that produced the call; it selects model-specific
-	// content fixes.
+	// ModelID selects model-specific content fixes.
 	ModelID string
-	// Tools are definitions sent with the request. They are searched before
-	// the registry's own tools.
+	// Tools, sent with the request, are searched before the registry's.
 	Tools []*Tool
 }
 
-// wrapperKeys are keys models wrap a whole argument object in. A wrapper is
-// unwrapped only when it is the object's sole key, the tool declares no
-// parameter of that name, and its value is (or parses to) an object.
+// wrapperKeys are keys models wrap the arguments in, unwrapped when sole,
+// undeclared and holding an object.
 var wrapperKeys = []string{"arguments", "args", "parameters", "params", "input", "kwargs", "tool_input", "function_arguments"}
 
-// rawArgumentsKey is the wrapper some gateways put unparseable arguments
-// under (Claude Code's InputValidationError "unexpected parameter
-// raw_arguments"); it is unwrapped whatever else the object holds.
+// rawArgumentsKey is where some gateways put unparseable arguments; it is
+// unwrapped whatever else the object holds.
 const rawArgumentsKey = "raw_arguments"
 
-// pipeline is the state of one Validate call.
 type pipeline struct {
 	reg  *Registry
 	opts Options
 	tool *Tool
 	res  *Result
-	// literal marks top-level keys whose values are string-form literals
-	// (XML or split params): converting those to the schema's type is
-	// parsing, not a repair, so it is not recorded.
+	// literal marks top-level values that arrived as strings (XML, params):
+	// converting them is parsing, not a repair.
 	literal map[string]bool
 }
 
-// Validate repairs and validates one call. It never fails: every problem is a
-// violation in the result.
-//
-// The stages run in a fixed order, each recording what it changed:
-// resolve the tool name; parse the arguments form; unwrap wrappers and
-// double encoding; pick a multiplexed tool; normalise parameter aliases and
-// coerce values to the schema's types; content fixes; schema validation.
+// Validate repairs and validates one call; every problem is a violation in
+// the result. Stages: resolve the tool, parse, unwrap, pick a multiplexed
+// tool, normalise and coerce, fix content, check the schema.
 func (r *Registry) Validate(call Call, opts Options) *Result {
 	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}}
 	p.run(call)
@@ -98,9 +88,8 @@ func (p *pipeline) run(call Call) {
 	p.check(args)
 }
 
-// settleTool returns the tool the call is for, nil when unknown: a
-// multiplexed name is resolved by its command parameter, whose tool's
-// content parameters an XML block is split again for.
+// settleTool returns the tool the call is for, nil when unknown, resolving
+// a multiplexed name by its command.
 func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, args map[string]any) (*Tool, map[string]any) {
 	if p.tool != nil {
 		if aliased {
@@ -119,8 +108,7 @@ func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, arg
 	}
 	p.tool = tool
 	if call.Form == FormXML {
-		// Content parameters are known only now: a content value runs to
-		// its last closing tag.
+		// The content parameters, known only now, decide where values end.
 		if again, ok := p.parse(call, xmlBody); ok {
 			args = p.unwrap(again)
 			delete(args, mux.def.CommandParam)
@@ -138,7 +126,6 @@ func (p *pipeline) knownToolNames() []string {
 	return slices.Compact(names)
 }
 
-// parse turns the call's arguments into a JSON object.
 func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 	switch call.Form {
 	case FormParams:
@@ -176,8 +163,8 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 	}
 }
 
-// parseText parses an arguments text into a JSON value, decoding a JSON
-// string that holds JSON (double encoding). Empty text is an empty object.
+// parseText parses an arguments text, decoding JSON encoded twice; empty
+// text is an empty object.
 func (p *pipeline) parseText(text, param string) (any, bool) {
 	if strings.TrimSpace(text) == "" {
 		return map[string]any{}, true
@@ -199,9 +186,8 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 	return v, true
 }
 
-// repairJSON parses JSON text, repairing it if it must, and records what it
-// changed. Text that ended mid-value is kept for display but marked
-// TRUNCATED, so the call is never executed.
+// repairJSON parses JSON text, repairing it if it must. Text cut off
+// mid-value is kept for display but TRUNCATED, never executed.
 func (p *pipeline) repairJSON(text, param string) (any, bool) {
 	r, err := RepairJSON(text, JSONOptions{Keys: p.toolKeys()})
 	switch {
@@ -226,8 +212,7 @@ func looksLikeJSONContainer(s string) bool {
 	return len(s) >= 2 && (s[0] == '{' && s[len(s)-1] == '}' || s[0] == '[' && s[len(s)-1] == ']')
 }
 
-// objectIn returns v as an object when it is one or is JSON text of one
-// (repaired if need be, the repairs recorded).
+// objectIn returns v as an object when it is one or JSON text of one.
 func (p *pipeline) objectIn(v any) map[string]any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -263,13 +248,11 @@ func (p *pipeline) toolKeys() map[string]bool {
 	return p.tool.keys
 }
 
-// declares reports whether the current tool accepts key at the top level.
 func (p *pipeline) declares(key string) bool {
 	return p.tool != nil && p.tool.canonicalParam(key, p.tool.schema) != ""
 }
 
-// isContentParam reports whether an XML parameter (any spelling) carries
-// file content for the current tool.
+// isContentParam reports whether an XML parameter, any spelling, carries content.
 func (p *pipeline) isContentParam(name string) bool {
 	if p.tool == nil {
 		return false
@@ -277,7 +260,6 @@ func (p *pipeline) isContentParam(name string) bool {
 	return p.tool.content[p.tool.canonicalParam(name, p.tool.schema)]
 }
 
-// unwrap removes the wrappers models put around the real arguments.
 func (p *pipeline) unwrap(args map[string]any) map[string]any {
 	for range 4 {
 		changed := false
@@ -316,8 +298,7 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 	return args
 }
 
-// pickCommand resolves a multiplexed name (str_replace_based_edit_tool) to
-// the tool its command parameter selects, removing the command.
+// pickCommand returns the tool a multiplexed call's command selects.
 func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any) *Tool {
 	cp := m.def.CommandParam
 	cmd, _ := args[cp].(string)

@@ -1,14 +1,11 @@
-// Package contentfix repairs file content and edit text the way models
-// garble them: a code fence around a whole file, escaping applied twice,
-// HTML entities, U+FFFD, read-tool line numbers; and finds placeholder
-// comments that stand for omitted code. Each fix changes text only on
-// strong evidence and otherwise returns it unchanged with false.
+// Package contentfix repairs file content and edit text as models garble
+// them, and finds placeholder comments standing for omitted code. A fix
+// changes text only on strong evidence, else returns it with false.
 package contentfix
 
 import "strings"
 
-// ext returns the lower-cased extension, with its dot, of the last element
-// of a slash- or backslash-separated path.
+// ext returns the lower-cased extension of a / or \ separated path.
 func ext(path string) string {
 	path = strings.TrimSpace(path)
 	base := path[strings.LastIndexAny(path, `/\`)+1:]
@@ -40,8 +37,7 @@ func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// isWordByte counts any byte of a multi-byte character as a letter (of
-// another script).
+// isWordByte counts a multi-byte character's bytes as letters.
 func isWordByte(c byte) bool {
 	return isLetter(c) || isDigit(c) || c == '_' || c >= 0x80
 }

@@ -7,12 +7,10 @@ import (
 	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
-// DecodeHTMLEntities decodes one level of HTML entities ("&amp;amp;" becomes
-// "&amp;") for models that emit them in code: never for Claude, nor in
-// markup or Markdown files, where they are meant. Only &lt; &gt; &amp;
-// &quot; &apos; &nbsp; and numeric references, with their semicolon: the
-// whole HTML table (html.UnescapeString) would turn "?a=1&copy=2" into
-// "?a=1©=2".
+// DecodeHTMLEntities decodes one level of HTML entities for models that
+// emit them in code: not Claude, nor in markup files, where they are meant.
+// Only a few names, with their semicolon: the whole HTML table would turn
+// "?a=1&copy=2" into "?a=1©=2".
 func DecodeHTMLEntities(content, modelID, path string) (string, bool) {
 	if strings.Contains(strings.ToLower(modelID), "claude") || isMarkupPath(path) {
 		return content, false
@@ -59,9 +57,8 @@ var namedEntities = []struct{ name, text string }{
 	{"&nbsp;", "\u00a0"},
 }
 
-// entityAt decodes the entity at the start of s (which starts with '&'),
-// returning its text and length; 0 when there is none. A numeric reference
-// must name a valid, non-zero code point in at most 8 digits.
+// entityAt decodes the entity at the start of s, returning its text and
+// length (0: none).
 func entityAt(s string) (string, int) {
 	for _, e := range namedEntities {
 		if strings.HasPrefix(s, e.name) {

@@ -7,11 +7,8 @@ import (
 	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
-// DecodeEscapes decodes literal escape sequences (\n \t \r \" \\ \' \/ and
-// \uXXXX) in content evidently escaped twice: content with no real line
-// break whose \n tokens are structural (see evidentlyEscaped). Unknown
-// escapes (\d, \s, \x...), lone surrogates and short \u sequences stay as
-// written.
+// DecodeEscapes decodes literal escape sequences in content evidently
+// escaped twice (evidentlyEscaped). Unknown escapes (\d) stay as written.
 func DecodeEscapes(content string) (string, bool) {
 	if strings.ContainsAny(content, "\n\r") || !strings.Contains(content, `\n`) || !evidentlyEscaped(content) {
 		return content, false
@@ -42,8 +39,7 @@ func DecodeEscapes(content string) (string, bool) {
 			}
 			b.WriteString(`\u`)
 		default:
-			// Keep the backslash; the next character is copied as it
-			// stands (byte by byte if it is multi-byte).
+			// Keep the backslash; the next character is copied as it stands.
 			b.WriteByte('\\')
 			i++
 			continue
@@ -53,13 +49,10 @@ func DecodeEscapes(content string) (string, bool) {
 	return b.String(), true
 }
 
-// evidentlyEscaped reports content holding two structural \n tokens, or one
-// followed by indentation or the end. Read as escape tokens (\\n is an
-// escaped backslash, then n), a \n is not structural inside a quoted
-// literal (print('a\nb'), minified JSON) or a Windows drive path
-// (C:\new\folder): decoding those would break the code. Known limit: a
-// one-line relative Windows path with two \n in it (dir\new\nodes) is
-// decoded.
+// evidentlyEscaped reports content without a real line break holding two
+// structural \n, or one before indentation or the end. A \n inside a quoted
+// literal (print('a\nb')) or a drive path (C:\new) is not structural.
+// Known limit: a relative Windows path (dir\new\nodes) is decoded.
 func evidentlyEscaped(s string) bool {
 	var quote byte
 	inPath := false
@@ -92,8 +85,8 @@ func evidentlyEscaped(s string) bool {
 	return structural >= 2 || (structural == 1 && oneOK)
 }
 
-// quoteAfter returns the quote left open after s[i]. A ' after a letter or
-// digit is an apostrophe, not a quote.
+// quoteAfter returns the quote left open after s[i]; a ' after a letter is
+// an apostrophe.
 func quoteAfter(s string, i int, quote byte) byte {
 	switch c := s[i]; c {
 	case '"', '`':
@@ -114,10 +107,8 @@ func quoteAfter(s string, i int, quote byte) byte {
 	return quote
 }
 
-// driveAt reports whether a Windows drive path starts at s[i]: a letter
-// that does not end a word, ":\", then two path-name characters. "C:\\x" is
-// a path escaped twice, and "if x:\n    y" or a one-letter YAML key
-// ("a:\nb: 1", taken for a path) show why two characters are asked for.
+// driveAt reports a Windows drive path at s[i]: a letter starting a word,
+// ":\", then two path-name characters, which "if x:\n    y" lacks.
 func driveAt(s string, i int) bool {
 	if i+4 >= len(s) || !isLetter(s[i]) || s[i+1] != ':' || s[i+2] != '\\' ||
 		!isPathByte(s[i+3]) || !isPathByte(s[i+4]) {
@@ -130,7 +121,6 @@ func isPathByte(c byte) bool {
 	return isWordByte(c) || c == '.' || c == '-' || c == '$' || c == '~'
 }
 
-// endsPath reports whether c ends a Windows path begun with a drive letter.
 func endsPath(c byte) bool {
 	switch c {
 	case ' ', '\t', '"', '\'', '`', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', '|':

@@ -2,12 +2,9 @@ package contentfix
 
 import "strings"
 
-// StripCodeFence removes a Markdown code fence (``` or ~~~, as CommonMark
-// reads them) that wraps the whole content, unless the target path is
-// Markdown. The inner text comes back byte for byte, final newline and line
-// endings kept. Content with text outside the fence is left alone, and so
-// is content whose inside is itself one fenced block (a document about code
-// blocks), which keeps the repair idempotent.
+// StripCodeFence removes a code fence wrapping the whole content, unless
+// the target is Markdown. A fence inside the fence (a document about code
+// blocks) makes it decline, which keeps the repair idempotent.
 func StripCodeFence(content, path string) (string, bool) {
 	out, ok := stripFenceOnce(content, path)
 	if !ok {
@@ -19,10 +16,8 @@ func StripCodeFence(content, path string) (string, bool) {
 	return out, true
 }
 
-// stripFenceOnce strips one level: the first line opens the fence (3+
-// backticks or tildes, an info string without backticks), and the only
-// closing line (the same character, at least as many, indented up to 3
-// spaces) is the last.
+// stripFenceOnce strips one level, as CommonMark reads fences; the only
+// closing line must be the last.
 func stripFenceOnce(content, path string) (string, bool) {
 	if isMarkdownPath(path) {
 		return content, false

@@ -10,12 +10,10 @@ const (
 	formBare  = 4 // "     7": an empty line of the tab or arrow form, its separator trimmed
 )
 
-// StripLineNumbers removes the line-number prefixes a read tool adds to
-// edit text, when every non-blank line has one, all of one form, numbered
-// on from 1 or more. A single numbered line is stripped only if its number
-// is left-padded, so a table row such as "200 | OK" stays. Text still
-// numbered once stripped is left alone: it is a numbered listing copied
-// with its numbers, and declining keeps the repair idempotent.
+// StripLineNumbers removes the line numbers a read tool adds to edit text,
+// when every non-blank line has consecutive ones of one form. A single line
+// needs a padded number ("200 | OK" stays). Text numbered twice is left
+// alone, which keeps the repair idempotent.
 func StripLineNumbers(text string) (string, bool) {
 	out, ok := stripNumbersOnce(text)
 	if !ok {
@@ -27,8 +25,7 @@ func StripLineNumbers(text string) (string, bool) {
 	return out, true
 }
 
-// stripNumbersOnce strips one level. A blank line without a prefix takes
-// its own number (7, blank, 9); each line keeps its own ending.
+// stripNumbersOnce strips one level; a blank line takes its own number.
 func stripNumbersOnce(text string) (string, bool) {
 	if text == "" {
 		return text, false
@@ -72,9 +69,8 @@ func stripNumbersOnce(text string) (string, bool) {
 	return strings.Join(out, ""), true
 }
 
-// joinForm returns the form of a block of lines of form (0 for none yet)
-// followed by a line of form f; bare numbers go with the tab and arrow
-// forms only.
+// joinForm returns the form of lines of form followed by one of form f;
+// bare numbers go with the tab and arrow forms only.
 func joinForm(form, f int) (int, bool) {
 	switch {
 	case form == 0:
@@ -91,7 +87,6 @@ func joinForm(form, f int) (int, bool) {
 	return form, true
 }
 
-// splitEOL splits a line (as produced by SplitAfter "\n") from its ending.
 func splitEOL(raw string) (line, eol string) {
 	switch {
 	case strings.HasSuffix(raw, "\r\n"):
@@ -102,8 +97,7 @@ func splitEOL(raw string) (line, eol string) {
 	return raw, ""
 }
 
-// linePrefix parses a line-number prefix: spaces, 1 to 9 digits, then the
-// separator of a form. pad reports left padding.
+// linePrefix parses a prefix: spaces, 1 to 9 digits, a form's separator.
 func linePrefix(line string) (num int, rest string, form int, pad bool, ok bool) {
 	i := 0
 	for i < len(line) && line[i] == ' ' {
@@ -127,8 +121,7 @@ func linePrefix(line string) (num int, rest string, form int, pad bool, ok bool)
 		}
 		return num, "", formBare, pad, true
 	case r[0] == '\t':
-		// cat -n pads to 6: an unpadded short number before a tab is
-		// tab-separated data ("1\tAlice").
+		// cat -n pads to 6: "1\tAlice" is tab-separated data.
 		if !pad && digits < 6 {
 			return 0, "", 0, false, false
 		}

@@ -6,13 +6,10 @@ import (
 	"unicode"
 )
 
-// FindPlaceholder reports the first line of full-file content that is a
-// comment standing for code left out ("// ... rest of the code unchanged
-// ...", "# existing code here", "<!-- rest of file unchanged -->"): its
-// 1-based number and trimmed text. Only whole-line comments whose whole
-// text is such a phrase count, to keep false positives low: "# rest api
-// client", "pass  # TODO", `x = "rest of file unchanged"` and Python's `...`
-// are not placeholders.
+// FindPlaceholder reports the first line that is a comment standing for
+// code left out ("// ... rest of the code unchanged ..."). Only whole-line
+// comments whose whole text is such a phrase count: "# rest api client"
+// and Python's `...` are not placeholders.
 func FindPlaceholder(content string) (line int, text string, ok bool) {
 	rest := content
 	for n := 1; ; n++ {
@@ -27,8 +24,8 @@ func FindPlaceholder(content string) (line int, text string, ok bool) {
 	}
 }
 
-// isPlaceholderComment applies FindPlaceholder's rule to a trimmed line. A
-// comment is decorated when it holds an ellipsis or is wrapped in () or [].
+// isPlaceholderComment applies FindPlaceholder's rule to a trimmed line;
+// an ellipsis or () or [] around make a comment decorated.
 func isPlaceholderComment(t string) bool {
 	body, ok := commentBody(t)
 	if !ok {
@@ -45,7 +42,6 @@ func isPlaceholderComment(t string) bool {
 	return placeholderWords(words, decorated)
 }
 
-// commentBody returns the text of a whole-line comment without its markers.
 func commentBody(t string) (string, bool) {
 	switch {
 	case strings.HasPrefix(t, "<!--"):
@@ -107,9 +103,7 @@ const (
 	statusStrong        // "unchanged", "remains the same", "omitted"...
 )
 
-// status classifies the words that end a placeholder phrase: an optional
-// copula, then a strong or weak status; a trailing "here" or "etc" is
-// ignored, and "remains" or "stays" alone is strong.
+// status classifies the words ending a phrase, after an optional copula.
 func status(w []string) int {
 	if len(w) == 0 {
 		return statusEmpty
@@ -145,8 +139,7 @@ func anyCodeNoun(w []string) bool {
 	return slices.ContainsFunc(w, func(x string) bool { return codeNouns[x] })
 }
 
-// placeholderWords applies the phrase grammar to a comment's lower-cased
-// words, after an optional leading filler ("the", "keep", "and the"...).
+// placeholderWords applies the phrase grammar to a comment's lower-cased words.
 func placeholderWords(w []string, decorated bool) bool {
 	if len(w) == 0 || len(w) > 14 {
 		return false
@@ -174,10 +167,8 @@ func trimFiller(w []string) (rest []string, keep bool) {
 	return w, false
 }
 
-// restOf reads what follows "rest of": an optional determiner, up to three
-// words, then a status or nothing. Those words must hold a code noun ("rest
-// of the query unchanged"), or the comment be decorated ("... rest of the
-// items ..."): "handle the rest of the items" is prose.
+// restOf reads what follows "rest of": up to three words holding a code
+// noun, or any when decorated, then a status or nothing.
 func restOf(w []string, decorated bool) bool {
 	i := 0
 	if i < len(w) && determiners[w[i]] {
@@ -191,9 +182,8 @@ func restOf(w []string, decorated bool) bool {
 	return false
 }
 
-// restAlone reads what follows "rest" or "everything else": a strong
-// status ("rest unchanged"), or a weak one or nothing when decorated ("...
-// rest ..."). "rest api client" is not a placeholder.
+// restAlone reads what follows "rest": a strong status, or a weak one or
+// nothing when decorated ("... rest ...").
 func restAlone(w []string, decorated bool) bool {
 	switch status(w) {
 	case statusStrong:
@@ -204,11 +194,9 @@ func restAlone(w []string, decorated bool) bool {
 	return false
 }
 
-// modifiedNoun reads a modifier ("existing", "previous"...) and up to three
-// words ending with a code noun, then a strong status ("previous code
-// remains the same"), a weak one unless the modifier is "other" ("existing
-// code here"), or nothing when decorated or after "keep existing". A bare
-// "# Existing code" is a Markdown heading.
+// modifiedNoun reads a modifier and words ending with a code noun, then a
+// status ("existing code here"); nothing only when decorated or after
+// "keep", as a bare "# Existing code" is a Markdown heading.
 func modifiedNoun(w []string, decorated, keep bool) bool {
 	for m := 1; m <= 3 && 1+m <= len(w); m++ {
 		if !codeNouns[w[m]] {
@@ -230,10 +218,8 @@ func modifiedNoun(w []string, decorated, keep bool) bool {
 	return false
 }
 
-// nounStatus reads up to three words ending with a code noun, then a strong
-// status, when decorated or when the status says the code was left out
-// ("... helper functions unchanged ...", "# tests omitted for brevity"). "#
-// file unchanged" alone is an ordinary comment.
+// nounStatus reads words ending with a code noun, then a strong status,
+// decorated or saying the code was left out ("# tests omitted for brevity").
 func nounStatus(w []string, decorated bool) bool {
 	for m := 1; m <= 3 && m <= len(w); m++ {
 		if codeNouns[w[m-1]] && status(w[m:]) == statusStrong && (decorated || saysOmitted(w[m:])) {
@@ -243,8 +229,7 @@ func nounStatus(w []string, decorated bool) bool {
 	return false
 }
 
-// statusAlone reads a strong status alone, when decorated or for brevity
-// ("// ... same as before ...", "# omitted for brevity").
+// statusAlone reads a strong status, decorated or "for brevity".
 func statusAlone(w []string, decorated bool) bool {
 	return status(w) == statusStrong && (decorated || slices.Contains(w, "brevity"))
 }

@@ -2,9 +2,7 @@ package contentfix
 
 import "strings"
 
-// RemoveReplacementChars removes U+FFFD characters. Only well-formed ones
-// go: bytes that are not valid UTF-8 are kept (JSON and protobuf strings
-// cannot carry them).
+// RemoveReplacementChars removes well-formed U+FFFD characters.
 func RemoveReplacementChars(content string) (string, bool) {
 	const rc = "\uFFFD"
 	if !strings.Contains(content, rc) {

@@ -6,9 +6,8 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// hermes is <tool_call>{"name": ..., "arguments": {...}}</tool_call>: a JSON
-// body, followed by the scanner, whose closing tag counts only outside its
-// strings.
+// hermes is <tool_call>{"name": ..., "arguments": {...}}</tool_call>, a JSON
+// body whose closing tag counts only outside its strings.
 type hermes struct{}
 
 const (
@@ -37,7 +36,6 @@ func (hermes) call(p *textParser, block []byte, bodyEnd int) repair.Call {
 	return p.call.hermes.call(block[:bodyEnd])
 }
 
-// inHermes reads a Hermes JSON body up to </tool_call> outside its strings.
 func (p *textParser) inHermes() bool {
 	c := &p.call
 	for {
@@ -62,8 +60,6 @@ func (p *textParser) inHermes() bool {
 	}
 }
 
-// hermesCall follows a Hermes body: the tool name, where the arguments
-// are, and previews of their members.
 type hermesCall struct {
 	p *textParser
 	argsPreview
@@ -84,20 +80,16 @@ func (h *hermesCall) valueStart(s *jsonScanner, start int) {
 	}
 }
 
-// inArgs reports whether a value is not inside another arguments-like
-// member than the one the call takes ("arguments" and then "args"): the
-// previews show only the arguments the closed call has.
+// inArgs reports a value outside any arguments-like member but the one the
+// call takes: the previews show only the arguments the closed call has.
 func (h *hermesCall) inArgs(s *jsonScanner) bool {
 	return len(s.stack) < 2 || s.stack[1].start == h.argsStart
 }
 
 func (h *hermesCall) stringGrew(s *jsonScanner, chunk []byte, end bool) {
 	if len(s.stack) == 1 && s.stack[0].key == "name" && !h.nameDone && !h.nameFull {
-		// A name is kept up to maxKeyBytes, cut at the last whole
-		// character that fits, and never appended to after a cut: the
-		// name kept does not depend on how the growth was chunked.
-		// (Appending whole chunks while shorter than the bound kept more
-		// of a long name the larger its last chunk.)
+		// A name is cut at the last whole character that fits and never
+		// appended to after: what is kept does not depend on the chunks.
 		part := chunk
 		if room := maxKeyBytes - len(h.name); len(part) > room {
 			for room > 0 && !utf8.RuneStart(part[room]) {
@@ -128,8 +120,7 @@ func (h *hermesCall) valueEnd(s *jsonScanner, start, end int) {
 }
 
 // emitStarted passes on the previews of a started call only: arguments
-// written before the name are not shown (the call starts with its name),
-// though still measured against the limits.
+// written before the name are measured but not shown.
 func (h *hermesCall) emitStarted(e Event) {
 	if h.started {
 		h.p.emit(e)
@@ -145,9 +136,7 @@ func (h *hermesCall) start(name string) {
 	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, Name: name})
 }
 
-// call builds the closed call from body (the block up to its closing tag):
-// the arguments exactly as written when the scanner found them, else what
-// the repair pipeline makes of the whole body.
+// call builds the closed call, with JSON repair when the scanner was lost.
 func (h *hermesCall) call(block []byte) repair.Call {
 	body := block[h.p.call.bodyStart:]
 	name, args := string(h.name), ""
@@ -157,13 +146,11 @@ func (h *hermesCall) call(block []byte) repair.Call {
 	case h.nameDone && h.argsStart >= 0:
 		args = validString(block[h.argsStart:])
 	case h.nameDone && h.p.call.scan.state == stDone:
-		// No arguments: a call without parameters.
+
 	default:
 		var found string
 		found, args = hermesFallback(validString(body))
-		// A name already announced (EventCallStarted) is the call's: the
-		// repair may find another one in a nested "function" object, and
-		// a call must not close under a name other than its start's.
+		// A call closes under the name it started with.
 		if !h.nameDone {
 			name = found
 		}
@@ -172,9 +159,8 @@ func (h *hermesCall) call(block []byte) repair.Call {
 	return repair.Call{Name: name, Form: repair.FormText, Text: args}
 }
 
-// hermesFallback reads a body the scanner could not follow (a Python
-// dict, a nested "function" object) through the repair pipeline's JSON
-// repair.
+// hermesFallback reads a body the scanner could not follow (a Python dict,
+// a nested "function" object) with JSON repair.
 func hermesFallback(body string) (name, args string) {
 	r, err := repair.RepairJSON(body, repair.JSONOptions{})
 	if err != nil {

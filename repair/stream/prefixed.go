@@ -6,17 +6,15 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// prefixedTags is a format whose tags carry the names after a fixed
-// prefix: <function=name><parameter=key>value</parameter></function>, or
-// quoted, <invoke name="name">. Wrapper tags around calls are passed over.
+// prefixedTags is a format whose tags carry names after a prefix:
+// <function=name>, <invoke name="name">.
 type prefixedTags struct {
-	wrappers          []string // opening and closing tags around calls
-	callTag, paramTag string   // the prefixes of the call's and a parameter's opening tags
-	endTag            string   // the call's closing tag
-	quoted            bool     // names may be quoted
+	wrappers          []string // tags around calls, passed over
+	callTag, paramTag string   // prefixes of the opening tags
+	endTag            string
+	quoted            bool // names may be quoted
 }
 
-// paramClose closes every value of a prefixedTags format.
 const paramClose = "</parameter>"
 
 func (f prefixedTags) opener(p *textParser, b []byte) (match, bool, string, int) {
@@ -43,8 +41,7 @@ func (prefixedTags) call(p *textParser, _ []byte, _ int) repair.Call {
 	return repair.Call{Name: p.call.name, Form: repair.FormParams, Params: p.call.params}
 }
 
-// prefixed matches lit followed by a name and '>': <function=name>, or with
-// quoted set, <invoke name="name"> (quotes optional).
+// prefixed matches lit, a name (maybe quoted) and '>'.
 func (p *textParser) prefixed(b []byte, lit string, quoted bool) (match, string, int) {
 	if m := literal(b, lit); m != matched {
 		return m, "", 0
@@ -69,8 +66,7 @@ func (p *textParser) prefixed(b []byte, lit string, quoted bool) (match, string,
 	if q != 0 && i < len(b) {
 		i++ // the closing quote
 		for i < len(b) && b[i] == ' ' {
-			// The spaces count in the tag's bound, as the name does: a
-			// tag the parser waits for is held in memory, prose included.
+			// The spaces count in the bound: a tag waited for is held in memory.
 			if i-start > p.maxTag {
 				return noMatch, "", 0
 			}
@@ -80,8 +76,7 @@ func (p *textParser) prefixed(b []byte, lit string, quoted bool) (match, string,
 	if i >= len(b) {
 		return needMore, "", 0
 	}
-	// Names go out in events and calls as they are, so as valid UTF-8
-	// (the whole tag has arrived: no character is split here).
+	// Names go out as they are, so as valid UTF-8.
 	name := strings.TrimSpace(validString(b[start:end]))
 	if b[i] != '>' || name == "" {
 		return noMatch, "", 0

@@ -6,18 +6,15 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// textParser finds calls written inside the text, in a format of tags
-// (textFormat). Every decision is taken on bytes alone, waiting when the
-// bytes so far could go either way, so the calls and text found do not
-// depend on how the input was split.
+// textParser finds calls inside the text, waiting whenever the bytes so far
+// could go either way, so the split does not change what it finds.
 type textParser struct {
 	format Format
 	syntax textFormat
 	opts   Options
 	emit   func(Event)
-	// buf holds what is not yet passed on: in prose, at most a possible
-	// tag prefix or a split character; in a call, the call's whole block
-	// from its opening '<'.
+	// buf holds in prose at most a possible tag or a split character, in a
+	// call its whole block.
 	buf    []byte
 	pos    int // next byte of buf to examine
 	state  textState
@@ -31,19 +28,15 @@ type textParser struct {
 
 // textFormat is what one format adds to the tag machine.
 type textFormat interface {
-	// opener matches, at b[0] == '<', a call's opening tag (the tool name,
-	// the tag's length) or a wrapper tag, which is passed over.
+	// opener matches at b[0] == '<' a call's opening tag or a wrapper tag.
 	opener(p *textParser, b []byte) (m match, wrapper bool, name string, n int)
-	// begin sets up p.call, opened by a tag of n bytes, and returns the
-	// state its body is read in.
+	// begin sets up p.call and returns the state its body is read in.
 	begin(p *textParser, n int) textState
-	// param matches, at b[0] == '<', a parameter's opening tag (inCall).
+	// param matches at b[0] == '<' a parameter's opening tag.
 	param(p *textParser, b []byte) (m match, name string, n int)
-	// valueClose returns the tag that closes the value of name, and
-	// whether the follow rule holds: the tag then closes it only before
-	// another parameter or the call's closing tag.
+	// valueClose returns the tag that closes a value and whether the
+	// follow rule holds: the tag closes it only before another tag.
 	valueClose(p *textParser, name string) (closing string, followRule bool)
-	// call builds the closed call from its block; its body ends at bodyEnd.
 	call(p *textParser, block []byte, bodyEnd int) repair.Call
 }
 
@@ -63,7 +56,6 @@ const (
 	inHermes           // inside a <tool_call> JSON body
 )
 
-// openCall is the call being read.
 type openCall struct {
 	index   int
 	name    string
@@ -73,7 +65,6 @@ type openCall struct {
 	dropped bool
 	params  map[string]string // QwenXML, MiniMax: the values read
 
-	// The parameter value being read.
 	param      string
 	paramClose string
 	followRule bool // its closing tag closes it only before one of follows
@@ -90,7 +81,7 @@ type openCall struct {
 	hermes    hermesCall
 }
 
-// match is the answer to "does this tag start here?".
+// match answers "does this tag start here?".
 type match uint8
 
 const (
@@ -123,7 +114,6 @@ func (p *textParser) write(s string) {
 	p.compact()
 }
 
-// run advances through buf until it needs more input.
 func (p *textParser) run() {
 	for {
 		var more bool
@@ -173,7 +163,6 @@ func (p *textParser) prose() bool {
 	return false
 }
 
-// open starts a call whose opening tag is n bytes at p.pos.
 func (p *textParser) open(name string, n int) {
 	p.flushText()
 	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
@@ -188,7 +177,6 @@ func (p *textParser) open(name string, n int) {
 	}
 }
 
-// inCall reads between parameters: a parameter opens or the call closes.
 func (p *textParser) inCall() bool {
 	c := &p.call
 	for p.nextTag() {
@@ -212,7 +200,6 @@ func (p *textParser) inCall() bool {
 	return false
 }
 
-// nextTag moves to the next '<' (true) or to the end of the buffer.
 func (p *textParser) nextTag() bool {
 	k := bytes.IndexByte(p.buf[p.pos:], '<')
 	if k < 0 {
@@ -229,9 +216,7 @@ func (p *textParser) openValue(name string, n int) {
 	c.paramClose, c.followRule = p.syntax.valueClose(p, name)
 	p.pos += n
 	c.valStart, c.emitted, c.layoutDone, c.showed = p.pos, p.pos, false, false
-	// A repeated parameter is not shown: the call keeps its first value
-	// (as repair does for XML), and showing the second appended to it
-	// previewed a value the call does not have.
+	// A repeated parameter is not shown: the call keeps its first value.
 	if c.seen == nil {
 		c.seen = map[string]bool{}
 	}
@@ -240,9 +225,7 @@ func (p *textParser) openValue(name string, n int) {
 	p.state = inValue
 }
 
-// inValue reads a parameter value up to its closing tag: the first one, or
-// for values under the follow rule the first one followed (after white
-// space) by another parameter or the call's closing tag.
+// inValue reads a value up to its closing tag.
 func (p *textParser) inValue() bool {
 	c := &p.call
 	for p.nextTag() {
@@ -266,9 +249,9 @@ func (p *textParser) inValue() bool {
 	return false
 }
 
-// showValue emits the value's growth up to end. One newline after the
-// opening tag and one before the closing tag are layout, not value, so a
-// trailing newline waits until the value goes on or closes.
+// showValue emits the value's growth up to end. A newline after the
+// opening tag and one before the closing tag are layout, so a trailing
+// newline waits until the value goes on or closes.
 func (p *textParser) showValue(end int, final bool) {
 	c := &p.call
 	if c.dropped || c.repeat {
@@ -305,7 +288,6 @@ func (p *textParser) showValue(end int, final bool) {
 	}
 }
 
-// closeValue ends the value being read at end (its closing tag).
 func (p *textParser) closeValue(end int) {
 	c := &p.call
 	if p.tooLarge(end - c.valStart) {
@@ -319,15 +301,13 @@ func (p *textParser) closeValue(end int) {
 	}
 }
 
-// closeCall ends the call: its body ends at bodyEnd, its block at end.
 func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	c := &p.call
 	p.flushText()
 	if p.state == inHermes && !c.dropped && c.hermes.tooLarge(bodyEnd) {
 		p.dropHermesParam()
 	}
-	// The budget is drawn on here too, so that a call read in one piece
-	// is held to it as one read in many.
+	// Drawn here too: a call read in one piece is held to it as in many.
 	if !c.dropped && !p.tooLargeCall(end) && !p.overBudget(end) {
 		call := p.syntax.call(p, p.buf[:end], bodyEnd)
 		p.emit(Event{Kind: EventCallClosed, Index: c.index, Name: call.Name, Call: call, Truncated: truncated})
@@ -341,8 +321,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	p.unhold()
 }
 
-// end closes the input: held text is text after all, and a call still
-// open is truncated.
+// end closes the input: held text is text, and an open call truncated.
 func (p *textParser) end() {
 	switch p.state {
 	case inProse:
@@ -367,19 +346,15 @@ func (p *textParser) flushText() {
 	}
 }
 
-// checkLimits drops the open call when it or its value has grown too
-// large.
+// checkLimits drops the open call when it or its value has grown too large.
 func (p *textParser) checkLimits() {
 	c := &p.call
 	switch {
 	case p.state == inProse || c.dropped:
 	case p.tooLargeCall(len(p.buf)):
 	case p.overBudget(len(p.buf)):
-	// A value is measured up to p.pos, not len(p.buf): the bytes after
-	// p.pos are still undecided (a closing tag arriving, a split escape)
-	// and may not be value at all, so counting them would drop a value
-	// that fits or not depending on where the input was split. Every
-	// buffered byte is the call's, so the call's measure is exact.
+	// A value is measured up to p.pos: counting the undecided bytes after
+	// it would make the drop depend on the split.
 	case p.state == inValue:
 		p.tooLarge(p.pos - c.valStart)
 	case p.state == inHermes && c.hermes.tooLarge(p.pos):
@@ -406,17 +381,12 @@ func (p *textParser) tooLarge(n int) bool {
 func (p *textParser) drop(e Event) {
 	p.call.dropped = true
 	p.unhold()
-	// A Hermes call's closing tag counts only outside its strings, so the
-	// scanner goes on following them, silently. (Losing it made a dropped
-	// call end at the first "</tool_call>" inside a string when it was
-	// dropped early, and at the real one when the input came in one
-	// piece: the text after it depended on the split.)
+	// The scanner goes on following a Hermes call's strings, silently.
 	p.call.scan.mute()
 	p.emit(e)
 }
 
-// compact forgets what is no longer needed: prose already passed on, and
-// everything read of a dropped call.
+// compact forgets prose already passed on and what was read of a dropped call.
 func (p *textParser) compact() {
 	if p.state != inProse && !p.call.dropped {
 		return
@@ -437,11 +407,9 @@ func (p *textParser) compact() {
 	}
 }
 
-// collapseFollowSpace shortens what a dropped call's value waits on, a
-// closing tag and the white space after it (anyFollows needs what comes
-// after the space to decide), to the tag and one space: the decision is
-// the same, and a long run of space no longer piles up in memory. The
-// value's bytes are not needed: the call is dropped.
+// collapseFollowSpace shortens a dropped call's closing tag and the space
+// after it, which anyFollows waits on, to the tag and one space: the
+// decision is the same, and a long run of space does not pile up.
 func collapseFollowSpace(b []byte, closing string) []byte {
 	if literal(b, closing) != matched {
 		return b
@@ -457,7 +425,6 @@ func collapseFollowSpace(b []byte, closing string) []byte {
 	return append(b[:i+1], b[j:]...)
 }
 
-// literal reports whether b starts with lit.
 func literal(b []byte, lit string) match {
 	if len(b) >= len(lit) {
 		if string(b[:len(lit)]) == lit {
@@ -485,8 +452,7 @@ func anyLiteral(b []byte, lits ...string) (match, int) {
 	return best, 0
 }
 
-// anyFollows reports whether b, after white space, starts with one of
-// lits.
+// anyFollows reports whether b, after white space, starts with one of lits.
 func anyFollows(b []byte, lits []string) match {
 	i := 0
 	for i < len(b) && isJSONSpace(b[i]) {

@@ -6,8 +6,7 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// xmlTags is Cline's format: <tool><param>value</param></tool> for the tools
-// of Options.Tools.
+// xmlTags is Cline's format: <tool><param>value</param></tool>.
 type xmlTags struct{}
 
 func (xmlTags) opener(p *textParser, b []byte) (match, bool, string, int) {
