@@ -29,12 +29,15 @@ func Simple(e byte) (byte, bool) {
 // four hex digits. A surrogate that is not half of a pair comes back as it
 // is; encoding it (utf8.AppendRune, strings.Builder.WriteRune) gives U+FFFD.
 func Unicode[T ~string | ~[]byte](s T) (r rune, n int) {
-	r, ok := escape(s)
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return 0, 0
+	}
+	r, ok := hex4(s[2:6])
 	if !ok {
 		return 0, 0
 	}
-	if r >= 0xD800 && r <= 0xDBFF && len(s) >= 12 {
-		if lo, ok := escape(s[6:]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+	if r >= 0xD800 && r <= 0xDBFF && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+		if lo, ok := hex4(s[8:12]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
 			return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12
 		}
 	}
@@ -57,29 +60,36 @@ func Partial[T ~string | ~[]byte](s T) bool {
 
 // HexDigit returns the value of a hex digit.
 func HexDigit(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+	v := hexValue[c]
+	return byte(v), v >= 0
 }
 
-// escape parses `\u` and four hex digits at the start of s.
-func escape[T ~string | ~[]byte](s T) (rune, bool) {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+// hexValue maps the bytes to their value as hex digits, -1 for the others:
+// a table keeps hex4 small enough to inline.
+var hexValue = func() (t [256]int8) {
+	for i := range t {
+		switch c := byte(i); {
+		case '0' <= c && c <= '9':
+			t[i] = int8(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[i] = int8(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[i] = int8(c - 'A' + 10)
+		default:
+			t[i] = -1
+		}
+	}
+	return t
+}()
+
+// hex4 parses four hex digits, the length of s.
+func hex4[T ~string | ~[]byte](s T) (rune, bool) {
+	if len(s) != 4 {
 		return 0, false
 	}
-	var r rune
-	for i := 2; i < 6; i++ {
-		d, ok := HexDigit(s[i])
-		if !ok {
-			return 0, false
-		}
-		r = r<<4 | rune(d)
+	a, b, c, d := hexValue[s[0]], hexValue[s[1]], hexValue[s[2]], hexValue[s[3]]
+	if a|b|c|d < 0 {
+		return 0, false
 	}
-	return r, true
+	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d), true
 }
