@@ -73,12 +73,12 @@ func evidentlyEscaped(s string) bool {
 				oneOK = oneOK || j == len(s) || s[j] == ' ' || s[j] == '\t'
 			}
 			i++
-		case strings.HasPrefix(s[i:], "```"):
+		case c == '`' && strings.HasPrefix(s[i:], "```"):
 			// A code fence marker, not a quote.
 			for i+1 < len(s) && s[i+1] == '`' {
 				i++
 			}
-		default:
+		case c == '"' || c == '`' || c == '\'':
 			quote = quoteAfter(s, i, quote)
 		}
 	}
