@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/contentfix"
 	"github.com/toolguard/toolguard/workspace"
 )
 
@@ -167,8 +168,8 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		if r.Status == edit.StatusNotFound {
 			// Escapes are decoded only when the old text matches solely after
 			// decoding (\n written as two characters).
-			if oldDec, okOld := repair.DecodeEscapes(e.edit.OldText); okOld {
-				newDec, _ := repair.DecodeEscapes(e.edit.NewText)
+			if oldDec, okOld := contentfix.DecodeEscapes(e.edit.OldText); okOld {
+				newDec, _ := contentfix.DecodeEscapes(e.edit.NewText)
 				if out2, r2 := edit.ApplyEdit(content, edit.Edit{OldText: oldDec, NewText: newDec, ReplaceAll: e.edit.ReplaceAll}, g.match); r2.Status == edit.StatusApplied || r2.Status == edit.StatusAlreadyApplied {
 					res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeEscapesDecoded, Param: e.param, Detail: `decoded \n and \t written as two characters: the old text matched the file only after decoding`})
 					out, r = out2, r2

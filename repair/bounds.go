@@ -8,20 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// Whatever a model sends, what toolguard says back stays small: names and
-// values are quoted in part, lists are cut, and the rest is counted. These
-// helpers do the cutting without copying the whole input.
+// Whatever a model sends, what toolguard says back stays small.
 
-// maxQuoted bounds, in characters, a name or value quoted in a message.
+// maxQuoted bounds, in characters, a name or value quoted.
 const maxQuoted = 64
 
-// maxListed bounds the names listed in one message (accepted parameters,
-// known tools).
+// maxListed bounds the names listed in one message.
 const maxListed = 20
 
-// quote returns s quoted as %q does, or for a long s its first maxQuoted
-// characters quoted and its length, so a megabyte key never lands in a
-// message whole.
+// quote returns s as %q does, or for a long s its start and its length.
 func quote(s string) string {
 	if len(s) <= maxQuoted {
 		return strconv.Quote(s)
@@ -46,8 +41,7 @@ func clipRunes(s string, n int) string {
 	return s[:end]
 }
 
-// listNames joins names for a message, the first maxListed of them and a
-// count of the rest.
+// listNames joins the first maxListed names and counts the rest.
 func listNames(names []string) string {
 	if len(names) <= maxListed {
 		return strings.Join(names, ", ")
@@ -56,8 +50,7 @@ func listNames(names []string) string {
 }
 
 // smallestKeys returns the k smallest keys of m that keep accepts, sorted,
-// and how many keys it accepts in all. It costs O(len(m)·log k), not a sort
-// of every key.
+// and how many it accepts, in O(len(m)·log k).
 func smallestKeys(m map[string]any, k int, keep func(string) bool) ([]string, int) {
 	out := make([]string, 0, k)
 	total := 0

@@ -1,11 +1,7 @@
-// Package repair owns everything toolguard knows about tool calls, without
-// I/O: the tool registry (schemas, aliases, model-family variants), parsing
-// of the three argument forms, repair of what models get wrong, schema
-// validation with coercion, and the feedback text handed back to the model.
-//
-// The entry point is Registry.Validate. It is pure: the same call and options
-// always give the same Result, so front ends (gRPC service, CLI, proxy) can
-// count mistakes and execute on top of it.
+// Package repair knows tool calls, without I/O: the tool registry, parsing
+// of the argument forms, repair of what models get wrong, schema validation
+// and the feedback handed back to the model. Registry.Validate is the entry
+// point; the same call and options always give the same Result.
 package repair
 
 import (
@@ -18,10 +14,9 @@ import (
 type Form int
 
 const (
-	// FormText is a raw arguments text: JSON or something close to it.
+	// FormText is an arguments text: JSON or close to it.
 	FormText Form = iota + 1
-	// FormParams is a map of string parameters already split out of an XML
-	// tool block.
+	// FormParams is string parameters already split out of an XML block.
 	FormParams
 	// FormXML is a whole XML tool block.
 	FormXML
@@ -43,54 +38,17 @@ func (f Form) String() string {
 
 // Call is one tool call exactly as the model emitted it.
 type Call struct {
-	// Name is the tool name as written; may be empty for FormXML, whose
-	// outer tag names the tool.
-	Name string
-	Form Form
-	// Text holds the arguments text (FormText) or the whole block (FormXML).
-	Text string
-	// Params holds the split parameters (FormParams).
+	// Name may be empty for FormXML, whose outer tag names the tool.
+	Name   string
+	Form   Form
+	Text   string // FormText, FormXML
 	Params map[string]string
 }
-
-// Repair codes: each names one kind of change made to a call.
-const (
-	CodeToolAlias             = "TOOL_ALIAS"
-	CodeAliasRenamed          = "ALIAS_RENAMED"
-	CodeRawArgumentsUnwrapped = "RAW_ARGUMENTS_UNWRAPPED"
-	CodeDoubleEncoded         = "DOUBLE_ENCODED"
-	CodeJSONRepaired          = "JSON_REPAIRED"
-	CodePythonLiteral         = "PYTHON_LITERAL"
-	CodeCodeFenceStripped     = "CODE_FENCE_STRIPPED"
-	CodeEscapesDecoded        = "ESCAPES_DECODED"
-	CodeHTMLEntitiesDecoded   = "HTML_ENTITIES_DECODED"
-	CodeLineNumbersStripped   = "LINE_NUMBERS_STRIPPED"
-	CodeTypeCoerced           = "TYPE_COERCED"
-	CodeDuplicateDropped      = "DUPLICATE_DROPPED"
-)
-
-// Violation codes: each names one kind of problem that makes a call unusable.
-const (
-	CodeMissingRequired    = "MISSING_REQUIRED"
-	CodeUnexpectedParam    = "UNEXPECTED_PARAM"
-	CodeWrongType          = "WRONG_TYPE"
-	CodeInvalidValue       = "INVALID_VALUE"
-	CodeConflictingParams  = "CONFLICTING_PARAMS"
-	CodeUnparseable        = "UNPARSEABLE"
-	CodeUnknownTool        = "UNKNOWN_TOOL"
-	CodeUnsupportedCommand = "UNSUPPORTED_COMMAND"
-	CodeTruncated          = "TRUNCATED"
-	CodePlaceholderContent = "PLACEHOLDER_CONTENT"
-	CodeRepeatedCall       = "REPEATED_CALL"
-	CodeOutsideWorkspace   = "OUTSIDE_WORKSPACE"
-	CodeDeniedPath         = "DENIED_PATH"
-)
 
 // Repair is one change made to a call.
 type Repair struct {
 	Code string `json:"code"`
-	// Param is the parameter concerned as a slash-separated path
-	// ("todos/0/id"); empty for the whole call.
+	// Param is a slash-separated path ("todos/0/id"); empty for the whole call.
 	Param  string `json:"param,omitempty"`
 	Detail string `json:"detail,omitempty"`
 }
@@ -102,10 +60,8 @@ type Violation struct {
 	Message string `json:"message"`
 }
 
-// MaxViolations and MaxRepairs bound the lists of a Result: a call with a
-// million unknown parameters is one mistake, and listing every one would
-// cost the server memory and the model context out of proportion to what
-// it can act on. The rest are counted (ViolationsOmitted, RepairsOmitted).
+// MaxViolations and MaxRepairs bound the lists of a Result, the rest only
+// counted: a call with a million unknown parameters is one mistake.
 const (
 	MaxViolations = 50
 	MaxRepairs    = 50
@@ -113,35 +69,26 @@ const (
 
 // Result is the outcome of repairing and validating one call.
 type Result struct {
-	// Tool is the resolved tool, nil when unknown.
-	Tool *Tool
+	Tool *Tool // nil when unknown
 	// ToolName is the canonical name, or the name as given when unknown.
 	ToolName string
 	Form     Form
-	// Family is the model family the call's model belongs to (FamilyOf).
-	Family string
-	// Args are the normalised arguments; nil when they could not be parsed.
-	// Numbers are json.Number so integers keep their exact value.
+	Family   string // FamilyOf the model
+	// Args are the normalised arguments, nil when unparseable; numbers are
+	// json.Number, exact.
 	Args map[string]any
-	// Repairs are the changes made, in order: the first MaxRepairs, then
-	// the first of each code not listed yet.
-	Repairs []Repair
-	// RepairsOmitted counts the repairs left out of Repairs.
-	RepairsOmitted int
-	// Violations are the problems found, the first MaxViolations of them.
-	Violations []Violation
-	// ViolationsOmitted counts the problems found beyond Violations.
+	// Repairs are the first MaxRepairs changes, then the first of each code.
+	Repairs           []Repair
+	RepairsOmitted    int
+	Violations        []Violation
 	ViolationsOmitted int
-	// omittedCodes are the codes of the omitted violations, each once, so
-	// Has still sees them.
-	omittedCodes []string
+	omittedCodes      []string // each once, so Has still sees them
 }
 
 // OK reports whether the call is usable.
 func (r *Result) OK() bool { return len(r.Violations) == 0 && r.ViolationsOmitted == 0 }
 
-// Has reports whether the result holds a violation with the given code,
-// listed or omitted.
+// Has reports whether the result holds a violation with the code, listed or omitted.
 func (r *Result) Has(code string) bool {
 	for _, v := range r.Violations {
 		if v.Code == code {
@@ -151,12 +98,11 @@ func (r *Result) Has(code string) bool {
 	return slices.Contains(r.omittedCodes, code)
 }
 
-// OmittedCodes returns the codes of the omitted violations, each once. The
-// result is shared with r and must not be modified.
+// OmittedCodes returns the codes of the omitted violations, each once,
+// shared with r.
 func (r *Result) OmittedCodes() []string { return r.omittedCodes }
 
-// ViolationCodes returns the codes of every violation, listed or omitted,
-// each once, in order of first use.
+// ViolationCodes returns the codes of every violation, each once, in order.
 func (r *Result) ViolationCodes() []string {
 	var out []string
 	for _, v := range r.Violations {
@@ -172,8 +118,8 @@ func (r *Result) ViolationCodes() []string {
 	return out
 }
 
-// repair records a change. Past MaxRepairs only the first repair of each
-// code is listed, so every kind of change made stays visible.
+// repair records a change. Past MaxRepairs only the first of each code is
+// listed, so every kind of change stays visible.
 func (r *Result) repair(code, param, detail string) {
 	if len(r.Repairs) >= MaxRepairs && slices.ContainsFunc(r.Repairs, func(x Repair) bool { return x.Code == code }) {
 		r.RepairsOmitted++
@@ -182,9 +128,8 @@ func (r *Result) repair(code, param, detail string) {
 	r.Repairs = append(r.Repairs, Repair{Code: code, Param: param, Detail: detail})
 }
 
-// Violate adds a violation, or counts it once MaxViolations are listed.
-// Front ends use it for problems found outside the pure pipeline (a
-// repeated call, a path outside the workspace).
+// Violate adds a violation, or counts it past MaxViolations. Front ends use
+// it for what they find outside the pipeline (a repeated call).
 func (r *Result) Violate(code, param, message string) {
 	if len(r.Violations) >= MaxViolations {
 		r.omit(code)
@@ -200,15 +145,7 @@ func (r *Result) omit(code string) {
 	}
 }
 
-func joinPath(base, name string) string {
-	if base == "" {
-		return name
-	}
-	return base + "/" + name
-}
-
-// EncodeArgs renders arguments as compact JSON (see EncodeJSON). Nil
-// arguments encode as nil.
+// EncodeArgs renders arguments with EncodeJSON; nil stays nil.
 func EncodeArgs(args map[string]any) ([]byte, error) {
 	if args == nil {
 		return nil, nil
@@ -216,9 +153,8 @@ func EncodeArgs(args map[string]any) ([]byte, error) {
 	return EncodeJSON(args)
 }
 
-// EncodeJSON renders a JSON value as compact JSON with sorted keys and
-// without HTML escaping, so file content such as "<div>" stays byte-for-byte
-// itself.
+// EncodeJSON renders a JSON value compactly, keys sorted, without HTML
+// escaping: file content such as "<div>" stays itself.
 func EncodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

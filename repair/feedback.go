@@ -17,13 +17,11 @@ type Mistakes struct {
 // LimitReached reports whether the consecutive mistakes reached the limit.
 func (m Mistakes) LimitReached() bool { return m.Limit > 0 && m.Consecutive >= m.Limit }
 
-// previewLen bounds how much of each received value feedback quotes: enough
-// to recognise it, short enough for a model's context.
+// previewLen bounds how much of a received value feedback quotes.
 const previewLen = 60
 
-// Feedback stays within MaxFeedbackBytes whatever the call: the problems,
-// the received parameters and the usage example each have a budget, and
-// what does not fit is counted, not listed.
+// Feedback stays within MaxFeedbackBytes: each part has a budget, and what
+// does not fit is counted.
 const (
 	MaxFeedbackBytes = 8 << 10
 
@@ -35,11 +33,9 @@ const (
 	exampleBytes       = 3 << 10
 )
 
-// Feedback returns the text to hand back to the model as the tool result of
-// an unusable call: what is wrong, what was received, a correct usage
-// example in the call's own format (XML for XML and split-parameter calls,
-// JSON otherwise), and advice whose tone escalates with the session's
-// consecutive mistakes. It returns "" for a usable call.
+// Feedback returns the tool result for an unusable call ("" for a usable
+// one): what is wrong, what was received, a usage example in the call's
+// format, and advice that escalates with consecutive mistakes.
 func Feedback(res *Result, m Mistakes) string {
 	if res.OK() {
 		return ""
@@ -68,8 +64,7 @@ func Feedback(res *Result, m Mistakes) string {
 	return b.String()
 }
 
-// writeProblems lists the violations that fit problemsBytes, then says how
-// many more there are.
+// writeProblems lists the violations that fit problemsBytes and counts the rest.
 func writeProblems(b *strings.Builder, res *Result) {
 	used, listed := 0, 0
 	for _, v := range res.Violations {
@@ -87,8 +82,8 @@ func writeProblems(b *strings.Builder, res *Result) {
 	}
 }
 
-// clipExample bounds a usage example, which a tool sent with a request may
-// make as large as it likes, cutting it at a line end.
+// clipExample cuts a usage example, which a request's tool may make huge,
+// at a line end.
 func clipExample(s string) string {
 	if len(s) <= exampleBytes {
 		return s
@@ -100,8 +95,7 @@ func clipExample(s string) string {
 	return cut + "… (example shortened; see the tool definition for the rest)\n"
 }
 
-// escalation is the closing advice: plain at the first mistake, firmer at
-// the second, and from the third on it tells the model to change approach.
+// escalation is the closing advice, firmer with each consecutive mistake.
 func escalation(m Mistakes) string {
 	var s string
 	switch {
@@ -119,9 +113,8 @@ func escalation(m Mistakes) string {
 	return s + "\n"
 }
 
-// received summarises the arguments as the tool saw them: every parameter
-// of the tool (missing and empty ones marked) and the first unexpected
-// ones, within receivedBytes.
+// received summarises the arguments: every parameter of the tool and the
+// first unexpected ones.
 func received(res *Result) string {
 	t := res.Tool
 	v := t.view(res.Family)

@@ -1,37 +1,33 @@
 package repair
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // RepairedJSON is the outcome of RepairJSON.
 type RepairedJSON struct {
-	// Value is the JSON value: map[string]any, []any, string, json.Number,
-	// bool or nil.
+	// Value is map[string]any, []any, string, json.Number, bool or nil.
 	Value any
-	// Repairs lists what was changed, each with code JSON_REPAIRED or
-	// PYTHON_LITERAL; empty when the text was valid JSON.
+	// Repairs (JSON_REPAIRED, PYTHON_LITERAL) is empty for valid JSON.
 	Repairs []Repair
-	// Truncated reports that the text ended inside a value (a string, a
-	// number, a key without its value): Value shows what arrived, closed,
-	// but it must not be used as the model's intent.
+	// Truncated reports text that ended inside a value: Value shows what
+	// arrived but is not the model's intent.
 	Truncated bool
 }
 
 // JSONOptions make RepairJSON schema-aware.
 type JSONOptions struct {
-	// Keys are the object keys the text is expected to hold (a tool's
-	// parameter names and their aliases, at any depth). When set, a quote
-	// inside a string ends it only if what follows fits the structure: a
-	// comma and one of these keys, or a closing bracket. Nil means any key.
+	// Keys are the object keys expected at any depth (nil: any). A quote
+	// followed by a comma then ends a string only before one of them.
 	Keys map[string]bool
 }
 
-// RepairJSON parses text as JSON, repairing what language models get wrong:
-// single quotes and Python literals, missing or extra commas, missing colons
-// and quotes, comments, smart quotes, bad escapes, raw control characters,
-// code fences and prose around the value, truncation. Valid JSON takes the
-// strict fast path and comes back with no repairs. An error means nothing
-// could be recovered; text nested deeper than MaxJSONDepth, valid or not,
-// is an error wrapping ErrTooDeep.
+// RepairJSON parses text as JSON, repairing what models get wrong (quotes,
+// Python literals, commas, colons, comments, escapes, fences and prose
+// around, truncation). Valid JSON takes the strict fast path. Nesting past
+// MaxJSONDepth is an error wrapping ErrTooDeep.
 func RepairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 	if !plainlyBroken(text) {
 		v, err := decodeJSON(text)
@@ -45,11 +41,9 @@ func RepairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 	return repairJSON(text, opts)
 }
 
-// plainlyBroken reports text whose ends already show it is not strict JSON
-// (a Python dict or unquoted keys at the start, a fence or prose first, an
-// object or array that does not close, a trailing comma before the last
-// bracket), so the strict pass, which would fail anyway after reading all
-// of a large document, is skipped.
+// plainlyBroken reports text whose ends show it is not strict JSON, so the
+// strict pass, which would fail after reading a whole large document, is
+// skipped.
 func plainlyBroken(text string) bool {
 	first, last := 0, len(text)-1
 	for first <= last && isJSONSpace(text[first]) {
@@ -79,7 +73,7 @@ func plainlyBroken(text string) bool {
 	default:
 		return true
 	}
-	// A comma before the closing bracket.
+
 	i := last - 1
 	for i > first && isJSONSpace(text[i]) {
 		i--
@@ -88,3 +82,53 @@ func plainlyBroken(text string) bool {
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+var errNothing = errors.New("no JSON value found")
+
+// errInvalidText is text no repair should paper over (NUL, a malformed \u).
+var errInvalidText = errors.New("invalid control character or \\u escape")
+
+// repairJSON is the tolerant parser, for text the strict one rejected. It
+// builds values in one pass; the only look-ahead decides whether a quote
+// ends a string.
+func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
+	if un, ok := unescapeEscapedJSON(text); ok {
+		r, err := repairJSON(un, opts)
+		if err == nil {
+			r.Repairs = append([]Repair{{Code: CodeJSONRepaired, Detail: "decoded JSON that was escaped as a string body"}}, r.Repairs...)
+		}
+		return r, err
+	}
+	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1}
+	v, err := p.document()
+	if p.tooDeep >= 0 {
+		return RepairedJSON{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
+	}
+	if err != nil {
+		return RepairedJSON{}, err
+	}
+	if p.invalid {
+		return RepairedJSON{}, errInvalidText
+	}
+	return RepairedJSON{Value: v, Repairs: p.repairs(), Truncated: p.truncated}, nil
+}
+
+// unescapeEscapedJSON undoes one level of escaping of JSON whose quotes all
+// arrive escaped ({\"a\": \"b\"}).
+func unescapeEscapedJSON(text string) (string, bool) {
+	t := strings.TrimSpace(text)
+	if !(strings.HasPrefix(t, `{\"`) || strings.HasPrefix(t, `[\"`) || strings.HasPrefix(t, `\"`)) {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(t))
+	for i := 0; i < len(t); i++ {
+		if t[i] == '\\' && i+1 < len(t) && (t[i+1] == '"' || t[i+1] == '\\') {
+			b.WriteByte(t[i+1])
+			i++
+			continue
+		}
+		b.WriteByte(t[i])
+	}
+	return b.String(), true
+}

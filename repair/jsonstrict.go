@@ -4,25 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
-// MaxJSONDepth is the deepest nesting of objects and arrays RepairJSON
-// parses, so hostile input cannot exhaust the stack.
+// MaxJSONDepth bounds the nesting RepairJSON parses, so input cannot exhaust the stack.
 const MaxJSONDepth = 512
 
-// ErrTooDeep is the error, wrapped, of RepairJSON for text whose objects and
-// arrays nest deeper than MaxJSONDepth: no value is returned rather than a
-// value cut short.
+// ErrTooDeep is wrapped by RepairJSON's error for text nesting past
+// MaxJSONDepth: no value rather than one cut short.
 var ErrTooDeep = fmt.Errorf("objects and arrays nest more than %d levels deep", MaxJSONDepth)
 
 // SyntaxError is a strict-JSON parse failure at a byte offset.
 type SyntaxError struct {
 	Offset int
 	Msg    string
-	// err is the sentinel the failure is an instance of (ErrTooDeep).
-	err error
+	err    error // ErrTooDeep or nil
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset) }
@@ -33,15 +31,9 @@ func (p *strictParser) tooDeep() error {
 	return &SyntaxError{Offset: p.i, Msg: ErrTooDeep.Error(), err: ErrTooDeep}
 }
 
-// decodeJSON parses exactly one strict JSON value (RFC 8259) from s. Objects
-// are map[string]any (the last of duplicate keys wins), arrays []any,
-// numbers json.Number (exact), strings string. Strings without escapes share
-// s's memory, so the fast path for valid input allocates only containers.
-// Invalid UTF-8 inside strings becomes U+FFFD, byte by byte, as
-// encoding/json does, because protobuf strings must be valid UTF-8.
-//
-// This is the fast path every arguments text takes first; only text it
-// rejects goes to repair.
+// decodeJSON parses one strict JSON value, the fast path every arguments
+// text takes first. Strings without escapes share s's memory; invalid UTF-8
+// becomes U+FFFD byte by byte, as in encoding/json (protobuf needs UTF-8).
 func decodeJSON(s string) (any, error) {
 	p := strictParser{s: s}
 	p.skipSpace()
@@ -223,7 +215,6 @@ func (p *strictParser) digits() int {
 	return p.i - start
 }
 
-// str parses a string at p.i (which is '"').
 func (p *strictParser) str() (string, error) {
 	p.i++ // opening quote
 	start := p.i
@@ -250,8 +241,7 @@ func (p *strictParser) str() (string, error) {
 	return "", p.errorf("unterminated string")
 }
 
-// escapedStr decodes a string holding escapes; start is just past its
-// opening quote and p.i at its first backslash.
+// escapedStr decodes a string from start; p.i is at its first backslash.
 func (p *strictParser) escapedStr(start int) (string, error) {
 	var b strings.Builder
 	b.Grow(p.rawStringLen(start)) // decoded text is never longer than raw
@@ -270,39 +260,23 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 			}
 			e := p.s[p.i+1]
 			p.i += 2
-			if c, ok := simpleEscape(e); ok {
+			if c, ok := jsonesc.Simple(e); ok {
 				b.WriteByte(c)
 				continue
 			}
 			switch e {
 			case 'u':
-				r, ok := p.hex4()
-				if !ok {
+				r, n := jsonesc.Unicode(p.s[p.i-2:])
+				if n == 0 {
 					return "", p.errorf("invalid \\u escape")
 				}
-				if utf16.IsSurrogate(r) {
-					// A valid pair makes one rune; a lone surrogate is
-					// U+FFFD, as in encoding/json.
-					if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
-						save := p.i
-						p.i += 2
-						if r2, ok := p.hex4(); ok {
-							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								b.WriteRune(dec)
-								continue
-							}
-						}
-						p.i = save
-					}
-					r = utf8.RuneError
-				}
-				b.WriteRune(r)
+				p.i += n - 2
+				b.WriteRune(r) // a lone surrogate becomes U+FFFD, as in encoding/json
 			default:
 				return "", p.errorf("invalid escape '\\%c'", e)
 			}
 		case c < utf8.RuneSelf:
-			// Copy the run of plain ASCII up to the next byte that needs a
-			// look, in one write.
+			// The run of plain ASCII in one write.
 			j := p.i + 1
 			for j < len(p.s) {
 				d := p.s[j]
@@ -326,39 +300,10 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 	return "", p.errorf("unterminated string")
 }
 
-// rawStringLen returns the length of the raw string body starting at start,
-// up to its closing quote (or the end of input), so a decode can allocate
-// once. Invalid UTF-8 may grow by U+FFFD replacement; the builder copes.
+// rawStringLen returns the raw length of the string from start, so a
+// decode allocates once.
 func (p *strictParser) rawStringLen(start int) int {
 	return nextUnescaped(p.s, p.i, '"') - start
-}
-
-// simpleEscape decodes JSON's one-character escapes (\" \\ \/ \b \f \n
-// \r \t); \u is handled by the callers.
-func simpleEscape(e byte) (byte, bool) {
-	switch e {
-	case '"', '\\', '/':
-		return e, true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
-	}
-	return 0, false
-}
-
-func (p *strictParser) hex4() (rune, bool) {
-	r, ok := hexRune(p.s[p.i:])
-	if ok {
-		p.i += 4
-	}
-	return r, ok
 }
 
 // toValidUTF8 replaces each invalid byte with U+FFFD (strings.ToValidUTF8

@@ -18,68 +18,49 @@ import (
 //go:embed builtin_tools.yaml
 var builtinToolsYAML []byte
 
-// ToolDef is the declarative definition of a tool, as written in a tools file
-// or sent with a request. Compile turns it into a Tool.
+// ToolDef is the definition of a tool, as written in a tools file or sent
+// with a request. Compile turns it into a Tool.
 type ToolDef struct {
-	// Name is the canonical tool name.
-	Name string `json:"name"`
-	// Description tells the model what the tool does.
-	Description string `json:"description,omitempty"`
-	// Aliases are other names models use for the tool.
-	Aliases []string `json:"aliases,omitempty"`
-	// Parameters is the JSON Schema of the arguments object.
-	Parameters map[string]any `json:"parameters"`
-	// ParamAliases are this tool's own parameter spellings, on top of the
-	// shared groups.
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Aliases     []string       `json:"aliases,omitempty"`
+	Parameters  map[string]any `json:"parameters"` // JSON Schema of the arguments
+	// ParamAliases add to the shared groups.
 	ParamAliases []ParamAliases `json:"param_aliases,omitempty"`
-	// ContentParams hold file content: in XML they run to the last closing
-	// tag. Those that are neither find nor replace text are whole-file
-	// content, which gets the write fixes (fence, escapes, placeholders).
+	// ContentParams hold file content, which in XML runs to the last closing
+	// tag; whole-file content (neither find nor replace) gets the write fixes.
 	ContentParams []string `json:"content_params,omitempty"`
-	// FindParams hold text that must match a file (old_text), at any depth:
-	// read-tool line numbers are stripped from them.
-	FindParams []string `json:"find_params,omitempty"`
-	// ReplaceParams hold text that replaces found text (new_text), at any
-	// depth.
+	// FindParams (old_text) and ReplaceParams (new_text), at any depth, get
+	// the edit-text fixes.
+	FindParams    []string `json:"find_params,omitempty"`
 	ReplaceParams []string `json:"replace_params,omitempty"`
-	// Example is a correct set of arguments, shown in usage text and feedback.
-	// When absent one is synthesised from the schema.
-	Example map[string]any `json:"example,omitempty"`
-	// Variants render the tool differently for some model families.
-	Variants []Variant `json:"variants,omitempty"`
+	// Example is synthesised from the schema when absent.
+	Example  map[string]any `json:"example,omitempty"`
+	Variants []Variant      `json:"variants,omitempty"`
 }
 
 // ParamAliases lists the spellings accepted for one parameter.
 type ParamAliases struct {
-	// Param is the canonical name, as declared in the schema.
-	Param string `json:"param"`
-	// Aliases are the other names accepted for it.
+	Param   string   `json:"param"`
 	Aliases []string `json:"aliases"`
-	// AllowEmpty makes an empty string a legal value for the parameter even
-	// when it is required (new_text: "" deletes).
+	// AllowEmpty makes "" a value of a required parameter (new_text: "" deletes).
 	AllowEmpty bool `json:"allow_empty,omitempty"`
 }
 
-// Variant is how a tool is shown to a family of models whose training prefers
-// other parameter names (Cline's model-family tool variants).
+// Variant is how a tool is shown to model families whose training prefers
+// other parameter names (FamilyOf).
 type Variant struct {
-	// Families are the model families the variant is for (see FamilyOf).
 	Families []string `json:"families"`
-	// Rename maps canonical parameter names to the names shown. Shown names
-	// are accepted back as aliases.
-	Rename map[string]string `json:"rename,omitempty"`
-	// Description replaces the tool description when set.
-	Description string `json:"description,omitempty"`
-	// ParamDescriptions replace parameter descriptions, keyed by shown name.
+	// Rename maps canonical names to the names shown, accepted back as aliases.
+	Rename      map[string]string `json:"rename,omitempty"`
+	Description string            `json:"description,omitempty"`
+	// ParamDescriptions and Example are keyed by shown name.
 	ParamDescriptions map[string]string `json:"param_descriptions,omitempty"`
-	// Example replaces example values, keyed by shown name (an absolute
-	// path for a variant that asks for absolute paths).
-	Example map[string]any `json:"example,omitempty"`
+	Example           map[string]any    `json:"example,omitempty"`
 }
 
 // MultiplexerDef is a tool name that stands for several tools, chosen by a
-// command parameter (Anthropic's str_replace_based_edit_tool: command
-// "str_replace" is an edit, "create" a write).
+// command parameter (str_replace_based_edit_tool).
 type MultiplexerDef struct {
 	Name         string            `json:"name"`
 	Aliases      []string          `json:"aliases,omitempty"`
@@ -87,11 +68,9 @@ type MultiplexerDef struct {
 	Commands     map[string]string `json:"commands"`
 }
 
-// ToolsFile is the format of the built-in tools and of custom tools files
-// (YAML or JSON).
+// ToolsFile is the format of tools files (YAML or JSON).
 type ToolsFile struct {
-	// ParamGroups are parameter aliases shared by every tool whose schema
-	// declares the parameter, at any depth.
+	// ParamGroups apply to every tool declaring the parameter, at any depth.
 	ParamGroups  []ParamAliases   `json:"param_groups,omitempty"`
 	Tools        []ToolDef        `json:"tools"`
 	Multiplexers []MultiplexerDef `json:"multiplexers,omitempty"`
@@ -99,33 +78,24 @@ type ToolsFile struct {
 
 // Tool is a compiled tool definition. It is immutable and safe to share.
 type Tool struct {
-	def     ToolDef
-	builtin bool
-	schema  *jsonschema.Schema
-	// aliasOf maps every accepted parameter spelling (aliases, and the
-	// canonical names' folded forms) to the canonical name.
-	aliasOf map[string]string
-	// allowEmpty holds the canonical parameters that may be empty strings.
+	def        ToolDef
+	builtin    bool
+	schema     *jsonschema.Schema
+	aliasOf    map[string]string // every accepted spelling to its canonical name
 	allowEmpty map[string]bool
 	content    map[string]bool
 	find       map[string]bool
 	replace    map[string]bool
-	// keys holds every parameter name and alias at any depth: the keys the
-	// JSON repair may expect after a comma.
-	keys map[string]bool
-	// order is the order parameters are shown in: required ones in schema
-	// order, then the rest alphabetically.
-	order []string
-	// rank is each parameter's place in order.
-	rank    map[string]int
+	// keys are the names and aliases at any depth: what JSON repair may
+	// expect after a comma.
+	keys    map[string]bool
+	order   []string       // display order: required ones first
+	rank    map[string]int // place in order
 	example map[string]any
-	// folds maps each object schema of the tool (dereferenced) to its
-	// parameter spellings in folded form (foldName) and their canonical
-	// names, so an unknown key costs one lookup, not a pass over every
-	// parameter and alias.
-	folds map[*jsonschema.Schema]map[string]string
-	// maxFold is the length of the longest folded spelling in folds.
-	maxFold int
+	// folds maps each object schema to its spellings in folded form, so an
+	// unknown key costs one lookup, not a pass over every alias.
+	folds   map[*jsonschema.Schema]map[string]string
+	maxFold int // the longest folded spelling
 }
 
 // Name returns the canonical tool name.
@@ -134,16 +104,14 @@ func (t *Tool) Name() string { return t.def.Name }
 // Builtin reports whether the tool is one of toolguard's own.
 func (t *Tool) Builtin() bool { return t.builtin }
 
-// Def returns the tool's definition. The result shares maps with the tool and
-// must not be modified.
+// Def returns the tool's definition, which shares maps with the tool.
 func (t *Tool) Def() ToolDef { return t.def }
 
 // IsContentParam reports whether the canonical parameter carries file content.
 func (t *Tool) IsContentParam(name string) bool { return t.content[name] }
 
-// IsTextParam reports whether a parameter named key holds file content or
-// edit text: a top-level content parameter (top set), or find or replace
-// text at any depth.
+// IsTextParam reports whether key holds file content (at the top level)
+// or edit text.
 func (t *Tool) IsTextParam(key string, top bool) bool {
 	return top && t.content[key] || t.find[key] || t.replace[key]
 }
@@ -154,8 +122,7 @@ func (t *Tool) Params() []string { return t.order }
 // Example returns a correct set of arguments for the tool.
 func (t *Tool) Example() map[string]any { return t.example }
 
-// Registry holds the tools a server knows. It is immutable after
-// construction and safe for concurrent use.
+// Registry holds the tools a server knows; it is safe for concurrent use.
 type Registry struct {
 	tools  map[string]*Tool // by canonical name
 	byName map[string]*Tool // canonical names and aliases, exact
@@ -169,8 +136,8 @@ type multiplexer struct {
 	tools map[string]*Tool
 }
 
-// NewRegistry returns a registry holding the built-in tools plus the tools of
-// the given files, which may override built-ins by name.
+// NewRegistry returns a registry of the built-in tools and those of files,
+// which may override built-ins by name.
 func NewRegistry(files ...ToolsFile) (*Registry, error) {
 	builtin, err := ParseToolsFile(builtinToolsYAML)
 	if err != nil {
@@ -179,13 +146,9 @@ func NewRegistry(files ...ToolsFile) (*Registry, error) {
 	return newRegistry(builtin, files)
 }
 
-// NewRegistryWithoutTools returns a registry that holds no tool, only the
-// built-in shared parameter alias groups (path for file_path, content for
-// text...), which apply to every tool it compiles. It is for front ends
-// that validate calls against the tools each request declares and nothing
-// else (the proxy): no built-in tool name or alias, and no multiplexer, can
-// capture a name the request did not declare, so Resolve only ever returns
-// one of the Options.Tools it is given.
+// NewRegistryWithoutTools returns a registry holding only the shared
+// parameter alias groups, for front ends that validate against the tools
+// each request declares (the proxy): no built-in name can capture a call.
 func NewRegistryWithoutTools() (*Registry, error) {
 	builtin, err := ParseToolsFile(builtinToolsYAML)
 	if err != nil {
@@ -194,7 +157,6 @@ func NewRegistryWithoutTools() (*Registry, error) {
 	return newRegistry(ToolsFile{ParamGroups: builtin.ParamGroups}, nil)
 }
 
-// newRegistry builds a registry from the built-in file and the given ones.
 func newRegistry(builtin ToolsFile, files []ToolsFile) (*Registry, error) {
 	r := &Registry{
 		tools:  map[string]*Tool{},
@@ -216,9 +178,8 @@ func newRegistry(builtin ToolsFile, files []ToolsFile) (*Registry, error) {
 			r.tools[t.Name()] = t
 		}
 	}
-	// Names are indexed after every tool is compiled so a custom tool that
-	// overrides a built-in also takes over its aliases only if it declares
-	// them: canonical names win over aliases, later files over earlier ones.
+	// Names are indexed once every tool is compiled, so a custom tool takes
+	// over a built-in's aliases only if it declares them.
 	for _, t := range r.sortedTools() {
 		for _, a := range t.def.Aliases {
 			r.index(a, t)
@@ -275,10 +236,8 @@ func (r *Registry) sortedTools() []*Tool {
 // Tool returns the tool with the given canonical name, or nil.
 func (r *Registry) Tool(name string) *Tool { return r.tools[name] }
 
-// Resolve finds the tool a model meant by name: an exact canonical name or
-// alias first, then the same ignoring case, '_' and '-'. extra tools (sent
-// with a request) are searched first. aliased reports whether the name was
-// not the canonical one.
+// Resolve finds the tool a model meant by name: an exact name or alias
+// first, then ignoring case, '_' and '-'; extra tools first.
 func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
 	for _, t := range extra {
 		if t.Name() == name {
@@ -305,15 +264,13 @@ func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
 	return nil, false
 }
 
-// IsMultiplexer reports whether name stands for several tools chosen by a
-// command parameter (str_replace_based_edit_tool).
+// IsMultiplexer reports whether name stands for several tools (MultiplexerDef).
 func (r *Registry) IsMultiplexer(name string) bool { return r.multiplexer(name) != nil }
 
-// multiplexer returns the multiplexer a name stands for, or nil.
 func (r *Registry) multiplexer(name string) *multiplexer { return r.mux[foldName(name)] }
 
-// foldName is the form names are compared in when no exact match exists:
-// models write WriteFile, write-file and write_file for the same thing.
+// foldName is the form names are compared in when none matches exactly:
+// WriteFile, write-file and write_file are one.
 func foldName(s string) string {
 	return string(appendFold(make([]byte, 0, len(s)), s))
 }
@@ -329,7 +286,6 @@ func foldedLen(s string) int {
 	return n
 }
 
-// appendFold appends the folded form of s to b.
 func appendFold(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -344,8 +300,8 @@ func appendFold(b []byte, s string) []byte {
 	return b
 }
 
-// Compile checks a tool definition and compiles its schema. Shared parameter
-// groups of the registry apply to it.
+// Compile checks a tool definition and compiles its schema, with the
+// registry's shared parameter groups.
 func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	if def.Name == "" {
 		return nil, errors.New("tool definition: name is required")
@@ -367,9 +323,26 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		replace:    map[string]bool{},
 	}
 	top, declared := declaredParams(schema)
+	if err := t.markParams(top, declared); err != nil {
+		return nil, err
+	}
+	if err := t.addAliases(r.groups, top, declared); err != nil {
+		return nil, err
+	}
+	t.index(declared)
+	t.example = def.Example
+	if t.example == nil {
+		t.example = synthesizeExample(schema)
+	}
+	return t, nil
+}
+
+// markParams records the content, find and replace parameters.
+func (t *Tool) markParams(top, declared map[string]bool) error {
+	def := t.def
 	for _, c := range def.ContentParams {
 		if !top[c] {
-			return nil, fmt.Errorf("tool %q: content parameter %q is not declared in the schema", def.Name, c)
+			return fmt.Errorf("tool %q: content parameter %q is not declared in the schema", def.Name, c)
 		}
 		t.content[c] = true
 	}
@@ -380,18 +353,24 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	}{{def.FindParams, t.find, "find"}, {def.ReplaceParams, t.replace, "replace"}} {
 		for _, n := range set.names {
 			if !declared[n] {
-				return nil, fmt.Errorf("tool %q: %s parameter %q is not declared in the schema", def.Name, set.what, n)
+				return fmt.Errorf("tool %q: %s parameter %q is not declared in the schema", def.Name, set.what, n)
 			}
 			set.into[n] = true
 		}
 	}
+	return nil
+}
+
+// addAliases records the spellings of the parameters: the shared groups,
+// the tool's own aliases (last, so they win) and the variants' names.
+func (t *Tool) addAliases(groups []ParamAliases, top, declared map[string]bool) error {
+	def := t.def
 	for _, p := range def.ParamAliases {
 		if !declared[p.Param] {
-			return nil, fmt.Errorf("tool %q: aliases given for undeclared parameter %q", def.Name, p.Param)
+			return fmt.Errorf("tool %q: aliases given for undeclared parameter %q", def.Name, p.Param)
 		}
 	}
-	// Tool-specific aliases go in last so they win over shared groups.
-	for _, g := range slices.Concat(r.groups, def.ParamAliases) {
+	for _, g := range slices.Concat(groups, def.ParamAliases) {
 		if !declared[g.Param] {
 			continue
 		}
@@ -405,7 +384,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	for _, v := range def.Variants {
 		for canon, shown := range v.Rename {
 			if !top[canon] {
-				return nil, fmt.Errorf("tool %q: variant renames undeclared parameter %q", def.Name, canon)
+				return fmt.Errorf("tool %q: variant renames undeclared parameter %q", def.Name, canon)
 			}
 			t.aliasOf[shown] = canon
 		}
@@ -413,6 +392,11 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	for p := range declared {
 		delete(t.aliasOf, p) // a declared name is never an alias of another
 	}
+	return nil
+}
+
+// index builds the lookups of keys, folded spellings and parameter order.
+func (t *Tool) index(declared map[string]bool) {
 	t.keys = make(map[string]bool, len(declared)+len(t.aliasOf))
 	for k := range declared {
 		t.keys[k] = true
@@ -420,26 +404,21 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	for a := range t.aliasOf {
 		t.keys[a] = true
 	}
-	t.folds = foldIndex(schema, t.aliasOf)
+	t.folds = foldIndex(t.schema, t.aliasOf)
 	for _, f := range t.folds {
 		for spelling := range f {
 			t.maxFold = max(t.maxFold, len(spelling))
 		}
 	}
-	t.order = paramOrder(schema)
+	t.order = paramOrder(t.schema)
 	t.rank = make(map[string]int, len(t.order))
 	for i, p := range t.order {
 		t.rank[p] = i
 	}
-	t.example = def.Example
-	if t.example == nil {
-		t.example = synthesizeExample(schema)
-	}
-	return t, nil
 }
 
-// canonicalParam returns the canonical name for a parameter spelling at an
-// object whose schema is s, or "" if the spelling is unknown there.
+// canonicalParam returns the canonical name of a spelling in an object of
+// schema s, or "".
 func (t *Tool) canonicalParam(name string, s *jsonschema.Schema) string {
 	s = deref(s)
 	props := propsOf(s)
@@ -490,9 +469,9 @@ func foldIndex(s *jsonschema.Schema, aliasOf map[string]string) map[*jsonschema.
 	return out
 }
 
-// foldsOf maps the folded spellings of an object's properties and of their
-// aliases to the canonical names. Properties win over aliases; among equals
-// the smallest spelling wins, so the choice does not depend on map order.
+// foldsOf maps the folded spellings of an object's properties and aliases
+// to canonical names. Properties win, then the smallest spelling, so map
+// order does not decide.
 func foldsOf(props map[string]*jsonschema.Schema, aliasOf map[string]string) map[string]string {
 	out := make(map[string]string, len(props))
 	for _, p := range slices.Sorted(maps.Keys(props)) {
@@ -514,8 +493,7 @@ func foldsOf(props map[string]*jsonschema.Schema, aliasOf map[string]string) map
 	return out
 }
 
-// ParseToolsFile parses a tools file in YAML or JSON, rejecting unknown
-// fields so a misspelt key is an error, not a silently ignored setting.
+// ParseToolsFile parses a tools file in YAML or JSON; a misspelt key is an error.
 func ParseToolsFile(data []byte) (ToolsFile, error) {
 	var f ToolsFile
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
@@ -537,10 +515,9 @@ func LoadToolsFile(path string) (ToolsFile, error) {
 	return f, nil
 }
 
-// compileSchema compiles a JSON Schema given as decoded JSON. Numbers are
-// re-read as json.Number so large integers in the schema keep their value.
-// The schema is compiled from memory alone: it may refer only to itself
-// (see SchemaRefError), so compiling never does I/O.
+// compileSchema compiles a JSON Schema from memory alone: it may refer only
+// to itself (SchemaRefError). Numbers are re-read as json.Number so large
+// integers keep their value.
 func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(strictCopy(params))
 	if err != nil {
@@ -558,13 +535,11 @@ func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("parameters schema: %w", clippedError{err})
 	}
 	s, err := c.Compile(schemaID)
-	// A refused load is the answer whatever the library made of it: its own
-	// text would only quote the URL, resolved.
+	// A refused load is the answer whatever the library made of it.
 	if len(loader.asked) > 0 {
 		return nil, fmt.Errorf("parameters schema: %w", refError(doc, loader.asked[0]))
 	}
-	// Now that nothing is loaded, a path error comes from the library's
-	// built-in metaschemas: a reference to a folder of theirs.
+	// A path error can only come from a reference into the library's metaschemas.
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, fmt.Errorf("parameters schema: %w", metaPathError(doc, pe))
 	}
@@ -578,14 +553,13 @@ func compileSchema(params map[string]any) (*jsonschema.Schema, error) {
 }
 
 // CanonicalParam returns the canonical name of a top-level parameter
-// spelling (the name itself, an alias, or the name in another case), or ""
-// when the tool has no such parameter.
+// spelling, or "".
 func (t *Tool) CanonicalParam(name string) string {
 	return t.canonicalParam(name, t.schema)
 }
 
-// ParamSpellings returns every spelling of the tool's top-level parameters,
-// canonical names and aliases, mapped to the canonical name.
+// ParamSpellings maps every spelling of the top-level parameters to its
+// canonical name.
 func (t *Tool) ParamSpellings() map[string]string {
 	out := make(map[string]string, len(t.schema.Properties)+len(t.aliasOf))
 	for p := range t.schema.Properties {
@@ -599,8 +573,7 @@ func (t *Tool) ParamSpellings() map[string]string {
 	return out
 }
 
-// ParamAliases returns every parameter spelling the tool accepts besides the
-// canonical names, grouped by canonical parameter and sorted.
+// ParamAliases returns the aliases of each parameter, sorted.
 func (t *Tool) ParamAliases() []ParamAliases {
 	by := map[string][]string{}
 	for a, c := range t.aliasOf {

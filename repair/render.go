@@ -17,11 +17,8 @@ const (
 	FamilyNativeGPT5    = "native-gpt-5"
 )
 
-// FamilyOf returns the model family of a model id: Claude 4 and later,
-// Gemini 2.5 and later and Grok 4 and later are native-next-gen, GPT-5 models
-// native-gpt-5, everything else (unknown and empty ids included) generic. It
-// runs on every call, so it reads the id's words and numbers instead of
-// running a regular expression.
+// FamilyOf returns the model family of a model id: Claude 4+, Gemini 2.5+
+// and Grok 4+ are native-next-gen, GPT-5 native-gpt-5, the rest generic.
 func FamilyOf(modelID string) string {
 	id := strings.ToLower(modelID)
 	if strings.Contains(id, "gpt-5") {
@@ -65,14 +62,10 @@ func isDigits(s string) bool {
 
 // Rendered is a tool as shown to one model family.
 type Rendered struct {
-	// Def is the definition with the family's parameter names and texts.
-	Def ToolDef
-	// OpenAI is {"type": "function", "function": {name, description, parameters}}.
-	OpenAI map[string]any
-	// Anthropic is {name, description, input_schema}.
-	Anthropic map[string]any
-	// XMLUsage is the prompt text for XML tool calling (Cline's format).
-	XMLUsage string
+	Def       ToolDef        // with the family's names and texts
+	OpenAI    map[string]any // {"type": "function", "function": {...}}
+	Anthropic map[string]any // {name, description, input_schema}
+	XMLUsage  string         // prompt text for XML tool calling
 }
 
 // view is a tool seen through a model family's variant.
@@ -109,8 +102,7 @@ func (v view) name(canon string) string {
 	return canon
 }
 
-// example returns the tool's example arguments, keyed by canonical name,
-// with the view's example values.
+// example returns the example arguments, by canonical name, with the view's values.
 func (v view) example() map[string]any {
 	out := make(map[string]any, len(v.t.example))
 	for k, e := range v.t.example {
@@ -132,7 +124,7 @@ func (v view) shownExample() map[string]any {
 	return out
 }
 
-// Render returns the tool as shown to the given model family.
+// Render returns the tool as shown to a model family.
 func (t *Tool) Render(family string) Rendered {
 	v := t.view(family)
 	params := renameSchema(t.def.Parameters, v)
@@ -160,8 +152,7 @@ func (t *Tool) Render(family string) Rendered {
 	}
 }
 
-// renameSchema copies the top level of a parameters schema with the view's
-// parameter names and descriptions.
+// renameSchema copies a schema's top level with the view's names and descriptions.
 func renameSchema(params map[string]any, v view) map[string]any {
 	out := make(map[string]any, len(params))
 	for k, e := range params {
@@ -202,8 +193,7 @@ func renameSchema(params map[string]any, v view) map[string]any {
 	return out
 }
 
-// xmlUsage renders Cline-style usage text: description, parameters marked
-// (required), and an example block.
+// xmlUsage renders Cline-style usage text.
 func (v view) xmlUsage() string {
 	var b strings.Builder
 	t := v.t
@@ -230,8 +220,7 @@ func (v view) xmlUsage() string {
 	return b.String()
 }
 
-// xmlBlock renders arguments as a tool block in the view's names. Content
-// parameters get layout newlines so the block parses back to the same values.
+// xmlBlock renders arguments as a tool block in the view's names.
 func (v view) xmlBlock(args map[string]any) string {
 	var b strings.Builder
 	t := v.t
@@ -258,9 +247,8 @@ func (v view) xmlBlock(args map[string]any) string {
 	return b.String()
 }
 
-// jsonBlock renders arguments as indented JSON in the view's names, in the
-// tool's parameter order (path before content, as the model should write
-// them), without HTML escaping.
+// jsonBlock renders arguments as indented JSON in the view's names and the
+// tool's order (path before content, as the model should write them).
 func (v view) jsonBlock(args map[string]any) string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -283,8 +271,7 @@ func (v view) jsonBlock(args map[string]any) string {
 	return b.String()
 }
 
-// orderedKeys lists args' keys: the tool's parameters in display order, then
-// any others by name.
+// orderedKeys lists args' keys: the tool's parameters in order, then others by name.
 func orderedKeys(t *Tool, args map[string]any) []string {
 	return orderKeys(t, slices.Collect(maps.Keys(args)))
 }

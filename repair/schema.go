@@ -17,7 +17,6 @@ func deref(s *jsonschema.Schema) *jsonschema.Schema {
 	return s
 }
 
-// propsOf returns the declared properties of an object schema, or nil.
 func propsOf(s *jsonschema.Schema) map[string]*jsonschema.Schema {
 	s = deref(s)
 	if s == nil {
@@ -56,8 +55,7 @@ const (
 
 func (t jsonTypes) has(u jsonTypes) bool { return t&u != 0 }
 
-// typesOf returns the types a schema admits, from "type" or, failing that,
-// from the types of its "enum" values.
+// typesOf returns the types a schema admits, from "type" or its "enum" values.
 func typesOf(s *jsonschema.Schema) jsonTypes {
 	s = deref(s)
 	if s == nil {
@@ -87,16 +85,15 @@ func typesOf(s *jsonschema.Schema) jsonTypes {
 	return t
 }
 
-// declaredParams returns the parameter names a tool schema declares at the
-// top level (top) and at any depth, inside objects and array items (all).
+// declaredParams returns the parameter names a schema declares at the top
+// level and at any depth.
 func declaredParams(s *jsonschema.Schema) (top, all map[string]bool) {
 	top, all = map[string]bool{}, map[string]bool{}
 	for p := range propsOf(s) {
 		top[p] = true
 	}
-	// References can lead back to an ancestor or fan out level after
-	// level: a schema is walked again only when reached at a shallower
-	// depth, so the walk is linear in the schema's size, not exponential.
+	// A schema is walked again only when reached shallower: references
+	// fanning out level after level would make the walk exponential.
 	seen := map[*jsonschema.Schema]int{}
 	var walk func(s *jsonschema.Schema, depth int)
 	walk = func(s *jsonschema.Schema, depth int) {
@@ -118,7 +115,6 @@ func declaredParams(s *jsonschema.Schema) (top, all map[string]bool) {
 	return top, all
 }
 
-// requiredOf returns the required properties of an object schema.
 func requiredOf(s *jsonschema.Schema) []string {
 	s = deref(s)
 	if s == nil {
@@ -127,10 +123,8 @@ func requiredOf(s *jsonschema.Schema) []string {
 	return s.Required
 }
 
-// paramOrder lists the properties of an object schema as they are shown to
-// models: required ones in the schema's order, then the rest by name. (Go
-// maps keep no declaration order; "required" is the one ordered list a schema
-// reliably has.)
+// paramOrder lists an object's properties as shown to models: required ones
+// in order (the one ordered list a decoded schema has), then by name.
 func paramOrder(s *jsonschema.Schema) []string {
 	props := propsOf(s)
 	var out []string
@@ -150,17 +144,15 @@ func paramOrder(s *jsonschema.Schema) []string {
 	return out
 }
 
-// synthesizeExample builds a plausible argument object from a schema, for
-// tools whose definition brings no example.
+// synthesizeExample builds plausible arguments for a tool without an example.
 func synthesizeExample(s *jsonschema.Schema) map[string]any {
 	budget := maxExampleValues
 	v, _ := exampleValue("", s, 0, &budget).(map[string]any)
 	return v
 }
 
-// maxExampleValues bounds the values of a synthesised example: a schema
-// whose references fan out level after level would otherwise give an
-// example exponential in its size.
+// maxExampleValues bounds a synthesised example, which references fanning
+// out would make exponential.
 const maxExampleValues = 500
 
 func exampleValue(name string, s *jsonschema.Schema, depth int, budget *int) any {
@@ -199,13 +191,10 @@ func exampleValue(name string, s *jsonschema.Schema, depth int, budget *int) any
 	}
 }
 
-// strictCopy returns a deep copy of a schema document in which every object
-// schema that declares properties and says nothing about other properties
-// forbids them. toolguard's policy is that an unknown parameter makes a call
-// unusable (dropping `append: true` silently could change its meaning), while
-// JSON Schema allows extra properties by default. Schemas that compose
-// (allOf/anyOf/oneOf/$ref beside properties) are left alone: forbidding there
-// would reject properties another branch declares.
+// strictCopy returns a deep copy of a schema in which every object that
+// declares properties and is silent about others forbids them: dropping an
+// unknown `append: true` could change a call's meaning. Composing schemas
+// are left alone, whose other branches may declare more.
 func strictCopy(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -243,8 +232,7 @@ func hasAny(m map[string]any, keys ...string) bool {
 	return false
 }
 
-// describeType names a schema's admitted types for messages ("a string",
-// "an array or null").
+// describeType names types for messages ("an array or null").
 func describeType(t jsonTypes) string {
 	var names []string
 	for _, e := range []struct {

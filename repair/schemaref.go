@@ -10,31 +10,25 @@ import (
 	"strings"
 )
 
-// schemaID is the id every tool schema is compiled under. It is no file
-// URL, so a relative reference cannot resolve into the file system, and it
-// does not hold the tool's name, whose characters (#, %) would change the
-// URL's meaning.
+// schemaID is the id every tool schema is compiled under: no file URL, so
+// a relative reference cannot reach the file system, and no tool name,
+// whose characters (#, %) would change the URL's meaning.
 const schemaID = "toolguard:///parameters.json"
 
-// maxRefRunes bounds a reference quoted in an error: it is the caller's
-// text and can be of any length.
+// maxRefRunes bounds a reference quoted in an error.
 const maxRefRunes = 200
 
-// maxSchemaErrorRunes bounds the text of a schema compilation error: the
-// library's messages quote the schema, which can be large.
+// maxSchemaErrorRunes bounds a compilation error, which quotes the schema.
 const maxSchemaErrorRunes = 800
 
-// SchemaRefError reports a schema that refers to something outside itself:
-// a file, a URL, another document. Schemas are compiled from memory only,
-// whoever wrote them (a request, a stream, the proxy's caller, a tools
-// file): loading would let a caller probe and read the server's files, or
-// block the server on a FIFO.
+// SchemaRefError reports a schema that refers outside itself. Schemas are
+// compiled from memory only: loading would let a caller read the server's
+// files, or block it on a FIFO.
 type SchemaRefError struct {
-	// Ref is the reference as written in the schema (cut when long), or the
-	// URL it resolved to when no keyword in the schema names it.
+	// Ref is the reference as written (cut when long), or its URL when no
+	// keyword names it.
 	Ref string
-	// Keyword is the JSON pointer of the keyword holding it
-	// ("/properties/x/$ref"), or "" when unknown.
+	// Keyword is the JSON pointer of the keyword holding it, or "".
 	Keyword string
 }
 
@@ -50,13 +44,11 @@ func (e *SchemaRefError) Error() string {
 	return fmt.Sprintf("reference %q%s is not allowed: %s; nothing is loaded from files or the network", e.Ref, at, rule)
 }
 
-// errLoadRefused is what the compiler hears from refusingLoader; callers
-// get a SchemaRefError instead.
+// errLoadRefused is what the compiler hears; callers get a SchemaRefError.
 var errLoadRefused = errors.New("schema loading is refused")
 
-// refusingLoader is the schema compiler's one loader: it loads nothing, and
-// notes what it was asked for. The standard metaschemas are built into the
-// library and never reach it.
+// refusingLoader loads nothing and notes what it was asked for (the
+// standard metaschemas are built into the library).
 type refusingLoader struct{ asked []string }
 
 func (l *refusingLoader) Load(u string) (any, error) {
@@ -64,17 +56,13 @@ func (l *refusingLoader) Load(u string) (any, error) {
 	return nil, errLoadRefused
 }
 
-// refError names the keyword of doc that made the compiler ask for the URL
-// asked: a $ref, $dynamicRef or $recursiveRef resolved against the $id
-// around it, or a $schema.
+// refError names the keyword of doc that made the compiler ask for a URL.
 func refError(doc any, asked string) *SchemaRefError {
 	return findRefError(doc, asked, func(u string) bool { return u == asked })
 }
 
-// metaPathError is the refusal of a reference to the standard metaschemas'
-// host that names none of them but a folder of the library's built-in copy
-// (https://json-schema.org/draft): the library fails reading it, and its
-// error would name its own embedded paths.
+// metaPathError refuses a reference to a folder of the library's built-in
+// metaschemas, whose error would name its own embedded paths.
 func metaPathError(doc any, pe *fs.PathError) *SchemaRefError {
 	want := strings.Trim(strings.TrimPrefix(pe.Path, "metaschemas/"), "/")
 	return findRefError(doc, "https://json-schema.org/"+want, func(u string) bool {
@@ -87,8 +75,7 @@ func metaPathError(doc any, pe *fs.PathError) *SchemaRefError {
 	})
 }
 
-// findRefError names the first reference of doc whose resolved URL
-// matches, or else the fallback URL.
+// findRefError names the first reference of doc whose URL matches, or fallback.
 func findRefError(doc any, fallback string, match func(resolved string) bool) *SchemaRefError {
 	base, _ := url.Parse(schemaID)
 	if ref, ptr, ok := findRef(doc, base, "", match); ok {
@@ -97,7 +84,7 @@ func findRefError(doc any, fallback string, match func(resolved string) bool) *S
 	return &SchemaRefError{Ref: clipText(fallback, maxRefRunes)}
 }
 
-// findRef walks doc depth first, keys in order, so the same schema always
+// findRef walks doc depth first, keys in order: the same schema always
 // names the same keyword.
 func findRef(v any, base *url.URL, ptr string, match func(string) bool) (ref, at string, ok bool) {
 	switch x := v.(type) {
@@ -131,8 +118,7 @@ func findRef(v any, base *url.URL, ptr string, match func(string) bool) (ref, at
 	return "", "", false
 }
 
-// resolve reads ref against base without its fragment, as the compiler
-// does before it asks for a document; "" when ref is no URL.
+// resolve reads ref against base without its fragment, as the compiler does.
 func resolve(base *url.URL, ref string) string {
 	u, err := url.Parse(withoutFragment(ref))
 	if err != nil {
@@ -151,8 +137,7 @@ func escapePointer(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
-// clippedError is an error whose text is cut to maxSchemaErrorRunes;
-// errors.As still finds what it wraps.
+// clippedError cuts an error's text to maxSchemaErrorRunes.
 type clippedError struct{ err error }
 
 func (e clippedError) Error() string { return clipText(e.err.Error(), maxSchemaErrorRunes) }

@@ -3,13 +3,9 @@ package repair
 import "strings"
 
 // splitToolBlock finds the tool block in a model's text: the first element
-// whose tag isTool accepts, and its body up to that tag's last closing tag
-// (the closing tag of the tool decides, so file content holding the same tag
-// survives). Prose and other elements before it (a <thinking> block) are
-// skipped whole, so a tool name mentioned inside them is not taken for the
-// call. When no element names a tool the whole text is the body: the caller
-// sent the parameters without a wrapper. closed is false when the block's
-// closing tag never came.
+// isTool accepts, up to its last closing tag, so file content holding the
+// tag survives. Elements before it (<thinking>) are skipped whole. With no
+// tool element the whole text is the body.
 func splitToolBlock(text string, isTool func(string) bool) (tag, body string, closed bool) {
 	for i := 0; ; {
 		name, end, ok := nextOpeningTag(text, i)
@@ -32,8 +28,7 @@ func splitToolBlock(text string, isTool func(string) bool) (tag, body string, cl
 	}
 }
 
-// nextOpeningTag finds the first opening tag "<name>" at or after text[i]
-// and returns its name and the index just past it.
+// nextOpeningTag finds the first "<name>" at or after text[i].
 func nextOpeningTag(text string, i int) (name string, end int, ok bool) {
 	for i < len(text) {
 		j := strings.IndexByte(text[i:], '<')
@@ -49,9 +44,7 @@ func nextOpeningTag(text string, i int) (name string, end int, ok bool) {
 	return "", 0, false
 }
 
-// openingTagAt reports whether an opening tag "<name>" starts at text[i], and
-// returns its name and the index just past it. Names are XML-ish identifiers;
-// attributes are not part of the tool formats handled here.
+// openingTagAt reports whether "<name>" (no attributes) starts at text[i].
 func openingTagAt(text string, i int) (name string, end int, ok bool) {
 	if i >= len(text) || text[i] != '<' {
 		return "", 0, false
@@ -66,8 +59,7 @@ func openingTagAt(text string, i int) (name string, end int, ok bool) {
 	return text[i+1 : j], j + 1, true
 }
 
-// IsTagNameByte reports whether c may stand in an XML tool or parameter tag
-// name, at its start when first is set.
+// IsTagNameByte reports whether c may stand in a tag name (at its start if first).
 func IsTagNameByte(c byte, first bool) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_':
@@ -79,13 +71,9 @@ func IsTagNameByte(c byte, first bool) bool {
 }
 
 // parseXMLParams splits a tool block body into its parameters. A content
-// parameter's value runs to the last closing tag of that parameter in the
-// body (Cline's rule: a literal </content> inside a file is kept); any other
-// value ends at its first closing tag, so nested markup in a value (XML
-// memory, HTML) is kept as text. One newline right after the opening tag and
-// one right before the closing tag are layout, not value. truncated names
-// the parameter whose closing tag never came, if any; its value is what
-// arrived.
+// value runs to its last closing tag (a </content> inside a file is kept),
+// any other to its first, so markup in it stays text. truncated names the
+// parameter whose closing tag never came.
 func parseXMLParams(body string, isContent func(string) bool) (params map[string]string, truncated string) {
 	params = map[string]string{}
 	for i := 0; ; {
@@ -114,8 +102,8 @@ func parseXMLParams(body string, isContent func(string) bool) (params map[string
 	return params, ""
 }
 
-// TrimLayout removes one leading and one trailing newline (LF or CRLF): in
-// XML tool formats they are layout around a value, not part of it.
+// TrimLayout removes one leading and one trailing newline, layout around
+// an XML value.
 func TrimLayout(v string) string {
 	if strings.HasPrefix(v, "\r\n") {
 		v = v[2:]

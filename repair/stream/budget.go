@@ -2,12 +2,8 @@ package stream
 
 import "fmt"
 
-// The budget of the bytes parsers hold of their open calls
-// (Options.Budget): a call draws on it as its text grows, and gives back
-// what it drew when it closes or is dropped.
-
-// Budget is a pool of bytes parsers draw on (Options.Budget). Parsers in
-// different goroutines may share one.
+// Budget is a pool of bytes parsers draw on as their open calls grow and
+// give back when the calls close; parsers in several goroutines may share one.
 type Budget interface {
 	// Grow draws n more bytes, or draws nothing and reports false.
 	Grow(n int) bool
@@ -15,15 +11,13 @@ type Budget interface {
 	Release(n int)
 }
 
-// budgetEvent reports a call dropped because Options.Budget could not
-// grant its growth: a limit shared with other parsers, which may allow the
-// same call later.
+// budgetEvent reports a call the shared budget could not grant, which it
+// may grant later.
 func budgetEvent(index int) Event {
 	return Event{Kind: EventError, Index: index, Code: CodeCallTooLarge,
 		Text: fmt.Sprintf("call %d was dropped: the memory kept for the open calls of every stream is in use; send it again later", index)}
 }
 
-// hold draws the call's growth from the budget, or reports false.
 func (p *structuredParser) hold(c *deltaCall) bool {
 	if p.opts.Budget == nil || len(c.args) <= c.held {
 		return true
@@ -35,7 +29,6 @@ func (p *structuredParser) hold(c *deltaCall) bool {
 	return true
 }
 
-// unhold gives back what the call drew from the budget.
 func (p *structuredParser) unhold(c *deltaCall) {
 	if c.held > 0 {
 		p.opts.Budget.Release(c.held)
@@ -43,8 +36,7 @@ func (p *structuredParser) unhold(c *deltaCall) {
 	}
 }
 
-// overBudget draws the open call's growth, to n bytes buffered, from the
-// budget, or drops the call when the budget cannot grant it.
+// overBudget draws the open call's growth to n bytes, or drops the call.
 func (p *textParser) overBudget(n int) bool {
 	if p.opts.Budget == nil || n <= p.held {
 		return false
@@ -57,7 +49,6 @@ func (p *textParser) overBudget(n int) bool {
 	return true
 }
 
-// unhold gives back what the open call drew from the budget.
 func (p *textParser) unhold() {
 	if p.held > 0 {
 		p.opts.Budget.Release(p.held)

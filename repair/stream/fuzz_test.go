@@ -323,16 +323,7 @@ func newFuzzChecker(t *testing.T, format Format, opts Options) *fuzzChecker {
 func (c *fuzzChecker) event(e Event) {
 	t := c.t
 	t.Helper()
-	for _, s := range [...]string{e.Text, e.Param, e.JSON, e.Name, e.ID, e.Call.Name, e.Call.Text} {
-		if !utf8.ValidString(s) {
-			t.Errorf("event %+v: %q is not valid UTF-8", e, s)
-		}
-	}
-	for k, v := range e.Call.Params {
-		if !utf8.ValidString(k) || !utf8.ValidString(v) {
-			t.Errorf("event %+v: parameter %q = %q is not valid UTF-8", e, k, v)
-		}
-	}
+	c.checkStrings(e)
 	if e.Kind != EventText && e.Index < 0 {
 		t.Errorf("event %+v for a negative index", e)
 	}
@@ -344,18 +335,7 @@ func (c *fuzzChecker) event(e Event) {
 		}
 		c.rebuilt.WriteString(e.Text)
 	case EventCallStarted:
-		if over {
-			t.Errorf("call %d started after it was over", e.Index)
-		}
-		if !c.format.Structured() {
-			if c.open >= 0 {
-				t.Errorf("call %d started while call %d is open", e.Index, c.open)
-			}
-			if e.Index <= c.highest {
-				t.Errorf("call %d started after call %d", e.Index, c.highest)
-			}
-			c.open = e.Index
-		}
+		c.started(e, over)
 	case EventParam:
 		if e.JSON != "" && e.Text != "" {
 			t.Errorf("parameter event with both text and JSON: %+v", e)
@@ -364,68 +344,9 @@ func (c *fuzzChecker) event(e Event) {
 			t.Errorf("parameter %q of call %d shown after the call was dropped", e.Param, e.Index)
 		}
 	case EventCallClosed:
-		if over {
-			t.Errorf("call %d closed after it was over", e.Index)
-		}
-		if name, ok := c.out.Starts[e.Index]; ok && name != e.Name {
-			t.Errorf("call %d started as %q and closed as %q", e.Index, name, e.Name)
-		}
-		if e.Name != e.Call.Name {
-			t.Errorf("call %d closed as %q with a call named %q", e.Index, e.Name, e.Call.Name)
-		}
-		if want := fuzzForms[c.format]; e.Call.Form != want {
-			t.Errorf("call %d closed in form %v, want %v", e.Index, e.Call.Form, want)
-		}
-		if (e.Call.Form == repair.FormParams) != (e.Call.Params != nil) {
-			t.Errorf("call %d closed in form %v with params %v", e.Index, e.Call.Form, e.Call.Params)
-		}
-		if c.open == e.Index {
-			c.open = -1
-		}
-		if c.format == XMLTags {
-			if !strings.HasPrefix(e.Call.Text, "<"+e.Name+">") || !e.Truncated && !strings.HasSuffix(e.Call.Text, "</"+e.Name+">") {
-				t.Errorf("call %d closed with text %q", e.Index, e.Call.Text)
-			}
-			c.rebuilt.WriteString(e.Call.Text)
-		}
-		c.checkPreview(e, c.out.Shown[e.Index])
+		c.closedCall(e, over)
 	case EventError:
-		if e.Text == "" {
-			t.Errorf("error event without a message: %+v", e)
-		}
-		c.errs = append(c.errs, fuzzError{e.Index, e.Code})
-		switch e.Code {
-		case CodeCallTooLarge, CodeParamTooLarge, CodeJSONTooDeep:
-			want := fmt.Sprintf(" past %d bytes", c.opts.MaxCallBytes)
-			switch e.Code {
-			case CodeParamTooLarge:
-				want = fmt.Sprintf(" past %d bytes", c.opts.MaxParamBytes)
-			case CodeJSONTooDeep:
-				want = fmt.Sprintf("more than %d levels", c.opts.MaxJSONDepth)
-				if c.opts.MaxJSONDepth <= 0 || c.format != Hermes && !c.format.Structured() {
-					t.Errorf("%s in %s with depth limit %d", e.Code, c.format, c.opts.MaxJSONDepth)
-				}
-			}
-			if !strings.Contains(e.Text, want) {
-				t.Errorf("%s with limits %d/%d/%d: %s", e.Code, c.opts.MaxCallBytes, c.opts.MaxParamBytes, c.opts.MaxJSONDepth, e.Text)
-			}
-			if over {
-				t.Errorf("call %d dropped (%s) after it was over", e.Index, e.Code)
-			}
-			if !c.format.Structured() && (e.Index < c.highest || c.open >= 0 && c.open != e.Index) {
-				t.Errorf("call %d dropped while call %d is open, after call %d", e.Index, c.open, c.highest)
-			}
-			c.dropped[e.Index] = true
-			if c.open == e.Index {
-				c.open = -1
-			}
-		case CodeCallAlreadyComplete:
-			if !c.format.Structured() || !c.closed[e.Index] && !c.dropped[e.Index] {
-				t.Errorf("%s for call %d, which is not complete", e.Code, e.Index)
-			}
-		default:
-			t.Errorf("unknown error code %q", e.Code)
-		}
+		c.errorEvent(e, over)
 	default:
 		t.Errorf("unknown event kind %d", e.Kind)
 	}
@@ -433,6 +354,115 @@ func (c *fuzzChecker) event(e Event) {
 		c.highest = e.Index
 	}
 	c.collector.event(e)
+}
+
+func (c *fuzzChecker) checkStrings(e Event) {
+	t := c.t
+	t.Helper()
+	for _, s := range [...]string{e.Text, e.Param, e.JSON, e.Name, e.ID, e.Call.Name, e.Call.Text} {
+		if !utf8.ValidString(s) {
+			t.Errorf("event %+v: %q is not valid UTF-8", e, s)
+		}
+	}
+	for k, v := range e.Call.Params {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			t.Errorf("event %+v: parameter %q = %q is not valid UTF-8", e, k, v)
+		}
+	}
+}
+
+func (c *fuzzChecker) started(e Event, over bool) {
+	t := c.t
+	t.Helper()
+	if over {
+		t.Errorf("call %d started after it was over", e.Index)
+	}
+	if !c.format.Structured() {
+		if c.open >= 0 {
+			t.Errorf("call %d started while call %d is open", e.Index, c.open)
+		}
+		if e.Index <= c.highest {
+			t.Errorf("call %d started after call %d", e.Index, c.highest)
+		}
+		c.open = e.Index
+	}
+}
+
+func (c *fuzzChecker) closedCall(e Event, over bool) {
+	t := c.t
+	t.Helper()
+	if over {
+		t.Errorf("call %d closed after it was over", e.Index)
+	}
+	if name, ok := c.out.Starts[e.Index]; ok && name != e.Name {
+		t.Errorf("call %d started as %q and closed as %q", e.Index, name, e.Name)
+	}
+	if e.Name != e.Call.Name {
+		t.Errorf("call %d closed as %q with a call named %q", e.Index, e.Name, e.Call.Name)
+	}
+	if want := fuzzForms[c.format]; e.Call.Form != want {
+		t.Errorf("call %d closed in form %v, want %v", e.Index, e.Call.Form, want)
+	}
+	if (e.Call.Form == repair.FormParams) != (e.Call.Params != nil) {
+		t.Errorf("call %d closed in form %v with params %v", e.Index, e.Call.Form, e.Call.Params)
+	}
+	if c.open == e.Index {
+		c.open = -1
+	}
+	if c.format == XMLTags {
+		if !strings.HasPrefix(e.Call.Text, "<"+e.Name+">") || !e.Truncated && !strings.HasSuffix(e.Call.Text, "</"+e.Name+">") {
+			t.Errorf("call %d closed with text %q", e.Index, e.Call.Text)
+		}
+		c.rebuilt.WriteString(e.Call.Text)
+	}
+	c.checkPreview(e, c.out.Shown[e.Index])
+}
+
+func (c *fuzzChecker) errorEvent(e Event, over bool) {
+	t := c.t
+	t.Helper()
+	if e.Text == "" {
+		t.Errorf("error event without a message: %+v", e)
+	}
+	c.errs = append(c.errs, fuzzError{e.Index, e.Code})
+	switch e.Code {
+	case CodeCallTooLarge, CodeParamTooLarge, CodeJSONTooDeep:
+		c.dropEvent(e, over)
+	case CodeCallAlreadyComplete:
+		if !c.format.Structured() || !c.closed[e.Index] && !c.dropped[e.Index] {
+			t.Errorf("%s for call %d, which is not complete", e.Code, e.Index)
+		}
+	default:
+		t.Errorf("unknown error code %q", e.Code)
+	}
+}
+
+func (c *fuzzChecker) dropEvent(e Event, over bool) {
+	t := c.t
+	t.Helper()
+	want := fmt.Sprintf(" past %d bytes", c.opts.MaxCallBytes)
+	switch e.Code {
+	case CodeParamTooLarge:
+		want = fmt.Sprintf(" past %d bytes", c.opts.MaxParamBytes)
+	case CodeJSONTooDeep:
+		want = fmt.Sprintf("more than %d levels", c.opts.MaxJSONDepth)
+		if c.opts.MaxJSONDepth <= 0 || c.format != Hermes && !c.format.Structured() {
+			t.Errorf("%s in %s with depth limit %d", e.Code, c.format, c.opts.MaxJSONDepth)
+		}
+	}
+	if !strings.Contains(e.Text, want) {
+		t.Errorf("%s with limits %d/%d/%d: %s", e.Code, c.opts.MaxCallBytes, c.opts.MaxParamBytes, c.opts.MaxJSONDepth, e.Text)
+	}
+	if over {
+		t.Errorf("call %d dropped (%s) after it was over", e.Index, e.Code)
+	}
+	if !c.format.Structured() && (e.Index < c.highest || c.open >= 0 && c.open != e.Index) {
+		t.Errorf("call %d dropped while call %d is open, after call %d", e.Index, c.open, c.highest)
+	}
+	c.dropped[e.Index] = true
+	if c.open == e.Index {
+		c.open = -1
+	}
 }
 
 // checkPreview checks that the joined previews of a closed call are its

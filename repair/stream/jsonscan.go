@@ -2,60 +2,48 @@ package stream
 
 import (
 	"bytes"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
 // jsonScanner reads a JSON value as it arrives and tells a jsonHandler where
-// its values start and end and what its strings hold, so parameters can be
-// shown while they stream. It is resumable: scan reads the bytes added to
-// the buffer since the last call, and an escape or character split at the
-// end of the buffer is read again, whole, next time.
-//
-// It tolerates what models commonly write (single quotes, bare words such
-// as True or unquoted keys, missing and trailing commas); on anything else
-// it stops reporting (lost) and only keeps finding the bytes it was asked
-// to stop at. It never judges the value: the closed call goes through the
-// full repair pipeline.
+// its values start and end and what its strings hold. It resumes where it
+// stopped, reading a split escape or character again whole. It tolerates
+// single quotes, bare words and missing commas; on anything else it is lost
+// and only looks for its stop byte.
 type jsonScanner struct {
 	h     jsonHandler
 	buf   []byte // the buffer being scanned, for handlers
 	pos   int    // next byte to read
 	state scanState
 	stack []frame
-	// String being read: its quote, whether it is a key, where it starts.
+
 	quote    byte
 	inKey    bool
 	strStart int
-	// Bare word being read (a number, true, None, an unquoted key).
+
 	bareStart int
 	key       []byte // key being read
 	scratch   []byte // decoded string growth, reused
-	// src is the input piece that was appended at buf[srcOff:], when the
-	// caller has it as a string: a string's growth copied verbatim from it
-	// is shown as a substring of it, without a copy.
+	// src is the piece appended at buf[srcOff:], as a string: growth copied
+	// verbatim from it is shown as a substring, without a copy.
 	src    string
 	srcOff int
-	// The last growth reported: buf[grewFrom:grewTo], verbatim when no
-	// escape was decoded or byte replaced in it.
+
 	grewFrom, grewTo int
 	grewVerbatim     bool
-	// muted: nothing is reported any more, and the buffer may have been
-	// cut before pos (see mute).
+
 	muted bool
-	// maxDepth bounds the open objects and arrays (0: no bound). An
-	// opening bracket past it sets tooDeep and the scanner skips the rest
-	// (stSkip), knowing only whether it is inside a string: its memory
-	// stops growing with the nesting.
+	// maxDepth bounds the open containers (0: none). Past it the scanner
+	// only follows strings (stSkip), so its memory stops growing.
 	maxDepth int
 	tooDeep  bool
-	// stSkip: the quote of the string being skipped (0: none) and whether
-	// the byte before was its backslash.
+
 	skipQuote byte
 	skipEsc   bool
 }
 
-// frame is an open object or array.
 type frame struct {
 	obj   bool
 	key   string // the member being read (objects)
@@ -79,38 +67,23 @@ const (
 // maxKeyBytes bounds a key; a longer one is not a parameter name.
 const maxKeyBytes = 1024
 
-// jsonHandler receives what a jsonScanner finds. The value concerned is a
-// member or element of the container on top of s.stack (the root value when
-// the stack is empty).
+// jsonHandler receives what a jsonScanner finds, about a value in the
+// container on top of s.stack (the root when it is empty).
 type jsonHandler interface {
-	// valueStart: a value begins at offset start.
 	valueStart(s *jsonScanner, start int)
-	// stringGrew: a string value grew by chunk (decoded; reused after the
-	// call); end reports its closing quote.
+	// stringGrew: a string grew by chunk, decoded and reused after the call.
 	stringGrew(s *jsonScanner, chunk []byte, end bool)
-	// valueEnd: the value in s.buf[start:end] is complete.
 	valueEnd(s *jsonScanner, start, end int)
 }
 
-// scan reads buf from s.pos. It returns true, with s.pos on the byte, when
-// it meets stop outside a string (0: never stops), and false when it needs
-// more input.
+// scan reads buf from s.pos: true at stop outside a string (0: never),
+// false when it needs more input.
 func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 	s.buf = buf
 	for s.pos < len(buf) {
 		switch s.state {
 		case stLost:
-			if stop == 0 {
-				s.pos = len(buf)
-				return false
-			}
-			k := bytes.IndexByte(buf[s.pos:], stop)
-			if k < 0 {
-				s.pos = len(buf)
-				return false
-			}
-			s.pos += k
-			return true
+			return s.findStop(stop)
 		case stSkip:
 			return s.skipDeep(stop)
 		case stString:
@@ -119,13 +92,9 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 			}
 			continue
 		case stBare:
-			for s.pos < len(buf) && isBareByte(buf[s.pos]) {
-				s.pos++
-			}
-			if s.pos == len(buf) {
+			if !s.readBare() {
 				return false
 			}
-			s.endBare()
 			continue
 		}
 		c := buf[s.pos]
@@ -136,54 +105,90 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 		if c == stop {
 			return true
 		}
-		switch s.state {
-		case stValue:
-			s.beginValue(c)
-		case stKey:
-			switch {
-			case c == '"' || c == '\'':
-				s.quote, s.inKey, s.key = c, true, s.key[:0]
-				s.state = stString
-				s.pos++
-			case c == '}':
-				s.close(true)
-			case c == ',':
-				s.pos++
-			case isBareByte(c):
-				s.inKey, s.bareStart, s.state = true, s.pos, stBare
-			default:
-				s.lose()
-			}
-		case stColon:
-			if c == ':' || c == '=' {
-				s.pos++
-				s.state = stValue
-			} else {
-				s.lose()
-			}
-		case stAfter:
-			top := &s.stack[len(s.stack)-1]
-			switch {
-			case c == ',':
-				s.pos++
-				s.state = stValue
-				if top.obj {
-					s.state = stKey
-				}
-			case c == '}' || c == ']':
-				s.close(c == '}')
-			case top.obj && (c == '"' || c == '\''):
-				s.state = stKey // a missing comma
-			case !top.obj:
-				s.state = stValue // a missing comma
-			default:
-				s.lose()
-			}
-		case stDone:
-			s.pos++ // text after the value: not ours to judge
-		}
+		s.structural(c)
 	}
 	return false
+}
+
+func (s *jsonScanner) structural(c byte) {
+	switch s.state {
+	case stValue:
+		s.beginValue(c)
+	case stKey:
+		s.beginKey(c)
+	case stColon:
+		if c == ':' || c == '=' {
+			s.pos++
+			s.state = stValue
+		} else {
+			s.lose()
+		}
+	case stAfter:
+		s.separator(c)
+	case stDone:
+		s.pos++ // text after the value: not ours to judge
+	}
+}
+
+func (s *jsonScanner) beginKey(c byte) {
+	switch {
+	case c == '"' || c == '\'':
+		s.quote, s.inKey, s.key = c, true, s.key[:0]
+		s.state = stString
+		s.pos++
+	case c == '}':
+		s.close(true)
+	case c == ',':
+		s.pos++
+	case isBareByte(c):
+		s.inKey, s.bareStart, s.state = true, s.pos, stBare
+	default:
+		s.lose()
+	}
+}
+
+// separator reads c after a value; a missing comma is forgiven.
+func (s *jsonScanner) separator(c byte) {
+	top := &s.stack[len(s.stack)-1]
+	switch {
+	case c == ',':
+		s.pos++
+		s.state = stValue
+		if top.obj {
+			s.state = stKey
+		}
+	case c == '}' || c == ']':
+		s.close(c == '}')
+	case top.obj && (c == '"' || c == '\''):
+		s.state = stKey
+	case !top.obj:
+		s.state = stValue
+	default:
+		s.lose()
+	}
+}
+
+// findStop, once lost, only looks for stop.
+func (s *jsonScanner) findStop(stop byte) bool {
+	if stop != 0 {
+		if k := bytes.IndexByte(s.buf[s.pos:], stop); k >= 0 {
+			s.pos += k
+			return true
+		}
+	}
+	s.pos = len(s.buf)
+	return false
+}
+
+func (s *jsonScanner) readBare() bool {
+	for s.pos < len(s.buf) && isBareByte(s.buf[s.pos]) {
+		s.pos++
+	}
+	if s.pos == len(s.buf) {
+		return false
+	}
+	s.endBare()
+	return true
 }
 
 // finish ends the input: a bare word running to the end is complete.
@@ -195,15 +200,12 @@ func (s *jsonScanner) finish(buf []byte) {
 	}
 }
 
-// lose gives up on the value: nothing more is reported.
 func (s *jsonScanner) lose() { s.state = stLost }
 
 // mute stops the reports but goes on following the value, for a caller
-// that must still find where it ends (a dropped Hermes call, whose closing
-// tag counts only outside strings, as it did before the drop). The caller
-// may then cut the buffer before pos, moving pos and bareStart back by
-// the bytes cut: a muted scanner reads no offset before pos but bareStart,
-// and that one only for a bare key's length.
+// that must still find where it ends (a dropped Hermes call). The caller
+// may then cut the buffer before pos, moving pos and bareStart back: a
+// muted scanner reads before pos only bareStart, for a bare key's length.
 func (s *jsonScanner) mute() { s.h, s.muted = mutedHandler{}, true }
 
 type mutedHandler struct{}
@@ -213,9 +215,7 @@ func (mutedHandler) stringGrew(*jsonScanner, []byte, bool) {}
 func (mutedHandler) valueEnd(*jsonScanner, int, int)       {}
 
 // skipDeep passes over what follows a value nested too deep, up to stop
-// outside a string (true, s.pos on it) or the end of the buffer (false).
-// A string is what a quote opens, as in readString, to its unescaped
-// quote: a stop byte inside one does not count.
+// outside a string (true) or the end of the buffer (false).
 func (s *jsonScanner) skipDeep(stop byte) bool {
 	buf := s.buf
 	for ; s.pos < len(buf); s.pos++ {
@@ -238,7 +238,6 @@ func (s *jsonScanner) skipDeep(stop byte) bool {
 	return false
 }
 
-// skip passes over the byte at s.pos, which the caller found not to be JSON.
 func (s *jsonScanner) skip() {
 	s.lose()
 	s.pos++
@@ -273,7 +272,6 @@ func (s *jsonScanner) beginValue(c byte) {
 	}
 }
 
-// close closes the container on top of the stack with the bracket at s.pos.
 func (s *jsonScanner) close(obj bool) {
 	if len(s.stack) == 0 || s.stack[len(s.stack)-1].obj != obj {
 		s.lose()
@@ -321,8 +319,6 @@ func (s *jsonScanner) setKey(k []byte) {
 	s.state = stColon
 }
 
-// readString reads string bytes from s.pos and reports whether the string
-// closed. What it decoded goes to the key or the handler.
 func (s *jsonScanner) readString() bool {
 	buf := s.buf
 	if n := len(buf) - s.pos; cap(s.scratch) < n {
@@ -373,6 +369,11 @@ loop:
 			i += size
 		}
 	}
+	return s.stringRead(out, i, closed, verbatim)
+}
+
+// stringRead hands what readString decoded up to i to the key or the handler.
+func (s *jsonScanner) stringRead(out []byte, i int, closed, verbatim bool) bool {
 	s.grewFrom, s.grewTo, s.grewVerbatim = s.pos, i, verbatim
 	if closed {
 		s.grewTo--
@@ -400,8 +401,7 @@ loop:
 	return closed
 }
 
-// grewString returns the growth just reported to stringGrew as a string:
-// a substring of src when it was copied verbatim from it, else a copy.
+// grewString returns the growth just reported, a substring of src when it can.
 func (s *jsonScanner) grewString(chunk []byte) string {
 	if s.grewVerbatim && s.src != "" && s.grewFrom >= s.srcOff && s.grewTo-s.srcOff <= len(s.src) {
 		return s.src[s.grewFrom-s.srcOff : s.grewTo-s.srcOff]
@@ -409,63 +409,35 @@ func (s *jsonScanner) grewString(chunk []byte) string {
 	return string(chunk)
 }
 
-// appendEscape decodes the escape at the start of b (b[0] is a backslash)
-// onto out and returns the bytes it used, or 0 when b ends before the
-// escape is whole. An unknown escape keeps its backslash, as the repair
-// pipeline does; a lone surrogate becomes U+FFFD.
+// appendEscape decodes the escape at the start of b onto out and returns
+// the bytes it used, 0 when b ends before the escape is whole. An unknown
+// escape keeps its backslash, as in JSON repair.
 func appendEscape(out, b []byte) ([]byte, int) {
 	if len(b) < 2 {
 		return out, 0
 	}
-	switch c := b[1]; c {
-	case '"', '\\', '/':
+	if c, ok := jsonesc.Simple(b[1]); ok {
 		return append(out, c), 2
+	}
+	switch b[1] {
 	case '\'':
 		return append(out, '\''), 2
-	case 'b':
-		return append(out, '\b'), 2
-	case 'f':
-		return append(out, '\f'), 2
-	case 'n':
-		return append(out, '\n'), 2
-	case 'r':
-		return append(out, '\r'), 2
-	case 't':
-		return append(out, '\t'), 2
 	case 'u':
-		if len(b) < 6 {
-			if !allHex(b[2:]) {
-				return append(out, '\\'), 1
-			}
+		r, n := jsonesc.Unicode(b)
+		switch {
+		case n == 0 && jsonesc.Partial(b):
 			return out, 0
-		}
-		r, ok := hex4(b[2:6])
-		if !ok {
+		case n == 0:
 			return append(out, '\\'), 1
-		}
-		if !utf16.IsSurrogate(r) {
-			return utf8.AppendRune(out, r), 6
-		}
-		if r >= 0xDC00 { // a low surrogate first
-			return utf8.AppendRune(out, utf8.RuneError), 6
-		}
-		rest := b[6:]
-		if len(rest) < 6 && (len(rest) == 0 || rest[0] == '\\') && (len(rest) < 2 || rest[1] == 'u') && allHex(rest[min(2, len(rest)):]) {
+		case n == 6 && r >= 0xD800 && r <= 0xDBFF && jsonesc.Partial(b[6:]):
 			return out, 0 // its low half may follow
 		}
-		if len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
-			if lo, ok := hex4(rest[2:6]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-				return utf8.AppendRune(out, utf16.DecodeRune(r, lo)), 12
-			}
-		}
-		return utf8.AppendRune(out, utf8.RuneError), 6
-	default:
-		return append(out, '\\'), 1
+		return utf8.AppendRune(out, r), n // a lone surrogate becomes U+FFFD
 	}
+	return append(out, '\\'), 1
 }
 
-// plainInDouble and plainInSingle mark the bytes a string quoted with " or
-// ' copies as they are: ASCII other than its quote and the backslash.
+// plainInDouble and plainInSingle mark the bytes strings copy as they are.
 var plainInDouble, plainInSingle = plainBytes('"'), plainBytes('\'')
 
 func plainBytes(quote byte) (t [256]bool) {
@@ -475,38 +447,9 @@ func plainBytes(quote byte) (t [256]bool) {
 	return t
 }
 
-func hex4(b []byte) (rune, bool) {
-	var r rune
-	for _, c := range b[:4] {
-		var d byte
-		switch {
-		case '0' <= c && c <= '9':
-			d = c - '0'
-		case 'a' <= c && c <= 'f':
-			d = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(d)
-	}
-	return r, true
-}
-
-func allHex(b []byte) bool {
-	for _, c := range b {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// isBareByte reports bytes of numbers and bare words (true, None, an
-// unquoted key).
+// isBareByte reports bytes of numbers and bare words (True, an unquoted key).
 func isBareByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '_' || c == '-' || c == '+' || c == '.' || c == '$'

@@ -9,27 +9,23 @@ import (
 )
 
 // argsPreview turns what a jsonScanner finds in an arguments object into
-// EventParam events: string values as they grow, other values once
-// complete. The first occurrence of a key is the one shown, so a preview
-// never changes a value's type.
+// EventParam events: strings as they grow, other values once complete. Only
+// a key's first occurrence is shown, so a preview never changes type.
 type argsPreview struct {
 	emit  func(Event)
 	index int
-	// depth is the scanner depth at which values are parameters: 1 when
-	// the arguments object is the root, 2 when it is a member of the root
-	// (Hermes), whose key must then be an arguments key.
+	// depth is the scanner depth of parameters (2 for Hermes).
 	depth    int
 	shown    map[string]bool
 	maxParam int
 
-	// The parameter value being read.
 	open   bool
 	param  string
 	skip   bool // a repeated key: not shown
 	isText bool // a string value
 	start  int
 	showed bool // something of the string was shown
-	// oversize records a value that completed past the parameter limit.
+	// oversize: a value that completed past the parameter limit.
 	oversize bool
 }
 
@@ -37,8 +33,6 @@ func newArgsPreview(emit func(Event), index, depth, maxParam int) argsPreview {
 	return argsPreview{emit: emit, index: index, depth: depth, shown: map[string]bool{}, maxParam: maxParam}
 }
 
-// paramAt returns the parameter a value at the scanner's position belongs
-// to.
 func (a *argsPreview) paramAt(s *jsonScanner) (string, bool) {
 	if len(s.stack) != a.depth || !s.stack[a.depth-1].obj {
 		return "", false
@@ -90,16 +84,13 @@ func (a *argsPreview) valueEnd(s *jsonScanner, start, end int) {
 	}
 }
 
-// tooLarge reports whether a value has grown past the parameter limit,
-// with n bytes buffered.
+// tooLarge reports whether a value has grown past the parameter limit.
 func (a *argsPreview) tooLarge(n int) bool {
 	return a.oversize || a.open && a.maxParam > 0 && n-a.start > a.maxParam
 }
 
 // jsonValueText returns a complete non-string value as compact JSON,
-// repairing what models write instead (True, None, single quotes). Bytes
-// that are not UTF-8 take the repair's way too, which replaces them: an
-// event's strings must be valid (json.Valid does not check).
+// repaired if need be (True, None, invalid UTF-8, which json.Valid passes).
 func jsonValueText(raw []byte) (string, bool) {
 	if utf8.Valid(raw) && json.Valid(raw) {
 		var b bytes.Buffer
@@ -118,8 +109,7 @@ func jsonValueText(raw []byte) (string, bool) {
 	return string(out), true
 }
 
-// isArgumentsKey reports the keys Hermes-style calls hold their arguments
-// under.
+// isArgumentsKey reports the keys Hermes calls hold their arguments under.
 func isArgumentsKey(k string) bool {
 	switch k {
 	case "arguments", "parameters", "args", "input":

@@ -8,8 +8,7 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// structuredParser assembles OpenAI and Anthropic calls from their
-// fragments, keyed by the model's index; text passes straight through.
+// structuredParser assembles OpenAI and Anthropic calls from their fragments.
 type structuredParser struct {
 	format Format
 	opts   Options
@@ -18,7 +17,6 @@ type structuredParser struct {
 	calls  map[int]*deltaCall
 }
 
-// deltaCall is one call being assembled.
 type deltaCall struct {
 	index   int
 	id      string
@@ -58,8 +56,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 	if c.id == "" {
 		c.id = d.ID
 	}
-	// Names come in fragments before the arguments; some servers repeat
-	// the whole name on every fragment, which must not double it.
+	// Some servers repeat the whole name on every fragment.
 	if !c.started && d.Name != string(c.name) {
 		c.name = append(c.name, d.Name...)
 	}
@@ -121,9 +118,8 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	p.unhold(c)
 }
 
-// end closes the calls still open, in index order. An Anthropic call
-// without its stop, or any call when the model hit its length limit, is
-// truncated; OpenAI marks no call's end, so its calls are complete.
+// end closes the calls still open, in index order: truncated without their
+// stop (Anthropic) or at the length limit.
 func (p *structuredParser) end(lengthLimit bool) {
 	p.text.flush()
 	for _, i := range slices.Sorted(maps.Keys(p.calls)) {
@@ -135,8 +131,7 @@ func (p *structuredParser) end(lengthLimit bool) {
 	}
 }
 
-// textPass passes text through as EventText, holding back only a
-// character split at the end of a piece.
+// textPass passes text through, holding back a character split at the end.
 type textPass struct {
 	emit    func(Event)
 	pending []byte

@@ -2,10 +2,9 @@ package stream
 
 import "unicode/utf8"
 
-// appendValid appends b to dst as valid UTF-8 and returns how many bytes of
-// b it used. A character split at the end of b is left for the next piece
-// unless final is set. Each invalid byte becomes U+FFFD on its own, so the
-// result does not depend on where the input was split.
+// appendValid appends b to dst as valid UTF-8 and returns the bytes used: a
+// character split at the end waits unless final. Each invalid byte becomes
+// U+FFFD on its own, so the result does not depend on the split.
 func appendValid(dst, b []byte, final bool) ([]byte, int) {
 	i := 0
 	for i < len(b) {
@@ -32,8 +31,7 @@ func appendValid(dst, b []byte, final bool) ([]byte, int) {
 	return dst, len(b)
 }
 
-// validString returns b as a valid UTF-8 string, every invalid byte
-// replaced by U+FFFD.
+// validString returns b with every invalid byte replaced by U+FFFD.
 func validString(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
@@ -42,9 +40,8 @@ func validString(b []byte) string {
 	return string(out)
 }
 
-// appendGrow appends s to b, doubling the capacity when it must grow: a
-// call's text grows by many small pieces, and append's gentler growth for
-// large slices would copy it several times over.
+// appendGrow appends s to b, doubling the capacity when it must grow:
+// append's gentler growth for large slices would copy a call many times.
 func appendGrow(b []byte, s string) []byte {
 	if need := len(b) + len(s); need > cap(b) {
 		nb := make([]byte, len(b), max(need, 2*cap(b), 512))

@@ -1,28 +1,17 @@
 package stream
 
-// ValueScanner finds where a JSON value that arrives in pieces ends, with
-// the parsers' tolerance: single-quoted strings, bare words (True, None,
-// unquoted keys), missing and trailing commas. A front end that forwards a
-// call's argument fragments (the proxy) feeds it the text so far after each
-// piece, to learn the moment the arguments are complete without parsing
-// them again from the start: each byte is read a bounded number of times,
-// and an escape or character split between pieces is read whole.
-//
-// On text it cannot follow (prose, a quote inside a single-quoted string)
-// it gives up: Lost reports it, and no end is ever found. It never judges
-// the value; the complete text goes through the repair pipeline.
-//
-// The zero value is ready to use. It is not safe for concurrent use.
+// ValueScanner finds where a JSON value arriving in pieces ends, with the
+// parsers' tolerance (single quotes, bare words, missing commas), reading
+// each byte a bounded number of times: a front end learns the moment a
+// call's arguments are complete without parsing them again. The zero value
+// is ready to use; it is not safe for concurrent use.
 type ValueScanner struct {
 	s    jsonScanner
 	init bool
 }
 
-// Scan reads text, the whole value so far: the text of the previous call
-// with the new piece appended (the same bytes before it; the scanner reads
-// only what was added, and re-reads only a split escape or character). It
-// reports whether the root value is complete, which stays true. Bytes after
-// the value's end are not looked at.
+// Scan reads text, the whole value so far (the previous text with a piece
+// appended), and reports whether the root value is complete.
 func (v *ValueScanner) Scan(text []byte) (complete bool) {
 	if !v.init {
 		v.s.h, v.init = mutedHandler{}, true
@@ -32,13 +21,10 @@ func (v *ValueScanner) Scan(text []byte) (complete bool) {
 	}
 	v.s.scan(text, 0)
 	if v.s.state == stBare && !v.s.inKey && len(v.s.stack) == 0 {
-		// A bare root value (a number, true) has no closing byte: it is
-		// complete only at the end of the input.
-		return false
+		return false // a bare root value has no closing byte
 	}
 	return v.s.state == stDone
 }
 
-// Lost reports that the text is not a JSON value the scanner can follow,
-// so Scan will never report it complete.
+// Lost reports text the scanner cannot follow: Scan will never report it complete.
 func (v *ValueScanner) Lost() bool { return v.s.state == stLost }

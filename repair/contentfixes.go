@@ -1,27 +1,14 @@
 package repair
 
-import "fmt"
+import (
+	"fmt"
 
-// Content-fix repair codes, beside the codes in call.go.
-const (
-	CodeReplacementCharsRemoved = "REPLACEMENT_CHARS_REMOVED"
+	"github.com/toolguard/toolguard/repair/contentfix"
 )
 
-// applyContentFixes is the pipeline stage that repairs file content and
-// edit text after parameters are normalised, each fix only where it is safe
-// (see the functions in content.go for the exact rules):
-//
-//   - write content (a content parameter that is not edit text): strip a
-//     fence around the whole content, decode evident double escaping,
-//     decode HTML entities for the models that emit them, remove U+FFFD;
-//     refuse placeholder lines that stand for omitted code.
-//   - edit text: decode HTML entities; strip read-tool line numbers from the
-//     old text (and from the new text when the old text had them); remove
-//     U+FFFD from the new text. Escapes are never decoded here: at
-//     validation a literal \n in edit text may be what the file holds.
-//
-// The target path, which decides Markdown and markup exceptions, is the
-// object's own "path" or the nearest enclosing one.
+// applyContentFixes repairs file content and edit text (package contentfix).
+// Escapes are never decoded in edit text: a literal \n may be what the file
+// holds. The target path is the object's own "path" or the nearest above.
 func (p *pipeline) applyContentFixes(args map[string]any) {
 	t := p.tool
 	if len(t.content) == 0 && len(t.find) == 0 && len(t.replace) == 0 {
@@ -40,14 +27,13 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 		target = own
 	}
 	t := p.tool
-	// Find text first: whether its line numbers were stripped decides for
-	// the replacement text beside it.
+	// Find text first: its line numbers decide for the replacement beside it.
 	stripped := false
 	keys := fixableKeys(t, m)
 	for _, k := range keys {
 		if s, ok := m[k].(string); ok && t.find[k] {
 			param := joinPath(path, k)
-			if out, ok := StripLineNumbers(s); ok {
+			if out, ok := contentfix.StripLineNumbers(s); ok {
 				p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes")
 				s, stripped = out, true
 			}
@@ -62,7 +48,7 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 			case t.find[k]:
 			case t.replace[k]:
 				if stripped {
-					if out, ok := StripLineNumbers(x); ok {
+					if out, ok := contentfix.StripLineNumbers(x); ok {
 						p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes, as in the old text")
 						x = out
 					}
@@ -83,10 +69,8 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	}
 }
 
-// fixableKeys lists the keys of m that a fix may concern, in the order of
-// orderedKeys: strings of find, replace and content parameters, and objects
-// and arrays to look into. Other keys (a call may bring a million) are
-// neither sorted nor visited.
+// fixableKeys lists, ordered, the keys of m a fix may concern; the others
+// (a call may bring a million) are neither sorted nor visited.
 func fixableKeys(t *Tool, m map[string]any) []string {
 	var keys []string
 	for k, v := range m {
@@ -103,21 +87,21 @@ func fixableKeys(t *Tool, m map[string]any) []string {
 }
 
 func (p *pipeline) fixWriteContent(s, param, target string) string {
-	if out, ok := StripCodeFence(s, target); ok {
+	if out, ok := contentfix.StripCodeFence(s, target); ok {
 		p.res.repair(CodeCodeFenceStripped, param, "removed a Markdown code fence around the whole content")
 		s = out
 	}
-	if out, ok := DecodeEscapes(s); ok {
+	if out, ok := contentfix.DecodeEscapes(s); ok {
 		p.res.repair(CodeEscapesDecoded, param, `decoded literal escape sequences (\n, \t, \") in content that had no real newline`)
 		s = out
 		// A fence written with literal \n shows only now.
-		if out, ok := StripCodeFence(s, target); ok {
+		if out, ok := contentfix.StripCodeFence(s, target); ok {
 			p.res.repair(CodeCodeFenceStripped, param, "removed a Markdown code fence around the whole content")
 			s = out
 		}
 	}
 	s = p.fixCommon(s, param, target, true)
-	if line, text, ok := FindPlaceholder(s); ok {
+	if line, text, ok := contentfix.FindPlaceholder(s); ok {
 		p.res.Violate(CodePlaceholderContent, param, fmt.Sprintf(
 			"Line %d of %q is a placeholder (%q), not code: the file would lose what it stands for. Send the complete content, or use an edit tool to change only part of the file.",
 			line, param, clipText(text, 80)))
@@ -125,20 +109,18 @@ func (p *pipeline) fixWriteContent(s, param, target string) string {
 	return s
 }
 
-// fixCommon applies the fixes shared by write content and edit text.
-// U+FFFD is removed only from text that is written: in old text it may be
-// what the file really holds.
+// fixCommon applies the fixes shared by write content and edit text; U+FFFD
+// in old text may be what the file holds.
 func (p *pipeline) fixCommon(s, param, target string, written bool) string {
-	// Entities are decoded only for a named model: an unknown model is not
-	// known to emit them, and "&lt;" in code may be meant.
+	// Only for a named model: "&lt;" in code may be meant.
 	if p.opts.ModelID != "" {
-		if out, ok := DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
+		if out, ok := contentfix.DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
 			p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; ...) this model family emits in code")
 			s = out
 		}
 	}
 	if written {
-		if out, ok := RemoveReplacementChars(s); ok {
+		if out, ok := contentfix.RemoveReplacementChars(s); ok {
 			p.res.repair(CodeReplacementCharsRemoved, param, "removed U+FFFD replacement characters")
 			s = out
 		}

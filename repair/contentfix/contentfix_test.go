@@ -1,4 +1,4 @@
-package repair
+package contentfix
 
 import (
 	"strings"
@@ -340,97 +340,117 @@ func FuzzContentFixes(f *testing.F) {
 		f.Add(s.content, s.path, s.model)
 	}
 	f.Fuzz(func(t *testing.T, content, path, model string) {
-		valid := utf8.ValidString(content)
-		check := func(name, out string, changed bool) {
-			t.Helper()
-			if !changed && out != content {
-				t.Fatalf("%s(%q): reported no change but returned %q", name, content, out)
-			}
-			if changed && out == content {
-				t.Fatalf("%s(%q): reported a change but returned the same text", name, content)
-			}
-			if valid && !utf8.ValidString(out) {
-				t.Fatalf("%s(%q) = %q: invalid UTF-8", name, content, out)
-			}
-		}
-
-		out, changed := StripCodeFence(content, path)
-		check("StripCodeFence", out, changed)
-		if cfIsMarkdownPath(path) && changed {
-			t.Fatalf("StripCodeFence changed Markdown target %q", path)
-		}
-		if changed {
-			if len(out) >= len(content) || !strings.Contains(content, out) {
-				t.Fatalf("StripCodeFence(%q) = %q: not an inner part", content, out)
-			}
-			if again, ch := StripCodeFence(out, path); ch {
-				if tl := strings.TrimLeft(out, " \t\r\n"); !strings.HasPrefix(tl, "```") && !strings.HasPrefix(tl, "~~~") {
-					t.Fatalf("StripCodeFence stripped %q again to %q without a nested fence", out, again)
-				}
-			}
-		}
-
-		out, changed = DecodeEscapes(content)
-		check("DecodeEscapes", out, changed)
-		if changed {
-			if strings.ContainsAny(content, "\n\r") {
-				t.Fatalf("DecodeEscapes ran on %q, which has a real newline", content)
-			}
-			if len(out) >= len(content) || !strings.Contains(out, "\n") {
-				t.Fatalf("DecodeEscapes(%q) = %q: should shrink and hold a newline", content, out)
-			}
-			if again, ch := DecodeEscapes(out); ch || again != out {
-				t.Fatalf("DecodeEscapes not idempotent: %q → %q → %q", content, out, again)
-			}
-		}
-
-		out, changed = DecodeHTMLEntities(content, model, path)
-		check("DecodeHTMLEntities", out, changed)
-		if changed {
-			if strings.Contains(strings.ToLower(model), "claude") || cfIsMarkupPath(path) {
-				t.Fatalf("DecodeHTMLEntities ran for model %q path %q", model, path)
-			}
-			if len(out) >= len(content) {
-				t.Fatalf("DecodeHTMLEntities(%q) = %q: should shrink", content, out)
-			}
-		}
-
-		out, changed = RemoveReplacementChars(content)
-		check("RemoveReplacementChars", out, changed)
-		if valid {
-			if strings.ContainsRune(out, utf8.RuneError) {
-				t.Fatalf("RemoveReplacementChars(%q) = %q: U+FFFD left", content, out)
-			}
-			if again, ch := RemoveReplacementChars(out); ch || again != out {
-				t.Fatalf("RemoveReplacementChars not idempotent on %q", content)
-			}
-		}
-
-		out, changed = StripLineNumbers(content)
-		check("StripLineNumbers", out, changed)
-		if changed {
-			in := strings.Split(content, "\n")
-			got := strings.Split(out, "\n")
-			if len(in) != len(got) {
-				t.Fatalf("StripLineNumbers(%q) = %q: line count changed", content, out)
-			}
-			for i := range in {
-				if !strings.HasSuffix(in[i], got[i]) {
-					t.Fatalf("StripLineNumbers(%q) = %q: line %d %q is not a suffix of %q", content, out, i+1, got[i], in[i])
-				}
-			}
-		}
-
-		if line, text, ok := FindPlaceholder(content); ok {
-			lines := strings.Split(content, "\n")
-			if line < 1 || line > len(lines) || strings.TrimSpace(lines[line-1]) != text {
-				t.Fatalf("FindPlaceholder(%q) = %d, %q: not that line", content, line, text)
-			}
-			if _, isComment := cfCommentBody(text); !isComment {
-				t.Fatalf("FindPlaceholder(%q) = %q: no comment marker", content, text)
-			}
-		} else if line != 0 || text != "" {
-			t.Fatalf("FindPlaceholder(%q) = %d, %q without ok", content, line, text)
-		}
+		fuzzFence(t, content, path)
+		fuzzEscapes(t, content)
+		fuzzEntities(t, content, model, path)
+		fuzzReplacementChars(t, content)
+		fuzzLineNumbers(t, content)
+		fuzzPlaceholder(t, content)
 	})
+}
+
+// checkFix fails when a fix's report of a change disagrees with its output,
+// or when it turns valid UTF-8 into invalid.
+func checkFix(t *testing.T, name, content, out string, changed bool) {
+	t.Helper()
+	if !changed && out != content {
+		t.Fatalf("%s(%q): reported no change but returned %q", name, content, out)
+	}
+	if changed && out == content {
+		t.Fatalf("%s(%q): reported a change but returned the same text", name, content)
+	}
+	if utf8.ValidString(content) && !utf8.ValidString(out) {
+		t.Fatalf("%s(%q) = %q: invalid UTF-8", name, content, out)
+	}
+}
+
+func fuzzFence(t *testing.T, content, path string) {
+	out, changed := StripCodeFence(content, path)
+	checkFix(t, "StripCodeFence", content, out, changed)
+	if isMarkdownPath(path) && changed {
+		t.Fatalf("StripCodeFence changed Markdown target %q", path)
+	}
+	if changed {
+		if len(out) >= len(content) || !strings.Contains(content, out) {
+			t.Fatalf("StripCodeFence(%q) = %q: not an inner part", content, out)
+		}
+		if again, ch := StripCodeFence(out, path); ch {
+			if tl := strings.TrimLeft(out, " \t\r\n"); !strings.HasPrefix(tl, "```") && !strings.HasPrefix(tl, "~~~") {
+				t.Fatalf("StripCodeFence stripped %q again to %q without a nested fence", out, again)
+			}
+		}
+	}
+}
+
+func fuzzEscapes(t *testing.T, content string) {
+	out, changed := DecodeEscapes(content)
+	checkFix(t, "DecodeEscapes", content, out, changed)
+	if changed {
+		if strings.ContainsAny(content, "\n\r") {
+			t.Fatalf("DecodeEscapes ran on %q, which has a real newline", content)
+		}
+		if len(out) >= len(content) || !strings.Contains(out, "\n") {
+			t.Fatalf("DecodeEscapes(%q) = %q: should shrink and hold a newline", content, out)
+		}
+		if again, ch := DecodeEscapes(out); ch || again != out {
+			t.Fatalf("DecodeEscapes not idempotent: %q → %q → %q", content, out, again)
+		}
+	}
+}
+
+func fuzzEntities(t *testing.T, content, model, path string) {
+	out, changed := DecodeHTMLEntities(content, model, path)
+	checkFix(t, "DecodeHTMLEntities", content, out, changed)
+	if changed {
+		if strings.Contains(strings.ToLower(model), "claude") || isMarkupPath(path) {
+			t.Fatalf("DecodeHTMLEntities ran for model %q path %q", model, path)
+		}
+		if len(out) >= len(content) {
+			t.Fatalf("DecodeHTMLEntities(%q) = %q: should shrink", content, out)
+		}
+	}
+}
+
+func fuzzReplacementChars(t *testing.T, content string) {
+	out, changed := RemoveReplacementChars(content)
+	checkFix(t, "RemoveReplacementChars", content, out, changed)
+	if utf8.ValidString(content) {
+		if strings.ContainsRune(out, utf8.RuneError) {
+			t.Fatalf("RemoveReplacementChars(%q) = %q: U+FFFD left", content, out)
+		}
+		if again, ch := RemoveReplacementChars(out); ch || again != out {
+			t.Fatalf("RemoveReplacementChars not idempotent on %q", content)
+		}
+	}
+}
+
+func fuzzLineNumbers(t *testing.T, content string) {
+	out, changed := StripLineNumbers(content)
+	checkFix(t, "StripLineNumbers", content, out, changed)
+	if changed {
+		in := strings.Split(content, "\n")
+		got := strings.Split(out, "\n")
+		if len(in) != len(got) {
+			t.Fatalf("StripLineNumbers(%q) = %q: line count changed", content, out)
+		}
+		for i := range in {
+			if !strings.HasSuffix(in[i], got[i]) {
+				t.Fatalf("StripLineNumbers(%q) = %q: line %d %q is not a suffix of %q", content, out, i+1, got[i], in[i])
+			}
+		}
+	}
+}
+
+func fuzzPlaceholder(t *testing.T, content string) {
+	if line, text, ok := FindPlaceholder(content); ok {
+		lines := strings.Split(content, "\n")
+		if line < 1 || line > len(lines) || strings.TrimSpace(lines[line-1]) != text {
+			t.Fatalf("FindPlaceholder(%q) = %d, %q: not that line", content, line, text)
+		}
+		if _, isComment := commentBody(text); !isComment {
+			t.Fatalf("FindPlaceholder(%q) = %q: no comment marker", content, text)
+		}
+	} else if line != 0 || text != "" {
+		t.Fatalf("FindPlaceholder(%q) = %d, %q without ok", content, line, text)
+	}
 }

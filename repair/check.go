@@ -1,0 +1,252 @@
+package repair
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var printer = message.NewPrinter(language.English)
+
+// check validates the arguments against the schema and records the
+// problems as violations, in a stable order.
+func (p *pipeline) check(args map[string]any) {
+	var found []finding
+	p.checkEmpty(args, p.tool.schema, "", &found)
+	if err := p.tool.schema.Validate(args); err != nil {
+		if ve, ok := err.(*jsonschema.ValidationError); ok {
+			p.collect(ve, &found)
+		} else {
+			found = append(found, finding{code: CodeInvalidValue, msg: err.Error()})
+		}
+	}
+	outOfRange(args, "", &found)
+	first := firstFindings(found, max(MaxViolations-len(p.res.Violations), 0), p.res.omit)
+	for _, f := range first {
+		p.res.Violate(f.code, f.param, p.message(f))
+	}
+}
+
+// outOfRange reports numbers no float64 holds (1e999), which consumers
+// (protobuf Struct, JavaScript) would make infinite, and keeps them as text.
+func outOfRange(v any, path string, out *[]finding) any {
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) {
+			*out = append(*out, finding{code: CodeInvalidValue, param: path,
+				msg: fmt.Sprintf("The number %s is out of range: numbers must fit a 64-bit float (at most about 1.8e308).", clipText(string(x), 40))})
+			return string(x)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = outOfRange(e, joinPath(path, k), out)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = outOfRange(e, joinPath(path, strconv.Itoa(i)), out)
+		}
+	}
+	return v
+}
+
+// firstFindings returns the first k findings in (param, code) order, each
+// pair once, and calls omit for every other; past k it keeps a bounded
+// buffer instead of sorting them all.
+func firstFindings(found []finding, k int, omit func(code string)) []finding {
+	byKey := func(a, b finding) int {
+		return cmp.Or(strings.Compare(a.param, b.param), strings.Compare(a.code, b.code))
+	}
+	if len(found) <= k {
+		slices.SortStableFunc(found, byKey)
+		return slices.CompactFunc(found, func(a, b finding) bool { return byKey(a, b) == 0 })
+	}
+	type key struct{ param, code string }
+	seen := make(map[key]struct{}, len(found))
+	first := make([]finding, 0, k+1)
+	for _, f := range found {
+		if _, dup := seen[key{f.param, f.code}]; dup {
+			continue
+		}
+		seen[key{f.param, f.code}] = struct{}{}
+		if len(first) == k && (k == 0 || byKey(f, first[k-1]) > 0) {
+			omit(f.code)
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(first, f, byKey)
+		first = slices.Insert(first, i, f)
+		if len(first) > k {
+			omit(first[k].code)
+			first = first[:k]
+		}
+	}
+	return first
+}
+
+// finding is a problem the schema check found. Its message is written only
+// if listed: a million unknown parameters must not cost a million messages.
+type finding struct {
+	code, param string
+	// loc is the object or value concerned, name the parameter in it.
+	loc, name string
+	err       *jsonschema.ValidationError
+	msg       string // known when found
+}
+
+func (p *pipeline) message(f finding) string {
+	switch {
+	case f.msg != "":
+		return f.msg
+	case f.code == CodeUnexpectedParam:
+		return p.unexpectedMessage(f.loc, f.name)
+	case f.code == CodeMissingRequired && f.err == nil:
+		return fmt.Sprintf("Parameter %s is empty; it is required and must have a value.", quote(f.name))
+	case f.code == CodeMissingRequired && f.loc != "":
+		return fmt.Sprintf("Missing required parameter %s in %s.", quote(f.name), quote(f.loc))
+	case f.code == CodeMissingRequired:
+		return fmt.Sprintf("Missing required parameter %s.", quote(f.name))
+	}
+	switch k := f.err.ErrorKind.(type) {
+	case *kind.Type:
+		return fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(f.loc)), wantTypes(k.Want), article(k.Got))
+	default:
+		// The validator's words may quote the value: a part is enough.
+		return fmt.Sprintf("Parameter %s is invalid: %s.", quote(displayParam(f.loc)), clipText(f.err.ErrorKind.LocalizedString(printer), 4*maxQuoted))
+	}
+}
+
+// checkEmpty reports required parameters given as "": models send that when
+// they lost track of a value.
+func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path string, out *[]finding) {
+	props := propsOf(s)
+	for _, r := range requiredOf(s) {
+		if v, ok := m[r]; ok && v == "" && !p.tool.allowEmpty[r] {
+			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(path, r), loc: path, name: r})
+		}
+	}
+	for k, v := range m {
+		ps := props[k]
+		if ps == nil {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			p.checkEmpty(x, ps, joinPath(path, k), out)
+		case []any:
+			if items := itemsOf(ps); items != nil {
+				for i, e := range x {
+					if obj, ok := e.(map[string]any); ok {
+						p.checkEmpty(obj, items, joinPath(joinPath(path, k), strconv.Itoa(i)), out)
+					}
+				}
+			}
+		}
+	}
+}
+
+// collect maps the validator's error tree onto findings.
+func (p *pipeline) collect(e *jsonschema.ValidationError, out *[]finding) {
+	loc := strings.Join(e.InstanceLocation, "/")
+	switch k := e.ErrorKind.(type) {
+	case *kind.Schema, *kind.Group, *kind.Reference:
+		for _, c := range e.Causes {
+			p.collect(c, out)
+		}
+	case *kind.Required:
+		for _, m := range k.Missing {
+			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(loc, m), loc: loc, name: m, err: e})
+		}
+	case *kind.AdditionalProperties:
+		*out = slices.Grow(*out, len(k.Properties))
+		for _, name := range k.Properties {
+			*out = append(*out, finding{code: CodeUnexpectedParam, param: joinPath(loc, name), loc: loc, name: name, err: e})
+		}
+	case *kind.Type:
+		*out = append(*out, finding{code: CodeWrongType, param: loc, loc: loc, err: e})
+	default:
+		*out = append(*out, finding{code: CodeInvalidValue, param: loc, loc: loc, err: e})
+	}
+}
+
+func (p *pipeline) unexpectedMessage(loc, name string) string {
+	if name == rawArgumentsKey && loc == "" {
+		return "Unexpected parameter \"raw_arguments\": its text is not a JSON object of arguments. Send the parameters themselves as a JSON object."
+	}
+	accepted := p.tool.order
+	if loc != "" {
+		accepted = nil
+		if s := schemaAt(p.tool.schema, strings.Split(loc, "/")); s != nil {
+			accepted = paramOrder(s)
+		}
+	}
+	where := p.tool.Name()
+	if loc != "" {
+		where = quote(loc)
+	}
+	return fmt.Sprintf("Unexpected parameter %s: %s accepts only %s.", quote(name), where, listNames(accepted))
+}
+
+// schemaAt returns the schema of the value at path, or nil.
+func schemaAt(s *jsonschema.Schema, path []string) *jsonschema.Schema {
+	for _, seg := range path {
+		if ps := propsOf(s); ps != nil && ps[seg] != nil {
+			s = ps[seg]
+			continue
+		}
+		if it := itemsOf(s); it != nil {
+			s = it
+			continue
+		}
+		return nil
+	}
+	return s
+}
+
+func displayParam(loc string) string {
+	if loc == "" {
+		return "arguments"
+	}
+	return loc
+}
+
+func wantTypes(want []string) string {
+	var t jsonTypes
+	for _, w := range want {
+		switch w {
+		case "string":
+			t |= typeString
+		case "integer":
+			t |= typeInteger
+		case "number":
+			t |= typeNumber
+		case "boolean":
+			t |= typeBoolean
+		case "array":
+			t |= typeArray
+		case "object":
+			t |= typeObject
+		case "null":
+			t |= typeNull
+		}
+	}
+	return describeType(t)
+}
+
+func article(typeName string) string {
+	switch typeName {
+	case "null":
+		return "null"
+	case "array", "object", "integer":
+		return "an " + typeName
+	default:
+		return "a " + typeName
+	}
+}

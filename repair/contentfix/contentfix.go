@@ -1,0 +1,43 @@
+// Package contentfix repairs file content and edit text as models garble
+// them, and finds placeholder comments standing for omitted code. A fix
+// changes text only on strong evidence, else returns it with false.
+package contentfix
+
+import "strings"
+
+// ext returns the lower-cased extension of a / or \ separated path.
+func ext(path string) string {
+	path = strings.TrimSpace(path)
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	i := strings.LastIndexByte(base, '.')
+	if i < 0 {
+		return ""
+	}
+	return strings.ToLower(base[i:])
+}
+
+func isMarkdownPath(path string) bool {
+	switch ext(path) {
+	case ".md", ".markdown", ".mdx":
+		return true
+	}
+	return false
+}
+
+// isMarkupPath reports files where HTML entities are meant literally.
+func isMarkupPath(path string) bool {
+	switch ext(path) {
+	case ".html", ".htm", ".xhtml", ".xml", ".svg", ".jsx", ".tsx", ".vue", ".md", ".markdown", ".mdx":
+		return true
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isWordByte counts a multi-byte character's bytes as letters.
+func isWordByte(c byte) bool {
+	return isLetter(c) || isDigit(c) || c == '_' || c >= 0x80
+}

@@ -1,0 +1,241 @@
+package contentfix
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// FindPlaceholder reports the first line that is a comment standing for
+// code left out ("// ... rest of the code unchanged ..."). Only whole-line
+// comments whose whole text is such a phrase count: "# rest api client"
+// and Python's `...` are not placeholders.
+func FindPlaceholder(content string) (line int, text string, ok bool) {
+	rest := content
+	for n := 1; ; n++ {
+		l, tail, more := strings.Cut(rest, "\n")
+		if t := strings.TrimSpace(l); t != "" && isPlaceholderComment(t) {
+			return n, t, true
+		}
+		if !more {
+			return 0, "", false
+		}
+		rest = tail
+	}
+}
+
+// isPlaceholderComment applies FindPlaceholder's rule to a trimmed line;
+// an ellipsis or () or [] around make a comment decorated.
+func isPlaceholderComment(t string) bool {
+	body, ok := commentBody(t)
+	if !ok {
+		return false
+	}
+	decorated := strings.Contains(body, "...") || strings.Contains(body, "…")
+	if core := strings.Trim(body, " \t.…:-*"); len(core) >= 2 &&
+		((core[0] == '(' && core[len(core)-1] == ')') || (core[0] == '[' && core[len(core)-1] == ']')) {
+		decorated = true
+	}
+	words := strings.FieldsFunc(strings.ToLower(body), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	return placeholderWords(words, decorated)
+}
+
+func commentBody(t string) (string, bool) {
+	switch {
+	case strings.HasPrefix(t, "<!--"):
+		return strings.TrimSuffix(t[4:], "-->"), true
+	case strings.HasPrefix(t, "{/*"):
+		return strings.TrimSuffix(strings.TrimSuffix(t[3:], "}"), "*/"), true
+	case strings.HasPrefix(t, "/*"):
+		return strings.TrimSuffix(strings.TrimLeft(t[2:], "*!"), "*/"), true
+	case strings.HasPrefix(t, "//"):
+		return strings.TrimLeft(t, "/!"), true
+	case strings.HasPrefix(t, "--"):
+		return strings.TrimLeft(t, "-"), true
+	case strings.HasPrefix(t, "#"):
+		return strings.TrimLeft(t, "#"), true
+	case strings.HasPrefix(t, ";"):
+		return strings.TrimLeft(t, ";"), true
+	}
+	return "", false
+}
+
+func wordSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+var (
+	fillers = [][]string{
+		{"and", "the"}, {"keep", "the"}, {"all", "the"}, {"plus", "the"},
+		{"the"}, {"keep"}, {"and"}, {"plus"}, {"all"}, {"insert"}, {"your"}, {"with"},
+	}
+	modifiers = wordSet("existing", "previous", "remaining", "original", "other",
+		"unchanged", "earlier", "prior", "old", "omitted", "same")
+	determiners = wordSet("the", "this", "that", "your", "my", "our", "its")
+	codeNouns   = wordSet("code", "file", "files", "function", "functions", "method", "methods",
+		"class", "classes", "implementation", "implementations", "logic", "content", "contents",
+		"query", "queries", "component", "components", "module", "modules", "import", "imports",
+		"line", "lines", "body", "section", "sections", "script", "handler", "handlers",
+		"helper", "helpers", "definition", "definitions", "markup", "html", "css", "style", "styles",
+		"template", "templates", "test", "tests", "program", "source", "config", "configuration",
+		"route", "routes", "endpoints", "declarations", "statements", "stuff")
+	copulas = wordSet("is", "are", "remains", "remain", "stays", "stay", "left", "kept",
+		"goes", "was", "were", "be")
+	strongStatus = wordSet("unchanged", "the same", "same", "same as before", "as before",
+		"the same as before", "omitted", "omitted for brevity", "for brevity", "not shown",
+		"as is", "untouched", "unmodified", "not modified", "not changed", "no changes",
+		"preserved", "identical", "elided", "unchanged as before", "unchanged from before")
+	weakStatus = wordSet("here", "below", "above", "continues", "follows", "etc",
+		"continues below", "follows below")
+)
+
+// How strongly the words ending a phrase say the code is unchanged.
+const (
+	statusNone   = iota // not a status
+	statusEmpty         // no words
+	statusWeak          // "here", "goes here", "below"...
+	statusStrong        // "unchanged", "remains the same", "omitted"...
+)
+
+// status classifies the words ending a phrase, after an optional copula.
+func status(w []string) int {
+	if len(w) == 0 {
+		return statusEmpty
+	}
+	if len(w) > 1 && (w[len(w)-1] == "here" || w[len(w)-1] == "etc") {
+		w = w[:len(w)-1]
+	}
+	if copulas[w[0]] {
+		if len(w) == 1 {
+			switch w[0] {
+			case "remains", "remain", "stays", "stay":
+				return statusStrong
+			}
+			return statusNone
+		}
+		w = w[1:]
+	}
+	s := strings.Join(w, " ")
+	switch {
+	case strongStatus[s]:
+		return statusStrong
+	case weakStatus[s]:
+		return statusWeak
+	}
+	return statusNone
+}
+
+func hasPrefixWords(w []string, p ...string) bool {
+	return len(w) >= len(p) && slices.Equal(w[:len(p)], p)
+}
+
+func anyCodeNoun(w []string) bool {
+	return slices.ContainsFunc(w, func(x string) bool { return codeNouns[x] })
+}
+
+// placeholderWords applies the phrase grammar to a comment's lower-cased words.
+func placeholderWords(w []string, decorated bool) bool {
+	if len(w) == 0 || len(w) > 14 {
+		return false
+	}
+	w, keep := trimFiller(w)
+	switch {
+	case hasPrefixWords(w, "rest", "of") || hasPrefixWords(w, "remainder", "of"):
+		return restOf(w[2:], decorated)
+	case w[0] == "rest":
+		return restAlone(w[1:], decorated)
+	case hasPrefixWords(w, "everything", "else"):
+		return restAlone(w[2:], decorated)
+	case modifiers[w[0]] && modifiedNoun(w, decorated, keep):
+		return true
+	}
+	return nounStatus(w, decorated) || statusAlone(w, decorated)
+}
+
+func trimFiller(w []string) (rest []string, keep bool) {
+	for _, f := range fillers {
+		if len(w) > len(f) && hasPrefixWords(w, f...) {
+			return w[len(f):], f[0] == "keep"
+		}
+	}
+	return w, false
+}
+
+// restOf reads what follows "rest of": up to three words holding a code
+// noun, or any when decorated, then a status or nothing.
+func restOf(w []string, decorated bool) bool {
+	i := 0
+	if i < len(w) && determiners[w[i]] {
+		i++
+	}
+	for m := 0; m <= 3 && i+m <= len(w); m++ {
+		if status(w[i+m:]) != statusNone && (anyCodeNoun(w[i:i+m]) || decorated) {
+			return true
+		}
+	}
+	return false
+}
+
+// restAlone reads what follows "rest": a strong status, or a weak one or
+// nothing when decorated ("... rest ...").
+func restAlone(w []string, decorated bool) bool {
+	switch status(w) {
+	case statusStrong:
+		return true
+	case statusWeak, statusEmpty:
+		return decorated
+	}
+	return false
+}
+
+// modifiedNoun reads a modifier and words ending with a code noun, then a
+// status ("existing code here"); nothing only when decorated or after
+// "keep", as a bare "# Existing code" is a Markdown heading.
+func modifiedNoun(w []string, decorated, keep bool) bool {
+	for m := 1; m <= 3 && 1+m <= len(w); m++ {
+		if !codeNouns[w[m]] {
+			continue
+		}
+		switch status(w[1+m:]) {
+		case statusStrong:
+			return true
+		case statusWeak:
+			if w[0] != "other" || decorated {
+				return true
+			}
+		case statusEmpty:
+			if decorated || (keep && w[0] == "existing") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nounStatus reads words ending with a code noun, then a strong status,
+// decorated or saying the code was left out ("# tests omitted for brevity").
+func nounStatus(w []string, decorated bool) bool {
+	for m := 1; m <= 3 && m <= len(w); m++ {
+		if codeNouns[w[m-1]] && status(w[m:]) == statusStrong && (decorated || saysOmitted(w[m:])) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusAlone reads a strong status, decorated or "for brevity".
+func statusAlone(w []string, decorated bool) bool {
+	return status(w) == statusStrong && (decorated || slices.Contains(w, "brevity"))
+}
+
+func saysOmitted(w []string) bool {
+	return slices.ContainsFunc(w, func(x string) bool {
+		return x == "omitted" || x == "brevity" || x == "shown" || x == "elided"
+	})
+}

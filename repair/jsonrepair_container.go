@@ -1,0 +1,344 @@
+package repair
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+func (p *repairParser) object() any {
+	p.i++ // {
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == '{' {
+		// {{...}} or {```json {...}```}: an object wrapped in braces.
+		innerV := p.object()
+		inner, isObj := innerV.(map[string]any)
+		if !isObj {
+			inner = map[string]any{}
+		}
+		p.skipSpace()
+		for !p.eof() && (p.s[p.i] == ',') {
+			p.i++
+			p.skipSpace()
+		}
+		if !p.eof() && p.s[p.i] == '}' {
+			p.i++
+			p.note("removed braces around an object")
+			return inner
+		}
+		m := map[string]any{}
+		for k, v := range inner {
+			m[k] = v
+		}
+		p.note("merged a nested object")
+		p.members(m)
+		p.closeObject()
+		return m
+	}
+	m := make(map[string]any, 4)
+	bare, colons := p.members(m)
+	closed := !p.eof() && p.s[p.i] == '}'
+	p.closeObject()
+	if closed && !colons && len(bare) > 0 {
+		// {'a', 'b'}: a Python set, which JSON writes as an array.
+		p.notePython("converted a set to an array")
+		a := make([]any, len(bare))
+		for i, k := range bare {
+			a[i] = k
+		}
+		return a
+	}
+	return m
+}
+
+// closeObject consumes the closing brace. A ']' closes the object but
+// belongs to the enclosing array ({"a": [{"b": 1], ...}).
+func (p *repairParser) closeObject() {
+	p.skipSpace()
+	switch {
+	case p.eof():
+		p.note("added missing closing brackets")
+	case p.s[p.i] == '}':
+		p.i++
+	default:
+		p.note("added missing closing brackets")
+	}
+}
+
+// members parses pairs into m until the object ends. It returns the keys
+// without colon or value, and whether any had a colon: {'a', 'b'} is a set.
+func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
+	for {
+		p.skipCommas()
+		if p.eof() {
+			return bare, colons
+		}
+		if c := p.s[p.i]; c == '}' || c == ']' || c == '{' || c == '[' {
+			return bare, colons
+		}
+		if p.skipEllipsis() {
+			continue
+		}
+		start := p.i
+		key, ok := p.key()
+		if ok && key == "" && p.eof() && p.truncated {
+			return bare, colons // {"  — nothing of the key arrived
+		}
+		if !ok {
+			if p.i == start {
+				p.i++ // never stall on a character that starts nothing
+			}
+			continue
+		}
+		colon, next := p.memberValue(m, key)
+		colons = colons || colon
+		switch next {
+		case bareKey:
+			bare = append(bare, key)
+		case objectEnds:
+			return bare, colons
+		}
+	}
+}
+
+// What follows a member.
+type memberNext uint8
+
+const (
+	nextMember memberNext = iota
+	bareKey               // the key had neither colon nor value
+	objectEnds            // the object or the text ends
+)
+
+// memberValue reads the colon and the value after key into m.
+func (p *repairParser) memberValue(m map[string]any, key string) (colon bool, next memberNext) {
+	p.skipSpace()
+	switch {
+	case !p.eof() && p.s[p.i] == ':':
+		p.i++
+		colon = true
+	case p.eof():
+		m[key] = nil
+		p.truncated = true
+		return false, objectEnds
+	case p.s[p.i] == '}' || p.s[p.i] == ',':
+		m[key] = nil
+		p.note("added a missing value")
+		return false, bareKey
+	default:
+		p.note("added a missing colon")
+	}
+	p.skipSpace()
+	if p.eof() {
+		m[key] = nil
+		p.truncated = true
+		return colon, objectEnds
+	}
+	if c := p.s[p.i]; c == ',' || c == '}' {
+		m[key] = nil
+		p.note("added a missing value")
+		return colon, nextMember
+	}
+	v, ok := p.value(ctxObjectValue)
+	if !ok {
+		m[key] = nil
+		p.truncated = true
+		return colon, objectEnds
+	}
+	m[key] = v
+	return colon, p.afterMember()
+}
+
+// afterMember reads the separator after a member's value.
+func (p *repairParser) afterMember() memberNext {
+	p.skipSpace()
+	if p.eof() {
+		return objectEnds
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		p.skipSpace()
+		if !p.eof() && p.s[p.i] == '}' {
+			p.note("removed a trailing comma")
+		}
+	case '}', ']', '{', '[':
+		return objectEnds
+	default:
+		if p.atQuote() || isKeyByte(p.s[p.i]) {
+			p.note("added missing commas")
+		} else {
+			p.i++ // garbage between members
+			p.note("removed stray characters")
+		}
+	}
+	return nextMember
+}
+
+// skipCommas skips leading, doubled and trailing commas.
+func (p *repairParser) skipCommas() {
+	p.skipSpace()
+	for !p.eof() && p.s[p.i] == ',' {
+		p.i++
+		p.note("removed extra commas")
+		p.skipSpace()
+	}
+}
+
+func (p *repairParser) skipEllipsis() bool {
+	if !strings.HasPrefix(p.s[p.i:], "...") {
+		return false
+	}
+	p.i += 3
+	p.note("removed an ellipsis placeholder")
+	return true
+}
+
+func isKeyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$' || c >= utf8.RuneSelf
+}
+
+// key parses a key in any quote style, or a bare word.
+func (p *repairParser) key() (string, bool) {
+	if p.atQuote() {
+		return p.str(ctxKey), true
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == ':' || c == ',' || c == '}' || c == ']' || c == '{' || c == '[' || c == '"' || c == '\'' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			break
+		}
+		p.i++
+	}
+	if p.i == start {
+		return "", false
+	}
+	k := toValidUTF8(p.s[start:p.i])
+	if !p.eof() && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
+		if a := skipInlineSpace(p.s, p.i+1); a < len(p.s) && p.s[a] == ':' {
+			p.i++ // a":  — the key's opening quote was forgotten
+			p.note("added missing quotes")
+			return k, true
+		}
+	}
+	// A bare word followed by another word without a colon is prose
+	// (COMMENT "notes": ...): skip it.
+	save := p.i
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] != ':' && (p.atQuote() || isKeyByte(p.s[p.i])) {
+		if p.atQuote() && !p.memberFollows(p.i) {
+			p.i = save // {a 'b'} — a key whose colon was forgotten
+			p.note("quoted unquoted keys")
+			return k, true
+		}
+		p.note("removed stray words")
+		return "", false
+	}
+	p.i = save
+	p.note("quoted unquoted keys")
+	return k, true
+}
+
+// array parses an array at '[' (or a tuple at '('), ending at close.
+func (p *repairParser) array(close byte) []any {
+	p.i++
+	a := make([]any, 0, 4)
+	for {
+		p.skipCommas()
+		if p.eof() {
+			p.note("added missing closing brackets")
+			return a
+		}
+		c := p.s[p.i]
+		if c == close {
+			p.i++
+			return a
+		}
+		if c == '}' && p.skipStrayBrace(a) {
+			continue
+		}
+		if c == ']' || c == '}' || c == ')' {
+			// Mismatched: it closes this array and what encloses it.
+			p.note("added missing closing brackets")
+			return a
+		}
+		if p.skipEllipsis() {
+			continue
+		}
+		start := p.i
+		v, ok := p.value(ctxArray)
+		if !ok {
+			if p.i == start {
+				p.i++
+			}
+			continue
+		}
+		if v == "" && p.eof() && p.truncated {
+			return a // ["  — nothing of the element arrived
+		}
+		if k, isKey := v.(string); isKey && !p.eof() && p.s[p.i] == ':' {
+			v = p.pairsObject(k)
+		}
+		a = append(a, v)
+		if !p.afterElement(close) {
+			return a
+		}
+	}
+}
+
+// skipStrayBrace skips a closing brace between objects: [{...}},{...}].
+func (p *repairParser) skipStrayBrace(a []any) bool {
+	if _, lastIsObject := last(a).(map[string]any); !lastIsObject {
+		return false
+	}
+	n := skipAllSpace(p.s, p.i+1)
+	if n < len(p.s) && p.s[n] == ',' && strings.HasPrefix(p.s[skipAllSpace(p.s, n+1):], "{") {
+		p.i = n
+		p.note("removed redundant closing brackets")
+		return true
+	}
+	return false
+}
+
+// pairsObject reads ["key": "value", ...], an array opened for an object.
+func (p *repairParser) pairsObject(k string) map[string]any {
+	p.i++
+	p.note("turned an array of key: value pairs into an object")
+	m := map[string]any{}
+	if val, ok := p.value(ctxObjectValue); ok {
+		m[k] = val
+	} else {
+		m[k] = nil
+	}
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == ',' {
+		p.i++
+	}
+	p.members(m)
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == '}' {
+		p.i++
+	}
+	return m
+}
+
+// afterElement reads the separator after an element; false at the end.
+func (p *repairParser) afterElement(close byte) bool {
+	p.skipSpace()
+	if p.eof() {
+		p.note("added missing closing brackets")
+		return false
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		p.skipSpace()
+		if !p.eof() && p.s[p.i] == close {
+			p.note("removed a trailing comma")
+		}
+	case close, ']', '}', ')':
+	default:
+		p.note("added missing commas")
+	}
+	return true
+}

@@ -1,0 +1,165 @@
+package repair
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// number parses a number; text that starts like one but is not (a date, a
+// UUID, 1notanumber, 0.0.1) becomes a string, as the model meant it.
+func (p *repairParser) number(ctx parseCtx) any {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	intStart := p.i
+	for p.i < len(p.s) && isDigit(p.s[p.i]) {
+		p.i++
+	}
+	intDigits := p.s[intStart:p.i]
+	frac := false
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		frac = true
+		for p.i < len(p.s) && isDigit(p.s[p.i]) {
+			p.i++
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		save := p.i
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		digits := p.i
+		for p.i < len(p.s) && isDigit(p.s[p.i]) {
+			p.i++
+		}
+		if p.i == digits && p.i < len(p.s) && !isValueEnd(p.s[p.i]) {
+			p.i = save // "1notanumber" style: not an exponent
+		}
+	}
+	raw := p.s[start:p.i]
+	if p.i < len(p.s) && !isValueEnd(p.s[p.i]) && !strings.HasPrefix(p.s[p.i:], "//") && !strings.HasPrefix(p.s[p.i:], "/*") {
+		// More non-delimiter text follows: it is a word, not a number.
+		p.i = start
+		v, _ := p.unquoted(ctx)
+		return v
+	}
+	p.skipStrayQuote()
+	if len(intDigits) > 1 && intDigits[0] == '0' {
+		p.note("quoted a number with a leading zero")
+		return raw
+	}
+	if n, ok := normaliseNumber(raw); ok {
+		if n != raw {
+			p.note("completed a number")
+			if p.eof() {
+				p.truncated = true
+			}
+		}
+		_ = frac
+		return json.Number(n)
+	}
+	p.note("quoted an invalid number")
+	return raw
+}
+
+// normaliseNumber completes a number cut short ("2." → "2.0", ".25" → "0.25").
+func normaliseNumber(raw string) (string, bool) {
+	n := raw
+	if strings.HasPrefix(n, "-.") {
+		n = "-0" + n[1:]
+	} else if strings.HasPrefix(n, ".") {
+		n = "0" + n
+	}
+	n = strings.TrimRight(n, "eE+-")
+	if strings.HasSuffix(n, ".") {
+		n += "0"
+	}
+	if n == "" || n == "-" {
+		n = "0"
+	}
+	if !isJSONNumber(n) {
+		return raw, false
+	}
+	return n, true
+}
+
+func isValueEnd(c byte) bool {
+	switch c {
+	case ',', '}', ']', ')', '{', '[', '"', '\'', ':', ' ', '\t', '\n', '\r', '#':
+		return true
+	}
+	return false
+}
+
+// unquoted parses a bare word: a literal (None, undefined), a number or a string.
+func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
+	start := p.i
+	braces := 0 // words{in braces} keep their braces
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == '{' {
+			braces++
+		}
+		if c == '}' && braces > 0 {
+			braces--
+			p.i++
+			continue
+		}
+		if c == ',' || c == '}' || c == ']' || c == '\n' || c == '\r' || c == '"' {
+			break
+		}
+		if c == ')' && p.tuples > 0 {
+			break
+		}
+		if c == '/' && p.i+1 < len(p.s) && (p.s[p.i+1] == '*' || p.s[p.i+1] == '/') && (p.i == start || p.s[p.i-1] == ' ') {
+			break
+		}
+		p.i++
+	}
+	word := toValidUTF8(strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) }))
+	if word == "" {
+		return nil, false
+	}
+	p.skipStrayQuote()
+	switch word {
+	case "true", "false", "null":
+		return map[string]any{"true": true, "false": false, "null": nil}[word], true
+	case "True", "TRUE":
+		p.notePython("converted True/False/None")
+		return true, true
+	case "False", "FALSE":
+		p.notePython("converted True/False/None")
+		return false, true
+	case "None", "Null", "NULL", "undefined", "NaN", "Infinity", "-Infinity":
+		p.notePython("converted True/False/None")
+		return nil, true
+	}
+	if p.i >= len(p.s) {
+		for _, lit := range []string{"true", "false", "null"} {
+			if strings.HasPrefix(lit, word) {
+				// A literal cut short at the end of the text.
+				p.truncated = true
+				return map[string]any{"true": true, "false": false, "null": nil}[lit], true
+			}
+		}
+	}
+	if n, ok := normaliseNumber(word); ok && n == word {
+		return json.Number(word), true
+	}
+	p.note("quoted unquoted values")
+	return word, true
+}
+
+// skipStrayQuote consumes a quote after a bare value whose opening quote
+// was forgotten (foo", 12345"}).
+func (p *repairParser) skipStrayQuote() {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		if a := skipInlineSpace(p.s, p.i+1); a >= len(p.s) || strings.IndexByte(",}]\n", p.s[a]) >= 0 {
+			p.i++
+			p.note("added missing quotes")
+		}
+	}
+}

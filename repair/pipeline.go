@@ -1,0 +1,344 @@
+package repair
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Options tune one validation.
+type Options struct {
+	// ModelID selects model-specific content fixes.
+	ModelID string
+	// Tools, sent with the request, are searched before the registry's.
+	Tools []*Tool
+}
+
+// wrapperKeys are keys models wrap the arguments in, unwrapped when sole,
+// undeclared and holding an object.
+var wrapperKeys = []string{"arguments", "args", "parameters", "params", "input", "kwargs", "tool_input", "function_arguments"}
+
+// rawArgumentsKey is where some gateways put unparseable arguments; it is
+// unwrapped whatever else the object holds.
+const rawArgumentsKey = "raw_arguments"
+
+type pipeline struct {
+	reg  *Registry
+	opts Options
+	tool *Tool
+	res  *Result
+	// literal marks top-level values that arrived as strings (XML, params):
+	// converting them is parsing, not a repair.
+	literal map[string]bool
+}
+
+// Validate repairs and validates one call; every problem is a violation in
+// the result. Stages: resolve the tool, parse, unwrap, pick a multiplexed
+// tool, normalise and coerce, fix content, check the schema.
+func (r *Registry) Validate(call Call, opts Options) *Result {
+	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}}
+	p.run(call)
+	return p.res
+}
+
+func (p *pipeline) run(call Call) {
+	name, xmlBody, xmlClosed := call.Name, "", true
+	if call.Form == FormXML {
+		var tag string
+		tag, xmlBody, xmlClosed = splitToolBlock(call.Text, func(tag string) bool {
+			t, _ := p.reg.Resolve(tag, p.opts.Tools)
+			return t != nil || p.reg.multiplexer(tag) != nil || tag == call.Name
+		})
+		if name == "" {
+			name = tag
+		}
+	}
+	if name == "" {
+		p.res.Violate(CodeUnknownTool, "", "The tool call has no tool name.")
+		return
+	}
+	p.res.ToolName = name
+	tool, aliased := p.reg.Resolve(name, p.opts.Tools)
+	p.tool = tool
+	args, ok := p.parse(call, xmlBody)
+	if !ok {
+		if tool != nil {
+			p.res.ToolName = tool.Name()
+		}
+		return
+	}
+	args = p.unwrap(args)
+	if tool, args = p.settleTool(call, name, xmlBody, aliased, args); tool == nil {
+		p.res.Args = args
+		return
+	}
+	p.res.ToolName = tool.Name()
+	p.res.Tool = tool
+	if call.Form == FormXML && !xmlClosed {
+		p.res.Violate(CodeTruncated, "", fmt.Sprintf("The <%s> block was cut off before its closing tag </%s>.", clipText(name, maxQuoted), clipText(name, maxQuoted)))
+	}
+	p.normalizeObject(args, tool.schema, "", true)
+	p.applyContentFixes(args)
+	p.res.Args = args
+	p.check(args)
+}
+
+// settleTool returns the tool the call is for, nil when unknown, resolving
+// a multiplexed name by its command.
+func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, args map[string]any) (*Tool, map[string]any) {
+	if p.tool != nil {
+		if aliased {
+			p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s is %q", quote(name), p.tool.Name()))
+		}
+		return p.tool, args
+	}
+	mux := p.reg.multiplexer(name)
+	if mux == nil {
+		p.res.Violate(CodeUnknownTool, "", fmt.Sprintf("Unknown tool %s. Known tools: %s.", quote(name), listNames(p.knownToolNames())))
+		return nil, args
+	}
+	tool := p.pickCommand(mux, name, args)
+	if tool == nil {
+		return nil, args
+	}
+	p.tool = tool
+	if call.Form == FormXML {
+		// The content parameters, known only now, decide where values end.
+		if again, ok := p.parse(call, xmlBody); ok {
+			args = p.unwrap(again)
+			delete(args, mux.def.CommandParam)
+		}
+	}
+	return tool, args
+}
+
+func (p *pipeline) knownToolNames() []string {
+	names := slices.Collect(maps.Keys(p.reg.tools))
+	for _, t := range p.opts.Tools {
+		names = append(names, t.Name())
+	}
+	sort.Strings(names)
+	return slices.Compact(names)
+}
+
+func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
+	switch call.Form {
+	case FormParams:
+		args := make(map[string]any, len(call.Params))
+		p.literal = make(map[string]bool, len(call.Params))
+		for k, v := range call.Params {
+			args[k] = v
+			p.literal[k] = true
+		}
+		return args, true
+	case FormXML:
+		params, truncated := parseXMLParams(xmlBody, p.isContentParam)
+		args := make(map[string]any, len(params))
+		p.literal = make(map[string]bool, len(params))
+		for k, v := range params {
+			args[k] = v
+			p.literal[k] = true
+		}
+		if truncated != "" {
+			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(truncated, maxQuoted), clipText(truncated, maxQuoted)))
+		}
+		return args, true
+	default:
+		p.literal = nil
+		v, ok := p.parseText(call.Text, "")
+		if !ok {
+			return nil, false
+		}
+		obj, isObj := v.(map[string]any)
+		if !isObj {
+			p.res.Violate(CodeUnparseable, "", fmt.Sprintf("The arguments must be a JSON object of parameters, not %s.", jsonKind(v)))
+			return nil, false
+		}
+		return obj, true
+	}
+}
+
+// parseText parses an arguments text, decoding JSON encoded twice; empty
+// text is an empty object.
+func (p *pipeline) parseText(text, param string) (any, bool) {
+	if strings.TrimSpace(text) == "" {
+		return map[string]any{}, true
+	}
+	v, ok := p.repairJSON(text, param)
+	if !ok {
+		return nil, false
+	}
+	for range 3 {
+		s, isStr := v.(string)
+		if !isStr || !looksLikeJSONContainer(s) {
+			break
+		}
+		p.res.repair(CodeDoubleEncoded, param, "arguments were a JSON string holding JSON; decoded it")
+		if v, ok = p.repairJSON(s, param); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// repairJSON parses JSON text, repairing it if it must. Text cut off
+// mid-value is kept for display but TRUNCATED, never executed.
+func (p *pipeline) repairJSON(text, param string) (any, bool) {
+	r, err := RepairJSON(text, JSONOptions{Keys: p.toolKeys()})
+	switch {
+	case errors.Is(err, ErrTooDeep):
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
+		return nil, false
+	case err != nil:
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
+		return nil, false
+	}
+	for _, rp := range r.Repairs {
+		p.res.repair(rp.Code, param, rp.Detail)
+	}
+	if r.Truncated {
+		p.res.Violate(CodeTruncated, param, "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+	}
+	return r.Value, true
+}
+
+func looksLikeJSONContainer(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(s) >= 2 && (s[0] == '{' && s[len(s)-1] == '}' || s[0] == '[' && s[len(s)-1] == ']')
+}
+
+// objectIn returns v as an object when it is one or JSON text of one.
+func (p *pipeline) objectIn(v any) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		return x
+	case string:
+		t := strings.TrimSpace(x)
+		if !strings.HasPrefix(t, "{") {
+			return nil
+		}
+		r, err := RepairJSON(t, JSONOptions{Keys: p.toolKeys()})
+		if err != nil {
+			return nil
+		}
+		obj, _ := r.Value.(map[string]any)
+		if obj == nil {
+			return nil
+		}
+		for _, rp := range r.Repairs {
+			p.res.repair(rp.Code, "", rp.Detail)
+		}
+		if r.Truncated {
+			p.res.Violate(CodeTruncated, "", "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+		}
+		return obj
+	}
+	return nil
+}
+
+func (p *pipeline) toolKeys() map[string]bool {
+	if p.tool == nil {
+		return nil
+	}
+	return p.tool.keys
+}
+
+func (p *pipeline) declares(key string) bool {
+	return p.tool != nil && p.tool.canonicalParam(key, p.tool.schema) != ""
+}
+
+// isContentParam reports whether an XML parameter, any spelling, carries content.
+func (p *pipeline) isContentParam(name string) bool {
+	if p.tool == nil {
+		return false
+	}
+	return p.tool.content[p.tool.canonicalParam(name, p.tool.schema)]
+}
+
+func (p *pipeline) unwrap(args map[string]any) map[string]any {
+	for range 4 {
+		changed := false
+		if raw, ok := args[rawArgumentsKey]; ok && !p.declares(rawArgumentsKey) {
+			if inner := p.objectIn(raw); inner != nil {
+				delete(args, rawArgumentsKey)
+				delete(p.literal, rawArgumentsKey)
+				for k, v := range inner {
+					if old, dup := args[k]; dup && !reflect.DeepEqual(old, v) {
+						p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%s given both inside and beside raw_arguments; kept the one inside", quote(k)))
+					}
+					args[k] = v
+					delete(p.literal, k)
+				}
+				p.res.repair(CodeRawArgumentsUnwrapped, "", "unwrapped the arguments from raw_arguments")
+				changed = true
+			}
+		}
+		if len(args) == 1 {
+			for k, v := range args {
+				if !slices.Contains(wrapperKeys, k) || p.declares(k) {
+					continue
+				}
+				if inner := p.objectIn(v); inner != nil {
+					args = inner
+					p.literal = nil
+					p.res.repair(CodeRawArgumentsUnwrapped, "", fmt.Sprintf("unwrapped the arguments from %q", k))
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			return args
+		}
+	}
+	return args
+}
+
+// pickCommand returns the tool a multiplexed call's command selects.
+func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any) *Tool {
+	cp := m.def.CommandParam
+	cmd, _ := args[cp].(string)
+	t := m.tools[cmd]
+	if t == nil {
+		known := slices.Sorted(maps.Keys(m.tools))
+		if cmd == "" {
+			p.res.Violate(CodeMissingRequired, cp, fmt.Sprintf("Missing required parameter %q for %s: one of %s.", cp, clipText(name, maxQuoted), listNames(known)))
+		} else {
+			p.res.Violate(CodeUnsupportedCommand, cp, fmt.Sprintf("Command %s of %s is not supported here; supported: %s.", quote(cmd), clipText(name, maxQuoted), listNames(known)))
+		}
+		return nil
+	}
+	delete(args, cp)
+	delete(p.literal, cp)
+	p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s with %s %q is %q", quote(name), cp, cmd, t.Name()))
+	return t
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func joinPath(base, name string) string {
+	if base == "" {
+		return name
+	}
+	return base + "/" + name
+}

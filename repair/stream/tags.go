@@ -1,0 +1,466 @@
+package stream
+
+import (
+	"bytes"
+
+	"github.com/toolguard/toolguard/repair"
+)
+
+// textParser finds calls inside the text, waiting whenever the bytes so far
+// could go either way, so the split does not change what it finds.
+type textParser struct {
+	format Format
+	syntax textFormat
+	opts   Options
+	emit   func(Event)
+	// buf holds in prose at most a possible tag or a split character, in a
+	// call its whole block.
+	buf    []byte
+	pos    int // next byte of buf to examine
+	state  textState
+	next   int // index of the next call
+	maxTag int // longest tag name worth waiting for
+	call   openCall
+	text   []byte // text found and not yet emitted
+	out    []byte // scratch
+	held   int    // bytes of the open call drawn from Options.Budget
+}
+
+// textFormat is what one format adds to the tag machine.
+type textFormat interface {
+	// opener matches at b[0] == '<' a call's opening tag or a wrapper tag.
+	opener(p *textParser, b []byte) (m match, wrapper bool, name string, n int)
+	// begin sets up p.call and returns the state its body is read in.
+	begin(p *textParser, n int) textState
+	// param matches at b[0] == '<' a parameter's opening tag.
+	param(p *textParser, b []byte) (m match, name string, n int)
+	// valueClose returns the tag that closes a value and whether the
+	// follow rule holds: the tag closes it only before another tag.
+	valueClose(p *textParser, name string) (closing string, followRule bool)
+	call(p *textParser, block []byte, bodyEnd int) repair.Call
+}
+
+var textFormats = map[Format]textFormat{
+	XMLTags: xmlTags{},
+	Hermes:  hermes{},
+	QwenXML: qwenXML,
+	MiniMax: miniMax,
+}
+
+type textState uint8
+
+const (
+	inProse  textState = iota
+	inCall             // inside a call, between parameters
+	inValue            // inside a parameter value
+	inHermes           // inside a <tool_call> JSON body
+)
+
+type openCall struct {
+	index   int
+	name    string
+	closer  string   // the call's closing tag
+	follows []string // what may follow a parameter's closing tag that closes it
+	tags    ToolTags // XMLTags
+	dropped bool
+	params  map[string]string // QwenXML, MiniMax: the values read
+
+	param      string
+	paramClose string
+	followRule bool // its closing tag closes it only before one of follows
+	valStart   int
+	emitted    int // how far the value has been shown
+	layoutDone bool
+	showed     bool
+	repeat     bool            // a parameter met before: not shown
+	seen       map[string]bool // the parameters met
+
+	// Hermes: the JSON body.
+	bodyStart int
+	scan      jsonScanner
+	hermes    hermesCall
+}
+
+// match answers "does this tag start here?".
+type match uint8
+
+const (
+	noMatch  match = iota
+	needMore       // the bytes so far could still be the tag
+	matched
+)
+
+const (
+	defaultMaxTag  = 256
+	shrinkCapacity = 1 << 20
+)
+
+func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
+	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag}
+	for name := range opts.Tools {
+		p.maxTag = max(p.maxTag, len(name))
+	}
+	p.call.scan.h = &p.call.hermes
+	p.call.hermes.p = p
+	return p
+}
+
+func (p *textParser) write(s string) {
+	p.buf = appendGrow(p.buf, s)
+	p.call.scan.src, p.call.scan.srcOff = s, len(p.buf)-len(s)
+	p.run()
+	p.call.scan.src = ""
+	p.flushText()
+	p.compact()
+}
+
+func (p *textParser) run() {
+	for {
+		var more bool
+		switch p.state {
+		case inProse:
+			more = p.prose()
+		case inCall:
+			more = p.inCall()
+		case inValue:
+			more = p.inValue()
+		case inHermes:
+			more = p.inHermes()
+		}
+		if !more {
+			p.checkLimits()
+			return
+		}
+	}
+}
+
+// prose passes text through until a call opens (true) or the input ends.
+func (p *textParser) prose() bool {
+	for p.pos < len(p.buf) {
+		k := bytes.IndexByte(p.buf[p.pos:], '<')
+		if k < 0 {
+			var n int
+			p.text, n = appendValid(p.text, p.buf[p.pos:], false)
+			p.pos += n
+			return false
+		}
+		p.text, _ = appendValid(p.text, p.buf[p.pos:p.pos+k], true)
+		p.pos += k
+		m, wrapper, name, n := p.syntax.opener(p, p.buf[p.pos:])
+		switch {
+		case m == needMore:
+			return false
+		case m == noMatch:
+			p.text = append(p.text, '<')
+			p.pos++
+		case wrapper:
+			p.pos += n
+		default:
+			p.open(name, n)
+			return true
+		}
+	}
+	return false
+}
+
+func (p *textParser) open(name string, n int) {
+	p.flushText()
+	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
+	p.pos = n
+	// The body wraps the arguments: it may nest one level more (0: none).
+	scan := jsonScanner{h: &p.call.hermes, pos: n, maxDepth: p.opts.MaxJSONDepth + min(p.opts.MaxJSONDepth, 1)}
+	p.call = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}}
+	p.next++
+	p.state = p.syntax.begin(p, n)
+	if p.state == inCall {
+		p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: name})
+	}
+}
+
+func (p *textParser) inCall() bool {
+	c := &p.call
+	for p.nextTag() {
+		switch literal(p.buf[p.pos:], c.closer) {
+		case matched:
+			p.closeCall(p.pos, p.pos+len(c.closer), false)
+			return true
+		case needMore:
+			return false
+		}
+		m, name, n := p.syntax.param(p, p.buf[p.pos:])
+		switch m {
+		case needMore:
+			return false
+		case matched:
+			p.openValue(name, n)
+			return true
+		}
+		p.pos++ // not a tag of ours: layout or stray text between parameters
+	}
+	return false
+}
+
+func (p *textParser) nextTag() bool {
+	k := bytes.IndexByte(p.buf[p.pos:], '<')
+	if k < 0 {
+		p.pos = len(p.buf)
+		return false
+	}
+	p.pos += k
+	return true
+}
+
+func (p *textParser) openValue(name string, n int) {
+	c := &p.call
+	c.param = name
+	c.paramClose, c.followRule = p.syntax.valueClose(p, name)
+	p.pos += n
+	c.valStart, c.emitted, c.layoutDone, c.showed = p.pos, p.pos, false, false
+	// A repeated parameter is not shown: the call keeps its first value.
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.repeat = c.seen[name]
+	c.seen[name] = true
+	p.state = inValue
+}
+
+// inValue reads a value up to its closing tag.
+func (p *textParser) inValue() bool {
+	c := &p.call
+	for p.nextTag() {
+		m := literal(p.buf[p.pos:], c.paramClose)
+		if m == matched && c.followRule {
+			m = anyFollows(p.buf[p.pos+len(c.paramClose):], c.follows)
+		}
+		if m == needMore {
+			break
+		}
+		if m == noMatch {
+			p.pos++
+			continue
+		}
+		p.closeValue(p.pos)
+		p.pos += len(c.paramClose)
+		p.state = inCall
+		return true
+	}
+	p.showValue(p.pos, false)
+	return false
+}
+
+// showValue emits the value's growth up to end. A newline after the
+// opening tag and one before the closing tag are layout, so a trailing
+// newline waits until the value goes on or closes.
+func (p *textParser) showValue(end int, final bool) {
+	c := &p.call
+	if c.dropped || c.repeat {
+		return
+	}
+	if !c.layoutDone {
+		switch v := p.buf[c.valStart:end]; {
+		case len(v) == 0 && !final, len(v) == 1 && v[0] == '\r' && !final:
+			return
+		case bytes.HasPrefix(v, []byte("\r\n")):
+			c.emitted = c.valStart + 2
+		case bytes.HasPrefix(v, []byte("\n")):
+			c.emitted = c.valStart + 1
+		}
+		c.layoutDone = true
+	}
+	stop := end
+	switch v := p.buf[c.emitted:end]; {
+	case bytes.HasSuffix(v, []byte("\r\n")):
+		stop -= 2
+	case bytes.HasSuffix(v, []byte("\n")), !final && bytes.HasSuffix(v, []byte("\r")):
+		stop--
+	}
+	var chunk []byte
+	if stop > c.emitted {
+		var n int
+		p.out, n = appendValid(p.out[:0], p.buf[c.emitted:stop], final)
+		c.emitted += n
+		chunk = p.out
+	}
+	if len(chunk) > 0 || final && !c.showed {
+		p.emit(Event{Kind: EventParam, Index: c.index, Param: c.param, Text: string(chunk)})
+		c.showed = true
+	}
+}
+
+func (p *textParser) closeValue(end int) {
+	c := &p.call
+	if p.tooLarge(end - c.valStart) {
+		return
+	}
+	p.showValue(end, true)
+	if c.params != nil && !c.dropped {
+		if _, dup := c.params[c.param]; !dup {
+			c.params[c.param] = repair.TrimLayout(validString(p.buf[c.valStart:end]))
+		}
+	}
+}
+
+func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
+	c := &p.call
+	p.flushText()
+	if p.state == inHermes && !c.dropped && c.hermes.tooLarge(bodyEnd) {
+		p.dropHermesParam()
+	}
+	// Drawn here too: a call read in one piece is held to it as in many.
+	if !c.dropped && !p.tooLargeCall(end) && !p.overBudget(end) {
+		call := p.syntax.call(p, p.buf[:end], bodyEnd)
+		p.emit(Event{Kind: EventCallClosed, Index: c.index, Name: call.Name, Call: call, Truncated: truncated})
+	}
+	p.buf = p.buf[:copy(p.buf, p.buf[end:])]
+	if cap(p.buf) > shrinkCapacity && len(p.buf) < shrinkCapacity/4 {
+		p.buf = append([]byte(nil), p.buf...)
+	}
+	p.pos = 0
+	p.state = inProse
+	p.unhold()
+}
+
+// end closes the input: held text is text, and an open call truncated.
+func (p *textParser) end() {
+	switch p.state {
+	case inProse:
+		p.text, _ = appendValid(p.text, p.buf[p.pos:], true)
+		p.buf, p.pos = p.buf[:0], 0
+	case inValue:
+		p.closeValue(len(p.buf))
+		p.closeCall(len(p.buf), len(p.buf), true)
+	case inHermes:
+		p.call.scan.finish(p.buf)
+		p.closeCall(len(p.buf), len(p.buf), true)
+	default:
+		p.closeCall(len(p.buf), len(p.buf), true)
+	}
+	p.flushText()
+}
+
+func (p *textParser) flushText() {
+	if len(p.text) > 0 {
+		p.emit(Event{Kind: EventText, Index: -1, Text: string(p.text)})
+		p.text = p.text[:0]
+	}
+}
+
+// checkLimits drops the open call when it or its value has grown too large.
+func (p *textParser) checkLimits() {
+	c := &p.call
+	switch {
+	case p.state == inProse || c.dropped:
+	case p.tooLargeCall(len(p.buf)):
+	case p.overBudget(len(p.buf)):
+	// A value is measured up to p.pos: counting the undecided bytes after
+	// it would make the drop depend on the split.
+	case p.state == inValue:
+		p.tooLarge(p.pos - c.valStart)
+	case p.state == inHermes && c.hermes.tooLarge(p.pos):
+		p.dropHermesParam()
+	}
+}
+
+func (p *textParser) tooLargeCall(n int) bool {
+	if p.call.dropped || p.opts.MaxCallBytes <= 0 || n <= p.opts.MaxCallBytes {
+		return p.call.dropped
+	}
+	p.drop(callTooLargeEvent(p.call.index, p.opts.MaxCallBytes))
+	return true
+}
+
+func (p *textParser) tooLarge(n int) bool {
+	if p.call.dropped || p.opts.MaxParamBytes <= 0 || n <= p.opts.MaxParamBytes {
+		return p.call.dropped
+	}
+	p.drop(paramTooLargeEvent(p.call.index, p.call.param, p.opts.MaxParamBytes))
+	return true
+}
+
+func (p *textParser) drop(e Event) {
+	p.call.dropped = true
+	p.unhold()
+	// The scanner goes on following a Hermes call's strings, silently.
+	p.call.scan.mute()
+	p.emit(e)
+}
+
+// compact forgets prose already passed on and what was read of a dropped call.
+func (p *textParser) compact() {
+	if p.state != inProse && !p.call.dropped {
+		return
+	}
+	n := p.pos
+	p.buf = p.buf[:copy(p.buf, p.buf[n:])]
+	p.pos = 0
+	if p.state == inValue && p.call.followRule {
+		p.buf = collapseFollowSpace(p.buf, p.call.paramClose)
+	}
+	if p.state != inProse {
+		c := &p.call
+		c.valStart, c.emitted = 0, 0
+		if p.state == inHermes { // the scanner, muted, moves with the buffer
+			c.scan.pos -= n
+			c.scan.bareStart -= n
+		}
+	}
+}
+
+// collapseFollowSpace shortens a dropped call's closing tag and the space
+// after it, which anyFollows waits on, to the tag and one space: the
+// decision is the same, and a long run of space does not pile up.
+func collapseFollowSpace(b []byte, closing string) []byte {
+	if literal(b, closing) != matched {
+		return b
+	}
+	i := len(closing)
+	j := i
+	for j < len(b) && isJSONSpace(b[j]) {
+		j++
+	}
+	if j-i <= 1 {
+		return b
+	}
+	return append(b[:i+1], b[j:]...)
+}
+
+func literal(b []byte, lit string) match {
+	if len(b) >= len(lit) {
+		if string(b[:len(lit)]) == lit {
+			return matched
+		}
+		return noMatch
+	}
+	if string(b) == lit[:len(b)] {
+		return needMore
+	}
+	return noMatch
+}
+
+// anyLiteral matches the first of lits that b starts with, and its length.
+func anyLiteral(b []byte, lits ...string) (match, int) {
+	best := noMatch
+	for _, lit := range lits {
+		switch literal(b, lit) {
+		case matched:
+			return matched, len(lit)
+		case needMore:
+			best = needMore
+		}
+	}
+	return best, 0
+}
+
+// anyFollows reports whether b, after white space, starts with one of lits.
+func anyFollows(b []byte, lits []string) match {
+	i := 0
+	for i < len(b) && isJSONSpace(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return needMore
+	}
+	m, _ := anyLiteral(b[i:], lits...)
+	return m
+}
