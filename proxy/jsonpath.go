@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
 // The proxy rewrites JSON in place, replacing only the bytes of the values
@@ -286,61 +287,17 @@ func appendUnquoted(dst, q []byte) ([]byte, bool) {
 		if len(s) < 2 {
 			return dst, false
 		}
-		switch c := s[1]; c {
-		case '"', '\\', '/':
+		if c, ok := jsonesc.Simple(s[1]); ok {
 			dst = append(dst, c)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(s[2:])
-			if !ok {
-				return dst, false
-			}
-			s = s[6:]
-			if utf16.IsSurrogate(r) {
-				if lo, ok := hex4(s[min(2, len(s)):]); ok && len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if d := utf16.DecodeRune(r, lo); d != utf8.RuneError {
-						dst = utf8.AppendRune(dst, d)
-						s = s[6:]
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			dst = utf8.AppendRune(dst, r)
+			s = s[2:]
 			continue
-		default:
+		}
+		r, n := jsonesc.Unicode(s)
+		if n == 0 {
 			return dst, false
 		}
-		s = s[2:]
+		dst = utf8.AppendRune(dst, r)
+		s = s[n:]
 	}
 	return dst, true
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
