@@ -42,11 +42,12 @@ check-generated: generate ## fail if any generated code differs from proto/
 	fi
 
 .PHONY: lint
-lint: ## buf lint, gofmt, go vet
+lint: ## buf lint, gofmt, go vet, golangci-lint (with the layer rules of .golangci.yaml)
 	$(TOOL) buf lint
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(TOOL) golangci-lint run ./...
 
 .PHONY: test
 test: test-go bench-smoke e2e test-python test-typescript ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server

@@ -239,10 +239,10 @@ func simpleValueEnd(s string, v int) (int, bool) {
 		for q := v; q < len(s) && q-v < maxSimpleValue; q++ {
 			c := s[q]
 			switch {
+			case quote != 0 && c == '\\':
+				q++
 			case quote != 0:
-				if c == '\\' {
-					q++
-				} else if c == quote {
+				if c == quote {
 					quote = 0
 				}
 			case c == '"' || c == '\'':

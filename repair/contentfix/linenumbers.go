@@ -136,9 +136,6 @@ func linePrefix(line string) (num int, rest string, form int, pad bool, ok bool)
 	if k == len(r) || r[k] != '|' {
 		return 0, "", 0, false, false
 	}
-	rest = r[k+1:]
-	if strings.HasPrefix(rest, " ") {
-		rest = rest[1:]
-	}
+	rest = strings.TrimPrefix(r[k+1:], " ")
 	return num, rest, formPipe, pad, true
 }
