@@ -16,7 +16,7 @@ FUZZMINIMIZE ?= 10s
 
 .PHONY: help
 help: ## show the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
 build: ## build bin/toolguard
@@ -41,9 +41,20 @@ check-generated: generate ## fail if any generated code differs from proto/
 		git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); exit 1; \
 	fi
 
+.PHONY: tools
+tools: ## build buf, grpcurl and golangci-lint into bin/ (the versions pinned in tools/go.mod)
+	$(GO) build -modfile=tools/go.mod -o $(BIN)/ github.com/bufbuild/buf/cmd/buf \
+		github.com/fullstorydev/grpcurl/cmd/grpcurl github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+# The API may change only compatibly: proto/ is checked against the main
+# branch, local or origin's.
+BREAKING_REF ?= $(shell git rev-parse -q --verify main || git rev-parse -q --verify origin/main)
+
 .PHONY: lint
-lint: ## buf lint, gofmt, go vet, golangci-lint (with the layer rules of .golangci.yaml)
+lint: ## buf lint and buf breaking (against main), gofmt, go vet, golangci-lint (with the layer rules of .golangci.yaml)
 	$(TOOL) buf lint
+	@[ -n "$(BREAKING_REF)" ] || { echo "lint: no main branch to run buf breaking against (set BREAKING_REF)"; exit 1; }
+	$(TOOL) buf breaking proto --against '.git#ref=$(BREAKING_REF),subdir=proto'
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...

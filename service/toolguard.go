@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,6 +62,7 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	s.logVerdict(ctx, v)
 	pv, err := protoapi.VerdictToProto(v, req.GetCall().GetId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -81,6 +83,7 @@ func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.Ex
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	s.logVerdict(ctx, ex.Verdict)
 	pv, err := protoapi.VerdictToProto(ex.Verdict, req.GetCall().GetId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -101,11 +104,31 @@ func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.Exe
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	s.logVerdict(ctx, ex.Verdict)
 	pv, err := protoapi.VerdictToProto(ex.Verdict, req.GetCall().GetId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return protoapi.ExecutionToEditResponse(pv, ex), nil
+}
+
+// logVerdict puts the call's tool (a bounded label, never the name as the
+// model wrote it) and its codes, each once, on the call's log line.
+func (s *toolGuardService) logVerdict(ctx context.Context, v *guard.Verdict) {
+	annotateCall(ctx, "tool", s.guard.ToolLabel(v.Result))
+	annotateCall(ctx, "usable", v.OK())
+	var repairs []string
+	for _, r := range v.Repairs {
+		if !slices.Contains(repairs, r.Code) {
+			repairs = append(repairs, r.Code)
+		}
+	}
+	if len(repairs) > 0 {
+		annotateCall(ctx, "repairs", repairs)
+	}
+	if codes := v.ViolationCodes(); len(codes) > 0 {
+		annotateCall(ctx, "violations", codes)
+	}
 }
 
 func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToolsRequest) (*toolguardv1.ListToolsResponse, error) {
