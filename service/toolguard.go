@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -138,24 +137,11 @@ func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToo
 	if cached, ok := s.listings.Load(family); ok {
 		return cached.(*toolguardv1.ListToolsResponse), nil
 	}
-	out, err := s.renderTools(family)
+	out, err := protoapi.ListToolsResponse(s.guard.Registry(), req.GetModelId())
 	if err != nil {
 		return nil, s.toStatus(context.Background(), err)
 	}
 	s.listings.Store(family, out)
-	return out, nil
-}
-
-func (s *toolGuardService) renderTools(family string) (*toolguardv1.ListToolsResponse, error) {
-	tools := s.guard.Registry().Tools()
-	out := &toolguardv1.ListToolsResponse{ModelFamily: family, Tools: make([]*toolguardv1.ToolSpec, 0, len(tools))}
-	for _, t := range tools {
-		spec, err := protoapi.ToolSpecToProto(t, family)
-		if err != nil {
-			return nil, fmt.Errorf("render tool %q: %w", t.Name(), err)
-		}
-		out.Tools = append(out.Tools, spec)
-	}
 	return out, nil
 }
 
