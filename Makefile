@@ -8,7 +8,8 @@ GO      ?= go
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin
 LISTEN  ?= 127.0.0.1:7700
-WORKSPACE ?= ./tmp/workspace
+# Empty: the server's default folder, ~/.local/share/toolguard/workspace.
+WORKSPACE ?=
 FUZZTIME ?= 2m
 # Minimizing each new input may take this long: with the default (60s), targets
 # whose inputs are whole streams spend their time minimizing, not fuzzing.
@@ -23,8 +24,8 @@ build: ## build bin/toolguard
 	$(GO) build -o $(BIN)/toolguard ./cmd/toolguard
 
 .PHONY: run
-run: ## run the server on $(LISTEN) with the workspace $(WORKSPACE)
-	$(GO) run ./cmd/toolguard serve --listen $(LISTEN) --workspace $(WORKSPACE) --log-format console
+run: ## run the server on $(LISTEN) with the default workspace folder (or WORKSPACE=dir)
+	$(GO) run ./cmd/toolguard serve --listen $(LISTEN) $(if $(WORKSPACE),--workspace $(WORKSPACE) --create-workspaces) --log-format console
 
 GENERATED := gen clients/python/toolguard_client/_gen clients/typescript/src/gen
 
