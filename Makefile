@@ -61,8 +61,12 @@ lint: ## buf lint and buf breaking (against main), gofmt, go vet, golangci-lint 
 	$(GO) vet ./...
 	$(TOOL) golangci-lint run ./...
 
+.PHONY: deps
+deps: ## install the Debian packages the tests need (as root; otherwise prints the apt-get command)
+	scripts/deps.sh
+
 .PHONY: test
-test: test-go bench-smoke e2e test-python test-typescript ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server
+test: deps test-go bench-smoke e2e test-python test-typescript ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector
