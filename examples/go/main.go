@@ -29,7 +29,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "dial:", err)
 		os.Exit(1)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := run(ctx, toolguardv1.NewToolGuardServiceClient(conn), os.Stdout); err != nil {
