@@ -8,7 +8,8 @@ GO      ?= go
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin
 LISTEN  ?= 127.0.0.1:7700
-WORKSPACE ?= ./tmp/workspace
+# Empty: the server's default folder, ~/.local/share/toolguard/workspace.
+WORKSPACE ?=
 FUZZTIME ?= 2m
 # Minimizing each new input may take this long: with the default (60s), targets
 # whose inputs are whole streams spend their time minimizing, not fuzzing.
@@ -16,15 +17,15 @@ FUZZMINIMIZE ?= 10s
 
 .PHONY: help
 help: ## show the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
 build: ## build bin/toolguard
 	$(GO) build -o $(BIN)/toolguard ./cmd/toolguard
 
 .PHONY: run
-run: ## run the server on $(LISTEN) with the workspace $(WORKSPACE)
-	$(GO) run ./cmd/toolguard serve --listen $(LISTEN) --workspace $(WORKSPACE) --log-format console
+run: ## run the server on $(LISTEN) with the default workspace folder (or WORKSPACE=dir)
+	$(GO) run ./cmd/toolguard serve --listen $(LISTEN) $(if $(WORKSPACE),--workspace $(WORKSPACE) --create-workspaces) --log-format console
 
 GENERATED := gen clients/python/toolguard_client/_gen clients/typescript/src/gen
 
@@ -41,16 +42,31 @@ check-generated: generate ## fail if any generated code differs from proto/
 		git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); exit 1; \
 	fi
 
+.PHONY: tools
+tools: ## build buf, grpcurl and golangci-lint into bin/ (the versions pinned in tools/go.mod)
+	$(GO) build -modfile=tools/go.mod -o $(BIN)/ github.com/bufbuild/buf/cmd/buf \
+		github.com/fullstorydev/grpcurl/cmd/grpcurl github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+# The API may change only compatibly: proto/ is checked against the main
+# branch, local or origin's.
+BREAKING_REF ?= $(shell git rev-parse -q --verify main || git rev-parse -q --verify origin/main)
+
 .PHONY: lint
-lint: ## buf lint, gofmt, go vet, golangci-lint (with the layer rules of .golangci.yaml)
+lint: ## buf lint and buf breaking (against main), gofmt, go vet, golangci-lint (with the layer rules of .golangci.yaml)
 	$(TOOL) buf lint
+	@[ -n "$(BREAKING_REF)" ] || { echo "lint: no main branch to run buf breaking against (set BREAKING_REF)"; exit 1; }
+	$(TOOL) buf breaking proto --against '.git#ref=$(BREAKING_REF),subdir=proto'
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(TOOL) golangci-lint run ./...
 
+.PHONY: deps
+deps: ## install the Debian packages the tests need (as root; otherwise prints the apt-get command)
+	scripts/deps.sh
+
 .PHONY: test
-test: test-go bench-smoke e2e test-python test-typescript ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server
+test: deps test-go bench-smoke e2e test-python test-typescript ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -50,6 +51,7 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 	for _, c := range append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfo(),
 	}, extra...) {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
@@ -81,6 +83,18 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 			ErrorLog:          zap.NewStdLog(log),
 		},
 	}, nil
+}
+
+// buildInfo is the usual constant 1 whose labels say what is running, for
+// joining onto other series and spotting a mixed rollout.
+func buildInfo() prometheus.Collector {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "toolguard_build_info",
+		Help:        "Always 1; the labels name the toolguard version and the Go version it was built with.",
+		ConstLabels: prometheus.Labels{"version": Version, "goversion": runtime.Version()},
+	})
+	g.Set(1)
+	return g
 }
 
 func (e *Endpoint) Addr() net.Addr { return e.lis.Addr() }

@@ -29,6 +29,7 @@ expect() { # expect NAME OUTPUT PATTERN...: every pattern must occur in OUTPUT
 # Build grpcurl before the server starts so its first run is not timed.
 grpcurl -version >/dev/null 2>&1 || true
 
+mkdir -p "$work/workspace"
 "$bin" serve --listen 127.0.0.1:0 --workspace "$work/workspace" --log-format json 2>"$work/server.log" &
 pid=$!
 addr=""

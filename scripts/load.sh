@@ -23,6 +23,7 @@ cd "$root"
 go build -o "$work/toolguard" ./cmd/toolguard
 go build -o "$work/load" ./bench/load
 
+mkdir -p "$work/workspace"
 "$work/toolguard" serve --listen 127.0.0.1:0 --workspace "$work/workspace" --log-format json --log-level warn 2>"$work/server.log" &
 pid=$!
 addr=""

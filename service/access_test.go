@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -272,5 +273,52 @@ func TestValidateAccess(t *testing.T) {
 	cfg.Listen = "0.0.0.0:0"
 	if _, err := New(cfg, nil); err == nil || !strings.Contains(err.Error(), "--allow-unauthenticated") {
 		t.Fatalf("New exposed without authentication: %v", err)
+	}
+}
+
+// TestVerdictIsLogged checks that a call's access-log line names its tool
+// (a bounded label) and its repair and violation codes.
+func TestVerdictIsLogged(t *testing.T) {
+	ts := startTestServer(t, testConfig(t))
+	client := toolguardv1.NewToolGuardServiceClient(ts.conn)
+	tests := []struct {
+		name, tool, args string
+		want             map[string]any
+	}{
+		{
+			name: "repaired and usable", tool: "write_to_file",
+			args: `{"path": "a.txt", "content": "x",}`,
+			want: map[string]any{"tool": "write_to_file", "usable": true, "repairs": []any{"JSON_REPAIRED"}},
+		},
+		{
+			name: "missing parameter", tool: "write_to_file", args: `{"path": "a.txt"}`,
+			want: map[string]any{"tool": "write_to_file", "usable": false, "violations": []any{"MISSING_REQUIRED"}},
+		},
+		{
+			name: "a model's unknown tool name is not logged as written", tool: "no_such_tool\x1b[2J", args: `{}`,
+			want: map[string]any{"tool": "other", "usable": false, "violations": []any{"UNKNOWN_TOOL"}},
+		},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := fmt.Sprintf("verdict-%d", i)
+			ctx := metadata.AppendToOutgoingContext(testContext(t), requestIDHeader, id)
+			_, err := client.ValidateToolCall(ctx, &toolguardv1.ValidateToolCallRequest{Context: &toolguardv1.RequestContext{SessionId: "s"},
+				Call: &toolguardv1.ToolCall{Name: tt.tool, Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: tt.args}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var line map[string]any
+			for _, e := range ts.logs.FilterMessage("finished call").All() {
+				if m := e.ContextMap(); m[requestIDField] == id {
+					line = m
+				}
+			}
+			for k, want := range tt.want {
+				if got := fmt.Sprint(line[k]); got != fmt.Sprint(want) {
+					t.Errorf("log field %s = %s, want %s (line %v)", k, got, fmt.Sprint(want), line)
+				}
+			}
+		})
 	}
 }

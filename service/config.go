@@ -3,6 +3,8 @@ package service
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/toolguard/toolguard/guard"
@@ -35,6 +37,10 @@ type Config struct {
 	RateBurst              int
 
 	guard.Config
+	// CreateWorkspaces creates workspace folders that do not exist; without
+	// it only the default folder (DefaultWorkspaceDir) is created, so a
+	// mistyped path fails at start.
+	CreateWorkspaces bool
 
 	LogFormat string
 	LogLevel  string
@@ -62,11 +68,11 @@ type Config struct {
 	MaxStreamBufferBytes int
 }
 
-// DefaultConfig returns the defaults: loopback port 7700, ./workspace,
-// in-memory sessions.
+// DefaultConfig returns the defaults: loopback port 7700, the workspace
+// DefaultWorkspaceDir, in-memory sessions.
 func DefaultConfig() Config {
 	core := guard.DefaultConfig()
-	core.Workspace = "./workspace"
+	core.Workspace = DefaultWorkspaceDir()
 	return Config{
 		Config:                core,
 		Listen:                "127.0.0.1:7700",
@@ -87,6 +93,20 @@ func DefaultConfig() Config {
 		StreamIdleTimeout:     time.Minute,
 		MaxStreamBufferBytes:  64 << 20,
 	}
+}
+
+// DefaultWorkspaceDir is the user's data folder for toolguard, never a
+// source tree the server happens to start in: $XDG_DATA_HOME/toolguard/
+// workspace, else ~/.local/share/toolguard/workspace, else one under the
+// temporary directory.
+func DefaultWorkspaceDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "toolguard", "workspace")
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) && home != "/" {
+		return filepath.Join(home, ".local", "share", "toolguard", "workspace")
+	}
+	return filepath.Join(os.TempDir(), "toolguard", "workspace")
 }
 
 // Validate reports every setting that cannot work.

@@ -2,10 +2,12 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/servicetest"
 )
@@ -169,6 +172,12 @@ func TestMetricsEndpoint(t *testing.T) {
 		if !ok || got != w.value {
 			t.Errorf("%s%v = %v (present %v), want %v", w.name, w.labels, got, ok, w.value)
 		}
+	}
+	build := families["toolguard_build_info"].GetMetric()
+	if len(build) != 1 || build[0].GetGauge().GetValue() != 1 {
+		t.Errorf("toolguard_build_info = %v, want one series of value 1", build)
+	} else if labels := fmt.Sprint(build[0].GetLabel()); !strings.Contains(labels, runtime.Version()) || !strings.Contains(labels, observe.Version) {
+		t.Errorf("toolguard_build_info labels %s, want the Go version and %q", labels, observe.Version)
 	}
 	for _, name := range []string{"go_goroutines", "go_memstats_alloc_bytes", "grpc_server_started_total", "grpc_server_msg_received_total"} {
 		if families[name] == nil {

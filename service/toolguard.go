@@ -2,7 +2,7 @@ package service
 
 import (
 	"context"
-	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,6 +61,7 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	s.logVerdict(ctx, v)
 	pv, err := protoapi.VerdictToProto(v, req.GetCall().GetId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -81,6 +82,7 @@ func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.Ex
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	s.logVerdict(ctx, ex.Verdict)
 	pv, err := protoapi.VerdictToProto(ex.Verdict, req.GetCall().GetId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -101,11 +103,31 @@ func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.Exe
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	s.logVerdict(ctx, ex.Verdict)
 	pv, err := protoapi.VerdictToProto(ex.Verdict, req.GetCall().GetId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return protoapi.ExecutionToEditResponse(pv, ex), nil
+}
+
+// logVerdict puts the call's tool (a bounded label, never the name as the
+// model wrote it) and its codes, each once, on the call's log line.
+func (s *toolGuardService) logVerdict(ctx context.Context, v *guard.Verdict) {
+	annotateCall(ctx, "tool", s.guard.ToolLabel(v.Result))
+	annotateCall(ctx, "usable", v.OK())
+	var repairs []string
+	for _, r := range v.Repairs {
+		if !slices.Contains(repairs, r.Code) {
+			repairs = append(repairs, r.Code)
+		}
+	}
+	if len(repairs) > 0 {
+		annotateCall(ctx, "repairs", repairs)
+	}
+	if codes := v.ViolationCodes(); len(codes) > 0 {
+		annotateCall(ctx, "violations", codes)
+	}
 }
 
 func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToolsRequest) (*toolguardv1.ListToolsResponse, error) {
@@ -115,24 +137,11 @@ func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToo
 	if cached, ok := s.listings.Load(family); ok {
 		return cached.(*toolguardv1.ListToolsResponse), nil
 	}
-	out, err := s.renderTools(family)
+	out, err := protoapi.ListToolsResponse(s.guard.Registry(), req.GetModelId())
 	if err != nil {
 		return nil, s.toStatus(context.Background(), err)
 	}
 	s.listings.Store(family, out)
-	return out, nil
-}
-
-func (s *toolGuardService) renderTools(family string) (*toolguardv1.ListToolsResponse, error) {
-	tools := s.guard.Registry().Tools()
-	out := &toolguardv1.ListToolsResponse{ModelFamily: family, Tools: make([]*toolguardv1.ToolSpec, 0, len(tools))}
-	for _, t := range tools {
-		spec, err := protoapi.ToolSpecToProto(t, family)
-		if err != nil {
-			return nil, fmt.Errorf("render tool %q: %w", t.Name(), err)
-		}
-		out.Tools = append(out.Tools, spec)
-	}
 	return out, nil
 }
 

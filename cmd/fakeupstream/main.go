@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(net.Ad
 	fs.IntVar(&c.abortAfter, "abort-after", 0, "drop the connection after this many SSE events, as a crashing upstream would; 0 never (per request: X-Fake-Abort-After)")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the --split piece sizes (default: random)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: fakeupstream [--listen ADDR] [--fixtures DIR] [--scenario NAME] [--delay 20ms] [--split]\n\n"+
+		fmt.Fprint(stderr, "Usage: fakeupstream [--listen ADDR] [--fixtures DIR] [--scenario NAME] [--delay 20ms] [--split]\n\n"+
 			"Replays proxy/testdata fixtures as an OpenAI (POST /v1/chat/completions) and\n"+
 			"Anthropic (POST /v1/messages) compatible model server.\n\n")
 		fs.PrintDefaults()

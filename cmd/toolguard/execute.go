@@ -28,7 +28,7 @@ func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // command line, input or workspace.
 func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := service.DefaultConfig()
-	fs := newFlagSet(kind, fmt.Sprintf("usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind), stderr)
+	fs := newFlagSet(kind, fmt.Sprintf("Usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind), stderr)
 	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
 	model := fs.String("model", "", "model id, selects model-specific fixes")

@@ -6,10 +6,28 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
-// version is set at build time: go build -ldflags "-X main.version=v1.2.3".
-var version = "dev"
+// version is set at build time (go build -ldflags "-X main.version=v1.2.3");
+// otherwise it is the module version the go command stamped into the binary.
+var version = buildVersion("dev", readBuildInfo)
+
+var readBuildInfo = debug.ReadBuildInfo
+
+// buildVersion prefers an ldflags value, then a module version from build
+// info: `go install …@v0.1.0` stamps v0.1.0, a build in a clone stamps a
+// pseudo-version from the commit; "(devel)" carries nothing.
+func buildVersion(ldflags string, info func() (*debug.BuildInfo, bool)) string {
+	if ldflags != "dev" {
+		return ldflags
+	}
+	bi, ok := info()
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return ldflags
+	}
+	return bi.Main.Version
+}
 
 // command is one subcommand. run returns the exit code and uses only the
 // streams it is given (serve's logger aside), so tests can drive it.
@@ -27,6 +45,7 @@ func commands() []command {
 		{name: "write", summary: "validate a write call read on stdin and write the file in --workspace", run: runWrite},
 		{name: "edit", summary: "validate an edit call read on stdin and apply it in --workspace", run: runEdit},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
+		{name: "list-tools", summary: "print the tools, their schemas and usage as ListTools gives them", run: runListTools},
 		{name: "stream", summary: "follow a streamed model response (JSON frame lines on stdin), print the events", run: runStream},
 		{name: "hash-token", summary: "print the SHA-256 of the bearer token read on stdin, for --auth-tokens-file", run: runHashToken},
 		{name: "version", summary: "print the version", run: runVersion},
@@ -45,8 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	name, rest := args[0], args[1:]
-	switch name {
-	case "help", "-h", "-help", "--help":
+	switch {
+	case isHelp(name):
 		if len(rest) == 0 {
 			usage(stdout)
 			return 0
@@ -86,10 +105,22 @@ func usage(w io.Writer) {
 }
 
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintln(stdout, "Usage: toolguard version\n\nPrints the version: the module version of a go install build, or the one set at build time.")
+		return 0
+	}
 	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: toolguard version")
+		fmt.Fprintln(stderr, "Usage: toolguard version")
 		return 2
 	}
 	fmt.Fprintf(stdout, "toolguard %s\n", version)
 	return 0
+}
+
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
 }

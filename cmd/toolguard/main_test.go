@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -25,8 +26,9 @@ func TestRunDispatch(t *testing.T) {
 		{name: "help serve prints serve flags", args: []string{"help", "serve"}, wantCode: 0, wantStdout: "TOOLGUARD_LISTEN"},
 		{name: "help of an unknown command", args: []string{"help", "frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
-		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: "toolguard dev\n"},
-		{name: "version takes no arguments", args: []string{"version", "x"}, wantCode: 2, wantStderr: "usage"},
+		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: "toolguard " + version + "\n"},
+		{name: "version --help", args: []string{"version", "--help"}, wantCode: 0, wantStdout: "Usage: toolguard version"},
+		{name: "version takes no arguments", args: []string{"version", "x"}, wantCode: 2, wantStderr: "Usage"},
 		{name: "serve rejects a bad flag", args: []string{"serve", "--mistake-limit", "x"}, wantCode: 2, wantStderr: "-mistake-limit"},
 		{name: "serve rejects an invalid configuration", args: []string{"serve", "--log-format", "xml"}, wantCode: 2, wantStderr: "log format"},
 		{name: "serve rejects a stray argument", args: []string{"serve", "now"}, wantCode: 2, wantStderr: `unexpected argument "now"`},
@@ -52,5 +54,31 @@ func TestServeRejectsBadEnv(t *testing.T) {
 	code, _, stderr := runCLI("serve")
 	if code != 2 || !strings.Contains(stderr, "TOOLGUARD_SESSION_TTL") {
 		t.Fatalf("exit %d, stderr %q; want 2 naming TOOLGUARD_SESSION_TTL", code, stderr)
+	}
+}
+
+func TestBuildVersion(t *testing.T) {
+	info := func(v string, ok bool) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "github.com/toolguard/toolguard", Version: v}}, ok
+		}
+	}
+	tests := []struct {
+		name, ldflags string
+		info          func() (*debug.BuildInfo, bool)
+		want          string
+	}{
+		{"ldflags win", "v1.2.3", info("v0.1.0", true), "v1.2.3"},
+		{"go install @v0.1.0", "dev", info("v0.1.0", true), "v0.1.0"},
+		{"a clone's pseudo-version", "dev", info("v0.0.0-20261125061000-297d871abcde", true), "v0.0.0-20261125061000-297d871abcde"},
+		{"(devel) carries nothing", "dev", info("(devel)", true), "dev"},
+		{"no build info", "dev", info("", false), "dev"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := buildVersion(tt.ldflags, tt.info); got != tt.want {
+				t.Errorf("buildVersion = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -11,7 +11,7 @@ import (
 // stderr (or both in one document with --json). Exit status: 0 repaired, 1
 // cut off, 2 nothing recovered or a bad command line.
 func runRepair(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("repair", "usage: toolguard repair [--json] < text\n\n", stderr)
+	fs := newFlagSet("repair", "Usage: toolguard repair [--json] < text\n\n", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON document holding the value, the repairs and whether the text was truncated")
 	input, code, ok := commandInput(fs, args, stdin, stderr)
 	if !ok {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"go.uber.org/zap"
 
@@ -20,10 +22,10 @@ func runServe(args []string, _ io.Reader, _, stderr io.Writer) int {
 		func(c service.Config) (string, string) { return c.LogFormat, c.LogLevel }, serve)
 }
 
-// serve creates the workspace and runs the server until ctx ends.
+// serve prepares the workspaces and runs the server until ctx ends.
 func serve(ctx context.Context, cfg service.Config, log *zap.Logger) error {
-	if err := os.MkdirAll(cfg.Workspace, 0o755); err != nil {
-		return fmt.Errorf("create workspace: %w", err)
+	if err := prepareWorkspaces(cfg, log); err != nil {
+		return err
 	}
 
 	log.Info("starting toolguard",
@@ -51,5 +53,28 @@ func serve(ctx context.Context, cfg service.Config, log *zap.Logger) error {
 		return err
 	}
 	log.Info("toolguard stopped")
+	return nil
+}
+
+// prepareWorkspaces creates the default workspace folder and, with
+// CreateWorkspaces, any other that is missing; a missing folder otherwise
+// stops the start, since it is more likely a typo than a wish.
+func prepareWorkspaces(cfg service.Config, log *zap.Logger) error {
+	dirs, err := cfg.WorkspaceDirs()
+	if err != nil {
+		return err
+	}
+	for name, dir := range dirs {
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			continue // a folder, or an error workspace.Open reports with context
+		}
+		if !cfg.CreateWorkspaces && filepath.Clean(dir) != service.DefaultWorkspaceDir() {
+			return fmt.Errorf("workspace %q: %s does not exist: create it, fix the path, or pass --create-workspaces", name, dir)
+		}
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return fmt.Errorf("create workspace %q: %w", name, err)
+		}
+		log.Info("created workspace folder", zap.String("workspace", name), zap.String("dir", dir))
+	}
 	return nil
 }

@@ -94,7 +94,7 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-const streamUsage = "usage: toolguard stream --format FORMAT [flags] < frames.jsonl\n" +
+const streamUsage = "Usage: toolguard stream --format FORMAT [flags] < frames.jsonl\n" +
 	"       toolguard stream --format FORMAT --raw [flags] < response.txt\n\n" +
 	"Reads StreamToolCallsRequest frames as JSON lines ({\"delta\":{\"text\":\"...\"}}, {\"end\":{\"finishReason\":\"stop\"}})\n" +
 	"and prints StreamToolCallsResponse events as JSON lines. The start frame is optional (made\n" +

@@ -15,7 +15,7 @@ import (
 // runValidate mirrors ValidateToolCall offline. Exit status: 0 when the call
 // is usable, 1 when not, 2 for a bad command line or input.
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("validate", "usage: toolguard validate --tool NAME [--model ID] [--form json|params|xml] < arguments\n\n", stderr)
+	fs := newFlagSet("validate", "Usage: toolguard validate --tool NAME [--model ID] [--form json|params|xml] < arguments\n\n", stderr)
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
 	model := fs.String("model", "", "model id, selects model-specific fixes and tool variants")
 	form := fs.String("form", "json", "form of stdin: json (arguments text), params (a JSON object of string parameters) or xml (a whole tool block)")

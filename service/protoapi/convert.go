@@ -88,6 +88,22 @@ func SessionToProto(s guard.Session) *toolguardv1.Session {
 	return out
 }
 
+// ListToolsResponse renders the registry's tools for the family of a model
+// id, as ListTools answers.
+func ListToolsResponse(reg *repair.Registry, modelID string) (*toolguardv1.ListToolsResponse, error) {
+	family := repair.FamilyOf(modelID)
+	tools := reg.Tools()
+	out := &toolguardv1.ListToolsResponse{ModelFamily: family, Tools: make([]*toolguardv1.ToolSpec, 0, len(tools))}
+	for _, t := range tools {
+		spec, err := ToolSpecToProto(t, family)
+		if err != nil {
+			return nil, fmt.Errorf("render tool %q: %w", t.Name(), err)
+		}
+		out.Tools = append(out.Tools, spec)
+	}
+	return out, nil
+}
+
 // ToolSpecToProto renders a tool for a model family in its API form.
 func ToolSpecToProto(t *repair.Tool, family string) (*toolguardv1.ToolSpec, error) {
 	r := t.Render(family)

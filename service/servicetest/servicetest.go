@@ -20,12 +20,12 @@ import (
 // Start starts a server and returns a connection to it and its
 // configuration. Zero fields of cfg take their defaults; Listen (and
 // MetricsListen, when set) get free loopback ports; Workspace is a fresh
-// temporary directory unless absolute. The server logs through t, and the
-// test fails unless it stops cleanly.
+// temporary directory unless absolute and not the default. The server logs
+// through t, and the test fails unless it stops cleanly.
 func Start(t testing.TB, cfg service.Config) (*grpc.ClientConn, service.Config) {
 	t.Helper()
 	cfg = withDefaults(cfg)
-	if !filepath.IsAbs(cfg.Workspace) {
+	if !filepath.IsAbs(cfg.Workspace) || cfg.Workspace == service.DefaultWorkspaceDir() {
 		cfg.Workspace = t.TempDir()
 	}
 

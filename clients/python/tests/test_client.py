@@ -89,6 +89,7 @@ class Server:
         self.dir = tempfile.TemporaryDirectory(prefix="toolguard-test-")
         self.path = Path(self.dir.name)
         self.workspace = self.path / "workspace"
+        self.workspace.mkdir()
         self.log_path = self.path / "server.log"
         try:
             more = list(prepare(self.path)) if prepare else []
