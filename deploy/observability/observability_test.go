@@ -121,9 +121,9 @@ type dashboard struct {
 }
 
 type panel struct {
-	Type        string `json:"type"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
+	Type        string                   `json:"type"`
+	Title       string                   `json:"title"`
+	Description string                   `json:"description"`
 	GridPos     struct{ H, W, X, Y int } `json:"gridPos"`
 	Targets     []struct {
 		Expr string `json:"expr"`
