@@ -102,7 +102,7 @@ func TestUnreachableStoreDoesNotFailCalls(t *testing.T) {
 	store.down.Store(true)
 	for i := range 3 {
 		v := validate(bad)
-		if v.OK() || v.Mistakes != (MistakeState{Limit: 3, NotCounted: true}) {
+		if v.OK() || v.Mistakes != (MistakeState{Limit: 3, NotCounted: true, StoreUnavailable: true}) {
 			t.Fatalf("outage call %d: ok=%v mistakes=%+v, want unusable and not counted", i, v.OK(), v.Mistakes)
 		}
 		// A repeat cannot be known either: the violations are the call's own.
@@ -156,7 +156,7 @@ func TestUnreachableStoreInStream(t *testing.T) {
 	if v := done[1].Verdict; v.OK() || !v.Mistakes.NotCounted {
 		t.Fatalf("second call: ok=%v mistakes=%+v", v.OK(), v.Mistakes)
 	}
-	if sum.Calls != 2 || sum.Mistakes != (MistakeState{Limit: 3, NotCounted: true}) {
+	if sum.Calls != 2 || sum.Mistakes != (MistakeState{Limit: 3, NotCounted: true, StoreUnavailable: true}) {
 		t.Fatalf("summary %+v, want 2 calls and mistakes not counted", sum)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err != nil {

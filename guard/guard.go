@@ -72,6 +72,8 @@ type MistakeState struct {
 	LimitReached bool
 	// NotCounted: store unreachable or no session; Consecutive is unknown.
 	NotCounted bool
+	// StoreUnavailable: not counted because the store could not be reached.
+	StoreUnavailable bool
 }
 
 func newMistakeState(consecutive, limit uint32) MistakeState {
@@ -127,7 +129,7 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 		if g.uncounted != nil {
 			g.uncounted(req.SessionID, err)
 		}
-		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true}
+		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true, StoreUnavailable: true}
 	case err != nil:
 		return nil, fmt.Errorf("record session %q: %w", req.SessionID, err)
 	default:
@@ -176,7 +178,7 @@ func (g *Guard) summaryMistakes(ctx context.Context, id string, requested uint32
 	st, err := g.sessions.Get(ctx, id)
 	switch {
 	case errors.Is(err, session.ErrUnavailable):
-		return MistakeState{Limit: limit, NotCounted: true}, nil
+		return MistakeState{Limit: limit, NotCounted: true, StoreUnavailable: true}, nil
 	case err != nil:
 		return MistakeState{}, fmt.Errorf("read session %q: %w", id, err)
 	}

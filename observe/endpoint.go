@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,10 +34,12 @@ const releaseTimeout = 5 * time.Second
 // called without Start.
 type Endpoint struct {
 	registry *prometheus.Registry
-	log      *zap.Logger
-	lis      net.Listener
-	http     *http.Server
-	timeout  time.Duration
+	// collectors are the registered ones, for MetricNames.
+	collectors []prometheus.Collector
+	log        *zap.Logger
+	lis        net.Listener
+	http       *http.Server
+	timeout    time.Duration
 
 	mu     sync.Mutex
 	served chan struct{} // closed when Serve returns; nil until Start
@@ -48,6 +52,7 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 		log = zap.NewNop()
 	}
 	reg := prometheus.NewRegistry()
+	var registered []prometheus.Collector
 	for _, c := range append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -56,6 +61,7 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
 		}
+		registered = append(registered, c)
 	}
 	var lc net.ListenConfig
 	lis, err := lc.Listen(context.Background(), "tcp", listen)
@@ -71,10 +77,11 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 		MaxRequestsInFlight: 8,
 	})))
 	return &Endpoint{
-		registry: reg,
-		log:      log,
-		lis:      lis,
-		timeout:  min(shutdownTimeout, releaseTimeout),
+		registry:   reg,
+		collectors: registered,
+		log:        log,
+		lis:        lis,
+		timeout:    min(shutdownTimeout, releaseTimeout),
 		http: &http.Server{
 			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
@@ -101,16 +108,52 @@ func (e *Endpoint) Addr() net.Addr { return e.lis.Addr() }
 
 // Register adds a front end's own collectors, whose labels must come from
 // fixed sets.
-func (e *Endpoint) Register(c prometheus.Collector) error { return e.registry.Register(c) }
+func (e *Endpoint) Register(c prometheus.Collector) error {
+	if err := e.registry.Register(c); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.collectors = append(e.collectors, c)
+	return nil
+}
 
 // Observer registers the product's counters for a guard's tool registry and
 // returns them as its Observer. Call it once.
 func (e *Endpoint) Observer(tools *repair.Registry) (guard.Observer, error) {
 	p := newProductMetrics(toolNames(tools))
-	if err := e.registry.Register(p); err != nil {
+	if err := e.Register(p); err != nil {
 		return nil, fmt.Errorf("register product metrics: %w", err)
 	}
 	return p, nil
+}
+
+// descName reads a metric's name out of its Desc, which has no accessor;
+// client_golang has printed it this way since its first release.
+var descName = regexp.MustCompile(`fqName: "([^"]+)"`)
+
+// MetricNames returns the name of every metric the endpoint can export,
+// sorted, whether or not a series exists yet: what dashboards and alert
+// rules may name (histograms add _bucket, _sum and _count).
+func (e *Endpoint) MetricNames() []string {
+	e.mu.Lock()
+	cs := slices.Clone(e.collectors)
+	e.mu.Unlock()
+	descs := make(chan *prometheus.Desc)
+	go func() {
+		defer close(descs)
+		for _, c := range cs {
+			c.Describe(descs)
+		}
+	}()
+	var names []string
+	for d := range descs {
+		if m := descName.FindStringSubmatch(d.String()); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // Start serves /metrics until Stop.

@@ -71,6 +71,7 @@ type productMetrics struct {
 	limitReached *counterTable // model_family
 	edits        *counterTable // status × rung
 	written      prometheus.Counter
+	notCounted   prometheus.Counter
 	streamCalls  *counterTable // format × outcome
 
 	tools, families, repairCodes, violationCodes labelSet
@@ -119,6 +120,8 @@ func newProductMetrics(tools []string) *productMetrics {
 	p.edits = newCounterTable(opts("edit_outcomes_total",
 		"Edits executed (dry runs included), by status and the matching rung that found the old text (none when none did)."),
 		[]string{"status", "rung"}, p.statuses, p.rungs)
+	p.notCounted = prometheus.NewCounter(opts("mistakes_not_counted_total",
+		"Tool calls whose mistakes went uncounted because the session store could not be reached; the calls were answered."))
 	p.written = prometheus.NewCounter(opts("written_bytes_total",
 		"Bytes of file content written by ExecuteWrite, ExecuteEdit and streamed calls executed on completion."))
 	p.streamCalls = newCounterTable(opts("stream_calls_total",
@@ -130,7 +133,7 @@ func newProductMetrics(tools []string) *productMetrics {
 func (p *productMetrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		p.verdicts.vec, p.repairs.vec, p.violations.vec, p.limitReached.vec,
-		p.edits.vec, p.written, p.streamCalls.vec,
+		p.edits.vec, p.written, p.streamCalls.vec, p.notCounted,
 	}
 }
 
@@ -171,6 +174,9 @@ func (p *productMetrics) Verdict(v *guard.Verdict, tool string) {
 	}
 	if v.Mistakes.LimitReached {
 		p.limitReached.add(1, fi, 0)
+	}
+	if v.Mistakes.StoreUnavailable {
+		p.notCounted.Inc()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -182,5 +183,49 @@ func TestProductMetricsDoNotAllocate(t *testing.T) {
 	observe() // create the series
 	if allocs := testing.AllocsPerRun(100, observe); allocs != 0 {
 		t.Errorf("observing a call allocates %v times, want 0", allocs)
+	}
+}
+
+// TestNotCountedCountsOnlyStoreOutages checks that calls left uncounted by
+// an unreachable store are counted, and calls with no session to count
+// (the proxy without its session header) are not.
+func TestNotCountedCountsOnlyStoreOutages(t *testing.T) {
+	p, reg := newTestProductMetrics(t)
+	outage := verdict(repair.FamilyGeneric, nil, nil, false)
+	outage.Mistakes = guard.MistakeState{NotCounted: true, StoreUnavailable: true}
+	noSession := verdict(repair.FamilyGeneric, nil, nil, false)
+	noSession.Mistakes = guard.MistakeState{NotCounted: true}
+	p.Verdict(outage, "write_to_file")
+	p.Verdict(outage, "edit")
+	p.Verdict(noSession, "edit")
+	if got, _ := seriesValue(gather(t, reg), "toolguard_mistakes_not_counted_total"); got != 2 {
+		t.Errorf("toolguard_mistakes_not_counted_total = %v, want 2", got)
+	}
+}
+
+// TestMetricNames checks that an endpoint names every metric it can
+// export, before any series exists.
+func TestMetricNames(t *testing.T) {
+	ep, err := NewEndpoint("127.0.0.1:0", time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ep.Stop() })
+	reg, err := repair.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ep.Observer(reg); err != nil {
+		t.Fatal(err)
+	}
+	names := ep.MetricNames()
+	for _, want := range []string{"toolguard_build_info", "toolguard_verdicts_total", "toolguard_repairs_total",
+		"toolguard_mistakes_not_counted_total", "go_goroutines", "process_resident_memory_bytes"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("MetricNames lacks %s: %v", want, names)
+		}
+	}
+	if !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
+		t.Errorf("MetricNames is not sorted and unique: %v", names)
 	}
 }

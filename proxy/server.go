@@ -17,8 +17,9 @@ import (
 // Server runs a Proxy on an HTTP server, with the metrics endpoint when
 // configured. Build it with NewServer and run it with Serve, once.
 type Server struct {
-	proxy *Proxy
-	run   lifecycle.Runner
+	proxy   *Proxy
+	run     lifecycle.Runner
+	metrics *observe.Endpoint
 }
 
 // NewServer validates cfg and builds the server: the metrics endpoint is
@@ -43,7 +44,7 @@ func NewServer(cfg Config, log *zap.Logger) (_ *Server, err error) {
 			return nil, err
 		}
 		s.run.Cleanups.Add("metrics server", metrics.Stop)
-		s.run.Metrics = metrics
+		s.run.Metrics, s.metrics = metrics, metrics
 		opts.Observe, opts.Metrics = metrics.Observer, metrics
 	}
 	if s.proxy, err = New(cfg, opts); err != nil {
@@ -70,6 +71,15 @@ func (s *Server) Addr() net.Addr { return s.run.Addr() }
 
 // MetricsAddr returns the metrics endpoint's address, or nil without one.
 func (s *Server) MetricsAddr() net.Addr { return s.run.MetricsAddr() }
+
+// MetricNames lists every metric the proxy can export (none without
+// MetricsListen), for checking dashboards and alert rules against.
+func (s *Server) MetricNames() []string {
+	if s.metrics == nil {
+		return nil
+	}
+	return s.metrics.MetricNames()
+}
 
 // Serve serves on lis until ctx is cancelled, then shuts down gracefully:
 // the listener closes, requests and streams in flight run on for at most

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
 
@@ -95,6 +96,37 @@ func streamShare(cfg Config, principals int) int {
 		return max(1, cfg.MaxStreams/4)
 	}
 	return 0
+}
+
+// collector exports the open streams and the cap, so an alert can fire
+// before callers are refused.
+func (s *streamSlots) collector() prometheus.Collector {
+	return collectorFuncs{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "streams_open",
+			Help: "StreamToolCalls streams open now."}, func() float64 {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return float64(s.open)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "streams_max",
+			Help: "Most StreamToolCalls streams the server holds open at once (--max-streams)."},
+			func() float64 { return float64(s.max) }),
+	}
+}
+
+// collectorFuncs registers several collectors as one.
+type collectorFuncs []prometheus.Collector
+
+func (cs collectorFuncs) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range cs {
+		c.Describe(ch)
+	}
+}
+
+func (cs collectorFuncs) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range cs {
+		c.Collect(ch)
+	}
 }
 
 // acquire takes a slot for the caller without waiting, or refuses with

@@ -173,6 +173,12 @@ func TestMetricsEndpoint(t *testing.T) {
 			t.Errorf("%s%v = %v (present %v), want %v", w.name, w.labels, got, ok, w.value)
 		}
 	}
+	if m := families["toolguard_streams_max"].GetMetric(); len(m) != 1 || m[0].GetGauge().GetValue() != float64(cfg.MaxStreams) {
+		t.Errorf("toolguard_streams_max = %v, want %d", m, cfg.MaxStreams)
+	}
+	if m := families["toolguard_streams_open"].GetMetric(); len(m) != 1 || m[0].GetGauge().GetValue() != 0 {
+		t.Errorf("toolguard_streams_open = %v after every stream ended, want 0", m)
+	}
 	build := families["toolguard_build_info"].GetMetric()
 	if len(build) != 1 || build[0].GetGauge().GetValue() != 1 {
 		t.Errorf("toolguard_build_info = %v, want one series of value 1", build)

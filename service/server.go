@@ -111,6 +111,9 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 			return nil, err
 		}
 		s.run.Cleanups.Add("metrics server", s.metrics.Stop)
+		if err := s.metrics.Register(access.streams.collector()); err != nil {
+			return nil, fmt.Errorf("register stream metrics: %w", err)
+		}
 		observer = s.metrics.Observer
 	}
 
@@ -171,6 +174,15 @@ func (s *Server) Addr() net.Addr { return s.run.Addr() }
 
 // MetricsAddr returns the metrics endpoint's address, or nil when off.
 func (s *Server) MetricsAddr() net.Addr { return s.run.MetricsAddr() }
+
+// MetricNames lists every metric the server can export (none without
+// MetricsListen), for checking dashboards and alert rules against.
+func (s *Server) MetricNames() []string {
+	if s.metrics == nil {
+		return nil
+	}
+	return s.metrics.MetricNames()
+}
 
 func (s *Server) instrumented(chain []interceptor) []interceptor {
 	if s.metrics == nil {
