@@ -108,12 +108,49 @@ func TestValidate(t *testing.T) {
 			violations: []string{"MISSING_REQUIRED:content"},
 		},
 		{
-			name:       "empty content is missing",
-			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":""}`},
+			name:    "empty content is an empty file",
+			call:    Call{Name: "write_to_file", Form: FormText, Text: `{"path":"pkg/__init__.py","content":""}`},
+			tool:    "write_to_file",
+			args:    `{"content":"","path":"pkg/__init__.py"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "empty content in an XML block is an empty file",
+			call:    Call{Form: FormXML, Text: "<write_to_file>\n<path>pkg/__init__.py</path>\n<content></content>\n</write_to_file>"},
+			tool:    "write_to_file",
+			args:    `{"content":"","path":"pkg/__init__.py"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "empty content through an alias is an empty file",
+			call:    Call{Name: "str_replace_based_edit_tool", Form: FormText, Text: `{"command":"create","path":"a/__init__.py","file_text":""}`},
+			tool:    "write_to_file",
+			args:    `{"content":"","path":"a/__init__.py"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:content"},
+		},
+		{
+			name:       "empty path is missing",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"","content":""}`},
 			tool:       "write_to_file",
-			args:       `{"content":"","path":"a.py"}`,
+			args:       `{"content":"","path":""}`,
 			repairs:    []string{},
-			violations: []string{"MISSING_REQUIRED:content"},
+			violations: []string{"MISSING_REQUIRED:path"},
+		},
+		{
+			name:       "empty old_text is missing",
+			call:       Call{Name: "edit", Form: FormText, Text: `{"path":"a.py","old_text":"","new_text":"x"}`},
+			tool:       "edit",
+			args:       `{"new_text":"x","old_text":"","path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:old_text"},
+		},
+		{
+			name:       "an empty todo's content is missing: allow_empty is write_to_file's own",
+			call:       Call{Name: "todo_write", Form: FormText, Text: `{"todos":[{"id":"1","content":"","status":"pending"}]}`},
+			tool:       "todo_write",
+			args:       `{"todos":[{"content":"","id":"1","status":"pending"}]}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:todos/0/content"},
 		},
 		{
 			name:    "empty new_text is legal",
@@ -540,9 +577,9 @@ func TestFeedback(t *testing.T) {
 	}{
 		{
 			name:     "JSON call gets a JSON example",
-			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":""}`},
+			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"","content":"x"}`},
 			mistakes: Mistakes{Consecutive: 1, Limit: 3},
-			want:     []string{`Parameter "content" is empty`, `Received: path="a.py", content=<empty>`, `"path": "src/hello.py"`, "Fix the problem above"},
+			want:     []string{`Parameter "path" is empty`, `Received: path=<empty>, content="x"`, `"path": "src/hello.py"`, "Fix the problem above"},
 			not:      []string{"<write_to_file>", "limit"},
 		},
 		{
@@ -752,5 +789,49 @@ func TestNumbersOutOfRange(t *testing.T) {
 		if got := strings.Join(codes(res.Violations), ","); got != tt.want || argsJSON(t, res.Args) != tt.args {
 			t.Errorf("%s: violations %q args %s, want %q %s", tt.text, got, argsJSON(t, res.Args), tt.want, tt.args)
 		}
+	}
+}
+
+// TestAllowEmpty: a tool's param_aliases entry may only set allow_empty; the
+// tool then takes "" for that parameter, others still count it missing, and
+// the definition the registry gives back keeps the setting.
+func TestAllowEmpty(t *testing.T) {
+	f, err := ParseToolsFile([]byte(`
+tools:
+  - name: note
+    param_aliases:
+      - param: body
+        allow_empty: true
+    parameters:
+      type: object
+      properties:
+        title: {type: string}
+        body: {type: string}
+      required: [title, body]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := mustRegistry(t, f)
+	tests := []struct {
+		text       string
+		violations []string
+	}{
+		{`{"title":"t","body":""}`, []string{}},
+		{`{"title":"","body":""}`, []string{"MISSING_REQUIRED:title"}},
+		{`{"title":"t"}`, []string{"MISSING_REQUIRED:body"}},
+	}
+	for _, tc := range tests {
+		res := reg.Validate(Call{Name: "note", Form: FormText, Text: tc.text}, Options{})
+		if got := codes(res.Violations); !reflect.DeepEqual(got, tc.violations) {
+			t.Errorf("%s: violations %q, want %q", tc.text, got, tc.violations)
+		}
+	}
+	want := []ParamAliases{{Param: "body", AllowEmpty: true}}
+	if got := reg.Tool("note").ParamAliases(); !reflect.DeepEqual(got, want) {
+		t.Errorf("ParamAliases() = %+v, want %+v", got, want)
+	}
+	if !slices.ContainsFunc(reg.Tool("write_to_file").ParamAliases(), func(p ParamAliases) bool { return p.Param == "content" && p.AllowEmpty }) {
+		t.Errorf("write_to_file's content does not allow empty: %+v", reg.Tool("write_to_file").ParamAliases())
 	}
 }
