@@ -272,7 +272,7 @@ func (s *Stream) canonicalParam(index int, raw string) string {
 func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	req := ExecuteRequest{
 		ValidateRequest: ValidateRequest{SessionID: s.req.SessionID, ModelID: s.req.ModelID,
-			MistakeLimit: s.req.MistakeLimit, Call: e.Call, Tools: s.req.Tools, Truncated: e.Truncated},
+			MistakeLimit: s.req.MistakeLimit, Call: e.Call, CallID: e.ID, Tools: s.req.Tools, Truncated: e.Truncated},
 		Workspace: s.req.Workspace, DryRun: s.req.DryRun, Partial: s.req.Partial,
 	}
 	res, err := s.g.check(req.ValidateRequest)
@@ -282,7 +282,8 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	truncated := res.Has(repair.CodeTruncated)
 	var out []StreamEvent
 	var ex *Execution
-	if run := s.g.runner(res); s.req.ExecuteOnComplete && !truncated && run != nil && res.OK() {
+	run := s.g.runner(res)
+	if s.req.ExecuteOnComplete && !truncated && run != nil && res.OK() {
 		ws, err := s.g.workspace(req.Workspace)
 		if err != nil {
 			return nil, err
@@ -298,7 +299,9 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 				Text: fmt.Sprintf("call %d was not executed: %v", e.Index, err)})
 		}
 	}
-	v, err := s.g.conclude(s.ctx, req.ValidateRequest, res)
+	// A call the stream would execute is its execution's turn; one it only
+	// validates may still be sent to ExecuteWrite or ExecuteEdit.
+	v, err := s.g.count(s.ctx, req.ValidateRequest, res, s.req.ExecuteOnComplete && run != nil)
 	if err != nil {
 		return nil, err
 	}

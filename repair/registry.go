@@ -43,7 +43,8 @@ type ToolDef struct {
 type ParamAliases struct {
 	Param   string   `json:"param"`
 	Aliases []string `json:"aliases"`
-	// AllowEmpty makes "" a value of a required parameter (new_text: "" deletes).
+	// AllowEmpty makes "" a value of a required parameter (new_text: ""
+	// deletes, content: "" is an empty file); else "" counts as missing.
 	AllowEmpty bool `json:"allow_empty,omitempty"`
 }
 
@@ -573,11 +574,18 @@ func (t *Tool) ParamSpellings() map[string]string {
 	return out
 }
 
-// ParamAliases returns the aliases of each parameter, sorted.
+// ParamAliases returns the aliases of each parameter, sorted, and every
+// parameter that allows "" even without aliases, so the definition
+// round-trips.
 func (t *Tool) ParamAliases() []ParamAliases {
 	by := map[string][]string{}
 	for a, c := range t.aliasOf {
 		by[c] = append(by[c], a)
+	}
+	for c := range t.allowEmpty {
+		if _, ok := by[c]; !ok {
+			by[c] = nil
+		}
 	}
 	out := make([]ParamAliases, 0, len(by))
 	for _, c := range slices.Sorted(maps.Keys(by)) {
