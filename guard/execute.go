@@ -177,7 +177,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 			return nil, err
 		}
 	}
-	v, err := g.conclude(ctx, req.ValidateRequest, res)
+	v, err := g.conclude(ctx, req.ValidateRequest, res, ex.Applied)
 	if err != nil {
 		return nil, err
 	}

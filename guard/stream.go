@@ -301,7 +301,7 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	}
 	// A call the stream would execute is its execution's turn; one it only
 	// validates may still be sent to ExecuteWrite or ExecuteEdit.
-	v, err := s.g.count(s.ctx, req.ValidateRequest, res, s.req.ExecuteOnComplete && run != nil)
+	v, err := s.g.count(s.ctx, req.ValidateRequest, res, s.req.ExecuteOnComplete && run != nil, ex != nil && ex.Applied)
 	if err != nil {
 		return nil, err
 	}

@@ -138,3 +138,33 @@ func doTurn(t *testing.T, g *Guard, tr turn) *Verdict {
 	}
 	return v
 }
+
+// TestRepeatThatChangesAFileIsUsable: a call repeated past the limit whose
+// execution still changed the file (another writer changed it in between)
+// was not useless; a change that was made is never reported as failed.
+func TestRepeatThatChangesAFileIsUsable(t *testing.T) {
+	g, dir := newWorkspaceGuard(t)
+	ctx := context.Background()
+	call := repair.Call{Name: "write_to_file", Form: repair.FormText, Text: `{"content":"hi\n","path":"a.txt"}`}
+	req := ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: "turns", Call: call}}
+	for i := range 2 {
+		if ex, err := g.ExecuteWrite(ctx, req); err != nil || !ex.OK() {
+			t.Fatalf("write %d: %v %+v", i, err, ex)
+		}
+	}
+	// Unchanged file: the third identical write is a useless repeat.
+	ex, err := g.ExecuteWrite(ctx, req)
+	if err != nil || ex.OK() || ex.Applied || !ex.Has(repair.CodeRepeatedCall) {
+		t.Fatalf("third write: %v ok=%v applied=%v %v", err, ex.OK(), ex.Applied, violationCodes(ex.Verdict))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed by someone else\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ex, err = g.ExecuteWrite(ctx, req)
+	if err != nil || !ex.Applied || !ex.OK() || ex.Has(repair.CodeRepeatedCall) {
+		t.Fatalf("write after a change: %v ok=%v applied=%v %v", err, ex.OK(), ex.Applied, violationCodes(ex.Verdict))
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "hi\n" {
+		t.Fatalf("file = %q", got)
+	}
+}
