@@ -661,6 +661,11 @@ func fuzzSeeds(format Format) [][]byte {
 			"<function=a><parameter=x>\n" + huge + "\n</parameter> </function> tail <",
 			"<function=a>\n<parameter=x>\r\n</parameter> \n<parameter=\n",
 			"<function=a><parameter=x>" + huge + "</parameter>" + spaces + "</function>",
+			// Values whose closing tag is left out, ended by the next parameter at a line start.
+			"<function=write_to_file>\n<parameter=content>\nx\n<parameter=path>\n<parameter=path>\ny\n</parameter></function>",
+			"<function=a><parameter=x>1\n<parameter=y>2\r\n<parameter=x>3\n<parameter=",
+			"<function=a><parameter=x>\n<parameter=" + long + ">\n</parameter></function>",
+			"<function=a><parameter=x>" + huge + "\n<parameter=y>" + huge + "\n<parameter=z>\n</function>",
 		} {
 			add(text(s))
 		}
@@ -674,6 +679,9 @@ func fuzzSeeds(format Format) [][]byte {
 			`<invoke name='a'><parameter name='x'>é</parameter ><parameter name="y">` + huge + `</parameter></invoke></minimax:tool_call>`,
 			`<invoke name="` + long + `"></invoke>`,
 			`<invoke name="a"><parameter name="x">1</parameter><parameter name="x">2</parameter></invoke> <invoke`,
+			"<invoke name=\"a\"><parameter name=\"x\">1\n<parameter name=\"y\">2\n<parameter name='x'>3</parameter></invoke>",
+			"<invoke name=\"a\"><parameter name=\"x\">1\n<parameter name=\"y\"" + spaces + ">2</parameter></invoke>",
+			"<invoke name=\"a\"><parameter name=\"x\">" + huge + "\n<parameter name=\"y\">" + huge + "</parameter></invoke>",
 		} {
 			add(text(s))
 		}

@@ -406,6 +406,63 @@ func streamCases() []streamCase {
 			},
 		},
 		{
+			name:   "qwen3-coder leaves out a </parameter>: the next parameter at a line start ends the value",
+			format: QwenXML,
+			pieces: []piece{text("<tool_call>\n<function=get_weather>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n</function>\n</tool_call>")},
+			want: outcome{
+				Text:   "\n\n",
+				Starts: map[int]string{0: "get_weather"},
+				Shown:  map[int]map[string]string{0: {"city": "Dallas", "state": "TX"}},
+				Calls: []closed{{Index: 0, Name: "get_weather", Form: repair.FormParams,
+					Params: map[string]string{"city": "Dallas", "state": "TX"}}},
+			},
+		},
+		{
+			name:   "qwen3-coder leaves out a </parameter> before the content, CRLF lines",
+			format: QwenXML,
+			pieces: []piece{text("<function=write_to_file>\r\n<parameter=path>\r\nsrc/a.py\r\n<parameter=content>\r\nprint(1)\r\n</parameter>\r\n</function>")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "src/a.py", "content": "print(1)"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
+					Params: map[string]string{"path": "src/a.py", "content": "print(1)"}}},
+			},
+		},
+		{
+			name:   "qwen_xml content quoting parameter tags: undeclared, already met or mid-line, they stay text",
+			format: QwenXML,
+			pieces: []piece{text("<function=write_to_file>\n<parameter=path>\ndoc.md\n</parameter>\n<parameter=content>\nx <parameter=content>\n<parameter=city>\nDallas\n<parameter=path>\n<parameter=content>\n</parameter>\n</function>")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "doc.md", "content": "x <parameter=content>\n<parameter=city>\nDallas\n<parameter=path>\n<parameter=content>"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
+					Params: map[string]string{"path": "doc.md", "content": "x <parameter=content>\n<parameter=city>\nDallas\n<parameter=path>\n<parameter=content>"}}},
+			},
+		},
+		{
+			name:   "qwen_xml a parameter tag mid-line does not end the value",
+			format: QwenXML,
+			pieces: []piece{text("<function=get_weather><parameter=city>Dallas <parameter=state>TX</parameter></function>")},
+			want: outcome{
+				Starts: map[int]string{0: "get_weather"},
+				Shown:  map[int]map[string]string{0: {"city": "Dallas <parameter=state>TX"}},
+				Calls: []closed{{Index: 0, Name: "get_weather", Form: repair.FormParams,
+					Params: map[string]string{"city": "Dallas <parameter=state>TX"}}},
+			},
+		},
+		{
+			name:   "minimax leaves out a </parameter>: the next parameter at a line start ends the value",
+			format: MiniMax,
+			pieces: []piece{text("<minimax:tool_call>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">a.txt\n<parameter name=\"content\">hi\n</parameter>\n</invoke>\n</minimax:tool_call>")},
+			want: outcome{
+				Text:   "\n\n",
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.txt", "content": "hi"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
+					Params: map[string]string{"path": "a.txt", "content": "hi"}}},
+			},
+		},
+		{
 			name:   "minimax invoke blocks",
 			format: MiniMax,
 			pieces: []piece{text("Ok.<minimax:tool_call>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">m.txt</parameter>\n<parameter name=\"content\">a </invoke> b</parameter>\n</invoke>\n<invoke name='read_file'><parameter name=path>q</parameter></invoke>\n</minimax:tool_call>")},

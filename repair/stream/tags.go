@@ -37,6 +37,9 @@ type textFormat interface {
 	// valueClose returns the tag that closes a value and whether the
 	// follow rule holds: the tag closes it only before another tag.
 	valueClose(p *textParser, name string) (closing string, followRule bool)
+	// cutsValue matches at b[0] == '<', at a line start inside a value, a
+	// tag that ends the value without its closing tag.
+	cutsValue(p *textParser, b []byte) match
 	call(p *textParser, block []byte, bodyEnd int) repair.Call
 }
 
@@ -229,6 +232,17 @@ func (p *textParser) openValue(name string, n int) {
 func (p *textParser) inValue() bool {
 	c := &p.call
 	for p.nextTag() {
+		if p.pos > 0 && p.buf[p.pos-1] == '\n' {
+			switch p.syntax.cutsValue(p, p.buf[p.pos:]) {
+			case needMore:
+				p.showValue(p.pos, false)
+				return false
+			case matched:
+				p.closeValue(p.pos)
+				p.state = inCall
+				return true
+			}
+		}
 		m := literal(p.buf[p.pos:], c.paramClose)
 		if m == matched && c.followRule {
 			m = anyFollows(p.buf[p.pos+len(c.paramClose):], c.follows)
@@ -392,10 +406,13 @@ func (p *textParser) compact() {
 		return
 	}
 	n := p.pos
+	if p.state == inValue && n > 0 {
+		n-- // the byte before the next tag says whether it starts a line
+	}
 	p.buf = p.buf[:copy(p.buf, p.buf[n:])]
-	p.pos = 0
+	p.pos -= n
 	if p.state == inValue && p.call.followRule {
-		p.buf = collapseFollowSpace(p.buf, p.call.paramClose)
+		p.buf = p.buf[:p.pos+len(collapseFollowSpace(p.buf[p.pos:], p.call.paramClose))]
 	}
 	if p.state != inProse {
 		c := &p.call
