@@ -24,6 +24,11 @@ type textParser struct {
 	text   []byte // text found and not yet emitted
 	out    []byte // scratch
 	held   int    // bytes of the open call drawn from Options.Budget
+	// layout.go: white space around calls.
+	layout    bool
+	space     []byte // the white space of a run of text not yet known to be prose
+	runProse  bool   // the current run of text holds more than white space
+	afterCall bool   // a call or a wrapper tag came before
 }
 
 // textFormat is what one format adds to the tag machine.
@@ -99,7 +104,7 @@ const (
 )
 
 func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
-	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag}
+	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag, layout: layoutFormats[format]}
 	for name := range opts.Tools {
 		p.maxTag = max(p.maxTag, len(name))
 	}
@@ -142,21 +147,20 @@ func (p *textParser) prose() bool {
 	for p.pos < len(p.buf) {
 		k := bytes.IndexByte(p.buf[p.pos:], '<')
 		if k < 0 {
-			var n int
-			p.text, n = appendValid(p.text, p.buf[p.pos:], false)
-			p.pos += n
+			p.pos += p.addText(p.buf[p.pos:], false)
 			return false
 		}
-		p.text, _ = appendValid(p.text, p.buf[p.pos:p.pos+k], true)
+		p.addText(p.buf[p.pos:p.pos+k], true)
 		p.pos += k
 		m, wrapper, name, n := p.syntax.opener(p, p.buf[p.pos:])
 		switch {
 		case m == needMore:
 			return false
 		case m == noMatch:
-			p.text = append(p.text, '<')
+			p.addText(p.buf[p.pos:p.pos+1], true)
 			p.pos++
 		case wrapper:
+			p.callBoundary()
 			p.pos += n
 		default:
 			p.open(name, n)
@@ -167,6 +171,7 @@ func (p *textParser) prose() bool {
 }
 
 func (p *textParser) open(name string, n int) {
+	p.callBoundary()
 	p.flushText()
 	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
 	p.pos = n
@@ -332,6 +337,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	}
 	p.pos = 0
 	p.state = inProse
+	p.callBoundary()
 	p.unhold()
 }
 
@@ -339,8 +345,9 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 func (p *textParser) end() {
 	switch p.state {
 	case inProse:
-		p.text, _ = appendValid(p.text, p.buf[p.pos:], true)
+		p.addText(p.buf[p.pos:], true)
 		p.buf, p.pos = p.buf[:0], 0
+		p.endText()
 	case inValue:
 		p.closeValue(len(p.buf))
 		p.closeCall(len(p.buf), len(p.buf), true)
