@@ -93,7 +93,7 @@ func (p *pipeline) run(call Call) {
 func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, args map[string]any) (*Tool, map[string]any) {
 	if p.tool != nil {
 		if aliased {
-			p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s is %q", quote(name), p.tool.Name()))
+			p.res.repair(CodeToolAlias, "", toolAliasDetail(name, p.tool.Name()))
 		}
 		return p.tool, args
 	}
@@ -115,6 +115,19 @@ func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, arg
 		}
 	}
 	return tool, args
+}
+
+// toolAliasDetail says how name, as the model wrote it, became the tool's.
+func toolAliasDetail(name, tool string) string {
+	base, tokens, ok := splitTemplateTokens(name)
+	switch {
+	case !ok:
+		return fmt.Sprintf("tool %s is %q", quote(name), tool)
+	case base == tool:
+		return fmt.Sprintf("removed the chat-template tokens %s glued to the tool name %q", quote(tokens), tool)
+	default:
+		return fmt.Sprintf("removed the chat-template tokens %s glued to the tool name %s, which is %q", quote(tokens), quote(base), tool)
+	}
 }
 
 func (p *pipeline) knownToolNames() []string {
