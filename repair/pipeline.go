@@ -47,6 +47,9 @@ func (r *Registry) Validate(call Call, opts Options) *Result {
 }
 
 func (p *pipeline) run(call Call) {
+	for _, r := range call.Repairs {
+		p.res.repair(r.Code, r.Param, r.Detail)
+	}
 	name, xmlBody, xmlClosed := call.Name, "", true
 	if call.Form == FormXML {
 		var tag string

@@ -34,6 +34,7 @@ type closed struct {
 	Form      repair.Form
 	Text      string
 	Params    map[string]string
+	Repairs   []repair.Repair
 	Truncated bool
 }
 
@@ -107,7 +108,7 @@ func (c *collector) event(e Event) {
 		}
 		c.closed[e.Index] = true
 		c.out.Calls = append(c.out.Calls, closed{Index: e.Index, ID: e.ID, Name: e.Name, Form: e.Call.Form,
-			Text: e.Call.Text, Params: e.Call.Params, Truncated: e.Truncated})
+			Text: e.Call.Text, Params: e.Call.Params, Repairs: e.Call.Repairs, Truncated: e.Truncated})
 	case EventError:
 		c.out.Errors = append(c.out.Errors, e.Code)
 	}
@@ -413,7 +414,9 @@ func streamCases() []streamCase {
 				Starts: map[int]string{0: "get_weather"},
 				Shown:  map[int]map[string]string{0: {"city": "Dallas", "state": "TX"}},
 				Calls: []closed{{Index: 0, Name: "get_weather", Form: repair.FormParams,
-					Params: map[string]string{"city": "Dallas", "state": "TX"}}},
+					Params: map[string]string{"city": "Dallas", "state": "TX"},
+					Repairs: []repair.Repair{{Code: repair.CodeXMLRepaired, Param: "city",
+						Detail: `the value of "city" had no closing tag </parameter>; it ended where parameter "state" opened on the next line`}}}},
 			},
 		},
 		{
@@ -424,7 +427,9 @@ func streamCases() []streamCase {
 				Starts: map[int]string{0: "write_to_file"},
 				Shown:  map[int]map[string]string{0: {"path": "src/a.py", "content": "print(1)"}},
 				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
-					Params: map[string]string{"path": "src/a.py", "content": "print(1)"}}},
+					Params: map[string]string{"path": "src/a.py", "content": "print(1)"},
+					Repairs: []repair.Repair{{Code: repair.CodeXMLRepaired, Param: "path",
+						Detail: `the value of "path" had no closing tag </parameter>; it ended where parameter "content" opened on the next line`}}}},
 			},
 		},
 		{
@@ -457,7 +462,9 @@ func streamCases() []streamCase {
 				Starts: map[int]string{0: "write_to_file"},
 				Shown:  map[int]map[string]string{0: {"path": "a.txt", "content": "hi"}},
 				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
-					Params: map[string]string{"path": "a.txt", "content": "hi"}}},
+					Params: map[string]string{"path": "a.txt", "content": "hi"},
+					Repairs: []repair.Repair{{Code: repair.CodeXMLRepaired, Param: "path",
+						Detail: `the value of "path" had no closing tag </parameter>; it ended where parameter "content" opened on the next line`}}}},
 			},
 		},
 		{

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -43,8 +44,8 @@ type textFormat interface {
 	// follow rule holds: the tag closes it only before another tag.
 	valueClose(p *textParser, name string) (closing string, followRule bool)
 	// cutsValue matches at b[0] == '<', at a line start inside a value, a
-	// tag that ends the value without its closing tag.
-	cutsValue(p *textParser, b []byte) match
+	// tag that ends the value without its closing tag, and names it.
+	cutsValue(p *textParser, b []byte) (m match, next string)
 	call(p *textParser, block []byte, bodyEnd int) repair.Call
 }
 
@@ -82,6 +83,7 @@ type openCall struct {
 	showed     bool
 	repeat     bool            // a parameter met before: not shown
 	seen       map[string]bool // the parameters met
+	repairs    []repair.Repair // closing tags inferred
 
 	// Hermes: the JSON body.
 	bodyStart int
@@ -238,13 +240,12 @@ func (p *textParser) inValue() bool {
 	c := &p.call
 	for p.nextTag() {
 		if p.pos > 0 && p.buf[p.pos-1] == '\n' {
-			switch p.syntax.cutsValue(p, p.buf[p.pos:]) {
+			switch m, next := p.syntax.cutsValue(p, p.buf[p.pos:]); m {
 			case needMore:
 				p.showValue(p.pos, false)
 				return false
 			case matched:
-				p.closeValue(p.pos)
-				p.state = inCall
+				p.cutValue(next)
 				return true
 			}
 		}
@@ -266,6 +267,18 @@ func (p *textParser) inValue() bool {
 	}
 	p.showValue(p.pos, false)
 	return false
+}
+
+// cutValue ends the value at p.pos, where the tag of parameter next
+// starts, and says so: the closing tag was inferred.
+func (p *textParser) cutValue(next string) {
+	c := &p.call
+	p.closeValue(p.pos)
+	p.state = inCall
+	if !c.dropped && !c.repeat {
+		c.repairs = append(c.repairs, repair.Repair{Code: repair.CodeXMLRepaired, Param: c.param,
+			Detail: fmt.Sprintf("the value of %q had no closing tag %s; it ended where parameter %q opened on the next line", c.param, c.paramClose, next)})
+	}
 }
 
 // showValue emits the value's growth up to end. A newline after the

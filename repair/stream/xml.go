@@ -45,7 +45,7 @@ func (xmlTags) valueClose(p *textParser, name string) (string, bool) {
 
 // cutsValue: a Cline value ends only at its closing tag; markup in a
 // value is common (HTML, XML files).
-func (xmlTags) cutsValue(*textParser, []byte) match { return noMatch }
+func (xmlTags) cutsValue(*textParser, []byte) (match, string) { return noMatch, "" }
 
 func (xmlTags) call(p *textParser, block []byte, _ int) repair.Call {
 	return repair.Call{Name: p.call.name, Form: repair.FormXML, Text: validString(block)}
