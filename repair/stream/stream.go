@@ -7,6 +7,11 @@
 // It finds calls without judging them: a closed call is a repair.Call as the
 // model wrote it, for repair.Registry.Validate. Parameter previews are best
 // effort but stable (a string only grows, a value never changes type).
+//
+// In Hermes, QwenXML and MiniMax, white space around calls is layout and
+// passes on as no text: inside a wrapper, between calls, and before the
+// first or after the last call when no prose shares it; prose passes on
+// exactly (layout.go).
 package stream
 
 import (
