@@ -114,7 +114,9 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
 	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth, Budget: req.Budget}
-	if req.Format == stream.XMLTags {
+	if !req.Format.Structured() {
+		// XMLTags finds calls by their tags; qwen_xml and minimax end an
+		// unclosed value only at a parameter the tool declares.
 		opts.Tools = g.toolTags(req.ToolNames, extra)
 	}
 	s.parser, err = stream.New(req.Format, opts, s.event)
@@ -124,8 +126,8 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 	return s, nil
 }
 
-// toolTags lists the tags that open a call in XMLTags, with the parameters'
-// spellings.
+// toolTags lists the tools a text format may call, by every name that opens
+// a call, with the parameters' spellings.
 func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream.ToolTags {
 	out := map[string]stream.ToolTags{}
 	add := func(t *repair.Tool) {

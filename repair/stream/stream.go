@@ -144,7 +144,9 @@ type ToolTags struct {
 
 // Options configure a Parser.
 type Options struct {
-	// Tools maps the tags that open a call to their tool, for XMLTags.
+	// Tools maps the names that open a call to their tool: XMLTags finds
+	// calls by them; qwen_xml and minimax end a value left open only at a
+	// parameter the tool declares.
 	Tools map[string]ToolTags
 	// MaxCallBytes, MaxParamBytes and MaxJSONDepth bound a call, a value
 	// and the nesting of JSON arguments; zero means no bound.
