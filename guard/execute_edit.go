@@ -97,10 +97,8 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	ops = slices.DeleteFunc(ops, func(op *fileOp) bool { return op.skip })
 	var diffs []string
 	for _, op := range ops {
-		if d := edit.UnifiedDiff(op.rel, op.old, op.updated); d != "" && op.kind != edit.OpDelete {
+		if d := op.diff(); d != "" {
 			diffs = append(diffs, d)
-		} else if op.kind == edit.OpDelete {
-			diffs = append(diffs, edit.UnifiedDiff(op.rel, op.old, ""))
 		}
 		ex.Changes = append(ex.Changes, op.change())
 	}
@@ -211,6 +209,21 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// diff is the operation's unified diff, its headers naming /dev/null for
+// a file created or deleted and both paths for a file moved.
+func (op *fileOp) diff() string {
+	from, to := op.rel, op.rel
+	switch {
+	case !op.existed:
+		from = ""
+	case op.kind == edit.OpDelete:
+		to = ""
+	case op.moveRel != "":
+		to = op.moveRel
+	}
+	return edit.UnifiedDiff(from, to, op.old, op.updated)
 }
 
 func (op *fileOp) change() FileChange {
