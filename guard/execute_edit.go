@@ -342,6 +342,10 @@ func planEdits(res *repair.Result) []*fileOp {
 		}
 	case "replace_in_file":
 		edits, err := edit.ParseSearchReplace(str(args, "diff"))
+		if errors.Is(err, edit.ErrTruncated) {
+			res.Violate(repair.CodeTruncated, "diff", fmt.Sprintf("The diff is incomplete: %v. It was probably cut off (the output may have hit a length limit), so nothing was changed: resend the whole diff, every block ending with \"+++++++ REPLACE\".", err))
+			return nil
+		}
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, "diff", fmt.Sprintf("The diff is not valid SEARCH/REPLACE blocks: %v. Each block is \"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".", err))
 			return nil
@@ -352,6 +356,10 @@ func planEdits(res *repair.Result) []*fileOp {
 		}
 	case "apply_patch":
 		patch, err := edit.ParsePatch(str(args, "patch"))
+		if errors.Is(err, edit.ErrTruncated) {
+			res.Violate(repair.CodeTruncated, "patch", fmt.Sprintf("The patch is incomplete: %v.", err))
+			return nil
+		}
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, "patch", fmt.Sprintf("The patch cannot be read: %v.", err))
 			return nil
