@@ -126,7 +126,7 @@ func TestParsePatchErrors(t *testing.T) {
 // the middle, a heredoc or fence never closed) is refused as truncated,
 // never applied; a malformed wrapper is refused as malformed.
 func TestParsePatchRefusals(t *testing.T) {
-	const resendMsg = "nothing was applied: resend the whole patch, ending with \"*** End Patch\""
+	const resendMsg = "nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches)"
 	cases := []struct {
 		name      string
 		patch     string
@@ -159,10 +159,10 @@ func TestParsePatchRefusals(t *testing.T) {
 			"line 4: the patch has no \"*** End Patch\" line before the heredoc closes with \"EOF\", so it may be incomplete; " + resendMsg},
 		{"heredoc never closed",
 			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\n", true,
-			"line 1: the heredoc opened by \"apply_patch <<'EOF'\" has no closing \"EOF\" line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing \"EOF\" line"},
+			"line 1: the heredoc opened by \"apply_patch <<'EOF'\" has no closing \"EOF\" line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing \"EOF\" line (a long one as several smaller patches)"},
 		{"code fence never closed",
 			"```diff\n*** Begin Patch\n*** Delete File: x\n*** End Patch", true,
-			"line 1: the code fence opened by \"```diff\" has no closing \"```\" line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing \"```\" line"},
+			"line 1: the code fence opened by \"```diff\" has no closing \"```\" line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing \"```\" line (a long one as several smaller patches)"},
 		{"mismatched heredoc quotes",
 			"apply_patch <<\"EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\nEOF\n", false,
 			"line 1: the heredoc opener \"apply_patch <<\\\"EOF'\" quotes its delimiter with mismatched marks: write <<'EOF', <<\"EOF\" or <<EOF"},

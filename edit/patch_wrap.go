@@ -74,7 +74,7 @@ func openWrapper(line string, num int) (wrapper, bool, error) {
 }
 
 // resend ends every truncation message: what the model should do.
-const resend = "nothing was applied: resend the whole patch, ending with \"*** End Patch\""
+const resend = "nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches)"
 
 // end finds "*** End Patch" (the lines after it are not the patch's) and
 // checks that every wrapper closes after it. finalNewline tells whether
@@ -136,6 +136,6 @@ func (p *patchParser) closeWrappers(rest []patchLine) error {
 			"the %s opened by %q is never closed: put a line %q right after \"*** End Patch\"", open.what, shorten(open.opener), open.closer)}
 	}
 	return &PatchError{Line: open.line, Truncated: true, Msg: fmt.Sprintf(
-		"the %s opened by %q has no closing %q line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing %q line",
+		"the %s opened by %q has no closing %q line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing %q line (a long one as several smaller patches)",
 		open.what, shorten(open.opener), open.closer, open.closer)}
 }
