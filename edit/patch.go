@@ -129,7 +129,7 @@ type patchParser struct {
 	lines    []patchLine
 	i        int
 	wrappers []wrapper // around the patch, outermost first
-	count    int       // lines in the text given
+	count    int       // lines in the text given: the last has no line end
 }
 
 // ParsePatch parses an apply_patch text.
@@ -145,7 +145,7 @@ func ParsePatch(patch string) (*Patch, error) {
 	if err := p.begin(); err != nil {
 		return nil, err
 	}
-	if err := p.end(strings.HasSuffix(patch, "\n")); err != nil {
+	if err := p.end(); err != nil {
 		return nil, err
 	}
 	out := &Patch{}

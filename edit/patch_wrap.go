@@ -77,9 +77,8 @@ func openWrapper(line string, num int) (wrapper, bool, error) {
 const resend = "nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches)"
 
 // end finds "*** End Patch" (the lines after it are not the patch's) and
-// checks that every wrapper closes after it. finalNewline tells whether
-// the text given ended with a newline.
-func (p *patchParser) end(finalNewline bool) error {
+// checks that every wrapper closes after it.
+func (p *patchParser) end() error {
 	for j := p.i; j < len(p.lines); j++ {
 		if kind, _, ok := marker(p.lines[j].text); ok && kind == "end patch" {
 			rest := p.lines[j+1:]
@@ -96,9 +95,9 @@ func (p *patchParser) end(finalNewline bool) error {
 				"the patch has no \"*** End Patch\" line before the %s closes with %q, so it may be incomplete; %s", w.what, w.closer, resend)}
 		}
 	}
-	if !finalNewline && last.num == p.count {
+	if last.num == p.count { // the text's last line, which has no line end
 		return &PatchError{Line: last.num, Truncated: true, Msg: fmt.Sprintf(
-			"the patch stops in the middle of a line, %q, without \"*** End Patch\": it was cut off (the output probably hit a length limit); %s", shorten(last.text), resend)}
+			"the patch ends without \"*** End Patch\" and its last line, %q, has no line end, so it was probably cut off (the output may have hit a length limit); %s", shorten(last.text), resend)}
 	}
 	return &PatchError{Line: last.num, Truncated: true, Msg: "the patch ends without \"*** End Patch\", so it was probably cut off (the output may have hit a length limit); " + resend}
 }

@@ -228,7 +228,7 @@ func TestTruncatedEditIsNotApplied(t *testing.T) {
 			"The patch is incomplete: line 6: the patch ends without \"*** End Patch\", so it was probably cut off (the output may have hit a length limit); nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches).", true},
 		{"patch cut inside a + line", "apply_patch", "patch",
 			"*** Begin Patch\n*** Add File: new.txt\n+line1\n+li", repair.CodeTruncated,
-			"The patch is incomplete: line 4: the patch stops in the middle of a line, \"+li\", without \"*** End Patch\": it was cut off (the output probably hit a length limit); nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches).", true},
+			"The patch is incomplete: line 4: the patch ends without \"*** End Patch\" and its last line, \"+li\", has no line end, so it was probably cut off (the output may have hit a length limit); nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches).", true},
 		{"heredoc closed, End Patch left out", "apply_patch", "patch",
 			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\nEOF\n", repair.CodeTruncated,
 			"The patch is incomplete: line 4: the patch has no \"*** End Patch\" line before the heredoc closes with \"EOF\", so it may be incomplete; nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches).", false},
