@@ -165,21 +165,6 @@ func ParsePatch(patch string) (*Patch, error) {
 	return out, nil
 }
 
-// begin reads "*** Begin Patch", which a patch starting with a file header
-// may leave out.
-func (p *patchParser) begin() error {
-	first := p.lines[0]
-	kind, _, ok := marker(first.text)
-	switch {
-	case ok && kind == "begin patch":
-		p.i++
-		return nil
-	case ok && (kind == "add file" || kind == "delete file" || kind == "update file"):
-		return nil
-	}
-	return &PatchError{Line: first.num, Msg: fmt.Sprintf("a patch starts with \"*** Begin Patch\", not %q", shorten(first.text))}
-}
-
 // op reads the next file operation; ok is false at the end of the patch.
 func (p *patchParser) op() (op PatchOp, ok bool, err error) {
 	for p.i < len(p.lines) {

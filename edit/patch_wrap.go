@@ -73,6 +73,21 @@ func openWrapper(line string, num int) (wrapper, bool, error) {
 	return wrapper{}, false, nil
 }
 
+// begin reads "*** Begin Patch", which a patch starting with a file header
+// may leave out.
+func (p *patchParser) begin() error {
+	first := p.lines[0]
+	kind, _, ok := marker(first.text)
+	switch {
+	case ok && kind == "begin patch":
+		p.i++
+		return nil
+	case ok && (kind == "add file" || kind == "delete file" || kind == "update file"):
+		return nil
+	}
+	return &PatchError{Line: first.num, Msg: fmt.Sprintf("a patch starts with \"*** Begin Patch\", not %q", shorten(first.text))}
+}
+
 // resend ends every truncation message: what the model should do.
 const resend = "nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches)"
 
