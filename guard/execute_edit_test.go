@@ -252,8 +252,17 @@ func TestTruncatedEditIsNotApplied(t *testing.T) {
 				args["path"] = "a.txt"
 			}
 			text, _ := repair.EncodeJSON(args)
+			call := repair.Call{Name: tt.tool, Form: repair.FormText, Text: string(text)}
+			// Validation already refuses what execution could not read.
+			v, err := g.Validate(context.Background(), ValidateRequest{SessionID: t.Name() + "/validate", Call: call})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := violationCodes(v); v.OK() || !slices.Equal(got, []string{tt.code}) || v.Violations[0].Message != tt.msg {
+				t.Errorf("validate: ok %v, violations %+v, want [%s] %q", v.OK(), v.Violations, tt.code, tt.msg)
+			}
 			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{
-				ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: repair.Call{Name: tt.tool, Form: repair.FormText, Text: string(text)}}})
+				ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: call}})
 			if err != nil {
 				t.Fatal(err)
 			}

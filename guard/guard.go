@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sync"
 
 	"github.com/toolguard/toolguard/edit"
@@ -108,6 +109,11 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	res := g.reg.Validate(req.Call, repair.Options{ModelID: req.ModelID, Tools: extra})
 	if req.Truncated && !res.Has(repair.CodeTruncated) {
 		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
+	}
+	if res.OK() && res.Tool != nil && slices.Contains(editTools, res.Tool.Name()) {
+		// A diff or patch execution could not read (one cut off) is no
+		// usable call at validation either.
+		planEdits(res)
 	}
 	return res, nil
 }
