@@ -108,6 +108,20 @@ func TestRequestTools(t *testing.T) {
 	}
 }
 
+// TestRequestToolNamedLikeBuiltIn: a caller's own apply_patch (Codex's
+// takes "input") is validated by its schema, never read as ours.
+func TestRequestToolNamedLikeBuiltIn(t *testing.T) {
+	g, _ := newGuard(t)
+	def := repair.ToolDef{Name: "apply_patch", Parameters: map[string]any{
+		"type": "object", "properties": map[string]any{"input": map[string]any{"type": "string"}}, "required": []any{"input"},
+	}}
+	v, err := g.Validate(context.Background(), ValidateRequest{SessionID: "t", Tools: []repair.ToolDef{def},
+		Call: repair.Call{Name: "apply_patch", Form: repair.FormText, Text: `{"input":"*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n"}`}})
+	if err != nil || !v.OK() {
+		t.Fatalf("err=%v verdict %+v", err, v)
+	}
+}
+
 func TestToolCacheIsBounded(t *testing.T) {
 	c := newToolCache(2)
 	for i := range 5 {
