@@ -216,28 +216,21 @@ func (r *xmlReader) object(i int, until string, sch *jsonschema.Schema, budget i
 // value reads the content of the element tag from s[start] to its closing
 // tag: a structure when the schema asks for one and elements follow, else
 // text, typed by the schema where it plainly is another type. Edit text
-// runs to the first closing tag that follows accepts; other text to the
-// first closing tag, so markup in it stays text.
+// runs to the first closing tag that follows accepts (textEnd); other text
+// to the first closing tag, so markup in it stays text.
 func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, text bool, follows func(int) bool, budget int) (any, int, bool) {
 	closing := "</" + tag + ">"
 	t := typesOf(sch)
 	if sch != nil && t.has(typeArray|typeObject) && !t.has(typeString) && startsWithTag(r.s, start) {
 		return r.structure(start, closing, sch, budget)
 	}
-	k := -1
-	for off := start; ; {
-		n := strings.Index(r.s[off:], closing)
-		if n < 0 {
-			break
-		}
-		if !text || follows == nil || follows(off+n+len(closing)) {
-			k = off + n
-			break
-		}
-		off += n + len(closing)
-	}
+	k := strings.Index(r.s[start:], closing)
 	if k < 0 {
 		return nil, 0, false
+	}
+	k += start
+	if text && follows != nil {
+		k = textEnd(r.s, k, closing, follows)
 	}
 	leaf := TrimLayout(r.s[start:k])
 	var v any = leaf
@@ -245,6 +238,22 @@ func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, text bo
 		v = nv
 	}
 	return v, k + len(closing), true
+}
+
+// textEnd returns where edit text whose first closing tag is at k ends:
+// at the first closing tag that follows accepts, else at k.
+func textEnd(s string, k int, closing string, follows func(int) bool) int {
+	for off := k; ; {
+		if follows(off + len(closing)) {
+			return off
+		}
+		off += len(closing)
+		n := strings.Index(s[off:], closing)
+		if n < 0 {
+			return k
+		}
+		off += n
+	}
 }
 
 // xmlShapeHint tells an XML call whose structured parameter arrived as
