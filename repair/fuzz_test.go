@@ -78,6 +78,13 @@ func FuzzValidateXML(f *testing.F) {
 		"<todo_write><todos>[{\"id\":\"1\",\"content\":\"a\",\"status\":\"pending\"}]</todos></todo_write>",
 		"<write_to_file><path>a</path><content>\ncut",
 		"<<<>>></",
+		// Arrays and objects as child elements, and attribute-named wrappers.
+		"<multi_edit>\n<path>a.py</path>\n<edits>\n<edit>\n<old_text>\nx\n</old_text>\n<new_text><b></new_text></b></new_text>\n<replace_all>true</replace_all>\n</edit>\n<edit><old_text>y</old_text><new_text></new_text></edit>\n</edits>\n</multi_edit>",
+		"<tool name=\"multi_replace_string_in_file\">\n<replacements>\n<replacement>\n<filePath>t.txt</filePath>\n<oldString>a\\nb</oldString>\n<newString>c</newString>\n</replacement>\n</replacements>\n</tool>",
+		"<multi_edit><edits><path>a</path><old_text>x</old_text><new_text>y</new_text></edits></multi_edit>",
+		"<todo_write><todos><todo><id>1</id><content>a</content><status>pending</status></todo><todo>{\"id\":\"2\",\"content\":\"b\",\"status\":\"completed\"}</todo></todos></todo_write>",
+		"<function_calls>\n<invoke name='write_to_file'>\n<parameter name=\"content\">x</parameter>y\n</parameter>\n<parameter name=\"path\">a</parameter>\n</invoke>\n<invoke name=\"edit\"></invoke>\n</function_calls>",
+		"<invoke name=\"todo_write\"><parameter name=\"todos\"><item><id>1</id><content>a</content><status>done</status></item></parameter></invoke>",
 	} {
 		f.Add(seed)
 	}

@@ -232,7 +232,7 @@ func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, text bo
 	if text && follows != nil {
 		k = textEnd(r.s, k, closing, follows)
 	}
-	leaf := TrimLayout(r.s[start:k])
+	leaf := toValidUTF8(TrimLayout(r.s[start:k])) // as JSON inside the tag would read
 	var v any = leaf
 	if nv, _, ok := coerce(leaf, t, itemsOf(sch)); ok {
 		v = nv
