@@ -14,8 +14,8 @@ import (
 // elements: <edits><edit><old_text>a</old_text>…</edit>…</edits>. This
 // file reads such a text into the structure the schema asks for.
 
-// maxXMLDepth bounds the nesting read from XML values: real ones nest two
-// or three levels, and each level may rescan its span once.
+// maxXMLDepth bounds the nesting read from XML values, and so the stack:
+// real ones nest two or three levels.
 const maxXMLDepth = 32
 
 // textHolders returns the top-level parameters of s that are edit text
@@ -169,7 +169,7 @@ func (r *xmlReader) array(i int, until string, items *jsonschema.Schema, budget 
 			return nil, 0, false
 		}
 		itemTag = tag
-		v, end, ok := r.value(start, tag, items, false, nil, budget-1)
+		v, end, ok := r.value(start, tag, items, nil, budget-1)
 		if _, isObj := v.(map[string]any); !ok || objects && !isObj {
 			return nil, 0, false
 		}
@@ -204,7 +204,11 @@ func (r *xmlReader) object(i int, until string, sch *jsonschema.Schema, budget i
 			return nil, 0, false
 		}
 		canon := r.p.tool.canonicalParam(tag, sch)
-		v, end, ok := r.value(start, tag, props[canon], canon != "" && r.p.tool.IsTextParam(canon, false), follows, budget-1)
+		var textFollows func(int) bool
+		if canon != "" && r.p.tool.IsTextParam(canon, false) {
+			textFollows = follows
+		}
+		v, end, ok := r.value(start, tag, props[canon], textFollows, budget-1)
 		if !ok {
 			return nil, 0, false
 		}
@@ -216,9 +220,10 @@ func (r *xmlReader) object(i int, until string, sch *jsonschema.Schema, budget i
 // value reads the content of the element tag from s[start] to its closing
 // tag: a structure when the schema asks for one and elements follow, else
 // text, typed by the schema where it plainly is another type. Edit text
-// runs to the first closing tag that follows accepts (textEnd); other text
-// to the first closing tag, so markup in it stays text.
-func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, text bool, follows func(int) bool, budget int) (any, int, bool) {
+// (follows set) runs to the first closing tag that follows accepts
+// (textEnd); other text to the first closing tag, so markup in it stays
+// text.
+func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, follows func(int) bool, budget int) (any, int, bool) {
 	closing := "</" + tag + ">"
 	t := typesOf(sch)
 	if sch != nil && t.has(typeArray|typeObject) && !t.has(typeString) && startsWithTag(r.s, start) {
@@ -229,7 +234,7 @@ func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, text bo
 		return nil, 0, false
 	}
 	k += start
-	if text && follows != nil {
+	if follows != nil {
 		k = textEnd(r.s, k, closing, follows)
 	}
 	leaf := toValidUTF8(TrimLayout(r.s[start:k])) // as JSON inside the tag would read
@@ -240,26 +245,36 @@ func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, text bo
 	return v, k + len(closing), true
 }
 
+// maxTextClosings bounds the closing tags textEnd weighs: each item's
+// text would otherwise look through every later item's, quadratic in the
+// number of items.
+const maxTextClosings = 16
+
 // textEnd returns where edit text whose first closing tag is at k ends:
-// at the first closing tag that follows accepts, else at k.
+// at the first of the next maxTextClosings closing tags that follows
+// accepts, else at k.
 func textEnd(s string, k int, closing string, follows func(int) bool) int {
-	for off := k; ; {
+	off := k
+	for range maxTextClosings {
 		if follows(off + len(closing)) {
 			return off
 		}
 		off += len(closing)
-		n := strings.Index(s[off:], closing)
-		if n < 0 {
-			return k
+		j := strings.Index(s[off:], closing)
+		if j < 0 {
+			break
 		}
-		off += n
+		off += j
 	}
+	return k
 }
 
 // xmlShapeHint tells an XML call whose structured parameter arrived as
 // text that was no element sequence how to write it.
 func (p *pipeline) xmlShapeHint(loc string, k *kind.Type) string {
-	if p.res.Form == FormText || k.Got != "string" || loc == "" || isDigits(loc[strings.LastIndexByte(loc, '/')+1:]) || !slices.ContainsFunc(k.Want, func(w string) bool { return w == "array" || w == "object" }) {
+	structured := slices.ContainsFunc(k.Want, func(w string) bool { return w == "array" || w == "object" })
+	item := isDigits(loc[strings.LastIndexByte(loc, '/')+1:]) // no name to show
+	if p.res.Form == FormText || k.Got != "string" || loc == "" || item || !structured {
 		return ""
 	}
 	return fmt.Sprintf(" In XML, write it as child elements, %s, or as JSON.", p.xmlShape(loc))
