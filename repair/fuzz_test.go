@@ -2,6 +2,7 @@ package repair
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -110,5 +111,54 @@ func FuzzValidateXML(f *testing.F) {
 		if !reflect.DeepEqual(res.Args, again.Args) {
 			t.Fatalf("XML round trip changed args: %v → %v", res.Args, again.Args)
 		}
+		// Arrays and objects written back as child elements read the same.
+		if text, ok := xmlElements(res.Args); ok && (res.ToolName == "multi_edit" || res.ToolName == "todo_write") {
+			block := "<" + res.ToolName + ">" + text + "</" + res.ToolName + ">"
+			elems := reg.Validate(Call{Form: FormXML, Text: block}, Options{})
+			if !elems.OK() || !reflect.DeepEqual(res.Args, elems.Args) {
+				t.Fatalf("child elements read differently: %v → %v, %v\n%s", res.Args, elems.Args, elems.Violations, block)
+			}
+		}
 	})
+}
+
+// xmlElements writes a value as XML child elements: an object's properties
+// by name, an array's items as <item>, text between layout newlines. It
+// refuses text holding '<' or a CR, which XML cannot always carry back,
+// and empty arrays and objects, which have no elements to write.
+func xmlElements(v any) (string, bool) {
+	var b strings.Builder
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return "", false
+		}
+		for k, e := range x {
+			inner, ok := xmlElements(e)
+			if !ok {
+				return "", false
+			}
+			fmt.Fprintf(&b, "<%s>%s</%s>", k, inner, k)
+		}
+	case []any:
+		if len(x) == 0 {
+			return "", false
+		}
+		for _, e := range x {
+			inner, ok := xmlElements(e)
+			if !ok {
+				return "", false
+			}
+			fmt.Fprintf(&b, "<item>%s</item>", inner)
+		}
+	case string:
+		if strings.ContainsAny(x, "<\r") {
+			return "", false
+		}
+		return "\n" + x + "\n", true
+	default:
+		raw, err := EncodeJSON(x)
+		return string(raw), err == nil
+	}
+	return b.String(), true
 }
