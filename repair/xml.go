@@ -6,16 +6,19 @@ import (
 )
 
 // splitToolBlock finds the tool block in a model's text: the first element
-// isTool accepts, or a wrapper naming the tool in an attribute (<tool
+// isTool accepts, or a wrapper naming such a tool in an attribute (<tool
 // name="X">, <invoke name="X">), up to its last closing tag, so file content
 // holding the tag survives. Elements before it (<thinking>) are skipped
-// whole; a container of calls (<function_calls>) is read into. With no tool
-// element the whole text is the body.
+// whole; a container of calls (<function_calls>) is read into. A wrapper
+// naming an unknown tool is the block only when no other is found, so
+// prose quoting the syntax does not hide the call. With no tool element
+// the whole text is the body.
 func splitToolBlock(text string, isTool func(string) bool) (tool, body string, closed bool) {
+	var unknown *toolBlock
 	for i := 0; ; {
 		tag, attr, end, ok := nextOpeningTag(text, i)
 		if !ok {
-			return "", text, true
+			break
 		}
 		closing := "</" + tag + ">"
 		switch local := localName(tag); {
@@ -27,17 +30,31 @@ func splitToolBlock(text string, isTool func(string) bool) (tool, body string, c
 			return tag, rest, false
 		case attr != "" && slices.Contains(toolWrappers, local):
 			body, closed := wrapperBody(text[end:], tag)
-			return attr, body, closed
+			if isTool(attr) {
+				return attr, body, closed
+			}
+			if unknown == nil {
+				unknown = &toolBlock{attr, body, closed}
+			}
 		case attr == "" && slices.Contains(callContainers, local):
 			i = end
 			continue
 		}
 		k := strings.Index(text[end:], closing)
 		if k < 0 {
-			return "", text, true
+			break
 		}
 		i = end + k + len(closing)
 	}
+	if unknown != nil {
+		return unknown.tool, unknown.body, unknown.closed
+	}
+	return "", text, true
+}
+
+type toolBlock struct {
+	tool, body string
+	closed     bool
 }
 
 // Elements that carry a name in a name attribute rather than in their tag,

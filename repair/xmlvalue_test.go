@@ -238,6 +238,13 @@ func TestValidateXMLStructures(t *testing.T) {
 			violations: []string{"UNKNOWN_TOOL:"},
 		},
 		{
+			name:    "prose quoting a wrapper of no known tool does not hide the call",
+			call:    Call{Form: FormXML, Text: "Tools are called as <tool name=\"NAME\">…</tool>. So:\n<tool name=\"edit\"><path>a</path><old_text>x</old_text><new_text>y</new_text></tool>"},
+			tool:    "edit",
+			args:    `{"new_text":"y","old_text":"x","path":"a"}`,
+			repairs: []string{},
+		},
+		{
 			name:       "a wrapper cut off",
 			call:       Call{Form: FormXML, Text: "<tool name=\"multi_edit\"><path>a</path><edits><edit><old_text>x</old_text><new_text>y"},
 			tool:       "multi_edit",
