@@ -14,7 +14,8 @@ import (
 // prose quoting the syntax does not hide the call. With no tool element
 // the whole text is the body.
 func splitToolBlock(text string, isTool func(string) bool) (tool, body string, closed bool) {
-	var unknown *toolBlock
+	// The first wrapper of an unknown tool: its body is found only if used.
+	unknownEnd, unknownTag, unknownName := -1, "", ""
 	for i := 0; ; {
 		tag, attr, end, ok := nextOpeningTag(text, i)
 		if !ok {
@@ -29,12 +30,12 @@ func splitToolBlock(text string, isTool func(string) bool) (tool, body string, c
 			}
 			return tag, rest, false
 		case attr != "" && slices.Contains(toolWrappers, local):
-			body, closed := wrapperBody(text[end:], tag)
 			if isTool(attr) {
+				body, closed := wrapperBody(text[end:], tag)
 				return attr, body, closed
 			}
-			if unknown == nil {
-				unknown = &toolBlock{attr, body, closed}
+			if unknownEnd < 0 {
+				unknownEnd, unknownTag, unknownName = end, tag, attr
 			}
 		case attr == "" && slices.Contains(callContainers, local):
 			i = end
@@ -46,15 +47,11 @@ func splitToolBlock(text string, isTool func(string) bool) (tool, body string, c
 		}
 		i = end + k + len(closing)
 	}
-	if unknown != nil {
-		return unknown.tool, unknown.body, unknown.closed
+	if unknownEnd >= 0 {
+		body, closed := wrapperBody(text[unknownEnd:], unknownTag)
+		return unknownName, body, closed
 	}
 	return "", text, true
-}
-
-type toolBlock struct {
-	tool, body string
-	closed     bool
 }
 
 // Elements that carry a name in a name attribute rather than in their tag,
