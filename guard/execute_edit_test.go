@@ -327,3 +327,66 @@ func TestPatchDiffAndFinalNewline(t *testing.T) {
 		t.Errorf("workspace %q, want %q", got, want)
 	}
 }
+
+// TestMultiEditXML: a multi-edit written in XML, items as repeated child
+// elements, edits the files byte for byte; the multi-replace seed's
+// literal \n in an old text applies decoded.
+func TestMultiEditXML(t *testing.T) {
+	tests := []struct {
+		name      string
+		call      repair.Call
+		wantFiles map[string]string
+		wantRep   []string // repair codes, in order, ESCAPES_DECODED included
+	}{
+		{
+			name: "cline multi_edit: two edits to one file, layout newlines, markup in the text",
+			call: repair.Call{Form: repair.FormXML, Text: "<multi_edit>\n<path>app.html</path>\n<edits>\n<edit>\n<old_text>\n  <h1>Old</h1>\n</old_text>\n<new_text>\n  <h1>New</h1>\n  <p>a </new_text> b</p>\n</new_text>\n</edit>\n<edit>\n<old_text><title>x</title></old_text>\n<new_text><title>y</title></new_text>\n</edit>\n</edits>\n</multi_edit>"},
+			wantFiles: map[string]string{
+				"app.html":  "<title>y</title>\n<body>\n  <h1>New</h1>\n  <p>a </new_text> b</p>\n</body>\n",
+				"notes.txt": "line1\nline2\nline3\n",
+			},
+			wantRep: []string{repair.CodeTypeCoerced},
+		},
+		{
+			name: "vlinder multi replace in a tool wrapper, across two files, literal escapes",
+			call: repair.Call{Form: repair.FormXML, Text: "<tool name=\"multi_replace_string_in_file\">\n  <replacements>\n    <replacement>\n      <filePath>notes.txt</filePath>\n      <oldString>line1\\nline2\\nline3</oldString>\n      <newString>single line</newString>\n    </replacement>\n    <replacement>\n      <filePath>app.html</filePath>\n      <oldString><h1>Old</h1></oldString>\n      <newString></newString>\n    </replacement>\n  </replacements>\n</tool>"},
+			wantFiles: map[string]string{
+				"app.html":  "<title>x</title>\n<body>\n  \n</body>\n",
+				"notes.txt": "single line\n",
+			},
+			wantRep: []string{repair.CodeToolAlias, repair.CodeAliasRenamed, repair.CodeTypeCoerced,
+				repair.CodeAliasRenamed, repair.CodeAliasRenamed, repair.CodeAliasRenamed,
+				repair.CodeAliasRenamed, repair.CodeAliasRenamed, repair.CodeAliasRenamed, repair.CodeEscapesDecoded},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, dir := newWorkspaceGuard(t)
+			for name, data := range map[string]string{"app.html": "<title>x</title>\n<body>\n  <h1>Old</h1>\n</body>\n", "notes.txt": "line1\nline2\nline3\n"} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: tt.call}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ex.OK() || !ex.Applied {
+				t.Fatalf("ok %v, applied %v, violations %v, edits %+v", ex.OK(), ex.Applied, ex.Violations, ex.Edits)
+			}
+			var rep []string
+			for _, r := range ex.Repairs {
+				rep = append(rep, r.Code)
+			}
+			if !slices.Equal(rep, tt.wantRep) {
+				t.Errorf("repairs %v, want %v", rep, tt.wantRep)
+			}
+			for name, want := range tt.wantFiles {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil || string(data) != want {
+					t.Errorf("%s = %q, %v; want %q", name, data, err, want)
+				}
+			}
+		})
+	}
+}

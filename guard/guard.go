@@ -110,9 +110,10 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	if req.Truncated && !res.Has(repair.CodeTruncated) {
 		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
 	}
-	if res.OK() && res.Tool != nil && slices.Contains(editTools, res.Tool.Name()) {
+	if res.OK() && res.Tool != nil && res.Tool.Builtin() && slices.Contains(editTools, res.Tool.Name()) {
 		// A diff or patch execution could not read (one cut off) is no
-		// usable call at validation either.
+		// usable call at validation either. A caller's own tool of the
+		// same name is not ours to read.
 		planEdits(res)
 	}
 	return res, nil

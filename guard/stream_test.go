@@ -172,6 +172,16 @@ func TestStreamVerdicts(t *testing.T) {
 			wantOK:   []bool{true, true},
 			wantFile: map[string]string{"e.txt": "one\n2\n"},
 		},
+		{
+			name:   "xml_tags write, then a multi-replace in a tool wrapper with XML items, executed",
+			req:    StreamRequest{Format: stream.XMLTags, ExecuteOnComplete: true},
+			text:   "<write_to_file><path>m.txt</path><content>\na </new_text>\nb\n\n</content></write_to_file>\n<tool name=\"multi_replace_string_in_file\">\n<replacements>\n<replacement>\n<filePath>m.txt</filePath>\n<oldString>a </new_text></oldString>\n<newString>A </replacements></newString>\n</replacement>\n<replacement><filePath>m.txt</filePath><oldString>b</oldString><newString>B</newString></replacement>\n</replacements>\n</tool>",
+			finish: "stop",
+			wantArgs: []string{`{"content":"a </new_text>\nb\n","path":"m.txt"}`,
+				`{"edits":[{"new_text":"A </replacements>","old_text":"a </new_text>","path":"m.txt"},{"new_text":"B","old_text":"b","path":"m.txt"}]}`},
+			wantOK:   []bool{true, true},
+			wantFile: map[string]string{"m.txt": "A </replacements>\nB\n"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,10 +257,19 @@ func asAnswered(t *testing.T, args string) string {
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"content", "old_text", "new_text"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			sum := sha256.Sum256([]byte(s))
-			m[k] = fmt.Sprintf("<elided %d bytes sha256:%s>", len(s), hex.EncodeToString(sum[:]))
+	elide := func(m map[string]any) {
+		for _, k := range []string{"content", "old_text", "new_text"} {
+			if s, ok := m[k].(string); ok && s != "" {
+				sum := sha256.Sum256([]byte(s))
+				m[k] = fmt.Sprintf("<elided %d bytes sha256:%s>", len(s), hex.EncodeToString(sum[:]))
+			}
+		}
+	}
+	elide(m)
+	edits, _ := m["edits"].([]any)
+	for _, e := range edits {
+		if em, ok := e.(map[string]any); ok {
+			elide(em)
 		}
 	}
 	out, err := repair.EncodeJSON(m)

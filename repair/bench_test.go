@@ -21,8 +21,17 @@ func benchCalls(b *testing.B) map[string]Call {
 		"repaired": {Name: "Write", Form: FormText, Text: `{"raw_arguments":` + mustQuote(`{"file_path":"src/handler.py","text":`+string(content)+`}`) + `}`},
 		// The same call as Cline's split XML parameters.
 		"params": {Name: "write_to_file", Form: FormParams, Params: map[string]string{"path": "src/handler.py", "content": kbContent}},
+		// A multi-edit of 8 items written as XML child elements, and the
+		// same edits as JSON inside the tag.
+		"xml_items":  {Form: FormXML, Text: "<multi_edit><path>src/handler.py</path><edits>" + strings.Repeat(xmlEditItem, 8) + "</edits></multi_edit>"},
+		"json_items": {Form: FormXML, Text: "<multi_edit><path>src/handler.py</path><edits>[" + strings.Repeat(jsonEditItem+",", 7) + jsonEditItem + "]</edits></multi_edit>"},
 	}
 }
+
+const (
+	xmlEditItem  = "\n<edit>\n<old_text>\n    return {\"status\": 200}\n</old_text>\n<new_text>\n    return {\"status\": 201, \"body\": event}\n</new_text>\n</edit>"
+	jsonEditItem = `{"old_text": "    return {\"status\": 200}", "new_text": "    return {\"status\": 201, \"body\": event}"}`
+)
 
 func mustQuote(s string) string {
 	raw, _ := json.Marshal(s)
@@ -32,7 +41,7 @@ func mustQuote(s string) string {
 // BenchmarkValidate measures the pure pipeline on a 1 KB write call.
 func BenchmarkValidate(b *testing.B) {
 	reg := mustRegistry(b)
-	for _, name := range []string{"valid", "repaired", "params"} {
+	for _, name := range []string{"valid", "repaired", "params", "xml_items", "json_items"} {
 		call := benchCalls(b)[name]
 		b.Run(name, func(b *testing.B) {
 			res := reg.Validate(call, Options{})

@@ -116,7 +116,7 @@ func (p *pipeline) message(f finding) string {
 	}
 	switch k := f.err.ErrorKind.(type) {
 	case *kind.Type:
-		return fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(p.shownPath(f.loc))), wantTypes(k.Want), article(k.Got))
+		return fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(p.shownPath(f.loc))), wantTypes(k.Want), article(k.Got)) + p.xmlShapeHint(f.loc, k)
 	default:
 		// The validator's words may quote the value: a part is enough.
 		return fmt.Sprintf("Parameter %s is invalid: %s.", quote(displayParam(p.shownPath(f.loc))), clipText(f.err.ErrorKind.LocalizedString(printer), 4*maxQuoted))

@@ -70,6 +70,10 @@ func (p *pipeline) renameAlias(m map[string]any, a alias, path string, top bool)
 
 // normalizeValue coerces v where the intent is plain, then normalises inside it.
 func (p *pipeline) normalizeValue(v any, s *jsonschema.Schema, path string, literal bool) any {
+	if nv, how, ok := p.readXMLValue(v, s, path); ok {
+		p.res.repair(CodeTypeCoerced, path, how)
+		v = nv
+	}
 	t := typesOf(s)
 	if nv, how, ok := coerce(v, t, itemsOf(s)); ok {
 		if !literal {

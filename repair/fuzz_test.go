@@ -2,6 +2,7 @@ package repair
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -79,6 +80,13 @@ func FuzzValidateXML(f *testing.F) {
 		"<todo_write><todos>[{\"id\":\"1\",\"content\":\"a\",\"status\":\"pending\"}]</todos></todo_write>",
 		"<write_to_file><path>a</path><content>\ncut",
 		"<<<>>></",
+		// Arrays and objects as child elements, and attribute-named wrappers.
+		"<multi_edit>\n<path>a.py</path>\n<edits>\n<edit>\n<old_text>\nx\n</old_text>\n<new_text><b></new_text></b></new_text>\n<replace_all>true</replace_all>\n</edit>\n<edit><old_text>y</old_text><new_text></new_text></edit>\n</edits>\n</multi_edit>",
+		"<tool name=\"multi_replace_string_in_file\">\n<replacements>\n<replacement>\n<filePath>t.txt</filePath>\n<oldString>a\\nb</oldString>\n<newString>c</newString>\n</replacement>\n</replacements>\n</tool>",
+		"<multi_edit><edits><path>a</path><old_text>x</old_text><new_text>y</new_text></edits></multi_edit>",
+		"<todo_write><todos><todo><id>1</id><content>a</content><status>pending</status></todo><todo>{\"id\":\"2\",\"content\":\"b\",\"status\":\"completed\"}</todo></todos></todo_write>",
+		"<function_calls>\n<invoke name='write_to_file'>\n<parameter name=\"content\">x</parameter>y\n</parameter>\n<parameter name=\"path\">a</parameter>\n</invoke>\n<invoke name=\"edit\"></invoke>\n</function_calls>",
+		"<invoke name=\"todo_write\"><parameter name=\"todos\"><item><id>1</id><content>a</content><status>done</status></item></parameter></invoke>",
 	} {
 		f.Add(seed)
 	}
@@ -104,5 +112,54 @@ func FuzzValidateXML(f *testing.F) {
 		if !reflect.DeepEqual(res.Args, again.Args) {
 			t.Fatalf("XML round trip changed args: %v → %v", res.Args, again.Args)
 		}
+		// Arrays and objects written back as child elements read the same.
+		if text, ok := xmlElements(res.Args); ok && (res.ToolName == "multi_edit" || res.ToolName == "todo_write") {
+			block := "<" + res.ToolName + ">" + text + "</" + res.ToolName + ">"
+			elems := reg.Validate(Call{Form: FormXML, Text: block}, Options{})
+			if !elems.OK() || !reflect.DeepEqual(res.Args, elems.Args) {
+				t.Fatalf("child elements read differently: %v → %v, %v\n%s", res.Args, elems.Args, elems.Violations, block)
+			}
+		}
 	})
+}
+
+// xmlElements writes a value as XML child elements: an object's properties
+// by name, an array's items as <item>, text between layout newlines. It
+// refuses text holding '<' or a CR, which XML cannot always carry back,
+// and empty arrays and objects, which have no elements to write.
+func xmlElements(v any) (string, bool) {
+	var b strings.Builder
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return "", false
+		}
+		for k, e := range x {
+			inner, ok := xmlElements(e)
+			if !ok {
+				return "", false
+			}
+			fmt.Fprintf(&b, "<%s>%s</%s>", k, inner, k)
+		}
+	case []any:
+		if len(x) == 0 {
+			return "", false
+		}
+		for _, e := range x {
+			inner, ok := xmlElements(e)
+			if !ok {
+				return "", false
+			}
+			fmt.Fprintf(&b, "<item>%s</item>", inner)
+		}
+	case string:
+		if strings.ContainsAny(x, "<\r") {
+			return "", false
+		}
+		return "\n" + x + "\n", true
+	default:
+		raw, err := EncodeJSON(x)
+		return string(raw), err == nil
+	}
+	return b.String(), true
 }

@@ -268,12 +268,13 @@ func (p *pipeline) declares(key string) bool {
 	return p.tool != nil && p.tool.canonicalParam(key, p.tool.schema) != ""
 }
 
-// isContentParam reports whether an XML parameter, any spelling, carries content.
+// isContentParam reports whether an XML parameter, any spelling, carries
+// content or edit text (Tool.IsContentParam).
 func (p *pipeline) isContentParam(name string) bool {
 	if p.tool == nil {
 		return false
 	}
-	return p.tool.content[p.tool.canonicalParam(name, p.tool.schema)]
+	return p.tool.IsContentParam(p.tool.canonicalParam(name, p.tool.schema))
 }
 
 func (p *pipeline) unwrap(args map[string]any) map[string]any {

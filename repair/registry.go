@@ -86,8 +86,11 @@ type Tool struct {
 	aliasOf    map[string]string // every accepted spelling to its canonical name
 	allowEmpty map[string]bool
 	content    map[string]bool
-	find       map[string]bool
-	replace    map[string]bool
+	// holdsText are the top-level parameters that are or hold edit text
+	// (multi_edit's edits): in XML they run to their last closing tag.
+	holdsText map[string]bool
+	find      map[string]bool
+	replace   map[string]bool
 	// keys are the names and aliases at any depth: what JSON repair may
 	// expect after a comma.
 	keys    map[string]bool
@@ -109,8 +112,10 @@ func (t *Tool) Builtin() bool { return t.builtin }
 // Def returns the tool's definition, which shares maps with the tool.
 func (t *Tool) Def() ToolDef { return t.def }
 
-// IsContentParam reports whether the canonical parameter carries file content.
-func (t *Tool) IsContentParam(name string) bool { return t.content[name] }
+// IsContentParam reports whether the canonical parameter carries file
+// content or edit text, at any depth: in XML its value runs to its last
+// closing tag.
+func (t *Tool) IsContentParam(name string) bool { return t.content[name] || t.holdsText[name] }
 
 // IsTextParam reports whether key holds file content (at the top level)
 // or edit text.
@@ -365,6 +370,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	if err := t.markParams(top, declared); err != nil {
 		return nil, err
 	}
+	t.holdsText = textHolders(schema, t.find, t.replace)
 	if err := t.addAliases(r.groups, top, declared); err != nil {
 		return nil, err
 	}

@@ -413,7 +413,11 @@ func (c *fuzzChecker) closedCall(e Event, over bool) {
 		c.open = -1
 	}
 	if c.format == XMLTags {
-		if !strings.HasPrefix(e.Call.Text, "<"+e.Name+">") || !e.Truncated && !strings.HasSuffix(e.Call.Text, "</"+e.Name+">") {
+		opening, closing := "<"+e.Name+">", "</"+e.Name+">"
+		if strings.HasPrefix(e.Call.Text, toolWrapper) { // <tool name="X">
+			opening, closing = toolWrapper+e.Call.Text[len(toolWrapper):len(toolWrapper)+1]+e.Name, toolWrapperClose
+		}
+		if !strings.HasPrefix(e.Call.Text, opening) || !e.Truncated && !strings.HasSuffix(e.Call.Text, closing) {
 			t.Errorf("call %d closed with text %q", e.Index, e.Call.Text)
 		}
 		c.rebuilt.WriteString(e.Call.Text)
@@ -618,6 +622,7 @@ func fuzzSeeds(format Format) [][]byte {
 			"é€😀 \xe2\x82 \xff <read_file><path>é😀\xf0\x9f</path></read_file> ü",
 			"a <", "a <read_fi", "<write_to_file><path>a</path><content>x</content>  \n ",
 			"<write_to_file><content>x</content>\n<path>p</path></write_to_file>",
+			"<tool name='read_file' ><path>a</path></tool><tool name=\"read_file\"><path>b</path><tool name=\"\">",
 			"<write_to_file><path><read_file><path>a</path></read_file></path></write_to_file>",
 			"<" + long + ">x</" + long + ">",
 			"<read_file>\r\n<path>\r\na\r\n</path>\r\n</read_file>\r",

@@ -281,6 +281,18 @@ func streamCases() []streamCase {
 			},
 		},
 		{
+			name:   "xml_tags tool named in a wrapper's attribute, content holding the wrapper's closing tag",
+			format: XMLTags,
+			pieces: []piece{text("Now: <tool name=\"write_to_file\">\n<path>a.md</path>\n<content>\nend with </tool>\n</content>\n</tool> done <tool name=\"rm\">x</tool>")},
+			want: outcome{
+				Text:   "Now:  done <tool name=\"rm\">x</tool>",
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.md", "content": "end with </tool>"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormXML,
+					Text: "<tool name=\"write_to_file\">\n<path>a.md</path>\n<content>\nend with </tool>\n</content>\n</tool>"}},
+			},
+		},
+		{
 			name:   "openai two calls, braces and escapes in strings",
 			format: OpenAI,
 			pieces: []piece{

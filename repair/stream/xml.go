@@ -6,11 +6,29 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// xmlTags is Cline's format: <tool><param>value</param></tool>.
+// xmlTags is Cline's format: <tool><param>value</param></tool>, the tool
+// also named in a wrapper's attribute: <tool name="X">…</tool>.
 type xmlTags struct{}
 
+// toolWrapper opens a call that names its tool in an attribute, as some
+// agents' prompts teach; the repair pipeline reads the block the same way.
+const (
+	toolWrapper      = "<tool name="
+	toolWrapperClose = "</tool>"
+)
+
 func (xmlTags) opener(p *textParser, b []byte) (match, bool, string, int) {
-	m, name, n := p.nameTag(b, func(name string) bool { _, ok := p.opts.Tools[name]; return ok }, p.toolPrefix)
+	known := func(name string) bool { _, ok := p.opts.Tools[name]; return ok }
+	m, name, n := p.nameTag(b, known, p.toolPrefix)
+	if m == matched {
+		return m, false, name, n
+	}
+	switch wm, wname, wn := p.prefixed(b, toolWrapper, true); {
+	case wm == matched && known(wname):
+		return matched, false, wname, wn
+	case wm == needMore:
+		return needMore, false, "", 0
+	}
 	return m, false, name, n
 }
 
@@ -18,6 +36,9 @@ func (xmlTags) begin(p *textParser, _ int) textState {
 	c := &p.call
 	c.tags = p.opts.Tools[c.name]
 	c.closer = "</" + c.name + ">"
+	if strings.HasPrefix(string(p.buf[:min(len(p.buf), len(toolWrapper))]), toolWrapper) {
+		c.closer = toolWrapperClose
+	}
 	c.follows = []string{c.closer}
 	for param := range c.tags.Params {
 		c.follows = append(c.follows, "<"+param+">")
