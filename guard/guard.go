@@ -106,8 +106,10 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := g.reg.Validate(req.Call, repair.Options{ModelID: req.ModelID, Tools: extra})
-	if req.Truncated && !res.Has(repair.CodeTruncated) {
+	call, truncated := g.readBlock(req.Call, extra)
+	res := g.reg.Validate(call, repair.Options{ModelID: req.ModelID, Tools: extra})
+	res.Form = req.Call.Form // as it arrived, whoever read it
+	if (req.Truncated || truncated) && !res.Has(repair.CodeTruncated) {
 		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
 	}
 	if res.OK() && res.Tool != nil && res.Tool.Builtin() && slices.Contains(editTools, res.Tool.Name()) {
