@@ -203,6 +203,9 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	if req.ExpectedSHA256 != "" && !strings.EqualFold(req.ExpectedSHA256, oldHash) {
 		return &FileChangedError{Path: rel, Expected: req.ExpectedSHA256, Actual: oldHash}
 	}
+	if existed {
+		content = keepLineEndings(res, string(old), content)
+	}
 	ex.Diff = edit.UnifiedDiff(rel, string(old), content)
 	change := FileChange{Path: rel, PreviousSHA256: oldHash, Size: len(content), SHA256: workspace.SHA256Hex([]byte(content))}
 	switch {
@@ -226,6 +229,25 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	ex.written += int64(len(content))
 	ex.Applied = true
 	return nil
+}
+
+// keepLineEndings gives LF-only content the CRLF and BOM of the file it
+// overwrites, so the diff shows what changed rather than every line; the
+// arguments keep the content as the model sent it.
+func keepLineEndings(res *repair.Result, old, content string) string {
+	out, crlf, bom := edit.KeepLineEndings(old, content)
+	var kept []string
+	if crlf {
+		kept = append(kept, "CRLF line endings")
+	}
+	if bom {
+		kept = append(kept, "byte order mark")
+	}
+	if len(kept) > 0 {
+		res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeLineEndingsKept, Param: "content",
+			Detail: "the file's " + strings.Join(kept, " and its ") + " kept: the content had only LF line breaks and no byte order mark"})
+	}
+	return out
 }
 
 // resolve maps a model's path into the workspace; a refusal is a violation.

@@ -15,6 +15,9 @@ const (
 	CodeTypeCoerced             = "TYPE_COERCED"
 	CodeDuplicateDropped        = "DUPLICATE_DROPPED"
 	CodeReplacementCharsRemoved = "REPLACEMENT_CHARS_REMOVED"
+	// CodeLineEndingsKept: a write's LF-only content took the file's CRLF
+	// and BOM (the call's arguments keep the content as sent).
+	CodeLineEndingsKept = "LINE_ENDINGS_KEPT"
 )
 
 // Violation codes: each names one kind of problem that makes a call unusable.
