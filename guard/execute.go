@@ -75,6 +75,7 @@ type Execution struct {
 	DiffElided *Elision
 	Applied    bool
 	written    int64
+	batch      *editBatch // set by edit calls, for their report
 }
 
 // Messages of a full or read-only workspace: the call was fine, the files
@@ -183,6 +184,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	}
 	ex.Verdict = v
 	if ran {
+		editFeedback(res, ex)
 		g.observer.Execution(ex)
 	}
 	if err := g.elide(ex); err != nil {

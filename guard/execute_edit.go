@@ -49,6 +49,7 @@ func (g *Guard) ExecuteEdit(ctx context.Context, req ExecuteRequest) (*Execution
 }
 
 func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
+	ex.batch = &editBatch{partial: req.Partial, dryRun: req.DryRun}
 	ops := planEdits(res)
 	if !res.OK() {
 		return nil
