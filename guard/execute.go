@@ -246,8 +246,8 @@ func keepLineEndings(res *repair.Result, old, content string) string {
 		kept = append(kept, "byte order mark")
 	}
 	if len(kept) > 0 {
-		res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeLineEndingsKept, Param: "content",
-			Detail: "the file's " + strings.Join(kept, " and its ") + " kept: the content had only LF line breaks and no byte order mark"})
+		res.AddRepair(repair.CodeLineEndingsKept, "content",
+			"the file's "+strings.Join(kept, " and its ")+" kept: the content had only LF line breaks and no byte order mark")
 	}
 	return out
 }

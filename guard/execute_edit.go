@@ -170,7 +170,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 			if out2, r2, detail, tried := g.retryDecoded(content, e.edit); tried {
 				out, r = out2, r2
 				if detail != "" {
-					res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeEscapesDecoded, Param: e.param, Detail: detail})
+					res.AddRepair(repair.CodeEscapesDecoded, e.param, fmt.Sprintf("edit %d: %s", e.index+1, detail))
 				}
 			}
 		}
@@ -234,7 +234,8 @@ func decodeNewText(s string) (text string, kept bool, refusal string) {
 		return s, false, ""
 	}
 	structural, quoted := contentfix.EscapedNewlines(s)
-	breaks := strings.ContainsAny(s, "\n\r")
+	// A final line break is layout (every SEARCH/REPLACE block has one).
+	breaks := strings.ContainsAny(strings.TrimRight(s, "\r\n"), "\r\n")
 	switch {
 	case !breaks && quoted > 0:
 		return s, false, `the new text has a \n inside a string literal, which may be the language's own escape`

@@ -86,6 +86,9 @@ func TestEditEscapesDecoded(t *testing.T) {
 		{name: "new text with real line breaks kept", file: twoLines, old: `x := 1\ny := 2`, new: "fmt.Printf(\"%d\\n\", x)\ny := 2",
 			want: "fmt.Printf(\"%d\\n\", x)\ny := 2\nz := 3\n", status: edit.StatusApplied, repairs: []string{"ESCAPES_DECODED:old_text"},
 			detail: "new_text, which has real line breaks, was kept as given"},
+		{name: "a final real line break is layout", file: twoLines, old: `x := 1\ny := 2\n`, new: "a := 0\\nb := 1\n",
+			want: "a := 0\nb := 1\nz := 3\n", status: edit.StatusApplied, repairs: []string{"ESCAPES_DECODED:old_text"},
+			detail: "old_text and new_text decoded"},
 		{name: "new text without escapes", file: twoLines, old: `x := 1\ny := 2`, new: "w := 0",
 			want: "w := 0\nz := 3\n", status: edit.StatusApplied, repairs: []string{"ESCAPES_DECODED:old_text"}},
 		{name: "refused: \\n inside a literal of a one-line new text", file: twoLines, old: `x := 1\ny := 2`, new: `print("a\n")`,
@@ -139,5 +142,21 @@ func TestMultiEditEscapesDecodedPerEdit(t *testing.T) {
 	want := []string{"ESCAPES_DECODED:edits/0/old_text", "ESCAPES_DECODED:edits/2/old_text"}
 	if got := repairCodes(ex.Verdict); !slices.Equal(got, want) {
 		t.Errorf("repairs = %v, want %v", got, want)
+	}
+}
+
+// TestSearchReplaceEscapesDecoded: each SEARCH/REPLACE block is decoded on
+// its own evidence and says which block it was.
+func TestSearchReplaceEscapesDecoded(t *testing.T) {
+	g, dir := newWorkspaceGuard(t)
+	writeFile(t, dir, "a.py", "def f():\n    return 1\n\nx = 2\n")
+	diff := "------- SEARCH\nx = 2\n=======\nx = 3\n+++++++ REPLACE\n" +
+		"------- SEARCH\n" + `def f():\n    return 1` + "\n=======\n" + `def f():\n    return 10` + "\n+++++++ REPLACE\n"
+	ex := runExecute(t, g, "replace_in_file", map[string]any{"path": "a.py", "diff": diff}, false)
+	if got, want := readFile(t, dir, "a.py"), "def f():\n    return 10\n\nx = 3\n"; got != want {
+		t.Errorf("file = %q, want %q; violations %+v", got, want, ex.Violations)
+	}
+	if len(ex.Repairs) != 1 || ex.Repairs[0].Code != repair.CodeEscapesDecoded || !strings.HasPrefix(ex.Repairs[0].Detail, "edit 2: ") {
+		t.Errorf("repairs %+v, want one ESCAPES_DECODED for edit 2", ex.Repairs)
 	}
 }

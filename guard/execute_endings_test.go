@@ -95,3 +95,25 @@ func changedLines(diff string) []string {
 	}
 	return out
 }
+
+// TestEditKeepsLineEndings: an edit changes only its span, whose lines keep
+// their own endings; the BOM and the lines around stay byte for byte.
+func TestEditKeepsLineEndings(t *testing.T) {
+	tests := []struct {
+		name, file, old, new, want string
+	}{
+		{"CRLF and BOM", "\uFEFFa\r\nb\r\nc\r\n", "b\n", "B\nB2\n", "\uFEFFa\r\nB\r\nB2\r\nc\r\n"},
+		{"mixed line by line", "a\r\nb\nc\r\nd\n", "a\nb\nc\n", "A\nB\nC\n", "A\r\nB\nC\r\nd\n"},
+		{"new text with CRLF in an LF file", "a\nb\n", "a\r\n", "A\r\n", "A\nb\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, dir := newWorkspaceGuard(t)
+			writeFile(t, dir, "f.txt", tt.file)
+			ex := runExecute(t, g, "edit", map[string]any{"path": "f.txt", "old_text": tt.old, "new_text": tt.new}, false)
+			if got := readFile(t, dir, "f.txt"); got != tt.want || !ex.Applied {
+				t.Errorf("file = %q (applied %v), want %q", got, ex.Applied, tt.want)
+			}
+		})
+	}
+}
