@@ -160,3 +160,21 @@ func TestSearchReplaceEscapesDecoded(t *testing.T) {
 		t.Errorf("repairs %+v, want one ESCAPES_DECODED for edit 2", ex.Repairs)
 	}
 }
+
+// TestXMLEditEscapesDecoded: the multi-replace seed's case, an XML block
+// whose parser keeps \n as two characters.
+func TestXMLEditEscapesDecoded(t *testing.T) {
+	g, dir := newWorkspaceGuard(t)
+	writeFile(t, dir, "f.txt", "line1\nline2\nline3\n")
+	ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(),
+		Call: repair.Call{Name: "edit", Form: repair.FormXML, Text: `<edit><path>f.txt</path><old_text>line1\nline2</old_text><new_text>a\nb</new_text></edit>`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readFile(t, dir, "f.txt"), "a\nb\nline3\n"; got != want || !ex.OK() {
+		t.Errorf("file = %q (ok %v, violations %+v), want %q", got, ex.OK(), ex.Violations, want)
+	}
+	if got := repairCodes(ex.Verdict); !slices.Contains(got, "ESCAPES_DECODED:old_text") {
+		t.Errorf("repairs %v lack ESCAPES_DECODED:old_text", got)
+	}
+}
