@@ -51,6 +51,10 @@ func editReport(tool string, ex *Execution) string {
 			"The failed edits changed nothing: correct them and send only those again.", tool, counts, wroteFiles(written))
 	case len(written) > 0:
 		fmt.Fprintf(&b, "Error: the %s tool call was carried out (%s, and %s), but see the problems below.", tool, counts, wroteFiles(written))
+	case ok == 0 && n == 1:
+		fmt.Fprintf(&b, "Error: the %s tool call was not carried out, and nothing was written: its edit failed.", tool)
+	case ok == 0 && n > 1:
+		fmt.Fprintf(&b, "Error: the %s tool call was not carried out, and nothing was written: none of its %d edits applied.", tool, n)
 	case ex.batch.dryRun && ok < n:
 		fmt.Fprintf(&b, "Error: the %s tool call (a dry run) would have %s; nothing was written.", tool, counts)
 	case ex.batch.partial && ok < n:
@@ -63,6 +67,9 @@ func editReport(tool string, ex *Execution) string {
 		fmt.Fprintf(&b, "Error: the %s tool call was not carried out, and nothing was written; see the problems below.", tool)
 	}
 	b.WriteString("\n")
+	if n == 1 {
+		return b.String() // the problems below say the rest
+	}
 	verb := "would apply"
 	if ex.Applied {
 		verb = "applied"

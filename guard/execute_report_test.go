@@ -52,8 +52,13 @@ func TestEditBatchReport(t *testing.T) {
 			report: "Error: the multi_edit tool call (a dry run) would have applied 3 of 5 edits; nothing was written.\n" +
 				"- edit 1 (a.txt): would apply at line 1\n"},
 		{name: "partial, every edit fails", edits: mixed[1:2], partial: true, wantA: a, wantB: b,
-			report: "Error: the multi_edit tool call applied 0 of 1 edits, and nothing was written.\n" +
-				"- edit 1 (a.txt): NOT FOUND, not applied (see below)\n"},
+			report: "Error: the multi_edit tool call was not carried out, and nothing was written: its edit failed.\n" +
+				"- Edit 1: the old text was not found in a.txt.\n"},
+		{name: "partial, the edits that apply change nothing", edits: []any{mixed[1], mixed[3]}, partial: true, wantA: a, wantB: b,
+			report: "Error: the multi_edit tool call applied 1 of 2 edits, and nothing was written.\n" +
+				"- edit 1 (a.txt): NOT FOUND, not applied (see below)\n- edit 2 (b.txt): already applied (line 2), nothing to change\n"},
+		{name: "every edit fails", edits: []any{mixed[1], mixed[4]}, wantA: a, wantB: b,
+			report: "Error: the multi_edit tool call was not carried out, and nothing was written: none of its 2 edits applied.\n"},
 		{name: "fuzzy match named", partial: true, wantA: "one\n2\nthree\n", wantB: b, applied: true,
 			edits: []any{
 				map[string]any{"path": "a.txt", "old_text": "one\ntwp\nthree\n", "new_text": "one\n2\nthree\n"},
