@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/stream"
 )
 
 // TestEditBatchReport: the feedback of a batch that failed in part says
@@ -105,5 +106,31 @@ func TestEditBatchReport(t *testing.T) {
 				t.Errorf("feedback is %d bytes", len(ex.Feedback))
 			}
 		})
+	}
+}
+
+// TestStreamEditBatchReport: a partial batch executed from a stream reports
+// like ExecuteEdit.
+func TestStreamEditBatchReport(t *testing.T) {
+	g, dir := newWorkspaceGuard(t)
+	writeFile(t, dir, "a.txt", "one\ntwo\n")
+	args, _ := repair.EncodeJSON(map[string]any{"path": "a.txt", "edits": []any{
+		map[string]any{"old_text": "one", "new_text": "ONE"},
+		map[string]any{"old_text": "zzz", "new_text": "x"},
+	}})
+	evs, _ := streamed(t, g, StreamRequest{SessionID: t.Name(), Format: stream.OpenAI, ExecuteOnComplete: true, Partial: true}, "", 1,
+		[]stream.ToolDelta{{Index: 0, ID: "c1", Name: "multi_edit", Arguments: string(args)}}, "tool_calls")
+	c := completed(evs)
+	if len(c) != 1 || c[0].Execution == nil {
+		t.Fatalf("completed %+v", c)
+	}
+	const want = "Error: the multi_edit tool call was carried out only in part: applied 1 of 2 edits, and a.txt was written. " +
+		"The failed edits changed nothing: correct them and send only those again.\n" +
+		"- edit 1 (a.txt): applied at line 1\n- edit 2 (a.txt): NOT FOUND, not applied (see below)\n"
+	if got := c[0].Verdict.Feedback; !strings.HasPrefix(got, want) {
+		t.Errorf("feedback:\n%s\nwant it to begin:\n%s", got, want)
+	}
+	if got := readFile(t, dir, "a.txt"); got != "ONE\ntwo\n" {
+		t.Errorf("a.txt = %q", got)
 	}
 }
