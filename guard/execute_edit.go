@@ -43,7 +43,9 @@ type indexedEdit struct {
 
 // ExecuteEdit validates an edit call and applies every edit, exact match
 // first, then the fuzzy ladder. Nothing is written unless every edit applies
-// (or req.Partial). Failed edits are violations with the closest region.
+// (or req.Partial). Failed edits are violations with the closest region;
+// the feedback says which edits were written (execute_report.go). The
+// verdict is not OK while any edit failed, even when others were written.
 func (g *Guard) ExecuteEdit(ctx context.Context, req ExecuteRequest) (*Execution, error) {
 	return g.execute(ctx, req, editTools, g.edit)
 }
