@@ -14,7 +14,8 @@
 //
 // Only the matched span changes; the BOM, the final newline or its absence and
 // every byte around the span stay. The new text goes in literally, with the
-// matched region's line endings. Similarity is 1 - d/m over normalised lines:
+// matched lines' own line endings when it has as many lines, else the matched
+// region's dominant one. Similarity is 1 - d/m over normalised lines:
 // d the summed Levenshtein distances of paired lines, m the longer text's length.
 package edit
 
@@ -283,8 +284,5 @@ func (d *doc) replacement(m match, q *query, newText string, st Strategy) (strin
 			nt = strings.TrimRight(nt, "\n")
 		}
 	}
-	if d.crlfFor(m) {
-		nt = strings.ReplaceAll(nt, "\n", "\r\n")
-	}
-	return nt, st
+	return d.withEndings(m, nt), st
 }

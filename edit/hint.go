@@ -31,11 +31,14 @@ func (d *doc) notFound(q *query, e Edit, opts MatchOptions) EditResult {
 	case d.n == "":
 		r.Hint = "The file is empty."
 	case k > len(fk):
-		r.Hint = fmt.Sprintf("The old text has %d lines but the file only %d.", k, len(fk))
+		r.Hint = fmt.Sprintf("The old text has %d lines but the file only %d:\n%s", k, len(fk), d.numbered([]int{0}, len(fk), opts.MaxHintLines))
 	default:
 		ws := scanWindows(fk, q.fuzzyKeys(), 0, 0, true)
-		if len(ws) == 0 {
-			r.Hint = "No region of the file resembles the old text."
+		if len(ws) == 0 || ws[0].sim < minHintSimilarity {
+			if len(ws) > 0 {
+				r.Similarity = round4(ws[0].sim)
+			}
+			r.Hint = d.nothingSimilar(r.Similarity, opts.MaxHintLines)
 			break
 		}
 		w := ws[0]
@@ -44,6 +47,63 @@ func (d *doc) notFound(q *query, e Edit, opts MatchOptions) EditResult {
 			w.first+1, w.first+k, w.sim, d.numbered([]int{w.first}, k, opts.MaxHintLines))
 	}
 	return r
+}
+
+// minHintSimilarity is the similarity below which the closest region is
+// noise: unrelated code of the same language scores 0.1 to 0.35.
+const minHintSimilarity = 0.4
+
+// nothingSimilar is the hint when no region resembles the old text: the
+// file's outline, or its first lines, so the model sees what the file holds.
+func (d *doc) nothingSimilar(sim float64, maxLines int) string {
+	L := d.lineIndex()
+	head := fmt.Sprintf("Nothing similar to the old text was found in the file (best similarity %.2f): "+
+		"the old text may come from another file or an older version of this one. ", sim)
+	if len(L) <= maxLines {
+		return head + fmt.Sprintf("The file has %d lines:\n%s", len(L), d.numbered([]int{0}, len(L), maxLines))
+	}
+	if firsts := d.outline(); len(firsts) >= 2 {
+		return head + fmt.Sprintf("Its outline (the %d lines that start at the margin, of %d):\n%s",
+			len(firsts), len(L), d.numbered(firsts, 1, maxLines))
+	}
+	return head + fmt.Sprintf("Its first lines (of %d):\n%s", len(L), d.numbered([]int{0}, len(L), maxLines))
+}
+
+// outline returns the lines (0-based) that start at the margin and are
+// neither comments nor closing brackets: in most languages the package,
+// imports and definitions. Nil when such lines are not the minority of the
+// file's non-blank lines (prose, data), where an outline shows no structure.
+func (d *doc) outline() []int {
+	L := d.lineIndex()
+	var out []int
+	nonBlank := 0
+	for i := range L {
+		t := d.text(i)
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		nonBlank++
+		if t[0] == ' ' || t[0] == '\t' || commentOrCloser(t) {
+			continue
+		}
+		out = append(out, i)
+	}
+	if len(out)*2 > nonBlank {
+		return nil
+	}
+	return out
+}
+
+// commentOrCloser reports a line that opens a comment or holds only
+// closing brackets and separators ("}", "});", "end").
+func commentOrCloser(t string) bool {
+	t = strings.TrimSpace(t)
+	for _, p := range []string{"//", "/*", "*", "# ", "--", ";", "<!--"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return t == "#" || t == "end" || strings.Trim(t, "})]>;,") == ""
 }
 
 // lineAligned tells whether m covers whole lines: it starts at a line's

@@ -171,3 +171,59 @@ func (d *doc) crlfFor(m match) bool {
 	}
 	return false
 }
+
+// withEndings gives the replacement nt of m the file's line endings. When nt
+// has as many line breaks as the matched span, line i keeps the ending of the
+// span's line i, so a file that mixes endings line by line keeps them;
+// otherwise every line takes the span's dominant ending (crlfFor).
+func (d *doc) withEndings(m match, nt string) string {
+	if len(d.crs) == 0 || !strings.Contains(nt, "\n") {
+		return nt
+	}
+	span := d.n[m.start:m.end]
+	k := strings.Count(span, "\n")
+	if k != strings.Count(nt, "\n") {
+		if d.crlfFor(m) {
+			return strings.ReplaceAll(nt, "\n", "\r\n")
+		}
+		return nt
+	}
+	var b strings.Builder
+	b.Grow(len(nt) + k)
+	p := m.start
+	for {
+		i := strings.IndexByte(nt, '\n')
+		if i < 0 {
+			b.WriteString(nt)
+			return b.String()
+		}
+		j := p + strings.IndexByte(d.n[p:m.end], '\n')
+		b.WriteString(nt[:i])
+		if d.isCR(j) {
+			b.WriteByte('\r')
+		}
+		b.WriteByte('\n')
+		nt, p = nt[i+1:], j+1
+	}
+}
+
+// KeepLineEndings fits a whole new content to the file it replaces: content
+// with only LF line breaks and no BOM takes the old file's BOM, and its CRLF
+// when most of the old file's lines end so. Content with any CR or its own
+// BOM is the writer's choice and stays as given, and so does empty content.
+func KeepLineEndings(old, content string) (out string, crlf, bom bool) {
+	if content == "" || strings.HasPrefix(content, byteOrderMark) || strings.Contains(content, "\r") {
+		return content, false, false
+	}
+	bom = strings.HasPrefix(old, byteOrderMark)
+	cr := strings.Count(old, "\r\n")
+	crlf = cr > strings.Count(old, "\n")-cr && strings.Contains(content, "\n")
+	out = content
+	if crlf {
+		out = strings.ReplaceAll(out, "\n", "\r\n")
+	}
+	if bom {
+		out = byteOrderMark + out
+	}
+	return out, crlf, bom
+}

@@ -79,6 +79,9 @@ func (g *Guard) checkAnswer(res *repair.Result, ex *Execution) bool {
 	worst.Violations = append(slices.Clip(res.Violations), repair.Violation{Code: repair.CodeRepeatedCall,
 		Message: "This exact call was made 4294967295 times in a row; sending it again will not work any better."})
 	feedback := repair.Feedback(&worst, repair.Mistakes{Consecutive: g.limit, Limit: g.limit})
+	if ex.batch != nil {
+		feedback = repair.FeedbackOutcome(&worst, repair.Mistakes{Consecutive: g.limit, Limit: g.limit}, strings.Repeat(".", repair.MaxOutcomeBytes))
+	}
 	a := answer{tool: res.Tool, args: res.Args, diff: ex.Diff, fixed: fixedSize(&worst, feedback, ex)}
 	s, err := a.shape(budget, false)
 	if err == nil && s.size <= budget {

@@ -75,6 +75,7 @@ type Execution struct {
 	DiffElided *Elision
 	Applied    bool
 	written    int64
+	batch      *editBatch // set by edit calls, for their report
 }
 
 // Messages of a full or read-only workspace: the call was fine, the files
@@ -183,6 +184,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	}
 	ex.Verdict = v
 	if ran {
+		editFeedback(res, ex)
 		g.observer.Execution(ex)
 	}
 	if err := g.elide(ex); err != nil {
@@ -202,6 +204,9 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	rel, old, existed, oldHash := f.Path(), f.Data(), f.Info().Exists, f.Info().SHA256
 	if req.ExpectedSHA256 != "" && !strings.EqualFold(req.ExpectedSHA256, oldHash) {
 		return &FileChangedError{Path: rel, Expected: req.ExpectedSHA256, Actual: oldHash}
+	}
+	if existed {
+		content = keepLineEndings(res, string(old), content)
 	}
 	from := rel
 	if !existed {
@@ -230,6 +235,25 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	ex.written += int64(len(content))
 	ex.Applied = true
 	return nil
+}
+
+// keepLineEndings gives LF-only content the CRLF and BOM of the file it
+// overwrites, so the diff shows what changed rather than every line; the
+// arguments keep the content as the model sent it.
+func keepLineEndings(res *repair.Result, old, content string) string {
+	out, crlf, bom := edit.KeepLineEndings(old, content)
+	var kept []string
+	if crlf {
+		kept = append(kept, "CRLF line endings")
+	}
+	if bom {
+		kept = append(kept, "byte order mark")
+	}
+	if len(kept) > 0 {
+		res.AddRepair(repair.CodeLineEndingsKept, "content",
+			"the file's "+strings.Join(kept, " and its ")+" kept: the content had only LF line breaks and no byte order mark")
+	}
+	return out
 }
 
 // resolve maps a model's path into the workspace; a refusal is a violation.

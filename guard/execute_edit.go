@@ -43,12 +43,15 @@ type indexedEdit struct {
 
 // ExecuteEdit validates an edit call and applies every edit, exact match
 // first, then the fuzzy ladder. Nothing is written unless every edit applies
-// (or req.Partial). Failed edits are violations with the closest region.
+// (or req.Partial). Failed edits are violations with the closest region;
+// the feedback says which edits were written (execute_report.go). The
+// verdict is not OK while any edit failed, even when others were written.
 func (g *Guard) ExecuteEdit(ctx context.Context, req ExecuteRequest) (*Execution, error) {
 	return g.execute(ctx, req, editTools, g.edit)
 }
 
 func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
+	ex.batch = &editBatch{partial: req.Partial, dryRun: req.DryRun}
 	ops := planEdits(res)
 	if !res.OK() {
 		return nil
@@ -164,13 +167,10 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	for _, e := range op.edits {
 		out, r := edit.ApplyEdit(content, e.edit, g.match)
 		if r.Status == edit.StatusNotFound {
-			// Escapes are decoded only when the old text matches solely after
-			// decoding (\n written as two characters).
-			if oldDec, okOld := contentfix.DecodeEscapes(e.edit.OldText); okOld {
-				newDec, _ := contentfix.DecodeEscapes(e.edit.NewText)
-				if out2, r2 := edit.ApplyEdit(content, edit.Edit{OldText: oldDec, NewText: newDec, ReplaceAll: e.edit.ReplaceAll}, g.match); r2.Status == edit.StatusApplied || r2.Status == edit.StatusAlreadyApplied {
-					res.Repairs = append(res.Repairs, repair.Repair{Code: repair.CodeEscapesDecoded, Param: e.param, Detail: `decoded \n and \t written as two characters: the old text matched the file only after decoding`})
-					out, r = out2, r2
+			if out2, r2, detail, tried := g.retryDecoded(content, e.edit); tried {
+				out, r = out2, r2
+				if detail != "" {
+					res.AddRepair(repair.CodeEscapesDecoded, e.param, fmt.Sprintf("edit %d: %s", e.index+1, detail))
 				}
 			}
 		}
@@ -182,6 +182,83 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	}
 	op.updated = content
 	return ok
+}
+
+// retryDecoded retries an edit whose old text was not found, with its
+// escapes decoded (\n written as two characters). The evidence is the old
+// text matching, once decoded, on an equality rung: a fuzzy rung would find
+// something close to almost any text. tried is false when the retry found
+// nothing; otherwise the result replaces the first one, and detail is the
+// ESCAPES_DECODED repair ("" when the edit was refused).
+func (g *Guard) retryDecoded(content string, e edit.Edit) (out string, r edit.EditResult, detail string, tried bool) {
+	oldDec := contentfix.DecodeEscapesPlain(e.OldText)
+	if oldDec == e.OldText {
+		return "", edit.EditResult{}, "", false
+	}
+	newText, kept, refusal := decodeNewText(e.NewText)
+	try := edit.Edit{OldText: oldDec, NewText: newText, ReplaceAll: e.ReplaceAll}
+	if refusal != "" {
+		try.NewText = e.NewText
+	}
+	out, r = edit.ApplyEdit(content, try, g.match)
+	switch {
+	case !equalityRung(r.Strategy):
+		return "", edit.EditResult{}, "", false
+	case r.Status == edit.StatusAlreadyApplied && !strictlyEscaped(e.OldText):
+		// Old text absent even decoded: only text escaped beyond doubt may
+		// count the decoded new text as already there.
+		return "", edit.EditResult{}, "", false
+	case r.Status != edit.StatusApplied && r.Status != edit.StatusAlreadyApplied:
+		return "", edit.EditResult{}, "", false
+	case refusal != "":
+		return content, edit.EditResult{Status: edit.StatusNotFound, Line: r.Line, Column: r.Column, Hint: fmt.Sprintf(
+			"The old text matches line %d only with its \\n read as line breaks, but %s, so it cannot be decoded safely. "+
+				"Send old_text and new_text again with real line breaks.", r.Line, refusal)}, "", true
+	}
+	detail = fmt.Sprintf(`old_text and new_text decoded (\n, \t, \" written as two characters): the old text matched line %d only once decoded`, r.Line)
+	if kept {
+		detail = fmt.Sprintf(`old_text decoded (\n, \t, \" written as two characters): it matched line %d only once decoded; new_text, which has real line breaks, was kept as given`, r.Line)
+	}
+	return out, r, detail, true
+}
+
+// decodeNewText decodes the new text of an edit whose old text matched only
+// once decoded. Without a real line break it was written as the old text
+// was and is decoded, unless a \n sits in a string literal (print("a\n")):
+// decoding would break the literal, keeping it would mix two conventions.
+// With real line breaks it is kept (its \n in literals are the language's),
+// unless it also has a \n outside any literal: which is meant is unknown.
+func decodeNewText(s string) (text string, kept bool, refusal string) {
+	dec := contentfix.DecodeEscapesPlain(s)
+	if dec == s {
+		return s, false, ""
+	}
+	structural, quoted := contentfix.EscapedNewlines(s)
+	// A final line break is layout (every SEARCH/REPLACE block has one).
+	breaks := strings.ContainsAny(strings.TrimRight(s, "\r\n"), "\r\n")
+	switch {
+	case !breaks && quoted > 0:
+		return s, false, `the new text has a \n inside a string literal, which may be the language's own escape`
+	case !breaks:
+		return dec, false, ""
+	case structural > 0:
+		return s, true, `the new text mixes real line breaks with \n written as two characters outside string literals`
+	}
+	return s, true, ""
+}
+
+// strictlyEscaped applies the write content's strict test to an edit text.
+func strictlyEscaped(s string) bool {
+	_, ok := contentfix.DecodeEscapes(s)
+	return ok
+}
+
+func equalityRung(st edit.Strategy) bool {
+	switch st {
+	case edit.StrategyExact, edit.StrategyTrimEnd, edit.StrategyTrim, edit.StrategyIndent, edit.StrategyUnicode:
+		return true
+	}
+	return false
 }
 
 // recordEdit adds an edit's outcome, and a violation when it failed.

@@ -24,7 +24,7 @@ var (
 		repair.CodeRawArgumentsUnwrapped, repair.CodeDoubleEncoded, repair.CodeJSONRepaired,
 		repair.CodePythonLiteral, repair.CodeTypeCoerced, repair.CodeCodeFenceStripped,
 		repair.CodeEscapesDecoded, repair.CodeHTMLEntitiesDecoded, repair.CodeLineNumbersStripped,
-		repair.CodeReplacementCharsRemoved,
+		repair.CodeReplacementCharsRemoved, repair.CodeLineEndingsKept, repair.CodeXMLRepaired,
 	}
 	violationCodeValues = []string{
 		repair.CodeMissingRequired, repair.CodeUnexpectedParam, repair.CodeWrongType,

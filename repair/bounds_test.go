@@ -103,6 +103,10 @@ func TestVerdictTextBounded(t *testing.T) {
 			if fb := Feedback(res, Mistakes{Consecutive: 3, Limit: 3}); len(fb) > MaxFeedbackBytes {
 				t.Errorf("feedback is %d bytes, more than %d:\n%.2000s", len(fb), MaxFeedbackBytes, fb)
 			}
+			outcome := strings.Repeat("edit 1 (a.go): applied at line 3\n", 1000)
+			if fb := FeedbackOutcome(res, Mistakes{Consecutive: 3, Limit: 3}, outcome); len(fb) > MaxFeedbackBytes {
+				t.Errorf("feedback with an outcome is %d bytes, more than %d:\n%.2000s", len(fb), MaxFeedbackBytes, fb)
+			}
 		})
 	}
 }
@@ -217,5 +221,20 @@ func TestUnknownParamsLinear(t *testing.T) {
 		if perKey := allocs / float64(n); perKey > 2 {
 			t.Errorf("%d unknown keys: %.1f allocations per key, want at most 2", n, perKey)
 		}
+	}
+}
+
+// TestFeedbackOutcome: an execution's outcome replaces the opening line and
+// the problems follow it.
+func TestFeedbackOutcome(t *testing.T) {
+	res := &Result{ToolName: "edit"}
+	res.Violate("EDIT_NOT_FOUND", "old_text", "Edit 1: the old text was not found in a.go.")
+	got := FeedbackOutcome(res, Mistakes{Consecutive: 1, Limit: 3}, "Error: the edit call was not carried out; nothing was written.")
+	want := "Error: the edit call was not carried out; nothing was written.\n- Edit 1: the old text was not found in a.go.\n\nFix the problem above and call the tool again.\n"
+	if got != want {
+		t.Errorf("FeedbackOutcome = %q, want %q", got, want)
+	}
+	if got := Feedback(res, Mistakes{Consecutive: 1, Limit: 3}); !strings.HasPrefix(got, "Error: the edit tool call could not be used.\n- Edit 1") {
+		t.Errorf("Feedback = %q", got)
 	}
 }

@@ -131,6 +131,10 @@ func (r *Result) repair(code, param, detail string) {
 	r.Repairs = append(r.Repairs, Repair{Code: code, Param: param, Detail: detail})
 }
 
+// AddRepair records a change made outside the pipeline (at execution),
+// capped as the pipeline's own.
+func (r *Result) AddRepair(code, param, detail string) { r.repair(code, param, detail) }
+
 // Violate adds a violation, or counts it past MaxViolations. Front ends use
 // it for what they find outside the pipeline (a repeated call).
 func (r *Result) Violate(code, param, message string) {

@@ -18,6 +18,9 @@ const (
 	// CodeXMLRepaired: a tag the model left out, inferred while the call
 	// was split out of its text (a stream parser's).
 	CodeXMLRepaired = "XML_REPAIRED"
+	// CodeLineEndingsKept: a write's LF-only content took the file's CRLF
+	// and BOM (the call's arguments keep the content as sent).
+	CodeLineEndingsKept = "LINE_ENDINGS_KEPT"
 )
 
 // Violation codes: each names one kind of problem that makes a call unusable.

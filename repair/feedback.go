@@ -25,8 +25,11 @@ const (
 	MaxFeedbackBytes = 8 << 10
 
 	problemsBytes = 3 << 10
-	problemBytes  = 512
-	receivedBytes = 1 << 10
+	// MaxOutcomeBytes bounds what an execution says it did
+	// (FeedbackOutcome); the problems' budget gives it up.
+	MaxOutcomeBytes = 1536
+	problemBytes    = 512
+	receivedBytes   = 1 << 10
 	// receivedUnexpected bounds the unexpected parameters Received names.
 	receivedUnexpected = 10
 	exampleBytes       = 3 << 10
@@ -36,12 +39,28 @@ const (
 // one): what is wrong, what was received, a usage example in the call's
 // format, and advice that escalates with consecutive mistakes.
 func Feedback(res *Result, m Mistakes) string {
+	return FeedbackOutcome(res, m, "")
+}
+
+// FeedbackOutcome is Feedback for a call that was carried out in part or
+// not at all: outcome, what was done (which edits, which files written),
+// replaces the opening "could not be used" line. It is clipped to
+// MaxOutcomeBytes and taken from the problems' budget, so the whole stays
+// within MaxFeedbackBytes.
+func FeedbackOutcome(res *Result, m Mistakes, outcome string) string {
 	if res.OK() {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Error: the %s tool call could not be used.\n", clipText(res.ToolName, maxQuoted))
-	writeProblems(&b, res)
+	budget := problemsBytes
+	if outcome == "" {
+		fmt.Fprintf(&b, "Error: the %s tool call could not be used.\n", clipText(res.ToolName, maxQuoted))
+	} else {
+		outcome = strings.TrimSuffix(clipText(outcome, MaxOutcomeBytes), "\n") + "\n"
+		b.WriteString(outcome)
+		budget -= len(outcome)
+	}
+	writeProblems(&b, res, budget)
 	if res.Tool != nil && res.Args != nil {
 		b.WriteString(received(res))
 	}
@@ -63,12 +82,12 @@ func Feedback(res *Result, m Mistakes) string {
 	return b.String()
 }
 
-// writeProblems lists the violations that fit problemsBytes and counts the rest.
-func writeProblems(b *strings.Builder, res *Result) {
+// writeProblems lists the violations that fit budget bytes and counts the rest.
+func writeProblems(b *strings.Builder, res *Result, budget int) {
 	used, listed := 0, 0
 	for _, v := range res.Violations {
 		line := "- " + clipText(v.Message, problemBytes) + "\n"
-		if listed > 0 && used+len(line) > problemsBytes {
+		if listed > 0 && used+len(line) > budget {
 			break
 		}
 		b.WriteString(line)

@@ -117,6 +117,54 @@ func TestDecodeEscapes(t *testing.T) {
 	}
 }
 
+// TestDecodeEscapesPlain: the one-pass decoder without the evidence test,
+// which DecodeEscapes adds.
+func TestDecodeEscapesPlain(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"one \\n", `line1\nline2`, "line1\nline2"},
+		{"nothing escaped", "a\nb", "a\nb"},
+		{"real and literal newlines", "a\\nb\nc", "a\nb\nc"},
+		{"escaped backslash", `a\\nb`, `a\nb`},
+		{"quotes tab cr slash", `\"x\"\t\r\/\'`, "\"x\"\t\r/'"},
+		{"unknown kept", `\d\s`, `\d\s`},
+		{"unicode", `\u00e9`, "é"},
+		{"lone surrogate kept", `\ud800`, `\ud800`},
+		{"trailing backslash", `a\`, `a\`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DecodeEscapesPlain(tt.in); got != tt.want {
+				t.Errorf("DecodeEscapesPlain(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEscapedNewlines(t *testing.T) {
+	tests := []struct {
+		name               string
+		in                 string
+		structural, quoted int
+	}{
+		{"structural", `a\nb\nc`, 2, 0},
+		{"quoted", `print("a\nb")`, 0, 1},
+		{"both", `x()\nprint('a\n')`, 1, 1},
+		{"escaped backslash", `a\\nb`, 0, 0},
+		{"drive path", `C:\new\file`, 0, 0},
+		{"real newlines, quoted", "fmt.Printf(\"%d\\n\", x)\nreturn", 0, 1},
+		{"apostrophe does not open a literal", "# it's\nx\\ny", 1, 0},
+		{"a quote does not span a real newline", "s = 'a\nb\\nc", 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, q := EscapedNewlines(tt.in)
+			if s != tt.structural || q != tt.quoted {
+				t.Errorf("EscapedNewlines(%q) = %d, %d; want %d, %d", tt.in, s, q, tt.structural, tt.quoted)
+			}
+		})
+	}
+}
+
 func TestDecodeHTMLEntities(t *testing.T) {
 	tests := []struct {
 		name, content, model, path string
@@ -328,6 +376,7 @@ func FuzzContentFixes(f *testing.F) {
 		{`def f():\n    return 1\n`, "a.py", "deepseek"},
 		{`C:\new\folder`, "a.txt", ""},
 		{`print('a\nb')`, "a.py", ""},
+		{"x()\nprint('a\\n')\n# it's\\n", "a.py", ""},
 		{`s = \"\ud83d\ude00\"\n\u00e9\n`, "a.py", ""},
 		{"a &lt; b &amp;amp; &#x1F600; &#39;", "a.py", "qwen"},
 		{"a\uFFFDb\xef\xbf", "a.go", ""},
@@ -395,6 +444,16 @@ func fuzzEscapes(t *testing.T, content string) {
 		if again, ch := DecodeEscapes(out); ch || again != out {
 			t.Fatalf("DecodeEscapes not idempotent: %q → %q → %q", content, out, again)
 		}
+		if plain := DecodeEscapesPlain(content); plain != out {
+			t.Fatalf("DecodeEscapes(%q) = %q but the plain decoder gives %q", content, out, plain)
+		}
+	}
+	if plain := DecodeEscapesPlain(content); len(plain) > len(content) || (plain != content && !strings.Contains(content, `\`)) {
+		t.Fatalf("DecodeEscapesPlain(%q) = %q: should never grow, nor change a text without a backslash", content, plain)
+	}
+	s, q := EscapedNewlines(content)
+	if n := strings.Count(content, `\n`); s+q > n {
+		t.Fatalf("EscapedNewlines(%q) = %d, %d: more than the %d \\n present", content, s, q, n)
 	}
 }
 

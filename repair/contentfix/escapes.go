@@ -13,6 +13,17 @@ func DecodeEscapes(content string) (string, bool) {
 	if strings.ContainsAny(content, "\n\r") || !strings.Contains(content, `\n`) || !evidentlyEscaped(content) {
 		return content, false
 	}
+	return DecodeEscapesPlain(content), true
+}
+
+// DecodeEscapesPlain decodes \n \t \r \" \\ \' \/ and \uXXXX in one
+// left-to-right pass, with no test of evidence: the caller has its own (an
+// edit's old text that matches the file only once decoded). Unknown escapes
+// and lone surrogates stay as written.
+func DecodeEscapesPlain(content string) string {
+	if !strings.Contains(content, `\`) {
+		return content
+	}
 	var b strings.Builder
 	b.Grow(len(content))
 	for i := 0; i < len(content); {
@@ -46,7 +57,15 @@ func DecodeEscapes(content string) (string, bool) {
 		}
 		i += 2
 	}
-	return b.String(), true
+	return b.String()
+}
+
+// EscapedNewlines counts the \n written as two characters in s: structural
+// ones, outside quoted literals and drive paths, and quoted ones, inside a
+// literal (print('a\nb')), where \n is the language's own escape.
+func EscapedNewlines(s string) (structural, quoted int) {
+	structural, quoted, _ = scanNewlines(s)
+	return structural, quoted
 }
 
 // evidentlyEscaped reports content without a real line break holding two
@@ -54,11 +73,20 @@ func DecodeEscapes(content string) (string, bool) {
 // literal (print('a\nb')) or a drive path (C:\new) is not structural.
 // Known limit: a relative Windows path (dir\new\nodes) is decoded.
 func evidentlyEscaped(s string) bool {
+	structural, _, oneOK := scanNewlines(s)
+	return structural >= 2 || (structural == 1 && oneOK)
+}
+
+// scanNewlines counts the literal \n of s outside and inside quoted
+// literals; oneOK reports a structural one before indentation or the end.
+func scanNewlines(s string) (structural, quoted int, oneOK bool) {
 	var quote byte
 	inPath := false
-	structural, oneOK := 0, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c == '\n' {
+			quote = 0 // a literal rarely spans lines; an apostrophe must not hide the next ones
+		}
 		if inPath && endsPath(c) {
 			inPath = false
 		}
@@ -67,7 +95,11 @@ func evidentlyEscaped(s string) bool {
 		}
 		switch {
 		case c == '\\' && i+1 < len(s):
-			if s[i+1] == 'n' && quote == 0 && !inPath {
+			switch {
+			case s[i+1] != 'n' || inPath:
+			case quote != 0:
+				quoted++
+			default:
 				structural++
 				j := i + 2
 				oneOK = oneOK || j == len(s) || s[j] == ' ' || s[j] == '\t'
@@ -82,7 +114,7 @@ func evidentlyEscaped(s string) bool {
 			quote = quoteAfter(s, i, quote)
 		}
 	}
-	return structural >= 2 || (structural == 1 && oneOK)
+	return structural, quoted, oneOK
 }
 
 // quoteAfter returns the quote left open after s[i]; a ' after a letter is
