@@ -6,20 +6,27 @@ import (
 	"testing"
 )
 
+type contentFixCase struct {
+	name       string
+	tool       string
+	args       map[string]any
+	want       map[string]any // expected values of the listed params
+	repairs    []string
+	violations []string
+}
+
 // TestContentFixesInPipeline checks where each content fix applies in a
 // call, and where it must not.
 func TestContentFixesInPipeline(t *testing.T) {
-	reg := mustRegistry(t)
-	js := func(v any) string { raw, _ := json.Marshal(v); return string(raw) }
-	tests := []struct {
-		name       string
-		tool       string
-		args       map[string]any
-		model      string
-		want       map[string]any // expected values of the listed params
-		repairs    []string
-		violations []string
-	}{
+	reg := mustRegistry(t, ToolsFile{Tools: []ToolDef{{
+		Name: "bash",
+		Parameters: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"command": map[string]any{"type": "string"}},
+			"required":   []any{"command"},
+		},
+	}}})
+	tests := []contentFixCase{
 		{
 			name:    "fence around Python content",
 			tool:    "write_to_file",
@@ -56,28 +63,81 @@ func TestContentFixesInPipeline(t *testing.T) {
 			repairs: []string{},
 		},
 		{
-			name:    "HTML entities from a model that emits them",
+			name:    "HTML entities in mangled code",
 			tool:    "write_to_file",
-			model:   "deepseek-chat",
 			args:    map[string]any{"path": "a.py", "content": "if a &lt; b &amp;&amp; c:\n    pass\n"},
 			want:    map[string]any{"content": "if a < b && c:\n    pass\n"},
 			repairs: []string{"HTML_ENTITIES_DECODED:content"},
 		},
 		{
-			name:    "HTML entities kept for Claude",
+			name:    "HTML entities in a literal kept",
 			tool:    "write_to_file",
-			model:   "claude-sonnet-4-5",
 			args:    map[string]any{"path": "a.py", "content": "x = '&lt;'\n"},
 			want:    map[string]any{"content": "x = '&lt;'\n"},
 			repairs: []string{},
 		},
 		{
+			name:    "escaping function kept byte for byte",
+			tool:    "write_to_file",
+			args:    map[string]any{"path": "escape.js", "content": "export const esc = (s) => s.replace(/&/g, \"&amp;\").replace(/</g, \"&lt;\");\n"},
+			want:    map[string]any{"content": "export const esc = (s) => s.replace(/&/g, \"&amp;\").replace(/</g, \"&lt;\");\n"},
+			repairs: []string{},
+		},
+		{
 			name:    "HTML entities kept in markup",
 			tool:    "edit",
-			model:   "deepseek-chat",
-			args:    map[string]any{"path": "page.html", "old_text": "&lt;b&gt;", "new_text": "&lt;i&gt;"},
-			want:    map[string]any{"old_text": "&lt;b&gt;", "new_text": "&lt;i&gt;"},
+			args:    map[string]any{"path": "page.html", "old_text": "a &lt; b", "new_text": "a &lt; c"},
+			want:    map[string]any{"old_text": "a &lt; b", "new_text": "a &lt; c"},
 			repairs: []string{},
+		},
+		{
+			name:    "edit text decoded as a pair",
+			tool:    "edit",
+			args:    map[string]any{"path": "a.js", "old_text": "s = &quot;x&quot;", "new_text": "if (a &lt; b) s = &quot;x&quot;"},
+			want:    map[string]any{"old_text": "s = \"x\"", "new_text": "if (a < b) s = \"x\""},
+			repairs: []string{"HTML_ENTITIES_DECODED:old_text", "HTML_ENTITIES_DECODED:new_text"},
+		},
+		{
+			name:    "edit pair kept when the old text holds a raw <",
+			tool:    "edit",
+			args:    map[string]any{"path": "a.js", "old_text": "a < b", "new_text": "a &lt; b &amp;&amp; c"},
+			want:    map[string]any{"old_text": "a < b", "new_text": "a &lt; b &amp;&amp; c"},
+			repairs: []string{},
+		},
+		{
+			name:    "multi_edit items decoded per pair",
+			tool:    "multi_edit",
+			args:    map[string]any{"path": "a.go", "edits": []any{map[string]any{"old_text": "x := 1", "new_text": "if a &lt; b {}"}, map[string]any{"old_text": "y", "new_text": "\"&amp;\""}}},
+			want:    map[string]any{"edits": []any{map[string]any{"old_text": "x := 1", "new_text": "if a < b {}"}, map[string]any{"old_text": "y", "new_text": "\"&amp;\""}}},
+			repairs: []string{"HTML_ENTITIES_DECODED:edits/0/new_text"},
+		},
+		{
+			name:    "shell command decoded",
+			tool:    "bash",
+			args:    map[string]any{"command": "cd app &amp;&amp; make"},
+			want:    map[string]any{"command": "cd app && make"},
+			repairs: []string{"HTML_ENTITIES_DECODED:command"},
+		},
+		{
+			name:    "shell command with encoded quotes decoded",
+			tool:    "bash",
+			args:    map[string]any{"command": "grep -E &quot;a|b&quot; file"},
+			want:    map[string]any{"command": "grep -E \"a|b\" file"},
+			repairs: []string{"HTML_ENTITIES_DECODED:command"},
+		},
+		{
+			name:    "shell command escaping on purpose kept",
+			tool:    "bash",
+			args:    map[string]any{"command": "sed -i 's/&/\\&amp;/g' page.html"},
+			want:    map[string]any{"command": "sed -i 's/&/\\&amp;/g' page.html"},
+			repairs: []string{},
+		},
+		{
+			name:    "todo item decoded",
+			tool:    "todo_write",
+			args:    map[string]any{"todos": []any{map[string]any{"id": "1", "content": "Run &quot;make test&quot;", "status": "pending"}}},
+			want:    map[string]any{"todos": []any{map[string]any{"id": "1", "content": "Run \"make test\"", "status": "pending"}}},
+			repairs: []string{"HTML_ENTITIES_DECODED:todos/0/content"},
 		},
 		{
 			name:    "line numbers stripped from old and new text",
@@ -116,6 +176,43 @@ func TestContentFixesInPipeline(t *testing.T) {
 			violations: []string{"PLACEHOLDER_CONTENT:content"},
 		},
 		{
+			name:       "Chinese placeholder in content is refused",
+			tool:       "write_to_file",
+			args:       map[string]any{"path": "a.js", "content": "import x from 'x';\n// ... 其余代码保持不变 ...\n"},
+			want:       map[string]any{"content": "import x from 'x';\n// ... 其余代码保持不变 ...\n"},
+			repairs:    []string{},
+			violations: []string{"PLACEHOLDER_CONTENT:content"},
+		},
+		{
+			name:       "placeholder in edit new text is refused",
+			tool:       "edit",
+			args:       map[string]any{"path": "a.py", "old_text": "def f():\n    return 1\n", "new_text": "def f():\n    # ... existing code ...\n    return 2\n"},
+			want:       map[string]any{"new_text": "def f():\n    # ... existing code ...\n    return 2\n"},
+			repairs:    []string{},
+			violations: []string{"PLACEHOLDER_CONTENT:new_text"},
+		},
+		{
+			name:       "Chinese placeholder in a multi_edit item is refused",
+			tool:       "multi_edit",
+			args:       map[string]any{"path": "a.go", "edits": []any{map[string]any{"old_text": "a()", "new_text": "b()"}, map[string]any{"old_text": "c()\nd()", "new_text": "// 其他代码不变\ne()"}}},
+			repairs:    []string{},
+			violations: []string{"PLACEHOLDER_CONTENT:edits/1/new_text"},
+		},
+		{
+			name:    "the file's own elision comment kept by an edit",
+			tool:    "edit",
+			args:    map[string]any{"path": "a.go", "old_text": "\t// ...\n\treturn 1", "new_text": "\t// ...\n\treturn 2"},
+			want:    map[string]any{"new_text": "\t// ...\n\treturn 2"},
+			repairs: []string{},
+		},
+		{
+			name:    "Python Ellipsis in edit new text is code",
+			tool:    "edit",
+			args:    map[string]any{"path": "a.py", "old_text": "def f():\n    pass", "new_text": "def f():\n    ..."},
+			want:    map[string]any{"new_text": "def f():\n    ..."},
+			repairs: []string{},
+		},
+		{
 			name:    "Python Ellipsis is code",
 			tool:    "write_to_file",
 			args:    map[string]any{"path": "a.py", "content": "def f():\n    ...\n"},
@@ -123,31 +220,39 @@ func TestContentFixesInPipeline(t *testing.T) {
 			repairs: []string{},
 		},
 	}
+	// The model family decides nothing: every case holds for each.
+	models := []string{"", "gpt-4o", "claude-sonnet-4-5", "deepseek-chat", "grok-3", "qwen3-coder-plus", "gemini-2.5-pro"}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := reg.Validate(Call{Name: tc.tool, Form: FormText, Text: js(tc.args)}, Options{ModelID: tc.model})
-			for k, want := range tc.want {
-				if got := res.Args[k]; !reflect.DeepEqual(got, want) {
-					t.Errorf("%s = %q, want %q", k, got, want)
-				}
-			}
-			if got := codes(res.Repairs); !reflect.DeepEqual(got, tc.repairs) {
-				t.Errorf("repairs = %v, want %v", got, tc.repairs)
-			}
-			wantV := tc.violations
-			if wantV == nil {
-				wantV = []string{}
-			}
-			if got := codes(res.Violations); !reflect.DeepEqual(got, wantV) {
-				t.Errorf("violations = %v, want %v", got, wantV)
-			}
-			// Idempotent: the repaired call needs no further repair.
-			if res.OK() {
-				again := reg.Validate(Call{Name: tc.tool, Form: FormText, Text: js(res.Args)}, Options{ModelID: tc.model})
-				if len(again.Repairs) != 0 || !reflect.DeepEqual(again.Args, res.Args) {
-					t.Errorf("second pass repairs %v", again.Repairs)
-				}
-			}
-		})
+		for _, model := range models {
+			t.Run(tc.name+"/"+model, func(t *testing.T) { checkContentFix(t, reg, tc, model) })
+		}
+	}
+}
+
+func checkContentFix(t *testing.T, reg *Registry, tc contentFixCase, model string) {
+	t.Helper()
+	js := func(v any) string { raw, _ := json.Marshal(v); return string(raw) }
+	res := reg.Validate(Call{Name: tc.tool, Form: FormText, Text: js(tc.args)}, Options{ModelID: model})
+	for k, want := range tc.want {
+		if got := res.Args[k]; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if got := codes(res.Repairs); !reflect.DeepEqual(got, tc.repairs) {
+		t.Errorf("repairs = %v, want %v", got, tc.repairs)
+	}
+	wantV := tc.violations
+	if wantV == nil {
+		wantV = []string{}
+	}
+	if got := codes(res.Violations); !reflect.DeepEqual(got, wantV) {
+		t.Errorf("violations = %v, want %v", got, wantV)
+	}
+	// Idempotent: the repaired call needs no further repair.
+	if res.OK() {
+		again := reg.Validate(Call{Name: tc.tool, Form: FormText, Text: js(res.Args)}, Options{ModelID: model})
+		if len(again.Repairs) != 0 || !reflect.DeepEqual(again.Args, res.Args) {
+			t.Errorf("second pass repairs %v", again.Repairs)
+		}
 	}
 }
