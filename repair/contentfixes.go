@@ -147,6 +147,9 @@ func (p *pipeline) fixWriteContent(s, param, target string) string {
 			s = out
 		}
 	}
+	if out, isDiff := p.fixDiff(s, param, target); isDiff {
+		return p.removeReplacementChars(out, param)
+	}
 	s = p.decodeEntities(s, param, target)
 	s = p.removeReplacementChars(s, param)
 	p.checkContentPlaceholder(s, param, target)

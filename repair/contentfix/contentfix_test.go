@@ -657,6 +657,14 @@ func fuzzLineNumbers(t *testing.T, content string) {
 }
 
 func fuzzPlaceholder(t *testing.T, content string) {
+	// Every line of the new text is in the old: all of them are the file's.
+	if line, text, ok := FindNewPlaceholder(content, content, "a.go"); ok {
+		t.Fatalf("FindNewPlaceholder(%q, same) = %d, %q: a kept line refused", content, line, text)
+	}
+	l1, t1, ok1 := FindPlaceholder(content, "a.go")
+	if l2, t2, ok2 := FindNewPlaceholder("", content, "a.go"); l1 != l2 || t1 != t2 || ok1 != ok2 {
+		t.Fatalf("FindNewPlaceholder with no old text differs from FindPlaceholder on %q", content)
+	}
 	if line, text, ok := FindPlaceholder(content, "a.go"); ok {
 		lines := strings.Split(content, "\n")
 		if line < 1 || line > len(lines) || strings.TrimSpace(lines[line-1]) != text {

@@ -180,3 +180,14 @@ var namedEntities = []struct {
 	{"&quot;", '"'},
 	{"&apos;", '\''},
 }
+
+// DecodeDiffHTMLEntities decodes a diff (SEARCH/REPLACE blocks, a patch)
+// one level when the texts of its edits, judged together, are encoded and
+// none of the files it changes is markup. The diff's own markers hold no
+// entity, but may hold a raw < (<<<<<<< SEARCH), so they are not judged.
+func DecodeDiffHTMLEntities(diff string, paths, texts []string) (string, bool) {
+	if slices.ContainsFunc(paths, isMarkupPath) || !HTMLEncoded("", texts...) {
+		return diff, false
+	}
+	return decodeEntities(diff), true
+}
