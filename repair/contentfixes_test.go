@@ -310,3 +310,73 @@ func checkContentFix(t *testing.T, reg *Registry, tc contentFixCase, model strin
 		}
 	}
 }
+
+// TestHTMLEntitiesByEvidence runs real escaping code and entity-mangled code
+// through Validate for models of every family: the value decides, never the
+// family. Escaping code comes back byte for byte as write content and as
+// edit text; mangled code and commands come back decoded.
+func TestHTMLEntitiesByEvidence(t *testing.T) {
+	reg := mustRegistry(t, ToolsFile{Tools: []ToolDef{{
+		Name: "bash",
+		Parameters: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"command": map[string]any{"type": "string"}},
+			"required":   []any{"command"},
+		},
+	}}})
+	models := []string{"", "gpt-4o", "gpt-5", "claude-opus-4-1", "grok-4", "deepseek-chat", "qwen3-coder-plus", "gemini-2.5-pro", "kimi-k2"}
+	kept := []struct{ path, content string }{
+		{"escape.js", "function esc(s) {\n  return s.replace(/&/g, \"&amp;\").replace(/</g, \"&lt;\").replace(/>/g, \"&gt;\");\n}\n"},
+		{"escape.py", "HTML_ESCAPES = {\"&\": \"&amp;\", \"<\": \"&lt;\", \">\": \"&gt;\", '\"': \"&quot;\"}\n"},
+		{"entities.py", "ENTITIES = {\n    \"lt\": \"&lt;\",\n    \"gt\": \"&gt;\",\n    \"amp\": \"&amp;\",\n}\n"},
+		{"test_escape.py", "def test_escape():\n    assert escape(\"<a>\") == \"&lt;a&gt;\"\n"},
+		{"escape.go", "var r = strings.NewReplacer(\"&\", \"&amp;\", \"<\", \"&lt;\", \">\", \"&gt;\", `\"`, \"&#34;\", \"'\", \"&#39;\")\n"},
+		{"consts.go", "const lt = \"&lt;\"\n"},
+		{"view.php", "<?php echo htmlspecialchars($s); // & becomes &amp;\n$s = str_replace('&amp;', '&', $s);\n"},
+		{"escape.rs", "pub fn escape(s: &str) -> String {\n    s.replace('&', \"&amp;\").replace('<', \"&lt;\")\n}\n"},
+		{"tpl.ts", "const open = `&lt;div class=&quot;x&quot;&gt;`;\n"},
+		{"ENTITIES.md", "| entity | character |\n|---|---|\n| &lt; | less-than |\n| &amp; | ampersand |\n"},
+		{"entities.txt", "&lt;  less-than sign\n&gt;  greater-than sign\n&amp; ampersand\n"},
+		{"page.html", "<p>Tom &amp; Jerry</p>\n"},
+		{"App.tsx", "a &lt; b &amp;&amp; c"},
+	}
+	decoded := []struct{ tool, param, path, in, want string }{
+		{"write_to_file", "content", "a.js", "if (a &lt; b &amp;&amp; c &gt; d) {\n  f(x =&gt; x * 2);\n}\n", "if (a < b && c > d) {\n  f(x => x * 2);\n}\n"},
+		{"write_to_file", "content", "a.py", "if a &lt; b:\n    s = &quot;x&quot;\n", "if a < b:\n    s = \"x\"\n"},
+		{"write_to_file", "content", "main.go", "for i := 0; i &lt; n; i++ {\n\tp := &amp;xs[i]\n}\n", "for i := 0; i < n; i++ {\n\tp := &xs[i]\n}\n"},
+		{"edit", "new_text", "a.js", "if (a &lt; b) { s = &quot;x&quot; }", "if (a < b) { s = \"x\" }"},
+		{"bash", "command", "", "cd app &amp;&amp; make", "cd app && make"},
+		{"bash", "command", "", "grep -E &quot;a|b&quot; file", "grep -E \"a|b\" file"},
+		{"bash", "command", "", "npm test 2&gt;&amp;1 | tee log", "npm test 2>&1 | tee log"},
+	}
+	js := func(v any) string { raw, _ := json.Marshal(v); return string(raw) }
+	for _, model := range models {
+		for _, k := range kept {
+			t.Run("kept "+k.path+"/"+model, func(t *testing.T) {
+				res := reg.Validate(Call{Name: "write_to_file", Form: FormText, Text: js(map[string]any{"path": k.path, "content": k.content})}, Options{ModelID: model})
+				if got := res.Args["content"]; got != k.content || len(res.Repairs) != 0 {
+					t.Errorf("content = %q, repairs %v; want it byte for byte", got, codes(res.Repairs))
+				}
+				res = reg.Validate(Call{Name: "edit", Form: FormText, Text: js(map[string]any{"path": k.path, "old_text": "TODO", "new_text": k.content})}, Options{ModelID: model})
+				if got := res.Args["new_text"]; got != k.content || len(res.Repairs) != 0 {
+					t.Errorf("new_text = %q, repairs %v; want it byte for byte", got, codes(res.Repairs))
+				}
+			})
+		}
+		for _, d := range decoded {
+			t.Run("decoded "+d.in+"/"+model, func(t *testing.T) {
+				args := map[string]any{d.param: d.in}
+				switch d.tool {
+				case "write_to_file":
+					args["path"] = d.path
+				case "edit":
+					args["path"], args["old_text"] = d.path, "TODO"
+				}
+				res := reg.Validate(Call{Name: d.tool, Form: FormText, Text: js(args)}, Options{ModelID: model})
+				if got := res.Args[d.param]; got != d.want || !reflect.DeepEqual(codes(res.Repairs), []string{"HTML_ENTITIES_DECODED:" + d.param}) {
+					t.Errorf("%s = %q, repairs %v; want %q decoded", d.param, got, codes(res.Repairs), d.want)
+				}
+			})
+		}
+	}
+}
