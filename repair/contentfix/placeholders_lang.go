@@ -48,7 +48,7 @@ var foreignVocabulary, cjkMaxRunes = func() (map[string]placeholderRole, int) {
 			"il lo gli dei della qui "+
 			"и здесь весь всё все остается остаётся не без "+
 			"sin sem sans ohne senza mantiene permanece queda reste rimane resta "+
-			"como comme wie come как 变更 변경"),
+			"como comme wie come как est es está ist è é sont son sind sono são 变更 변경"),
 		roleWords(roleRest, "其余 其他 其它 剩余 剩下 余下 后续 残り 他 その他 以降 나머지 "+
 			"resto restante demás reste restant restants rest restliche restlicher restlichen restlichem "+
 			"übrige übrigen übriger остальной остальная остальное остальные остального остальном остальную остаток"),
@@ -105,6 +105,9 @@ func isLatinOrCyrillic(w string) bool {
 // foreignPlaceholder applies the vocabulary rule to a comment's lower-cased
 // words; any word outside the vocabulary (but a number) means a remark.
 func foreignPlaceholder(words []string, decorated bool) bool {
+	if len(words) > 14 {
+		return false
+	}
 	var has [roleCount]bool
 	known := false
 	for _, w := range words {
@@ -140,6 +143,9 @@ func foreignPlaceholder(words []string, decorated bool) bool {
 // segmentCJK cuts w into vocabulary words, longest first, marking their
 // roles; false when some part is not in the vocabulary.
 func segmentCJK(w string, has *[roleCount]bool) bool {
+	if len(w) > 120 { // longer than any placeholder phrase
+		return false
+	}
 	for w != "" {
 		n := min(cjkMaxRunes, utf8.RuneCountInString(w))
 		found := false
