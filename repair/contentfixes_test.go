@@ -380,3 +380,23 @@ func TestHTMLEntitiesByEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLEntitiesInXMLCalls checks the rule on XML tool calls, whose
+// parameter text is taken as written (no XML entity decoding; the newlines
+// around a value are the XML layout's).
+func TestHTMLEntitiesInXMLCalls(t *testing.T) {
+	reg := mustRegistry(t)
+	tests := []struct{ text, param, want string }{
+		{"<write_to_file>\n<path>a.ts</path>\n<content>\nconst ok = a &lt; b &amp;&amp; c;\n</content>\n</write_to_file>", "content", "const ok = a < b && c;"},
+		{"<write_to_file>\n<path>esc.ts</path>\n<content>\nexport const esc = (s: string) => s.replace(/&/g, \"&amp;\");\n</content>\n</write_to_file>", "content", "export const esc = (s: string) => s.replace(/&/g, \"&amp;\");"},
+		{"<edit>\n<path>a.py</path>\n<old_text>if a:</old_text>\n<new_text>if a &lt; b:</new_text>\n</edit>", "new_text", "if a < b:"},
+	}
+	for _, tt := range tests {
+		for _, model := range []string{"claude-sonnet-4-5", "gpt-4o", "qwen3-coder-plus"} {
+			res := reg.Validate(Call{Form: FormXML, Text: tt.text}, Options{ModelID: model})
+			if got := res.Args[tt.param]; got != tt.want {
+				t.Errorf("%s for %s: %s = %q, want %q", tt.text, model, tt.param, got, tt.want)
+			}
+		}
+	}
+}
