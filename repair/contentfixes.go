@@ -58,6 +58,8 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 				p.checkEditPlaceholder(x, finds, param, target)
 			case top && t.content[k]:
 				m[k] = p.fixWriteContent(x, param, target)
+			case t.content[k]:
+				m[k] = p.decodeEntities(x, param, target)
 			default:
 				// Not file text: no markup target keeps its entities.
 				m[k] = p.decodeEntities(x, param, "")
@@ -95,11 +97,10 @@ func fixableKeys(t *Tool, m map[string]any, top bool) []string {
 // decoding only one of them would make the edit replace other text than the
 // model meant.
 func (p *pipeline) decodeEditEntities(m map[string]any, keys []string, path, target string) {
-	var edit []string
-	var values []string
+	var editKeys, values []string
 	for _, k := range keys {
 		if s, ok := m[k].(string); ok && (p.tool.find[k] || p.tool.replace[k]) {
-			edit = append(edit, k)
+			editKeys = append(editKeys, k)
 			values = append(values, s)
 		}
 	}
@@ -107,7 +108,7 @@ func (p *pipeline) decodeEditEntities(m map[string]any, keys []string, path, tar
 	if !ok {
 		return
 	}
-	for i, k := range edit {
+	for i, k := range editKeys {
 		if out[i] != values[i] {
 			m[k] = out[i]
 			p.res.repair(CodeHTMLEntitiesDecoded, joinPath(path, k), "decoded HTML entities (&lt; &gt; &amp; &quot;): the old and new text encode every <, > and & and use them as code")
