@@ -2,18 +2,16 @@ package repair
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/toolguard/toolguard/repair/contentfix"
 )
 
-// applyContentFixes repairs file content and edit text (package contentfix).
+// applyContentFixes repairs file content and edit text (package contentfix),
+// and decodes HTML entities in any string parameter that proves them.
 // Escapes are never decoded in edit text: a literal \n may be what the file
 // holds. The target path is the object's own "path" or the nearest above.
 func (p *pipeline) applyContentFixes(args map[string]any) {
-	t := p.tool
-	if len(t.content) == 0 && len(t.find) == 0 && len(t.replace) == 0 {
-		return
-	}
 	p.fixObject(args, "", stringAt(args, "path"), true)
 }
 
@@ -27,17 +25,19 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 		target = own
 	}
 	t := p.tool
+	keys := fixableKeys(t, m, top)
+	p.decodeEditEntities(m, keys, path, target)
 	// Find text first: its line numbers decide for the replacement beside it.
 	stripped := false
-	keys := fixableKeys(t, m)
+	var finds []string
 	for _, k := range keys {
 		if s, ok := m[k].(string); ok && t.find[k] {
-			param := joinPath(path, k)
 			if out, ok := contentfix.StripLineNumbers(s); ok {
-				p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes")
+				p.res.repair(CodeLineNumbersStripped, joinPath(path, k), "removed read-tool line-number prefixes")
 				s, stripped = out, true
+				m[k] = s
 			}
-			m[k] = p.fixCommon(s, param, target, false)
+			finds = append(finds, s)
 		}
 	}
 	for _, k := range keys {
@@ -53,9 +53,16 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 						x = out
 					}
 				}
-				m[k] = p.fixCommon(x, param, target, true)
+				x = p.removeReplacementChars(x, param)
+				m[k] = x
+				p.checkEditPlaceholder(x, finds, param, target)
 			case top && t.content[k]:
 				m[k] = p.fixWriteContent(x, param, target)
+			case t.content[k]:
+				m[k] = p.decodeEntities(x, param, target)
+			default:
+				// Not file text: no markup target keeps its entities.
+				m[k] = p.decodeEntities(x, param, "")
 			}
 		case map[string]any:
 			p.fixObject(x, param, target, false)
@@ -71,12 +78,12 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 
 // fixableKeys lists, ordered, the keys of m a fix may concern; the others
 // (a call may bring a million) are neither sorted nor visited.
-func fixableKeys(t *Tool, m map[string]any) []string {
+func fixableKeys(t *Tool, m map[string]any, top bool) []string {
 	var keys []string
 	for k, v := range m {
-		switch v.(type) {
+		switch v := v.(type) {
 		case string:
-			if t.find[k] || t.replace[k] || t.content[k] {
+			if t.IsTextParam(k, top) || strings.Contains(v, "&") {
 				keys = append(keys, k)
 			}
 		case map[string]any, []any:
@@ -84,6 +91,47 @@ func fixableKeys(t *Tool, m map[string]any) []string {
 		}
 	}
 	return orderKeys(t, keys)
+}
+
+// decodeEditEntities decides for the old and new text of one edit together:
+// decoding only one of them would make the edit replace other text than the
+// model meant.
+func (p *pipeline) decodeEditEntities(m map[string]any, keys []string, path, target string) {
+	var editKeys, values []string
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && (p.tool.find[k] || p.tool.replace[k]) {
+			editKeys = append(editKeys, k)
+			values = append(values, s)
+		}
+	}
+	out, ok := contentfix.DecodeHTMLEntitiesTogether(target, values...)
+	if !ok {
+		return
+	}
+	for i, k := range editKeys {
+		if out[i] != values[i] {
+			m[k] = out[i]
+			p.res.repair(CodeHTMLEntitiesDecoded, joinPath(path, k), "decoded HTML entities (&lt; &gt; &amp; &quot;): the old and new text encode every <, > and & and use them as code")
+		}
+	}
+}
+
+func (p *pipeline) decodeEntities(s, param, target string) string {
+	if out, ok := contentfix.DecodeHTMLEntities(s, target); ok {
+		p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; &quot;): the value encodes every <, > and & and uses them as code")
+		return out
+	}
+	return s
+}
+
+// removeReplacementChars drops U+FFFD from written text; in old text it
+// may be what the file holds.
+func (p *pipeline) removeReplacementChars(s, param string) string {
+	if out, ok := contentfix.RemoveReplacementChars(s); ok {
+		p.res.repair(CodeReplacementCharsRemoved, param, "removed U+FFFD replacement characters")
+		return out
+	}
+	return s
 }
 
 func (p *pipeline) fixWriteContent(s, param, target string) string {
@@ -100,30 +148,30 @@ func (p *pipeline) fixWriteContent(s, param, target string) string {
 			s = out
 		}
 	}
-	s = p.fixCommon(s, param, target, true)
-	if line, text, ok := contentfix.FindPlaceholder(s); ok {
+	if out, isDiff := p.fixDiff(s, param, target); isDiff {
+		return p.removeReplacementChars(out, param)
+	}
+	s = p.decodeEntities(s, param, target)
+	s = p.removeReplacementChars(s, param)
+	p.checkContentPlaceholder(s, param, target)
+	return s
+}
+
+// checkContentPlaceholder refuses whole-file content holding a placeholder.
+func (p *pipeline) checkContentPlaceholder(s, param, target string) {
+	if line, text, ok := contentfix.FindPlaceholder(s, target); ok {
 		p.res.Violate(CodePlaceholderContent, param, fmt.Sprintf(
 			"Line %d of %q is a placeholder (%q), not code: the file would lose what it stands for. Send the complete content, or use an edit tool to change only part of the file.",
 			line, param, clipText(text, 80)))
 	}
-	return s
 }
 
-// fixCommon applies the fixes shared by write content and edit text; U+FFFD
-// in old text may be what the file holds.
-func (p *pipeline) fixCommon(s, param, target string, written bool) string {
-	// Only for a named model: "&lt;" in code may be meant.
-	if p.opts.ModelID != "" {
-		if out, ok := contentfix.DecodeHTMLEntities(s, p.opts.ModelID, target); ok {
-			p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; ...) this model family emits in code")
-			s = out
-		}
+// checkEditPlaceholder refuses new text holding a placeholder comment that
+// the old text beside it does not hold (the file's own "// ..." is kept).
+func (p *pipeline) checkEditPlaceholder(newText string, finds []string, param, target string) {
+	if line, text, ok := contentfix.FindNewPlaceholder(strings.Join(finds, "\n"), newText, target); ok {
+		p.res.Violate(CodePlaceholderContent, param, fmt.Sprintf(
+			"Line %d of %q is a placeholder (%q) that the old text does not hold: the edit would put it in the file instead of the code it stands for. Write that code out in the new text, or make the old text cover only the lines you change.",
+			line, param, clipText(text, 80)))
 	}
-	if written {
-		if out, ok := contentfix.RemoveReplacementChars(s); ok {
-			p.res.repair(CodeReplacementCharsRemoved, param, "removed U+FFFD replacement characters")
-			s = out
-		}
-	}
-	return s
 }

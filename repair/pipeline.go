@@ -13,7 +13,8 @@ import (
 
 // Options tune one validation.
 type Options struct {
-	// ModelID selects model-specific content fixes.
+	// ModelID names the model; its family (Result.Family) picks how the
+	// feedback shows the tool. No repair depends on it.
 	ModelID string
 	// Tools, sent with the request, are searched before the registry's.
 	Tools []*Tool

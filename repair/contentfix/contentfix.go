@@ -24,10 +24,15 @@ func isMarkdownPath(path string) bool {
 	return false
 }
 
-// isMarkupPath reports files where HTML entities are meant literally.
+// isMarkupPath reports files where HTML entities are meant literally:
+// markup, XML formats and HTML templates.
 func isMarkupPath(path string) bool {
 	switch ext(path) {
-	case ".html", ".htm", ".xhtml", ".xml", ".svg", ".jsx", ".tsx", ".vue", ".md", ".markdown", ".mdx":
+	case ".html", ".htm", ".xhtml", ".xml", ".svg", ".jsx", ".tsx", ".vue", ".md", ".markdown", ".mdx",
+		".svelte", ".astro", ".xsl", ".xslt", ".xsd", ".xaml", ".plist", ".rss", ".atom",
+		".csproj", ".vbproj", ".fsproj", ".props", ".targets", ".resx",
+		".phtml", ".erb", ".ejs", ".hbs", ".handlebars", ".mustache", ".jinja", ".j2",
+		".njk", ".twig", ".liquid", ".jsp", ".aspx", ".cshtml", ".razor":
 		return true
 	}
 	return false

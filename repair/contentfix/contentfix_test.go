@@ -165,43 +165,131 @@ func TestEscapedNewlines(t *testing.T) {
 	}
 }
 
+// escapingCode is real code that writes entities on purpose: it must come
+// through byte for byte whatever the model.
+var escapingCode = []struct{ name, path, content string }{
+	{"js replace chain", "escape.js", "function esc(s) {\n  return s.replace(/&/g, \"&amp;\").replace(/</g, \"&lt;\").replace(/>/g, \"&gt;\");\n}\n"},
+	{"js map of entities", "escape.ts", "const MAP: Record<string, string> = { \"&\": \"&amp;\", \"<\": \"&lt;\", \">\": \"&gt;\", '\"': \"&quot;\", \"'\": \"&#39;\" };\n"},
+	{"python dict table", "escape.py", "HTML_ESCAPES = {\"&\": \"&amp;\", \"<\": \"&lt;\", \">\": \"&gt;\"}\n\ndef escape(s):\n    return \"\".join(HTML_ESCAPES.get(c, c) for c in s)\n"},
+	{"python entity names only", "entities.py", "ENTITIES = {\n    \"lt\": \"&lt;\",\n    \"gt\": \"&gt;\",\n    \"amp\": \"&amp;\",\n    \"quot\": \"&quot;\",\n}\n"},
+	{"python test of escaped output", "test_escape.py", "def test_escape():\n    assert escape(\"<a>\") == \"&lt;a&gt;\"\n    assert escape(\"a & b\") == \"a &amp; b\"\n"},
+	{"python unescape", "unescape.py", "s = s.replace('&lt;', '<').replace('&gt;', '>').replace('&amp;', '&')\n"},
+	{"go replacer", "escape.go", "var htmlEscaper = strings.NewReplacer(\n\t\"&\", \"&amp;\",\n\t\"<\", \"&lt;\",\n\t\">\", \"&gt;\",\n\t`\"`, \"&#34;\",\n\t\"'\", \"&#39;\",\n)\n"},
+	{"go test want", "escape_test.go", "func TestEscape(t *testing.T) {\n\tif got := Escape(\"<b>\"); got != \"&lt;b&gt;\" {\n\t\tt.Fatal(got)\n\t}\n}\n"},
+	{"go literals only", "consts.go", "const (\n\tlt = \"&lt;\"\n\tamp = \"&amp;\"\n)\n"},
+	{"php htmlspecialchars", "view.php", "<?php\n$safe = htmlspecialchars($s, ENT_QUOTES); // & becomes &amp;\necho str_replace('&amp;', '&', $safe);\n"},
+	{"rust replace", "escape.rs", "pub fn escape(s: &str) -> String {\n    s.replace('&', \"&amp;\").replace('<', \"&lt;\")\n}\n"},
+	{"js template literal", "tpl.js", "const open = `&lt;div class=&quot;x&quot;&gt;`;\nconst close = `&lt;/div&gt;`;\n"},
+	{"entity table in markdown", "ENTITIES.md", "| entity | character |\n|---|---|\n| `&lt;` | < |\n| `&amp;` | & |\n"},
+	{"entity table as text", "entities.txt", "&lt;  less-than sign\n&gt;  greater-than sign\n&amp; ampersand\n&quot; quotation mark\n"},
+	{"sql with escaped literal", "q.sql", "SELECT * FROM t WHERE body LIKE '%&amp;%';\n"},
+	{"shell sed", "", "sed -i 's/&/\\&amp;/g' page.html"},
+	{"url with raw ampersand", "", "curl 'https://x.test/?a=1&b=2&amp;c'"},
+	{"quote raw and encoded", "a.js", "if (a &lt; b) { s = \"&quot;\" }\n"},
+	{"numeric of other characters", "a.py", "if a &lt; b: x = 1 &#169; 2\n"},
+	{"nbsp is not ours", "a.py", "if a &lt; b:&nbsp;pass\n"},
+}
+
+func TestDecodeHTMLEntitiesKeepsEscapingCode(t *testing.T) {
+	for _, tt := range escapingCode {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, changed := DecodeHTMLEntities(tt.content, tt.path); changed || got != tt.content {
+				t.Errorf("DecodeHTMLEntities(%q, %q) = %q, %v; want it unchanged", tt.content, tt.path, got, changed)
+			}
+		})
+	}
+}
+
 func TestDecodeHTMLEntities(t *testing.T) {
 	tests := []struct {
-		name, content, model, path string
-		want                       string
-		changed                    bool
+		name, content, path string
+		want                string
 	}{
-		{"python deepseek", "if a &lt; b &amp;&amp; c &gt; d:\n    s = &quot;x&quot; + &#39;y&#39; + &apos;z&apos;\n",
-			"deepseek-chat", "a.py", "if a < b && c > d:\n    s = \"x\" + 'y' + 'z'\n", true},
-		{"one level only", "&amp;amp; &amp;lt; &amp;amp;lt;", "gpt-4o", "a.go", "&amp; &lt; &amp;lt;", true},
-		{"numeric", "&#60;&#x3E;&#X3e;&#0039;&#128512;", "qwen", "a.c", "<>>'😀", true},
-		{"nbsp", "a&nbsp;b&#160;c", "gemini", "a.txt", "a\u00a0b\u00a0c", true},
-		{"empty model", "a &lt; b", "", "a.rs", "a < b", true},
-		{"empty path", "a &lt; b", "gpt", "", "a < b", true},
-		{"adjacent", "&lt;&lt;&gt;&gt;", "gpt", "a.cpp", "<<>>", true},
-		{"crlf kept", "a &lt; b\r\nc\r\n", "gpt", "a.py", "a < b\r\nc\r\n", true},
-
-		{"claude", "a &lt; b", "claude-3-5-sonnet", "a.py", "a &lt; b", false},
-		{"claude upper case", "a &lt; b", "anthropic/Claude-Opus-4", "a.py", "a &lt; b", false},
-		{"tsx", "const a = b &lt; c;", "deepseek", "App.tsx", "const a = b &lt; c;", false},
-		{"html", "<p>&amp;</p>", "gpt", "index.HTML", "<p>&amp;</p>", false},
-		{"htm", "&lt;", "gpt", "a.htm", "&lt;", false},
-		{"xml", "&lt;", "gpt", "a.xml", "&lt;", false},
-		{"svg", "&lt;", "gpt", "a.svg", "&lt;", false},
-		{"jsx", "&lt;", "gpt", "src/a.jsx", "&lt;", false},
-		{"vue", "&lt;", "gpt", "a.vue", "&lt;", false},
-		{"md", "&lt;", "gpt", "README.md", "&lt;", false},
-		{"no entity", "a && b < c", "gpt", "a.py", "a && b < c", false},
-		{"no semicolon", "url?a=1&copy=2&lt=3", "gpt", "a.py", "url?a=1&copy=2&lt=3", false},
-		{"unknown names", "&copy; &hellip; &LT; &Amp;", "gpt", "a.py", "&copy; &hellip; &LT; &Amp;", false},
-		{"invalid numeric", "&#0; &#xD800; &#1114112; &#x; &#; &#123456789;", "gpt", "a.py", "&#0; &#xD800; &#1114112; &#x; &#; &#123456789;", false},
-		{"lone ampersand at end", "a &", "gpt", "a.py", "a &", false},
+		{"python condition", "if a &lt; b &amp;&amp; c &gt; d:\n    s = &quot;x&quot; + &#39;y&#39; + &apos;z&apos;\n",
+			"a.py", "if a < b && c > d:\n    s = \"x\" + 'y' + 'z'\n"},
+		{"js condition", "if (a &lt; b &amp;&amp; c &gt; d) {\n  return;\n}\n", "a.js", "if (a < b && c > d) {\n  return;\n}\n"},
+		{"arrow function", "const f = x =&gt; x * 2;\n", "a.ts", "const f = x => x * 2;\n"},
+		{"encoded quotes act as quotes", "if (a &lt; b) { s = &quot;x&quot; }", "a.js", "if (a < b) { s = \"x\" }"},
+		{"raw quotes kept raw", "if (a &lt; b) { s = \"x\" }", "a.js", "if (a < b) { s = \"x\" }"},
+		{"bash and", "cd app &amp;&amp; make", "", "cd app && make"},
+		{"grep with encoded quotes", "grep -E &quot;a|b&quot; file", "", "grep -E \"a|b\" file"},
+		{"redirects", "make 2&gt;&amp;1 | tee log &gt; out.txt", "", "make 2>&1 | tee log > out.txt"},
+		{"heredoc", "cat &lt;&lt;EOF\nx\nEOF", "", "cat <<EOF\nx\nEOF"},
+		{"background", "sleep 1 &amp;", "", "sleep 1 &"},
+		{"go channel", "v := &lt;-ch\n", "a.go", "v := <-ch\n"},
+		{"rust reference", "let r = &amp;mut v;\nf(&amp;x);\n", "a.rs", "let r = &mut v;\nf(&x);\n"},
+		{"generics", "List&lt;String&gt; xs = new ArrayList&lt;&gt;();\n", "A.java", "List<String> xs = new ArrayList<>();\n"},
+		{"include", "#include &lt;stdio.h&gt;\n", "a.c", "#include <stdio.h>\n"},
+		{"comparison at a line start after an operator line", "ok = (a\n    &amp;&amp; b)\n", "a.py", "ok = (a\n    && b)\n"},
+		{"string content decoded with the code", "if a &lt; b:\n    s = \"&lt;p&gt;\"\n", "a.py", "if a < b:\n    s = \"<p>\"\n"},
+		{"one level only", "x = a &amp;&amp; b; s = '&amp;amp;'", "a.js", "x = a && b; s = '&amp;'"},
+		{"numeric forms", "if (a &#60; b &#x26;&#x26; c &#X3E; d) s = &#34;x&#x22;", "a.c", "if (a < b && c > d) s = \"x\""},
+		{"crlf kept", "a &lt; b\r\nc\r\n", "a.py", "a < b\r\nc\r\n"},
+		{"apostrophe in a comment", "// don't\nif (a &lt; b) {}\n", "a.js", "// don't\nif (a < b) {}\n"},
+		{"unknown extension", "a &lt; b", "Makefile", "a < b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, changed := DecodeHTMLEntities(tt.content, tt.model, tt.path)
-			if got != tt.want || changed != tt.changed {
-				t.Errorf("DecodeHTMLEntities(%q, %q, %q) = %q, %v; want %q, %v", tt.content, tt.model, tt.path, got, changed, tt.want, tt.changed)
+			got, changed := DecodeHTMLEntities(tt.content, tt.path)
+			if got != tt.want || !changed {
+				t.Errorf("DecodeHTMLEntities(%q, %q) = %q, %v; want %q, true", tt.content, tt.path, got, changed, tt.want)
+			}
+		})
+	}
+	kept := []struct{ name, content, path string }{
+		{"tsx", "const a = b &lt; c;", "App.tsx"},
+		{"html", "a &lt; b", "index.HTML"},
+		{"htm", "a &lt; b", "a.htm"},
+		{"xml", "a &lt; b", "a.xml"},
+		{"svg", "a &lt; b", "a.svg"},
+		{"jsx", "a &lt; b", "src/a.jsx"},
+		{"vue", "a &lt; b", "a.vue"},
+		{"md", "a &lt; b", "README.md"},
+		{"template", "a &lt; b", "views/a.erb"},
+		{"no entity", "a && b < c", "a.py"},
+		{"raw less-than beside", "a &lt; b < c", "a.py"},
+		{"raw ampersand beside", "a &lt; b & c", "a.py"},
+		{"no semicolon", "url?a=1&copy=2&lt=3", "a.py"},
+		{"unknown names", "a &lt; b &copy; &hellip;", "a.py"},
+		{"invalid numeric", "a &lt; b &#0; &#xD800; &#; &#123456789;", "a.py"},
+		{"lone ampersand at end", "a &lt; b &", "a.py"},
+		{"only in a literal", "x = '&lt;'\n", "a.py"},
+		{"only in a backtick literal", "s := `a &lt; b`", "a.go"},
+		{"only in a triple-quoted literal", "doc = \"\"\"\na &lt; b\n\"\"\"\n", "a.py"},
+		{"entity at a line start", "&lt; less\n&gt; greater", "a.txt"},
+		{"table cells", "| &lt; | lt |", "a.txt"},
+		{"unclosed encoded quote", "&quot; quotation mark", "a.txt"},
+		{"empty", "", "a.py"},
+	}
+	for _, tt := range kept {
+		t.Run("kept "+tt.name, func(t *testing.T) {
+			if got, changed := DecodeHTMLEntities(tt.content, tt.path); changed || got != tt.content {
+				t.Errorf("DecodeHTMLEntities(%q, %q) = %q, %v; want it unchanged", tt.content, tt.path, got, changed)
+			}
+		})
+	}
+}
+
+func TestDecodeHTMLEntitiesTogether(t *testing.T) {
+	tests := []struct {
+		name, old, new, path string
+		wantOld, wantNew     string
+		changed              bool
+	}{
+		{"both encoded", "if (a &lt; b)", "if (a &lt; b &amp;&amp; c)", "a.js", "if (a < b)", "if (a < b && c)", true},
+		{"evidence in new text decides for old", "s = &quot;&amp;&quot;", "if a &lt; b: s = &quot;&amp;&quot;", "a.py", "s = \"&\"", "if a < b: s = \"&\"", true},
+		{"old text without entities", "return x", "return x &amp;&amp; y", "a.js", "return x", "return x && y", true},
+		{"raw in old text keeps both", "a < b", "a &lt; b &amp;&amp; c", "a.js", "a < b", "a &lt; b &amp;&amp; c", false},
+		{"quote raw in one, encoded in the other", "s = \"x\"", "if a &lt; b: s = &quot;x&quot;", "a.py", "s = \"x\"", "if a &lt; b: s = &quot;x&quot;", false},
+		{"markup", "a &lt; b", "a &lt; c", "a.html", "a &lt; b", "a &lt; c", false},
+		{"escaping code in both", "s.replace(/&/g, \"&amp;\")", "s.replace(/&/g, \"&amp;\").replace(/</g, \"&lt;\")", "a.js",
+			"s.replace(/&/g, \"&amp;\")", "s.replace(/&/g, \"&amp;\").replace(/</g, \"&lt;\")", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changed := DecodeHTMLEntitiesTogether(tt.path, tt.old, tt.new)
+			if out[0] != tt.wantOld || out[1] != tt.wantNew || changed != tt.changed {
+				t.Errorf("DecodeHTMLEntitiesTogether(%q, %q) = %q, %v; want %q, %q, %v", tt.old, tt.new, out, changed, tt.wantOld, tt.wantNew, tt.changed)
 			}
 		})
 	}
@@ -316,6 +404,13 @@ func TestFindPlaceholder(t *testing.T) {
 		{"crlf", "a = 1\r\n# existing code here\r\n", 2, "# existing code here"},
 		{"indented with tab", "\t\t// ... existing code ...", 1, "// ... existing code ..."},
 		{"first one reported", "// ... existing code ...\n// rest of file unchanged", 1, "// ... existing code ..."},
+		{"bare ellipsis", "function f() {\n  // ...\n}\n", 2, "// ..."},
+		{"bare hash ellipsis", "x = 1\n# ...\n", 2, "# ..."},
+		{"bare block ellipsis", "/* … */", 1, "/* … */"},
+		{"hash rest of file", "# ... (rest of file)", 1, "# ... (rest of file)"},
+		{"remaining code omitted", "// remaining code omitted", 1, "// remaining code omitted"},
+		{"unchanged code here", "# unchanged code here", 1, "# unchanged code here"},
+		{"latex comment", "% ... rest of the document unchanged ...", 1, "% ... rest of the document unchanged ..."},
 
 		{"python ellipsis", "def f():\n    ...\n", 0, ""},
 		{"python ellipsis assignment", "x = ...\n", 0, ""},
@@ -343,10 +438,12 @@ func TestFindPlaceholder(t *testing.T) {
 		{"keep old code", "# keep old code\ndef legacy(): pass\n", 0, ""},
 		{"keep existing code working", "// keep existing code working\n", 0, ""},
 		{"empty", "", 0, ""},
+		{"dots in a sentence", "// wait... then retry\n", 0, ""},
+		{"separator", "// ----\n# ====\n", 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			line, text, ok := FindPlaceholder(tt.content)
+			line, text, ok := FindPlaceholder(tt.content, "a.txt")
 			if ok != (tt.line > 0) || line != tt.line || text != tt.text {
 				t.Errorf("FindPlaceholder(%q) = %d, %q, %v; want %d, %q", tt.content, line, text, ok, tt.line, tt.text)
 			}
@@ -354,9 +451,130 @@ func TestFindPlaceholder(t *testing.T) {
 	}
 }
 
+// TestFindPlaceholderLanguages checks the elision comments models write in
+// other languages, and remarks in those languages that are code comments.
+func TestFindPlaceholderLanguages(t *testing.T) {
+	placeholders := []struct{ lang, comment string }{
+		{"zh", "// ... 其余代码保持不变 ..."},
+		{"zh", "// 其余代码保持不变"},
+		{"zh", "// 其他代码不变"},
+		{"zh", "# 其他方法保持不变"},
+		{"zh", "// 此处省略"},
+		{"zh", "// ...省略..."},
+		{"zh", "// 省略"},
+		{"zh", "/* 之前的代码保持不变 */"},
+		{"zh", "// ... 原有代码 ..."},
+		{"zh", "// 保留原有代码"},
+		{"zh", "// （原有代码保持不变）"},
+		{"zh", "<!-- 其余内容不变 -->"},
+		{"zh", "-- 其余部分保持不变"},
+		{"zh", "// ... 保持不变 ..."},
+		{"zh", "// 此处省略 50 行代码"},
+		{"zh", "// 省略部分代码"},
+		{"zh", "// 这里是原有代码"},
+		{"zh", "// 保持原有代码不变"},
+		{"zh", "// ...（其余代码）..."},
+		{"ja", "// ... 既存のコード ..."},
+		{"ja", "// 残りのコードは変更なし"},
+		{"ja", "// 以下省略"},
+		{"ja", "# 他の処理はそのまま"},
+		{"ko", "// ... 기존 코드 ..."},
+		{"ko", "// 나머지 코드는 동일"},
+		{"ko", "// 생략"},
+		{"ko", "// 이전 코드와 동일"},
+		{"es", "// ... resto del código sin cambios ..."},
+		{"es", "// ... código existente ..."},
+		{"es", "# el resto permanece igual"},
+		{"es", "// ... como antes ..."},
+		{"pt", "// ... resto do código permanece igual ..."},
+		{"fr", "// ... reste du code inchangé ..."},
+		{"fr", "// le reste du code reste identique"},
+		{"fr", "// ... code existant ..."},
+		{"fr", "// le reste est inchangé"},
+		{"de", "// ... restlicher Code unverändert ..."},
+		{"de", "// Rest des Codes bleibt gleich"},
+		{"de", "// ... bestehender Code ..."},
+		{"it", "// ... resto del codice invariato ..."},
+		{"ru", "// ... остальной код без изменений ..."},
+		{"ru", "// ... существующий код ..."},
+		{"ru", "# остальные методы не изменились"},
+	}
+	for _, tt := range placeholders {
+		t.Run(tt.lang+" "+tt.comment, func(t *testing.T) {
+			content := "x = 1\n    " + tt.comment + "\ny = 2\n"
+			if line, text, ok := FindPlaceholder(content, "a.py"); !ok || line != 2 || text != tt.comment {
+				t.Errorf("FindPlaceholder(%q) = %d, %q, %v; want 2, %q", content, line, text, ok, tt.comment)
+			}
+		})
+	}
+	remarks := []string{
+		"// 如果值不变则返回",
+		"// 省略号",
+		"// 不变量",
+		"// 其他情况",
+		"// 以下代码处理错误",
+		"// 其余情况返回空",
+		"// 省略参数时使用默认值",
+		"// 内容不变时跳过",
+		"// 保持不变",
+		"# 原有代码",
+		"// 代码",
+		"// 既存のユーザーを取得",
+		"// 기존 사용자 조회",
+		"// código de error",
+		"// el resto",
+		"// Rest berechnen",
+		"// остаток от деления",
+		"// igual",
+		"// le code",
+	}
+	for _, c := range remarks {
+		t.Run("remark "+c, func(t *testing.T) {
+			if line, text, ok := FindPlaceholder("x = 1\n"+c+"\n", "a.py"); ok {
+				t.Errorf("FindPlaceholder found %q at line %d in a remark", text, line)
+			}
+		})
+	}
+}
+
+func TestFindPlaceholderMarkdown(t *testing.T) {
+	doc := "# Usage\n\n```go\nfunc main() {\n    // ...\n}\n```\n"
+	if line, text, ok := FindPlaceholder(doc, "README.md"); ok {
+		t.Errorf("FindPlaceholder found %q at line %d in a Markdown example", text, line)
+	}
+	if _, _, ok := FindPlaceholder(doc+"<!-- rest of the file unchanged -->\n", "README.md"); !ok {
+		t.Error("FindPlaceholder missed a placeholder phrase in Markdown")
+	}
+}
+
+func TestFindNewPlaceholder(t *testing.T) {
+	tests := []struct {
+		name, old, new string
+		line           int
+		text           string
+	}{
+		{"placeholder added", "def f():\n    return 1\n", "def f():\n    # ... existing code ...\n    return 2\n", 2, "# ... existing code ..."},
+		{"chinese placeholder added", "a()\nb()\n", "// 其余代码保持不变\nc()\n", 1, "// 其余代码保持不变"},
+		{"empty old text", "", "// ...\n", 1, "// ..."},
+		{"the file's own comment kept", "    // ...\n    x := 1\n", "    // ...\n    x := 2\n", 0, ""},
+		{"kept whatever its indentation", "\t// rest of the code unchanged\n", "        // rest of the code unchanged\nfoo()\n", 0, ""},
+		{"python ellipsis", "def f():\n    pass\n", "def f():\n    ...\n", 0, ""},
+		{"pass", "def f():\n    ...\n", "def f():\n    pass\n", 0, ""},
+		{"no comment", "a = 1", "a = 2", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line, text, ok := FindNewPlaceholder(tt.old, tt.new, "a.go")
+			if ok != (tt.line > 0) || line != tt.line || text != tt.text {
+				t.Errorf("FindNewPlaceholder(%q, %q) = %d, %q, %v; want %d, %q", tt.old, tt.new, line, text, ok, tt.line, tt.text)
+			}
+		})
+	}
+}
+
 // FuzzContentFixes checks the content fixes' contracts on arbitrary input:
 // no panic; "unchanged" means the very same text; valid UTF-8 stays valid;
-// the guards (Markdown target, real newline, claude model, markup target)
+// the guards (Markdown target, real newline, markup target, raw < or >)
 // hold; and the idempotence each fix promises:
 //
 //   - StripCodeFence strips one level: a second call changes the text only
@@ -379,19 +597,22 @@ func FuzzContentFixes(f *testing.F) {
 		{"x()\nprint('a\\n')\n# it's\\n", "a.py", ""},
 		{`s = \"\ud83d\ude00\"\n\u00e9\n`, "a.py", ""},
 		{"a &lt; b &amp;amp; &#x1F600; &#39;", "a.py", "qwen"},
+		{"if (a &lt; b &amp;&amp; c) { s = &quot;x&#34; }\n// don't\nx =&gt; `&lt;`", "a.js", ""},
+		{"s = \"\"\"&lt;\\\"\"\"\" + '&#39;' &amp;x", "", ""},
 		{"a\uFFFDb\xef\xbf", "a.go", ""},
 		{"  7 | a\n  8 |\n  9 | c\n", "a.go", ""},
 		{"     7\ta\r\n     8\r\n     9\tc", "a.go", ""},
 		{"  1 |   1 | a\n  2 |   2 | b", "a.go", ""},
 		{"x\n// ... rest of the code unchanged ...\n", "a.js", ""},
 		{"<!-- rest of file unchanged -->", "a.html", ""},
+		{"x\n// ... 其余代码保持不变 ...\n# 残りのコードは変更なし\n// 나머지 코드는 동일", "a.go", ""},
 	} {
 		f.Add(s.content, s.path, s.model)
 	}
-	f.Fuzz(func(t *testing.T, content, path, model string) {
+	f.Fuzz(func(t *testing.T, content, path, _ string) {
 		fuzzFence(t, content, path)
 		fuzzEscapes(t, content)
-		fuzzEntities(t, content, model, path)
+		fuzzEntities(t, content, path)
 		fuzzReplacementChars(t, content)
 		fuzzLineNumbers(t, content)
 		fuzzPlaceholder(t, content)
@@ -457,12 +678,15 @@ func fuzzEscapes(t *testing.T, content string) {
 	}
 }
 
-func fuzzEntities(t *testing.T, content, model, path string) {
-	out, changed := DecodeHTMLEntities(content, model, path)
+func fuzzEntities(t *testing.T, content, path string) {
+	out, changed := DecodeHTMLEntities(content, path)
 	checkFix(t, "DecodeHTMLEntities", content, out, changed)
 	if changed {
-		if strings.Contains(strings.ToLower(model), "claude") || isMarkupPath(path) {
-			t.Fatalf("DecodeHTMLEntities ran for model %q path %q", model, path)
+		if isMarkupPath(path) {
+			t.Fatalf("DecodeHTMLEntities ran for markup path %q", path)
+		}
+		if strings.ContainsAny(content, "<>") {
+			t.Fatalf("DecodeHTMLEntities(%q) decoded a value holding a raw < or >", content)
 		}
 		if len(out) >= len(content) {
 			t.Fatalf("DecodeHTMLEntities(%q) = %q: should shrink", content, out)
@@ -501,7 +725,15 @@ func fuzzLineNumbers(t *testing.T, content string) {
 }
 
 func fuzzPlaceholder(t *testing.T, content string) {
-	if line, text, ok := FindPlaceholder(content); ok {
+	// Every line of the new text is in the old: all of them are the file's.
+	if line, text, ok := FindNewPlaceholder(content, content, "a.go"); ok {
+		t.Fatalf("FindNewPlaceholder(%q, same) = %d, %q: a kept line refused", content, line, text)
+	}
+	l1, t1, ok1 := FindPlaceholder(content, "a.go")
+	if l2, t2, ok2 := FindNewPlaceholder("", content, "a.go"); l1 != l2 || t1 != t2 || ok1 != ok2 {
+		t.Fatalf("FindNewPlaceholder with no old text differs from FindPlaceholder on %q", content)
+	}
+	if line, text, ok := FindPlaceholder(content, "a.go"); ok {
 		lines := strings.Split(content, "\n")
 		if line < 1 || line > len(lines) || strings.TrimSpace(lines[line-1]) != text {
 			t.Fatalf("FindPlaceholder(%q) = %d, %q: not that line", content, line, text)

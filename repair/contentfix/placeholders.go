@@ -7,14 +7,37 @@ import (
 )
 
 // FindPlaceholder reports the first line that is a comment standing for
-// code left out ("// ... rest of the code unchanged ..."). Only whole-line
-// comments whose whole text is such a phrase count: "# rest api client"
-// and Python's `...` are not placeholders.
-func FindPlaceholder(content string) (line int, text string, ok bool) {
+// code left out ("// ... rest of the code unchanged ...", "// ...",
+// "// ... 其余代码保持不变 ..."). Only whole-line comments whose whole text is
+// such a phrase count: "# rest api client" and Python's `...` are not
+// placeholders. path is the file written: in Markdown a bare "// ..." is an
+// example's elision, not the file's.
+func FindPlaceholder(content, path string) (line int, text string, ok bool) {
+	return findPlaceholder(content, path, nil)
+}
+
+// FindNewPlaceholder is FindPlaceholder for an edit's new text: a
+// placeholder line that the old text holds too is the file's own comment,
+// kept by the edit, not code left out.
+func FindNewPlaceholder(oldText, newText, path string) (line int, text string, ok bool) {
+	if oldText == "" {
+		return findPlaceholder(newText, path, nil)
+	}
+	old := make(map[string]bool)
+	for l := range strings.SplitSeq(oldText, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			old[t] = true
+		}
+	}
+	return findPlaceholder(newText, path, old)
+}
+
+func findPlaceholder(content, path string, kept map[string]bool) (int, string, bool) {
+	markdown := isMarkdownPath(path)
 	rest := content
 	for n := 1; ; n++ {
 		l, tail, more := strings.Cut(rest, "\n")
-		if t := strings.TrimSpace(l); t != "" && isPlaceholderComment(t) {
+		if t := strings.TrimSpace(l); t != "" && !kept[t] && isPlaceholderComment(t, markdown) {
 			return n, t, true
 		}
 		if !more {
@@ -24,22 +47,41 @@ func FindPlaceholder(content string) (line int, text string, ok bool) {
 	}
 }
 
-// isPlaceholderComment applies FindPlaceholder's rule to a trimmed line;
-// an ellipsis or () or [] around make a comment decorated.
-func isPlaceholderComment(t string) bool {
+// isPlaceholderComment applies FindPlaceholder's rule to a trimmed line.
+func isPlaceholderComment(t string, markdown bool) bool {
 	body, ok := commentBody(t)
 	if !ok {
 		return false
 	}
-	decorated := strings.Contains(body, "...") || strings.Contains(body, "…")
-	if core := strings.Trim(body, " \t.…:-*"); len(core) >= 2 &&
-		((core[0] == '(' && core[len(core)-1] == ')') || (core[0] == '[' && core[len(core)-1] == ']')) {
-		decorated = true
+	if isBareEllipsis(body) {
+		return !markdown
 	}
+	decorated := isDecorated(body)
 	words := strings.FieldsFunc(strings.ToLower(body), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
-	return placeholderWords(words, decorated)
+	return placeholderWords(words, decorated) || foreignPlaceholder(words, decorated)
+}
+
+// isBareEllipsis reports a comment that is nothing but an ellipsis.
+func isBareEllipsis(body string) bool {
+	b := strings.TrimSpace(body)
+	return (strings.Contains(b, "...") || strings.Contains(b, "…")) && strings.Trim(b, ".…") == ""
+}
+
+// isDecorated reports an ellipsis, or brackets around the whole phrase:
+// what makes a short comment a stand-in rather than a remark.
+func isDecorated(body string) bool {
+	if strings.Contains(body, "...") || strings.Contains(body, "…") || strings.Contains(body, "。。。") {
+		return true
+	}
+	core := strings.Trim(body, " \t.…:-*。：")
+	for _, br := range [][2]string{{"(", ")"}, {"[", "]"}, {"（", "）"}, {"【", "】"}, {"「", "」"}} {
+		if len(core) > len(br[0]) && strings.HasPrefix(core, br[0]) && strings.HasSuffix(core, br[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 func commentBody(t string) (string, bool) {
@@ -58,6 +100,8 @@ func commentBody(t string) (string, bool) {
 		return strings.TrimLeft(t, "#"), true
 	case strings.HasPrefix(t, ";"):
 		return strings.TrimLeft(t, ";"), true
+	case strings.HasPrefix(t, "%"):
+		return strings.TrimLeft(t, "%"), true
 	}
 	return "", false
 }

@@ -1,0 +1,86 @@
+package repair
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toolguard/toolguard/edit"
+	"github.com/toolguard/toolguard/repair/contentfix"
+)
+
+// A SEARCH/REPLACE diff or a patch is a list of edits: its entities and
+// placeholders are judged edit by edit, as an edit's old and new text, so a
+// placeholder comment the file already holds (in the SEARCH section or the
+// context lines) is not refused. The guard parses them the same way.
+
+// diffEdit is one edit of a diff: the file, its old and new text, and how
+// to name it to the model.
+type diffEdit struct {
+	path, oldText, newText, name string
+}
+
+// diffEdits parses a diff parameter; false when param is no diff or does
+// not parse (executing it reports why).
+func (p *pipeline) diffEdits(param, s, target string) ([]diffEdit, bool) {
+	switch {
+	case p.tool.Name() == "replace_in_file" && param == "diff":
+		edits, err := edit.ParseSearchReplace(s)
+		if err != nil {
+			return nil, false
+		}
+		out := make([]diffEdit, len(edits))
+		for i, e := range edits {
+			out[i] = diffEdit{target, e.OldText, e.NewText, fmt.Sprintf("Block %d of %q", i+1, param)}
+		}
+		return out, true
+	case p.tool.Name() == "apply_patch" && param == "patch":
+		patch, err := edit.ParsePatch(s)
+		if err != nil {
+			return nil, false
+		}
+		var out []diffEdit
+		for _, op := range patch.Ops {
+			switch op.Kind {
+			case edit.OpAdd:
+				out = append(out, diffEdit{op.Path, "", op.Content, fmt.Sprintf("The new file %s in %q", op.Path, param)})
+			case edit.OpUpdate:
+				var oldLines, newLines []string
+				for _, c := range op.Chunks {
+					oldLines = append(append(oldLines, c.Anchors...), c.OldLines...)
+					newLines = append(newLines, c.NewLines...)
+				}
+				out = append(out, diffEdit{op.Path, strings.Join(oldLines, "\n"), strings.Join(newLines, "\n"), fmt.Sprintf("The update of %s in %q", op.Path, param)})
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// fixDiff decodes a diff's entities and refuses its placeholders; false
+// when s is no diff that parses.
+func (p *pipeline) fixDiff(s, param, target string) (string, bool) {
+	edits, ok := p.diffEdits(param, s, target)
+	if !ok {
+		return s, false
+	}
+	paths := make([]string, 0, len(edits))
+	texts := make([]string, 0, 2*len(edits))
+	for _, e := range edits {
+		paths = append(paths, e.path)
+		texts = append(texts, e.oldText, e.newText)
+	}
+	if out, ok := contentfix.DecodeDiffHTMLEntities(s, paths, texts); ok {
+		p.res.repair(CodeHTMLEntitiesDecoded, param, "decoded HTML entities (&lt; &gt; &amp; &quot;): the edits encode every <, > and & and use them as code")
+		s = out
+		edits, _ = p.diffEdits(param, s, target)
+	}
+	for _, e := range edits {
+		if line, text, ok := contentfix.FindNewPlaceholder(e.oldText, e.newText, e.path); ok {
+			p.res.Violate(CodePlaceholderContent, param, fmt.Sprintf(
+				"%s: line %d of its new lines is a placeholder (%q), not code, and its old lines do not hold it: the file would get it instead of the code it stands for. Write that code out (a new file in full), or leave the unchanged lines out of the edit.",
+				e.name, line, clipText(text, 80)))
+		}
+	}
+	return s, true
+}
