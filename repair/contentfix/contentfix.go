@@ -38,6 +38,17 @@ func isMarkupPath(path string) bool {
 	return false
 }
 
+// isProsePath reports text files that hold data or prose, not code: an
+// entity in them stands in no code position, so it is never evidence of
+// encoding (a CSV row "Tom &amp; Jerry" may be an HTML export's own).
+func isProsePath(path string) bool {
+	switch ext(path) {
+	case ".txt", ".text", ".csv", ".tsv", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".log", ".srt", ".vtt":
+		return true
+	}
+	return false
+}
+
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

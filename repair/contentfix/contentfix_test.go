@@ -181,6 +181,8 @@ var escapingCode = []struct{ name, path, content string }{
 	{"rust replace", "escape.rs", "pub fn escape(s: &str) -> String {\n    s.replace('&', \"&amp;\").replace('<', \"&lt;\")\n}\n"},
 	{"js template literal", "tpl.js", "const open = `&lt;div class=&quot;x&quot;&gt;`;\nconst close = `&lt;/div&gt;`;\n"},
 	{"entity table in markdown", "ENTITIES.md", "| entity | character |\n|---|---|\n| `&lt;` | < |\n| `&amp;` | & |\n"},
+	{"prose in a text file", "credits.txt", "Tom &amp; Jerry &lt;3\nx &lt; y\n"},
+	{"csv row from an html export", "export.csv", "id,title\n1,Tom &amp; Jerry\n2,a &lt; b\n"},
 	{"entity table as text", "entities.txt", "&lt;  less-than sign\n&gt;  greater-than sign\n&amp; ampersand\n&quot; quotation mark\n"},
 	{"sql with escaped literal", "q.sql", "SELECT * FROM t WHERE body LIKE '%&amp;%';\n"},
 	{"shell sed", "", "sed -i 's/&/\\&amp;/g' page.html"},

@@ -41,9 +41,10 @@ func DecodeHTMLEntitiesTogether(path string, values ...string) ([]string, bool) 
 }
 
 // HTMLEncoded reports whether values sent together are uniformly encoded
-// with at least one entity in a code position, and path is not markup.
+// with at least one entity in a code position, and path is neither markup
+// nor prose.
 func HTMLEncoded(path string, values ...string) bool {
-	if isMarkupPath(path) || !slices.ContainsFunc(values, func(v string) bool { return strings.Contains(v, "&") }) {
+	if isMarkupPath(path) || isProsePath(path) || !slices.ContainsFunc(values, func(v string) bool { return strings.Contains(v, "&") }) {
 		return false
 	}
 	var all entityStats
