@@ -210,11 +210,11 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 		return content, d.ambiguous(found.strategy, ms, opts), applied{}
 	}
 
-	return d.replace(ms, q, e.NewText, found.strategy)
+	return d.replace(ms, q, e.NewText, found.strategy, opts)
 }
 
 // replace replaces the matches, in order of position.
-func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (string, EditResult, applied) {
+func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy, opts MatchOptions) (string, EditResult, applied) {
 	content := d.orig
 	var b strings.Builder
 	b.Grow(len(content) + len(ms)*len(newText))
@@ -224,7 +224,10 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (
 	var repls []string
 	var firstEnd int
 	for i, m := range ms {
-		repl, st := d.replacement(m, q, newText, strategy)
+		repl, st, refusal := d.replacement(m, q, newText, strategy)
+		if refusal != "" {
+			return content, d.unplaced(m, strategy, refusal, opts), applied{}
+		}
 		if i == 0 {
 			reported = st
 		}
@@ -256,17 +259,21 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (
 	return out, r, applied{spans: spans, repls: repls, nextLin: next}
 }
 
-// replacement returns the text that replaces m, and the strategy to report.
-func (d *doc) replacement(m match, q *query, newText string, st Strategy) (string, Strategy) {
+// replacement returns the text that replaces m and the strategy to report,
+// or why the new text's indentation cannot be placed.
+func (d *doc) replacement(m match, q *query, newText string, st Strategy) (string, Strategy, string) {
 	nt := normNL(newText)
 	if m.lineBased && m.indentCheck {
 		fileLines := make([]string, m.cnt)
 		for j := range fileLines {
 			fileLines[j] = d.text(m.first + j)
 		}
-		var mode int
-		nt, mode = reindent(nt, fileLines, q.lines, d.guessIndent)
-		if st == StrategyTrim && mode == indentUniform {
+		r := reindent(nt, fileLines, q.lines, d.guessIndent)
+		if r.refusal != "" {
+			return "", st, r.refusal
+		}
+		nt = r.text
+		if st == StrategyTrim && r.uniform {
 			st = StrategyIndent
 		}
 	}
@@ -286,5 +293,17 @@ func (d *doc) replacement(m match, q *query, newText string, st Strategy) (strin
 	if d.crlfFor(m) {
 		nt = strings.ReplaceAll(nt, "\n", "\r\n")
 	}
-	return nt, st
+	return nt, st, ""
+}
+
+// unplaced is the NOT_FOUND of an old text found only with its indentation
+// ignored whose new text cannot be placed in the file's indentation: the
+// model is shown the region and asked for the exact text, not guessed for.
+func (d *doc) unplaced(m match, st Strategy, why string, opts MatchOptions) EditResult {
+	line, col := d.lineCol(m.start)
+	return EditResult{Status: StatusNotFound, Similarity: m.sim, Line: line, Column: col,
+		Hint: fmt.Sprintf("the old text matches lines %d-%d (%s) once indentation is ignored, "+
+			"but the new text's indentation cannot be placed with certainty: %s. "+
+			"Send the old text with these lines' exact indentation and the new text indented as it must stand in the file.\n%s",
+			m.first+1, m.first+m.cnt, st, why, d.numbered([]int{m.first}, m.cnt, opts.MaxHintLines))}
 }

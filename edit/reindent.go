@@ -1,20 +1,519 @@
 package edit
 
 import (
-	"slices"
+	"fmt"
+	"sort"
 	"strings"
 )
+
+// Re-indentation. The rungs that compare lines without their leading
+// whitespace find an old text whose indentation is not the file's; the new
+// text must then land in the file's indentation with the block structure it
+// states itself. The rule, decided by evidence and never by guess:
+//
+//   - Evidence: the new lines equal to old lines once trimmed (a longest
+//     common subsequence); without any, the lines replaced one for one;
+//     without those, the first lines. Each old line stands for the file line
+//     it matched.
+//   - The new text is in the file's frame when its evidence lines carry their
+//     file lines' indentation, in the old text's frame when they carry the old
+//     lines'; a frame must explain more than half of them. When both do and
+//     the results differ, the indentations only one frame uses decide.
+//   - File frame: the new text goes in as given.
+//   - Old frame, the old indentation a map of the file's (each old depth one
+//     file depth, order kept: a shift, tabs for spaces, 2 for 4): every new
+//     indentation goes through the map, deeper ones converted to the file's
+//     unit. Old frame, nesting lost (lines of different depth at one old
+//     indentation): a new line takes its old line's file indentation plus its
+//     own offset; a new line without one, that of its neighbours, which must
+//     agree.
+//   - Neither, but the evidence maps the new indentation onto the file's as a
+//     map: the new text has a frame of its own and goes through that map.
+//   - Otherwise, or when a mapped result would reorder the new text's depths,
+//     the edit is refused: NOT_FOUND (send the old text exactly), the region
+//     and the reason.
 
 type indentStyle struct {
 	tabs  bool
 	width int // spaces per level when !tabs
 }
 
-const (
-	indentSame = iota
-	indentUniform
-	indentMapped
-)
+// reindented is reindent's outcome.
+type reindented struct {
+	text    string
+	uniform bool   // the old text is the file's lines shifted uniformly
+	refusal string // why the new text cannot be placed; "" when it was
+}
+
+// indentPair is one line's indentation in a source frame and in the file.
+type indentPair struct{ src, file string }
+
+// reindent places the new text nt in the file's indentation (see above);
+// fileLines and oldLines are the matched lines, pairwise.
+func reindent(nt string, fileLines, oldLines []string, fileStyle func() indentStyle) reindented {
+	var og []indentPair
+	same := true
+	for j := range min(len(oldLines), len(fileLines)) {
+		if isBlank(oldLines[j]) || isBlank(fileLines[j]) {
+			continue
+		}
+		p := indentPair{leadingSpace(oldLines[j]), leadingSpace(fileLines[j])}
+		same = same && p.src == p.file
+		og = append(og, p)
+	}
+	if same {
+		return reindented{text: nt}
+	}
+	r := &reindenter{newLines: strings.Split(nt, "\n"), oldLines: oldLines, fileLines: fileLines, fileStyle: fileStyle}
+	r.g, r.gOK = newIndentMap(og)
+	r.to = r.fileUnit()
+	if r.gOK {
+		r.g.from = r.unit(r.g.src[0], oldLines, r.newLines)
+		r.g.to = r.to
+	}
+	res := reindented{uniform: r.gOK && r.g.uniform()}
+	res.text, res.refusal = r.run()
+	if res.refusal != "" {
+		res.text = ""
+	}
+	return res
+}
+
+type reindenter struct {
+	newLines, oldLines, fileLines []string
+	fileStyle                     func() indentStyle
+	pair                          []int // new line → old line, or -1
+	g                             indentMap
+	gOK                           bool
+	to                            indentStyle
+}
+
+func (r *reindenter) run() (string, string) {
+	var anchored []bool
+	r.pair, anchored = correspond(r.newLines, r.oldLines)
+	ev := r.evidence(anchored)
+	if len(ev) == 0 {
+		return strings.Join(r.newLines, "\n"), "" // nothing but blank lines
+	}
+	var inFile, inOld int
+	for _, i := range ev {
+		n, j := leadingSpace(r.newLines[i]), r.pair[i]
+		if n == leadingSpace(r.fileLines[j]) {
+			inFile++
+		}
+		if n == leadingSpace(r.oldLines[j]) {
+			inOld++
+		}
+	}
+	fileFits, oldFits := 2*inFile > len(ev), 2*inOld > len(ev)
+	switch {
+	case fileFits && (!oldFits || inFile > inOld):
+		return strings.Join(r.newLines, "\n"), ""
+	case oldFits && (!fileFits || inOld > inFile):
+		return r.oldFrame()
+	case fileFits && oldFits:
+		asGiven := strings.Join(r.newLines, "\n")
+		mapped, why := r.oldFrame()
+		if why != "" || mapped == asGiven {
+			return asGiven, ""
+		}
+		switch r.vote() {
+		case 1:
+			return asGiven, ""
+		case -1:
+			return mapped, ""
+		}
+		return "", "the unchanged lines fit both the old text's indentation and the file's, which differ; " +
+			"the new text reads differently in each"
+	}
+	return r.ownFrame(ev)
+}
+
+// evidence lists the new lines whose indentation tells the frame: see the rule.
+func (r *reindenter) evidence(anchored []bool) []int {
+	var anchors, paired []int
+	for i, j := range r.pair {
+		if j < 0 || isBlank(r.fileLines[j]) {
+			continue
+		}
+		paired = append(paired, i)
+		if anchored[i] {
+			anchors = append(anchors, i)
+		}
+	}
+	switch {
+	case len(anchors) > 0:
+		return anchors
+	case len(paired) > 0:
+		return paired
+	}
+	fn, fo := firstNonBlank(r.newLines), firstNonBlank(r.oldLines)
+	if fn < 0 || fo < 0 || fo >= len(r.fileLines) || isBlank(r.fileLines[fo]) {
+		return nil
+	}
+	r.pair[fn] = fo
+	return []int{fn}
+}
+
+// vote compares the new text's indentations with those only the old text
+// uses (-1) or only the file's lines use (1); 0 when nothing tells.
+func (r *reindenter) vote() int {
+	oldSet, fileSet := indentSet(r.oldLines), indentSet(r.fileLines)
+	o, f := 0, 0
+	for _, l := range r.newLines {
+		if isBlank(l) {
+			continue
+		}
+		w := leadingSpace(l)
+		if oldSet[w] && !fileSet[w] {
+			o++
+		}
+		if fileSet[w] && !oldSet[w] {
+			f++
+		}
+	}
+	switch {
+	case o > 0 && f == 0:
+		return -1
+	case f > 0 && o == 0:
+		return 1
+	}
+	return 0
+}
+
+// oldFrame places a new text written in the old text's indentation.
+func (r *reindenter) oldFrame() (string, string) {
+	if r.gOK {
+		return r.mapAll(r.g)
+	}
+	return r.byLine()
+}
+
+// ownFrame places a new text whose evidence lines map onto the file's
+// indentation, in neither the old text's nor the file's frame.
+func (r *reindenter) ownFrame(ev []int) (string, string) {
+	ps := make([]indentPair, len(ev))
+	for k, i := range ev {
+		ps[k] = indentPair{leadingSpace(r.newLines[i]), leadingSpace(r.fileLines[r.pair[i]])}
+	}
+	h, ok := newIndentMap(ps)
+	if !ok {
+		return "", "the indentation of the unchanged lines follows neither the old text's nor the file's, " +
+			"nor a consistent shift of the file's"
+	}
+	h.from = r.unit(h.src[0], nil, r.newLines)
+	h.to = r.to
+	return r.mapAll(h)
+}
+
+// mapAll sends every new line's indentation through m, and refuses a result
+// that changes the new text's depth order.
+func (r *reindenter) mapAll(m indentMap) (string, string) {
+	out := make([]string, len(r.newLines))
+	var src, dst []string
+	for i, l := range r.newLines {
+		if isBlank(l) {
+			out[i] = l
+			continue
+		}
+		w := leadingSpace(l)
+		d, ok := m.place(w)
+		if !ok {
+			return "", fmt.Sprintf("new line %d (%s) is indented unlike the other lines (tabs and spaces mixed)", i+1, excerpt(l))
+		}
+		out[i] = d + l[len(w):]
+		src, dst = append(src, w), append(dst, d)
+	}
+	if !sameOrder(src, dst) {
+		return "", "the new text's depths do not fit the file's indentation at this place"
+	}
+	return strings.Join(out, "\n"), ""
+}
+
+// byLine places a new text in the old text's frame when the old text lost
+// the file's nesting: line by line, from the old line each new line stands
+// for, else from its neighbours.
+func (r *reindenter) byLine() (string, string) {
+	out := make([]string, len(r.newLines))
+	placed := make([]bool, len(r.newLines))
+	from := r.unit("", r.oldLines, r.newLines)
+	for i, l := range r.newLines {
+		j := r.pair[i]
+		if isBlank(l) || j < 0 || isBlank(r.fileLines[j]) {
+			continue
+		}
+		w := leadingSpace(l)
+		d, ok := relative(leadingSpace(r.fileLines[j]), w, leadingSpace(r.oldLines[j]), from, r.to)
+		if !ok {
+			return "", fmt.Sprintf("new line %d (%s) is indented unlike old line %d", i+1, excerpt(l), j+1)
+		}
+		out[i], placed[i] = d+l[len(w):], true
+	}
+	for i, l := range r.newLines {
+		if placed[i] {
+			continue
+		}
+		if isBlank(l) {
+			out[i] = l
+			continue
+		}
+		d, ok := r.between(i, out, placed, from)
+		if !ok {
+			return "", fmt.Sprintf("the old text puts lines of different depth at one indentation, "+
+				"so the depth of new line %d (%s), which replaces no old line, is unknown", i+1, excerpt(l))
+		}
+		out[i] = d + l[len(leadingSpace(l)):]
+	}
+	return strings.Join(out, "\n"), ""
+}
+
+// between places new line i from the nearest placed lines before and after
+// it, which must both exist and agree.
+func (r *reindenter) between(i int, out []string, placed []bool, from indentStyle) (string, bool) {
+	w := leadingSpace(r.newLines[i])
+	var got []string
+	for _, step := range []int{-1, 1} {
+		k := i + step
+		for k >= 0 && k < len(out) && !placed[k] {
+			k += step
+		}
+		if k < 0 || k >= len(out) {
+			return "", false
+		}
+		d, ok := relative(leadingSpace(out[k]), w, leadingSpace(r.newLines[k]), from, r.to)
+		if !ok {
+			return "", false
+		}
+		got = append(got, d)
+	}
+	return got[0], got[0] == got[1]
+}
+
+// relative returns the indentation that stands to base as w stands to ref,
+// the difference converted from one unit to the other.
+func relative(base, w, ref string, from, to indentStyle) (string, bool) {
+	switch {
+	case strings.HasPrefix(w, ref):
+		return base + convertRel(w[len(ref):], from, to), true
+	case strings.HasPrefix(ref, w):
+		cut := convertRel(ref[len(w):], from, to)
+		if strings.HasSuffix(base, cut) {
+			return base[:len(base)-len(cut)], true
+		}
+	}
+	return "", false
+}
+
+// fileUnit is the indentation unit of the matched file lines, or the file's.
+func (r *reindenter) fileUnit() indentStyle {
+	ws := indentsOf(r.fileLines)
+	base := commonPrefix(ws)
+	rels := make([]string, len(ws))
+	for i, w := range ws {
+		rels[i] = w[len(base):]
+	}
+	st, known := styleOf(ws, rels)
+	return st.or(known, r.fileStyle())
+}
+
+// unit is the indentation unit of a source frame whose shallowest depth is
+// base: from the old lines' and the new lines' depths beyond it.
+func (r *reindenter) unit(base string, oldLines, newLines []string) indentStyle {
+	ws := append(indentsOf(oldLines), indentsOf(newLines)...)
+	var rels []string
+	for _, w := range ws {
+		if strings.HasPrefix(w, base) {
+			rels = append(rels, w[len(base):])
+		}
+	}
+	st, known := styleOf(append(ws, base), rels)
+	return st.or(known, r.to)
+}
+
+// indentMap maps a source frame's depths onto the file's, shallowest first.
+type indentMap struct {
+	src, dst []string
+	from, to indentStyle
+}
+
+// newIndentMap builds the map the pairs state, if it is one: each source
+// indentation one file indentation, both ordered by depth the same way.
+func newIndentMap(ps []indentPair) (indentMap, bool) {
+	var m indentMap
+	if len(ps) == 0 {
+		return m, false
+	}
+	seen := map[string]string{}
+	for _, p := range ps {
+		if f, ok := seen[p.src]; ok {
+			if f != p.file {
+				return m, false
+			}
+			continue
+		}
+		seen[p.src] = p.file
+		m.src = append(m.src, p.src)
+	}
+	sort.Slice(m.src, func(a, b int) bool { return len(m.src[a]) < len(m.src[b]) })
+	for _, s := range m.src {
+		m.dst = append(m.dst, seen[s])
+	}
+	return m, isChain(m.src) && isChain(m.dst)
+}
+
+// uniform reports whether the map is a shift: every file depth the
+// shallowest one plus the source's difference in the file's unit.
+func (m indentMap) uniform() bool {
+	for k := range m.src {
+		if m.dst[k] != m.dst[0]+convertRel(m.src[k][len(m.src[0]):], m.from, m.to) {
+			return false
+		}
+	}
+	return true
+}
+
+// place maps indentation w: the file indentation of the deepest source one
+// it extends, plus the rest in the file's unit; one shallower than all of
+// them takes the difference off, down to column 0.
+func (m indentMap) place(w string) (string, bool) {
+	k := -1
+	for i, s := range m.src {
+		if s == w {
+			return m.dst[i], true
+		}
+		if strings.HasPrefix(w, s) {
+			k = i
+		}
+	}
+	if k >= 0 {
+		return m.dst[k] + convertRel(w[len(m.src[k]):], m.from, m.to), true
+	}
+	if !strings.HasPrefix(m.src[0], w) {
+		return "", false
+	}
+	cut := convertRel(m.src[0][len(w):], m.from, m.to)
+	if strings.HasSuffix(m.dst[0], cut) {
+		return m.dst[0][:len(m.dst[0])-len(cut)], true
+	}
+	return "", true
+}
+
+// isChain reports whether distinct indentations, shortest first, each
+// extend the one before: depths that can be ordered.
+func isChain(ws []string) bool {
+	for k := 1; k < len(ws); k++ {
+		if len(ws[k]) == len(ws[k-1]) || !strings.HasPrefix(ws[k], ws[k-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameOrder reports whether two parallel lists of indentations order their
+// lines by depth alike: equal stays equal, deeper stays deeper.
+func sameOrder(src, dst []string) bool {
+	var ps []indentPair
+	back := map[string]string{}
+	for k := range src {
+		if s, ok := back[dst[k]]; ok && s != src[k] {
+			return false
+		}
+		back[dst[k]] = src[k]
+		ps = append(ps, indentPair{src[k], dst[k]})
+	}
+	if len(ps) == 0 {
+		return true
+	}
+	_, ok := newIndentMap(ps)
+	return ok
+}
+
+// correspond pairs each new line with the old line it stands for, or -1:
+// lines equal once trimmed (a longest common subsequence of the non-blank
+// lines; anchored), then one for one where a gap between anchors replaces
+// as many old lines as it has new ones.
+func correspond(newLines, oldLines []string) (pair []int, anchored []bool) {
+	ni, nk := nonBlankKeys(newLines)
+	oi, ok := nonBlankKeys(oldLines)
+	pair = make([]int, len(newLines))
+	for i := range pair {
+		pair[i] = -1
+	}
+	anchored = make([]bool, len(newLines))
+	a, b := 0, 0 // the previous anchor's next positions in nk and ok
+	for _, m := range lcs(nk, ok) {
+		pairGap(pair, ni[a:m[0]], oi[b:m[1]])
+		pair[ni[m[0]]], anchored[ni[m[0]]] = oi[m[1]], true
+		a, b = m[0]+1, m[1]+1
+	}
+	pairGap(pair, ni[a:], oi[b:])
+	return pair, anchored
+}
+
+func pairGap(pair, ni, oi []int) {
+	if len(ni) == len(oi) {
+		for k := range ni {
+			pair[ni[k]] = oi[k]
+		}
+	}
+}
+
+func nonBlankKeys(lines []string) (idx []int, keys []string) {
+	for i, l := range lines {
+		if k := fuzzyKey(l); k != "" {
+			idx, keys = append(idx, i), append(keys, k)
+		}
+	}
+	return idx, keys
+}
+
+// maxLCSCells bounds the table of lcs; beyond it only the common head and
+// tail are paired.
+const maxLCSCells = 1 << 20
+
+// lcs returns the index pairs of a longest common subsequence of a and b.
+func lcs(a, b []string) [][2]int {
+	var out [][2]int
+	h := 0
+	for h < len(a) && h < len(b) && a[h] == b[h] {
+		out = append(out, [2]int{h, h})
+		h++
+	}
+	t := 0
+	for t < len(a)-h && t < len(b)-h && a[len(a)-1-t] == b[len(b)-1-t] {
+		t++
+	}
+	ma, mb := a[h:len(a)-t], b[h:len(b)-t]
+	if n, m := len(ma), len(mb); n > 0 && m > 0 && (n+1)*(m+1) <= maxLCSCells {
+		// tab[i*(m+1)+j]: the LCS length of ma[i:] and mb[j:].
+		tab := make([]int32, (n+1)*(m+1))
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				switch {
+				case ma[i] == mb[j]:
+					tab[i*(m+1)+j] = tab[(i+1)*(m+1)+j+1] + 1
+				default:
+					tab[i*(m+1)+j] = max(tab[(i+1)*(m+1)+j], tab[i*(m+1)+j+1])
+				}
+			}
+		}
+		for i, j := 0, 0; i < n && j < m; {
+			switch {
+			case ma[i] == mb[j]:
+				out = append(out, [2]int{h + i, h + j})
+				i, j = i+1, j+1
+			case tab[(i+1)*(m+1)+j] >= tab[i*(m+1)+j+1]:
+				i++
+			default:
+				j++
+			}
+		}
+	}
+	for k := t; k > 0; k-- {
+		out = append(out, [2]int{len(a) - k, len(b) - k})
+	}
+	return out
+}
 
 // guessIndent guesses the file's indentation: tabs or spaces, and how many.
 func (d *doc) guessIndent() indentStyle {
@@ -60,66 +559,6 @@ func (d *doc) guessIndent() indentStyle {
 	return st
 }
 
-// reindent re-indents the new text when the matched file lines and the old
-// lines differ in leading whitespace: by the same shift when the difference
-// is uniform (indentUniform), else line by line where an old line's
-// indentation maps onto a file line's (indentMapped).
-func reindent(nt string, fileLines, oldLines []string, fileStyle func() indentStyle) (string, int) {
-	var fws, ows []string
-	for j := range min(len(oldLines), len(fileLines)) {
-		if strings.TrimSpace(oldLines[j]) == "" || strings.TrimSpace(fileLines[j]) == "" {
-			continue
-		}
-		fws = append(fws, leadingSpace(fileLines[j]))
-		ows = append(ows, leadingSpace(oldLines[j]))
-	}
-	if slices.Equal(fws, ows) {
-		return nt, indentSame
-	}
-	newLines := strings.Split(nt, "\n")
-	s := newShift(fws, ows, newLines, fileStyle)
-	if !s.uniform(fws, ows) {
-		mapIndents(newLines, fws, ows)
-		return strings.Join(newLines, "\n"), indentMapped
-	}
-	for i, l := range newLines {
-		if strings.TrimSpace(l) != "" {
-			newLines[i] = s.line(l)
-		}
-	}
-	return strings.Join(newLines, "\n"), indentUniform
-}
-
-// shift turns the old text's indentation into the file's: the old lines'
-// common prefix old becomes the file lines' common prefix file, and what
-// follows it is converted from one style to the other.
-type shift struct {
-	file, old string
-	from, to  indentStyle
-}
-
-func newShift(fws, ows, newLines []string, fileStyle func() indentStyle) shift {
-	s := shift{file: commonPrefix(fws), old: commonPrefix(ows)}
-	var relF, relO, relN []string
-	for j := range fws {
-		relF = append(relF, fws[j][len(s.file):])
-		relO = append(relO, ows[j][len(s.old):])
-	}
-	for _, l := range newLines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		if w := leadingSpace(l); strings.HasPrefix(w, s.old) {
-			relN = append(relN, w[len(s.old):])
-		}
-	}
-	to, known := styleOf(append([]string{s.file}, fws...), relF)
-	s.to = to.or(known, fileStyle())
-	from, known := styleOf(append(append([]string{s.old}, ows...), relN...), append(relO, relN...))
-	s.from = from.or(known, s.to)
-	return s
-}
-
 // or completes a style inferred from too little: an unknown one is
 // fallback, spaces of unknown width take fallback's width (4 if it has tabs).
 func (st indentStyle) or(known bool, fallback indentStyle) indentStyle {
@@ -133,63 +572,6 @@ func (st indentStyle) or(known bool, fallback indentStyle) indentStyle {
 		}
 	}
 	return st
-}
-
-func (s shift) rel(r string) string {
-	if s.from == s.to {
-		return r
-	}
-	return convertRel(r, s.from, s.to)
-}
-
-// uniform reports whether every file line's indentation is its old line's
-// shifted.
-func (s shift) uniform(fws, ows []string) bool {
-	for j := range fws {
-		if s.file+s.rel(ows[j][len(s.old):]) != fws[j] {
-			return false
-		}
-	}
-	return true
-}
-
-func (s shift) line(l string) string {
-	w := leadingSpace(l)
-	switch {
-	case strings.HasPrefix(w, s.old):
-		return s.file + s.rel(w[len(s.old):]) + l[len(w):]
-	case strings.HasPrefix(s.old, w):
-		// Less indented than the old text's common indent: take the
-		// difference off the file's.
-		cut := convertRel(s.old[len(w):], s.from, s.to)
-		if strings.HasSuffix(s.file, cut) {
-			return s.file[:len(s.file)-len(cut)] + l[len(w):]
-		}
-		return l[len(w):] // further out than the file's indent goes
-	}
-	return l
-}
-
-// mapIndents gives each new line whose indentation is an old line's the
-// matching file line's, where that mapping is consistent.
-func mapIndents(newLines, fws, ows []string) {
-	mp := map[string]string{}
-	bad := map[string]bool{}
-	for j := range fws {
-		if v, ok := mp[ows[j]]; ok && v != fws[j] {
-			bad[ows[j]] = true
-		}
-		mp[ows[j]] = fws[j]
-	}
-	for i, l := range newLines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		w := leadingSpace(l)
-		if v, ok := mp[w]; ok && !bad[w] {
-			newLines[i] = v + l[len(w):]
-		}
-	}
 }
 
 // styleOf infers an indentation style from whitespace prefixes; rels give
@@ -220,8 +602,8 @@ func styleOf(all, rels []string) (indentStyle, bool) {
 }
 
 func convertRel(rel string, from, to indentStyle) string {
-	if rel == "" {
-		return ""
+	if rel == "" || from == to {
+		return rel
 	}
 	tabs := strings.Count(rel, "\t")
 	spaces := len(rel) - tabs
@@ -246,6 +628,48 @@ func leadingSpace(s string) string {
 		i++
 	}
 	return s[:i]
+}
+
+
+func firstNonBlank(lines []string) int {
+	for i, l := range lines {
+		if !isBlank(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// indentsOf lists the indentation of the non-blank lines.
+func indentsOf(lines []string) []string {
+	var ws []string
+	for _, l := range lines {
+		if !isBlank(l) {
+			ws = append(ws, leadingSpace(l))
+		}
+	}
+	return ws
+}
+
+func indentSet(lines []string) map[string]bool {
+	s := map[string]bool{}
+	for _, w := range indentsOf(lines) {
+		s[w] = true
+	}
+	return s
+}
+
+// excerpt quotes a line, trimmed and cut short, for a message.
+func excerpt(l string) string {
+	l = strings.TrimSpace(l)
+	if len(l) > 40 {
+		cut := 40
+		for cut > 0 && l[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		l = l[:cut] + "…"
+	}
+	return fmt.Sprintf("%q", l)
 }
 
 func commonPrefix(ss []string) string {
