@@ -630,7 +630,6 @@ func leadingSpace(s string) string {
 	return s[:i]
 }
 
-
 func firstNonBlank(lines []string) int {
 	for i, l := range lines {
 		if !isBlank(l) {
