@@ -21,6 +21,7 @@ package edit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -154,6 +155,7 @@ type scope struct {
 	from        int  // first line (0-based) a match may start on
 	preferFirst bool // take the first match instead of reporting ambiguity
 	eof         bool // prefer matches that end at the end of the file
+	lineStart   bool // matches start a line, or its text after the indentation
 }
 
 // applied describes a successful replacement.
@@ -184,7 +186,16 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 		limit = -1
 	}
 	found := d.locate(q, opts, sc, limit, false)
+	if sc.lineStart {
+		found.matches = slices.DeleteFunc(found.matches, func(m match) bool { return !d.startsLine(m) })
+	}
 	if len(found.matches) == 0 {
+		if e2, ok := withoutLeadingBlank(e); ok {
+			sc.lineStart = true
+			if out, r, ap := applyScoped(d, e2, opts, sc); r.Status != StatusNotFound {
+				return out, r, ap
+			}
+		}
 		return content, d.notFound(q, e, opts), applied{}
 	}
 	ms := found.matches
@@ -211,6 +222,26 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 	}
 
 	return d.replace(ms, q, e.NewText, found.strategy, opts)
+}
+
+// withoutLeadingBlank drops the empty first line of an old text, and of the
+// new text when it has one too. A model that copies lines from the end of
+// the previous line's newline, as an exact match allows, writes one: once the
+// indentation is off too, it stands for no blank line of the file.
+func withoutLeadingBlank(e Edit) (Edit, bool) {
+	old := normNL(e.OldText)
+	if !strings.HasPrefix(old, "\n") || strings.TrimSpace(old) == "" {
+		return e, false
+	}
+	e.OldText = old[1:]
+	e.NewText = strings.TrimPrefix(normNL(e.NewText), "\n")
+	return e, true
+}
+
+// startsLine tells whether m starts a line or the text after its indentation.
+func (d *doc) startsLine(m match) bool {
+	ls := strings.LastIndexByte(d.n[:m.start], '\n') + 1
+	return m.lineBased || leadingSpace(d.n[ls:m.start]) == d.n[ls:m.start]
 }
 
 // replace replaces the matches, in order of position.
