@@ -238,6 +238,26 @@ func withoutLeadingBlank(e Edit) (Edit, bool) {
 	return e, true
 }
 
+// fromIndent widens a match that starts right after a line's indentation to
+// the whole lines, when either text has several lines or the new one is
+// indented: its lines must be placed relative to that indentation, which the
+// old text left out.
+func (d *doc) fromIndent(m match, newText string) (match, bool) {
+	ls := strings.LastIndexByte(d.n[:m.start], '\n') + 1
+	several := func(s string) bool { return strings.Contains(strings.TrimRight(s, " \t\r\n"), "\n") }
+	if m.lineBased || ls == m.start || !d.startsLine(m) || (!several(newText) && !several(d.n[m.start:m.end]) && leadingSpace(newText) == "") {
+		return m, false
+	}
+	cnt := strings.Count(d.n[ls:m.end], "\n")
+	if d.n[m.end-1] != '\n' {
+		cnt++ // the last line, in part
+	}
+	d.lineIndex() // the lines are read next
+	first := strings.Count(d.n[:ls], "\n")
+	m.start, m.lineBased, m.indentCheck, m.first, m.cnt = ls, true, true, first, cnt
+	return m, true
+}
+
 // startsLine tells whether m starts a line or the text after its indentation.
 func (d *doc) startsLine(m match) bool {
 	ls := strings.LastIndexByte(d.n[:m.start], '\n') + 1
@@ -255,6 +275,9 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy, o
 	var repls []string
 	var firstEnd int
 	for i, m := range ms {
+		if w, ok := d.fromIndent(m, newText); ok && d.origOff(w.start) >= prev {
+			m = w
+		}
 		repl, st, refusal := d.replacement(m, q, newText, strategy)
 		if refusal != "" {
 			return content, d.unplaced(m, strategy, refusal, opts), applied{}

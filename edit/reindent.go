@@ -14,10 +14,12 @@ import (
 //   - Evidence: the new lines equal to old lines once trimmed (a longest
 //     common subsequence); without any, the lines replaced one for one;
 //     without those, the first lines. Each old line stands for the file line
-//     it matched.
+//     it matched. The new text's shallowest indentation, equal to the old
+//     text's or the file's, breaks a tie and vetoes the other frame.
 //   - The new text is in the file's frame when its evidence lines carry their
 //     file lines' indentation, in the old text's frame when they carry the old
-//     lines'; a frame must explain more than half of them. When both do and
+//     lines'; a frame must explain more than half of them, and the file's
+//     frame needs every new line indented in the file's unit. When both do and
 //     the results differ, the indentations only one frame uses decide.
 //   - File frame: the new text goes in as given.
 //   - Old frame, the old indentation a map of the file's (each old depth one
@@ -26,9 +28,9 @@ import (
 //     unit. Old frame, nesting lost (lines of different depth at one old
 //     indentation): a new line takes its old line's file indentation plus its
 //     own offset; a new line without one, that of its neighbours, which must
-//     agree.
-//   - Neither, but the evidence maps the new indentation onto the file's as a
-//     map: the new text has a frame of its own and goes through that map.
+//     agree, in a new text that has nesting of its own.
+//   - Neither, but the evidence lines, at two depths or more, are the file's
+//     shifted: the new text has a frame of its own and goes through that shift.
 //   - Otherwise, or when a mapped result would reorder the new text's depths,
 //     the edit is refused: NOT_FOUND (send the old text exactly), the region
 //     and the reason.
@@ -69,7 +71,7 @@ func reindent(nt string, fileLines, oldLines []string, fileStyle func() indentSt
 	r.to = r.fileUnit()
 	if r.gOK {
 		r.g.from = r.unit(r.g.src[0], oldLines, r.newLines)
-		r.g.to = r.to
+		r.g.to = r.target(r.g.from)
 	}
 	res := reindented{uniform: r.gOK && r.g.uniform()}
 	res.text, res.refusal = r.run()
@@ -83,15 +85,15 @@ type reindenter struct {
 	newLines, oldLines, fileLines []string
 	fileStyle                     func() indentStyle
 	pair                          []int // new line → old line, or -1
+	anchored                      []bool
 	g                             indentMap
 	gOK                           bool
 	to                            indentStyle
 }
 
 func (r *reindenter) run() (string, string) {
-	var anchored []bool
-	r.pair, anchored = correspond(r.newLines, r.oldLines)
-	ev := r.evidence(anchored)
+	r.pair, r.anchored = correspond(r.newLines, r.oldLines)
+	ev := r.evidence(r.anchored)
 	if len(ev) == 0 {
 		return strings.Join(r.newLines, "\n"), "" // nothing but blank lines
 	}
@@ -105,28 +107,65 @@ func (r *reindenter) run() (string, string) {
 			inOld++
 		}
 	}
-	fileFits, oldFits := 2*inFile > len(ev), 2*inOld > len(ev)
+	fileFits, oldFits := 2*inFile > len(ev) && r.inFileUnit(), 2*inOld > len(ev)
+	// A text begins at its own base: the new text's shallowest indentation
+	// breaks a tie, and vetoes a frame when it is only the other frame's.
+	nb := commonPrefix(indentsOf(r.newLines))
+	baseFile, baseOld := nb == commonPrefix(indentsOf(r.fileLines)), nb == commonPrefix(indentsOf(r.oldLines))
+	if fileFits && oldFits && inFile == inOld && baseFile != baseOld {
+		fileFits, oldFits = baseFile, baseOld
+	}
+	const veto = "the unchanged lines and the new text's shallowest line point to different indentations"
 	switch {
 	case fileFits && (!oldFits || inFile > inOld):
+		if baseOld && !baseFile {
+			return "", veto
+		}
 		return strings.Join(r.newLines, "\n"), ""
 	case oldFits && (!fileFits || inOld > inFile):
+		if baseFile && !baseOld {
+			return "", veto
+		}
 		return r.oldFrame()
 	case fileFits && oldFits:
-		asGiven := strings.Join(r.newLines, "\n")
-		mapped, why := r.oldFrame()
-		if why != "" || mapped == asGiven {
-			return asGiven, ""
-		}
-		switch r.vote() {
-		case 1:
-			return asGiven, ""
-		case -1:
-			return mapped, ""
-		}
-		return "", "the unchanged lines fit both the old text's indentation and the file's, which differ; " +
-			"the new text reads differently in each"
+		return r.tie()
 	}
 	return r.ownFrame(ev)
+}
+
+// inFileUnit reports whether every new line is indented in the file's unit:
+// a new text in the file's frame is.
+func (r *reindenter) inFileUnit() bool {
+	for _, w := range indentsOf(r.newLines) {
+		switch {
+		case r.to.tabs:
+			if strings.Trim(w, "\t") != "" {
+				return false
+			}
+		case r.to.width > 0:
+			if strings.Contains(w, "\t") || len(w)%r.to.width != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// tie settles evidence that fits the file's frame and the old text's alike.
+func (r *reindenter) tie() (string, string) {
+	asGiven := strings.Join(r.newLines, "\n")
+	mapped, why := r.oldFrame()
+	if why != "" || mapped == asGiven {
+		return asGiven, ""
+	}
+	switch r.vote() {
+	case 1:
+		return asGiven, ""
+	case -1:
+		return mapped, ""
+	}
+	return "", "the unchanged lines fit both the old text's indentation and the file's, which differ; " +
+		"the new text reads differently in each"
 }
 
 // evidence lists the new lines whose indentation tells the frame: see the rule.
@@ -197,12 +236,15 @@ func (r *reindenter) ownFrame(ev []int) (string, string) {
 		ps[k] = indentPair{leadingSpace(r.newLines[i]), leadingSpace(r.fileLines[r.pair[i]])}
 	}
 	h, ok := newIndentMap(ps)
-	if !ok {
-		return "", "the indentation of the unchanged lines follows neither the old text's nor the file's, " +
-			"nor a consistent shift of the file's"
+	if ok {
+		h.from = r.unit(h.src[0], nil, r.newLines)
+		h.to = r.target(h.from)
 	}
-	h.from = r.unit(h.src[0], nil, r.newLines)
-	h.to = r.to
+	// One depth alone would fit any shift: two, a shift alike, are evidence.
+	if !ok || len(h.src) < 2 || !h.uniform() {
+		return "", "the indentation of the unchanged lines follows neither the old text's nor the file's, " +
+			"nor a shift of the file's"
+	}
 	return r.mapAll(h)
 }
 
@@ -237,13 +279,20 @@ func (r *reindenter) byLine() (string, string) {
 	out := make([]string, len(r.newLines))
 	placed := make([]bool, len(r.newLines))
 	from := r.unit("", r.oldLines, r.newLines)
+	flat := len(indentSet(r.newLines)) == 1
+	if flat {
+		if i := r.mixedRun(); i >= 0 {
+			return "", fmt.Sprintf("the old text puts lines of different depth at one indentation and so does the new text, "+
+				"so the depth of new line %d (%s), which replaces lines of different depths, is unknown", i+1, excerpt(r.newLines[i]))
+		}
+	}
 	for i, l := range r.newLines {
 		j := r.pair[i]
 		if isBlank(l) || j < 0 || isBlank(r.fileLines[j]) {
 			continue
 		}
 		w := leadingSpace(l)
-		d, ok := relative(leadingSpace(r.fileLines[j]), w, leadingSpace(r.oldLines[j]), from, r.to)
+		d, ok := relative(leadingSpace(r.fileLines[j]), w, leadingSpace(r.oldLines[j]), from, r.target(from))
 		if !ok {
 			return "", fmt.Sprintf("new line %d (%s) is indented unlike old line %d", i+1, excerpt(l), j+1)
 		}
@@ -257,14 +306,39 @@ func (r *reindenter) byLine() (string, string) {
 			out[i] = l
 			continue
 		}
+		// A new text at one indentation has no nesting to read: a line it
+		// adds may open a block around the next ones, or close one.
 		d, ok := r.between(i, out, placed, from)
-		if !ok {
+		if !ok || flat {
 			return "", fmt.Sprintf("the old text puts lines of different depth at one indentation, "+
 				"so the depth of new line %d (%s), which replaces no old line, is unknown", i+1, excerpt(l))
 		}
 		out[i] = d + l[len(leadingSpace(l)):]
 	}
 	return strings.Join(out, "\n"), ""
+}
+
+// mixedRun returns the first new line of a run replacing old lines one for
+// one whose file lines have different depths, or -1.
+func (r *reindenter) mixedRun() int {
+	start, depth := -1, ""
+	for i, j := range r.pair {
+		if isBlank(r.newLines[i]) {
+			continue
+		}
+		if j < 0 || r.anchored[i] || isBlank(r.fileLines[j]) {
+			start = -1
+			continue
+		}
+		f := leadingSpace(r.fileLines[j])
+		switch {
+		case start < 0:
+			start, depth = i, f
+		case f != depth:
+			return start
+		}
+	}
+	return -1
 }
 
 // between places new line i from the nearest placed lines before and after
@@ -280,7 +354,7 @@ func (r *reindenter) between(i int, out []string, placed []bool, from indentStyl
 		if k < 0 || k >= len(out) {
 			return "", false
 		}
-		d, ok := relative(leadingSpace(out[k]), w, leadingSpace(r.newLines[k]), from, r.to)
+		d, ok := relative(leadingSpace(out[k]), w, leadingSpace(r.newLines[k]), from, r.target(from))
 		if !ok {
 			return "", false
 		}
@@ -304,7 +378,9 @@ func relative(base, w, ref string, from, to indentStyle) (string, bool) {
 	return "", false
 }
 
-// fileUnit is the indentation unit of the matched file lines, or the file's.
+// fileUnit is the file's indentation unit: tabs if the matched lines use
+// them, else the width the whole file steps by (a few lines' steps can span
+// several levels), else theirs.
 func (r *reindenter) fileUnit() indentStyle {
 	ws := indentsOf(r.fileLines)
 	base := commonPrefix(ws)
@@ -313,7 +389,19 @@ func (r *reindenter) fileUnit() indentStyle {
 		rels[i] = w[len(base):]
 	}
 	st, known := styleOf(ws, rels)
+	if f := r.fileStyle(); known && !st.tabs && !f.tabs && f.width > 0 {
+		return f
+	}
 	return st.or(known, r.fileStyle())
+}
+
+// target is the file's unit, or from when the file shows none (no line
+// deeper than another): the model's unit is then as good as any.
+func (r *reindenter) target(from indentStyle) indentStyle {
+	if !r.to.tabs && r.to.width == 0 {
+		return from
+	}
+	return r.to
 }
 
 // unit is the indentation unit of a source frame whose shallowest depth is
@@ -548,10 +636,10 @@ func (d *doc) guessIndent() indentStyle {
 			prev = len(ws)
 		}
 	}
-	st := indentStyle{tabs: tabs > spaces, width: 4}
+	st := indentStyle{tabs: tabs > spaces} // width 0: no evidence
 	best := 0
 	for w, c := range deltas {
-		if w >= 2 && w <= 8 && (c > best || (c == best && w < st.width)) {
+		if w >= 2 && w <= 8 && (c > best || (c == best && w < st.width) || st.width == 0) {
 			st.width, best = w, c
 		}
 	}
