@@ -155,7 +155,6 @@ type scope struct {
 	from        int  // first line (0-based) a match may start on
 	preferFirst bool // take the first match instead of reporting ambiguity
 	eof         bool // prefer matches that end at the end of the file
-	lineStart   bool // matches start a line, or its text after the indentation
 }
 
 // applied describes a successful replacement.
@@ -186,17 +185,19 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 		limit = -1
 	}
 	found := d.locate(q, opts, sc, limit, false)
-	if sc.lineStart {
-		found.matches = slices.DeleteFunc(found.matches, func(m match) bool { return !d.startsLine(m) })
-	}
 	if len(found.matches) == 0 {
-		if e2, ok := withoutLeadingBlank(e); ok {
-			sc.lineStart = true
-			if out, r, ap := applyScoped(d, e2, opts, sc); r.Status != StatusNotFound {
-				return out, r, ap
-			}
+		e2, ok := withoutLeadingBlank(e)
+		if !ok {
+			return content, d.notFound(q, e, opts), applied{}
 		}
-		return content, d.notFound(q, e, opts), applied{}
+		q2 := newQuery(e2.OldText)
+		f2 := d.locate(q2, opts, sc, limit, false)
+		// The blank line stood for a line's end: what follows starts a line.
+		f2.matches = slices.DeleteFunc(f2.matches, func(m match) bool { return !d.startsLine(m) })
+		if len(f2.matches) == 0 {
+			return content, d.notFound(q, e, opts), applied{}
+		}
+		e, q, found = e2, q2, f2
 	}
 	ms := found.matches
 	if sc.eof {

@@ -2,7 +2,6 @@ package edit
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -35,20 +34,12 @@ import (
 //     the edit is refused: NOT_FOUND (send the old text exactly), the region
 //     and the reason.
 
-type indentStyle struct {
-	tabs  bool
-	width int // spaces per level when !tabs
-}
-
 // reindented is reindent's outcome.
 type reindented struct {
 	text    string
 	uniform bool   // the old text is the file's lines shifted uniformly
 	refusal string // why the new text cannot be placed; "" when it was
 }
-
-// indentPair is one line's indentation in a source frame and in the file.
-type indentPair struct{ src, file string }
 
 // reindent places the new text nt in the file's indentation (see above);
 // fileLines and oldLines are the matched lines, pairwise.
@@ -298,8 +289,18 @@ func (r *reindenter) byLine() (string, string) {
 		}
 		out[i], placed[i] = d+l[len(w):], true
 	}
+	next := make([]int, len(out)+1) // the first placed line from i on
+	next[len(out)] = -1
+	for i := len(out) - 1; i >= 0; i-- {
+		next[i] = next[i+1]
+		if placed[i] {
+			next[i] = i
+		}
+	}
+	prev := -1
 	for i, l := range r.newLines {
 		if placed[i] {
+			prev = i
 			continue
 		}
 		if isBlank(l) {
@@ -308,7 +309,7 @@ func (r *reindenter) byLine() (string, string) {
 		}
 		// A new text at one indentation has no nesting to read: a line it
 		// adds may open a block around the next ones, or close one.
-		d, ok := r.between(i, out, placed, from)
+		d, ok := r.between(i, prev, next[i], out, from)
 		if !ok || flat {
 			return "", fmt.Sprintf("the old text puts lines of different depth at one indentation, "+
 				"so the depth of new line %d (%s), which replaces no old line, is unknown", i+1, excerpt(l))
@@ -341,26 +342,16 @@ func (r *reindenter) mixedRun() int {
 	return -1
 }
 
-// between places new line i from the nearest placed lines before and after
-// it, which must both exist and agree.
-func (r *reindenter) between(i int, out []string, placed []bool, from indentStyle) (string, bool) {
-	w := leadingSpace(r.newLines[i])
-	var got []string
-	for _, step := range []int{-1, 1} {
-		k := i + step
-		for k >= 0 && k < len(out) && !placed[k] {
-			k += step
-		}
-		if k < 0 || k >= len(out) {
-			return "", false
-		}
-		d, ok := relative(leadingSpace(out[k]), w, leadingSpace(r.newLines[k]), from, r.target(from))
-		if !ok {
-			return "", false
-		}
-		got = append(got, d)
+// between places new line i from the placed lines around it, prev and next,
+// which must both exist and agree.
+func (r *reindenter) between(i, prev, next int, out []string, from indentStyle) (string, bool) {
+	if prev < 0 || next < 0 {
+		return "", false
 	}
-	return got[0], got[0] == got[1]
+	w := leadingSpace(r.newLines[i])
+	a, okA := relative(leadingSpace(out[prev]), w, leadingSpace(r.newLines[prev]), from, r.target(from))
+	b, okB := relative(leadingSpace(out[next]), w, leadingSpace(r.newLines[next]), from, r.target(from))
+	return a, okA && okB && a == b
 }
 
 // relative returns the indentation that stands to base as w stands to ref,
@@ -418,334 +409,6 @@ func (r *reindenter) unit(base string, oldLines, newLines []string) indentStyle 
 	return st.or(known, r.to)
 }
 
-// indentMap maps a source frame's depths onto the file's, shallowest first.
-type indentMap struct {
-	src, dst []string
-	from, to indentStyle
-}
-
-// newIndentMap builds the map the pairs state, if it is one: each source
-// indentation one file indentation, both ordered by depth the same way.
-func newIndentMap(ps []indentPair) (indentMap, bool) {
-	var m indentMap
-	if len(ps) == 0 {
-		return m, false
-	}
-	seen := map[string]string{}
-	for _, p := range ps {
-		if f, ok := seen[p.src]; ok {
-			if f != p.file {
-				return m, false
-			}
-			continue
-		}
-		seen[p.src] = p.file
-		m.src = append(m.src, p.src)
-	}
-	sort.Slice(m.src, func(a, b int) bool { return len(m.src[a]) < len(m.src[b]) })
-	for _, s := range m.src {
-		m.dst = append(m.dst, seen[s])
-	}
-	return m, isChain(m.src) && isChain(m.dst)
-}
-
-// uniform reports whether the map is a shift: every file depth the
-// shallowest one plus the source's difference in the file's unit.
-func (m indentMap) uniform() bool {
-	for k := range m.src {
-		if m.dst[k] != m.dst[0]+convertRel(m.src[k][len(m.src[0]):], m.from, m.to) {
-			return false
-		}
-	}
-	return true
-}
-
-// place maps indentation w: the file indentation of the deepest source one
-// it extends, plus the rest in the file's unit; one shallower than all of
-// them takes the difference off, down to column 0.
-func (m indentMap) place(w string) (string, bool) {
-	k := -1
-	for i, s := range m.src {
-		if s == w {
-			return m.dst[i], true
-		}
-		if strings.HasPrefix(w, s) {
-			k = i
-		}
-	}
-	if k >= 0 {
-		return m.dst[k] + convertRel(w[len(m.src[k]):], m.from, m.to), true
-	}
-	if !strings.HasPrefix(m.src[0], w) {
-		return "", false
-	}
-	cut := convertRel(m.src[0][len(w):], m.from, m.to)
-	if strings.HasSuffix(m.dst[0], cut) {
-		return m.dst[0][:len(m.dst[0])-len(cut)], true
-	}
-	return "", true
-}
-
-// isChain reports whether distinct indentations, shortest first, each
-// extend the one before: depths that can be ordered.
-func isChain(ws []string) bool {
-	for k := 1; k < len(ws); k++ {
-		if len(ws[k]) == len(ws[k-1]) || !strings.HasPrefix(ws[k], ws[k-1]) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameOrder reports whether two parallel lists of indentations order their
-// lines by depth alike: equal stays equal, deeper stays deeper.
-func sameOrder(src, dst []string) bool {
-	var ps []indentPair
-	back := map[string]string{}
-	for k := range src {
-		if s, ok := back[dst[k]]; ok && s != src[k] {
-			return false
-		}
-		back[dst[k]] = src[k]
-		ps = append(ps, indentPair{src[k], dst[k]})
-	}
-	if len(ps) == 0 {
-		return true
-	}
-	_, ok := newIndentMap(ps)
-	return ok
-}
-
-// correspond pairs each new line with the old line it stands for, or -1:
-// lines equal once trimmed (a longest common subsequence of the non-blank
-// lines; anchored), then one for one where a gap between anchors replaces
-// as many old lines as it has new ones.
-func correspond(newLines, oldLines []string) (pair []int, anchored []bool) {
-	ni, nk := nonBlankKeys(newLines)
-	oi, ok := nonBlankKeys(oldLines)
-	pair = make([]int, len(newLines))
-	for i := range pair {
-		pair[i] = -1
-	}
-	anchored = make([]bool, len(newLines))
-	a, b := 0, 0 // the previous anchor's next positions in nk and ok
-	for _, m := range lcs(nk, ok) {
-		pairGap(pair, ni[a:m[0]], oi[b:m[1]])
-		pair[ni[m[0]]], anchored[ni[m[0]]] = oi[m[1]], true
-		a, b = m[0]+1, m[1]+1
-	}
-	pairGap(pair, ni[a:], oi[b:])
-	return pair, anchored
-}
-
-func pairGap(pair, ni, oi []int) {
-	if len(ni) == len(oi) {
-		for k := range ni {
-			pair[ni[k]] = oi[k]
-		}
-	}
-}
-
-func nonBlankKeys(lines []string) (idx []int, keys []string) {
-	for i, l := range lines {
-		if k := fuzzyKey(l); k != "" {
-			idx, keys = append(idx, i), append(keys, k)
-		}
-	}
-	return idx, keys
-}
-
-// maxLCSCells bounds the table of lcs; beyond it only the common head and
-// tail are paired.
-const maxLCSCells = 1 << 20
-
-// lcs returns the index pairs of a longest common subsequence of a and b.
-func lcs(a, b []string) [][2]int {
-	var out [][2]int
-	h := 0
-	for h < len(a) && h < len(b) && a[h] == b[h] {
-		out = append(out, [2]int{h, h})
-		h++
-	}
-	t := 0
-	for t < len(a)-h && t < len(b)-h && a[len(a)-1-t] == b[len(b)-1-t] {
-		t++
-	}
-	ma, mb := a[h:len(a)-t], b[h:len(b)-t]
-	if n, m := len(ma), len(mb); n > 0 && m > 0 && (n+1)*(m+1) <= maxLCSCells {
-		// tab[i*(m+1)+j]: the LCS length of ma[i:] and mb[j:].
-		tab := make([]int32, (n+1)*(m+1))
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				switch {
-				case ma[i] == mb[j]:
-					tab[i*(m+1)+j] = tab[(i+1)*(m+1)+j+1] + 1
-				default:
-					tab[i*(m+1)+j] = max(tab[(i+1)*(m+1)+j], tab[i*(m+1)+j+1])
-				}
-			}
-		}
-		for i, j := 0, 0; i < n && j < m; {
-			switch {
-			case ma[i] == mb[j]:
-				out = append(out, [2]int{h + i, h + j})
-				i, j = i+1, j+1
-			case tab[(i+1)*(m+1)+j] >= tab[i*(m+1)+j+1]:
-				i++
-			default:
-				j++
-			}
-		}
-	}
-	for k := t; k > 0; k-- {
-		out = append(out, [2]int{len(a) - k, len(b) - k})
-	}
-	return out
-}
-
-// guessIndent guesses the file's indentation: tabs or spaces, and how many.
-func (d *doc) guessIndent() indentStyle {
-	if d.styleSet {
-		return d.style
-	}
-	d.styleSet = true
-	L := d.lineIndex()
-	tabs, spaces := 0, 0
-	deltas := map[int]int{}
-	prev := -1
-	for i := 0; i < len(L) && i < 5000; i++ {
-		t := d.text(i)
-		if strings.TrimSpace(t) == "" {
-			continue
-		}
-		ws := leadingSpace(t)
-		switch {
-		case ws == "":
-			prev = 0
-		case ws[0] == '\t':
-			tabs++
-			prev = -1
-		case strings.Contains(ws, "\t"):
-			spaces++
-			prev = -1
-		default:
-			spaces++
-			if prev >= 0 && len(ws) > prev {
-				deltas[len(ws)-prev]++
-			}
-			prev = len(ws)
-		}
-	}
-	st := indentStyle{tabs: tabs > spaces} // width 0: no evidence
-	best := 0
-	for w, c := range deltas {
-		if w >= 2 && w <= 8 && (c > best || (c == best && w < st.width) || st.width == 0) {
-			st.width, best = w, c
-		}
-	}
-	d.style = st
-	return st
-}
-
-// or completes a style inferred from too little: an unknown one is
-// fallback, spaces of unknown width take fallback's width (4 if it has tabs).
-func (st indentStyle) or(known bool, fallback indentStyle) indentStyle {
-	if !known {
-		return fallback
-	}
-	if !st.tabs && st.width == 0 {
-		st.width = 4
-		if !fallback.tabs {
-			st.width = fallback.width
-		}
-	}
-	return st
-}
-
-// styleOf infers an indentation style from whitespace prefixes; rels give
-// the width (the gcd of their space counts).
-func styleOf(all, rels []string) (indentStyle, bool) {
-	tabs, spaces := false, false
-	for _, w := range all {
-		if strings.Contains(w, "\t") {
-			tabs = true
-		}
-		if strings.Contains(w, " ") {
-			spaces = true
-		}
-	}
-	if tabs {
-		return indentStyle{tabs: true}, true
-	}
-	if !spaces {
-		return indentStyle{}, false
-	}
-	g := 0
-	for _, r := range rels {
-		if n := strings.Count(r, " "); n > 0 {
-			g = gcd(g, n)
-		}
-	}
-	return indentStyle{width: g}, true // width 0: spaces, width unknown
-}
-
-func convertRel(rel string, from, to indentStyle) string {
-	if rel == "" || from == to {
-		return rel
-	}
-	tabs := strings.Count(rel, "\t")
-	spaces := len(rel) - tabs
-	levels, rem := tabs, spaces
-	if !from.tabs && from.width > 0 {
-		levels += spaces / from.width
-		rem = spaces % from.width
-	}
-	if to.tabs {
-		return strings.Repeat("\t", levels) + strings.Repeat(" ", rem)
-	}
-	w := to.width
-	if w <= 0 {
-		w = 4
-	}
-	return strings.Repeat(" ", levels*w+rem)
-}
-
-func leadingSpace(s string) string {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	return s[:i]
-}
-
-func firstNonBlank(lines []string) int {
-	for i, l := range lines {
-		if !isBlank(l) {
-			return i
-		}
-	}
-	return -1
-}
-
-// indentsOf lists the indentation of the non-blank lines.
-func indentsOf(lines []string) []string {
-	var ws []string
-	for _, l := range lines {
-		if !isBlank(l) {
-			ws = append(ws, leadingSpace(l))
-		}
-	}
-	return ws
-}
-
-func indentSet(lines []string) map[string]bool {
-	s := map[string]bool{}
-	for _, w := range indentsOf(lines) {
-		s[w] = true
-	}
-	return s
-}
-
 // excerpt quotes a line, trimmed and cut short, for a message.
 func excerpt(l string) string {
 	l = strings.TrimSpace(l)
@@ -757,26 +420,4 @@ func excerpt(l string) string {
 		l = l[:cut] + "…"
 	}
 	return fmt.Sprintf("%q", l)
-}
-
-func commonPrefix(ss []string) string {
-	if len(ss) == 0 {
-		return ""
-	}
-	p := ss[0]
-	for _, s := range ss[1:] {
-		i := 0
-		for i < len(p) && i < len(s) && p[i] == s[i] {
-			i++
-		}
-		p = p[:i]
-	}
-	return p
-}
-
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
