@@ -7,28 +7,38 @@ import (
 
 func TestUnifiedDiff(t *testing.T) {
 	cases := []struct {
-		name, path, old, new, want string
+		name, from, to, old, new, want string
 	}{
-		{"equal", "a.txt", "x\n", "x\n", ""},
-		{"one line changed, three lines of context", "dir/f.go",
+		{"equal", "a.txt", "a.txt", "x\n", "x\n", ""},
+		{"one line changed, three lines of context", "dir/f.go", "dir/f.go",
 			"1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n",
 			"--- a/dir/f.go\n+++ b/dir/f.go\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"},
-		{"no newline at end of file", "f",
+		{"no newline at end of file", "f", "f",
 			"a\nb", "a\nc",
 			"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
-		{"final newline added", "f",
+		{"final newline added", "f", "f",
 			"a\nb", "a\nb\n",
 			"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"},
-		{"created", "new.txt", "", "hello\nworld\n",
-			"--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n"},
-		{"deleted", "./old.txt", "bye\n", "",
-			"--- a/old.txt\n+++ b/old.txt\n@@ -1 +0,0 @@\n-bye\n"},
-		{"windows path", `src\x.c`, "a\n", "b\n",
+		{"created", "", "new.txt", "", "hello\nworld\n",
+			"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n"},
+		{"created empty", "", "empty.txt", "", "",
+			"--- /dev/null\n+++ b/empty.txt\n"},
+		{"deleted", "./old.txt", "", "bye\n", "",
+			"--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"},
+		{"deleted empty", "old.txt", "", "", "",
+			"--- a/old.txt\n+++ /dev/null\n"},
+		{"moved and changed", "src/old.go", "src/new.go", "a\nb\n", "a\nB\n",
+			"--- a/src/old.go\n+++ b/src/new.go\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"},
+		{"moved only", "old.go", "pkg/new.go", "a\n", "a\n",
+			"--- a/old.go\n+++ b/pkg/new.go\n"},
+		{"same file written two ways", "./x.go", "x.go", "a\n", "a\n", ""},
+		{"nothing either side", "", "", "", "", ""},
+		{"windows path", `src\x.c`, `src\x.c`, "a\n", "b\n",
 			"--- a/src/x.c\n+++ b/src/x.c\n@@ -1 +1 @@\n-a\n+b\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := UnifiedDiff(c.path, c.old, c.new); got != c.want {
+			if got := UnifiedDiff(c.from, c.to, c.old, c.new); got != c.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
 			}
 		})
@@ -45,7 +55,7 @@ func TestUnifiedDiffOfAnEdit(t *testing.T) {
 	if r.Status != StatusApplied {
 		t.Fatal(r.Status)
 	}
-	d := UnifiedDiff("f.txt", old, out)
+	d := UnifiedDiff("f.txt", "f.txt", old, out)
 	want := "--- a/f.txt\n+++ b/f.txt\n@@ -38,7 +38,8 @@\n line\r\n line\r\n line\r\n-target\r\n+changed\r\n+added\r\n line\r\n line\r\n line\r\n"
 	if d != want {
 		t.Errorf("got:\n%q\nwant:\n%q", d, want)

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -22,9 +23,12 @@ import (
 //	*** End Patch
 //
 // ParsePatch takes what models write: CRLF, a heredoc or code fence around the
-// patch, a missing Begin or End Patch, markers in any case, nested "@@"
-// anchors, unified-diff hunk headers, "\ No newline" lines, context lines
-// without their space. Anything else is an error naming the patch line.
+// patch, a missing Begin Patch, markers in any case, nested "@@" anchors,
+// unified-diff hunk headers, "\ No newline" lines, context lines without
+// their space. Anything else is an error naming the patch line. "*** End
+// Patch" is required: it is the only evidence that the patch arrived whole,
+// so a patch without it, or whose heredoc or fence is never closed, is a
+// truncation (PatchError.Truncated) and is never applied.
 
 // OpKind is what a patch operation does to its file.
 type OpKind string
@@ -66,7 +70,17 @@ type PatchChunk struct {
 type PatchError struct {
 	Line int // 1-based line in the patch; 0 when unknown
 	Msg  string
+	// Truncated: the patch ends before "*** End Patch" or before the
+	// heredoc or fence around it closes, as a cut-off output does.
+	Truncated bool
 }
+
+// ErrTruncated matches (errors.Is) a PatchError or SearchReplaceError
+// whose text was cut off before its end.
+var ErrTruncated = errors.New("edit: the text was cut off before its end")
+
+// Is makes a truncated PatchError match ErrTruncated.
+func (e *PatchError) Is(target error) bool { return target == ErrTruncated && e.Truncated }
 
 func (e *PatchError) Error() string {
 	if e.Line <= 0 {
@@ -76,9 +90,8 @@ func (e *PatchError) Error() string {
 }
 
 var (
-	markerRe  = regexp.MustCompile(`(?i)^\*\*\*\s*(begin patch|end patch|add file|delete file|update file|move to|end of file)\s*(?::\s*(.*?))?\s*$`)
-	heredocRe = regexp.MustCompile(`^(?:apply_patch\s*)?<<-?\s*['"]?([A-Za-z_]+)['"]?\s*$`)
-	hunkRe    = regexp.MustCompile(`^@@\s*-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@\s?(.*)$`)
+	markerRe = regexp.MustCompile(`(?i)^\*\*\*\s*(begin patch|end patch|add file|delete file|update file|move to|end of file)\s*(?::\s*(.*?))?\s*$`)
+	hunkRe   = regexp.MustCompile(`^@@\s*-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@\s?(.*)$`)
 )
 
 type patchLine struct {
@@ -113,14 +126,16 @@ func emptyPatch() error {
 
 // patchParser reads a patch's lines; i is the next line to read.
 type patchParser struct {
-	lines []patchLine
-	i     int
+	lines    []patchLine
+	i        int
+	wrappers []wrapper // around the patch, outermost first
+	count    int       // lines in the text given: the last has no line end
 }
 
 // ParsePatch parses an apply_patch text.
 func ParsePatch(patch string) (*Patch, error) {
 	raw := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
-	p := &patchParser{lines: make([]patchLine, 0, len(raw))}
+	p := &patchParser{lines: make([]patchLine, 0, len(raw)), count: len(raw)}
 	for i, l := range raw {
 		p.lines = append(p.lines, patchLine{l, i + 1})
 	}
@@ -128,6 +143,9 @@ func ParsePatch(patch string) (*Patch, error) {
 		return nil, err
 	}
 	if err := p.begin(); err != nil {
+		return nil, err
+	}
+	if err := p.end(); err != nil {
 		return nil, err
 	}
 	out := &Patch{}
@@ -145,51 +163,6 @@ func ParsePatch(patch string) (*Patch, error) {
 		return nil, &PatchError{Msg: "the patch has no file operation: use \"*** Add File: PATH\", \"*** Delete File: PATH\" or \"*** Update File: PATH\""}
 	}
 	return out, nil
-}
-
-// trim drops the blank lines around the patch.
-func (p *patchParser) trim() {
-	for len(p.lines) > 0 && isBlank(p.lines[0].text) {
-		p.lines = p.lines[1:]
-	}
-	for len(p.lines) > 0 && isBlank(p.lines[len(p.lines)-1].text) {
-		p.lines = p.lines[:len(p.lines)-1]
-	}
-}
-
-// unwrap removes the heredocs and code fences around the patch.
-func (p *patchParser) unwrap() error {
-	p.trim()
-	for len(p.lines) > 0 {
-		first := strings.TrimSpace(p.lines[0].text)
-		closing := "```"
-		if m := heredocRe.FindStringSubmatch(first); m != nil {
-			closing = m[1]
-		} else if !strings.HasPrefix(first, "```") {
-			return nil
-		}
-		p.lines = p.lines[1:]
-		if len(p.lines) > 0 && strings.TrimSpace(p.lines[len(p.lines)-1].text) == closing {
-			p.lines = p.lines[:len(p.lines)-1]
-		}
-		p.trim()
-	}
-	return emptyPatch()
-}
-
-// begin reads "*** Begin Patch", which a patch starting with a file header
-// may leave out.
-func (p *patchParser) begin() error {
-	first := p.lines[0]
-	kind, _, ok := marker(first.text)
-	switch {
-	case ok && kind == "begin patch":
-		p.i++
-		return nil
-	case ok && (kind == "add file" || kind == "delete file" || kind == "update file"):
-		return nil
-	}
-	return &PatchError{Line: first.num, Msg: fmt.Sprintf("a patch starts with \"*** Begin Patch\", not %q", shorten(first.text))}
 }
 
 // op reads the next file operation; ok is false at the end of the patch.
@@ -445,7 +418,9 @@ func shorten(s string) string {
 // positional, and a chunk not found there is looked for in the whole file
 // (models reorder chunks). A chunk that only adds lines inserts them after its
 // anchor, or at the end (as Codex does). As with ApplyEdits a failed chunk
-// changes nothing; the error is only for a chunk without lines.
+// changes nothing; the error is only for a chunk without lines. A file a
+// chunk changed ends with a newline, as Codex's grammar defines an updated
+// file (plain edits keep the file's final newline or its absence).
 func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string, []EditResult, error) {
 	for i, c := range chunks {
 		if len(c.OldLines) == 0 && len(c.NewLines) == 0 {
@@ -500,7 +475,23 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 			placed = true
 		}
 	}
+	if placed {
+		content = withFinalNewline(content)
+	}
 	return content, results, nil
+}
+
+// withFinalNewline ends a non-empty text with a line break, CRLF when its
+// last line break is one.
+func withFinalNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	d := newDoc(s)
+	if d.crlfFor(match{start: len(d.n), end: len(d.n)}) {
+		return s + "\r\n"
+	}
+	return s + "\n"
 }
 
 // findAnchor returns the first line at or after from that the anchor names:
@@ -529,9 +520,10 @@ func (d *doc) findAnchor(anchor string, from int) int {
 	return -1
 }
 
-// insertLines inserts whole lines before line at (0-based), or at the end of
-// the file when at is negative or past the end; the file keeps its line
-// endings and its final newline's presence or absence.
+// insertLines inserts whole lines after line after (0-based), or at the end
+// of the file when after is negative or the last line; the file keeps its
+// line endings and its final newline's presence or absence (ApplyChunks
+// decides about the final newline).
 func (d *doc) insertLines(after int, lines []string) (string, EditResult, applied) {
 	L := d.lineIndex()
 	at := len(L)

@@ -34,8 +34,8 @@ func TestParsePatch(t *testing.T) {
 				{Anchors: []string{"class A:", "def run(self):"}, OldLines: []string{"        pass"}, NewLines: []string{"        return 1"}, Line: 5},
 				{Anchors: []string{"def g():"}, OldLines: []string{"    a"}, NewLines: []string{"    b"}, Line: 9},
 			}}}},
-		{"lenient: CRLF, blank lines, no End Patch, marker case and spaces",
-			"\r\n\r\n  *** begin patch  \r\n***  Update File:  c.txt \r\n@@\r\n-old\r\n+new\r\n\r\n\r\n",
+		{"lenient: CRLF, blank lines, marker case and spaces",
+			"\r\n\r\n  *** begin patch  \r\n***  Update File:  c.txt \r\n@@\r\n-old\r\n+new\r\n\r\n  *** end patch\r\n\r\n",
 			[]PatchOp{{Kind: OpUpdate, Path: "c.txt", Line: 4, Chunks: []PatchChunk{{OldLines: []string{"old"}, NewLines: []string{"new"}, Line: 5}}}}},
 		{"lenient: no Begin Patch",
 			"*** Add File: n.txt\n+x\n*** End Patch\n",
@@ -43,9 +43,24 @@ func TestParsePatch(t *testing.T) {
 		{"lenient: heredoc",
 			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\nEOF\n",
 			[]PatchOp{{Kind: OpDelete, Path: "d.txt", Line: 3}}},
+		{"lenient: heredoc, double quotes",
+			"apply_patch <<\"EOF\"\n*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\nEOF",
+			[]PatchOp{{Kind: OpDelete, Path: "d.txt", Line: 3}}},
+		{"lenient: heredoc, bare word, no command",
+			"<<EOF\n*** Begin Patch\n*** Add File: n.txt\n+EOF is content here\n*** End Patch\nEOF\n",
+			[]PatchOp{{Kind: OpAdd, Path: "n.txt", Content: "EOF is content here\n", Line: 3}}},
+		{"lenient: heredoc <<- with a tab-indented delimiter of its own",
+			"apply_patch <<-PATCH\n\t*** Begin Patch\n\t*** Delete File: d.txt\n\t*** End Patch\n\tPATCH\n",
+			[]PatchOp{{Kind: OpDelete, Path: "d.txt", Line: 3}}},
+		{"lenient: heredoc closed, then the model's words",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\nEOF\nThat removes d.txt.",
+			[]PatchOp{{Kind: OpDelete, Path: "d.txt", Line: 3}}},
 		{"lenient: code fence",
 			"```diff\n*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\n```",
 			[]PatchOp{{Kind: OpDelete, Path: "d.txt", Line: 3}}},
+		{"lenient: heredoc inside a code fence",
+			"```bash\napply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\nEOF\n```\n",
+			[]PatchOp{{Kind: OpDelete, Path: "d.txt", Line: 4}}},
 		{"empty lines inside and between chunks; no-prefix context; no-newline marker",
 			"*** Begin Patch\n*** Update File: e.txt\n@@\n a\n\n-b\n+B\n\\ No newline at end of file\n\n\n@@\nc\n-d\n*** End Patch",
 			[]PatchOp{{Kind: OpUpdate, Path: "e.txt", Line: 2, Chunks: []PatchChunk{
@@ -107,6 +122,77 @@ func TestParsePatchErrors(t *testing.T) {
 	}
 }
 
+// TestParsePatchRefusals: a patch cut off (no End Patch, a line cut in
+// the middle, a heredoc or fence never closed) is refused as truncated,
+// never applied; a malformed wrapper is refused as malformed.
+func TestParsePatchRefusals(t *testing.T) {
+	const resendMsg = "nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches)"
+	cases := []struct {
+		name      string
+		patch     string
+		truncated bool
+		err       string
+	}{
+		{"no End Patch after whole lines",
+			"*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n", true,
+			"line 5: the patch ends without \"*** End Patch\", so it was probably cut off (the output may have hit a length limit); " + resendMsg},
+		{"no End Patch, CRLF",
+			"*** Begin Patch\r\n*** Delete File: x\r\n", true,
+			"line 2: the patch ends without \"*** End Patch\", so it was probably cut off (the output may have hit a length limit); " + resendMsg},
+		{"cut inside a + line",
+			"*** Begin Patch\n*** Add File: a.txt\n+line1\n+li", true,
+			"line 4: the patch ends without \"*** End Patch\" and its last line, \"+li\", has no line end, so it was probably cut off (the output may have hit a length limit); " + resendMsg},
+		{"cut inside a context line",
+			"*** Begin Patch\n*** Update File: a.py\n@@ def f():\n-    return 1\n+    return 2\n     x = ", true,
+			"line 6: the patch ends without \"*** End Patch\" and its last line, \"     x = \", has no line end, so it was probably cut off (the output may have hit a length limit); " + resendMsg},
+		{"cut inside the End Patch line",
+			"*** Begin Patch\n*** Delete File: x\n*** End Pat", true,
+			"line 3: the patch ends without \"*** End Patch\" and its last line, \"*** End Pat\", has no line end, so it was probably cut off (the output may have hit a length limit); " + resendMsg},
+		{"cut inside a file header",
+			"*** Begin Patch\n*** Add Fi", true,
+			"line 2: the patch ends without \"*** End Patch\" and its last line, \"*** Add Fi\", has no line end, so it was probably cut off (the output may have hit a length limit); " + resendMsg},
+		{"cut inside a heredoc",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a\n+x", true,
+			"line 4: the patch ends without \"*** End Patch\" and its last line, \"+x\", has no line end, so it was probably cut off (the output may have hit a length limit); " + resendMsg},
+		{"heredoc closed without End Patch",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\nEOF\n", true,
+			"line 4: the patch has no \"*** End Patch\" line before the heredoc closes with \"EOF\", so it may be incomplete; " + resendMsg},
+		{"heredoc never closed",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\n", true,
+			"line 1: the heredoc opened by \"apply_patch <<'EOF'\" has no closing \"EOF\" line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing \"EOF\" line (a long one as several smaller patches)"},
+		{"code fence never closed",
+			"```diff\n*** Begin Patch\n*** Delete File: x\n*** End Patch", true,
+			"line 1: the code fence opened by \"```diff\" has no closing \"```\" line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing \"```\" line (a long one as several smaller patches)"},
+		{"mismatched heredoc quotes",
+			"apply_patch <<\"EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\nEOF\n", false,
+			"line 1: the heredoc opener \"apply_patch <<\\\"EOF'\" quotes its delimiter with mismatched marks: write <<'EOF', <<\"EOF\" or <<EOF"},
+		{"heredoc quote opened only",
+			"<<'EOF\n*** Begin Patch\n*** Delete File: x\n*** End Patch\nEOF\n", false,
+			"line 1: the heredoc opener \"<<'EOF\" quotes its delimiter with mismatched marks: write <<'EOF', <<\"EOF\" or <<EOF"},
+		{"heredoc left open inside a closed fence",
+			"```bash\napply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\n```\n", false,
+			"line 2: the heredoc opened by \"apply_patch <<'EOF'\" is never closed: put a line \"EOF\" right after \"*** End Patch\""},
+		{"a unified diff is not a cut-off patch",
+			"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b", false,
+			"line 1: a patch starts with \"*** Begin Patch\", not \"--- a/x\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := ParsePatch(c.patch)
+			if err == nil {
+				t.Fatalf("accepted: %+v", p.Ops)
+			}
+			if err.Error() != c.err {
+				t.Errorf("error\n%s\nwant\n%s", err, c.err)
+			}
+			var pe *PatchError
+			if !errors.As(err, &pe) || pe.Truncated != c.truncated || errors.Is(err, ErrTruncated) != c.truncated {
+				t.Errorf("truncated %v, want %v", errors.Is(err, ErrTruncated), c.truncated)
+			}
+		})
+	}
+}
+
 func TestApplyChunks(t *testing.T) {
 	src := "class A:\n    def run(self):\n        return 1\n\nclass B:\n    def run(self):\n        return 1\n\ndef main():\n    A().run()\n"
 	cases := []struct {
@@ -139,9 +225,9 @@ func TestApplyChunks(t *testing.T) {
 		{"addition after the anchor", "def f():\n    pass\n\ndef g():\n    pass\n",
 			"@@ def f():\n+    \"\"\"Doc.\"\"\"\n",
 			"def f():\n    \"\"\"Doc.\"\"\"\n    pass\n\ndef g():\n    pass\n", []Status{StatusApplied}},
-		{"addition without anchor appends", "a\nb",
+		{"addition without anchor appends", "a\nb\n",
 			"@@\n+c\n",
-			"a\nb\nc", []Status{StatusApplied}},
+			"a\nb\nc\n", []Status{StatusApplied}},
 		{"addition already there", "a\nb\nc\n",
 			"@@ a\n+b\n",
 			"a\nb\nc\n", []Status{StatusAlreadyApplied}},
@@ -192,11 +278,52 @@ func TestApplyChunks(t *testing.T) {
 	}
 }
 
+// TestApplyChunksFinalNewline: a file a patch changed ends with a newline
+// (Codex's grammar), in the file's own line ending; one the patch did not
+// change keeps its bytes, and a plain edit keeps the absence.
+func TestApplyChunksFinalNewline(t *testing.T) {
+	cases := []struct {
+		name, content, patch, want string
+	}{
+		{"changed file gains its final newline", "a\nb", "@@\n-b\n+c\n", "a\nc\n"},
+		{"change away from the end", "a\nb\nc", "@@\n-a\n+A\n", "A\nb\nc\n"},
+		{"CRLF file gains CRLF", "a\r\nb", "@@\n-a\n+A\n", "A\r\nb\r\n"},
+		{"lines appended", "a\nb", "@@\n+c\n", "a\nb\nc\n"},
+		{"a file with its final newline is left so", "a\nb\n", "@@\n-b\n+c\n", "a\nc\n"},
+		{"emptied file stays empty", "a", "@@\n-a\n", ""},
+		{"nothing applied: bytes kept", "a\nb", "@@\n-a\n+a\n b\n", "a\nb"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := ParsePatch("*** Begin Patch\n*** Update File: f\n" + c.patch + "*** End Patch\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := ApplyChunks(c.content, p.Ops[0].Chunks, MatchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+	if got, r := ApplyEdit("a\nb", Edit{OldText: "b", NewText: "c"}, MatchOptions{}); got != "a\nc" || r.Status != StatusApplied {
+		t.Errorf("a plain edit: %q %s, want \"a\\nc\" kept without a final newline", got, r.Status)
+	}
+}
+
 func FuzzParsePatch(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch")
 	f.Add("*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@ x\n y\n-z\n+w\n*** End of File\n*** End Patch")
 	f.Add("<<EOF\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF")
 	f.Add("*** Update File: a\n@@ -1,2 +1,2 @@\n\n-\n+\n\\ x\n")
+	// Truncation shapes: no End Patch, a line cut, wrappers left open.
+	f.Add("*** Begin Patch\n*** Add File: a\n+line1\n+li")
+	f.Add("*** Begin Patch\n*** Update File: a\n@@\n ctx\n-old\n+new\n")
+	f.Add("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\n")
+	f.Add("apply_patch <<\"EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF")
+	f.Add("```bash\napply_patch <<-EOF\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF\n```\nDone.")
 	f.Fuzz(func(t *testing.T, patch string) {
 		p, err := ParsePatch(patch)
 		if err != nil {
@@ -204,6 +331,12 @@ func FuzzParsePatch(f *testing.F) {
 		}
 		if len(p.Ops) == 0 {
 			t.Fatal("no operations and no error")
+		}
+		if !hasEndPatch(patch) {
+			t.Fatal("accepted without an End Patch line")
+		}
+		if len(patch) <= 2048 {
+			checkCuts(t, patch)
 		}
 		for _, op := range p.Ops {
 			if op.Path == "" {
@@ -223,4 +356,37 @@ func FuzzParsePatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hasEndPatch reports whether a line of text is an End Patch marker.
+func hasEndPatch(text string) bool {
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if kind, _, ok := marker(l); ok && kind == "end patch" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCuts cuts an accepted patch at every earlier offset: a cut that left
+// no End Patch line is refused, as truncated once its Begin Patch line is
+// whole; a cut that kept one may parse.
+func checkCuts(t *testing.T, patch string) {
+	begin := strings.Index(patch, "*** Begin Patch\n")
+	if begin > 0 && patch[begin-1] != '\n' {
+		begin = -1 // not a line of its own
+	}
+	for k := range len(patch) {
+		cut := patch[:k]
+		if hasEndPatch(cut) {
+			continue
+		}
+		_, err := ParsePatch(cut)
+		if err == nil {
+			t.Fatalf("cut at %d of %q accepted", k, patch)
+		}
+		if begin >= 0 && k > begin+len("*** Begin Patch\n") && !errors.Is(err, ErrTruncated) {
+			t.Fatalf("cut at %d of %q: %v, not a truncation", k, patch, err)
+		}
+	}
 }

@@ -33,7 +33,13 @@ type SearchReplaceError struct {
 	Block int // 1-based block number; 0 when the diff has no block
 	Line  int // 1-based line of the diff where the problem shows
 	Msg   string
+	// Truncated: the diff ends inside its last block, before the block's
+	// separator or REPLACE marker, as a cut-off output does.
+	Truncated bool
 }
+
+// Is makes a truncated SearchReplaceError match ErrTruncated.
+func (e *SearchReplaceError) Is(target error) bool { return target == ErrTruncated && e.Truncated }
 
 func (e *SearchReplaceError) Error() string {
 	if e.Block == 0 {
@@ -88,7 +94,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 			default:
 				msg += fmt.Sprintf(" before the next SEARCH marker on line %d", end+1)
 			}
-			return nil, &SearchReplaceError{Block: block, Line: start + 1, Msg: msg}
+			return nil, &SearchReplaceError{Block: block, Line: start + 1, Msg: msg, Truncated: end < 0}
 		}
 		// The REPLACE section runs to the REPLACE marker.
 		stop := -1
@@ -103,7 +109,7 @@ func ParseSearchReplace(diff string) ([]Edit, error) {
 			}
 		}
 		if stop < 0 {
-			return nil, &SearchReplaceError{Block: block, Line: start + 1,
+			return nil, &SearchReplaceError{Block: block, Line: start + 1, Truncated: true,
 				Msg: "missing +++++++ REPLACE marker before the end of the diff"}
 		}
 		edits = append(edits, Edit{OldText: joinLines(lines[start+1 : sep]), NewText: joinLines(lines[sep+1 : stop])})

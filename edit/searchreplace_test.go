@@ -70,18 +70,22 @@ func TestParseSearchReplaceErrors(t *testing.T) {
 		diff  string
 		block int
 		msg   []string
+		// truncated: the diff ends inside its last block, as a cut-off
+		// output does (errors.Is ErrTruncated).
+		truncated bool
 	}{
-		{"nothing", "just some text\n", 0, []string{"no SEARCH/REPLACE block"}},
-		{"empty", "", 0, []string{"no SEARCH/REPLACE block"}},
-		{"no separator", "------- SEARCH\na\n+++++++ REPLACE\n", 1, []string{"block 1 (line 1)", "no ======= separator", "REPLACE marker on line 3"}},
-		{"no separator at end", "------- SEARCH\na\n", 1, []string{"block 1", "no ======= separator before the end"}},
-		{"no replace marker", "------- SEARCH\na\n=======\nb\n", 1, []string{"block 1", "missing +++++++ REPLACE"}},
+		{"nothing", "just some text\n", 0, []string{"no SEARCH/REPLACE block"}, false},
+		{"empty", "", 0, []string{"no SEARCH/REPLACE block"}, false},
+		{"no separator", "------- SEARCH\na\n+++++++ REPLACE\n", 1, []string{"block 1 (line 1)", "no ======= separator", "REPLACE marker on line 3"}, false},
+		{"no separator at end", "------- SEARCH\na\n", 1, []string{"block 1", "no ======= separator before the end"}, true},
+		{"no replace marker", "------- SEARCH\na\n=======\nb\n", 1, []string{"block 1", "missing +++++++ REPLACE"}, true},
+		{"cut inside the REPLACE marker", "------- SEARCH\na\n=======\nb\n+++++++ REPL", 1, []string{"block 1", "missing +++++++ REPLACE"}, true},
 		{"second block broken", "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n\n------- SEARCH\nc\n=======\nd\n", 2,
-			[]string{"block 2 (line 7)", "missing +++++++ REPLACE"}},
+			[]string{"block 2 (line 7)", "missing +++++++ REPLACE"}, true},
 		{"next SEARCH before REPLACE", "------- SEARCH\na\n=======\nb\n------- SEARCH\nc\n=======\nd\n+++++++ REPLACE\n", 1,
-			[]string{"block 1", "next SEARCH marker (line 5)"}},
+			[]string{"block 1", "next SEARCH marker (line 5)"}, false},
 		{"SEARCH inside SEARCH", "------- SEARCH\na\n<<<<<<< SEARCH\nb\n=======\nc\n>>>>>>> REPLACE\n", 1,
-			[]string{"block 1", "next SEARCH marker on line 3"}},
+			[]string{"block 1", "next SEARCH marker on line 3"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,6 +101,9 @@ func TestParseSearchReplaceErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), m) {
 					t.Errorf("%q lacks %q", err.Error(), m)
 				}
+			}
+			if got := errors.Is(err, ErrTruncated); got != c.truncated {
+				t.Errorf("errors.Is(ErrTruncated) = %v, want %v", got, c.truncated)
 			}
 		})
 	}
@@ -133,6 +140,8 @@ func FuzzParseSearchReplace(f *testing.F) {
 	f.Add("<<<<<<< SEARCH>\r\na\r\n========\r\n>>>>>>> REPLACE")
 	f.Add("------- SEARCH\n=======\n=======\n+++++++ REPLACE\n------- SEARCH\nx\n")
 	f.Add("-------SEARCH\n\n===\n\n+++REPLACE>\n")
+	f.Add("------- SEARCH\na\n=======\nb\n+++++++ REPL")
+	f.Add("------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n\n------- SEARCH\nc\n==")
 	f.Fuzz(func(t *testing.T, diff string) {
 		edits, err := ParseSearchReplace(diff)
 		if err != nil {
@@ -144,15 +153,32 @@ func FuzzParseSearchReplace(f *testing.F) {
 		if len(edits) == 0 {
 			t.Fatal("no edits and no error")
 		}
+		if len(diff) <= 2048 {
+			checkSearchReplaceCuts(t, diff)
+		}
 		for _, e := range edits {
 			for _, s := range []string{e.OldText, e.NewText} {
 				if s != "" && !strings.HasSuffix(s, "\n") {
 					t.Fatalf("section %q does not end with a newline", s)
 				}
-				if strings.Contains(s, "\r\n") {
+				// A line ending in a lone CR ("x\r" + CRLF) keeps its CR.
+				if strings.Count(s, "\r\n") > strings.Count(diff, "\r\r\n") {
 					t.Fatalf("section %q kept CRLF", s)
 				}
 			}
 		}
 	})
+}
+
+// checkSearchReplaceCuts cuts an accepted diff at every earlier offset: a
+// cut inside a block is refused as truncated; a cut before any block is
+// refused as having none; a cut between blocks parses.
+func checkSearchReplaceCuts(t *testing.T, diff string) {
+	for k := range len(diff) {
+		_, err := ParseSearchReplace(diff[:k])
+		var se *SearchReplaceError
+		if err != nil && (!errors.As(err, &se) || se.Block != 0 && !errors.Is(err, ErrTruncated)) {
+			t.Fatalf("cut at %d of %q: %v, not a truncation", k, diff, err)
+		}
+	}
 }

@@ -177,7 +177,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 			return nil, err
 		}
 	}
-	v, err := g.conclude(ctx, req.ValidateRequest, res)
+	v, err := g.conclude(ctx, req.ValidateRequest, res, ex.Applied)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,11 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	if req.ExpectedSHA256 != "" && !strings.EqualFold(req.ExpectedSHA256, oldHash) {
 		return &FileChangedError{Path: rel, Expected: req.ExpectedSHA256, Actual: oldHash}
 	}
-	ex.Diff = edit.UnifiedDiff(rel, string(old), content)
+	from := rel
+	if !existed {
+		from = "" // created: the diff comes from /dev/null
+	}
+	ex.Diff = edit.UnifiedDiff(from, rel, string(old), content)
 	change := FileChange{Path: rel, PreviousSHA256: oldHash, Size: len(content), SHA256: workspace.SHA256Hex([]byte(content))}
 	switch {
 	case !existed:

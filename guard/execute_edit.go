@@ -97,10 +97,8 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	ops = slices.DeleteFunc(ops, func(op *fileOp) bool { return op.skip })
 	var diffs []string
 	for _, op := range ops {
-		if d := edit.UnifiedDiff(op.rel, op.old, op.updated); d != "" && op.kind != edit.OpDelete {
+		if d := op.diff(); d != "" {
 			diffs = append(diffs, d)
-		} else if op.kind == edit.OpDelete {
-			diffs = append(diffs, edit.UnifiedDiff(op.rel, op.old, ""))
 		}
 		ex.Changes = append(ex.Changes, op.change())
 	}
@@ -211,6 +209,21 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// diff is the operation's unified diff, its headers naming /dev/null for
+// a file created or deleted and both paths for a file moved.
+func (op *fileOp) diff() string {
+	from, to := op.rel, op.rel
+	switch {
+	case !op.existed:
+		from = ""
+	case op.kind == edit.OpDelete:
+		to = ""
+	case op.moveRel != "":
+		to = op.moveRel
+	}
+	return edit.UnifiedDiff(from, to, op.old, op.updated)
 }
 
 func (op *fileOp) change() FileChange {
@@ -329,6 +342,10 @@ func planEdits(res *repair.Result) []*fileOp {
 		}
 	case "replace_in_file":
 		edits, err := edit.ParseSearchReplace(str(args, "diff"))
+		if errors.Is(err, edit.ErrTruncated) {
+			res.Violate(repair.CodeTruncated, "diff", fmt.Sprintf("The diff is incomplete: %v. It was probably cut off (the output may have hit a length limit), so nothing was changed: resend the whole diff, every block ending with \"+++++++ REPLACE\".", err))
+			return nil
+		}
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, "diff", fmt.Sprintf("The diff is not valid SEARCH/REPLACE blocks: %v. Each block is \"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".", err))
 			return nil
@@ -339,6 +356,10 @@ func planEdits(res *repair.Result) []*fileOp {
 		}
 	case "apply_patch":
 		patch, err := edit.ParsePatch(str(args, "patch"))
+		if errors.Is(err, edit.ErrTruncated) {
+			res.Violate(repair.CodeTruncated, "patch", fmt.Sprintf("The patch is incomplete: %v.", err))
+			return nil
+		}
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, "patch", fmt.Sprintf("The patch cannot be read: %v.", err))
 			return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,5 +189,132 @@ func TestTrailingSlashIsRefused(t *testing.T) {
 				t.Errorf("the workspace changed: %d entries, normal.txt = %q", len(entries), data)
 			}
 		})
+	}
+}
+
+// workspaceFiles reads every file under dir, by slash path.
+func workspaceFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestTruncatedEditIsNotApplied: a patch or SEARCH/REPLACE diff that ends
+// before it is whole is TRUNCATED and writes nothing; a malformed heredoc
+// is INVALID_VALUE. The message says "length limit" only where a cut-off
+// output is the likely cause.
+func TestTruncatedEditIsNotApplied(t *testing.T) {
+	before := map[string]string{"a.txt": "one\ntwo\n"}
+	for _, tt := range []struct {
+		name, tool, arg, text string
+		code                  string
+		msg                   string
+		lengthLimit           bool
+	}{
+		{"patch without End Patch", "apply_patch", "patch",
+			"*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n", repair.CodeTruncated,
+			"The patch is incomplete: line 6: the patch ends without \"*** End Patch\", so it was probably cut off (the output may have hit a length limit); nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches).", true},
+		{"patch cut inside a + line", "apply_patch", "patch",
+			"*** Begin Patch\n*** Add File: new.txt\n+line1\n+li", repair.CodeTruncated,
+			"The patch is incomplete: line 4: the patch ends without \"*** End Patch\" and its last line, \"+li\", has no line end, so it was probably cut off (the output may have hit a length limit); nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches).", true},
+		{"heredoc closed, End Patch left out", "apply_patch", "patch",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\nEOF\n", repair.CodeTruncated,
+			"The patch is incomplete: line 4: the patch has no \"*** End Patch\" line before the heredoc closes with \"EOF\", so it may be incomplete; nothing was applied: resend the whole patch, ending with \"*** End Patch\" (a long one as several smaller patches).", false},
+		{"heredoc never closed", "apply_patch", "patch",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n", repair.CodeTruncated,
+			"The patch is incomplete: line 1: the heredoc opened by \"apply_patch <<'EOF'\" has no closing \"EOF\" line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing \"EOF\" line (a long one as several smaller patches).", false},
+		{"mismatched heredoc quotes", "apply_patch", "patch",
+			"apply_patch <<\"EOF'\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\nEOF\n", repair.CodeInvalidValue,
+			"The patch cannot be read: line 1: the heredoc opener \"apply_patch <<\\\"EOF'\" quotes its delimiter with mismatched marks: write <<'EOF', <<\"EOF\" or <<EOF.", false},
+		{"SEARCH/REPLACE without its final REPLACE marker", "replace_in_file", "diff",
+			"------- SEARCH\ntwo\n=======\nTWO\n", repair.CodeTruncated,
+			"The diff is incomplete: block 1 (line 1): missing +++++++ REPLACE marker before the end of the diff. It was probably cut off (the output may have hit a length limit), so nothing was changed: resend the whole diff, every block ending with \"+++++++ REPLACE\".", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, dir := newWorkspaceGuard(t)
+			if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(before["a.txt"]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := map[string]any{tt.arg: tt.text}
+			if tt.tool == "replace_in_file" {
+				args["path"] = "a.txt"
+			}
+			text, _ := repair.EncodeJSON(args)
+			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{
+				ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: repair.Call{Name: tt.tool, Form: repair.FormText, Text: string(text)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.OK() || ex.Applied || ex.Diff != "" || len(ex.Changes) != 0 {
+				t.Errorf("ok %v, applied %v, diff %q, changes %v", ex.OK(), ex.Applied, ex.Diff, ex.Changes)
+			}
+			if got := violationCodes(ex.Verdict); !slices.Equal(got, []string{tt.code}) {
+				t.Fatalf("violations %v, want [%s]", got, tt.code)
+			}
+			if got := ex.Violations[0].Message; got != tt.msg {
+				t.Errorf("message\n%s\nwant\n%s", got, tt.msg)
+			}
+			if got := strings.Contains(ex.Feedback, "length limit"); got != tt.lengthLimit {
+				t.Errorf("feedback mentions a length limit: %v, want %v\n%s", got, tt.lengthLimit, ex.Feedback)
+			}
+			if got := workspaceFiles(t, dir); !maps.Equal(got, before) {
+				t.Errorf("the workspace changed: %q", got)
+			}
+		})
+	}
+}
+
+// TestPatchDiffAndFinalNewline: the diff of a patch names /dev/null for a
+// file added or deleted and both paths for a file moved, and a file the
+// patch updated ends with a newline; the workspace ends byte for byte so.
+func TestPatchDiffAndFinalNewline(t *testing.T) {
+	g, dir := newWorkspaceGuard(t)
+	for name, content := range map[string]string{"old.txt": "bye\n", "a.txt": "one\ntwo", "src/m.go": "package m\n\nvar x = 1\n", "keep.txt": "same\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch := "*** Begin Patch\n" +
+		"*** Add File: new.txt\n+hello\n+world\n" +
+		"*** Delete File: old.txt\n" +
+		"*** Update File: a.txt\n@@\n-two\n+TWO\n" +
+		"*** Update File: src/m.go\n*** Move to: pkg/m.go\n@@\n-var x = 1\n+var x = 2\n" +
+		"*** Update File: keep.txt\n*** Move to: moved.txt\n" +
+		"*** End Patch\n"
+	text, _ := repair.EncodeJSON(map[string]any{"patch": patch})
+	ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{
+		ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: repair.Call{Name: "apply_patch", Form: repair.FormText, Text: string(text)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.OK() || !ex.Applied {
+		t.Fatalf("ok %v, applied %v, violations %v", ex.OK(), ex.Applied, ex.Violations)
+	}
+	wantDiff := "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n" +
+		"--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n" +
+		"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+TWO\n" +
+		"--- a/src/m.go\n+++ b/pkg/m.go\n@@ -1,3 +1,3 @@\n package m\n \n-var x = 1\n+var x = 2\n" +
+		"--- a/keep.txt\n+++ b/moved.txt\n"
+	if ex.Diff != wantDiff {
+		t.Errorf("diff\n%s\nwant\n%s", ex.Diff, wantDiff)
+	}
+	want := map[string]string{"new.txt": "hello\nworld\n", "a.txt": "one\nTWO\n", "pkg/m.go": "package m\n\nvar x = 2\n", "moved.txt": "same\n"}
+	if got := workspaceFiles(t, dir); !maps.Equal(got, want) {
+		t.Errorf("workspace %q, want %q", got, want)
 	}
 }

@@ -45,6 +45,9 @@ type ValidateRequest struct {
 	// MistakeLimit lowers the server's limit for this call when smaller.
 	MistakeLimit uint32
 	Call         repair.Call
+	// CallID is the id the model or orchestrator gave the call ("" if none):
+	// an execution with the id of the call just validated is the same turn.
+	CallID string
 	// Tools are definitions of tools the server does not know, for this call.
 	Tools []repair.ToolDef
 	// NoSession validates outside any session: nothing recorded, no repeat,
@@ -87,7 +90,7 @@ func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, er
 	if err != nil {
 		return nil, err
 	}
-	v, err := g.conclude(ctx, req, res)
+	v, err := g.count(ctx, req, res, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +112,17 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	return res, nil
 }
 
-// conclude counts a checked (maybe executed) call: any violation is a
-// mistake.
-func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.Result) (*Verdict, error) {
+// conclude counts a checked call that was sent to be executed (executed
+// unless unusable): any violation is a mistake. applied says a change was
+// made, which a verdict must never report as failed.
+func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.Result, applied bool) (*Verdict, error) {
+	return g.count(ctx, req, res, true, applied)
+}
+
+// count counts a checked call in its session and writes its verdict. An
+// execution of the call the session just validated is that validation's
+// turn (session.Outcome): the README's validate-then-execute is one call.
+func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Result, execution, applied bool) (*Verdict, error) {
 	argsJSON, err := repair.EncodeArgs(res.Args)
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
@@ -119,7 +130,8 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 	var m MistakeState
 	var st session.State
 	if !req.NoSession {
-		st, err = g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON)})
+		st, err = g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON),
+			CallID: req.CallID, Execution: execution})
 	}
 	switch {
 	case req.NoSession:
@@ -133,7 +145,8 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 	case err != nil:
 		return nil, fmt.Errorf("record session %q: %w", req.SessionID, err)
 	default:
-		if st.Repeated {
+		// A repeat that changed a file was not useless: it stays usable.
+		if st.Repeated && !applied {
 			res.Violate(repair.CodeRepeatedCall, "", fmt.Sprintf("This exact call was made %d times in a row; sending it again will not work any better.", st.Repeats))
 		}
 		m = newMistakeState(st.Consecutive, g.effectiveLimit(req.MistakeLimit))

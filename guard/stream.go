@@ -114,7 +114,9 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
 	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth, Budget: req.Budget}
-	if req.Format == stream.XMLTags {
+	if !req.Format.Structured() {
+		// XMLTags finds calls by their tags; qwen_xml and minimax end an
+		// unclosed value only at a parameter the tool declares.
 		opts.Tools = g.toolTags(req.ToolNames, extra)
 	}
 	s.parser, err = stream.New(req.Format, opts, s.event)
@@ -124,8 +126,8 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 	return s, nil
 }
 
-// toolTags lists the tags that open a call in XMLTags, with the parameters'
-// spellings.
+// toolTags lists the tools a text format may call, by every name that opens
+// a call, with the parameters' spellings.
 func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream.ToolTags {
 	out := map[string]stream.ToolTags{}
 	add := func(t *repair.Tool) {
@@ -272,7 +274,7 @@ func (s *Stream) canonicalParam(index int, raw string) string {
 func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	req := ExecuteRequest{
 		ValidateRequest: ValidateRequest{SessionID: s.req.SessionID, ModelID: s.req.ModelID,
-			MistakeLimit: s.req.MistakeLimit, Call: e.Call, Tools: s.req.Tools, Truncated: e.Truncated},
+			MistakeLimit: s.req.MistakeLimit, Call: e.Call, CallID: e.ID, Tools: s.req.Tools, Truncated: e.Truncated},
 		Workspace: s.req.Workspace, DryRun: s.req.DryRun, Partial: s.req.Partial,
 	}
 	res, err := s.g.check(req.ValidateRequest)
@@ -282,7 +284,8 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	truncated := res.Has(repair.CodeTruncated)
 	var out []StreamEvent
 	var ex *Execution
-	if run := s.g.runner(res); s.req.ExecuteOnComplete && !truncated && run != nil && res.OK() {
+	run := s.g.runner(res)
+	if s.req.ExecuteOnComplete && !truncated && run != nil && res.OK() {
 		ws, err := s.g.workspace(req.Workspace)
 		if err != nil {
 			return nil, err
@@ -298,7 +301,9 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 				Text: fmt.Sprintf("call %d was not executed: %v", e.Index, err)})
 		}
 	}
-	v, err := s.g.conclude(s.ctx, req.ValidateRequest, res)
+	// A call the stream would execute is its execution's turn; one it only
+	// validates may still be sent to ExecuteWrite or ExecuteEdit.
+	v, err := s.g.count(s.ctx, req.ValidateRequest, res, s.req.ExecuteOnComplete && run != nil, ex != nil && ex.Applied)
 	if err != nil {
 		return nil, err
 	}

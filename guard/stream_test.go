@@ -137,6 +137,15 @@ func TestStreamVerdicts(t *testing.T) {
 			wantOK:   []bool{true},
 		},
 		{
+			name: "qwen3-coder content holding an undeclared <parameter= line keeps it; a missing </parameter> before a declared one is repaired",
+			req:  StreamRequest{Format: stream.QwenXML, Tools: []repair.ToolDef{memory}},
+			text: "<tool_call>\n<function=add_semantic_memory>\n<parameter=memory_text>\nline one\n<parameter=note>\nstill text\n" +
+				"<parameter=importance>\n4\n</parameter>\n</function>\n</tool_call>",
+			finish:   "stop",
+			wantArgs: []string{`{"importance":4,"memory_text":"line one\n<parameter=note>\nstill text"}`},
+			wantOK:   []bool{true},
+		},
+		{
 			name:     "truncated by the length limit: a mistake, never executed",
 			req:      StreamRequest{Format: stream.OpenAI, ExecuteOnComplete: true},
 			deltas:   []stream.ToolDelta{{Index: 0, ID: "c1", Name: "write_to_file", Arguments: `{"path": "t.txt", "content": "abc"}`}},

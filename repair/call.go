@@ -43,6 +43,9 @@ type Call struct {
 	Form   Form
 	Text   string // FormText, FormXML
 	Params map[string]string
+	// Repairs were made while the call was split out of the model's text
+	// (by a stream parser); the result lists them first.
+	Repairs []Repair
 }
 
 // Repair is one change made to a call.

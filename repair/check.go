@@ -108,19 +108,42 @@ func (p *pipeline) message(f finding) string {
 	case f.code == CodeUnexpectedParam:
 		return p.unexpectedMessage(f.loc, f.name)
 	case f.code == CodeMissingRequired && f.err == nil:
-		return fmt.Sprintf("Parameter %s is empty; it is required and must have a value.", quote(f.name))
+		return fmt.Sprintf("Parameter %s is empty; it is required and must have a value.", quote(p.shownParam(f.loc, f.name)))
 	case f.code == CodeMissingRequired && f.loc != "":
-		return fmt.Sprintf("Missing required parameter %s in %s.", quote(f.name), quote(f.loc))
+		return fmt.Sprintf("Missing required parameter %s in %s.", quote(f.name), quote(p.shownPath(f.loc)))
 	case f.code == CodeMissingRequired:
-		return fmt.Sprintf("Missing required parameter %s.", quote(f.name))
+		return fmt.Sprintf("Missing required parameter %s.", quote(p.shownParam(f.loc, f.name)))
 	}
 	switch k := f.err.ErrorKind.(type) {
 	case *kind.Type:
-		return fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(f.loc)), wantTypes(k.Want), article(k.Got))
+		return fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(p.shownPath(f.loc))), wantTypes(k.Want), article(k.Got))
 	default:
 		// The validator's words may quote the value: a part is enough.
-		return fmt.Sprintf("Parameter %s is invalid: %s.", quote(displayParam(f.loc)), clipText(f.err.ErrorKind.LocalizedString(printer), 4*maxQuoted))
+		return fmt.Sprintf("Parameter %s is invalid: %s.", quote(displayParam(p.shownPath(f.loc))), clipText(f.err.ErrorKind.LocalizedString(printer), 4*maxQuoted))
 	}
+}
+
+// shownParam is a parameter's name in an object at loc as the model's
+// variant shows it, so that messages and the usage example agree
+// (absolutePath for Claude 4's path). Variants rename the top level only.
+func (p *pipeline) shownParam(loc, name string) string {
+	if loc != "" {
+		return name
+	}
+	return p.tool.view(p.res.Family).name(name)
+}
+
+// shownPath is a slash-separated path with its first segment as shown.
+func (p *pipeline) shownPath(loc string) string {
+	if loc == "" {
+		return ""
+	}
+	head, rest, nested := strings.Cut(loc, "/")
+	head = p.shownParam("", head)
+	if nested {
+		return head + "/" + rest
+	}
+	return head
 }
 
 // checkEmpty reports required parameters given as "": models send that when
@@ -180,16 +203,17 @@ func (p *pipeline) unexpectedMessage(loc, name string) string {
 	if name == rawArgumentsKey && loc == "" {
 		return "Unexpected parameter \"raw_arguments\": its text is not a JSON object of arguments. Send the parameters themselves as a JSON object."
 	}
-	accepted := p.tool.order
-	if loc != "" {
-		accepted = nil
-		if s := schemaAt(p.tool.schema, strings.Split(loc, "/")); s != nil {
-			accepted = paramOrder(s)
+	var accepted []string
+	if loc == "" {
+		for _, a := range p.tool.order {
+			accepted = append(accepted, p.shownParam("", a))
 		}
+	} else if s := schemaAt(p.tool.schema, strings.Split(loc, "/")); s != nil {
+		accepted = paramOrder(s)
 	}
 	where := p.tool.Name()
 	if loc != "" {
-		where = quote(loc)
+		where = quote(p.shownPath(loc))
 	}
 	return fmt.Sprintf("Unexpected parameter %s: %s accepts only %s.", quote(name), where, listNames(accepted))
 }

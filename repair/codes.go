@@ -15,6 +15,9 @@ const (
 	CodeTypeCoerced             = "TYPE_COERCED"
 	CodeDuplicateDropped        = "DUPLICATE_DROPPED"
 	CodeReplacementCharsRemoved = "REPLACEMENT_CHARS_REMOVED"
+	// CodeXMLRepaired: a tag the model left out, inferred while the call
+	// was split out of its text (a stream parser's).
+	CodeXMLRepaired = "XML_REPAIRED"
 )
 
 // Violation codes: each names one kind of problem that makes a call unusable.

@@ -1,7 +1,6 @@
 package repair
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -44,7 +43,7 @@ func Feedback(res *Result, m Mistakes) string {
 	fmt.Fprintf(&b, "Error: the %s tool call could not be used.\n", clipText(res.ToolName, maxQuoted))
 	writeProblems(&b, res)
 	if res.Tool != nil && res.Args != nil {
-		fmt.Fprintf(&b, "Received: %s\n", received(res))
+		b.WriteString(received(res))
 	}
 	if res.Has(CodeTruncated) {
 		b.WriteString("\nYour output was cut off before the tool call was complete, so nothing was done. " +
@@ -113,69 +112,99 @@ func escalation(m Mistakes) string {
 	return s + "\n"
 }
 
-// received summarises the arguments: every parameter of the tool and the
-// first unexpected ones.
+// received shows the parameters the call brought, in the call's own format
+// (a JSON object for JSON arguments, tags for XML blocks and parameters
+// split out of them) and under the names of the model's variant, as the
+// usage example: the tool's parameters in its order, then the first
+// unexpected ones. A parameter not sent is not shown; the problems name the
+// missing ones.
 func received(res *Result) string {
 	t := res.Tool
 	v := t.view(res.Family)
 	props := propsOf(t.schema)
-	var parts []string
+	var names, keys []string
 	for _, p := range t.order {
-		name := clipText(v.name(p), maxQuoted)
-		if val, ok := res.Args[p]; ok {
-			parts = append(parts, name+"="+preview(val))
-		} else {
-			parts = append(parts, name+"=<missing>")
+		if _, ok := res.Args[p]; ok {
+			names, keys = append(names, clipText(v.name(p), maxQuoted)), append(keys, p)
 		}
 	}
 	extra, total := smallestKeys(res.Args, receivedUnexpected, func(k string) bool { _, declared := props[k]; return !declared })
 	for _, k := range extra {
-		parts = append(parts, clipText(k, maxQuoted)+"="+preview(res.Args[k]))
+		names, keys = append(names, clipText(k, maxQuoted)), append(keys, k)
 	}
+	xml := res.Form != FormText
 	var b strings.Builder
-	for i, part := range parts {
-		if i > 0 && b.Len()+len(part) > receivedBytes {
-			fmt.Fprintf(&b, ", … (%d more parameters)", len(parts)-i+total-len(extra))
-			return b.String()
+	left := total - len(extra)
+	for i, k := range keys {
+		var part string
+		if xml {
+			part = xmlPreview(names[i], res.Args[k])
+		} else {
+			part = jsonPreview(names[i], res.Args[k])
 		}
-		if i > 0 {
-			b.WriteString(", ")
+		if i > 0 && b.Len()+len(part) > receivedBytes {
+			left += len(keys) - i
+			break
+		}
+		if i > 0 && !xml {
+			b.WriteString(",")
 		}
 		b.WriteString(part)
 	}
-	if total > len(extra) {
-		fmt.Fprintf(&b, ", … (%d more unexpected parameters)", total-len(extra))
+	var more string
+	if left > 0 {
+		more = fmt.Sprintf("… (%d more parameters)", left)
 	}
-	return b.String()
+	if xml {
+		name := clipText(t.Name(), maxQuoted)
+		if more != "" {
+			more += "\n"
+		}
+		return fmt.Sprintf("Received:\n<%s>\n%s%s</%s>\n", name, b.String(), more, name)
+	}
+	if more != "" && len(keys) > 0 {
+		more = ", " + more
+	}
+	return "Received: {" + b.String() + more + "}\n"
 }
 
-func preview(v any) string {
-	var s string
-	if str, ok := v.(string); ok {
-		if str == "" {
-			return "<empty>"
-		}
-		s = str
-	} else {
-		raw, _ := json.Marshal(v)
+// jsonPreview is `"name":value` with the value cut to previewLen
+// characters; a cut value is followed by its length, outside the JSON, so
+// that it cannot be copied back as if whole.
+func jsonPreview(name string, v any) string {
+	key, _ := EncodeJSON(name)
+	s, isStr := v.(string)
+	if !isStr {
+		raw, _ := EncodeJSON(v)
 		s = string(raw)
 	}
 	n := utf8.RuneCountInString(s)
-	if n <= previewLen {
-		if _, ok := v.(string); ok {
-			return fmt.Sprintf("%q", s)
+	cut := clipRunes(s, previewLen)
+	if isStr {
+		val, _ := EncodeJSON(cut)
+		if len(cut) == len(s) {
+			return string(key) + ":" + string(val)
 		}
-		return s
+		return fmt.Sprintf("%s:%s… (%d characters)", key, val, n)
 	}
-	// The first previewLen characters, without converting the whole value.
-	end := 0
-	for range previewLen {
-		_, size := utf8.DecodeRuneInString(s[end:])
-		end += size
+	if len(cut) == len(s) {
+		return string(key) + ":" + s
 	}
-	cut := s[:end]
-	if _, ok := v.(string); ok {
-		return fmt.Sprintf("%q… (%d characters)", cut, n)
+	return fmt.Sprintf("%s:%s… (%d characters)", key, cut, n)
+}
+
+// xmlPreview is `<name>value</name>` and a newline, the value as an XML
+// block carries it (raw text, other values as JSON) cut to previewLen
+// characters, a cut one followed by its length after the closing tag.
+func xmlPreview(name string, v any) string {
+	s, isStr := v.(string)
+	if !isStr {
+		raw, _ := EncodeJSON(v)
+		s = string(raw)
 	}
-	return fmt.Sprintf("%s… (%d characters)", cut, n)
+	cut := clipRunes(s, previewLen)
+	if len(cut) == len(s) {
+		return fmt.Sprintf("<%s>%s</%s>\n", name, s, name)
+	}
+	return fmt.Sprintf("<%s>%s…</%s> (%d characters)\n", name, cut, name, utf8.RuneCountInString(s))
 }

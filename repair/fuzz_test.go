@@ -18,6 +18,7 @@ func FuzzValidateText(f *testing.F) {
 	for _, seed := range []struct{ tool, text string }{
 		{"write_to_file", `{"path":"a.py","content":"x"}`},
 		{"Write", `{"file_path":"a.py","text":"x"}`},
+		{"Write<|channel|>commentary", `{"file_path":"a.py","text":"x"}`},
 		{"Write", `{"raw_arguments":"{\"file_path\":\"a.py\",\"content\":\"x\"}"}`},
 		{"write_to_file", `"{\"path\":\"a.py\",\"content\":\"x\"}"`},
 		{"edit", `{"path":"a","old_text":"x","new_text":"","replace_all":"true"}`},

@@ -47,6 +47,9 @@ func (r *Registry) Validate(call Call, opts Options) *Result {
 }
 
 func (p *pipeline) run(call Call) {
+	for _, r := range call.Repairs {
+		p.res.repair(r.Code, r.Param, r.Detail)
+	}
 	name, xmlBody, xmlClosed := call.Name, "", true
 	if call.Form == FormXML {
 		var tag string
@@ -93,7 +96,7 @@ func (p *pipeline) run(call Call) {
 func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, args map[string]any) (*Tool, map[string]any) {
 	if p.tool != nil {
 		if aliased {
-			p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s is %q", quote(name), p.tool.Name()))
+			p.res.repair(CodeToolAlias, "", toolAliasDetail(name, p.tool.Name()))
 		}
 		return p.tool, args
 	}
@@ -115,6 +118,19 @@ func (p *pipeline) settleTool(call Call, name, xmlBody string, aliased bool, arg
 		}
 	}
 	return tool, args
+}
+
+// toolAliasDetail says how name, as the model wrote it, became the tool's.
+func toolAliasDetail(name, tool string) string {
+	base, tokens, ok := splitTemplateTokens(name)
+	switch {
+	case !ok:
+		return fmt.Sprintf("tool %s is %q", quote(name), tool)
+	case base == tool:
+		return fmt.Sprintf("removed the chat-template tokens %s glued to the tool name %q", quote(tokens), tool)
+	default:
+		return fmt.Sprintf("removed the chat-template tokens %s glued to the tool name %s, which is %q", quote(tokens), quote(base), tool)
+	}
 }
 
 func (p *pipeline) knownToolNames() []string {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
@@ -43,7 +44,8 @@ type ToolDef struct {
 type ParamAliases struct {
 	Param   string   `json:"param"`
 	Aliases []string `json:"aliases"`
-	// AllowEmpty makes "" a value of a required parameter (new_text: "" deletes).
+	// AllowEmpty makes "" a value of a required parameter (new_text: ""
+	// deletes, content: "" is an empty file); else "" counts as missing.
 	AllowEmpty bool `json:"allow_empty,omitempty"`
 }
 
@@ -237,8 +239,22 @@ func (r *Registry) sortedTools() []*Tool {
 func (r *Registry) Tool(name string) *Tool { return r.tools[name] }
 
 // Resolve finds the tool a model meant by name: an exact name or alias
-// first, then ignoring case, '_' and '-'; extra tools first.
+// first, then ignoring case, '_' and '-'; extra tools first. Last, a name
+// with chat-template tokens glued to it (splitTemplateTokens) is the tool
+// its start names, if any.
 func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
+	if t, aliased := r.resolve(name, extra); t != nil {
+		return t, aliased
+	}
+	if base, _, ok := splitTemplateTokens(name); ok {
+		if t, _ := r.resolve(base, extra); t != nil {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+func (r *Registry) resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
 	for _, t := range extra {
 		if t.Name() == name {
 			return t, false
@@ -262,6 +278,29 @@ func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
 		return t, true
 	}
 	return nil, false
+}
+
+// splitTemplateTokens splits a tool name that a model's chat-template
+// tokens leaked into, as gpt-oss's "create_event<|channel|>analysis", at
+// its first special token ("<|" word "|>"): the name before it, trimmed,
+// and the tokens and what follows them. ok is false when there is no such
+// token or nothing before it.
+func splitTemplateTokens(name string) (base, tokens string, ok bool) {
+	k := strings.Index(name, "<|")
+	if k < 0 {
+		return "", "", false
+	}
+	word := name[k+2:]
+	end := strings.Index(word, "|>")
+	if end <= 0 || strings.IndexFunc(word[:end], func(c rune) bool { return !isTokenRune(c) }) >= 0 {
+		return "", "", false
+	}
+	base = strings.TrimSpace(name[:k])
+	return base, name[k:], base != ""
+}
+
+func isTokenRune(c rune) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // IsMultiplexer reports whether name stands for several tools (MultiplexerDef).
@@ -573,11 +612,18 @@ func (t *Tool) ParamSpellings() map[string]string {
 	return out
 }
 
-// ParamAliases returns the aliases of each parameter, sorted.
+// ParamAliases returns the aliases of each parameter, sorted, and every
+// parameter that allows "" even without aliases, so the definition
+// round-trips.
 func (t *Tool) ParamAliases() []ParamAliases {
 	by := map[string][]string{}
 	for a, c := range t.aliasOf {
 		by[c] = append(by[c], a)
+	}
+	for c := range t.allowEmpty {
+		if _, ok := by[c]; !ok {
+			by[c] = nil
+		}
 	}
 	out := make([]ParamAliases, 0, len(by))
 	for _, c := range slices.Sorted(maps.Keys(by)) {

@@ -108,12 +108,49 @@ func TestValidate(t *testing.T) {
 			violations: []string{"MISSING_REQUIRED:content"},
 		},
 		{
-			name:       "empty content is missing",
-			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":""}`},
+			name:    "empty content is an empty file",
+			call:    Call{Name: "write_to_file", Form: FormText, Text: `{"path":"pkg/__init__.py","content":""}`},
+			tool:    "write_to_file",
+			args:    `{"content":"","path":"pkg/__init__.py"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "empty content in an XML block is an empty file",
+			call:    Call{Form: FormXML, Text: "<write_to_file>\n<path>pkg/__init__.py</path>\n<content></content>\n</write_to_file>"},
+			tool:    "write_to_file",
+			args:    `{"content":"","path":"pkg/__init__.py"}`,
+			repairs: []string{},
+		},
+		{
+			name:    "empty content through an alias is an empty file",
+			call:    Call{Name: "str_replace_based_edit_tool", Form: FormText, Text: `{"command":"create","path":"a/__init__.py","file_text":""}`},
+			tool:    "write_to_file",
+			args:    `{"content":"","path":"a/__init__.py"}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:content"},
+		},
+		{
+			name:       "empty path is missing",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"","content":""}`},
 			tool:       "write_to_file",
-			args:       `{"content":"","path":"a.py"}`,
+			args:       `{"content":"","path":""}`,
 			repairs:    []string{},
-			violations: []string{"MISSING_REQUIRED:content"},
+			violations: []string{"MISSING_REQUIRED:path"},
+		},
+		{
+			name:       "empty old_text is missing",
+			call:       Call{Name: "edit", Form: FormText, Text: `{"path":"a.py","old_text":"","new_text":"x"}`},
+			tool:       "edit",
+			args:       `{"new_text":"x","old_text":"","path":"a.py"}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:old_text"},
+		},
+		{
+			name:       "an empty todo's content is missing: allow_empty is write_to_file's own",
+			call:       Call{Name: "todo_write", Form: FormText, Text: `{"todos":[{"id":"1","content":"","status":"pending"}]}`},
+			tool:       "todo_write",
+			args:       `{"todos":[{"content":"","id":"1","status":"pending"}]}`,
+			repairs:    []string{},
+			violations: []string{"MISSING_REQUIRED:todos/0/content"},
 		},
 		{
 			name:    "empty new_text is legal",
@@ -540,16 +577,17 @@ func TestFeedback(t *testing.T) {
 	}{
 		{
 			name:     "JSON call gets a JSON example",
-			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":""}`},
+			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"","content":"x"}`},
 			mistakes: Mistakes{Consecutive: 1, Limit: 3},
-			want:     []string{`Parameter "content" is empty`, `Received: path="a.py", content=<empty>`, `"path": "src/hello.py"`, "Fix the problem above"},
+			want:     []string{`Parameter "path" is empty`, `Received: {"path":"","content":"x"}`, `"path": "src/hello.py"`, "Fix the problem above"},
 			not:      []string{"<write_to_file>", "limit"},
 		},
 		{
 			name:     "XML call gets an XML example",
 			call:     Call{Form: FormXML, Text: "<write_to_file><path>a.py</path></write_to_file>"},
 			mistakes: Mistakes{Consecutive: 2, Limit: 3},
-			want:     []string{`Missing required parameter "content"`, "content=<missing>", "<write_to_file>\n<path>src/hello.py</path>\n<content>\n", "second failed tool call"},
+			want:     []string{`Missing required parameter "content"`, "Received:\n<write_to_file>\n<path>a.py</path>\n</write_to_file>\n", "<write_to_file>\n<path>src/hello.py</path>\n<content>\n", "second failed tool call"},
+			not:      []string{"<missing>"},
 		},
 		{
 			name:     "third mistake escalates and reports the limit",
@@ -562,7 +600,7 @@ func TestFeedback(t *testing.T) {
 			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py"}`},
 			model:    "claude-opus-4-1",
 			mistakes: Mistakes{Consecutive: 1, Limit: 3},
-			want:     []string{`"absolutePath": "/home/user/project/src/hello.py"`, `absolutePath="a.py"`},
+			want:     []string{`"absolutePath": "/home/user/project/src/hello.py"`, `Received: {"absolutePath":"a.py"}`},
 		},
 		{
 			name:     "truncation advice",
@@ -574,7 +612,7 @@ func TestFeedback(t *testing.T) {
 			name:     "long values are previewed",
 			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":"` + strings.Repeat("x", 500) + `","mode":"w"}`},
 			mistakes: Mistakes{Consecutive: 1, Limit: 3},
-			want:     []string{"(500 characters)", `mode="w"`},
+			want:     []string{`"content":"` + strings.Repeat("x", 60) + `"… (500 characters),"mode":"w"}`},
 		},
 	}
 	for _, tc := range tests {
@@ -596,6 +634,91 @@ func TestFeedback(t *testing.T) {
 	ok := reg.Validate(Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a","content":"b"}`}, Options{})
 	if fb := Feedback(ok, Mistakes{Limit: 3}); fb != "" {
 		t.Errorf("usable call got feedback %q", fb)
+	}
+}
+
+// TestFeedbackGolden pins whole feedback texts: "Received:" in the call's
+// own format, parameters named as the model's variant names them in the
+// problems, the received parameters and the example alike, and parameters
+// not sent left out.
+func TestFeedbackGolden(t *testing.T) {
+	reg := mustRegistry(t)
+	const fix = "\nFix the problem above and call the tool again.\n"
+	const jsonWrite = "\nCorrect usage (JSON arguments of write_to_file):\n{\n  \"path\": \"src/hello.py\",\n  \"content\": \"def main():\\n    print(\\\"hello\\\")\"\n}\n"
+	const xmlEdit = "\nCorrect usage:\n<edit>\n<path>src/hello.py</path>\n<old_text>\nprint(\"hello\")\n</old_text>\n<new_text>\nprint(\"hello, world\")\n</new_text>\n</edit>\n"
+	tests := []struct {
+		name  string
+		call  Call
+		model string
+		want  string
+	}{
+		{
+			name: "JSON: a compact JSON object, an optional parameter not sent is not shown",
+			call: Call{Name: "write_to_file", Form: FormText, Text: `{"path":"","content":"x","mode":"w"}`},
+			want: "Error: the write_to_file tool call could not be used.\n" +
+				"- Unexpected parameter \"mode\": write_to_file accepts only path, content.\n" +
+				"- Parameter \"path\" is empty; it is required and must have a value.\n" +
+				`Received: {"path":"","content":"x","mode":"w"}` + "\n" + jsonWrite + fix,
+		},
+		{
+			name: "XML: the tool block as tags, the missing parameter left to the problems",
+			call: Call{Form: FormXML, Text: "<edit><path>a.py</path><old_text>x</old_text></edit>"},
+			want: "Error: the edit tool call could not be used.\n" +
+				"- Missing required parameter \"new_text\".\n" +
+				"Received:\n<edit>\n<path>a.py</path>\n<old_text>x</old_text>\n</edit>\n" + xmlEdit + fix,
+		},
+		{
+			name: "params: tags, values as received",
+			call: Call{Name: "edit", Form: FormParams, Params: map[string]string{"path": "a.py", "old_text": "x", "new_text": "y", "replace_all": "maybe"}},
+			want: "Error: the edit tool call could not be used.\n" +
+				"- Parameter \"replace_all\" must be a boolean, not a string.\n" +
+				"Received:\n<edit>\n<path>a.py</path>\n<old_text>x</old_text>\n<new_text>y</new_text>\n<replace_all>maybe</replace_all>\n</edit>\n" + xmlEdit + fix,
+		},
+		{
+			name:  "Claude 4: absolutePath in the problems, the received parameters and the example",
+			call:  Call{Name: "Write", Form: FormText, Text: `{"file_path":"","content":"x","mode":"w"}`},
+			model: "claude-sonnet-4-5",
+			want: "Error: the write_to_file tool call could not be used.\n" +
+				"- Unexpected parameter \"mode\": write_to_file accepts only absolutePath, content.\n" +
+				"- Parameter \"absolutePath\" is empty; it is required and must have a value.\n" +
+				`Received: {"absolutePath":"","content":"x","mode":"w"}` + "\n" +
+				"\nCorrect usage (JSON arguments of write_to_file):\n{\n  \"absolutePath\": \"/home/user/project/src/hello.py\",\n  \"content\": \"def main():\\n    print(\\\"hello\\\")\"\n}\n" + fix,
+		},
+		{
+			name:  "Claude 4, XML: a missing absolutePath and a wrong type under the shown name",
+			call:  Call{Form: FormXML, Text: "<edit><old_text>a</old_text><new_text>b</new_text><replace_all>[1]</replace_all></edit>"},
+			model: "claude-opus-4-1",
+			want: "Error: the edit tool call could not be used.\n" +
+				"- Missing required parameter \"absolutePath\".\n" +
+				"- Parameter \"replace_all\" must be a boolean, not a string.\n" +
+				"Received:\n<edit>\n<old_text>a</old_text>\n<new_text>b</new_text>\n<replace_all>[1]</replace_all>\n</edit>\n" +
+				"\nCorrect usage:\n<edit>\n<absolutePath>/home/user/project/src/hello.py</absolutePath>\n<old_text>\nprint(\"hello\")\n</old_text>\n<new_text>\nprint(\"hello, world\")\n</new_text>\n</edit>\n" + fix,
+		},
+		{
+			name:  "Claude 4: a wrong type under the shown name",
+			call:  Call{Name: "write_to_file", Form: FormText, Text: `{"path":["a.py"],"content":"x"}`},
+			model: "claude-opus-4-1",
+			want: "Error: the write_to_file tool call could not be used.\n" +
+				"- Parameter \"absolutePath\" must be a string, not an array.\n" +
+				`Received: {"absolutePath":["a.py"],"content":"x"}` + "\n" +
+				"\nCorrect usage (JSON arguments of write_to_file):\n{\n  \"absolutePath\": \"/home/user/project/src/hello.py\",\n  \"content\": \"def main():\\n    print(\\\"hello\\\")\"\n}\n" + fix,
+		},
+		{
+			name: "long values are cut, with their length outside the value",
+			call: Call{Form: FormXML, Text: "<write_to_file><path>a.py</path><content>" + strings.Repeat("é", 61) + "</content><mode>w</mode></write_to_file>"},
+			want: "Error: the write_to_file tool call could not be used.\n" +
+				"- Unexpected parameter \"mode\": write_to_file accepts only path, content.\n" +
+				"Received:\n<write_to_file>\n<path>a.py</path>\n<content>" + strings.Repeat("é", 60) + "…</content> (61 characters)\n<mode>w</mode>\n</write_to_file>\n" +
+				"\nCorrect usage:\n<write_to_file>\n<path>src/hello.py</path>\n<content>\ndef main():\n    print(\"hello\")\n</content>\n</write_to_file>\n" + fix,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := reg.Validate(tc.call, Options{ModelID: tc.model})
+			if got := Feedback(res, Mistakes{Consecutive: 1, Limit: 3}); got != tc.want {
+				t.Errorf("feedback:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -752,5 +875,49 @@ func TestNumbersOutOfRange(t *testing.T) {
 		if got := strings.Join(codes(res.Violations), ","); got != tt.want || argsJSON(t, res.Args) != tt.args {
 			t.Errorf("%s: violations %q args %s, want %q %s", tt.text, got, argsJSON(t, res.Args), tt.want, tt.args)
 		}
+	}
+}
+
+// TestAllowEmpty: a tool's param_aliases entry may only set allow_empty; the
+// tool then takes "" for that parameter, others still count it missing, and
+// the definition the registry gives back keeps the setting.
+func TestAllowEmpty(t *testing.T) {
+	f, err := ParseToolsFile([]byte(`
+tools:
+  - name: note
+    param_aliases:
+      - param: body
+        allow_empty: true
+    parameters:
+      type: object
+      properties:
+        title: {type: string}
+        body: {type: string}
+      required: [title, body]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := mustRegistry(t, f)
+	tests := []struct {
+		text       string
+		violations []string
+	}{
+		{`{"title":"t","body":""}`, []string{}},
+		{`{"title":"","body":""}`, []string{"MISSING_REQUIRED:title"}},
+		{`{"title":"t"}`, []string{"MISSING_REQUIRED:body"}},
+	}
+	for _, tc := range tests {
+		res := reg.Validate(Call{Name: "note", Form: FormText, Text: tc.text}, Options{})
+		if got := codes(res.Violations); !reflect.DeepEqual(got, tc.violations) {
+			t.Errorf("%s: violations %q, want %q", tc.text, got, tc.violations)
+		}
+	}
+	want := []ParamAliases{{Param: "body", AllowEmpty: true}}
+	if got := reg.Tool("note").ParamAliases(); !reflect.DeepEqual(got, want) {
+		t.Errorf("ParamAliases() = %+v, want %+v", got, want)
+	}
+	if !slices.ContainsFunc(reg.Tool("write_to_file").ParamAliases(), func(p ParamAliases) bool { return p.Param == "content" && p.AllowEmpty }) {
+		t.Errorf("write_to_file's content does not allow empty: %+v", reg.Tool("write_to_file").ParamAliases())
 	}
 }

@@ -147,7 +147,7 @@ func TestExecuteAtMaxFileBytes(t *testing.T) {
 				}
 			}
 			wantElided(t, resp, v, elided, diff, diffElided)
-			wantDiff := edit.UnifiedDiff(rel, before, after)
+			wantDiff := edit.UnifiedDiff(rel, rel, before, after)
 			if diffElided.GetSize() != uint64(len(wantDiff)) || diffElided.GetSha256() != sha(wantDiff) {
 				t.Errorf("diff_elided %v, want size %d sha256 %s", diffElided, len(wantDiff), sha(wantDiff))
 			}
@@ -191,7 +191,7 @@ func TestStreamExecuteAtMaxFileBytes(t *testing.T) {
 		t.Fatalf("call_complete %v", complete)
 	}
 	wantElided(t, complete, complete.GetCallComplete().GetVerdict(), map[string]string{"content": updated}, ex.GetDiff(), ex.GetDiffElided())
-	if d := edit.UnifiedDiff("big.txt", old, updated); ex.GetDiffElided().GetSha256() != sha(d) {
+	if d := edit.UnifiedDiff("big.txt", "big.txt", old, updated); ex.GetDiffElided().GetSha256() != sha(d) {
 		t.Errorf("diff_elided %v", ex.GetDiffElided())
 	}
 	if readFile(t, file) != updated {

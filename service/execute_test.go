@@ -244,3 +244,51 @@ func TestExecuteApplyPatch(t *testing.T) {
 		t.Errorf("files: %q %q", readFile(t, filepath.Join(ws, "a.txt")), readFile(t, filepath.Join(ws, "b.txt")))
 	}
 }
+
+// TestValidateThenExecuteIsOneTurn follows the README's client: validate
+// the model's call, then ExecuteWrite the verdict's tool name and
+// arguments. Each pair is one turn, so the model's second identical call is
+// not a repeat; the third is.
+func TestValidateThenExecuteIsOneTurn(t *testing.T) {
+	c, ws := startWorkspace(t, service.Config{})
+	ctx := context.Background()
+	rc := &toolguardv1.RequestContext{SessionId: "turns"}
+	model := textCall("Write", `{"file_path": "pkg/__init__.py", "text": ""}`)
+	for i, want := range []struct {
+		ok          bool
+		consecutive uint32
+		violations  []string
+	}{
+		{true, 0, nil},
+		{true, 0, nil},
+		{false, 1, []string{"REPEATED_CALL:"}},
+	} {
+		v := validate(t, c, "turns", model)
+		if v.GetOk() != want.ok || v.GetMistakes().GetConsecutive() != want.consecutive || !slices.Equal(violationCodes(v), want.violations) {
+			t.Fatalf("turn %d: validate: ok=%v mistakes=%v violations=%v", i, v.GetOk(), v.GetMistakes(), violationCodes(v))
+		}
+		if !v.GetOk() {
+			break // the README's client does not execute a refused call
+		}
+		resp, err := c.ExecuteWrite(ctx, &toolguardv1.ExecuteWriteRequest{Context: rc, Call: textCall(v.GetToolName(), v.GetArgumentsJson())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev := resp.GetVerdict(); !ev.GetOk() || ev.GetMistakes().GetConsecutive() != 0 {
+			t.Fatalf("turn %d: execute: ok=%v mistakes=%v violations=%v", i, ev.GetOk(), ev.GetMistakes(), violationCodes(ev))
+		}
+		if got := readFile(t, filepath.Join(ws, "pkg", "__init__.py")); got != "" {
+			t.Fatalf("turn %d: file = %q, want empty", i, got)
+		}
+	}
+	// A failing call validated and then executed (with its id) is one mistake.
+	bad := textCall("write_to_file", `{"path": "a.py"}`)
+	bad.Id = "call_9"
+	if v := validate(t, c, "turns-bad", bad); v.GetMistakes().GetConsecutive() != 1 {
+		t.Fatalf("validate bad: mistakes %v", v.GetMistakes())
+	}
+	resp, err := c.ExecuteWrite(ctx, &toolguardv1.ExecuteWriteRequest{Context: &toolguardv1.RequestContext{SessionId: "turns-bad"}, Call: bad})
+	if err != nil || resp.GetVerdict().GetMistakes().GetConsecutive() != 1 || resp.GetVerdict().GetCallId() != "call_9" {
+		t.Fatalf("execute bad: %v, %v", resp.GetVerdict(), err)
+	}
+}

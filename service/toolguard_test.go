@@ -116,7 +116,7 @@ func TestMistakesReachTheLimit(t *testing.T) {
 	if got := violationCodes(v); !slices.Contains(got, "MISSING_REQUIRED:content") || !slices.Contains(got, "REPEATED_CALL:") {
 		t.Errorf("third call violations = %v", got)
 	}
-	for _, want := range []string{"Stop retrying the same way", "limit of 3 consecutive mistakes has been reached", "content=<missing>"} {
+	for _, want := range []string{"Stop retrying the same way", "limit of 3 consecutive mistakes has been reached", `Received: {"path":"a.py"}`} {
 		if !strings.Contains(v.GetFeedback(), want) {
 			t.Errorf("feedback lacks %q:\n%s", want, v.GetFeedback())
 		}

@@ -56,7 +56,7 @@ type MemoryOptions struct {
 // aim ids at one shard. Idle sessions expire and are swept lazily, by calls
 // and a janitor; MaxSessions is enforced per shard. Only Record makes a
 // session recent: a dashboard polling Get must not keep it alive. An idle
-// session costs 110 to 130 bytes (BenchmarkMemoryIdleSessions).
+// session costs 120 to 140 bytes (BenchmarkMemoryIdleSessions).
 type Memory struct {
 	shards    []shard
 	shardMask uint64
@@ -160,43 +160,93 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 		s.removeAt(pos)
 		idx = -1
 	}
-	var repeats, consecutive uint32
+	var prev counters
 	if idx < 0 {
 		if s.n >= s.limit {
 			s.removeEntry(s.tail)
 		}
 		idx = s.insert(id, sh)
-		repeats = 1
 	} else {
-		e := &s.entries[idx]
-		repeats = 1
-		if o.Fingerprint != 0 && o.Fingerprint == e.fingerprint {
-			repeats = satInc(e.repeats)
-		}
-		consecutive = e.consecutive
+		prev = s.entries[idx].counters
 		s.moveToFront(idx)
 	}
-	repeated := repeats >= m.limit
-	if !o.Usable || repeated {
-		consecutive = satInc(consecutive)
-	} else {
-		consecutive = 0
-	}
+	next, sameTurn := prev.next(o, m.limit)
 	e := &s.entries[idx]
 	e.lastSeen = now
-	e.fingerprint = o.Fingerprint
-	e.repeats = repeats
-	e.consecutive = consecutive
+	e.counters = next
 	s.maybeShrink()
 	s.mu.Unlock()
 
 	return State{
-		Consecutive: consecutive,
-		Repeats:     repeats,
-		Repeated:    repeated,
+		Consecutive: next.mistakes(),
+		Repeats:     next.repeats,
+		Repeated:    next.repeats >= m.limit,
+		SameTurn:    sameTurn,
 		LastSeen:    m.clock.at(now),
 		Exists:      true,
 	}, nil
+}
+
+// Flags of counters.turn; its other bits are the call key of the
+// validation that awaits its execution.
+const (
+	turnOpen   = 2 // a validation awaits its execution
+	turnFailed = 1 // and it was a mistake
+	turnFlags  = turnOpen | turnFailed
+)
+
+// counters are a session's counts, 24 bytes. While a validation awaits its
+// execution, consecutive holds the mistakes before that turn, so that the
+// execution can settle the turn either way.
+type counters struct {
+	fingerprint uint64
+	turn        uint64
+	consecutive uint32
+	repeats     uint32
+}
+
+// mistakes returns the consecutive mistakes, the open turn's included.
+func (c counters) mistakes() uint32 {
+	switch {
+	case c.turn&turnOpen == 0:
+		return c.consecutive
+	case c.turn&turnFailed != 0:
+		return satInc(c.consecutive)
+	}
+	return 0
+}
+
+// next applies one outcome (the Redis script is the same rule in Lua) and
+// reports whether it continued the open turn.
+func (c counters) next(o Outcome, limit uint32) (counters, bool) {
+	call := callKey(o.CallID)
+	if c.turn&turnOpen != 0 && o.Execution && sameCall(o, call, c.turn&^turnFlags, c.fingerprint) {
+		n := c
+		n.turn = 0
+		if o.Usable && c.repeats < limit {
+			n.consecutive = 0
+		} else {
+			n.consecutive = satInc(c.consecutive)
+		}
+		return n, true
+	}
+	n := counters{fingerprint: o.Fingerprint, repeats: 1}
+	if o.Fingerprint != 0 && o.Fingerprint == c.fingerprint {
+		n.repeats = satInc(c.repeats)
+	}
+	base := c.mistakes()
+	failed := !o.Usable || n.repeats >= limit
+	switch {
+	case !o.Execution:
+		n.consecutive = base
+		n.turn = call | turnOpen
+		if failed {
+			n.turn |= turnFailed
+		}
+	case failed:
+		n.consecutive = satInc(base)
+	}
+	return n, false
 }
 
 // Get returns the session's state (zero when unknown or expired) without
@@ -229,7 +279,7 @@ func (m *Memory) Get(ctx context.Context, id string) (State, error) {
 	s.mu.Unlock()
 
 	return State{
-		Consecutive: e.consecutive,
+		Consecutive: e.mistakes(),
 		Repeats:     e.repeats,
 		Repeated:    e.repeats >= m.limit,
 		LastSeen:    m.clock.at(e.lastSeen),
@@ -359,14 +409,12 @@ func sweepShard(s *shard, c clock, ttl int64) {
 	}
 }
 
-// entry is one session, 48 bytes on 64-bit platforms; keep it so. Entries
+// entry is one session, 56 bytes on 64-bit platforms; keep it so. Entries
 // refer to each other by index: half a pointer, and nothing to scan.
 type entry struct {
-	key         string
-	lastSeen    int64 // clock offset of the last Record
-	fingerprint uint64
-	consecutive uint32
-	repeats     uint32
+	key      string
+	lastSeen int64 // clock offset of the last Record
+	counters
 	// prev and next link the LRU list (prev towards the most recent; -1
 	// ends it); a free entry links the free list through next.
 	prev, next int32
@@ -481,7 +529,7 @@ func (s *shard) removeAt(pos int) {
 }
 
 // removeEntry removes the session at entry index idx, finding its slot by
-// rehashing the key: entries do not store their hash (48 bytes), and
+// rehashing the key: entries do not store their hash (56 bytes), and
 // eviction and expiry are off the hot path.
 func (s *shard) removeEntry(idx int32) {
 	h := slotHash(s.hash(s.entries[idx].key))

@@ -9,8 +9,8 @@ import (
 
 // TestEntrySize guards the per-session footprint the memory budget relies on.
 func TestEntrySize(t *testing.T) {
-	if got := unsafe.Sizeof(entry{}); got != 48 {
-		t.Errorf("entry is %d bytes, want 48", got)
+	if got := unsafe.Sizeof(entry{}); got != 56 {
+		t.Errorf("entry is %d bytes, want 56", got)
 	}
 	if got := unsafe.Sizeof(slot{}); got != 8 {
 		t.Errorf("slot is %d bytes, want 8", got)

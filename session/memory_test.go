@@ -131,8 +131,8 @@ func checkShard(t testing.TB, s *shard) {
 }
 
 func sameState(a, b State) bool {
-	return a.Consecutive == b.Consecutive && a.Repeats == b.Repeats &&
-		a.Repeated == b.Repeated && a.Exists == b.Exists && a.LastSeen.Equal(b.LastSeen)
+	return a.Consecutive == b.Consecutive && a.Repeats == b.Repeats && a.Repeated == b.Repeated &&
+		a.SameTurn == b.SameTurn && a.Exists == b.Exists && a.LastSeen.Equal(b.LastSeen)
 }
 
 func TestRecordCounting(t *testing.T) {
@@ -219,6 +219,122 @@ func TestRecordCounting(t *testing.T) {
 				}
 				if read, err := m.Get(ctx, "s"); err != nil || !sameState(read, got) {
 					t.Fatalf("step %d: Get = %+v, %v; want %+v", i, read, err, got)
+				}
+			}
+		})
+	}
+}
+
+// turnStep is one call of TestOneTurnCountsOnce and the state it leaves.
+type turnStep struct {
+	exec        bool // ExecuteWrite/ExecuteEdit; false: ValidateToolCall
+	usable      bool
+	fp          uint64
+	call        string
+	consecutive uint32
+	repeats     uint32
+	repeated    bool
+	sameTurn    bool
+}
+
+// TestOneTurnCountsOnce: an execution of the call the session validated
+// last is that validation's turn, for mistakes and repeats alike.
+func TestOneTurnCountsOnce(t *testing.T) {
+	const (
+		v = false // validated
+		x = true  // executed
+	)
+	tests := []struct {
+		name  string
+		steps []turnStep
+	}{
+		{"validate then execute, three turns: repeats 1, 2, 3", []turnStep{
+			{v, true, 7, "", 0, 1, false, false},
+			{x, true, 7, "", 0, 1, false, true},
+			{v, true, 7, "", 0, 2, false, false},
+			{x, true, 7, "", 0, 2, false, true},
+			{v, true, 7, "", 1, 3, true, false},
+			{x, true, 7, "", 1, 3, true, true},
+		}},
+		{"a failing call validated then executed is one mistake", []turnStep{
+			{v, false, 7, "", 1, 1, false, false},
+			{x, false, 7, "", 1, 1, false, true},
+			{v, false, 7, "", 2, 2, false, false},
+			{x, false, 7, "", 2, 2, false, true},
+		}},
+		{"a usable validation whose execution fails: the turn is a mistake after the earlier ones", []turnStep{
+			{v, false, 1, "", 1, 1, false, false},
+			{v, false, 2, "", 2, 1, false, false},
+			{v, true, 3, "", 0, 1, false, false},
+			{x, false, 3, "", 3, 1, false, true},
+			{v, true, 4, "", 0, 1, false, false},
+		}},
+		{"an execution that succeeds where its validation failed resets", []turnStep{
+			{v, false, 5, "", 1, 1, false, false},
+			{v, false, 6, "", 2, 1, false, false},
+			{x, true, 6, "", 0, 1, false, true},
+		}},
+		{"executions alone are a turn each", []turnStep{
+			{x, true, 7, "", 0, 1, false, false},
+			{x, true, 7, "", 0, 2, false, false},
+			{x, false, 7, "", 1, 3, true, false},
+		}},
+		{"a second validation is a new turn; the execution joins the last", []turnStep{
+			{v, true, 7, "", 0, 1, false, false},
+			{v, true, 7, "", 0, 2, false, false},
+			{x, true, 7, "", 0, 2, false, true},
+		}},
+		{"a second execution is a new turn", []turnStep{
+			{v, false, 7, "", 1, 1, false, false},
+			{x, false, 7, "", 1, 1, false, true},
+			{x, false, 7, "", 2, 2, false, false},
+		}},
+		{"a different call executed is a new turn", []turnStep{
+			{v, false, 7, "", 1, 1, false, false},
+			{x, true, 8, "", 0, 1, false, false},
+			{v, true, 7, "", 0, 1, false, false},
+			{v, false, 9, "", 1, 1, false, false},
+			{x, true, 7, "", 0, 1, false, false},
+		}},
+		{"the same call id is the same turn whatever the arguments", []turnStep{
+			{v, false, 7, "call_1", 1, 1, false, false},
+			{x, true, 8, "call_1", 0, 1, false, true},
+		}},
+		{"different call ids are different turns even for one call", []turnStep{
+			{v, true, 7, "call_1", 0, 1, false, false},
+			{x, true, 7, "call_2", 0, 2, false, false},
+		}},
+		{"an id on one side only: the fingerprint decides", []turnStep{
+			{v, true, 7, "call_1", 0, 1, false, false},
+			{x, true, 7, "", 0, 1, false, true},
+			{v, false, 7, "", 1, 2, false, false},
+			{x, false, 7, "call_9", 1, 2, false, true},
+		}},
+		{"fingerprint zero joins no turn, unless by id", []turnStep{
+			{v, false, 0, "", 1, 1, false, false},
+			{x, false, 0, "", 2, 1, false, false},
+			{v, false, 0, "call_1", 3, 1, false, false},
+			{x, false, 0, "call_1", 3, 1, false, true},
+		}},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := newFakeClock()
+			m := newTestMemory(t, MemoryOptions{Now: clk.Now}, memoryConfig{})
+			for i, st := range tt.steps {
+				clk.Advance(time.Second)
+				got, err := m.Record(ctx, "s", Outcome{Usable: st.usable, Fingerprint: st.fp, CallID: st.call, Execution: st.exec})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := State{Consecutive: st.consecutive, Repeats: st.repeats, Repeated: st.repeated, SameTurn: st.sameTurn, LastSeen: clk.Now(), Exists: true}
+				if !sameState(got, want) {
+					t.Fatalf("step %d: Record = %+v, want %+v", i, got, want)
+				}
+				want.SameTurn = false // a property of a Record, not of the session
+				if read, err := m.Get(ctx, "s"); err != nil || !sameState(read, want) {
+					t.Fatalf("step %d: Get = %+v, %v; want %+v", i, read, err, want)
 				}
 			}
 		})

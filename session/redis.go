@@ -82,28 +82,58 @@ const (
 	fieldRepeats     = "repeats"
 	fieldFingerprint = "fingerprint"
 	fieldLastSeen    = "last_seen" // Unix nanoseconds
+	// While a validation awaits its execution (Outcome): the mistakes
+	// before its turn, and its call key (0: no id).
+	fieldTurnBase = "turn_base"
+	fieldTurnCall = "turn_call"
 )
 
-// recordScript is Memory.Record's rule in Lua. The fingerprint travels and is
-// compared as decimal text: Lua numbers are doubles and would round it.
+// recordScript is Memory.Record's rule (counters.next) in Lua. Fingerprints
+// and call keys travel and are compared as decimal text: Lua numbers are
+// doubles and would round them. consecutive always holds the count, the
+// open turn's included, so a reader needs no other field.
 // KEYS[1] is the session's key; ARGV: usable ("1" or "0"), fingerprint,
-// repeat limit, TTL in ms, now in Unix ns. It returns {consecutive, repeats}.
+// repeat limit, TTL in ms, now in Unix ns, execution ("1" or "0"), call key.
+// It returns {consecutive, repeats, same turn (1 or 0)}.
 var recordScript = redis.NewScript(`
 local max = 4294967295
 local function inc(v)
   if v >= max then return max end
   return v + 1
 end
-local prev = redis.call('HMGET', KEYS[1], '` + fieldConsecutive + `', '` + fieldRepeats + `', '` + fieldFingerprint + `')
-local consecutive, repeats = 0, 1
+local prev = redis.call('HMGET', KEYS[1], '` + fieldConsecutive + `', '` + fieldRepeats + `', '` + fieldFingerprint + `',
+  '` + fieldTurnBase + `', '` + fieldTurnCall + `')
+local consecutive, repeats, fp = 0, 0, '0'
 if prev[1] then
   consecutive = tonumber(prev[1]) or 0
-  if ARGV[2] ~= '0' and ARGV[2] == prev[3] then
-    repeats = inc(tonumber(prev[2]) or 0)
+  repeats = tonumber(prev[2]) or 0
+  fp = prev[3] or '0'
+end
+local usable, limit, exec, call = ARGV[1] == '1', tonumber(ARGV[3]), ARGV[6] == '1', ARGV[7]
+if prev[4] and exec then
+  local same
+  local turnCall = prev[5] or '0'
+  if call ~= '0' and turnCall ~= '0' then
+    same = call == turnCall
+  else
+    same = ARGV[2] ~= '0' and ARGV[2] == fp
+  end
+  if same then
+    if usable and repeats < limit then
+      consecutive = 0
+    else
+      consecutive = inc(tonumber(prev[4]) or 0)
+    end
+    redis.call('HSET', KEYS[1], '` + fieldConsecutive + `', tostring(consecutive), '` + fieldLastSeen + `', ARGV[5])
+    redis.call('HDEL', KEYS[1], '` + fieldTurnBase + `', '` + fieldTurnCall + `')
+    redis.call('PEXPIRE', KEYS[1], ARGV[4])
+    return {consecutive, repeats, 1}
   end
 end
-if ARGV[1] ~= '1' or repeats >= tonumber(ARGV[3]) then
-  consecutive = inc(consecutive)
+local base = consecutive
+repeats = (ARGV[2] ~= '0' and ARGV[2] == fp) and inc(repeats) or 1
+if not usable or repeats >= limit then
+  consecutive = inc(base)
 else
   consecutive = 0
 end
@@ -112,8 +142,13 @@ redis.call('HSET', KEYS[1],
   '` + fieldRepeats + `', tostring(repeats),
   '` + fieldFingerprint + `', ARGV[2],
   '` + fieldLastSeen + `', ARGV[5])
+if exec then
+  redis.call('HDEL', KEYS[1], '` + fieldTurnBase + `', '` + fieldTurnCall + `')
+else
+  redis.call('HSET', KEYS[1], '` + fieldTurnBase + `', tostring(base), '` + fieldTurnCall + `', call)
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return {consecutive, repeats}
+return {consecutive, repeats, 0}
 `)
 
 // NewRedis connects to the server and checks that it answers (PING, and
@@ -207,25 +242,23 @@ func (r *Redis) Record(ctx context.Context, id string, o Outcome) (State, error)
 	if err := r.check(ctx); err != nil {
 		return State{}, err
 	}
-	usable := "0"
-	if o.Usable {
-		usable = "1"
-	}
 	now := r.now()
 	res, err := recordScript.Run(ctx, r.client, []string{r.key(id)},
-		usable, strconv.FormatUint(o.Fingerprint, 10), strconv.FormatUint(uint64(r.limit), 10),
-		r.ttlMS, strconv.FormatInt(now.UnixNano(), 10)).Int64Slice()
+		flag(o.Usable), strconv.FormatUint(o.Fingerprint, 10), strconv.FormatUint(uint64(r.limit), 10),
+		r.ttlMS, strconv.FormatInt(now.UnixNano(), 10), flag(o.Execution),
+		strconv.FormatUint(callKey(o.CallID), 10)).Int64Slice()
 	if err != nil {
 		return State{}, r.fail(ctx, err)
 	}
-	if len(res) != 2 {
-		return State{}, fmt.Errorf("session: redis record: got %d values, want 2", len(res))
+	if len(res) != 3 {
+		return State{}, fmt.Errorf("session: redis record: got %d values, want 3", len(res))
 	}
 	repeats := uint32(res[1])
 	return State{
 		Consecutive: uint32(res[0]),
 		Repeats:     repeats,
 		Repeated:    repeats >= r.limit,
+		SameTurn:    res[2] == 1,
 		LastSeen:    time.Unix(0, now.UnixNano()),
 		Exists:      true,
 	}, nil
@@ -290,6 +323,13 @@ func (r *Redis) Close() error {
 		}
 	})
 	return err
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 type redisLog func(msg string)

@@ -63,8 +63,8 @@ func rawClient(t testing.TB, srv *redistest.Server) *redis.Client {
 }
 
 func same(a, b session.State) bool {
-	return a.Consecutive == b.Consecutive && a.Repeats == b.Repeats &&
-		a.Repeated == b.Repeated && a.Exists == b.Exists && a.LastSeen.Equal(b.LastSeen)
+	return a.Consecutive == b.Consecutive && a.Repeats == b.Repeats && a.Repeated == b.Repeated &&
+		a.SameTurn == b.SameTurn && a.Exists == b.Exists && a.LastSeen.Equal(b.LastSeen)
 }
 
 // op is one step of an equivalence sequence.
@@ -73,9 +73,20 @@ type op struct {
 	id     string
 	usable bool
 	fp     uint64
+	exec   bool
+	call   string
 }
 
 func rec(usable bool, fp uint64) op { return op{kind: 'r', id: "s", usable: usable, fp: fp} }
+
+// val and exe record a validation and an execution carrying a call id.
+func val(usable bool, fp uint64, call string) op {
+	return op{kind: 'r', id: "s", usable: usable, fp: fp, call: call}
+}
+
+func exe(usable bool, fp uint64, call string) op {
+	return op{kind: 'r', id: "s", usable: usable, fp: fp, exec: true, call: call}
+}
 
 var (
 	get   = op{kind: 'g', id: "s"}
@@ -120,6 +131,28 @@ func TestRedisMatchesMemory(t *testing.T) {
 		{"unknown session reads as absent", 0, []op{get, reset, get}},
 		{"repeat limit 2", 2, []op{rec(true, 1), rec(true, 1), rec(true, 2), rec(false, 2), rec(false, 2)}},
 		{"repeat limit 1 makes every call repeated", 1, []op{rec(true, 1), rec(true, 0), rec(true, 2), get, reset, rec(true, 3)}},
+		{"validate then execute is one turn", 0, []op{
+			val(true, 7, ""), get, exe(true, 7, ""), get, val(true, 7, ""), exe(true, 7, ""), val(true, 7, ""), get, exe(true, 7, ""), get,
+		}},
+		{"a failing turn is one mistake", 0, []op{
+			val(false, 7, ""), exe(false, 7, ""), get, val(false, 7, ""), exe(false, 7, ""), exe(false, 7, ""), get,
+		}},
+		{"a usable validation whose execution fails", 0, []op{
+			val(false, 1, ""), val(false, 2, ""), val(true, 3, ""), get, exe(false, 3, ""), get, val(true, 4, ""), exe(true, 4, ""),
+		}},
+		{"a failed validation whose execution succeeds", 0, []op{
+			val(false, 5, ""), val(false, 6, ""), exe(true, 6, ""), get,
+		}},
+		{"executions alone are a turn each", 0, []op{exe(true, 7, ""), exe(true, 7, ""), exe(false, 7, ""), get}},
+		{"other calls do not join the turn", 0, []op{
+			val(false, 7, ""), exe(true, 8, ""), val(true, 7, ""), val(false, 9, ""), get, exe(true, 7, ""), get,
+		}},
+		{"call ids decide when both have one", 0, []op{
+			val(false, 7, "call_1"), exe(true, 8, "call_1"), val(true, 7, "call_1"), exe(true, 7, "call_2"),
+			val(true, 7, "call_3"), exe(true, 7, ""), val(false, 0, ""), exe(false, 0, ""), val(false, 0, "c"), exe(false, 0, "c"),
+		}},
+		{"reset closes the open turn", 0, []op{val(false, 7, ""), reset, exe(false, 7, ""), get}},
+		{"a repeated turn stays repeated", 2, []op{val(true, 7, ""), exe(true, 7, ""), val(true, 7, ""), exe(true, 7, ""), get, val(true, 8, "")}},
 	}
 	// A longer random walk over a few sessions and fingerprints, so that
 	// runs, resets and interleaved sessions meet in every order.
@@ -130,6 +163,10 @@ func TestRedisMatchesMemory(t *testing.T) {
 		switch r := rng.IntN(10); {
 		case r < 7:
 			o.kind, o.usable, o.fp = 'r', rng.IntN(3) > 0, uint64(rng.IntN(3))
+			o.exec = rng.IntN(2) == 0
+			if c := rng.IntN(4); c > 0 {
+				o.call = fmt.Sprint("call_", c)
+			}
 		case r < 9:
 			o.kind = 'g'
 		default:
@@ -159,7 +196,7 @@ func TestRedisMatchesMemory(t *testing.T) {
 					var err error
 					switch o.kind {
 					case 'r':
-						got[j], err = s.Record(ctx, o.id, session.Outcome{Usable: o.usable, Fingerprint: o.fp})
+						got[j], err = s.Record(ctx, o.id, session.Outcome{Usable: o.usable, Fingerprint: o.fp, CallID: o.call, Execution: o.exec})
 					case 'g':
 						got[j], err = s.Get(ctx, o.id)
 					case 'x':
@@ -170,11 +207,13 @@ func TestRedisMatchesMemory(t *testing.T) {
 					}
 				}
 				if !same(got[0], got[1]) {
-					t.Fatalf("step %d %c(%s, usable=%v, fp=%d): Memory %+v, Redis %+v", i, o.kind, o.id, o.usable, o.fp, got[0], got[1])
+					t.Fatalf("step %d %c(%s, usable=%v, fp=%d, exec=%v, call=%q): Memory %+v, Redis %+v", i, o.kind, o.id, o.usable, o.fp, o.exec, o.call, got[0], got[1])
 				}
 				if o.kind == 'r' {
 					// What Record returned is what Get reads back.
-					if back, err := red.Get(ctx, o.id); err != nil || !same(back, got[1]) {
+					want := got[1]
+					want.SameTurn = false
+					if back, err := red.Get(ctx, o.id); err != nil || !same(back, want) {
 						t.Fatalf("step %d: Redis Get = %+v, %v; Record returned %+v", i, back, err, got[1])
 					}
 				}

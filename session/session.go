@@ -6,6 +6,7 @@ package session
 
 import (
 	"context"
+	"hash/fnv"
 	"time"
 )
 
@@ -14,12 +15,47 @@ import (
 const DefaultRepeatLimit = 3
 
 // Outcome is what one tool call did to its session.
+//
+// One model turn counts once: a call is often validated, then executed. An
+// Execution that follows the session's last validation and is the same call
+// (the same CallID when both have one, else the same Fingerprint) continues
+// that validation's turn: its outcome replaces the validation's, and it does
+// not lengthen the run of identical calls.
 type Outcome struct {
 	// Usable resets the mistake counter, unless the call repeats; an
 	// unusable call increments it.
 	Usable bool
 	// Fingerprint identifies the call; zero never repeats and breaks any run.
 	Fingerprint uint64
+	// CallID is the id the model or orchestrator gave the call, "" if none.
+	CallID string
+	// Execution: the call was sent to be carried out (ExecuteWrite,
+	// ExecuteEdit, a stream executing calls), not only validated.
+	Execution bool
+}
+
+// callKey is what the stores keep of a call id: 62 bits of its hash, the
+// low two clear for Memory's flags (turn), zero for no id. Two ids colliding
+// would make two calls one turn: counted once, never refused wrongly.
+func callKey(id string) uint64 {
+	if id == "" {
+		return 0
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	if k := h.Sum64() &^ turnFlags; k != 0 {
+		return k
+	}
+	return turnFlags + 1
+}
+
+// sameCall reports whether an execution continues the open turn of a
+// validation with call key turnCall and fingerprint turnFP.
+func sameCall(o Outcome, call, turnCall, turnFP uint64) bool {
+	if call != 0 && turnCall != 0 {
+		return call == turnCall
+	}
+	return o.Fingerprint != 0 && o.Fingerprint == turnFP
 }
 
 // State is a session's state after a call, or as read.
@@ -31,6 +67,9 @@ type State struct {
 	// Repeated reports whether the last call reached the repeat limit; it
 	// counted as a mistake.
 	Repeated bool
+	// SameTurn: Record took the call as the execution of the turn the last
+	// validation opened (Outcome), not as a call of its own.
+	SameTurn bool
 	LastSeen time.Time
 	Exists   bool
 }

@@ -40,3 +40,33 @@ func BenchmarkParserDeltas(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParserText measures the text formats on about 1 MB of calls to
+// write_to_file, in 16-byte pieces: the tag machine's per-byte cost.
+func BenchmarkParserText(b *testing.B) {
+	var content strings.Builder
+	for content.Len() < 1<<16 {
+		content.WriteString("func f() { s := \"</parameter> é <b>\" }\n<parameter=x> // line\n")
+	}
+	call := map[Format]string{
+		QwenXML: "<tool_call>\n<function=write_to_file>\n<parameter=path>\nsrc/big.go\n</parameter>\n<parameter=content>\n" +
+			content.String() + "</parameter>\n</function>\n</tool_call>\n",
+		MiniMax: "<minimax:tool_call>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.go</parameter>\n<parameter name=\"content\">" +
+			content.String() + "</parameter>\n</invoke>\n</minimax:tool_call>\n",
+	}
+	args, _ := json.Marshal(map[string]any{"name": "write_to_file", "arguments": map[string]string{"path": "src/big.go", "content": content.String()}})
+	call[Hermes] = "<tool_call>\n" + string(args) + "\n</tool_call>\n"
+	for _, f := range []Format{Hermes, QwenXML, MiniMax} {
+		text := "Writing it.\n" + strings.Repeat(call[f], (1<<20)/len(call[f]))
+		b.Run(f.String(), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				p, _ := New(f, Options{Tools: map[string]ToolTags{"write_to_file": {Params: map[string]bool{"path": false, "content": true}}}}, func(Event) {})
+				for i := 0; i < len(text); i += 16 {
+					_ = p.Text(text[i:min(i+16, len(text))])
+				}
+				_ = p.End(false)
+			}
+		})
+	}
+}

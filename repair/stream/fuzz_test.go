@@ -276,6 +276,9 @@ func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 		return
 	}
 	tp := p.text
+	if len(tp.space) > maxLayout {
+		t.Fatalf("%s parser holds %d bytes of white space, more than %d", tp.format, len(tp.space), maxLayout)
+	}
 	if d := opts.MaxJSONDepth; d > 0 && len(tp.call.scan.stack) > d+1 {
 		t.Fatalf("hermes call holds %d open brackets, past its limit %d and the body's level", len(tp.call.scan.stack), d)
 	}
@@ -648,6 +651,7 @@ func fuzzSeeds(format Format) [][]byte {
 			// Nested past the limit: skipped to the closing tag outside strings.
 			`<tool_call>{"name": "a", "arguments": {"x": [[[[[[[[[[ 'it\'s </tool_call>' "\"</tool_call>" ]]]]]]]]]]}} < </tool_call>after`,
 			`<tool_call>{"name": "a", "arguments": {"x": [{"y": [{"z": [[[[ "</tool_call>`,
+			"\n<tool_call>{\"name\": \"a\"}</tool_call>\n\n<tool_call>{\"name\": \"b\"}</tool_call>\nx\n",
 		} {
 			add(text(s))
 		}
@@ -661,6 +665,15 @@ func fuzzSeeds(format Format) [][]byte {
 			"<function=a><parameter=x>\n" + huge + "\n</parameter> </function> tail <",
 			"<function=a>\n<parameter=x>\r\n</parameter> \n<parameter=\n",
 			"<function=a><parameter=x>" + huge + "</parameter>" + spaces + "</function>",
+			// Values whose closing tag is left out, ended by the next parameter at a line start.
+			"<function=write_to_file>\n<parameter=content>\nx\n<parameter=path>\n<parameter=path>\ny\n</parameter></function>",
+			"<function=a><parameter=x>1\n<parameter=y>2\r\n<parameter=x>3\n<parameter=",
+			"<function=a><parameter=x>\n<parameter=" + long + ">\n</parameter></function>",
+			"<function=a><parameter=x>" + huge + "\n<parameter=y>" + huge + "\n<parameter=z>\n</function>",
+			// White space around calls: layout, unless prose shares its run.
+			"\n\n<tool_call>\n<function=a>\n</function>\n</tool_call>\n \n<tool_call>\n<function=b>\n</function>\n</tool_call>\n\n",
+			"<function=a></function>\n" + spaces + spaces + spaces + spaces + spaces + "\n<function=b></function> x \n",
+			" \t\r\n \xff\n<tool_call>\r\n",
 		} {
 			add(text(s))
 		}
@@ -674,6 +687,10 @@ func fuzzSeeds(format Format) [][]byte {
 			`<invoke name='a'><parameter name='x'>é</parameter ><parameter name="y">` + huge + `</parameter></invoke></minimax:tool_call>`,
 			`<invoke name="` + long + `"></invoke>`,
 			`<invoke name="a"><parameter name="x">1</parameter><parameter name="x">2</parameter></invoke> <invoke`,
+			"<invoke name=\"a\"><parameter name=\"x\">1\n<parameter name=\"y\">2\n<parameter name='x'>3</parameter></invoke>",
+			"<invoke name=\"a\"><parameter name=\"x\">1\n<parameter name=\"y\"" + spaces + ">2</parameter></invoke>",
+			"<invoke name=\"a\"><parameter name=\"x\">" + huge + "\n<parameter name=\"y\">" + huge + "</parameter></invoke>",
+			"\n<minimax:tool_call>\n<invoke name=\"a\"></invoke>\n</minimax:tool_call>\n \n<minimax:tool_call>\n<invoke name=\"b\"></invoke>\n</minimax:tool_call>\n",
 		} {
 			add(text(s))
 		}

@@ -32,6 +32,8 @@ func (hermes) param(*textParser, []byte) (match, string, int) { return noMatch, 
 
 func (hermes) valueClose(*textParser, string) (string, bool) { return "", false }
 
+func (hermes) cutsValue(*textParser, []byte) (match, string) { return noMatch, "" }
+
 func (hermes) call(p *textParser, block []byte, bodyEnd int) repair.Call {
 	return p.call.hermes.call(block[:bodyEnd])
 }

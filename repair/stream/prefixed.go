@@ -37,8 +37,30 @@ func (f prefixedTags) param(p *textParser, b []byte) (match, string, int) {
 
 func (prefixedTags) valueClose(*textParser, string) (string, bool) { return paramClose, true }
 
+// cutsValue ends a value whose closing tag the model left out: at a line
+// start, the opening tag of a parameter not met yet in this call (one the
+// tool declares, when the parser knows the tool) starts the next value.
+// A repeated or undeclared name stays text, so a file quoting its own tag
+// is kept; the newline before the tag is layout, as before a closing tag.
+func (f prefixedTags) cutsValue(p *textParser, b []byte) (match, string) {
+	m, name, _ := f.param(p, b)
+	if m != matched {
+		return m, ""
+	}
+	c := &p.call
+	if c.seen[name] {
+		return noMatch, ""
+	}
+	if tags, known := p.opts.Tools[c.name]; known {
+		if _, declared := tags.Params[name]; !declared {
+			return noMatch, ""
+		}
+	}
+	return matched, name
+}
+
 func (prefixedTags) call(p *textParser, _ []byte, _ int) repair.Call {
-	return repair.Call{Name: p.call.name, Form: repair.FormParams, Params: p.call.params}
+	return repair.Call{Name: p.call.name, Form: repair.FormParams, Params: p.call.params, Repairs: p.call.repairs}
 }
 
 // prefixed matches lit, a name (maybe quoted) and '>'.

@@ -7,6 +7,11 @@
 // It finds calls without judging them: a closed call is a repair.Call as the
 // model wrote it, for repair.Registry.Validate. Parameter previews are best
 // effort but stable (a string only grows, a value never changes type).
+//
+// In Hermes, QwenXML and MiniMax, white space around calls is layout and
+// passes on as no text: inside a wrapper, between calls, and before the
+// first or after the last call when no prose shares it; prose passes on
+// exactly (layout.go).
 package stream
 
 import (
@@ -139,7 +144,9 @@ type ToolTags struct {
 
 // Options configure a Parser.
 type Options struct {
-	// Tools maps the tags that open a call to their tool, for XMLTags.
+	// Tools maps the names that open a call to their tool: XMLTags finds
+	// calls by them; qwen_xml and minimax end a value left open only at a
+	// parameter the tool declares.
 	Tools map[string]ToolTags
 	// MaxCallBytes, MaxParamBytes and MaxJSONDepth bound a call, a value
 	// and the nesting of JSON arguments; zero means no bound.

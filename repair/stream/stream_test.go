@@ -34,6 +34,7 @@ type closed struct {
 	Form      repair.Form
 	Text      string
 	Params    map[string]string
+	Repairs   []repair.Repair
 	Truncated bool
 }
 
@@ -107,7 +108,7 @@ func (c *collector) event(e Event) {
 		}
 		c.closed[e.Index] = true
 		c.out.Calls = append(c.out.Calls, closed{Index: e.Index, ID: e.ID, Name: e.Name, Form: e.Call.Form,
-			Text: e.Call.Text, Params: e.Call.Params, Truncated: e.Truncated})
+			Text: e.Call.Text, Params: e.Call.Params, Repairs: e.Call.Repairs, Truncated: e.Truncated})
 	case EventError:
 		c.out.Errors = append(c.out.Errors, e.Code)
 	}
@@ -351,7 +352,7 @@ func streamCases() []streamCase {
 			format: Hermes,
 			pieces: []piece{text("Sure.\n<tool_call>\n{\"name\": \"write_to_file\", \"arguments\": {\"path\": \"t.xml\", \"content\": \"<tool_call></tool_call>\\n\"}}\n</tool_call>\n<tool_call>{\"name\": \"list_files\"}</tool_call>")},
 			want: outcome{
-				Text:   "Sure.\n\n",
+				Text:   "Sure.\n",
 				Starts: map[int]string{0: "write_to_file", 1: "list_files"},
 				Shown:  map[int]map[string]string{0: {"path": "t.xml", "content": "<tool_call></tool_call>\n"}, 1: {}},
 				Calls: []closed{
@@ -385,7 +386,7 @@ func streamCases() []streamCase {
 			format: QwenXML,
 			pieces: []piece{text("Writing.\n<tool_call>\n<function=write_to_file>\n<parameter=path>\nx.txt\n</parameter>\n<parameter=content>\nsee </function> and </parameter> here\n</parameter>\n</function>\n</tool_call>")},
 			want: outcome{
-				Text:   "Writing.\n\n\n",
+				Text:   "Writing.\n",
 				Starts: map[int]string{0: "write_to_file"},
 				Shown:  map[int]map[string]string{0: {"path": "x.txt", "content": "see </function> and </parameter> here"}},
 				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
@@ -406,11 +407,143 @@ func streamCases() []streamCase {
 			},
 		},
 		{
+			name:   "qwen3-coder leaves out a </parameter>: the next parameter at a line start ends the value",
+			format: QwenXML,
+			pieces: []piece{text("<tool_call>\n<function=get_weather>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n</function>\n</tool_call>")},
+			want: outcome{
+				Starts: map[int]string{0: "get_weather"},
+				Shown:  map[int]map[string]string{0: {"city": "Dallas", "state": "TX"}},
+				Calls: []closed{{Index: 0, Name: "get_weather", Form: repair.FormParams,
+					Params: map[string]string{"city": "Dallas", "state": "TX"},
+					Repairs: []repair.Repair{{Code: repair.CodeXMLRepaired, Param: "city",
+						Detail: `the value of "city" had no closing tag </parameter>; it ended where parameter "state" opened on the next line`}}}},
+			},
+		},
+		{
+			name:   "qwen3-coder leaves out a </parameter> before the content, CRLF lines",
+			format: QwenXML,
+			pieces: []piece{text("<function=write_to_file>\r\n<parameter=path>\r\nsrc/a.py\r\n<parameter=content>\r\nprint(1)\r\n</parameter>\r\n</function>")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "src/a.py", "content": "print(1)"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
+					Params: map[string]string{"path": "src/a.py", "content": "print(1)"},
+					Repairs: []repair.Repair{{Code: repair.CodeXMLRepaired, Param: "path",
+						Detail: `the value of "path" had no closing tag </parameter>; it ended where parameter "content" opened on the next line`}}}},
+			},
+		},
+		{
+			name:   "qwen_xml content quoting parameter tags: undeclared, already met or mid-line, they stay text",
+			format: QwenXML,
+			pieces: []piece{text("<function=write_to_file>\n<parameter=path>\ndoc.md\n</parameter>\n<parameter=content>\nx <parameter=content>\n<parameter=city>\nDallas\n<parameter=path>\n<parameter=content>\n</parameter>\n</function>")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "doc.md", "content": "x <parameter=content>\n<parameter=city>\nDallas\n<parameter=path>\n<parameter=content>"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
+					Params: map[string]string{"path": "doc.md", "content": "x <parameter=content>\n<parameter=city>\nDallas\n<parameter=path>\n<parameter=content>"}}},
+			},
+		},
+		{
+			name:   "qwen_xml a parameter tag mid-line does not end the value",
+			format: QwenXML,
+			pieces: []piece{text("<function=get_weather><parameter=city>Dallas <parameter=state>TX</parameter></function>")},
+			want: outcome{
+				Starts: map[int]string{0: "get_weather"},
+				Shown:  map[int]map[string]string{0: {"city": "Dallas <parameter=state>TX"}},
+				Calls: []closed{{Index: 0, Name: "get_weather", Form: repair.FormParams,
+					Params: map[string]string{"city": "Dallas <parameter=state>TX"}}},
+			},
+		},
+		{
+			name:   "minimax leaves out a </parameter>: the next parameter at a line start ends the value",
+			format: MiniMax,
+			pieces: []piece{text("<minimax:tool_call>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">a.txt\n<parameter name=\"content\">hi\n</parameter>\n</invoke>\n</minimax:tool_call>")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.txt", "content": "hi"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams,
+					Params: map[string]string{"path": "a.txt", "content": "hi"},
+					Repairs: []repair.Repair{{Code: repair.CodeXMLRepaired, Param: "path",
+						Detail: `the value of "path" had no closing tag </parameter>; it ended where parameter "content" opened on the next line`}}}},
+			},
+		},
+		{
+			name:   "qwen3-coder output that is only tool calls has no text",
+			format: QwenXML,
+			pieces: []piece{text("\n<tool_call>\n<function=read_file>\n<parameter=path>\na.go\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=read_file>\n<parameter=path>\nb.go\n</parameter>\n</function>\n</tool_call>\n")},
+			want: outcome{
+				Starts: map[int]string{0: "read_file", 1: "read_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.go"}, 1: {"path": "b.go"}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormParams, Params: map[string]string{"path": "a.go"}},
+					{Index: 1, Name: "read_file", Form: repair.FormParams, Params: map[string]string{"path": "b.go"}},
+				},
+			},
+		},
+		{
+			name:   "qwen3-coder prose before, between and after calls is kept exactly",
+			format: QwenXML,
+			pieces: []piece{text("Let me look.\n\n<tool_call>\n<function=read_file>\n<parameter=path>\na.go\n</parameter>\n</function>\n</tool_call>\n  Then < this one:\n<tool_call>\n<function=list_files>\n</function>\n</tool_call>\n\nDone.\n")},
+			want: outcome{
+				Text:   "Let me look.\n\n\n  Then < this one:\n\n\nDone.\n",
+				Starts: map[int]string{0: "read_file", 1: "list_files"},
+				Shown:  map[int]map[string]string{0: {"path": "a.go"}, 1: {}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormParams, Params: map[string]string{"path": "a.go"}},
+					{Index: 1, Name: "list_files", Form: repair.FormParams, Params: map[string]string{}},
+				},
+			},
+		},
+		{
+			name:   "qwen_xml a response of white space only, without calls, is text",
+			format: QwenXML,
+			pieces: []piece{text(" \n\t\r\n")},
+			want:   outcome{Text: " \n\t\r\n", Starts: map[int]string{}, Shown: map[int]map[string]string{}},
+		},
+		{
+			name:   "qwen_xml white space and a tag cut off by the end are text",
+			format: QwenXML,
+			pieces: []piece{text("<tool_call>\n<function=list_files>\n</function>\n</tool_call>\n<tool_c")},
+			want: outcome{
+				Text:   "\n<tool_c",
+				Starts: map[int]string{0: "list_files"},
+				Shown:  map[int]map[string]string{0: {}},
+				Calls:  []closed{{Index: 0, Name: "list_files", Form: repair.FormParams, Params: map[string]string{}}},
+			},
+		},
+		{
+			name:   "qwen_xml white space longer than layout is text",
+			format: QwenXML,
+			pieces: []piece{text("<function=list_files></function>" + strings.Repeat("\n", maxLayout+1) + "<function=list_files></function>")},
+			want: outcome{
+				Text:   strings.Repeat("\n", maxLayout+1),
+				Starts: map[int]string{0: "list_files", 1: "list_files"},
+				Shown:  map[int]map[string]string{0: {}, 1: {}},
+				Calls: []closed{
+					{Index: 0, Name: "list_files", Form: repair.FormParams, Params: map[string]string{}},
+					{Index: 1, Name: "list_files", Form: repair.FormParams, Params: map[string]string{}},
+				},
+			},
+		},
+		{
+			name:   "hermes output that is only tool calls has no text",
+			format: Hermes,
+			pieces: []piece{text("<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"list_files\", \"arguments\": {}}\n</tool_call>\n\n")},
+			want: outcome{
+				Starts: map[int]string{0: "read_file", 1: "list_files"},
+				Shown:  map[int]map[string]string{0: {"path": "a"}, 1: {}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormText, Text: `{"path": "a"}`},
+					{Index: 1, Name: "list_files", Form: repair.FormText, Text: `{}`},
+				},
+			},
+		},
+		{
 			name:   "minimax invoke blocks",
 			format: MiniMax,
 			pieces: []piece{text("Ok.<minimax:tool_call>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">m.txt</parameter>\n<parameter name=\"content\">a </invoke> b</parameter>\n</invoke>\n<invoke name='read_file'><parameter name=path>q</parameter></invoke>\n</minimax:tool_call>")},
 			want: outcome{
-				Text:   "Ok.\n\n\n",
+				Text:   "Ok.",
 				Starts: map[int]string{0: "write_to_file", 1: "read_file"},
 				Shown:  map[int]map[string]string{0: {"path": "m.txt", "content": "a </invoke> b"}, 1: {"path": "q"}},
 				Calls: []closed{

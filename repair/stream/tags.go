@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -24,6 +25,11 @@ type textParser struct {
 	text   []byte // text found and not yet emitted
 	out    []byte // scratch
 	held   int    // bytes of the open call drawn from Options.Budget
+	// layout.go: white space around calls.
+	layout    bool
+	space     []byte // the white space of a run of text not yet known to be prose
+	runProse  bool   // the current run of text holds more than white space
+	afterCall bool   // a call or a wrapper tag came before
 }
 
 // textFormat is what one format adds to the tag machine.
@@ -37,6 +43,9 @@ type textFormat interface {
 	// valueClose returns the tag that closes a value and whether the
 	// follow rule holds: the tag closes it only before another tag.
 	valueClose(p *textParser, name string) (closing string, followRule bool)
+	// cutsValue matches at b[0] == '<', at a line start inside a value, a
+	// tag that ends the value without its closing tag, and names it.
+	cutsValue(p *textParser, b []byte) (m match, next string)
 	call(p *textParser, block []byte, bodyEnd int) repair.Call
 }
 
@@ -74,6 +83,7 @@ type openCall struct {
 	showed     bool
 	repeat     bool            // a parameter met before: not shown
 	seen       map[string]bool // the parameters met
+	repairs    []repair.Repair // closing tags inferred
 
 	// Hermes: the JSON body.
 	bodyStart int
@@ -96,7 +106,7 @@ const (
 )
 
 func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
-	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag}
+	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag, layout: layoutFormats[format]}
 	for name := range opts.Tools {
 		p.maxTag = max(p.maxTag, len(name))
 	}
@@ -139,21 +149,20 @@ func (p *textParser) prose() bool {
 	for p.pos < len(p.buf) {
 		k := bytes.IndexByte(p.buf[p.pos:], '<')
 		if k < 0 {
-			var n int
-			p.text, n = appendValid(p.text, p.buf[p.pos:], false)
-			p.pos += n
+			p.pos += p.addText(p.buf[p.pos:], false)
 			return false
 		}
-		p.text, _ = appendValid(p.text, p.buf[p.pos:p.pos+k], true)
+		p.addText(p.buf[p.pos:p.pos+k], true)
 		p.pos += k
 		m, wrapper, name, n := p.syntax.opener(p, p.buf[p.pos:])
 		switch {
 		case m == needMore:
 			return false
 		case m == noMatch:
-			p.text = append(p.text, '<')
+			p.addText(p.buf[p.pos:p.pos+1], true)
 			p.pos++
 		case wrapper:
+			p.callBoundary()
 			p.pos += n
 		default:
 			p.open(name, n)
@@ -164,6 +173,7 @@ func (p *textParser) prose() bool {
 }
 
 func (p *textParser) open(name string, n int) {
+	p.callBoundary()
 	p.flushText()
 	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
 	p.pos = n
@@ -229,6 +239,16 @@ func (p *textParser) openValue(name string, n int) {
 func (p *textParser) inValue() bool {
 	c := &p.call
 	for p.nextTag() {
+		if p.pos > 0 && p.buf[p.pos-1] == '\n' {
+			switch m, next := p.syntax.cutsValue(p, p.buf[p.pos:]); m {
+			case needMore:
+				p.showValue(p.pos, false)
+				return false
+			case matched:
+				p.cutValue(next)
+				return true
+			}
+		}
 		m := literal(p.buf[p.pos:], c.paramClose)
 		if m == matched && c.followRule {
 			m = anyFollows(p.buf[p.pos+len(c.paramClose):], c.follows)
@@ -247,6 +267,18 @@ func (p *textParser) inValue() bool {
 	}
 	p.showValue(p.pos, false)
 	return false
+}
+
+// cutValue ends the value at p.pos, where the tag of parameter next
+// starts, and says so: the closing tag was inferred.
+func (p *textParser) cutValue(next string) {
+	c := &p.call
+	p.closeValue(p.pos)
+	p.state = inCall
+	if !c.dropped && !c.repeat {
+		c.repairs = append(c.repairs, repair.Repair{Code: repair.CodeXMLRepaired, Param: c.param,
+			Detail: fmt.Sprintf("the value of %q had no closing tag %s; it ended where parameter %q opened on the next line", c.param, c.paramClose, next)})
+	}
 }
 
 // showValue emits the value's growth up to end. A newline after the
@@ -318,6 +350,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	}
 	p.pos = 0
 	p.state = inProse
+	p.callBoundary()
 	p.unhold()
 }
 
@@ -325,8 +358,9 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 func (p *textParser) end() {
 	switch p.state {
 	case inProse:
-		p.text, _ = appendValid(p.text, p.buf[p.pos:], true)
+		p.addText(p.buf[p.pos:], true)
 		p.buf, p.pos = p.buf[:0], 0
+		p.endText()
 	case inValue:
 		p.closeValue(len(p.buf))
 		p.closeCall(len(p.buf), len(p.buf), true)
@@ -392,10 +426,13 @@ func (p *textParser) compact() {
 		return
 	}
 	n := p.pos
+	if p.state == inValue && n > 0 {
+		n-- // the byte before the next tag says whether it starts a line
+	}
 	p.buf = p.buf[:copy(p.buf, p.buf[n:])]
-	p.pos = 0
+	p.pos -= n
 	if p.state == inValue && p.call.followRule {
-		p.buf = collapseFollowSpace(p.buf, p.call.paramClose)
+		p.buf = p.buf[:p.pos+len(collapseFollowSpace(p.buf[p.pos:], p.call.paramClose))]
 	}
 	if p.state != inProse {
 		c := &p.call

@@ -43,6 +43,10 @@ func (xmlTags) valueClose(p *textParser, name string) (string, bool) {
 	return "</" + name + ">", p.call.tags.Params[name]
 }
 
+// cutsValue: a Cline value ends only at its closing tag; markup in a
+// value is common (HTML, XML files).
+func (xmlTags) cutsValue(*textParser, []byte) (match, string) { return noMatch, "" }
+
 func (xmlTags) call(p *textParser, block []byte, _ int) repair.Call {
 	return repair.Call{Name: p.call.name, Form: repair.FormXML, Text: validString(block)}
 }

@@ -82,6 +82,7 @@ func ValidateRequest(req *toolguardv1.ValidateToolCallRequest, maxJSONDepth int)
 		ModelID:      ctx.GetModelId(),
 		MistakeLimit: ctx.GetMistakeLimit(),
 		Call:         call,
+		CallID:       req.GetCall().GetId(),
 		Tools:        tools,
 	}, nil
 }
