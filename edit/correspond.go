@@ -61,10 +61,9 @@ func lcs(a, b []string) [][2]int {
 		tab := make([]int32, (n+1)*(m+1))
 		for i := n - 1; i >= 0; i-- {
 			for j := m - 1; j >= 0; j-- {
-				switch {
-				case ma[i] == mb[j]:
+				if ma[i] == mb[j] {
 					tab[i*(m+1)+j] = tab[(i+1)*(m+1)+j+1] + 1
-				default:
+				} else {
 					tab[i*(m+1)+j] = max(tab[(i+1)*(m+1)+j], tab[i*(m+1)+j+1])
 				}
 			}
