@@ -7,11 +7,13 @@
 //	EXACT         byte for byte, line endings aside
 //	TRIM_END      whole lines, trailing whitespace ignored
 //	TRIM          whole lines, surrounding whitespace ignored
-//	INDENT        TRIM, the indentation shifted uniformly: the new text is re-indented to the file's style
+//	INDENT        TRIM, the indentation shifted uniformly (another base, tabs for spaces, 2 for 4)
 //	UNICODE       typographic quotes, dashes, spaces and zero-width characters folded, as text, then as lines
 //	BLOCK_ANCHOR  three lines or more: first and last equal, the lines between similar enough
 //	FUZZY         a window of as many lines whose similarity reaches FuzzyThreshold
 //
+// Where a rung ignored indentation, the new text is re-indented by the rule
+// in reindent.go, or the edit refused when the evidence leaves it unclear.
 // Only the matched span changes; the BOM, the final newline or its absence and
 // every byte around the span stay. The new text goes in literally, with the
 // matched region's line endings. Similarity is 1 - d/m over normalised lines:
