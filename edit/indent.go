@@ -44,6 +44,23 @@ func newIndentMap(ps []indentPair) (indentMap, bool) {
 	return m, isChain(m.src) && isChain(m.dst)
 }
 
+// units sets the units the map converts between: none when its depths
+// differ by the same whitespace on both sides (a plain shift, where a
+// line aligned under a parenthesis must not skew a unit), else from and
+// the file's (target(from)).
+func (m *indentMap) units(from indentStyle, target func(indentStyle) indentStyle) {
+	m.from, m.to = from, target(from)
+	if len(m.src) < 2 {
+		return
+	}
+	for k := range m.src {
+		if m.dst[k][len(m.dst[0]):] != m.src[k][len(m.src[0]):] {
+			return
+		}
+	}
+	m.to = m.from
+}
+
 // uniform reports whether the map is a shift: every file depth the
 // shallowest one plus the source's difference in the file's unit.
 func (m indentMap) uniform() bool {

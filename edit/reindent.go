@@ -29,7 +29,8 @@ import (
 //     own offset; a new line without one, that of its neighbours, which must
 //     agree, in a new text that has nesting of its own.
 //   - Neither, but the evidence lines, at two depths or more, are the file's
-//     shifted: the new text has a frame of its own and goes through that shift.
+//     shifted: the new text has a frame of its own and goes through that
+//     shift, which must land every line in the file's unit.
 //   - Otherwise, or when a mapped result would reorder the new text's depths,
 //     the edit is refused: NOT_FOUND (send the old text exactly), the region
 //     and the reason.
@@ -61,8 +62,7 @@ func reindent(nt string, fileLines, oldLines []string, fileStyle func() indentSt
 	r.g, r.gOK = newIndentMap(og)
 	r.to = r.fileUnit()
 	if r.gOK {
-		r.g.from = r.unit(r.g.src[0], oldLines, r.newLines)
-		r.g.to = r.target(r.g.from)
+		r.g.units(r.unit(r.g.src[0], oldLines, r.newLines), r.target)
 	}
 	res := reindented{uniform: r.gOK && r.g.uniform()}
 	res.text, res.refusal = r.run()
@@ -126,8 +126,11 @@ func (r *reindenter) run() (string, string) {
 
 // inFileUnit reports whether every new line is indented in the file's unit:
 // a new text in the file's frame is.
-func (r *reindenter) inFileUnit() bool {
-	for _, w := range indentsOf(r.newLines) {
+func (r *reindenter) inFileUnit() bool { return r.inUnit(r.newLines) }
+
+// inUnit reports whether every line is indented in the file's unit.
+func (r *reindenter) inUnit(lines []string) bool {
+	for _, w := range indentsOf(lines) {
 		switch {
 		case r.to.tabs:
 			if strings.Trim(w, "\t") != "" {
@@ -228,15 +231,19 @@ func (r *reindenter) ownFrame(ev []int) (string, string) {
 	}
 	h, ok := newIndentMap(ps)
 	if ok {
-		h.from = r.unit(h.src[0], nil, r.newLines)
-		h.to = r.target(h.from)
+		h.units(r.unit(h.src[0], nil, r.newLines), r.target)
 	}
 	// One depth alone would fit any shift: two, a shift alike, are evidence.
 	if !ok || len(h.src) < 2 || !h.uniform() {
 		return "", "the indentation of the unchanged lines follows neither the old text's nor the file's, " +
 			"nor a shift of the file's"
 	}
-	return r.mapAll(h)
+	out, why := r.mapAll(h)
+	if why == "" && !r.inUnit(strings.Split(out, "\n")) {
+		// A depth the evidence does not reach came out off the file's unit.
+		return "", "the new text's indentation maps onto the file's only in part"
+	}
+	return out, why
 }
 
 // mapAll sends every new line's indentation through m, and refuses a result

@@ -75,6 +75,11 @@ var reindentCases = []ladderCase{
 		edit: Edit{OldText: "def f():\n  if a:\n    b()\n", NewText: "def f():\n    c()\n"},
 		want: "def f():\n    if a:\n        b()\n", status: StatusNotFound, hint: []string{"fit both"}},
 
+	{name: "old shifted with a line aligned under a parenthesis: the shift alone", content: "def f():\n    r = call(a,\n             b)\n    return r\n",
+		edit:   Edit{OldText: "r = call(a,\n         b)\n", NewText: "r = call(a,\n         c)\nif r:\n    log(r)\n"},
+		want:   "def f():\n    r = call(a,\n             c)\n    if r:\n        log(r)\n    return r\n",
+		status: StatusApplied, strategy: StrategyIndent, line: 2, col: 1},
+
 	// Inconsistent old indentation.
 	{name: "old indentation neither flat nor a shift, new in its frame: line by line", content: pyOuter,
 		edit:   Edit{OldText: "if x:\n   a()\n  b()\n", NewText: "if x:\n   a()\n  b(1)\n"},
