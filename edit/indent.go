@@ -44,14 +44,14 @@ func newIndentMap(ps []indentPair) (indentMap, bool) {
 	return m, isChain(m.src) && isChain(m.dst)
 }
 
-// units sets the units the map converts between: none when its depths
-// differ by the same whitespace on both sides (a plain shift, where a
-// line aligned under a parenthesis must not skew a unit), else from and
-// the file's (target(from)).
+// units sets the units the map converts between: from and the file's
+// (target(from)); none when the source shows no unit of its own (a line
+// aligned under a parenthesis gives it width 1) and its depths differ by the
+// same white space on both sides: a plain shift.
 func (m *indentMap) units(from indentStyle, target func(indentStyle) indentStyle) {
 	m.from, m.to = from, target(from)
-	if len(m.src) < 2 {
-		return
+	if len(m.src) < 2 || (from.width > 1 && m.to.width > 1) {
+		return // two units known: a plain shift between them is a coincidence
 	}
 	for k := range m.src {
 		if m.dst[k][len(m.dst[0]):] != m.src[k][len(m.src[0]):] {
@@ -74,7 +74,7 @@ func (m indentMap) uniform() bool {
 
 // place maps indentation w: the file indentation of the deepest source one
 // it extends, plus the rest in the file's unit; one shallower than all of
-// them takes the difference off, down to column 0.
+// them takes the difference off, if the file's indentation has it.
 func (m indentMap) place(w string) (string, bool) {
 	k := -1
 	for i, s := range m.src {
@@ -95,7 +95,7 @@ func (m indentMap) place(w string) (string, bool) {
 	if strings.HasSuffix(m.dst[0], cut) {
 		return m.dst[0][:len(m.dst[0])-len(cut)], true
 	}
-	return "", true
+	return "", false // further out than the file's indentation goes
 }
 
 // isChain reports whether distinct indentations, shortest first, each

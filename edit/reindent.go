@@ -17,7 +17,8 @@ import (
 //     text's or the file's, breaks a tie and vetoes the other frame.
 //   - The new text is in the file's frame when its evidence lines carry their
 //     file lines' indentation, in the old text's frame when they carry the old
-//     lines'; a frame must explain more than half of them, and the file's
+//     lines'; a frame must explain more than half of them (all, when none
+//     is unchanged: a changed line may have moved), and the file's
 //     frame needs every new line indented in the file's unit. When both do and
 //     the results differ, the indentations only one frame uses decide.
 //   - File frame: the new text goes in as given.
@@ -62,7 +63,7 @@ func reindent(nt string, fileLines, oldLines []string, fileStyle func() indentSt
 	r.g, r.gOK = newIndentMap(og)
 	r.to = r.fileUnit()
 	if r.gOK {
-		r.g.units(r.unit(r.g.src[0], oldLines, r.newLines), r.target)
+		r.g.units(r.unit(oldLines, r.newLines), r.target)
 	}
 	res := reindented{uniform: r.gOK && r.g.uniform()}
 	res.text, res.refusal = r.run()
@@ -84,13 +85,13 @@ type reindenter struct {
 
 func (r *reindenter) run() (string, string) {
 	r.pair, r.anchored = correspond(r.newLines, r.oldLines)
-	ev := r.evidence(r.anchored)
+	ev, anchors := r.evidence(r.anchored)
 	if len(ev) == 0 {
 		return strings.Join(r.newLines, "\n"), "" // nothing but blank lines
 	}
 	var inFile, inOld int
-	for _, i := range ev {
-		n, j := leadingSpace(r.newLines[i]), r.pair[i]
+	for _, e := range ev {
+		n, j := leadingSpace(r.newLines[e[0]]), e[1]
 		if n == leadingSpace(r.fileLines[j]) {
 			inFile++
 		}
@@ -98,7 +99,13 @@ func (r *reindenter) run() (string, string) {
 			inOld++
 		}
 	}
-	fileFits, oldFits := 2*inFile > len(ev) && r.inFileUnit(), 2*inOld > len(ev)
+	// Unchanged lines rarely move: most must agree. Changed ones may have
+	// moved: all must.
+	need := len(ev)/2 + 1
+	if !anchors {
+		need = len(ev)
+	}
+	fileFits, oldFits := inFile >= need && r.inFileUnit(), inOld >= need
 	// A text begins at its own base: the new text's shallowest indentation
 	// breaks a tie, and vetoes a frame when it is only the other frame's.
 	nb := commonPrefix(indentsOf(r.newLines))
@@ -149,7 +156,10 @@ func (r *reindenter) inUnit(lines []string) bool {
 func (r *reindenter) tie() (string, string) {
 	asGiven := strings.Join(r.newLines, "\n")
 	mapped, why := r.oldFrame()
-	if why != "" || mapped == asGiven {
+	if why != "" {
+		return "", why // the old text's reading is open, so the choice is
+	}
+	if mapped == asGiven {
 		return asGiven, ""
 	}
 	switch r.vote() {
@@ -162,30 +172,30 @@ func (r *reindenter) tie() (string, string) {
 		"the new text reads differently in each"
 }
 
-// evidence lists the new lines whose indentation tells the frame: see the rule.
-func (r *reindenter) evidence(anchored []bool) []int {
-	var anchors, paired []int
+// evidence lists the new and old lines whose indentation tells the frame:
+// see the rule. The first lines, paired for want of better, tell only that.
+func (r *reindenter) evidence(anchored []bool) (ev [][2]int, anchors bool) {
+	var same, paired [][2]int
 	for i, j := range r.pair {
 		if j < 0 || isBlank(r.fileLines[j]) {
 			continue
 		}
-		paired = append(paired, i)
+		paired = append(paired, [2]int{i, j})
 		if anchored[i] {
-			anchors = append(anchors, i)
+			same = append(same, [2]int{i, j})
 		}
 	}
 	switch {
-	case len(anchors) > 0:
-		return anchors
+	case len(same) > 0:
+		return same, true
 	case len(paired) > 0:
-		return paired
+		return paired, false
 	}
 	fn, fo := firstNonBlank(r.newLines), firstNonBlank(r.oldLines)
 	if fn < 0 || fo < 0 || fo >= len(r.fileLines) || isBlank(r.fileLines[fo]) {
-		return nil
+		return nil, false
 	}
-	r.pair[fn] = fo
-	return []int{fn}
+	return [][2]int{{fn, fo}}, false
 }
 
 // vote compares the new text's indentations with those only the old text
@@ -224,14 +234,14 @@ func (r *reindenter) oldFrame() (string, string) {
 
 // ownFrame places a new text whose evidence lines map onto the file's
 // indentation, in neither the old text's nor the file's frame.
-func (r *reindenter) ownFrame(ev []int) (string, string) {
+func (r *reindenter) ownFrame(ev [][2]int) (string, string) {
 	ps := make([]indentPair, len(ev))
-	for k, i := range ev {
-		ps[k] = indentPair{leadingSpace(r.newLines[i]), leadingSpace(r.fileLines[r.pair[i]])}
+	for k, e := range ev {
+		ps[k] = indentPair{leadingSpace(r.newLines[e[0]]), leadingSpace(r.fileLines[e[1]])}
 	}
 	h, ok := newIndentMap(ps)
 	if ok {
-		h.units(r.unit(h.src[0], nil, r.newLines), r.target)
+		h.units(r.unit(nil, r.newLines), r.target)
 	}
 	// One depth alone would fit any shift: two, a shift alike, are evidence.
 	if !ok || len(h.src) < 2 || !h.uniform() {
@@ -259,7 +269,7 @@ func (r *reindenter) mapAll(m indentMap) (string, string) {
 		w := leadingSpace(l)
 		d, ok := m.place(w)
 		if !ok {
-			return "", fmt.Sprintf("new line %d (%s) is indented unlike the other lines (tabs and spaces mixed)", i+1, excerpt(l))
+			return "", fmt.Sprintf("new line %d (%s) is indented out of reach of the file's indentation here, or mixes tabs and spaces unlike the other lines", i+1, excerpt(l))
 		}
 		out[i] = d + l[len(w):]
 		src, dst = append(src, w), append(dst, d)
@@ -276,7 +286,7 @@ func (r *reindenter) mapAll(m indentMap) (string, string) {
 func (r *reindenter) byLine() (string, string) {
 	out := make([]string, len(r.newLines))
 	placed := make([]bool, len(r.newLines))
-	from := r.unit("", r.oldLines, r.newLines)
+	from := r.unit(r.oldLines, r.newLines)
 	flat := len(indentSet(r.newLines)) == 1
 	if flat {
 		if i := r.mixedRun(); i >= 0 {
@@ -402,17 +412,16 @@ func (r *reindenter) target(from indentStyle) indentStyle {
 	return r.to
 }
 
-// unit is the indentation unit of a source frame whose shallowest depth is
-// base: from the old lines' and the new lines' depths beyond it.
-func (r *reindenter) unit(base string, oldLines, newLines []string) indentStyle {
+// unit is the indentation unit of a source frame: the old and new lines'
+// depths beyond the shallowest of them.
+func (r *reindenter) unit(oldLines, newLines []string) indentStyle {
 	ws := append(indentsOf(oldLines), indentsOf(newLines)...)
-	var rels []string
-	for _, w := range ws {
-		if strings.HasPrefix(w, base) {
-			rels = append(rels, w[len(base):])
-		}
+	base := commonPrefix(ws)
+	rels := make([]string, len(ws))
+	for i, w := range ws {
+		rels[i] = w[len(base):]
 	}
-	st, known := styleOf(append(ws, base), rels)
+	st, known := styleOf(ws, rels)
 	return st.or(known, r.to)
 }
 

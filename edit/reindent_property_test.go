@@ -145,6 +145,7 @@ const (
 	genPlain = iota
 	genTrailing
 	genQuotes
+	genTypo // two letters of an old line swapped: the similarity rungs
 	genTextPerturbations
 )
 
@@ -153,6 +154,7 @@ type genCase struct {
 	edit              Edit
 	ext               string
 	literal           bool // the edit is exact: the new text goes in as sent
+	typo              bool // the old text has a typo: several places may resemble it
 }
 
 // genEdit builds a file, an edit of one span as a model would send it with
@@ -192,6 +194,8 @@ func genEdit(seed int64, p, tp int) genCase {
 		old = strings.ReplaceAll(old, "\n", "  \n")
 	case genQuotes:
 		old = strings.NewReplacer("'", "’", `"`, "”").Replace(old)
+	case genTypo:
+		old = swapLetters(rnd, old, f.lines)
 	}
 	head, tail := render(f.lines[:s], f.unit, absolute), render(f.lines[e:], f.unit, absolute)
 	intended := render(changed, f.unit, absolute)
@@ -209,9 +213,45 @@ func genEdit(seed int64, p, tp int) genCase {
 		content:  head + render(span, f.unit, absolute) + tail,
 		intended: head + intended + tail,
 		literal:  literal,
+		typo:     tp == genTypo,
 		edit:     Edit{OldText: old, NewText: nw},
 		ext:      f.ext,
 	}
+}
+
+// swapLetters swaps two adjacent letters of one of text's non-blank lines,
+// unless that makes it another line of the file.
+func swapLetters(rnd *rand.Rand, text string, file []genLine) string {
+	lines := strings.Split(text, "\n")
+	var cands []int
+	for i, l := range lines {
+		if len(strings.TrimSpace(l)) > 4 {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return text
+	}
+	i := cands[rnd.Intn(len(cands))]
+	l := []byte(lines[i])
+	var ks []int // two letters in a row: the digits that tell lines apart stay
+	for k := 0; k+1 < len(l); k++ {
+		if l[k] != l[k+1] && l[k] >= 'a' && l[k] <= 'z' && l[k+1] >= 'a' && l[k+1] <= 'z' {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return text
+	}
+	k := ks[rnd.Intn(len(ks))]
+	l[k], l[k+1] = l[k+1], l[k]
+	for _, fl := range file {
+		if fl.text == strings.TrimSpace(string(l)) {
+			return text
+		}
+	}
+	lines[i] = string(l)
+	return strings.Join(lines, "\n")
 }
 
 func singleDepth(ls []genLine) bool {
@@ -294,8 +334,12 @@ func checkGenEdit(t *testing.T, c genCase) Status {
 		if out != c.content || r.Hint == "" {
 			t.Fatalf("NOT_FOUND changed the file or gave no hint")
 		}
+	case StatusAmbiguous:
+		if !c.typo || out != c.content || len(r.Matches) < 2 {
+			t.Fatalf("AMBIGUOUS for a unique old text\nfile:\n%s\nold:\n%s\nnew:\n%s\n%s", c.content, c.edit.OldText, c.edit.NewText, r.Hint)
+		}
 	default:
-		t.Fatalf("%s for a unique old text\nfile:\n%s\nold:\n%s\nnew:\n%s\n%s", r.Status, c.content, c.edit.OldText, c.edit.NewText, r.Hint)
+		t.Fatalf("%s for a unique old text that differs from the new\nfile:\n%s\nold:\n%s\nnew:\n%s\n%s", r.Status, c.content, c.edit.OldText, c.edit.NewText, r.Hint)
 	}
 	return r.Status
 }
@@ -327,6 +371,9 @@ func TestReindentProperty(t *testing.T) {
 // minApplied is the share (%) of generated edits a perturbation must apply:
 // what it leaves unclear may be refused, the rest must not be.
 func minApplied(name string, tp int) int {
+	if tp == genTypo {
+		return 50 // short old texts fall below the similarity threshold
+	}
 	switch name {
 	case "exact":
 		return 100
