@@ -50,6 +50,15 @@ var reindentCases = []ladderCase{
 		edit: Edit{OldText: "x = 0\nif x:\na()\n", NewText: "x = 0\nif x:\ny = 1\na()\n"}, want: pyOuter, status: StatusNotFound,
 		hint: []string{"lines 2-4", "new line 3 (\"y = 1\")", "exact indentation"}},
 
+	{name: "flattened old and new, sent again: already applied", content: "def outer():\n    x = 0\n    if x:\n        a()\n        c()\n    return x\n",
+		edit:   Edit{OldText: "if x:\na()\nb()\n", NewText: "if x:\na()\nc()\n"},
+		want:   "def outer():\n    x = 0\n    if x:\n        a()\n        c()\n    return x\n",
+		status: StatusAlreadyApplied, strategy: StrategyFuzzy, line: 3, col: 1},
+	{name: "flattened old and new in a CRLF file", content: strings.ReplaceAll(pyOuter, "\n", "\r\n"),
+		edit:   Edit{OldText: "if x:\na()\nb()\n", NewText: "if x:\na()\nc()\n"},
+		want:   "def outer():\r\n    x = 0\r\n    if x:\r\n        a()\r\n        c()\r\n    return x\r\n",
+		status: StatusApplied, strategy: StrategyTrim, line: 3, col: 1},
+
 	// Old text with its own relative indentation, another unit.
 	{name: "old in 2-space units, new in the file's absolute indentation: as given", content: pyOuter,
 		edit:   Edit{OldText: "if x:\n  a()\n  b()\n", NewText: "    if x:\n        a()\n        c()\n"},
