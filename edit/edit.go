@@ -358,9 +358,12 @@ func (d *doc) replacement(m match, q *query, newText string, st Strategy) (strin
 // model is shown the region and asked for the exact text, not guessed for.
 func (d *doc) unplaced(m match, st Strategy, why string, opts MatchOptions) EditResult {
 	line, col := d.lineCol(m.start)
+	found := fmt.Sprintf("matches lines %d-%d (%s) once indentation is ignored", m.first+1, m.first+m.cnt, st)
+	if st == StrategyBlockAnchor || st == StrategyFuzzy {
+		found = fmt.Sprintf("resembles lines %d-%d (%s, similarity %.2f)", m.first+1, m.first+m.cnt, st, m.sim)
+	}
 	return EditResult{Status: StatusNotFound, Similarity: m.sim, Line: line, Column: col,
-		Hint: fmt.Sprintf("the old text matches lines %d-%d (%s) once indentation is ignored, "+
-			"but the new text's indentation cannot be placed with certainty: %s. "+
+		Hint: fmt.Sprintf("the old text %s, but the new text's indentation cannot be placed with certainty: %s. "+
 			"Send the old text with these lines' exact indentation and the new text indented as it must stand in the file.\n%s",
-			m.first+1, m.first+m.cnt, st, why, d.numbered([]int{m.first}, m.cnt, opts.MaxHintLines))}
+			found, why, d.numbered([]int{m.first}, m.cnt, opts.MaxHintLines))}
 }

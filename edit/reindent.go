@@ -113,7 +113,7 @@ func (r *reindenter) run() (string, string) {
 	if fileFits && oldFits && inFile == inOld && baseFile != baseOld {
 		fileFits, oldFits = baseFile, baseOld
 	}
-	const veto = "the unchanged lines and the new text's shallowest line point to different indentations"
+	const veto = "the new lines that stand for old ones and the new text's shallowest line point to different indentations"
 	switch {
 	case fileFits && (!oldFits || inFile > inOld):
 		if baseOld && !baseFile {
@@ -157,7 +157,7 @@ func (r *reindenter) tie() (string, string) {
 	asGiven := strings.Join(r.newLines, "\n")
 	mapped, why := r.oldFrame()
 	if why != "" {
-		return "", why // the old text's reading is open, so the choice is
+		return "", why // one reading is open, so the choice between them is
 	}
 	if mapped == asGiven {
 		return asGiven, ""
