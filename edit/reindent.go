@@ -17,8 +17,9 @@ import (
 //     text's or the file's, breaks a tie and vetoes the other frame.
 //   - The new text is in the file's frame when its evidence lines carry their
 //     file lines' indentation, in the old text's frame when they carry the old
-//     lines'; a frame must explain more than half of them (all, when none
-//     is unchanged: a changed line may have moved), and the file's
+//     lines'; a frame must explain more than half of them, or half when
+//     the other explains fewer and it is not a flattened old text's (all,
+//     when none is unchanged: a changed line may have moved), and the file's
 //     frame needs every new line indented in the file's unit. When both do and
 //     the results differ, the indentations only one frame uses decide.
 //   - File frame: the new text goes in as given.
@@ -29,6 +30,9 @@ import (
 //     indentation): a new line takes its old line's file indentation plus its
 //     own offset; a new line without one, that of its neighbours, which must
 //     agree, in a new text that has nesting of its own.
+//   - Neither, no evidence line in the file's frame, the new text's
+//     shallowest indentation the old text's and the old indentation a map of
+//     the file's: the old frame, every evidence line moved.
 //   - Neither, but the evidence lines, at two depths or more, are the file's
 //     shifted: the new text has a frame of its own and goes through that
 //     shift, which must land every line in the file's unit.
@@ -99,13 +103,18 @@ func (r *reindenter) run() (string, string) {
 			inOld++
 		}
 	}
-	// Unchanged lines rarely move: most must agree. Changed ones may have
-	// moved: all must.
-	need := len(ev)/2 + 1
-	if !anchors {
-		need = len(ev)
+	// Unchanged lines rarely move: most must agree, or half when the other
+	// frame has fewer (of two, one moved into a new block). Changed lines
+	// may have moved: all must agree.
+	fits := func(in, other int, half bool) bool {
+		if !anchors {
+			return in == len(ev)
+		}
+		return 2*in > len(ev) || (half && 2*in == len(ev) && in > other)
 	}
-	fileFits, oldFits := inFile >= need && r.inFileUnit(), inOld >= need
+	// A flattened old text's column 0 agrees with any new line there: half is
+	// no evidence for its frame.
+	fileFits, oldFits := fits(inFile, inOld, true) && r.inFileUnit(), fits(inOld, inFile, r.gOK)
 	// A text begins at its own base: the new text's shallowest indentation
 	// breaks a tie, and vetoes a frame when it is only the other frame's.
 	nb := commonPrefix(indentsOf(r.newLines))
@@ -127,6 +136,10 @@ func (r *reindenter) run() (string, string) {
 		return r.oldFrame()
 	case fileFits && oldFits:
 		return r.tie()
+	case inFile == 0 && baseOld && !baseFile && r.gOK:
+		// The lines that stand for old ones all moved (wrapped in a new
+		// block); the new text still begins where the old one did.
+		return r.oldFrame()
 	}
 	return r.ownFrame(ev)
 }

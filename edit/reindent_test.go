@@ -59,6 +59,16 @@ var reindentCases = []ladderCase{
 		want:   "def outer():\r\n    x = 0\r\n    if x:\r\n        a()\r\n        c()\r\n    return x\r\n",
 		status: StatusApplied, strategy: StrategyTrim, line: 3, col: 1},
 
+	{name: "first line's indentation left out, the body wrapped in a new block", content: "class A:\n    def f(self):\n        return 1\n",
+		edit:   Edit{OldText: "def f(self):\n        return 1\n", NewText: "def f(self):\n        if x:\n            return 1\n"},
+		want:   "class A:\n    def f(self):\n        if x:\n            return 1\n",
+		status: StatusApplied, strategy: StrategyExact, line: 2, col: 5},
+
+	{name: "one line without its indentation, wrapped in a new block", content: "class A:\n    def f(self):\n        return 1\n",
+		edit:   Edit{OldText: "return 1", NewText: "if x:\n    return 1"},
+		want:   "class A:\n    def f(self):\n        if x:\n            return 1\n",
+		status: StatusApplied, strategy: StrategyExact, line: 3, col: 9},
+
 	// Old text with its own relative indentation, another unit.
 	{name: "old in 2-space units, new in the file's absolute indentation: as given", content: pyOuter,
 		edit:   Edit{OldText: "if x:\n  a()\n  b()\n", NewText: "    if x:\n        a()\n        c()\n"},
