@@ -7,11 +7,13 @@
 //	EXACT         byte for byte, line endings aside
 //	TRIM_END      whole lines, trailing whitespace ignored
 //	TRIM          whole lines, surrounding whitespace ignored
-//	INDENT        TRIM, the indentation shifted uniformly: the new text is re-indented to the file's style
+//	INDENT        TRIM, the indentation shifted uniformly (another base, tabs for spaces, 2 for 4)
 //	UNICODE       typographic quotes, dashes, spaces and zero-width characters folded, as text, then as lines
 //	BLOCK_ANCHOR  three lines or more: first and last equal, the lines between similar enough
 //	FUZZY         a window of as many lines whose similarity reaches FuzzyThreshold
 //
+// Where a rung ignored indentation, the new text is re-indented by the rule
+// in reindent.go, or the edit refused when the evidence leaves it unclear.
 // Only the matched span changes; the BOM, the final newline or its absence and
 // every byte around the span stay. The new text goes in literally, with the
 // matched lines' own line endings when it has as many lines, else the matched
@@ -22,6 +24,7 @@ package edit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -186,7 +189,18 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 	}
 	found := d.locate(q, opts, sc, limit, false)
 	if len(found.matches) == 0 {
-		return content, d.notFound(q, e, opts), applied{}
+		e2, ok := withoutLeadingBlank(e)
+		if !ok {
+			return content, d.notFound(q, e, opts), applied{}
+		}
+		q2 := newQuery(e2.OldText)
+		f2 := d.locate(q2, opts, sc, limit, false)
+		// The blank line stood for a line's end: what follows starts a line.
+		f2.matches = slices.DeleteFunc(f2.matches, func(m match) bool { return !d.startsLine(m) })
+		if len(f2.matches) == 0 {
+			return content, d.notFound(q, e, opts), applied{}
+		}
+		e, q, found = e2, q2, f2
 	}
 	ms := found.matches
 	if sc.eof {
@@ -211,11 +225,51 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 		return content, d.ambiguous(found.strategy, ms, opts), applied{}
 	}
 
-	return d.replace(ms, q, e.NewText, found.strategy)
+	return d.replace(ms, q, e.NewText, found.strategy, opts)
+}
+
+// withoutLeadingBlank drops the empty first line of an old text, and of the
+// new text when it has one too. A model that copies lines from the end of
+// the previous line's newline, as an exact match allows, writes one: once the
+// indentation is off too, it stands for no blank line of the file.
+func withoutLeadingBlank(e Edit) (Edit, bool) {
+	old := normNL(e.OldText)
+	if !strings.HasPrefix(old, "\n") || strings.TrimSpace(old) == "" {
+		return e, false
+	}
+	e.OldText = old[1:]
+	e.NewText = strings.TrimPrefix(normNL(e.NewText), "\n")
+	return e, true
+}
+
+// fromIndent widens a match that starts right after a line's indentation to
+// the whole lines, when either text has several lines or the new one is
+// indented: its lines must be placed relative to that indentation, which the
+// old text left out.
+func (d *doc) fromIndent(m match, newText string) (match, bool) {
+	ls := strings.LastIndexByte(d.n[:m.start], '\n') + 1
+	several := func(s string) bool { return strings.Contains(strings.TrimRight(s, " \t\r\n"), "\n") }
+	if m.lineBased || ls == m.start || !d.startsLine(m) || (!several(newText) && !several(d.n[m.start:m.end]) && leadingSpace(newText) == "") {
+		return m, false
+	}
+	cnt := strings.Count(d.n[ls:m.end], "\n")
+	if d.n[m.end-1] != '\n' {
+		cnt++ // the last line, in part
+	}
+	d.lineIndex() // the lines are read next
+	first := strings.Count(d.n[:ls], "\n")
+	m.start, m.lineBased, m.indentCheck, m.first, m.cnt = ls, true, true, first, cnt
+	return m, true
+}
+
+// startsLine tells whether m starts a line or the text after its indentation.
+func (d *doc) startsLine(m match) bool {
+	ls := strings.LastIndexByte(d.n[:m.start], '\n') + 1
+	return m.lineBased || leadingSpace(d.n[ls:m.start]) == d.n[ls:m.start]
 }
 
 // replace replaces the matches, in order of position.
-func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (string, EditResult, applied) {
+func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy, opts MatchOptions) (string, EditResult, applied) {
 	content := d.orig
 	var b strings.Builder
 	b.Grow(len(content) + len(ms)*len(newText))
@@ -225,7 +279,13 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (
 	var repls []string
 	var firstEnd int
 	for i, m := range ms {
-		repl, st := d.replacement(m, q, newText, strategy)
+		if w, ok := d.fromIndent(m, newText); ok && d.origOff(w.start) >= prev {
+			m = w
+		}
+		repl, st, refusal := d.replacement(m, q, newText, strategy)
+		if refusal != "" {
+			return content, d.unplaced(m, strategy, refusal, opts), applied{}
+		}
 		if i == 0 {
 			reported = st
 		}
@@ -257,17 +317,21 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy) (
 	return out, r, applied{spans: spans, repls: repls, nextLin: next}
 }
 
-// replacement returns the text that replaces m, and the strategy to report.
-func (d *doc) replacement(m match, q *query, newText string, st Strategy) (string, Strategy) {
+// replacement returns the text that replaces m and the strategy to report,
+// or why the new text's indentation cannot be placed.
+func (d *doc) replacement(m match, q *query, newText string, st Strategy) (string, Strategy, string) {
 	nt := normNL(newText)
 	if m.lineBased && m.indentCheck {
 		fileLines := make([]string, m.cnt)
 		for j := range fileLines {
 			fileLines[j] = d.text(m.first + j)
 		}
-		var mode int
-		nt, mode = reindent(nt, fileLines, q.lines, d.guessIndent)
-		if st == StrategyTrim && mode == indentUniform {
+		r := reindent(nt, fileLines, q.lines, d.guessIndent)
+		if r.refusal != "" {
+			return "", st, r.refusal
+		}
+		nt = r.text
+		if st == StrategyTrim && r.uniform {
 			st = StrategyIndent
 		}
 	}
@@ -284,5 +348,20 @@ func (d *doc) replacement(m match, q *query, newText string, st Strategy) (strin
 			nt = strings.TrimRight(nt, "\n")
 		}
 	}
-	return d.withEndings(m, nt), st
+	return d.withEndings(m, nt), st, ""
+}
+
+// unplaced is the NOT_FOUND of an old text found only with its indentation
+// ignored whose new text cannot be placed in the file's indentation: the
+// model is shown the region and asked for the exact text, not guessed for.
+func (d *doc) unplaced(m match, st Strategy, why string, opts MatchOptions) EditResult {
+	line, col := d.lineCol(m.start)
+	found := fmt.Sprintf("matches lines %d-%d (%s) once indentation is ignored", m.first+1, m.first+m.cnt, st)
+	if st == StrategyBlockAnchor || st == StrategyFuzzy {
+		found = fmt.Sprintf("resembles lines %d-%d (%s, similarity %.2f)", m.first+1, m.first+m.cnt, st, m.sim)
+	}
+	return EditResult{Status: StatusNotFound, Similarity: m.sim, Line: line, Column: col,
+		Hint: fmt.Sprintf("the old text %s, but the new text's indentation cannot be placed with certainty: %s. "+
+			"Send the old text with these lines' exact indentation and the new text indented as it must stand in the file.\n%s",
+			found, why, d.numbered([]int{m.first}, m.cnt, opts.MaxHintLines))}
 }

@@ -130,9 +130,13 @@ func fuzzyTarget(src string, anchorsKept bool) (old, block string) {
 	return strings.Join(changed, ""), block
 }
 
-func BenchmarkFuzzyEdit10kLines(b *testing.B) {
-	src := goSource(10000, 0)
-	if n := strings.Count(src, "\n"); n < 10000 || n > 10100 {
+func BenchmarkFuzzyEdit10kLines(b *testing.B) { benchFuzzyEdit(b, 10000) }
+
+func BenchmarkFuzzyEdit100kLines(b *testing.B) { benchFuzzyEdit(b, 100000) }
+
+func benchFuzzyEdit(b *testing.B, lines int) {
+	src := goSource(lines, 0)
+	if n := strings.Count(src, "\n"); n < lines || n > lines+100 {
 		b.Fatalf("generated %d lines", n)
 	}
 	for _, c := range []struct {

@@ -2,6 +2,7 @@ package edit
 
 import (
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,38 +203,42 @@ var ladderCases = []ladderCase{
 
 func TestApplyEditLadder(t *testing.T) {
 	for _, c := range ladderCases {
-		t.Run(c.name, func(t *testing.T) {
-			got, r := ApplyEdit(c.content, c.edit, c.opts)
-			if got != c.want {
-				t.Errorf("content:\n got %q\nwant %q", got, c.want)
-			}
-			if r.Status != c.status {
-				t.Errorf("status %s, want %s (%+v)", r.Status, c.status, r)
-			}
-			if c.strategy != "" && r.Strategy != c.strategy {
-				t.Errorf("strategy %s, want %s", r.Strategy, c.strategy)
-			}
-			if c.line != 0 && (r.Line != c.line || r.Column != c.col) {
-				t.Errorf("at %d:%d, want %d:%d", r.Line, r.Column, c.line, c.col)
-			}
-			if c.matches != nil && !equalInts(r.Matches, c.matches) {
-				t.Errorf("matches %v, want %v", r.Matches, c.matches)
-			}
-			for _, h := range c.hint {
-				if !strings.Contains(r.Hint, h) {
-					t.Errorf("hint %q lacks %q", r.Hint, h)
-				}
-			}
-			if r.Status == StatusApplied && (r.Similarity <= 0 || r.Similarity > 1) {
-				t.Errorf("similarity %v", r.Similarity)
-			}
-			if (r.Status == StatusNotFound || r.Status == StatusAmbiguous) && r.Hint == "" {
-				t.Errorf("%s without a hint", r.Status)
-			}
-			if len(r.Hint) > maxHintBytes+maxHintLineLen+200 {
-				t.Errorf("hint is %d bytes", len(r.Hint))
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkLadderCase(t, c) })
+	}
+}
+
+// checkLadderCase applies c's edit and checks every expectation c states.
+func checkLadderCase(t *testing.T, c ladderCase) {
+	t.Helper()
+	got, r := ApplyEdit(c.content, c.edit, c.opts)
+	if got != c.want {
+		t.Errorf("content:\n got %q\nwant %q", got, c.want)
+	}
+	if r.Status != c.status {
+		t.Errorf("status %s, want %s (%+v)", r.Status, c.status, r)
+	}
+	if c.strategy != "" && r.Strategy != c.strategy {
+		t.Errorf("strategy %s, want %s", r.Strategy, c.strategy)
+	}
+	if c.line != 0 && (r.Line != c.line || r.Column != c.col) {
+		t.Errorf("at %d:%d, want %d:%d", r.Line, r.Column, c.line, c.col)
+	}
+	if c.matches != nil && !equalInts(r.Matches, c.matches) {
+		t.Errorf("matches %v, want %v", r.Matches, c.matches)
+	}
+	for _, h := range c.hint {
+		if !strings.Contains(r.Hint, h) {
+			t.Errorf("hint %q lacks %q", r.Hint, h)
+		}
+	}
+	if r.Status == StatusApplied && (r.Similarity <= 0 || r.Similarity > 1) {
+		t.Errorf("similarity %v", r.Similarity)
+	}
+	if (r.Status == StatusNotFound || r.Status == StatusAmbiguous) && r.Hint == "" {
+		t.Errorf("%s without a hint", r.Status)
+	}
+	if len(r.Hint) > maxHintBytes+maxHintLineLen+200 {
+		t.Errorf("hint is %d bytes", len(r.Hint))
 	}
 }
 
@@ -383,7 +388,7 @@ func TestLadderUnicodeMap(t *testing.T) {
 // FuzzApplyEdit: no panic; failures leave the content alone; only the
 // matched span changes; an exact unique edit is undone by its reverse.
 func FuzzApplyEdit(f *testing.F) {
-	for _, c := range ladderCases {
+	for _, c := range slices.Concat(ladderCases, reindentCases) {
 		f.Add(c.content, c.edit.OldText, c.edit.NewText, c.edit.ReplaceAll)
 	}
 	f.Add("a\r\nb\nc", "b\n", "x\r\n", false)
