@@ -80,6 +80,9 @@ type EditResult struct {
 	// Hint is for the model: the closest region (NOT_FOUND) or the matching
 	// lines (AMBIGUOUS), numbered, within MaxHintLines lines and about 2 KB.
 	Hint string
+	// Unplaced marks a NOT_FOUND whose old text was found with its
+	// indentation ignored but whose new text could not be placed.
+	Unplaced bool
 }
 
 // MatchOptions tunes the matcher. The zero value means the defaults.
@@ -360,7 +363,7 @@ func (d *doc) unplaced(m match, st Strategy, why string, opts MatchOptions) Edit
 	if st == StrategyBlockAnchor || st == StrategyFuzzy {
 		found = fmt.Sprintf("resembles lines %d-%d (%s, similarity %.2f)", m.first+1, m.first+m.cnt, st, m.sim)
 	}
-	return EditResult{Status: StatusNotFound, Similarity: m.sim, Line: line, Column: col,
+	return EditResult{Status: StatusNotFound, Similarity: m.sim, Line: line, Column: col, Unplaced: true,
 		Hint: fmt.Sprintf("the old text %s, but the new text's indentation cannot be placed with certainty: %s. "+
 			"Send the old text with these lines' exact indentation and the new text indented as it must stand in the file.\n%s",
 			found, why, d.numbered([]int{m.first}, m.cnt, opts.MaxHintLines))}

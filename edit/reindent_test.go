@@ -168,7 +168,7 @@ func TestReindent(t *testing.T) {
 // The refusal names what to send, and the similarity and position of the region.
 func TestReindentRefusalReport(t *testing.T) {
 	_, r := ApplyEdit(pyOuter, Edit{OldText: "if x:\na()\n", NewText: "if x:\na()\nb()\n"}, MatchOptions{})
-	if r.Status != StatusNotFound || r.Line != 3 || r.Column != 1 || r.Similarity != 1 || r.Strategy != "" {
+	if r.Status != StatusNotFound || !r.Unplaced || r.Line != 3 || r.Column != 1 || r.Similarity != 1 || r.Strategy != "" {
 		t.Fatalf("%+v", r)
 	}
 	want := "the old text matches lines 3-4 (TRIM) once indentation is ignored, but the new text's indentation cannot be placed with certainty: " +

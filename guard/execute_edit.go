@@ -267,6 +267,9 @@ func (g *Guard) recordEdit(res *repair.Result, ex *Execution, o EditOutcome, par
 	switch o.Status {
 	case edit.StatusNotFound:
 		msg := fmt.Sprintf("Edit %d: the old text was not found in %s.", o.Index+1, o.Path)
+		if o.Unplaced {
+			msg = fmt.Sprintf("Edit %d: the old text was not applied to %s:", o.Index+1, o.Path)
+		}
 		if o.Hint != "" {
 			msg += "\n" + o.Hint
 		}

@@ -390,3 +390,29 @@ func TestMultiEditXML(t *testing.T) {
 		})
 	}
 }
+
+// TestUnplacedEditMessage: an old text found with its indentation ignored
+// whose new text cannot be placed is refused, and the message does not
+// claim the old text was absent.
+func TestUnplacedEditMessage(t *testing.T) {
+	g, dir := newWorkspaceGuard(t)
+	before := "def outer():\n    x = 0\n    if x:\n        a()\n        b()\n    return x\n"
+	if err := os.WriteFile(filepath.Join(dir, "m.py"), []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call := repair.Call{Name: "edit", Form: repair.FormText, Text: `{"path":"m.py","old_text":"if x:\na()\n","new_text":"if x:\na()\nc()\n"}`}
+	ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: "u", Call: call}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.OK() || ex.Applied || len(ex.Violations) != 1 {
+		t.Fatalf("ok %v applied %v violations %+v", ex.OK(), ex.Applied, ex.Violations)
+	}
+	msg := ex.Violations[0].Message
+	if !strings.HasPrefix(msg, "Edit 1: the old text was not applied to m.py:\nthe old text matches lines 3-4 (TRIM) once indentation is ignored") {
+		t.Errorf("message:\n%s", msg)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "m.py")); string(got) != before {
+		t.Errorf("file changed: %q", got)
+	}
+}
