@@ -136,11 +136,157 @@ func kimiCases() []streamCase {
 	}
 }
 
-func harmonyCases() []streamCase { return nil }
+func llamaCases() []streamCase {
+	return []streamCase{
+		{
+			name:   "llama3_json python tag, two calls separated by a semicolon",
+			format: Llama3JSON,
+			pieces: []piece{text("<|python_tag|>{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.go\"}}; {\"name\": \"write_to_file\", \"parameters\": {\"path\": \"b.txt\", \"content\": \"x}; {\\\"name\\\": 1}\"}}")},
+			want: outcome{
+				Starts: map[int]string{0: "read_file", 1: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.go"}, 1: {"path": "b.txt", "content": `x}; {"name": 1}`}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormText, Text: `{"path": "a.go"}`},
+					{Index: 1, Name: "write_to_file", Form: repair.FormText, Text: `{"path": "b.txt", "content": "x}; {\"name\": 1}"}`},
+				},
+			},
+		},
+		{
+			name:   "llama3_json bare object at the start, type and arguments, prose after",
+			format: Llama3JSON,
+			pieces: []piece{text("\n{\"type\": \"function\", \"name\": \"list_files\", \"arguments\": {\"recursive\": false}}\nListed.")},
+			want: outcome{
+				Text:   "\nListed.",
+				Starts: map[int]string{0: "list_files"},
+				Shown:  map[int]map[string]string{0: {"recursive": "json:false"}},
+				Calls:  []closed{{Index: 0, Name: "list_files", Form: repair.FormText, Text: `{"recursive": false}`}},
+			},
+		},
+		{
+			name:   "llama3_json objects in prose, or not shaped as a call, are text",
+			format: Llama3JSON,
+			pieces: []piece{text(`{"name": "Ada", "age": 36}; then {"name": "read_file", "parameters": {}} inline; and ;`)},
+			want: outcome{
+				Text:   `{"name": "Ada", "age": 36}; then {"name": "read_file", "parameters": {}} inline; and ;`,
+				Starts: map[int]string{}, Shown: map[int]map[string]string{},
+			},
+		},
+		{
+			name:   "llama3_json truncated",
+			format: Llama3JSON,
+			pieces: []piece{text(`<|python_tag|>{"name": "write_to_file", "parameters": {"path": "a", "content": "ab`)},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a", "content": "ab"}},
+				Calls:  []closed{{Index: 0, Name: "write_to_file", Form: repair.FormText, Text: `{"path": "a", "content": "ab`, Truncated: true}},
+			},
+		},
+	}
+}
 
-func mistralCases() []streamCase { return nil }
+func mistralCases() []streamCase {
+	return []streamCase{
+		{
+			name:   "mistral array of calls after prose",
+			format: Mistral,
+			pieces: []piece{text("Checking.[TOOL_CALLS] [{\"name\": \"read_file\", \"arguments\": {\"path\": \"a]\"}}, {\"arguments\": {\"path\": \"b\", \"content\": \"[TOOL_CALLS]x[ARGS]{}\"}, \"name\": \"write_to_file\"}]\nDone.")},
+			want: outcome{
+				Text:   "Checking.\nDone.",
+				Starts: map[int]string{0: "read_file", 1: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a]"}, 1: {}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormText, Text: `{"path": "a]"}`},
+					{Index: 1, Name: "write_to_file", Form: repair.FormText, Text: `{"path": "b", "content": "[TOOL_CALLS]x[ARGS]{}"}`},
+				},
+			},
+		},
+		{
+			name:   "mistral name and ARGS form, several calls, a call id",
+			format: Mistral,
+			pieces: []piece{text("[TOOL_CALLS]read_file[ARGS]{\"path\": \"a.go\"}[TOOL_CALLS]write_to_file[CALL_ID]a1B2c3D4e[ARGS]{\"path\": \"b\", \"content\": \"}{\"} then prose")},
+			want: outcome{
+				Text:   " then prose",
+				Starts: map[int]string{0: "read_file", 1: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.go"}, 1: {"path": "b", "content": "}{"}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormText, Text: `{"path": "a.go"}`},
+					{Index: 1, ID: "a1B2c3D4e", Name: "write_to_file", Form: repair.FormText, Text: `{"path": "b", "content": "}{"}`},
+				},
+			},
+		},
+		{
+			name:   "mistral text breaks the array; brackets in prose are text",
+			format: Mistral,
+			pieces: []piece{text("[TOOL_CALLS][{\"name\": \"list_files\", \"arguments\": {}} oops, {\"name\": \"x\"}] and [1, 2] {\"a\": 1}")},
+			want: outcome{
+				Text:   ` oops, {"name": "x"}] and [1, 2] {"a": 1}`,
+				Starts: map[int]string{0: "list_files"},
+				Shown:  map[int]map[string]string{0: {}},
+				Calls:  []closed{{Index: 0, Name: "list_files", Form: repair.FormText, Text: `{}`}},
+			},
+		},
+		{
+			name:   "mistral truncated",
+			format: Mistral,
+			pieces: []piece{text("[TOOL_CALLS]write_to_file[ARGS]{\"path\": \"a\", \"content\": \"abc")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a", "content": "abc"}},
+				Calls:  []closed{{Index: 0, Name: "write_to_file", Form: repair.FormText, Text: `{"path": "a", "content": "abc`, Truncated: true}},
+			},
+		},
+	}
+}
 
-func llamaCases() []streamCase { return nil }
+func harmonyCases() []streamCase {
+	return []streamCase{
+		{
+			name:   "harmony analysis, a call, then the final answer",
+			format: Harmony,
+			pieces: []piece{text("<|channel|>analysis<|message|>Need to read a.go first.<|end|><|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\": \"a.go\"}<|call|><|start|>assistant<|channel|>final<|message|>It holds package a.<|return|>")},
+			want: outcome{
+				Text:   "Need to read a.go first.It holds package a.",
+				Starts: map[int]string{0: "read_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.go"}},
+				Calls:  []closed{{Index: 0, Name: "read_file", Form: repair.FormText, Text: `{"path": "a.go"}`}},
+			},
+		},
+		{
+			name:   "harmony recipient in the start header, end tokens inside strings, two calls",
+			format: Harmony,
+			pieces: []piece{text("<|start|>assistant to=functions.write_to_file<|channel|>commentary json<|message|>{\"path\": \"h.md\", \"content\": \"a <|call|> b <|end|>\"}<|call|>\n<|start|>assistant<|channel|>commentary to=functions.list_files<|message|>{}<|call|>")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file", 1: "list_files"},
+				Shown:  map[int]map[string]string{0: {"path": "h.md", "content": "a <|call|> b <|end|>"}, 1: {}},
+				Calls: []closed{
+					{Index: 0, Name: "write_to_file", Form: repair.FormText, Text: `{"path": "h.md", "content": "a <|call|> b <|end|>"}`},
+					{Index: 1, Name: "list_files", Form: repair.FormText, Text: `{}`},
+				},
+			},
+		},
+		{
+			name:   "harmony a commentary preamble is text, a built-in recipient keeps its name",
+			format: Harmony,
+			pieces: []piece{text("<|channel|>commentary<|message|>Searching now.<|end|><|start|>assistant<|channel|>analysis to=browser.search code<|message|>{\"query\": \"go 1.24\"}<|call|>")},
+			want: outcome{
+				Text:   "Searching now.",
+				Starts: map[int]string{0: "browser.search"},
+				Shown:  map[int]map[string]string{0: {"query": "go 1.24"}},
+				Calls:  []closed{{Index: 0, Name: "browser.search", Form: repair.FormText, Text: `{"query": "go 1.24"}`}},
+			},
+		},
+		{
+			name:   "harmony truncated",
+			format: Harmony,
+			pieces: []piece{text("<|start|>assistant<|channel|>commentary to=functions.write_to_file <|constrain|>json<|message|>{\"path\": \"a\", \"content\": \"x")},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a", "content": "x"}},
+				Calls:  []closed{{Index: 0, Name: "write_to_file", Form: repair.FormText, Text: `{"path": "a", "content": "x`, Truncated: true}},
+			},
+		},
+	}
+}
 
 // jsonFormatSeeds are fuzz seeds for the formats of jsonFormatCases: split
 // tokens, tokens in strings, headers too long or cut, nesting, broken JSON.
@@ -160,6 +306,33 @@ func jsonFormatSeeds(format Format, long, huge, spaces string) []string {
 			head + `{'x': True, "y": None} junk <｜tool▁calls▁end｜>`,
 			"\xef\xbd" + head + "\xe2\x96{\"x\": \"\xff\"}<｜tool▁call▁end｜>\n\n",
 			head + spaces + "<｜tool▁call▁end｜>" + head + "```\n{\"n\": [" + strings.Repeat("1,", 64) + "<｜tool▁call▁end｜>",
+		}
+	case Harmony:
+		head := "<|start|>assistant<|channel|>commentary to=functions.a <|constrain|>json<|message|>"
+		return []string{
+			"<|channel|>analysis<|message|>\xe2\x82 think <|end|>" + head + `{"x": "<|call|>"}<|call|><|channel|>final<|message|>ok<|return|>`,
+			"<|start|>assistant<|channel|>" + long + "<|message|>text<|end|>",
+			"<|start|>assistant to=functions." + long + "<|channel|>commentary<|message|>{}<|call|>",
+			head + `{"x": [[[[[[[[[[1]]]]]]]]]]} <|end|> after <|call|>`,
+			head + `{"c": "` + huge + `"}<|call|>` + head + "{\"n\": [" + strings.Repeat("1,", 64) + "<|call|>",
+			"<|channel|>commentary to=<|message|>x<|end|><|channel|> to=functions.b <|message|>",
+		}
+	case Mistral:
+		return []string{
+			`[TOOL_CALLS][{"name": "a", "arguments": {"x": "[TOOL_CALLS]"}}, {"name": "b", "arguments": {"c": "` + huge + `"}}, ]`,
+			"[TOOL_CALLS]" + long + "[ARGS]{}[TOOL_CALLS]a[CALL_ID]" + long + "[ARGS]{\"x\": 1}",
+			`[TOOL_CALLS]a[ARGS]{"x": [[[[[[[[[[1]]]]]]]]]]} after [TOOL_CALLS]b[ARGS]x`,
+			`[TOOL_CALLS]  {"name": "a", "arguments": {"n": [` + strings.Repeat("1,", 64) + `]}}, {"name": "b"}]`,
+			"[TOOL_CALLS]" + spaces + "[" + spaces + "{}]",
+			`[TOOL_CALLS][{'name': 'a', 'arguments': {'x': True}} {"name": "c"}] [TOOL_CALLS]a[ARGS]123`,
+		}
+	case Llama3JSON:
+		return []string{
+			`{"name": "a", "parameters": {"x": "}; {"}};{"name": "b", "parameters": {"c": "` + huge + `"}} ; <|python_tag|>{"name": "c", "arguments": 1}`,
+			`{"name": "` + long + `", "parameters": {}}`,
+			`{"type": "function", "name": "a", "parameters": {"x": [[[[[[[[[[1]]]]]]]]]]}}; x {"name": "b", "parameters": {}}`,
+			"  \n<|python_tag|>" + spaces + `{"name": "a\"b", "parameters": {}} {"name":"a","parameters":{"n": [` + strings.Repeat("1,", 64) + `]}}`,
+			`{"name": "a", "parameters": {'x': None}} <|python_tag|>brave_search.call(query="x")`,
 		}
 	case KimiK2:
 		head := "<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>"
