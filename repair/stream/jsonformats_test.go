@@ -1,7 +1,10 @@
 package stream
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
+	"testing"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -345,4 +348,95 @@ func jsonFormatSeeds(format Format, long, huge, spaces string) []string {
 		}
 	}
 	return nil
+}
+
+// jsonFormatBenchCalls returns, for BenchmarkParserText, a call to
+// write_to_file with content in each format of jsonFormatCases.
+func jsonFormatBenchCalls(content string) map[Format]string {
+	args, _ := json.Marshal(map[string]string{"path": "src/big.go", "content": content})
+	body, _ := json.Marshal(map[string]any{"name": "write_to_file", "arguments": json.RawMessage(args)})
+	return map[Format]string{
+		Harmony:     "<|start|>assistant<|channel|>commentary to=functions.write_to_file <|constrain|>json<|message|>" + string(args) + "<|call|>",
+		DeepSeekV3:  "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_to_file\n```json\n" + string(args) + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+		DeepSeekV31: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_to_file<｜tool▁sep｜>" + string(args) + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+		KimiK2:      "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_to_file:0<|tool_call_argument_begin|>" + string(args) + "<|tool_call_end|><|tool_calls_section_end|>",
+		Mistral:     "[TOOL_CALLS][" + string(body) + "]",
+		Llama3JSON:  "<|python_tag|>" + string(body) + ";",
+	}
+}
+
+// TestJSONFormatLimits checks that a call past a limit is dropped and the
+// text and calls after it are read as without limits, also in the formats
+// whose calls end with their JSON value.
+func TestJSONFormatLimits(t *testing.T) {
+	big := strings.Repeat("x", 100)
+	deep := strings.Repeat("[", 12) + `"]}"` + strings.Repeat("]", 12)
+	tests := []struct {
+		name   string
+		format Format
+		opts   Options
+		text   string
+		want   outcome
+	}{
+		{"deepseek_v31 param", DeepSeekV31, Options{MaxParamBytes: 50},
+			"<｜tool▁call▁begin｜>w<｜tool▁sep｜>{\"c\": \"" + big + "\"}<｜tool▁call▁end｜>after<｜tool▁call▁begin｜>r<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
+			outcome{Text: "after", Errors: []string{CodeParamTooLarge},
+				Calls: []closed{{Index: 1, Name: "r", Form: repair.FormText, Text: "{}"}}}},
+		{"kimi_k2 call", KimiK2, Options{MaxCallBytes: 80},
+			"<|tool_call_begin|>functions.w:0<|tool_call_argument_begin|>{\"c\": \"" + big + "\"}<|tool_call_end|> after",
+			outcome{Text: " after", Errors: []string{CodeCallTooLarge}}},
+		{"mistral too deep, then text", Mistral, Options{MaxJSONDepth: 4},
+			"[TOOL_CALLS]w[ARGS]{\"a\": " + deep + "} after [TOOL_CALLS]r[ARGS]{}",
+			outcome{Text: " after ", Errors: []string{CodeJSONTooDeep},
+				Calls: []closed{{Index: 1, Name: "r", Form: repair.FormText, Text: "{}"}}}},
+		{"llama3_json too deep, then the next call", Llama3JSON, Options{MaxJSONDepth: 4},
+			`{"name": "w", "parameters": {"a": ` + deep + `}}; {"name": "r", "parameters": {}}`,
+			outcome{Errors: []string{CodeJSONTooDeep},
+				Calls: []closed{{Index: 1, Name: "r", Form: repair.FormText, Text: "{}"}}}},
+		{"harmony param", Harmony, Options{MaxParamBytes: 50},
+			"<|channel|>commentary to=functions.w<|message|>{\"c\": \"" + big + "\"}<|call|><|channel|>final<|message|>ok<|return|>",
+			outcome{Text: "ok", Errors: []string{CodeParamTooLarge}}},
+	}
+	for _, tt := range tests {
+		for _, split := range []string{"whole", "bytes"} {
+			t.Run(tt.name+"/"+split, func(t *testing.T) {
+				pieces := []piece{text(tt.text)}
+				if split == "bytes" {
+					pieces = resplit(pieces, fuzzCuts(nil))
+				}
+				got := feed(t, tt.format, tt.opts, pieces, false)
+				got.Starts, got.Shown = nil, nil // a dropped call's depend on the split
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("outcome:\n got %#v\nwant %#v", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestJSONFormatProseMemory checks that prose full of the bytes that may
+// start a tag of these formats is passed on, not kept.
+func TestJSONFormatProseMemory(t *testing.T) {
+	chunk := strings.Repeat(`prose {"name": "x"}, [1, 2]; <|tool <｜tool▁ [TOOL_ `, 30)
+	for _, f := range []Format{Harmony, DeepSeekV3, DeepSeekV31, KimiK2, Mistral, Llama3JSON} {
+		got := ""
+		p, err := New(f, Options{}, func(e Event) { got += e.Text })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 1000 {
+			if err := p.Text(chunk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := cap(p.text.buf); n > 4*len(chunk) {
+			t.Errorf("%s: buffer capacity %d after 1000 pieces of prose of %d bytes", f, n, len(chunk))
+		}
+		if err := p.End(false); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Repeat(chunk, 1000); got != want {
+			t.Errorf("%s: text of %d bytes, want the prose's %d", f, len(got), len(want))
+		}
+	}
 }

@@ -137,13 +137,22 @@ func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
 	return p
 }
 
+// maxRun bounds the input one run reads. A closing call moves what follows
+// it in the buffer to the front, so a large piece is read in parts: the
+// move stays short and a response in one piece parses in linear time.
+const maxRun = 4 << 10
+
 func (p *textParser) write(s string) {
-	p.buf = appendGrow(p.buf, s)
-	p.call.scan.src, p.call.scan.srcOff = s, len(p.buf)-len(s)
-	p.run()
-	p.call.scan.src = ""
+	for len(s) > 0 {
+		part := s[:min(len(s), maxRun)]
+		s = s[len(part):]
+		p.buf = appendGrow(p.buf, part)
+		p.call.scan.src, p.call.scan.srcOff = part, len(p.buf)-len(part)
+		p.run()
+		p.call.scan.src = ""
+		p.compact()
+	}
 	p.flushText()
-	p.compact()
 }
 
 func (p *textParser) run() {
