@@ -1,8 +1,6 @@
 package stream
 
-import (
-	"strings"
-)
+import "strings"
 
 // Kimi K2's special tokens. The section tokens are also written singular.
 const (
