@@ -127,6 +127,16 @@ func kimiCases() []streamCase {
 			},
 		},
 		{
+			name:   "kimi_k2 a tool's own name and arguments parameters are arguments",
+			format: KimiK2,
+			pieces: []piece{text("<|tool_call_begin|>functions.create_task:0<|tool_call_argument_begin|>{\"name\": \"build\", \"arguments\": {\"x\": 1}}<|tool_call_end|>")},
+			want: outcome{
+				Starts: map[int]string{0: "create_task"},
+				Shown:  map[int]map[string]string{0: {"name": "build", "arguments": `json:{"x":1}`}},
+				Calls:  []closed{{Index: 0, ID: "functions.create_task:0", Name: "create_task", Form: repair.FormText, Text: `{"name": "build", "arguments": {"x": 1}}`}},
+			},
+		},
+		{
 			name:   "kimi_k2 truncated",
 			format: KimiK2,
 			pieces: []piece{text("<|tool_calls_section_begin|><|tool_call_begin|>functions.write_to_file:3<|tool_call_argument_begin|>{\"path\": \"a\", \"content\": \"x")},
