@@ -1,6 +1,6 @@
 package stream
 
-// White space around calls in the text formats but XMLTags is layout, not
+// White space around calls in the formats of layoutFormats is layout, not
 // prose: the newlines inside a <tool_call> wrapper, between two calls, and
 // before the first call or after the last when nothing else stands there
 // pass on as no text at all. A run of text between two calls (or a call
