@@ -563,7 +563,7 @@ var fuzzForms = map[Format]repair.Form{
 
 // namedInBody are the formats whose calls may name the tool after some of
 // the arguments, which are then not shown.
-var namedInBody = map[Format]bool{Hermes: true, Mistral: true}
+var namedInBody = map[Format]bool{Hermes: true, Mistral: true, Llama3JSON: true}
 
 // view is what a run with limits must give however the response was
 // split: all of its outcome but the starts and previews of the calls it

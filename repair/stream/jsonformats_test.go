@@ -185,6 +185,20 @@ func llamaCases() []streamCase {
 			},
 		},
 		{
+			name:   "llama3_json after the python tag, an object of any order; prose ends that",
+			format: Llama3JSON,
+			pieces: []piece{text("Calling.<|python_tag|>\n{\"parameters\": {\"path\": \"a\"}, \"name\": \"read_file\"};\n{\"arguments\": {}, \"name\": \"list_files\"} done {\"parameters\": {}, \"name\": \"x\"}")},
+			want: outcome{
+				Text:   `Calling. done {"parameters": {}, "name": "x"}`,
+				Starts: map[int]string{0: "read_file", 1: "list_files"},
+				Shown:  map[int]map[string]string{0: {}, 1: {}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormText, Text: `{"path": "a"}`},
+					{Index: 1, Name: "list_files", Form: repair.FormText, Text: `{}`},
+				},
+			},
+		},
+		{
 			name:   "llama3_json truncated",
 			format: Llama3JSON,
 			pieces: []piece{text(`<|python_tag|>{"name": "write_to_file", "parameters": {"path": "a", "content": "ab`)},
@@ -364,14 +378,14 @@ func jsonFormatSeeds(format Format, long, huge, spaces string) []string {
 // write_to_file with content in each format of jsonFormatCases.
 func jsonFormatBenchCalls(content string) map[Format]string {
 	args, _ := json.Marshal(map[string]string{"path": "src/big.go", "content": content})
-	body, _ := json.Marshal(map[string]any{"name": "write_to_file", "arguments": json.RawMessage(args)})
+	body := `{"name": "write_to_file", "arguments": ` + string(args) + "}"
 	return map[Format]string{
 		Harmony:     "<|start|>assistant<|channel|>commentary to=functions.write_to_file <|constrain|>json<|message|>" + string(args) + "<|call|>",
 		DeepSeekV3:  "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_to_file\n```json\n" + string(args) + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 		DeepSeekV31: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_to_file<｜tool▁sep｜>" + string(args) + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 		KimiK2:      "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_to_file:0<|tool_call_argument_begin|>" + string(args) + "<|tool_call_end|><|tool_calls_section_end|>",
-		Mistral:     "[TOOL_CALLS][" + string(body) + "]",
-		Llama3JSON:  "<|python_tag|>" + string(body) + ";",
+		Mistral:     "[TOOL_CALLS][" + body + "]",
+		Llama3JSON:  "<|python_tag|>" + body + ";",
 	}
 }
 

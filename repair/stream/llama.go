@@ -4,13 +4,14 @@ package stream
 //
 //	{"name": "NAME", "parameters": {...}}
 //
-// optionally after <|python_tag|>, several separated by ';'. A bare object
-// is a call only where nothing but white space came before it since the
-// start of the output, <|python_tag|> or the previous call (';' between
-// two calls is layout), and only when it starts with the call's shape:
-// "name" first with a string value (after "type": "function" if any),
-// then "parameters" or "arguments". So prose that is or holds a JSON
-// object stays text. The object's own end closes the call.
+// optionally after <|python_tag|>, several separated by ';' (layout). An
+// object is a call only where nothing but white space came before it since
+// the start of the output, <|python_tag|> or the previous call. After
+// <|python_tag|>, and after ';' in the calls that follow it, any object is
+// one, its name read wherever it stands. A bare object must also start
+// with the call's shape: "name" first with a string value (after "type":
+// "function" if any), then "parameters" or "arguments". So prose that is
+// or holds a JSON object stays text. The object's own end closes the call.
 type llama3 struct{ jsonCall }
 
 const llamaTag = "<|python_tag|>"
@@ -18,15 +19,26 @@ const llamaTag = "<|python_tag|>"
 func (llama3) triggers() string { return "<{;" }
 
 func (llama3) opener(p *textParser, b []byte) (match, bool, string, int) {
+	if p.runProse {
+		p.list = false // prose ends the calls <|python_tag|> began
+	}
 	switch b[0] {
 	case '<':
-		return literal(b, llamaTag), true, "", len(llamaTag)
+		m := literal(b, llamaTag)
+		if m == matched {
+			p.list = true
+		}
+		return m, true, "", len(llamaTag)
 	case ';':
 		if p.afterCall && !p.runProse {
 			return matched, true, "", 1
 		}
 	case '{':
-		if !p.runProse {
+		switch {
+		case p.runProse:
+		case p.list:
+			return matched, false, "", 0
+		default:
 			return llamaShape(b, p.headerBound()), false, "", 0
 		}
 	}

@@ -27,7 +27,7 @@ type textParser struct {
 	held   int    // bytes of the open call drawn from Options.Budget
 	// Formats whose tags do not all start with '<'.
 	trigger string // the bytes a tag of the format may start with
-	list    bool   // mistral: inside a [TOOL_CALLS] array
+	list    bool   // inside a Mistral [TOOL_CALLS] array, after Llama's <|python_tag|>
 	// layout.go: white space around calls.
 	layout    bool
 	space     []byte // the white space of a run of text not yet known to be prose
