@@ -17,6 +17,8 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/toolguard/toolguard/repair"
@@ -84,11 +86,9 @@ func ParseFormat(name string) (Format, error) {
 
 // formatList names the formats, in order, for messages.
 func formatList() string {
-	names := make([]string, 0, len(formatNames))
-	for f := range Format(32) {
-		if s, ok := formatNames[f]; ok {
-			names = append(names, s)
-		}
+	var names []string
+	for _, f := range slices.Sorted(maps.Keys(formatNames)) {
+		names = append(names, formatNames[f])
 	}
 	return strings.Join(names, ", ")
 }
