@@ -324,6 +324,41 @@ func TestStreamRaw(t *testing.T) {
 	}
 }
 
+// TestStreamRawJSONFormats feeds a call in each format whose arguments are
+// JSON after special tokens, one byte per read, through to its verdict.
+func TestStreamRawJSONFormats(t *testing.T) {
+	args := `{"path": "é.py", "content": "a <|call|> <｜tool▁call▁end｜> }"}`
+	tests := []struct{ format, text, id string }{
+		{"harmony", "<|channel|>analysis<|message|>Voilà<|end|><|start|>assistant<|channel|>commentary to=functions.write_to_file <|constrain|>json<|message|>" + args + "<|call|>", ""},
+		{"deepseek_v3", "Voilà<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_to_file\n```json\n" + args + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", ""},
+		{"deepseek_v31", "Voilà<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_to_file<｜tool▁sep｜>" + args + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>", ""},
+		{"kimi_k2", "Voilà<|tool_calls_section_begin|><|tool_call_begin|>functions.write_to_file:0<|tool_call_argument_begin|>" + args + "<|tool_call_end|><|tool_calls_section_end|>", "functions.write_to_file:0"},
+		{"mistral", "Voilà[TOOL_CALLS]write_to_file[ARGS]" + args, ""},
+		{"llama3_json", "<|python_tag|>{\"name\": \"write_to_file\", \"parameters\": " + args + "}", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.format, func(t *testing.T) {
+			var out, errOut strings.Builder
+			code := run([]string{"stream", "--format", tc.format, "--raw"}, iotest.OneByteReader(strings.NewReader(tc.text)), &out, &errOut)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, errOut.String())
+			}
+			r := parseStreamOutput(t, out.String())
+			wantText := "Voilà"
+			if tc.format == "llama3_json" {
+				wantText = ""
+			}
+			if r.text != wantText || len(r.complete) != 1 || !r.complete[0].GetVerdict().GetOk() ||
+				r.complete[0].GetVerdict().GetArgumentsJson() != `{"content":"a <|call|> <｜tool▁call▁end｜> }","path":"é.py"}` {
+				t.Fatalf("text %q, call_complete %v", r.text, r.complete)
+			}
+			if len(r.started) != 1 || r.started[0].GetId() != tc.id || r.started[0].GetToolName() != "write_to_file" {
+				t.Errorf("call_started %v, want id %q", r.started, tc.id)
+			}
+		})
+	}
+}
+
 // TestStreamHelp checks that the command is listed and documents its flags.
 func TestStreamHelp(t *testing.T) {
 	code, stdout, _ := runCLI("help")

@@ -2,6 +2,9 @@ package stream
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,8 +44,9 @@ func BenchmarkParserDeltas(b *testing.B) {
 	}
 }
 
-// BenchmarkParserText measures the text formats on about 1 MB of calls to
-// write_to_file, in 16-byte pieces: the tag machine's per-byte cost.
+// BenchmarkParserText measures the text formats on calls to write_to_file,
+// in 16-byte pieces and in one piece: the tag machine's per-byte cost, at
+// 256 KB, 1 MB and 4 MB to show it stays linear.
 func BenchmarkParserText(b *testing.B) {
 	var content strings.Builder
 	for content.Len() < 1<<16 {
@@ -56,17 +60,28 @@ func BenchmarkParserText(b *testing.B) {
 	}
 	args, _ := json.Marshal(map[string]any{"name": "write_to_file", "arguments": map[string]string{"path": "src/big.go", "content": content.String()}})
 	call[Hermes] = "<tool_call>\n" + string(args) + "\n</tool_call>\n"
-	for _, f := range []Format{Hermes, QwenXML, MiniMax} {
-		text := "Writing it.\n" + strings.Repeat(call[f], (1<<20)/len(call[f]))
-		b.Run(f.String(), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				p, _ := New(f, Options{Tools: map[string]ToolTags{"write_to_file": {Params: map[string]bool{"path": false, "content": true}}}}, func(Event) {})
-				for i := 0; i < len(text); i += 16 {
-					_ = p.Text(text[i:min(i+16, len(text))])
+	maps.Copy(call, jsonFormatBenchCalls(content.String()))
+	for _, f := range slices.Sorted(maps.Keys(call)) {
+		for _, size := range []int{256 << 10, 1 << 20, 4 << 20} {
+			text := "Writing it.\n" + strings.Repeat(call[f], size/len(call[f]))
+			for _, piece := range []int{16, len(text)} {
+				name := fmt.Sprintf("%s/%dKB/16B", f, size>>10)
+				if piece == len(text) {
+					name = fmt.Sprintf("%s/%dKB/whole", f, size>>10)
 				}
-				_ = p.End(false)
+				b.Run(name, func(b *testing.B) { benchText(b, f, text, piece) })
 			}
-		})
+		}
+	}
+}
+
+func benchText(b *testing.B, f Format, text string, piece int) {
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		p, _ := New(f, Options{Tools: map[string]ToolTags{"write_to_file": {Params: map[string]bool{"path": false, "content": true}}}}, func(Event) {})
+		for i := 0; i < len(text); i += piece {
+			_ = p.Text(text[i:min(i+piece, len(text))])
+		}
+		_ = p.End(false)
 	}
 }

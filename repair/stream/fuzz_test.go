@@ -49,6 +49,13 @@ func FuzzHermes(f *testing.F)    { fuzzFormat(f, Hermes) }
 func FuzzQwenXML(f *testing.F)   { fuzzFormat(f, QwenXML) }
 func FuzzMiniMax(f *testing.F)   { fuzzFormat(f, MiniMax) }
 
+func FuzzHarmony(f *testing.F)     { fuzzFormat(f, Harmony) }
+func FuzzDeepSeekV3(f *testing.F)  { fuzzFormat(f, DeepSeekV3) }
+func FuzzDeepSeekV31(f *testing.F) { fuzzFormat(f, DeepSeekV31) }
+func FuzzKimiK2(f *testing.F)      { fuzzFormat(f, KimiK2) }
+func FuzzMistral(f *testing.F)     { fuzzFormat(f, Mistral) }
+func FuzzLlama3JSON(f *testing.F)  { fuzzFormat(f, Llama3JSON) }
+
 func fuzzFormat(f *testing.F, format Format) {
 	for _, seed := range fuzzSeeds(format) {
 		for _, cuts := range [][]byte{nil, {0, 2, 6}, {12}} {
@@ -453,7 +460,7 @@ func (c *fuzzChecker) dropEvent(e Event, over bool) {
 		want = fmt.Sprintf(" past %d bytes", c.opts.MaxParamBytes)
 	case CodeJSONTooDeep:
 		want = fmt.Sprintf("more than %d levels", c.opts.MaxJSONDepth)
-		if c.opts.MaxJSONDepth <= 0 || c.format != Hermes && !c.format.Structured() {
+		if c.opts.MaxJSONDepth <= 0 || fuzzForms[c.format] != repair.FormText {
 			t.Errorf("%s in %s with depth limit %d", e.Code, c.format, c.opts.MaxJSONDepth)
 		}
 	}
@@ -497,7 +504,7 @@ func (c *fuzzChecker) checkPreview(e Event, shown map[string]string) {
 			c.t.Errorf("call %d previews %q = %q, closed with %q (present %v) in %s", e.Index, k, v, want, ok, e.Call.Text)
 		}
 	}
-	if c.format != Hermes && len(shown) != len(members) {
+	if !namedInBody[c.format] && len(shown) != len(members) {
 		c.t.Errorf("call %d previews %q, closed with %q", e.Index, shown, members)
 	}
 }
@@ -554,7 +561,13 @@ func (c *fuzzChecker) ended() {
 var fuzzForms = map[Format]repair.Form{
 	XMLTags: repair.FormXML, OpenAI: repair.FormText, Anthropic: repair.FormText,
 	Hermes: repair.FormText, QwenXML: repair.FormParams, MiniMax: repair.FormParams,
+	Harmony: repair.FormText, DeepSeekV3: repair.FormText, DeepSeekV31: repair.FormText,
+	KimiK2: repair.FormText, Mistral: repair.FormText, Llama3JSON: repair.FormText,
 }
+
+// namedInBody are the formats whose calls may name the tool after some of
+// the arguments, which are then not shown.
+var namedInBody = map[Format]bool{Hermes: true, Mistral: true, Llama3JSON: true}
 
 // view is what a run with limits must give however the response was
 // split: all of its outcome but the starts and previews of the calls it
@@ -697,6 +710,10 @@ func fuzzSeeds(format Format) [][]byte {
 			"<invoke name=\"a\"><parameter name=\"x\">" + huge + "\n<parameter name=\"y\">" + huge + "</parameter></invoke>",
 			"\n<minimax:tool_call>\n<invoke name=\"a\"></invoke>\n</minimax:tool_call>\n \n<minimax:tool_call>\n<invoke name=\"b\"></invoke>\n</minimax:tool_call>\n",
 		} {
+			add(text(s))
+		}
+	case Harmony, DeepSeekV3, DeepSeekV31, KimiK2, Mistral, Llama3JSON:
+		for _, s := range jsonFormatSeeds(format, long, huge, spaces) {
 			add(text(s))
 		}
 	default: // OpenAI, Anthropic

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"bytes"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair"
@@ -8,7 +10,17 @@ import (
 
 // hermes is <tool_call>{"name": ..., "arguments": {...}}</tool_call>, a JSON
 // body whose closing tag counts only outside its strings.
-type hermes struct{}
+type hermes struct{ noParams }
+
+// noParams is a format whose calls hold JSON, not parameter tags: the tag
+// machine never asks it about parameters.
+type noParams struct{}
+
+func (noParams) param(*textParser, []byte) (match, string, int) { return noMatch, "", 0 }
+
+func (noParams) valueClose(*textParser, string) (string, bool) { return "", false }
+
+func (noParams) cutsValue(*textParser, []byte) (match, string) { return noMatch, "" }
 
 const (
 	hermesOpen  = "<tool_call>"
@@ -19,20 +31,46 @@ func (hermes) opener(_ *textParser, b []byte) (match, bool, string, int) {
 	return literal(b, hermesOpen), false, "", len(hermesOpen)
 }
 
-// begin starts the body; the call is announced once its name is read.
 func (hermes) begin(p *textParser, n int) textState {
+	return p.beginBody(n, hermesClosers)
+}
+
+var hermesClosers = []string{hermesClose}
+
+// beginBody starts a body holding the name and the arguments, ended by one
+// of closers or, with none, by its own end; the call is announced once its
+// name is read.
+func (p *textParser) beginBody(n int, closers []string) textState {
 	c := &p.call
 	c.bodyStart = n
+	c.setClosers(closers)
 	c.hermes.argsPreview = newArgsPreview(c.hermes.emitStarted, c.index, 2, p.opts.MaxParamBytes)
 	return inHermes
 }
 
-// param and valueClose are never asked: a Hermes body has no parameter tags.
-func (hermes) param(*textParser, []byte) (match, string, int) { return noMatch, "", 0 }
+// beginArgs starts a body that is the arguments of a call its header
+// named, ended by one of closers or, with none, by its own end.
+func (p *textParser) beginArgs(n int, closers []string) textState {
+	c := &p.call
+	c.bodyStart = n
+	c.setClosers(closers)
+	c.scan.maxDepth = p.opts.MaxJSONDepth // no body level around the arguments
+	h := &c.hermes
+	h.direct, h.nameDone, h.name = true, true, []byte(c.name)
+	h.argsPreview = newArgsPreview(h.emitStarted, c.index, 1, p.opts.MaxParamBytes)
+	h.start(c.name)
+	return inHermes
+}
 
-func (hermes) valueClose(*textParser, string) (string, bool) { return "", false }
-
-func (hermes) cutsValue(*textParser, []byte) (match, string) { return noMatch, "" }
+// setClosers sets the tokens that end the body; they share their first
+// byte, which the scanner stops at outside strings.
+func (c *openCall) setClosers(closers []string) {
+	c.closers, c.stop = closers, 0
+	if len(closers) > 0 {
+		c.stop = closers[0][0]
+	}
+	c.scan.endStops = len(closers) == 0
+}
 
 func (hermes) call(p *textParser, block []byte, bodyEnd int) repair.Call {
 	return p.call.hermes.call(block[:bodyEnd])
@@ -42,17 +80,26 @@ func (p *textParser) inHermes() bool {
 	c := &p.call
 	for {
 		c.scan.pos = p.pos
-		stopped := c.scan.scan(p.buf, '<')
+		stopped := c.scan.scan(p.buf, c.stop)
 		p.pos = c.scan.pos
 		if c.scan.tooDeep && !c.dropped {
 			p.drop(jsonTooDeepEvent(c.index, p.opts.MaxJSONDepth))
 		}
+		if len(c.closers) == 0 {
+			// The value's end ends the call; a value the scanner cannot
+			// follow ends where it lost it, and the rest is text.
+			if c.scan.state != stDone && c.scan.state != stLost {
+				return false
+			}
+			p.closeCall(p.pos, p.pos, false)
+			return true
+		}
 		if !stopped {
 			return false
 		}
-		switch literal(p.buf[p.pos:], hermesClose) {
+		switch m, n := anyLiteral(p.buf[p.pos:], c.closers...); m {
 		case matched:
-			p.closeCall(p.pos, p.pos+len(hermesClose), false)
+			p.closeCall(p.pos, p.pos+n, false)
 			return true
 		case needMore:
 			return false
@@ -65,6 +112,8 @@ func (p *textParser) inHermes() bool {
 type hermesCall struct {
 	p *textParser
 	argsPreview
+	// direct: the body is the arguments, of a call its header named.
+	direct    bool
 	name      []byte
 	nameDone  bool
 	nameFull  bool // name holds all it may of a longer one
@@ -74,7 +123,10 @@ type hermesCall struct {
 }
 
 func (h *hermesCall) valueStart(s *jsonScanner, start int) {
-	if len(s.stack) == 1 && s.stack[0].obj && isArgumentsKey(s.stack[0].key) && h.argsStart < 0 {
+	if h.direct && len(s.stack) == 0 {
+		h.argsStart = start
+	}
+	if !h.direct && len(s.stack) == 1 && s.stack[0].obj && isArgumentsKey(s.stack[0].key) && h.argsStart < 0 {
 		h.argsStart = start
 	}
 	if h.inArgs(s) {
@@ -85,11 +137,11 @@ func (h *hermesCall) valueStart(s *jsonScanner, start int) {
 // inArgs reports a value outside any arguments-like member but the one the
 // call takes: the previews show only the arguments the closed call has.
 func (h *hermesCall) inArgs(s *jsonScanner) bool {
-	return len(s.stack) < 2 || s.stack[1].start == h.argsStart
+	return h.direct || len(s.stack) < 2 || s.stack[1].start == h.argsStart
 }
 
 func (h *hermesCall) stringGrew(s *jsonScanner, chunk []byte, end bool) {
-	if len(s.stack) == 1 && s.stack[0].key == "name" && !h.nameDone && !h.nameFull {
+	if !h.direct && len(s.stack) == 1 && s.stack[0].key == "name" && !h.nameDone && !h.nameFull {
 		// A name is cut at the last whole character that fits and never
 		// appended to after: what is kept does not depend on the chunks.
 		part := chunk
@@ -107,7 +159,10 @@ func (h *hermesCall) stringGrew(s *jsonScanner, chunk []byte, end bool) {
 }
 
 func (h *hermesCall) valueEnd(s *jsonScanner, start, end int) {
-	if len(s.stack) == 1 {
+	if h.direct && len(s.stack) == 0 {
+		h.argsEnd = end
+	}
+	if !h.direct && len(s.stack) == 1 {
 		switch key := s.stack[0].key; {
 		case key == "name" && !h.nameDone && (s.buf[start] == '"' || s.buf[start] == '\''):
 			h.nameDone = true
@@ -135,12 +190,15 @@ func (h *hermesCall) start(name string) {
 	}
 	h.started = true
 	h.p.flushText()
-	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, Name: name})
+	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, ID: h.p.call.id, Name: name})
 }
 
 // call builds the closed call, with JSON repair when the scanner was lost.
 func (h *hermesCall) call(block []byte) repair.Call {
 	body := block[h.p.call.bodyStart:]
+	if h.direct {
+		return repair.Call{Name: h.p.call.name, Form: repair.FormText, Text: h.directArgs(block)}
+	}
 	name, args := string(h.name), ""
 	switch {
 	case h.nameDone && h.argsStart >= 0 && h.argsEnd > h.argsStart:
@@ -159,6 +217,26 @@ func (h *hermesCall) call(block []byte) repair.Call {
 	}
 	h.start(name)
 	return repair.Call{Name: name, Form: repair.FormText, Text: args}
+}
+
+// directArgs returns the arguments of a call its header named: the JSON
+// value, or when the scanner could not follow it, the body as written
+// (less the fence around it), for repair.
+func (h *hermesCall) directArgs(block []byte) string {
+	c := &h.p.call
+	switch {
+	case h.argsStart >= 0 && h.argsEnd > h.argsStart:
+		return validString(block[h.argsStart:h.argsEnd])
+	case h.argsStart >= 0:
+		block = block[h.argsStart:]
+	default:
+		block = block[c.bodyStart:]
+	}
+	body := bytes.TrimRightFunc(block, unicode.IsSpace)
+	if c.fenced {
+		body = bytes.TrimRightFunc(bytes.TrimSuffix(body, []byte("```")), unicode.IsSpace)
+	}
+	return validString(bytes.TrimLeftFunc(body, unicode.IsSpace))
 }
 
 // hermesFallback reads a body the scanner could not follow (a Python dict,

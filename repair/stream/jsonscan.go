@@ -39,6 +39,10 @@ type jsonScanner struct {
 	// only follows strings (stSkip), so its memory stops growing.
 	maxDepth int
 	tooDeep  bool
+	// endStops makes scan return once the root value is complete or the
+	// scanner is lost, for formats with no closing token after the value.
+	endStops  bool
+	skipDepth int // stSkip with endStops: the brackets still open
 
 	skipQuote byte
 	skipEsc   bool
@@ -81,6 +85,9 @@ type jsonHandler interface {
 func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 	s.buf = buf
 	for s.pos < len(buf) {
+		if s.endStops && (s.state == stDone || s.state == stLost) {
+			return true
+		}
 		switch s.state {
 		case stLost:
 			return s.findStop(stop)
@@ -233,6 +240,15 @@ func (s *jsonScanner) skipDeep(stop byte) bool {
 			s.skipQuote = c
 		case c == stop && stop != 0:
 			return true
+		case s.endStops && (c == '{' || c == '['):
+			s.skipDepth++
+		case s.endStops && (c == '}' || c == ']'):
+			// With no closing token, the value's own end ends the call.
+			if s.skipDepth--; s.skipDepth == 0 {
+				s.pos++
+				s.state = stDone
+				return true
+			}
 		}
 	}
 	return false
@@ -246,7 +262,7 @@ func (s *jsonScanner) skip() {
 func (s *jsonScanner) beginValue(c byte) {
 	switch {
 	case (c == '{' || c == '[') && s.maxDepth > 0 && len(s.stack) >= s.maxDepth:
-		s.tooDeep, s.state, s.stack = true, stSkip, nil
+		s.tooDeep, s.state, s.skipDepth, s.stack = true, stSkip, len(s.stack)+1, nil
 		s.h, s.muted = mutedHandler{}, true
 		s.pos++
 	case c == '{' || c == '[':

@@ -8,15 +8,18 @@
 // model wrote it, for repair.Registry.Validate. Parameter previews are best
 // effort but stable (a string only grows, a value never changes type).
 //
-// In Hermes, QwenXML and MiniMax, white space around calls is layout and
-// passes on as no text: inside a wrapper, between calls, and before the
-// first or after the last call when no prose shares it; prose passes on
-// exactly (layout.go).
+// In Hermes, QwenXML, MiniMax and the formats of header.go, white space
+// around calls is layout and passes on as no text: inside a wrapper,
+// between calls, and before the first or after the last call when no prose
+// shares it; prose passes on exactly (layout.go).
 package stream
 
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -39,9 +42,28 @@ const (
 	MiniMax
 )
 
+// Formats whose calls carry JSON after a header of special tokens, or JSON
+// bodies; the values are the API's.
+const (
+	// Harmony is gpt-oss's: <|channel|>commentary to=functions.name<|message|>{...}<|call|>.
+	Harmony Format = 8
+	// DeepSeekV3 is <｜tool▁call▁begin｜>function<｜tool▁sep｜>name, a ```json fence, <｜tool▁call▁end｜>.
+	DeepSeekV3 Format = 9
+	// DeepSeekV31 is <｜tool▁call▁begin｜>name<｜tool▁sep｜>{...}<｜tool▁call▁end｜>.
+	DeepSeekV31 Format = 10
+	// KimiK2 is <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}<|tool_call_end|>.
+	KimiK2 Format = 11
+	// Mistral is [TOOL_CALLS][{"name": ..., "arguments": {...}}] or [TOOL_CALLS]name[ARGS]{...}.
+	Mistral Format = 12
+	// Llama3JSON is {"name": ..., "parameters": {...}} objects separated by ';'.
+	Llama3JSON Format = 14
+)
+
 var formatNames = map[Format]string{
 	XMLTags: "xml_tags", OpenAI: "openai", Anthropic: "anthropic",
 	Hermes: "hermes", QwenXML: "qwen_xml", MiniMax: "minimax",
+	Harmony: "harmony", DeepSeekV3: "deepseek_v3", DeepSeekV31: "deepseek_v31",
+	KimiK2: "kimi_k2", Mistral: "mistral", Llama3JSON: "llama3_json",
 }
 
 // String returns the format's name, as ParseFormat accepts it.
@@ -59,7 +81,16 @@ func ParseFormat(name string) (Format, error) {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown stream format %q: want xml_tags, openai, anthropic, hermes, qwen_xml or minimax", name)
+	return 0, fmt.Errorf("unknown stream format %q: want one of %s", name, formatList())
+}
+
+// formatList names the formats, in order, for messages.
+func formatList() string {
+	var names []string
+	for _, f := range slices.Sorted(maps.Keys(formatNames)) {
+		names = append(names, formatNames[f])
+	}
+	return strings.Join(names, ", ")
 }
 
 // Structured reports whether calls arrive as ToolDelta fragments.

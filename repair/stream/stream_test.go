@@ -209,6 +209,10 @@ type streamCase struct {
 }
 
 func streamCases() []streamCase {
+	return append(tagCases(), jsonFormatCases()...)
+}
+
+func tagCases() []streamCase {
 	write := "<write_to_file>\n<path>a.go</path>\n<content>\npackage a\n</content>\n</write_to_file>"
 	return []streamCase{
 		{

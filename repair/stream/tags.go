@@ -25,6 +25,9 @@ type textParser struct {
 	text   []byte // text found and not yet emitted
 	out    []byte // scratch
 	held   int    // bytes of the open call drawn from Options.Budget
+	// Formats whose tags do not all start with '<'.
+	trigger string // the bytes a tag of the format may start with
+	list    bool   // inside a Mistral [TOOL_CALLS] array, after Llama's <|python_tag|>
 	// layout.go: white space around calls.
 	layout    bool
 	space     []byte // the white space of a run of text not yet known to be prose
@@ -34,7 +37,8 @@ type textParser struct {
 
 // textFormat is what one format adds to the tag machine.
 type textFormat interface {
-	// opener matches at b[0] == '<' a call's opening tag or a wrapper tag.
+	// opener matches at b[0], '<' or one of its triggers, a call's opening
+	// tag or a wrapper tag.
 	opener(p *textParser, b []byte) (m match, wrapper bool, name string, n int)
 	// begin sets up p.call and returns the state its body is read in.
 	begin(p *textParser, n int) textState
@@ -49,11 +53,20 @@ type textFormat interface {
 	call(p *textParser, block []byte, bodyEnd int) repair.Call
 }
 
+// triggered is a format whose tags do not all start with '<'.
+type triggered interface {
+	// triggers returns every byte a tag of the format may start with.
+	triggers() string
+}
+
 var textFormats = map[Format]textFormat{
 	XMLTags: xmlTags{},
 	Hermes:  hermes{},
 	QwenXML: qwenXML,
 	MiniMax: miniMax,
+	// JSON arguments after a header of tokens, or JSON bodies.
+	Harmony: harmony{}, DeepSeekV3: deepSeek{v3: true}, DeepSeekV31: deepSeek{},
+	KimiK2: kimi{}, Mistral: mistral{}, Llama3JSON: llama3{},
 }
 
 type textState uint8
@@ -62,11 +75,12 @@ const (
 	inProse  textState = iota
 	inCall             // inside a call, between parameters
 	inValue            // inside a parameter value
-	inHermes           // inside a <tool_call> JSON body
+	inHermes           // inside a JSON body: Hermes's, or arguments after a header
 )
 
 type openCall struct {
 	index   int
+	id      string // the model's own call id (Kimi K2, Mistral)
 	name    string
 	closer  string   // the call's closing tag
 	follows []string // what may follow a parameter's closing tag that closes it
@@ -85,8 +99,13 @@ type openCall struct {
 	seen       map[string]bool // the parameters met
 	repairs    []repair.Repair // closing tags inferred
 
-	// Hermes: the JSON body.
+	// Hermes, and formats that name the call in a header: the JSON body,
+	// ended by one of closers (all starting with stop) outside its strings,
+	// or by the value's own end when there are none.
 	bodyStart int
+	closers   []string
+	stop      byte
+	fenced    bool // DeepSeek V3: the arguments are in a ``` fence
 	scan      jsonScanner
 	hermes    hermesCall
 }
@@ -106,7 +125,10 @@ const (
 )
 
 func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
-	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag, layout: layoutFormats[format]}
+	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag, layout: layoutFormats[format], trigger: "<"}
+	if t, ok := p.syntax.(triggered); ok {
+		p.trigger = t.triggers()
+	}
 	for name := range opts.Tools {
 		p.maxTag = max(p.maxTag, len(name))
 	}
@@ -115,13 +137,22 @@ func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
 	return p
 }
 
+// maxRun bounds the input one run reads. A closing call moves what follows
+// it in the buffer to the front, so a large piece is read in parts: the
+// move stays short and a response in one piece parses in linear time.
+const maxRun = 4 << 10
+
 func (p *textParser) write(s string) {
-	p.buf = appendGrow(p.buf, s)
-	p.call.scan.src, p.call.scan.srcOff = s, len(p.buf)-len(s)
-	p.run()
-	p.call.scan.src = ""
+	for len(s) > 0 {
+		part := s[:min(len(s), maxRun)]
+		s = s[len(part):]
+		p.buf = appendGrow(p.buf, part)
+		p.call.scan.src, p.call.scan.srcOff = part, len(p.buf)-len(part)
+		p.run()
+		p.call.scan.src = ""
+		p.compact()
+	}
 	p.flushText()
-	p.compact()
 }
 
 func (p *textParser) run() {
@@ -147,7 +178,7 @@ func (p *textParser) run() {
 // prose passes text through until a call opens (true) or the input ends.
 func (p *textParser) prose() bool {
 	for p.pos < len(p.buf) {
-		k := bytes.IndexByte(p.buf[p.pos:], '<')
+		k := p.indexTrigger(p.buf[p.pos:])
 		if k < 0 {
 			p.pos += p.addText(p.buf[p.pos:], false)
 			return false
@@ -170,6 +201,13 @@ func (p *textParser) prose() bool {
 		}
 	}
 	return false
+}
+
+func (p *textParser) indexTrigger(b []byte) int {
+	if len(p.trigger) == 1 {
+		return bytes.IndexByte(b, p.trigger[0])
+	}
+	return bytes.IndexAny(b, p.trigger)
 }
 
 func (p *textParser) open(name string, n int) {
@@ -342,7 +380,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	// Drawn here too: a call read in one piece is held to it as in many.
 	if !c.dropped && !p.tooLargeCall(end) && !p.overBudget(end) {
 		call := p.syntax.call(p, p.buf[:end], bodyEnd)
-		p.emit(Event{Kind: EventCallClosed, Index: c.index, Name: call.Name, Call: call, Truncated: truncated})
+		p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: call.Name, Call: call, Truncated: truncated})
 	}
 	p.buf = p.buf[:copy(p.buf, p.buf[end:])]
 	if cap(p.buf) > shrinkCapacity && len(p.buf) < shrinkCapacity/4 {
@@ -365,8 +403,11 @@ func (p *textParser) end() {
 		p.closeValue(len(p.buf))
 		p.closeCall(len(p.buf), len(p.buf), true)
 	case inHermes:
-		p.call.scan.finish(p.buf)
-		p.closeCall(len(p.buf), len(p.buf), true)
+		c := &p.call
+		c.scan.finish(p.buf)
+		// A value that ends a call by itself may end with the input.
+		complete := len(c.closers) == 0 && c.scan.state == stDone
+		p.closeCall(len(p.buf), len(p.buf), !complete)
 	default:
 		p.closeCall(len(p.buf), len(p.buf), true)
 	}

@@ -184,6 +184,13 @@ var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
 	toolguardv1.StreamFormat_STREAM_FORMAT_HERMES:    stream.Hermes,
 	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:  stream.QwenXML,
 	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:   stream.MiniMax,
+
+	toolguardv1.StreamFormat_STREAM_FORMAT_HARMONY:      stream.Harmony,
+	toolguardv1.StreamFormat_STREAM_FORMAT_DEEPSEEK_V3:  stream.DeepSeekV3,
+	toolguardv1.StreamFormat_STREAM_FORMAT_DEEPSEEK_V31: stream.DeepSeekV31,
+	toolguardv1.StreamFormat_STREAM_FORMAT_KIMI_K2:      stream.KimiK2,
+	toolguardv1.StreamFormat_STREAM_FORMAT_MISTRAL:      stream.Mistral,
+	toolguardv1.StreamFormat_STREAM_FORMAT_LLAMA3_JSON:  stream.Llama3JSON,
 }
 
 // streamRequestFromProto checks a start frame and converts it. The frame's
@@ -205,7 +212,8 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 	format, ok := streamFormats[start.GetFormat()]
 	if !ok {
 		return guard.StreamRequest{}, &FieldError{Field: "start.format", Reason: "STREAM_FORMAT_REQUIRED",
-			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML or MINIMAX"}
+			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML, MINIMAX, " +
+				"HARMONY, DEEPSEEK_V3, DEEPSEEK_V31, KIMI_K2, MISTRAL or LLAMA3_JSON"}
 	}
 	tools, err := toolDefsFromProto(start.GetTools(), "start.tools", limits.MaxJSONDepth)
 	if err != nil {

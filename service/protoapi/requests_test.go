@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/types/known/structpb"
+
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 )
 
 func TestJSONDeeper(t *testing.T) {
@@ -54,6 +56,23 @@ func TestStructDeeper(t *testing.T) {
 	}{{1, 1, false}, {2, 1, true}, {5, 5, false}, {6, 5, true}, {100, 64, true}, {100, 0, false}} {
 		if got := StructDeeper(nested(tt.levels), tt.limit); got != tt.want {
 			t.Errorf("structDeeper(%d levels, %d) = %v, want %v", tt.levels, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// TestStreamFormatsCoverTheEnum checks that every stream format of the API
+// reaches the parser of the same name.
+func TestStreamFormatsCoverTheEnum(t *testing.T) {
+	for v, name := range toolguardv1.StreamFormat_name {
+		f, ok := streamFormats[toolguardv1.StreamFormat(v)]
+		if v == int32(toolguardv1.StreamFormat_STREAM_FORMAT_UNSPECIFIED) {
+			if ok {
+				t.Errorf("%s maps to %v", name, f)
+			}
+			continue
+		}
+		if want := strings.ToLower(strings.TrimPrefix(name, "STREAM_FORMAT_")); !ok || f.String() != want {
+			t.Errorf("%s maps to %v (%v), want the parser %q", name, f, ok, want)
 		}
 	}
 }

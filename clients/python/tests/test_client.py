@@ -866,6 +866,9 @@ class OfflineTest(unittest.TestCase):
         self.assertEqual(stream_format("STREAM_FORMAT_QWEN_XML"), pb.STREAM_FORMAT_QWEN_XML)
         self.assertEqual(stream_format("qwen-xml"), pb.STREAM_FORMAT_QWEN_XML)
         self.assertEqual(stream_format(pb.STREAM_FORMAT_MINIMAX), pb.STREAM_FORMAT_MINIMAX)
+        self.assertEqual(stream_format("deepseek-v31"), pb.STREAM_FORMAT_DEEPSEEK_V31)
+        self.assertEqual(stream_format("HARMONY"), pb.STREAM_FORMAT_HARMONY)
+        self.assertEqual(stream_format("llama3_json"), pb.STREAM_FORMAT_LLAMA3_JSON)
         with self.assertRaisesRegex(ValueError, "xml_tags"):
             stream_format("json")
 

@@ -344,7 +344,8 @@ export function toToolCall(name: string, args: CallArguments & { callId?: string
 // Streams
 
 /** Stream format names, as the server's CLI spells them. */
-export type StreamFormatName = "xml_tags" | "openai" | "anthropic" | "hermes" | "qwen_xml" | "minimax";
+export type StreamFormatName = "xml_tags" | "openai" | "anthropic" | "hermes" | "qwen_xml" | "minimax"
+  | "harmony" | "deepseek_v3" | "deepseek_v31" | "kimi_k2" | "mistral" | "llama3_json";
 
 const formatNames: Record<StreamFormatName, StreamFormat> = {
   xml_tags: StreamFormat.XML_TAGS,
@@ -353,11 +354,19 @@ const formatNames: Record<StreamFormatName, StreamFormat> = {
   hermes: StreamFormat.HERMES,
   qwen_xml: StreamFormat.QWEN_XML,
   minimax: StreamFormat.MINIMAX,
+  harmony: StreamFormat.HARMONY,
+  deepseek_v3: StreamFormat.DEEPSEEK_V3,
+  deepseek_v31: StreamFormat.DEEPSEEK_V31,
+  kimi_k2: StreamFormat.KIMI_K2,
+  mistral: StreamFormat.MISTRAL,
+  llama3_json: StreamFormat.LLAMA3_JSON,
 };
 
 /**
  * Returns the StreamFormat for a name (`"xml_tags"`, `"openai"`,
- * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, case-insensitive,
+ * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, `"harmony"`,
+ * `"deepseek_v3"`, `"deepseek_v31"`, `"kimi_k2"`, `"mistral"`,
+ * `"llama3_json"`, case-insensitive,
  * with or without the `STREAM_FORMAT_` prefix) or passes an enum value
  * through.
  *

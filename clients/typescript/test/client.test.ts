@@ -92,6 +92,9 @@ describe("streams", () => {
     assert.equal(parseStreamFormat("OpenAI"), StreamFormat.OPENAI);
     assert.equal(parseStreamFormat("STREAM_FORMAT_QWEN_XML"), StreamFormat.QWEN_XML);
     assert.equal(parseStreamFormat(StreamFormat.MINIMAX), StreamFormat.MINIMAX);
+    assert.equal(parseStreamFormat("deepseek_v31"), StreamFormat.DEEPSEEK_V31);
+    assert.equal(parseStreamFormat("Kimi_K2"), StreamFormat.KIMI_K2);
+    assert.equal(parseStreamFormat("llama3_json"), StreamFormat.LLAMA3_JSON);
     assert.throws(() => parseStreamFormat("yaml"), TypeError);
     assert.throws(() => parseStreamFormat(StreamFormat.UNSPECIFIED), TypeError);
   });

@@ -324,27 +324,57 @@ const (
 	// MiniMax-M2 style: `<invoke name="name"><parameter name="key">value</parameter></invoke>`,
 	// optionally wrapped in `<minimax:tool_call>`, inside text.
 	StreamFormat_STREAM_FORMAT_MINIMAX StreamFormat = 6
+	// gpt-oss harmony: `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{...}<|call|>`;
+	// the messages of the `analysis` and `final` channels are text.
+	StreamFormat_STREAM_FORMAT_HARMONY StreamFormat = 8
+	// DeepSeek-V3: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name`,
+	// a newline, the arguments in a ```json fence, `<｜tool▁call▁end｜>`, inside text.
+	StreamFormat_STREAM_FORMAT_DEEPSEEK_V3 StreamFormat = 9
+	// DeepSeek-V3.1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>name<｜tool▁sep｜>{...}<｜tool▁call▁end｜>`,
+	// inside text.
+	StreamFormat_STREAM_FORMAT_DEEPSEEK_V31 StreamFormat = 10
+	// Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}<|tool_call_end|>`,
+	// inside text; `functions.name:0` is the call's id.
+	StreamFormat_STREAM_FORMAT_KIMI_K2 StreamFormat = 11
+	// Mistral: `[TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]`, or
+	// `[TOOL_CALLS]name[ARGS]{...}` once per call, inside text.
+	StreamFormat_STREAM_FORMAT_MISTRAL StreamFormat = 12
+	// Llama 3 JSON: `{"name": ..., "parameters": {...}}` objects separated by `;`,
+	// at the start of the output or after `<|python_tag|>`.
+	StreamFormat_STREAM_FORMAT_LLAMA3_JSON StreamFormat = 14
 )
 
 // Enum value maps for StreamFormat.
 var (
 	StreamFormat_name = map[int32]string{
-		0: "STREAM_FORMAT_UNSPECIFIED",
-		1: "STREAM_FORMAT_XML_TAGS",
-		2: "STREAM_FORMAT_OPENAI",
-		3: "STREAM_FORMAT_ANTHROPIC",
-		4: "STREAM_FORMAT_HERMES",
-		5: "STREAM_FORMAT_QWEN_XML",
-		6: "STREAM_FORMAT_MINIMAX",
+		0:  "STREAM_FORMAT_UNSPECIFIED",
+		1:  "STREAM_FORMAT_XML_TAGS",
+		2:  "STREAM_FORMAT_OPENAI",
+		3:  "STREAM_FORMAT_ANTHROPIC",
+		4:  "STREAM_FORMAT_HERMES",
+		5:  "STREAM_FORMAT_QWEN_XML",
+		6:  "STREAM_FORMAT_MINIMAX",
+		8:  "STREAM_FORMAT_HARMONY",
+		9:  "STREAM_FORMAT_DEEPSEEK_V3",
+		10: "STREAM_FORMAT_DEEPSEEK_V31",
+		11: "STREAM_FORMAT_KIMI_K2",
+		12: "STREAM_FORMAT_MISTRAL",
+		14: "STREAM_FORMAT_LLAMA3_JSON",
 	}
 	StreamFormat_value = map[string]int32{
-		"STREAM_FORMAT_UNSPECIFIED": 0,
-		"STREAM_FORMAT_XML_TAGS":    1,
-		"STREAM_FORMAT_OPENAI":      2,
-		"STREAM_FORMAT_ANTHROPIC":   3,
-		"STREAM_FORMAT_HERMES":      4,
-		"STREAM_FORMAT_QWEN_XML":    5,
-		"STREAM_FORMAT_MINIMAX":     6,
+		"STREAM_FORMAT_UNSPECIFIED":  0,
+		"STREAM_FORMAT_XML_TAGS":     1,
+		"STREAM_FORMAT_OPENAI":       2,
+		"STREAM_FORMAT_ANTHROPIC":    3,
+		"STREAM_FORMAT_HERMES":       4,
+		"STREAM_FORMAT_QWEN_XML":     5,
+		"STREAM_FORMAT_MINIMAX":      6,
+		"STREAM_FORMAT_HARMONY":      8,
+		"STREAM_FORMAT_DEEPSEEK_V3":  9,
+		"STREAM_FORMAT_DEEPSEEK_V31": 10,
+		"STREAM_FORMAT_KIMI_K2":      11,
+		"STREAM_FORMAT_MISTRAL":      12,
+		"STREAM_FORMAT_LLAMA3_JSON":  14,
 	}
 )
 
@@ -2625,9 +2655,8 @@ func (x *StreamOptions) GetMaxParamBytes() uint64 {
 // StreamDelta is the next piece of the model's output.
 type StreamDelta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Text the model produced: the whole output for text formats (XML_TAGS,
-	// HERMES, QWEN_XML, MINIMAX), the message content for OPENAI and
-	// ANTHROPIC.
+	// Text the model produced: the whole output for text formats (all but
+	// OPENAI and ANTHROPIC), the message content for OPENAI and ANTHROPIC.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// Structured tool call fragments. OPENAI and ANTHROPIC only.
 	ToolCalls     []*ToolCallDelta `protobuf:"bytes,2,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
@@ -3756,7 +3785,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x19FILE_CHANGE_KIND_MODIFIED\x10\x02\x12\x1c\n" +
 	"\x18FILE_CHANGE_KIND_DELETED\x10\x03\x12\x1a\n" +
 	"\x16FILE_CHANGE_KIND_MOVED\x10\x04\x12\x1e\n" +
-	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\xd1\x01\n" +
+	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\x80\x03\n" +
 	"\fStreamFormat\x12\x1d\n" +
 	"\x19STREAM_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16STREAM_FORMAT_XML_TAGS\x10\x01\x12\x18\n" +
@@ -3764,7 +3793,14 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x17STREAM_FORMAT_ANTHROPIC\x10\x03\x12\x18\n" +
 	"\x14STREAM_FORMAT_HERMES\x10\x04\x12\x1a\n" +
 	"\x16STREAM_FORMAT_QWEN_XML\x10\x05\x12\x19\n" +
-	"\x15STREAM_FORMAT_MINIMAX\x10\x062\xfa\x04\n" +
+	"\x15STREAM_FORMAT_MINIMAX\x10\x06\x12\x19\n" +
+	"\x15STREAM_FORMAT_HARMONY\x10\b\x12\x1d\n" +
+	"\x19STREAM_FORMAT_DEEPSEEK_V3\x10\t\x12\x1e\n" +
+	"\x1aSTREAM_FORMAT_DEEPSEEK_V31\x10\n" +
+	"\x12\x19\n" +
+	"\x15STREAM_FORMAT_KIMI_K2\x10\v\x12\x19\n" +
+	"\x15STREAM_FORMAT_MISTRAL\x10\f\x12\x1d\n" +
+	"\x19STREAM_FORMAT_LLAMA3_JSON\x10\x0e2\xfa\x04\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
