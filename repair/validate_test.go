@@ -436,6 +436,13 @@ func TestValidate(t *testing.T) {
 			repairs: []string{},
 		},
 		{
+			name:    "params are typed by the schema: a JSON-looking value of a non-string parameter is decoded, not a repair",
+			call:    Call{Name: "TodoWrite", Form: FormParams, Params: map[string]string{"todos": `[{"id": "1", "content": "a", "status": "pending"}]`}},
+			tool:    "todo_write",
+			args:    `{"todos":[{"content":"a","id":"1","status":"pending"}]}`,
+			repairs: []string{"TOOL_ALIAS:"},
+		},
+		{
 			name:    "custom tool, XML",
 			call:    Call{Form: FormXML, Text: "<add_semantic_memory>\n<xml_memory>\n<memory><fact>likes tea</fact></memory>\n</xml_memory>\n<user_message>I like tea</user_message>\n</add_semantic_memory>"},
 			tool:    "add_semantic_memory",

@@ -48,6 +48,8 @@ func FuzzAnthropic(f *testing.F) { fuzzFormat(f, Anthropic) }
 func FuzzHermes(f *testing.F)    { fuzzFormat(f, Hermes) }
 func FuzzQwenXML(f *testing.F)   { fuzzFormat(f, QwenXML) }
 func FuzzMiniMax(f *testing.F)   { fuzzFormat(f, MiniMax) }
+func FuzzClaudeXML(f *testing.F) { fuzzFormat(f, ClaudeXML) }
+func FuzzGLM45(f *testing.F)     { fuzzFormat(f, GLM45) }
 
 func fuzzFormat(f *testing.F, format Format) {
 	for _, seed := range fuzzSeeds(format) {
@@ -550,6 +552,7 @@ func (c *fuzzChecker) ended() {
 var fuzzForms = map[Format]repair.Form{
 	XMLTags: repair.FormXML, OpenAI: repair.FormText, Anthropic: repair.FormText,
 	Hermes: repair.FormText, QwenXML: repair.FormParams, MiniMax: repair.FormParams,
+	GLM45: repair.FormParams, Pythonic: repair.FormText, ClaudeXML: repair.FormParams,
 }
 
 // view is what a run with limits must give however the response was
@@ -692,6 +695,10 @@ func fuzzSeeds(format Format) [][]byte {
 			"<invoke name=\"a\"><parameter name=\"x\">" + huge + "\n<parameter name=\"y\">" + huge + "</parameter></invoke>",
 			"\n<minimax:tool_call>\n<invoke name=\"a\"></invoke>\n</minimax:tool_call>\n \n<minimax:tool_call>\n<invoke name=\"b\"></invoke>\n</minimax:tool_call>\n",
 		} {
+			add(text(s))
+		}
+	case GLM45, Pythonic, ClaudeXML:
+		for _, s := range tagFormatSeeds(format) {
 			add(text(s))
 		}
 	default: // OpenAI, Anthropic

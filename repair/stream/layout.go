@@ -1,6 +1,6 @@
 package stream
 
-// White space around calls in Hermes, QwenXML and MiniMax is layout, not
+// White space around calls in every text format but XMLTags is layout, not
 // prose: the newlines inside a <tool_call> wrapper, between two calls, and
 // before the first call or after the last when nothing else stands there
 // pass on as no text at all. A run of text between two calls (or a call
@@ -14,7 +14,8 @@ package stream
 const maxLayout = 4 << 10
 
 // layoutFormats are the formats whose white space around calls is layout.
-var layoutFormats = map[Format]bool{Hermes: true, QwenXML: true, MiniMax: true}
+var layoutFormats = map[Format]bool{Hermes: true, QwenXML: true, MiniMax: true,
+	GLM45: true, Pythonic: true, ClaudeXML: true}
 
 // addText takes b, prose, and returns the bytes used: a character split at
 // the end waits unless final.

@@ -8,7 +8,7 @@
 // model wrote it, for repair.Registry.Validate. Parameter previews are best
 // effort but stable (a string only grows, a value never changes type).
 //
-// In Hermes, QwenXML and MiniMax, white space around calls is layout and
+// In Hermes, QwenXML, MiniMax, GLM45, Pythonic and ClaudeXML, white space around calls is layout and
 // passes on as no text: inside a wrapper, between calls, and before the
 // first or after the last call when no prose shares it; prose passes on
 // exactly (layout.go).
@@ -37,11 +37,18 @@ const (
 	QwenXML
 	// MiniMax is MiniMax-M2's <invoke name="name"><parameter name="key">value</parameter></invoke>.
 	MiniMax
+	// GLM45 is GLM-4.5's <tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value></tool_call>.
+	GLM45 Format = 7
+	// Pythonic is Llama 4's [name(key="value"), ...] at the start of the response.
+	Pythonic Format = 13
+	// ClaudeXML is <function_calls><invoke name="name"><parameter name="key">value</parameter></invoke></function_calls>.
+	ClaudeXML Format = 15
 )
 
 var formatNames = map[Format]string{
 	XMLTags: "xml_tags", OpenAI: "openai", Anthropic: "anthropic",
 	Hermes: "hermes", QwenXML: "qwen_xml", MiniMax: "minimax",
+	GLM45: "glm45", ClaudeXML: "claude_xml",
 }
 
 // String returns the format's name, as ParseFormat accepts it.
@@ -59,7 +66,7 @@ func ParseFormat(name string) (Format, error) {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown stream format %q: want xml_tags, openai, anthropic, hermes, qwen_xml or minimax", name)
+	return 0, fmt.Errorf("unknown stream format %q: want xml_tags, openai, anthropic, hermes, qwen_xml, minimax, glm45 or claude_xml", name)
 }
 
 // Structured reports whether calls arrive as ToolDelta fragments.

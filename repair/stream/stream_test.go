@@ -210,7 +210,7 @@ type streamCase struct {
 
 func streamCases() []streamCase {
 	write := "<write_to_file>\n<path>a.go</path>\n<content>\npackage a\n</content>\n</write_to_file>"
-	return []streamCase{
+	return append([]streamCase{
 		{
 			name:   "xml_tags write in prose",
 			format: XMLTags,
@@ -562,7 +562,7 @@ func streamCases() []streamCase {
 				Calls:  []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams, Params: map[string]string{"content": "abc</para"}, Truncated: true}},
 			},
 		},
-	}
+	}, tagFormatCases()...)
 }
 
 func TestParser(t *testing.T) {
@@ -676,7 +676,7 @@ func TestLimits(t *testing.T) {
 
 // TestProseMemory checks that prose between calls is passed on, not kept.
 func TestProseMemory(t *testing.T) {
-	for _, f := range []Format{XMLTags, Hermes, QwenXML, MiniMax} {
+	for _, f := range []Format{XMLTags, Hermes, QwenXML, MiniMax, ClaudeXML, GLM45} {
 		p, err := New(f, Options{Tools: xmlTools}, func(Event) {})
 		if err != nil {
 			t.Fatal(err)

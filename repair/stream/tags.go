@@ -50,10 +50,12 @@ type textFormat interface {
 }
 
 var textFormats = map[Format]textFormat{
-	XMLTags: xmlTags{},
-	Hermes:  hermes{},
-	QwenXML: qwenXML,
-	MiniMax: miniMax,
+	XMLTags:   xmlTags{},
+	Hermes:    hermes{},
+	QwenXML:   qwenXML,
+	MiniMax:   miniMax,
+	GLM45:     glm45{},
+	ClaudeXML: claudeXML,
 }
 
 type textState uint8
