@@ -82,7 +82,8 @@ func TestStreamVerdicts(t *testing.T) {
 	g, dir := newWorkspaceGuard(t)
 	memory := repair.ToolDef{Name: "add_semantic_memory", Parameters: map[string]any{
 		"type": "object", "required": []any{"memory_text"},
-		"properties": map[string]any{"memory_text": map[string]any{"type": "string"}, "importance": map[string]any{"type": "integer"}},
+		"properties": map[string]any{"memory_text": map[string]any{"type": "string"}, "importance": map[string]any{"type": "integer"},
+			"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}},
 	}}
 	tests := []struct {
 		name     string
@@ -135,6 +136,24 @@ func TestStreamVerdicts(t *testing.T) {
 			finish:   "stop",
 			wantArgs: []string{`{"importance":4,"memory_text":"likes </parameter> tags"}`},
 			wantOK:   []bool{true},
+		},
+		{
+			name: "glm45 values typed by the schema: JSON for an integer and an array is decoded, a string stays as written",
+			req:  StreamRequest{Format: stream.GLM45, Tools: []repair.ToolDef{memory}},
+			text: "Saving it.\n<tool_call>add_semantic_memory\n<arg_key>memory_text</arg_key>\n<arg_value>[\"tabs\"] </arg_value> everywhere</arg_value>\n" +
+				"<arg_key>importance</arg_key>\n<arg_value>4</arg_value>\n<arg_key>tags</arg_key>\n<arg_value>[\"style\", \"go\"]</arg_value>\n</tool_call>",
+			finish:   "stop",
+			wantArgs: []string{`{"importance":4,"memory_text":"[\"tabs\"] </arg_value> everywhere","tags":["style","go"]}`},
+			wantOK:   []bool{true},
+		},
+		{
+			name: "claude_xml values typed by the schema, two invokes in one block",
+			req:  StreamRequest{Format: stream.ClaudeXML, Tools: []repair.ToolDef{memory}},
+			text: "<function_calls>\n<invoke name=\"add_semantic_memory\">\n<parameter name=\"memory_text\">{\"a\": 1}</parameter>\n<parameter name=\"importance\">2</parameter>\n</invoke>\n" +
+				"<invoke name=\"add_semantic_memory\">\n<parameter name=\"memory_text\">b</parameter>\n<parameter name=\"tags\">[\"x\"]</parameter>\n</invoke>\n</function_calls>",
+			finish:   "stop",
+			wantArgs: []string{`{"importance":2,"memory_text":"{\"a\": 1}"}`, `{"memory_text":"b","tags":["x"]}`},
+			wantOK:   []bool{true, true},
 		},
 		{
 			name: "qwen3-coder content holding an undeclared <parameter= line keeps it; a missing </parameter> before a declared one is repaired",

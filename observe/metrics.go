@@ -46,9 +46,10 @@ var (
 		string(edit.StrategyUnicode), string(edit.StrategyIndent), string(edit.StrategyBlockAnchor),
 		string(edit.StrategyFuzzy), rungNone,
 	}
-	observedStreamFormats = []stream.Format{stream.XMLTags, stream.OpenAI, stream.Anthropic, stream.Hermes, stream.QwenXML, stream.MiniMax}
-	outcomeValues         = []string{"usable", "unusable"}
-	streamOutcomes        = []string{
+	observedStreamFormats = []stream.Format{stream.XMLTags, stream.OpenAI, stream.Anthropic, stream.Hermes, stream.QwenXML, stream.MiniMax,
+		stream.GLM45, stream.ClaudeXML}
+	outcomeValues  = []string{"usable", "unusable"}
+	streamOutcomes = []string{
 		string(guard.StreamCallUsable), string(guard.StreamCallUnusable), string(guard.StreamCallTruncated),
 	}
 )

@@ -178,12 +178,14 @@ func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string, maxJSON
 
 // streamFormats maps the API's stream formats to the parser's.
 var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
-	toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS:  stream.XMLTags,
-	toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI:    stream.OpenAI,
-	toolguardv1.StreamFormat_STREAM_FORMAT_ANTHROPIC: stream.Anthropic,
-	toolguardv1.StreamFormat_STREAM_FORMAT_HERMES:    stream.Hermes,
-	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:  stream.QwenXML,
-	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:   stream.MiniMax,
+	toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS:   stream.XMLTags,
+	toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI:     stream.OpenAI,
+	toolguardv1.StreamFormat_STREAM_FORMAT_ANTHROPIC:  stream.Anthropic,
+	toolguardv1.StreamFormat_STREAM_FORMAT_HERMES:     stream.Hermes,
+	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:   stream.QwenXML,
+	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:    stream.MiniMax,
+	toolguardv1.StreamFormat_STREAM_FORMAT_GLM45:      stream.GLM45,
+	toolguardv1.StreamFormat_STREAM_FORMAT_CLAUDE_XML: stream.ClaudeXML,
 }
 
 // streamRequestFromProto checks a start frame and converts it. The frame's
@@ -205,7 +207,7 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 	format, ok := streamFormats[start.GetFormat()]
 	if !ok {
 		return guard.StreamRequest{}, &FieldError{Field: "start.format", Reason: "STREAM_FORMAT_REQUIRED",
-			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML or MINIMAX"}
+			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML, MINIMAX, GLM45 or CLAUDE_XML"}
 	}
 	tools, err := toolDefsFromProto(start.GetTools(), "start.tools", limits.MaxJSONDepth)
 	if err != nil {
