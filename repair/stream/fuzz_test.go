@@ -50,6 +50,7 @@ func FuzzQwenXML(f *testing.F)   { fuzzFormat(f, QwenXML) }
 func FuzzMiniMax(f *testing.F)   { fuzzFormat(f, MiniMax) }
 func FuzzClaudeXML(f *testing.F) { fuzzFormat(f, ClaudeXML) }
 func FuzzGLM45(f *testing.F)     { fuzzFormat(f, GLM45) }
+func FuzzPythonic(f *testing.F)  { fuzzFormat(f, Pythonic) }
 
 func fuzzFormat(f *testing.F, format Format) {
 	for _, seed := range fuzzSeeds(format) {
@@ -284,6 +285,9 @@ func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 	if d := opts.MaxJSONDepth; d > 0 && len(tp.call.scan.stack) > d+1 {
 		t.Fatalf("hermes call holds %d open brackets, past its limit %d and the body's level", len(tp.call.scan.stack), d)
 	}
+	if d := opts.MaxJSONDepth; d > 0 && tp.py != nil && len(tp.py.lit.stack)+1 > d {
+		t.Fatalf("pythonic call holds %d open brackets in its arguments, past its limit %d", len(tp.py.lit.stack)+1, d)
+	}
 	waiting := 2*tp.maxTag + 64 // a tag, or a closing tag and what follows it
 	bound := waiting
 	if tp.state != inProse && !tp.call.dropped {
@@ -451,7 +455,7 @@ func (c *fuzzChecker) dropEvent(e Event, over bool) {
 		want = fmt.Sprintf(" past %d bytes", c.opts.MaxParamBytes)
 	case CodeJSONTooDeep:
 		want = fmt.Sprintf("more than %d levels", c.opts.MaxJSONDepth)
-		if c.opts.MaxJSONDepth <= 0 || c.format != Hermes && !c.format.Structured() {
+		if c.opts.MaxJSONDepth <= 0 || c.format != Hermes && c.format != Pythonic && !c.format.Structured() {
 			t.Errorf("%s in %s with depth limit %d", e.Code, c.format, c.opts.MaxJSONDepth)
 		}
 	}

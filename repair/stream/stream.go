@@ -48,7 +48,7 @@ const (
 var formatNames = map[Format]string{
 	XMLTags: "xml_tags", OpenAI: "openai", Anthropic: "anthropic",
 	Hermes: "hermes", QwenXML: "qwen_xml", MiniMax: "minimax",
-	GLM45: "glm45", ClaudeXML: "claude_xml",
+	GLM45: "glm45", Pythonic: "pythonic", ClaudeXML: "claude_xml",
 }
 
 // String returns the format's name, as ParseFormat accepts it.
@@ -66,7 +66,7 @@ func ParseFormat(name string) (Format, error) {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown stream format %q: want xml_tags, openai, anthropic, hermes, qwen_xml, minimax, glm45 or claude_xml", name)
+	return 0, fmt.Errorf("unknown stream format %q: want xml_tags, openai, anthropic, hermes, qwen_xml, minimax, glm45, pythonic or claude_xml", name)
 }
 
 // Structured reports whether calls arrive as ToolDelta fragments.

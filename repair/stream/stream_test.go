@@ -36,6 +36,8 @@ type closed struct {
 	Params    map[string]string
 	Repairs   []repair.Repair
 	Truncated bool
+	// Unparseable is why a pythonic call was refused.
+	Unparseable string
 }
 
 // outcome is everything a run produced, joined: what must not depend on
@@ -108,7 +110,7 @@ func (c *collector) event(e Event) {
 		}
 		c.closed[e.Index] = true
 		c.out.Calls = append(c.out.Calls, closed{Index: e.Index, ID: e.ID, Name: e.Name, Form: e.Call.Form,
-			Text: e.Call.Text, Params: e.Call.Params, Repairs: e.Call.Repairs, Truncated: e.Truncated})
+			Text: e.Call.Text, Params: e.Call.Params, Repairs: e.Call.Repairs, Truncated: e.Truncated, Unparseable: e.Call.Unparseable})
 	case EventError:
 		c.out.Errors = append(c.out.Errors, e.Code)
 	}

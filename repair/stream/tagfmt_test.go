@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolguard/toolguard/repair"
@@ -9,7 +10,105 @@ import (
 // tagFormatCases are the streamCases of claude_xml, glm45 and pythonic:
 // responses written as the models' chat templates lay them out.
 func tagFormatCases() []streamCase {
-	return append(claudeXMLCases(), glmCases()...)
+	return slices.Concat(claudeXMLCases(), glmCases(), pythonicCases())
+}
+
+// literalsOnly ends every pythonic refusal.
+const literalsOnly = ". Arguments must be Python literals: strings, numbers, True, False, None, and lists, tuples and dicts of them."
+
+func pythonicCases() []streamCase {
+	return []streamCase{
+		{
+			name:   "pythonic two calls as Llama 4 writes them: arguments become a JSON object",
+			format: Pythonic,
+			pieces: []piece{text(`[get_weather(city="Paris", unit='c'), list_files(path="src", recursive=True)]`)},
+			want: outcome{
+				Starts: map[int]string{0: "get_weather", 1: "list_files"},
+				Shown:  map[int]map[string]string{0: {"city": "Paris", "unit": "c"}, 1: {"path": "src", "recursive": "json:true"}},
+				Calls: []closed{
+					{Index: 0, Name: "get_weather", Form: repair.FormText, Text: `{"city":"Paris","unit":"c"}`},
+					{Index: 1, Name: "list_files", Form: repair.FormText, Text: `{"path":"src","recursive":true}`},
+				},
+			},
+		},
+		{
+			name:   "pythonic literals: escapes, triple quotes, joined and raw strings, numbers, None, tuples, trailing commas",
+			format: Pythonic,
+			pieces: []piece{text("[add_semantic_memory(memory_text='it\\'s\\t\"q\" \\u00e9\\x41\\101 ' r'C:\\dir' \"\"\"\n  two\"\"\"" +
+				", memory_tags=['a', \"b\",], extra={'k': (1, 2.5, -3, 0x1F, 1_000, None, False, 1e5, .5, (7,), ()), \"\": {}},)]")},
+			want: outcome{
+				Starts: map[int]string{0: "add_semantic_memory"},
+				Shown: map[int]map[string]string{0: {"memory_text": "it's\t\"q\" éAA C:\\dir\n  two", "memory_tags": `json:["a","b"]`,
+					"extra": `json:{"k":[1,2.5,-3,31,1000,null,false,100000.0,0.5,[7],[]],"":{}}`}},
+				Calls: []closed{{Index: 0, Name: "add_semantic_memory", Form: repair.FormText,
+					Text: `{"memory_text":"it's\t\"q\" éAA C:\\dir\n  two","memory_tags":["a","b"],"extra":{"k":[1,2.5,-3,31,1000,null,false,100000.0,0.5,[7],[]],"":{}}}`}},
+			},
+		},
+		{
+			name:   "pythonic in <|python_start|> and <|python_end|>, text after the list",
+			format: Pythonic,
+			pieces: []piece{text("<|python_start|>[write_to_file(path='a.py', content=\"\"\"def f():\n    return 'x'\n\"\"\")]<|python_end|>\n\nWrote a.py.")},
+			want: outcome{
+				Text:   "\n\nWrote a.py.",
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.py", "content": "def f():\n    return 'x'\n"}},
+				Calls:  []closed{{Index: 0, Name: "write_to_file", Form: repair.FormText, Text: `{"path":"a.py","content":"def f():\n    return 'x'\n"}`}},
+			},
+		},
+		{
+			name:   "pythonic a list after prose is text: the list must start the response",
+			format: Pythonic,
+			pieces: []piece{text(`Sure! [get_weather(city="Paris")]`)},
+			want:   outcome{Text: `Sure! [get_weather(city="Paris")]`, Starts: map[int]string{}, Shown: map[int]map[string]string{}},
+		},
+		{
+			name:   "pythonic a name or a call as a value refuses that call only",
+			format: Pythonic,
+			pieces: []piece{text(`[get_weather(city=paris), get_weather(city=lookup(q=")")), read_file(path="z")]`)},
+			want: outcome{
+				Starts: map[int]string{0: "get_weather", 1: "get_weather", 2: "read_file"},
+				Shown:  map[int]map[string]string{0: {}, 1: {}, 2: {"path": "z"}},
+				Calls: []closed{
+					{Index: 0, Name: "get_weather", Form: repair.FormText, Text: "get_weather(city=paris)",
+						Unparseable: `The call get_weather(...) cannot be read: the value of "city" has the name paris, not a literal; quote it if it is text` + literalsOnly},
+					{Index: 1, Name: "get_weather", Form: repair.FormText, Text: `get_weather(city=lookup(q=")"))`,
+						Unparseable: `The call get_weather(...) cannot be read: the value of "city" has a call to lookup(...), which is not run; write the value itself` + literalsOnly},
+					{Index: 2, Name: "read_file", Form: repair.FormText, Text: `{"path":"z"}`},
+				},
+			},
+		},
+		{
+			name:   "pythonic a positional argument is refused",
+			format: Pythonic,
+			pieces: []piece{text(`[read_file("a.txt")]`)},
+			want: outcome{
+				Starts: map[int]string{0: "read_file"},
+				Shown:  map[int]map[string]string{0: {}},
+				Calls: []closed{{Index: 0, Name: "read_file", Form: repair.FormText, Text: `read_file("a.txt")`,
+					Unparseable: "The call read_file(...) passes an argument without a name; write each argument as name=value" + literalsOnly}},
+			},
+		},
+		{
+			name:   "pythonic cut off inside a string is truncated, its value shown so far",
+			format: Pythonic,
+			pieces: []piece{text(`[write_to_file(path="a.py", content="print(`)},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "a.py", "content": "print("}},
+				Calls:  []closed{{Index: 0, Name: "write_to_file", Form: repair.FormText, Text: `{"path":"a.py","content":"print(`, Truncated: true}},
+			},
+		},
+		{
+			name:   "pythonic a call without arguments",
+			format: Pythonic,
+			pieces: []piece{text("\n[list_files()]\n")},
+			want: outcome{
+				Starts: map[int]string{0: "list_files"},
+				Shown:  map[int]map[string]string{0: {}},
+				Calls:  []closed{{Index: 0, Name: "list_files", Form: repair.FormText, Text: `{}`}},
+			},
+		},
+	}
 }
 
 func claudeXMLCases() []streamCase {
@@ -188,6 +287,20 @@ func tagFormatSeeds(format Format) []string {
 			"<tool_call>a<arg_key>x</arg_key><arg_value>v </arg_value> w </tool_call> </arg_value></tool_call>",
 			"\n<tool_call>a\n</tool_call>\n \n<tool_call>b\n</tool_call>\n",
 			"<tool_call>\xff\xe2\x82\n<arg_key>\xe2\x82\xac</arg_key><arg_value>\xe2\x82\xac</arg_va",
+		}
+	case Pythonic:
+		return []string{
+			`[a(x='''it's "q" ''' '\\'' "\\u00e9\\ud83d\\U0001F600\\x4\\7\\N{X}", y=[1, (2,), {'k': None}], z=-0.5e-3)]`,
+			"[a(x=\"" + huge + "\", " + long + "=1), b(x=[[[[[[[[[[1]]]]]]]]]]), c(x={'a': {'b': {'c': [({},)]}}})]",
+			`[a(x=b'1', y=f'{x}', z=1j, w=0x_1F, v=0o17, u=0b2, t=1__0, s=1e999, r=.5., q=...)]`,
+			`[a(x={1: 2}), a(x={'a', 'b'}), a(x=(1)), a(1, x=2), a(x=1, x=2), a(x==1), a(*y), a(x=-True), a(x=- 5)]`,
+			"[a(x=\"\xe2\x82\xac\xff\xe2\x82\"), b(x='\\\n\\\r\n')] \n tail [c()]",
+			"  <|python_start|>  [ a . b ( x = 1 , ) , c ( ) , ] <|python_end|> after",
+			"[a(x=r'\\'', y=R\"\\\\\", z=u'\\t', w=rb'x', v=Rf'y')]",
+			"[a(x=\"\"), b(x=''), c(x=\"\"\"\"\"\"), d(x='''a''''), e(x=\"unterminated",
+			"[a(x=[1, 2" + spaces + "]), b(x=" + long + "(" + long + "))]",
+			"[a(x=lambda: 1), b(x=1 + 2), c(x=y.z), d(x='a'[0]), e(x=\"a\" if 1 else \"b\")]",
+			"[]", "[ ", "[a", "[a(", "[a(x", "[a(x=", "[a(x='", "[a(x=''", "[a(x=1)", "[a(x=1),", "[a(x=1)]<|python_",
 		}
 	}
 	return nil

@@ -22,9 +22,10 @@ type textParser struct {
 	next   int // index of the next call
 	maxTag int // longest tag name worth waiting for
 	call   openCall
-	text   []byte // text found and not yet emitted
-	out    []byte // scratch
-	held   int    // bytes of the open call drawn from Options.Budget
+	text   []byte    // text found and not yet emitted
+	out    []byte    // scratch
+	held   int       // bytes of the open call drawn from Options.Budget
+	py     *pyParser // Pythonic
 	// layout.go: white space around calls.
 	layout    bool
 	space     []byte // the white space of a run of text not yet known to be prose
@@ -55,6 +56,7 @@ var textFormats = map[Format]textFormat{
 	QwenXML:   qwenXML,
 	MiniMax:   miniMax,
 	GLM45:     glm45{},
+	Pythonic:  pythonic{},
 	ClaudeXML: claudeXML,
 }
 
@@ -65,6 +67,7 @@ const (
 	inCall             // inside a call, between parameters
 	inValue            // inside a parameter value
 	inHermes           // inside a <tool_call> JSON body
+	inPyCall           // inside a pythonic call's parentheses
 )
 
 type openCall struct {
@@ -114,6 +117,9 @@ func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
 	}
 	p.call.scan.h = &p.call.hermes
 	p.call.hermes.p = p
+	if format == Pythonic {
+		p.py = &pyParser{}
+	}
 	return p
 }
 
@@ -131,13 +137,19 @@ func (p *textParser) run() {
 		var more bool
 		switch p.state {
 		case inProse:
-			more = p.prose()
+			if p.py != nil {
+				more = p.pyProse()
+			} else {
+				more = p.prose()
+			}
 		case inCall:
 			more = p.inCall()
 		case inValue:
 			more = p.inValue()
 		case inHermes:
 			more = p.inHermes()
+		case inPyCall:
+			more = p.pyArgs()
 		}
 		if !more {
 			p.checkLimits()
@@ -369,6 +381,9 @@ func (p *textParser) end() {
 	case inHermes:
 		p.call.scan.finish(p.buf)
 		p.closeCall(len(p.buf), len(p.buf), true)
+	case inPyCall:
+		p.pyEndCall()
+		p.closeCall(len(p.buf), len(p.buf), true)
 	default:
 		p.closeCall(len(p.buf), len(p.buf), true)
 	}
@@ -391,7 +406,7 @@ func (p *textParser) checkLimits() {
 	case p.overBudget(len(p.buf)):
 	// A value is measured up to p.pos: counting the undecided bytes after
 	// it would make the drop depend on the split.
-	case p.state == inValue:
+	case p.state == inValue, p.state == inPyCall && p.py.arg == paValue:
 		p.tooLarge(p.pos - c.valStart)
 	case p.state == inHermes && c.hermes.tooLarge(p.pos):
 		p.dropHermesParam()
