@@ -156,6 +156,27 @@ func TestStreamVerdicts(t *testing.T) {
 			wantOK:   []bool{true, true},
 		},
 		{
+			name: "pythonic: literals arrive as JSON, without repairs; a name as a value refuses that call with the reason",
+			req:  StreamRequest{Format: stream.Pythonic, Tools: []repair.ToolDef{memory}, ExecuteOnComplete: true},
+			text: "[write_to_file(path='p.txt', content='''one\n''' \"two\\n\"), add_semantic_memory(memory_text='x', importance=4, tags=('a',)), " +
+				"add_semantic_memory(memory_text=note)]",
+			finish:   "stop",
+			wantArgs: []string{`{"content":"one\ntwo\n","path":"p.txt"}`, `{"importance":4,"memory_text":"x","tags":["a"]}`, ``},
+			wantOK:   []bool{true, true, false},
+			wantFile: map[string]string{"p.txt": "one\ntwo\n"},
+			wantMist: 1,
+			check: func(t *testing.T, evs []StreamEvent) {
+				c := completed(evs)
+				if len(c[0].Verdict.Repairs)+len(c[1].Verdict.Repairs) != 0 {
+					t.Errorf("pythonic literals recorded repairs: %v %v", c[0].Verdict.Repairs, c[1].Verdict.Repairs)
+				}
+				want := `The call add_semantic_memory(...) cannot be read: the value of "memory_text" has the name note, not a literal; quote it if it is text. Arguments must be Python literals: strings, numbers, True, False, None, and lists, tuples and dicts of them.`
+				if v := c[2].Verdict.Violations; len(v) != 1 || v[0].Code != repair.CodeUnparseable || v[0].Message != want {
+					t.Errorf("refused call: %+v", v)
+				}
+			},
+		},
+		{
 			name: "qwen3-coder content holding an undeclared <parameter= line keeps it; a missing </parameter> before a declared one is repaired",
 			req:  StreamRequest{Format: stream.QwenXML, Tools: []repair.ToolDef{memory}},
 			text: "<tool_call>\n<function=add_semantic_memory>\n<parameter=memory_text>\nline one\n<parameter=note>\nstill text\n" +

@@ -47,7 +47,7 @@ var (
 		string(edit.StrategyFuzzy), rungNone,
 	}
 	observedStreamFormats = []stream.Format{stream.XMLTags, stream.OpenAI, stream.Anthropic, stream.Hermes, stream.QwenXML, stream.MiniMax,
-		stream.GLM45, stream.ClaudeXML}
+		stream.GLM45, stream.Pythonic, stream.ClaudeXML}
 	outcomeValues  = []string{"usable", "unusable"}
 	streamOutcomes = []string{
 		string(guard.StreamCallUsable), string(guard.StreamCallUnusable), string(guard.StreamCallTruncated),

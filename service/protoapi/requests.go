@@ -185,6 +185,7 @@ var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
 	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:   stream.QwenXML,
 	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:    stream.MiniMax,
 	toolguardv1.StreamFormat_STREAM_FORMAT_GLM45:      stream.GLM45,
+	toolguardv1.StreamFormat_STREAM_FORMAT_PYTHONIC:   stream.Pythonic,
 	toolguardv1.StreamFormat_STREAM_FORMAT_CLAUDE_XML: stream.ClaudeXML,
 }
 
@@ -207,7 +208,7 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 	format, ok := streamFormats[start.GetFormat()]
 	if !ok {
 		return guard.StreamRequest{}, &FieldError{Field: "start.format", Reason: "STREAM_FORMAT_REQUIRED",
-			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML, MINIMAX, GLM45 or CLAUDE_XML"}
+			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML, MINIMAX, GLM45, PYTHONIC or CLAUDE_XML"}
 	}
 	tools, err := toolDefsFromProto(start.GetTools(), "start.tools", limits.MaxJSONDepth)
 	if err != nil {

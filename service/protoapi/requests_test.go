@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/types/known/structpb"
+
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 )
 
 func TestJSONDeeper(t *testing.T) {
@@ -54,6 +56,22 @@ func TestStructDeeper(t *testing.T) {
 	}{{1, 1, false}, {2, 1, true}, {5, 5, false}, {6, 5, true}, {100, 64, true}, {100, 0, false}} {
 		if got := StructDeeper(nested(tt.levels), tt.limit); got != tt.want {
 			t.Errorf("structDeeper(%d levels, %d) = %v, want %v", tt.levels, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// TestStreamFormats checks that every StreamFormat the API declares maps to
+// the parser's format of the same name: a value added to the proto and
+// left out here would refuse every stream that uses it.
+func TestStreamFormats(t *testing.T) {
+	for v, name := range toolguardv1.StreamFormat_name {
+		f := toolguardv1.StreamFormat(v)
+		if f == toolguardv1.StreamFormat_STREAM_FORMAT_UNSPECIFIED {
+			continue
+		}
+		got, ok := streamFormats[f]
+		if want := strings.ToLower(strings.TrimPrefix(name, "STREAM_FORMAT_")); !ok || got.String() != want {
+			t.Errorf("%s maps to %v (%v), want the parser's %q", name, got, ok, want)
 		}
 	}
 }
