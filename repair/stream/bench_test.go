@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -56,17 +57,51 @@ func BenchmarkParserText(b *testing.B) {
 	}
 	args, _ := json.Marshal(map[string]any{"name": "write_to_file", "arguments": map[string]string{"path": "src/big.go", "content": content.String()}})
 	call[Hermes] = "<tool_call>\n" + string(args) + "\n</tool_call>\n"
-	for _, f := range []Format{Hermes, QwenXML, MiniMax} {
-		text := "Writing it.\n" + strings.Repeat(call[f], (1<<20)/len(call[f]))
-		b.Run(f.String(), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				p, _ := New(f, Options{Tools: map[string]ToolTags{"write_to_file": {Params: map[string]bool{"path": false, "content": true}}}}, func(Event) {})
-				for i := 0; i < len(text); i += 16 {
-					_ = p.Text(text[i:min(i+16, len(text))])
-				}
-				_ = p.End(false)
-			}
-		})
+	for f, c := range tagFormatBenchCalls(content.String()) {
+		call[f] = c
 	}
+	for _, f := range []Format{Hermes, QwenXML, MiniMax, GLM45, ClaudeXML, Pythonic} {
+		for _, size := range []int{1 << 18, 1 << 20, 1 << 22} {
+			text := benchResponse(f, call[f], size)
+			for _, piece := range []int{16, len(text)} {
+				name := fmt.Sprintf("%s/%dKB/16B", f, size>>10)
+				if piece == len(text) {
+					name = fmt.Sprintf("%s/%dKB/whole", f, size>>10)
+				}
+				b.Run(name, func(b *testing.B) {
+					b.SetBytes(int64(len(text)))
+					for b.Loop() {
+						p, _ := New(f, Options{Tools: map[string]ToolTags{"write_to_file": {Params: map[string]bool{"path": false, "content": true}}}}, func(Event) {})
+						for i := 0; i < len(text); i += piece {
+							_ = p.Text(text[i:min(i+piece, len(text))])
+						}
+						_ = p.End(false)
+					}
+				})
+			}
+		}
+	}
+}
+
+// tagFormatBenchCalls are calls to write_to_file with content in the
+// formats of tagfmt (the pythonic one a list item: benchResponse makes the list).
+func tagFormatBenchCalls(content string) map[Format]string {
+	py, _ := json.Marshal(content) // a JSON string is a Python string literal here: no \u escapes of astral characters
+	return map[Format]string{
+		GLM45: "<tool_call>write_to_file\n<arg_key>path</arg_key>\n<arg_value>src/big.go</arg_value>\n<arg_key>content</arg_key>\n<arg_value>" +
+			content + "</arg_value>\n</tool_call>\n",
+		ClaudeXML: "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.go</parameter>\n<parameter name=\"content\">" +
+			content + "</parameter>\n</invoke>\n</function_calls>\n",
+		Pythonic: "write_to_file(path='src/big.go', content=" + string(py) + ")",
+	}
+}
+
+// benchResponse is about size bytes of calls: prose then calls, or for
+// pythonic the list of calls the response starts with.
+func benchResponse(f Format, call string, size int) string {
+	n := max(1, size/len(call))
+	if f == Pythonic {
+		return "[" + strings.Repeat(call+", ", n-1) + call + "]"
+	}
+	return "Writing it.\n" + strings.Repeat(call, n)
 }

@@ -866,6 +866,9 @@ class OfflineTest(unittest.TestCase):
         self.assertEqual(stream_format("STREAM_FORMAT_QWEN_XML"), pb.STREAM_FORMAT_QWEN_XML)
         self.assertEqual(stream_format("qwen-xml"), pb.STREAM_FORMAT_QWEN_XML)
         self.assertEqual(stream_format(pb.STREAM_FORMAT_MINIMAX), pb.STREAM_FORMAT_MINIMAX)
+        self.assertEqual(stream_format("glm45"), pb.STREAM_FORMAT_GLM45)
+        self.assertEqual(stream_format("PYTHONIC"), pb.STREAM_FORMAT_PYTHONIC)
+        self.assertEqual(stream_format("stream_format_claude_xml"), pb.STREAM_FORMAT_CLAUDE_XML)
         with self.assertRaisesRegex(ValueError, "xml_tags"):
             stream_format("json")
 

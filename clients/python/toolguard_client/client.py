@@ -383,7 +383,8 @@ class ToolGuardClient:
 
         Args:
             format: ``"xml_tags"``, ``"openai"``, ``"anthropic"``,
-                ``"hermes"``, ``"qwen_xml"``, ``"minimax"`` (any case, with or
+                ``"hermes"``, ``"qwen_xml"``, ``"minimax"``, ``"glm45"``,
+                ``"pythonic"``, ``"claude_xml"`` (any case, with or
                 without the ``STREAM_FORMAT_`` prefix) or a StreamFormat value.
             deltas: The model's output: strings of text, and for ``openai`` and
                 ``anthropic`` tool-call fragments as dicts (``{"index": 0,

@@ -344,7 +344,16 @@ export function toToolCall(name: string, args: CallArguments & { callId?: string
 // Streams
 
 /** Stream format names, as the server's CLI spells them. */
-export type StreamFormatName = "xml_tags" | "openai" | "anthropic" | "hermes" | "qwen_xml" | "minimax";
+export type StreamFormatName =
+  | "xml_tags"
+  | "openai"
+  | "anthropic"
+  | "hermes"
+  | "qwen_xml"
+  | "minimax"
+  | "glm45"
+  | "pythonic"
+  | "claude_xml";
 
 const formatNames: Record<StreamFormatName, StreamFormat> = {
   xml_tags: StreamFormat.XML_TAGS,
@@ -353,11 +362,15 @@ const formatNames: Record<StreamFormatName, StreamFormat> = {
   hermes: StreamFormat.HERMES,
   qwen_xml: StreamFormat.QWEN_XML,
   minimax: StreamFormat.MINIMAX,
+  glm45: StreamFormat.GLM45,
+  pythonic: StreamFormat.PYTHONIC,
+  claude_xml: StreamFormat.CLAUDE_XML,
 };
 
 /**
  * Returns the StreamFormat for a name (`"xml_tags"`, `"openai"`,
- * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, case-insensitive,
+ * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, `"glm45"`,
+ * `"pythonic"`, `"claude_xml"`, case-insensitive,
  * with or without the `STREAM_FORMAT_` prefix) or passes an enum value
  * through.
  *

@@ -92,6 +92,9 @@ describe("streams", () => {
     assert.equal(parseStreamFormat("OpenAI"), StreamFormat.OPENAI);
     assert.equal(parseStreamFormat("STREAM_FORMAT_QWEN_XML"), StreamFormat.QWEN_XML);
     assert.equal(parseStreamFormat(StreamFormat.MINIMAX), StreamFormat.MINIMAX);
+    assert.equal(parseStreamFormat("GLM45"), StreamFormat.GLM45);
+    assert.equal(parseStreamFormat("stream_format_pythonic"), StreamFormat.PYTHONIC);
+    assert.equal(parseStreamFormat("claude_xml"), StreamFormat.CLAUDE_XML);
     assert.throws(() => parseStreamFormat("yaml"), TypeError);
     assert.throws(() => parseStreamFormat(StreamFormat.UNSPECIFIED), TypeError);
   });
