@@ -66,6 +66,9 @@ func (pythonic) opener(*textParser, []byte) (match, bool, string, int) {
 func (pythonic) begin(p *textParser, _ int) textState {
 	py := p.py
 	py.arg, py.keys, py.refusal = paKey, map[string]bool{}, ""
+	if cap(py.out) > shrinkCapacity { // a large call's JSON is not kept for the next
+		py.out, py.lit.dec = nil, nil
+	}
 	py.out = append(py.out[:0], '{')
 	py.lit.reset()
 	p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: p.call.name})

@@ -99,6 +99,17 @@ func pythonicCases() []streamCase {
 			},
 		},
 		{
+			name:   "pythonic a string holding the list's own closers, quotes and escapes",
+			format: Pythonic,
+			pieces: []piece{text(`[write_to_file(path="x.md", content='Call it as [f(a=")")], then \'stop\'.\n')]`)},
+			want: outcome{
+				Starts: map[int]string{0: "write_to_file"},
+				Shown:  map[int]map[string]string{0: {"path": "x.md", "content": "Call it as [f(a=\")\")], then 'stop'.\n"}},
+				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormText,
+					Text: `{"path":"x.md","content":"Call it as [f(a=\")\")], then 'stop'.\n"}`}},
+			},
+		},
+		{
 			name:   "pythonic a call without arguments",
 			format: Pythonic,
 			pieces: []piece{text("\n[list_files()]\n")},
