@@ -393,6 +393,29 @@ func (p *textParser) pySkip() bool {
 	return true
 }
 
+// pyCutCall ends the input after a ',' of the list: a name held there is
+// a call cut off before its '(', closed truncated with no arguments.
+func (p *textParser) pyCutCall() {
+	if p.py.phase != pyNext {
+		return
+	}
+	b := p.buf[p.pos:]
+	i := 0
+	for i < len(b) && isJSONSpace(b[i]) {
+		i++
+	}
+	start := i
+	for i < len(b) && (isIdentByte(b[i]) || b[i] == '.' && i > start) {
+		i++
+	}
+	if i == start || i < len(b) && !isJSONSpace(b[i]) || !isIdentStart(b[start]) {
+		return
+	}
+	p.py.nameStart = start
+	p.open(string(b[start:i]), len(b))
+	p.closeCall(len(p.buf), len(p.buf), true)
+}
+
 // pyEndCall ends the input inside a call: what the value holds is shown.
 func (p *textParser) pyEndCall() {
 	if p.py.arg == paValue && p.py.lit.state == plString && !p.call.dropped {

@@ -110,6 +110,19 @@ func pythonicCases() []streamCase {
 			},
 		},
 		{
+			name:   "pythonic a list cut off after a ',' and a name: that call is truncated, not text",
+			format: Pythonic,
+			pieces: []piece{text(`[read_file(path="a"), read_fi`)},
+			want: outcome{
+				Starts: map[int]string{0: "read_file", 1: "read_fi"},
+				Shown:  map[int]map[string]string{0: {"path": "a"}, 1: {}},
+				Calls: []closed{
+					{Index: 0, Name: "read_file", Form: repair.FormText, Text: `{"path":"a"}`},
+					{Index: 1, Name: "read_fi", Form: repair.FormText, Text: `{`, Truncated: true},
+				},
+			},
+		},
+		{
 			name:   "pythonic a call without arguments",
 			format: Pythonic,
 			pieces: []piece{text("\n[list_files()]\n")},

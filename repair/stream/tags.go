@@ -372,6 +372,9 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 func (p *textParser) end() {
 	switch p.state {
 	case inProse:
+		if p.py != nil {
+			p.pyCutCall()
+		}
 		p.addText(p.buf[p.pos:], true)
 		p.buf, p.pos = p.buf[:0], 0
 		p.endText()
