@@ -363,6 +363,14 @@ func TestValidate(t *testing.T) {
 			violations: []string{"UNPARSEABLE:"},
 		},
 		{
+			name:       "a stream parser's refusal is UNPARSEABLE, whatever the text holds",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":"x"}`, Unparseable: "The call write_to_file(...) cannot be read."},
+			tool:       "write_to_file",
+			args:       `null`,
+			repairs:    []string{},
+			violations: []string{"UNPARSEABLE:"},
+		},
+		{
 			name:       "arguments that are not an object",
 			call:       Call{Name: "write_to_file", Form: FormText, Text: `["a.py", "x"]`},
 			tool:       "write_to_file",

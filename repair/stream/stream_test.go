@@ -678,7 +678,7 @@ func TestLimits(t *testing.T) {
 
 // TestProseMemory checks that prose between calls is passed on, not kept.
 func TestProseMemory(t *testing.T) {
-	for _, f := range []Format{XMLTags, Hermes, QwenXML, MiniMax, ClaudeXML, GLM45} {
+	for _, f := range []Format{XMLTags, Hermes, QwenXML, MiniMax, ClaudeXML, GLM45, Pythonic} {
 		p, err := New(f, Options{Tools: xmlTools}, func(Event) {})
 		if err != nil {
 			t.Fatal(err)
