@@ -82,7 +82,8 @@ func TestStreamVerdicts(t *testing.T) {
 	g, dir := newWorkspaceGuard(t)
 	memory := repair.ToolDef{Name: "add_semantic_memory", Parameters: map[string]any{
 		"type": "object", "required": []any{"memory_text"},
-		"properties": map[string]any{"memory_text": map[string]any{"type": "string"}, "importance": map[string]any{"type": "integer"}},
+		"properties": map[string]any{"memory_text": map[string]any{"type": "string"}, "importance": map[string]any{"type": "integer"},
+			"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}},
 	}}
 	tests := []struct {
 		name     string
@@ -135,6 +136,45 @@ func TestStreamVerdicts(t *testing.T) {
 			finish:   "stop",
 			wantArgs: []string{`{"importance":4,"memory_text":"likes </parameter> tags"}`},
 			wantOK:   []bool{true},
+		},
+		{
+			name: "glm45 values typed by the schema: JSON for an integer and an array is decoded, a string stays as written",
+			req:  StreamRequest{Format: stream.GLM45, Tools: []repair.ToolDef{memory}},
+			text: "Saving it.\n<tool_call>add_semantic_memory\n<arg_key>memory_text</arg_key>\n<arg_value>[\"tabs\"] </arg_value> everywhere</arg_value>\n" +
+				"<arg_key>importance</arg_key>\n<arg_value>4</arg_value>\n<arg_key>tags</arg_key>\n<arg_value>[\"style\", \"go\"]</arg_value>\n</tool_call>",
+			finish:   "stop",
+			wantArgs: []string{`{"importance":4,"memory_text":"[\"tabs\"] </arg_value> everywhere","tags":["style","go"]}`},
+			wantOK:   []bool{true},
+		},
+		{
+			name: "claude_xml values typed by the schema, two invokes in one block",
+			req:  StreamRequest{Format: stream.ClaudeXML, Tools: []repair.ToolDef{memory}},
+			text: "<function_calls>\n<invoke name=\"add_semantic_memory\">\n<parameter name=\"memory_text\">{\"a\": 1}</parameter>\n<parameter name=\"importance\">2</parameter>\n</invoke>\n" +
+				"<invoke name=\"add_semantic_memory\">\n<parameter name=\"memory_text\">b</parameter>\n<parameter name=\"tags\">[\"x\"]</parameter>\n</invoke>\n</function_calls>",
+			finish:   "stop",
+			wantArgs: []string{`{"importance":2,"memory_text":"{\"a\": 1}"}`, `{"memory_text":"b","tags":["x"]}`},
+			wantOK:   []bool{true, true},
+		},
+		{
+			name: "pythonic: literals arrive as JSON, without repairs; a name as a value refuses that call with the reason",
+			req:  StreamRequest{Format: stream.Pythonic, Tools: []repair.ToolDef{memory}, ExecuteOnComplete: true},
+			text: "[write_to_file(path='p.txt', content='''one\n''' \"two\\n\"), add_semantic_memory(memory_text='x', importance=4, tags=('a',)), " +
+				"add_semantic_memory(memory_text=note)]",
+			finish:   "stop",
+			wantArgs: []string{`{"content":"one\ntwo\n","path":"p.txt"}`, `{"importance":4,"memory_text":"x","tags":["a"]}`, ``},
+			wantOK:   []bool{true, true, false},
+			wantFile: map[string]string{"p.txt": "one\ntwo\n"},
+			wantMist: 1,
+			check: func(t *testing.T, evs []StreamEvent) {
+				c := completed(evs)
+				if len(c[0].Verdict.Repairs)+len(c[1].Verdict.Repairs) != 0 {
+					t.Errorf("pythonic literals recorded repairs: %v %v", c[0].Verdict.Repairs, c[1].Verdict.Repairs)
+				}
+				want := `The call add_semantic_memory(...) cannot be read: the value of "memory_text" has the name note, not a literal; quote it if it is text. Arguments must be Python literals: strings, numbers, True, False, None, and lists, tuples and dicts of them.`
+				if v := c[2].Verdict.Violations; len(v) != 1 || v[0].Code != repair.CodeUnparseable || v[0].Message != want {
+					t.Errorf("refused call: %+v", v)
+				}
+			},
 		},
 		{
 			name: "qwen3-coder content holding an undeclared <parameter= line keeps it; a missing </parameter> before a declared one is repaired",

@@ -43,6 +43,10 @@ type Call struct {
 	Form   Form
 	Text   string // FormText, FormXML
 	Params map[string]string
+	// Unparseable, from a stream parser, says why the arguments could not
+	// be read (a pythonic call whose value is no literal): the call is
+	// UNPARSEABLE with this message, Text keeping what the model wrote.
+	Unparseable string
 	// Repairs were made while the call was split out of the model's text
 	// (by a stream parser); the result lists them first.
 	Repairs []Repair

@@ -144,6 +144,10 @@ func (p *pipeline) knownToolNames() []string {
 }
 
 func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
+	if call.Unparseable != "" {
+		p.res.Violate(CodeUnparseable, "", call.Unparseable)
+		return nil, false
+	}
 	switch call.Form {
 	case FormParams:
 		args := make(map[string]any, len(call.Params))

@@ -363,6 +363,14 @@ func TestValidate(t *testing.T) {
 			violations: []string{"UNPARSEABLE:"},
 		},
 		{
+			name:       "a stream parser's refusal is UNPARSEABLE, whatever the text holds",
+			call:       Call{Name: "write_to_file", Form: FormText, Text: `{"path":"a.py","content":"x"}`, Unparseable: "The call write_to_file(...) cannot be read."},
+			tool:       "write_to_file",
+			args:       `null`,
+			repairs:    []string{},
+			violations: []string{"UNPARSEABLE:"},
+		},
+		{
 			name:       "arguments that are not an object",
 			call:       Call{Name: "write_to_file", Form: FormText, Text: `["a.py", "x"]`},
 			tool:       "write_to_file",
@@ -434,6 +442,13 @@ func TestValidate(t *testing.T) {
 			tool:    "add_semantic_memory",
 			args:    `{"user_message":"I like tea","xml_memory":"<memory><fact>likes tea</fact></memory>"}`,
 			repairs: []string{},
+		},
+		{
+			name:    "params are typed by the schema: a JSON-looking value of a non-string parameter is decoded, not a repair",
+			call:    Call{Name: "TodoWrite", Form: FormParams, Params: map[string]string{"todos": `[{"id": "1", "content": "a", "status": "pending"}]`}},
+			tool:    "todo_write",
+			args:    `{"todos":[{"content":"a","id":"1","status":"pending"}]}`,
+			repairs: []string{"TOOL_ALIAS:"},
 		},
 		{
 			name:    "custom tool, XML",

@@ -61,9 +61,10 @@ func BenchmarkParserText(b *testing.B) {
 	args, _ := json.Marshal(map[string]any{"name": "write_to_file", "arguments": map[string]string{"path": "src/big.go", "content": content.String()}})
 	call[Hermes] = "<tool_call>\n" + string(args) + "\n</tool_call>\n"
 	maps.Copy(call, jsonFormatBenchCalls(content.String()))
+	maps.Copy(call, tagFormatBenchCalls(content.String()))
 	for _, f := range slices.Sorted(maps.Keys(call)) {
 		for _, size := range []int{256 << 10, 1 << 20, 4 << 20} {
-			text := "Writing it.\n" + strings.Repeat(call[f], size/len(call[f]))
+			text := benchResponse(f, call[f], size)
 			for _, piece := range []int{16, len(text)} {
 				name := fmt.Sprintf("%s/%dKB/16B", f, size>>10)
 				if piece == len(text) {
@@ -84,4 +85,27 @@ func benchText(b *testing.B, f Format, text string, piece int) {
 		}
 		_ = p.End(false)
 	}
+}
+
+// tagFormatBenchCalls are calls to write_to_file with content in the
+// formats of tagfmt (the pythonic one a list item: benchResponse makes the list).
+func tagFormatBenchCalls(content string) map[Format]string {
+	py, _ := json.Marshal(content) // a JSON string is a Python string literal here: no \u escapes of astral characters
+	return map[Format]string{
+		GLM45: "<tool_call>write_to_file\n<arg_key>path</arg_key>\n<arg_value>src/big.go</arg_value>\n<arg_key>content</arg_key>\n<arg_value>" +
+			content + "</arg_value>\n</tool_call>\n",
+		ClaudeXML: "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">src/big.go</parameter>\n<parameter name=\"content\">" +
+			content + "</parameter>\n</invoke>\n</function_calls>\n",
+		Pythonic: "write_to_file(path='src/big.go', content=" + string(py) + ")",
+	}
+}
+
+// benchResponse is about size bytes of calls: prose then calls, or for
+// pythonic the list of calls the response starts with.
+func benchResponse(f Format, call string, size int) string {
+	n := max(1, size/len(call))
+	if f == Pythonic {
+		return "[" + strings.Repeat(call+", ", n-1) + call + "]"
+	}
+	return "Writing it.\n" + strings.Repeat(call, n)
 }

@@ -48,6 +48,9 @@ func FuzzAnthropic(f *testing.F) { fuzzFormat(f, Anthropic) }
 func FuzzHermes(f *testing.F)    { fuzzFormat(f, Hermes) }
 func FuzzQwenXML(f *testing.F)   { fuzzFormat(f, QwenXML) }
 func FuzzMiniMax(f *testing.F)   { fuzzFormat(f, MiniMax) }
+func FuzzClaudeXML(f *testing.F) { fuzzFormat(f, ClaudeXML) }
+func FuzzGLM45(f *testing.F)     { fuzzFormat(f, GLM45) }
+func FuzzPythonic(f *testing.F)  { fuzzFormat(f, Pythonic) }
 
 func FuzzHarmony(f *testing.F)     { fuzzFormat(f, Harmony) }
 func FuzzDeepSeekV3(f *testing.F)  { fuzzFormat(f, DeepSeekV3) }
@@ -288,6 +291,9 @@ func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 	}
 	if d := opts.MaxJSONDepth; d > 0 && len(tp.call.scan.stack) > d+1 {
 		t.Fatalf("hermes call holds %d open brackets, past its limit %d and the body's level", len(tp.call.scan.stack), d)
+	}
+	if d := opts.MaxJSONDepth; d > 0 && tp.py != nil && len(tp.py.lit.stack)+1 > d {
+		t.Fatalf("pythonic call holds %d open brackets in its arguments, past its limit %d", len(tp.py.lit.stack)+1, d)
 	}
 	waiting := 2*tp.maxTag + 64 // a tag, or a closing tag and what follows it
 	bound := waiting
@@ -563,6 +569,7 @@ var fuzzForms = map[Format]repair.Form{
 	Hermes: repair.FormText, QwenXML: repair.FormParams, MiniMax: repair.FormParams,
 	Harmony: repair.FormText, DeepSeekV3: repair.FormText, DeepSeekV31: repair.FormText,
 	KimiK2: repair.FormText, Mistral: repair.FormText, Llama3JSON: repair.FormText,
+	GLM45: repair.FormParams, Pythonic: repair.FormText, ClaudeXML: repair.FormParams,
 }
 
 // namedInBody are the formats whose calls may name the tool after some of
@@ -714,6 +721,10 @@ func fuzzSeeds(format Format) [][]byte {
 		}
 	case Harmony, DeepSeekV3, DeepSeekV31, KimiK2, Mistral, Llama3JSON:
 		for _, s := range jsonFormatSeeds(format, long, huge, spaces) {
+			add(text(s))
+		}
+	case GLM45, Pythonic, ClaudeXML:
+		for _, s := range tagFormatSeeds(format) {
 			add(text(s))
 		}
 	default: // OpenAI, Anthropic

@@ -44,6 +44,12 @@ func (prefixedTags) valueClose(*textParser, string) (string, bool) { return para
 // is kept; the newline before the tag is layout, as before a closing tag.
 func (f prefixedTags) cutsValue(p *textParser, b []byte) (match, string) {
 	m, name, _ := f.param(p, b)
+	return p.cutsAt(m, name)
+}
+
+// cutsAt decides, for a parameter tag matched at a line start inside a
+// value, whether it ends the value (see prefixedTags.cutsValue).
+func (p *textParser) cutsAt(m match, name string) (match, string) {
 	if m != matched {
 		return m, ""
 	}
@@ -59,7 +65,10 @@ func (f prefixedTags) cutsValue(p *textParser, b []byte) (match, string) {
 	return matched, name
 }
 
-func (prefixedTags) call(p *textParser, _ []byte, _ int) repair.Call {
+func (prefixedTags) call(p *textParser, _ []byte, _ int) repair.Call { return p.paramsCall() }
+
+// paramsCall is the open call of a tag format, its values split out.
+func (p *textParser) paramsCall() repair.Call {
 	return repair.Call{Name: p.call.name, Form: repair.FormParams, Params: p.call.params, Repairs: p.call.repairs}
 }
 

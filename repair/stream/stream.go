@@ -8,10 +8,10 @@
 // model wrote it, for repair.Registry.Validate. Parameter previews are best
 // effort but stable (a string only grows, a value never changes type).
 //
-// In Hermes, QwenXML, MiniMax and the formats of header.go, white space
-// around calls is layout and passes on as no text: inside a wrapper,
-// between calls, and before the first or after the last call when no prose
-// shares it; prose passes on exactly (layout.go).
+// In Hermes, QwenXML, MiniMax, GLM45, Pythonic, ClaudeXML and the formats of
+// header.go, white space around calls is layout and passes on as no text:
+// inside a wrapper, between calls, and before the first or after the last
+// call when no prose shares it; prose passes on exactly (layout.go).
 package stream
 
 import (
@@ -40,6 +40,12 @@ const (
 	QwenXML
 	// MiniMax is MiniMax-M2's <invoke name="name"><parameter name="key">value</parameter></invoke>.
 	MiniMax
+	// GLM45 is GLM-4.5's <tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value></tool_call>.
+	GLM45 Format = 7
+	// Pythonic is Llama 4's [name(key="value"), ...] at the start of the response.
+	Pythonic Format = 13
+	// ClaudeXML is <function_calls><invoke name="name"><parameter name="key">value</parameter></invoke></function_calls>.
+	ClaudeXML Format = 15
 )
 
 // Formats whose calls carry JSON after a header of special tokens, or JSON
@@ -64,6 +70,7 @@ var formatNames = map[Format]string{
 	Hermes: "hermes", QwenXML: "qwen_xml", MiniMax: "minimax",
 	Harmony: "harmony", DeepSeekV3: "deepseek_v3", DeepSeekV31: "deepseek_v31",
 	KimiK2: "kimi_k2", Mistral: "mistral", Llama3JSON: "llama3_json",
+	GLM45: "glm45", Pythonic: "pythonic", ClaudeXML: "claude_xml",
 }
 
 // String returns the format's name, as ParseFormat accepts it.

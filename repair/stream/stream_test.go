@@ -36,6 +36,8 @@ type closed struct {
 	Params    map[string]string
 	Repairs   []repair.Repair
 	Truncated bool
+	// Unparseable is why a pythonic call was refused.
+	Unparseable string
 }
 
 // outcome is everything a run produced, joined: what must not depend on
@@ -108,7 +110,7 @@ func (c *collector) event(e Event) {
 		}
 		c.closed[e.Index] = true
 		c.out.Calls = append(c.out.Calls, closed{Index: e.Index, ID: e.ID, Name: e.Name, Form: e.Call.Form,
-			Text: e.Call.Text, Params: e.Call.Params, Repairs: e.Call.Repairs, Truncated: e.Truncated})
+			Text: e.Call.Text, Params: e.Call.Params, Repairs: e.Call.Repairs, Truncated: e.Truncated, Unparseable: e.Call.Unparseable})
 	case EventError:
 		c.out.Errors = append(c.out.Errors, e.Code)
 	}
@@ -214,7 +216,7 @@ func streamCases() []streamCase {
 
 func tagCases() []streamCase {
 	write := "<write_to_file>\n<path>a.go</path>\n<content>\npackage a\n</content>\n</write_to_file>"
-	return []streamCase{
+	return append([]streamCase{
 		{
 			name:   "xml_tags write in prose",
 			format: XMLTags,
@@ -578,7 +580,7 @@ func tagCases() []streamCase {
 				Calls:  []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams, Params: map[string]string{"content": "abc</para"}, Truncated: true}},
 			},
 		},
-	}
+	}, tagFormatCases()...)
 }
 
 func TestParser(t *testing.T) {
@@ -692,7 +694,7 @@ func TestLimits(t *testing.T) {
 
 // TestProseMemory checks that prose between calls is passed on, not kept.
 func TestProseMemory(t *testing.T) {
-	for _, f := range []Format{XMLTags, Hermes, QwenXML, MiniMax} {
+	for _, f := range []Format{XMLTags, Hermes, QwenXML, MiniMax, ClaudeXML, GLM45, Pythonic} {
 		p, err := New(f, Options{Tools: xmlTools}, func(Event) {})
 		if err != nil {
 			t.Fatal(err)

@@ -22,9 +22,10 @@ type textParser struct {
 	next   int // index of the next call
 	maxTag int // longest tag name worth waiting for
 	call   openCall
-	text   []byte // text found and not yet emitted
-	out    []byte // scratch
-	held   int    // bytes of the open call drawn from Options.Budget
+	text   []byte    // text found and not yet emitted
+	out    []byte    // scratch
+	held   int       // bytes of the open call drawn from Options.Budget
+	py     *pyParser // Pythonic
 	// Formats whose tags do not all start with '<'.
 	trigger string // the bytes a tag of the format may start with
 	list    bool   // inside a Mistral [TOOL_CALLS] array, after Llama's <|python_tag|>
@@ -60,10 +61,13 @@ type triggered interface {
 }
 
 var textFormats = map[Format]textFormat{
-	XMLTags: xmlTags{},
-	Hermes:  hermes{},
-	QwenXML: qwenXML,
-	MiniMax: miniMax,
+	XMLTags:   xmlTags{},
+	Hermes:    hermes{},
+	QwenXML:   qwenXML,
+	MiniMax:   miniMax,
+	GLM45:     glm45{},
+	Pythonic:  pythonic{},
+	ClaudeXML: claudeXML,
 	// JSON arguments after a header of tokens, or JSON bodies.
 	Harmony: harmony{}, DeepSeekV3: deepSeek{v3: true}, DeepSeekV31: deepSeek{},
 	KimiK2: kimi{}, Mistral: mistral{}, Llama3JSON: llama3{},
@@ -76,6 +80,7 @@ const (
 	inCall             // inside a call, between parameters
 	inValue            // inside a parameter value
 	inHermes           // inside a JSON body: Hermes's, or arguments after a header
+	inPyCall           // inside a pythonic call's parentheses
 )
 
 type openCall struct {
@@ -134,6 +139,9 @@ func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
 	}
 	p.call.scan.h = &p.call.hermes
 	p.call.hermes.p = p
+	if format == Pythonic {
+		p.py = &pyParser{}
+	}
 	return p
 }
 
@@ -160,13 +168,19 @@ func (p *textParser) run() {
 		var more bool
 		switch p.state {
 		case inProse:
-			more = p.prose()
+			if p.py != nil {
+				more = p.pyProse()
+			} else {
+				more = p.prose()
+			}
 		case inCall:
 			more = p.inCall()
 		case inValue:
 			more = p.inValue()
 		case inHermes:
 			more = p.inHermes()
+		case inPyCall:
+			more = p.pyArgs()
 		}
 		if !more {
 			p.checkLimits()
@@ -396,6 +410,9 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 func (p *textParser) end() {
 	switch p.state {
 	case inProse:
+		if p.py != nil {
+			p.pyCutCall()
+		}
 		p.addText(p.buf[p.pos:], true)
 		p.buf, p.pos = p.buf[:0], 0
 		p.endText()
@@ -408,6 +425,9 @@ func (p *textParser) end() {
 		// A value that ends a call by itself may end with the input.
 		complete := len(c.closers) == 0 && c.scan.state == stDone
 		p.closeCall(len(p.buf), len(p.buf), !complete)
+	case inPyCall:
+		p.pyEndCall()
+		p.closeCall(len(p.buf), len(p.buf), true)
 	default:
 		p.closeCall(len(p.buf), len(p.buf), true)
 	}
@@ -430,7 +450,7 @@ func (p *textParser) checkLimits() {
 	case p.overBudget(len(p.buf)):
 	// A value is measured up to p.pos: counting the undecided bytes after
 	// it would make the drop depend on the split.
-	case p.state == inValue:
+	case p.state == inValue, p.state == inPyCall && p.py.arg == paValue:
 		p.tooLarge(p.pos - c.valStart)
 	case p.state == inHermes && c.hermes.tooLarge(p.pos):
 		p.dropHermesParam()

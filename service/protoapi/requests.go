@@ -178,19 +178,21 @@ func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string, maxJSON
 
 // streamFormats maps the API's stream formats to the parser's.
 var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
-	toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS:  stream.XMLTags,
-	toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI:    stream.OpenAI,
-	toolguardv1.StreamFormat_STREAM_FORMAT_ANTHROPIC: stream.Anthropic,
-	toolguardv1.StreamFormat_STREAM_FORMAT_HERMES:    stream.Hermes,
-	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:  stream.QwenXML,
-	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:   stream.MiniMax,
-
+	toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS:     stream.XMLTags,
+	toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI:       stream.OpenAI,
+	toolguardv1.StreamFormat_STREAM_FORMAT_ANTHROPIC:    stream.Anthropic,
+	toolguardv1.StreamFormat_STREAM_FORMAT_HERMES:       stream.Hermes,
+	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:     stream.QwenXML,
+	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:      stream.MiniMax,
+	toolguardv1.StreamFormat_STREAM_FORMAT_GLM45:        stream.GLM45,
 	toolguardv1.StreamFormat_STREAM_FORMAT_HARMONY:      stream.Harmony,
 	toolguardv1.StreamFormat_STREAM_FORMAT_DEEPSEEK_V3:  stream.DeepSeekV3,
 	toolguardv1.StreamFormat_STREAM_FORMAT_DEEPSEEK_V31: stream.DeepSeekV31,
 	toolguardv1.StreamFormat_STREAM_FORMAT_KIMI_K2:      stream.KimiK2,
 	toolguardv1.StreamFormat_STREAM_FORMAT_MISTRAL:      stream.Mistral,
+	toolguardv1.StreamFormat_STREAM_FORMAT_PYTHONIC:     stream.Pythonic,
 	toolguardv1.StreamFormat_STREAM_FORMAT_LLAMA3_JSON:  stream.Llama3JSON,
+	toolguardv1.StreamFormat_STREAM_FORMAT_CLAUDE_XML:   stream.ClaudeXML,
 }
 
 // streamRequestFromProto checks a start frame and converts it. The frame's
@@ -213,7 +215,7 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 	if !ok {
 		return guard.StreamRequest{}, &FieldError{Field: "start.format", Reason: "STREAM_FORMAT_REQUIRED",
 			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML, MINIMAX, " +
-				"HARMONY, DEEPSEEK_V3, DEEPSEEK_V31, KIMI_K2, MISTRAL or LLAMA3_JSON"}
+				"GLM45, HARMONY, DEEPSEEK_V3, DEEPSEEK_V31, KIMI_K2, MISTRAL, PYTHONIC, LLAMA3_JSON or CLAUDE_XML"}
 	}
 	tools, err := toolDefsFromProto(start.GetTools(), "start.tools", limits.MaxJSONDepth)
 	if err != nil {

@@ -869,6 +869,9 @@ class OfflineTest(unittest.TestCase):
         self.assertEqual(stream_format("deepseek-v31"), pb.STREAM_FORMAT_DEEPSEEK_V31)
         self.assertEqual(stream_format("HARMONY"), pb.STREAM_FORMAT_HARMONY)
         self.assertEqual(stream_format("llama3_json"), pb.STREAM_FORMAT_LLAMA3_JSON)
+        self.assertEqual(stream_format("glm45"), pb.STREAM_FORMAT_GLM45)
+        self.assertEqual(stream_format("PYTHONIC"), pb.STREAM_FORMAT_PYTHONIC)
+        self.assertEqual(stream_format("stream_format_claude_xml"), pb.STREAM_FORMAT_CLAUDE_XML)
         with self.assertRaisesRegex(ValueError, "xml_tags"):
             stream_format("json")
 

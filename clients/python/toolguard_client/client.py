@@ -383,10 +383,11 @@ class ToolGuardClient:
 
         Args:
             format: ``"xml_tags"``, ``"openai"``, ``"anthropic"``,
-                ``"hermes"``, ``"qwen_xml"``, ``"minimax"``, ``"harmony"``,
-                ``"deepseek_v3"``, ``"deepseek_v31"``, ``"kimi_k2"``,
-                ``"mistral"``, ``"llama3_json"`` (any case, with or without
-                the ``STREAM_FORMAT_`` prefix) or a StreamFormat value.
+                ``"hermes"``, ``"qwen_xml"``, ``"minimax"``, ``"glm45"``,
+                ``"harmony"``, ``"deepseek_v3"``, ``"deepseek_v31"``,
+                ``"kimi_k2"``, ``"mistral"``, ``"pythonic"``,
+                ``"llama3_json"``, ``"claude_xml"`` (any case, with or
+                without the ``STREAM_FORMAT_`` prefix) or a StreamFormat value.
             deltas: The model's output: strings of text, and for ``openai`` and
                 ``anthropic`` tool-call fragments as dicts (``{"index": 0,
                 "id": "call_1", "name": "write_to_file", "arguments": "{\\"pa",

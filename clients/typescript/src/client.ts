@@ -344,8 +344,22 @@ export function toToolCall(name: string, args: CallArguments & { callId?: string
 // Streams
 
 /** Stream format names, as the server's CLI spells them. */
-export type StreamFormatName = "xml_tags" | "openai" | "anthropic" | "hermes" | "qwen_xml" | "minimax"
-  | "harmony" | "deepseek_v3" | "deepseek_v31" | "kimi_k2" | "mistral" | "llama3_json";
+export type StreamFormatName =
+  | "xml_tags"
+  | "openai"
+  | "anthropic"
+  | "hermes"
+  | "qwen_xml"
+  | "minimax"
+  | "glm45"
+  | "harmony"
+  | "deepseek_v3"
+  | "deepseek_v31"
+  | "kimi_k2"
+  | "mistral"
+  | "pythonic"
+  | "llama3_json"
+  | "claude_xml";
 
 const formatNames: Record<StreamFormatName, StreamFormat> = {
   xml_tags: StreamFormat.XML_TAGS,
@@ -354,6 +368,9 @@ const formatNames: Record<StreamFormatName, StreamFormat> = {
   hermes: StreamFormat.HERMES,
   qwen_xml: StreamFormat.QWEN_XML,
   minimax: StreamFormat.MINIMAX,
+  glm45: StreamFormat.GLM45,
+  pythonic: StreamFormat.PYTHONIC,
+  claude_xml: StreamFormat.CLAUDE_XML,
   harmony: StreamFormat.HARMONY,
   deepseek_v3: StreamFormat.DEEPSEEK_V3,
   deepseek_v31: StreamFormat.DEEPSEEK_V31,
@@ -364,9 +381,9 @@ const formatNames: Record<StreamFormatName, StreamFormat> = {
 
 /**
  * Returns the StreamFormat for a name (`"xml_tags"`, `"openai"`,
- * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, `"harmony"`,
- * `"deepseek_v3"`, `"deepseek_v31"`, `"kimi_k2"`, `"mistral"`,
- * `"llama3_json"`, case-insensitive,
+ * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, `"glm45"`,
+ * `"harmony"`, `"deepseek_v3"`, `"deepseek_v31"`, `"kimi_k2"`, `"mistral"`,
+ * `"pythonic"`, `"llama3_json"`, `"claude_xml"`, case-insensitive,
  * with or without the `STREAM_FORMAT_` prefix) or passes an enum value
  * through.
  *

@@ -95,6 +95,9 @@ describe("streams", () => {
     assert.equal(parseStreamFormat("deepseek_v31"), StreamFormat.DEEPSEEK_V31);
     assert.equal(parseStreamFormat("Kimi_K2"), StreamFormat.KIMI_K2);
     assert.equal(parseStreamFormat("llama3_json"), StreamFormat.LLAMA3_JSON);
+    assert.equal(parseStreamFormat("GLM45"), StreamFormat.GLM45);
+    assert.equal(parseStreamFormat("stream_format_pythonic"), StreamFormat.PYTHONIC);
+    assert.equal(parseStreamFormat("claude_xml"), StreamFormat.CLAUDE_XML);
     assert.throws(() => parseStreamFormat("yaml"), TypeError);
     assert.throws(() => parseStreamFormat(StreamFormat.UNSPECIFIED), TypeError);
   });

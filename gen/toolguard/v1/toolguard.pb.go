@@ -324,6 +324,10 @@ const (
 	// MiniMax-M2 style: `<invoke name="name"><parameter name="key">value</parameter></invoke>`,
 	// optionally wrapped in `<minimax:tool_call>`, inside text.
 	StreamFormat_STREAM_FORMAT_MINIMAX StreamFormat = 6
+	// GLM-4.5/4.6/4.7 style: `<tool_call>name` then `<arg_key>key</arg_key>`
+	// `<arg_value>value</arg_value>` pairs, then `</tool_call>`, inside text.
+	// Values are text, typed by the tool's schema.
+	StreamFormat_STREAM_FORMAT_GLM45 StreamFormat = 7
 	// gpt-oss harmony: `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{...}<|call|>`;
 	// the messages of the `analysis` and `final` channels are text.
 	StreamFormat_STREAM_FORMAT_HARMONY StreamFormat = 8
@@ -339,9 +343,16 @@ const (
 	// Mistral: `[TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]`, or
 	// `[TOOL_CALLS]name[ARGS]{...}` once per call, inside text.
 	StreamFormat_STREAM_FORMAT_MISTRAL StreamFormat = 12
+	// Llama 4 pythonic style: the response starts with a list of calls with
+	// keyword arguments, `[get_weather(city="Paris", unit='c'), other()]`.
+	// Arguments are Python literals only; text after the list is text.
+	StreamFormat_STREAM_FORMAT_PYTHONIC StreamFormat = 13
 	// Llama 3 JSON: `{"name": ..., "parameters": {...}}` objects separated by `;`,
 	// at the start of the output or after `<|python_tag|>`.
 	StreamFormat_STREAM_FORMAT_LLAMA3_JSON StreamFormat = 14
+	// `<function_calls><invoke name="name"><parameter name="key">value</parameter></invoke></function_calls>`
+	// inside text. Values are text, typed by the tool's schema.
+	StreamFormat_STREAM_FORMAT_CLAUDE_XML StreamFormat = 15
 )
 
 // Enum value maps for StreamFormat.
@@ -354,12 +365,15 @@ var (
 		4:  "STREAM_FORMAT_HERMES",
 		5:  "STREAM_FORMAT_QWEN_XML",
 		6:  "STREAM_FORMAT_MINIMAX",
+		7:  "STREAM_FORMAT_GLM45",
 		8:  "STREAM_FORMAT_HARMONY",
 		9:  "STREAM_FORMAT_DEEPSEEK_V3",
 		10: "STREAM_FORMAT_DEEPSEEK_V31",
 		11: "STREAM_FORMAT_KIMI_K2",
 		12: "STREAM_FORMAT_MISTRAL",
+		13: "STREAM_FORMAT_PYTHONIC",
 		14: "STREAM_FORMAT_LLAMA3_JSON",
+		15: "STREAM_FORMAT_CLAUDE_XML",
 	}
 	StreamFormat_value = map[string]int32{
 		"STREAM_FORMAT_UNSPECIFIED":  0,
@@ -369,12 +383,15 @@ var (
 		"STREAM_FORMAT_HERMES":       4,
 		"STREAM_FORMAT_QWEN_XML":     5,
 		"STREAM_FORMAT_MINIMAX":      6,
+		"STREAM_FORMAT_GLM45":        7,
 		"STREAM_FORMAT_HARMONY":      8,
 		"STREAM_FORMAT_DEEPSEEK_V3":  9,
 		"STREAM_FORMAT_DEEPSEEK_V31": 10,
 		"STREAM_FORMAT_KIMI_K2":      11,
 		"STREAM_FORMAT_MISTRAL":      12,
+		"STREAM_FORMAT_PYTHONIC":     13,
 		"STREAM_FORMAT_LLAMA3_JSON":  14,
+		"STREAM_FORMAT_CLAUDE_XML":   15,
 	}
 )
 
@@ -3785,7 +3802,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x19FILE_CHANGE_KIND_MODIFIED\x10\x02\x12\x1c\n" +
 	"\x18FILE_CHANGE_KIND_DELETED\x10\x03\x12\x1a\n" +
 	"\x16FILE_CHANGE_KIND_MOVED\x10\x04\x12\x1e\n" +
-	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\x80\x03\n" +
+	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\xd3\x03\n" +
 	"\fStreamFormat\x12\x1d\n" +
 	"\x19STREAM_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16STREAM_FORMAT_XML_TAGS\x10\x01\x12\x18\n" +
@@ -3793,14 +3810,17 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x17STREAM_FORMAT_ANTHROPIC\x10\x03\x12\x18\n" +
 	"\x14STREAM_FORMAT_HERMES\x10\x04\x12\x1a\n" +
 	"\x16STREAM_FORMAT_QWEN_XML\x10\x05\x12\x19\n" +
-	"\x15STREAM_FORMAT_MINIMAX\x10\x06\x12\x19\n" +
+	"\x15STREAM_FORMAT_MINIMAX\x10\x06\x12\x17\n" +
+	"\x13STREAM_FORMAT_GLM45\x10\a\x12\x19\n" +
 	"\x15STREAM_FORMAT_HARMONY\x10\b\x12\x1d\n" +
 	"\x19STREAM_FORMAT_DEEPSEEK_V3\x10\t\x12\x1e\n" +
 	"\x1aSTREAM_FORMAT_DEEPSEEK_V31\x10\n" +
 	"\x12\x19\n" +
 	"\x15STREAM_FORMAT_KIMI_K2\x10\v\x12\x19\n" +
-	"\x15STREAM_FORMAT_MISTRAL\x10\f\x12\x1d\n" +
-	"\x19STREAM_FORMAT_LLAMA3_JSON\x10\x0e2\xfa\x04\n" +
+	"\x15STREAM_FORMAT_MISTRAL\x10\f\x12\x1a\n" +
+	"\x16STREAM_FORMAT_PYTHONIC\x10\r\x12\x1d\n" +
+	"\x19STREAM_FORMAT_LLAMA3_JSON\x10\x0e\x12\x1c\n" +
+	"\x18STREAM_FORMAT_CLAUDE_XML\x10\x0f2\xfa\x04\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
