@@ -12,7 +12,7 @@ import (
 
 // normalizeObject renames aliases to canonical names, then coerces each
 // value and recurses.
-func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path string, top bool) {
+func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path string) {
 	props := propsOf(s)
 	if props == nil {
 		return
@@ -29,25 +29,21 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 	}
 	slices.SortFunc(renames, func(a, b alias) int { return strings.Compare(a.spelling, b.spelling) })
 	for _, a := range renames {
-		p.renameAlias(m, a, path, top)
+		p.renameAlias(m, a, path)
 	}
 	for k, v := range m {
 		if ps, ok := props[k]; ok {
-			m[k] = p.normalizeValue(v, ps, joinPath(path, k), top && p.literal[k])
+			m[k] = p.normalizeValue(v, ps, joinPath(path, k))
 		}
 	}
 }
 
 type alias struct{ spelling, canonical string }
 
-func (p *pipeline) renameAlias(m map[string]any, a alias, path string, top bool) {
+func (p *pipeline) renameAlias(m map[string]any, a alias, path string) {
 	k, c := a.spelling, a.canonical
 	v := m[k]
 	delete(m, k)
-	lit := top && p.literal[k]
-	if top {
-		delete(p.literal, k)
-	}
 	old, exists := m[c]
 	switch {
 	case !exists:
@@ -63,32 +59,140 @@ func (p *pipeline) renameAlias(m map[string]any, a alias, path string, top bool)
 		p.res.Violate(CodeConflictingParams, joinPath(path, c), fmt.Sprintf("Both %q and %s were given, with different values; send only %q.", c, quote(k), c))
 		return
 	}
-	if top && lit {
-		p.literal[c] = true
-	}
 }
 
-// normalizeValue coerces v where the intent is plain, then normalises inside it.
-func (p *pipeline) normalizeValue(v any, s *jsonschema.Schema, path string, literal bool) any {
-	t := typesOf(s)
-	if nv, how, ok := coerce(v, t, itemsOf(s)); ok {
-		if !literal {
-			p.res.repair(CodeTypeCoerced, path, how)
-		}
+// normalizeValue coerces v where the intent is plain, then normalises inside
+// it. Values that arrived as strings (XML, params) are reported like JSON
+// ones: both forms say the same about the same call.
+func (p *pipeline) normalizeValue(v any, s *jsonschema.Schema, path string) any {
+	if alts, keyword := alternativesOf(s); alts != nil {
+		return p.normalizeAlternative(v, alts, keyword, path)
+	}
+	if nv, how, ok := coerce(v, typesOf(s), itemsOf(s)); ok {
+		p.res.repair(CodeTypeCoerced, path, how)
 		v = nv
 	}
+	return p.normalizeInside(v, s, path)
+}
+
+// normalizeInside normalises the members or elements of v against s.
+func (p *pipeline) normalizeInside(v any, s *jsonschema.Schema, path string) any {
 	switch x := v.(type) {
 	case map[string]any:
-		p.normalizeObject(x, s, path, false)
+		p.normalizeObject(x, s, path)
 	case []any:
 		items := itemsOf(s)
 		if items != nil {
 			for i, e := range x {
-				x[i] = p.normalizeValue(e, items, joinPath(path, fmt.Sprint(i)), false)
+				x[i] = p.normalizeValue(e, items, joinPath(path, fmt.Sprint(i)))
 			}
 		}
 	}
 	return v
+}
+
+// normalizeAlternative settles v on one alternative of anyOf/oneOf (the
+// way Pydantic writes Optional[int]). A value some alternative accepts is
+// left alone ("5" stays a string where a string is allowed; an object is
+// never encoded as a string). Otherwise v becomes the first alternative,
+// in order, that accepts it once coerced and normalised; when none does,
+// the first it can become at all, for the check to say what is still wrong.
+func (p *pipeline) normalizeAlternative(v any, alts []*jsonschema.Schema, keyword, path string) any {
+	for _, a := range alts {
+		if a.Validate(v) == nil {
+			return v
+		}
+	}
+	first := -1
+	for i, a := range alts {
+		if !canBecome(v, a) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		// A trial on a copy: a failed alternative must leave no trace.
+		trial := &pipeline{reg: p.reg, opts: p.opts, tool: p.tool, res: &Result{}}
+		nv := trial.normalizeValue(cloneJSON(v), a, path)
+		if len(trial.res.Violations) > 0 || a.Validate(nv) != nil {
+			continue
+		}
+		n := len(p.res.Repairs)
+		for _, r := range trial.res.Repairs {
+			p.res.repair(r.Code, r.Param, r.Detail)
+		}
+		p.res.RepairsOmitted += trial.res.RepairsOmitted
+		p.nameAlternative(n, path, keyword, i, a)
+		return nv
+	}
+	if first < 0 {
+		return v
+	}
+	n := len(p.res.Repairs)
+	v = p.normalizeValue(v, alts[first], path)
+	p.nameAlternative(n, path, keyword, first, alts[first])
+	return v
+}
+
+// canBecome reports whether v has, or can be coerced to, a type a admits.
+func canBecome(v any, a *jsonschema.Schema) bool {
+	if alts, _ := alternativesOf(a); alts != nil {
+		return true
+	}
+	t := typesOf(a)
+	if t != 0 && admits(t, v) {
+		return true
+	}
+	_, _, ok := coerce(v, t, itemsOf(a))
+	return ok
+}
+
+// nameAlternative adds the alternative chosen to the coercion of path
+// recorded since repair n.
+func (p *pipeline) nameAlternative(n int, path, keyword string, i int, a *jsonschema.Schema) {
+	for k := n; k < len(p.res.Repairs); k++ {
+		if r := &p.res.Repairs[k]; r.Code == CodeTypeCoerced && r.Param == path {
+			r.Detail += fmt.Sprintf(" (%s alternative %d: %s)", keyword, i+1, describeType(typesOf(a)))
+		}
+	}
+}
+
+// cloneJSON deep-copies a decoded JSON value.
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	}
+	return v
+}
+
+// admits reports whether a value of v's JSON type is one t allows.
+func admits(t jsonTypes, v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return t.has(typeNull)
+	case bool:
+		return t.has(typeBoolean)
+	case json.Number:
+		return t.has(typeNumber) || t.has(typeInteger) && isIntegral(x)
+	case string:
+		return t.has(typeString)
+	case []any:
+		return t.has(typeArray)
+	case map[string]any:
+		return t.has(typeObject)
+	}
+	return false
 }
 
 // coerce converts v to a type the schema admits when v is plainly that value

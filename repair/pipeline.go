@@ -32,9 +32,6 @@ type pipeline struct {
 	opts Options
 	tool *Tool
 	res  *Result
-	// literal marks top-level values that arrived as strings (XML, params):
-	// converting them is parsing, not a repair.
-	literal map[string]bool
 }
 
 // Validate repairs and validates one call; every problem is a violation in
@@ -82,7 +79,7 @@ func (p *pipeline) run(call Call) {
 	if call.Form == FormXML && !xmlClosed {
 		p.res.Violate(CodeTruncated, "", fmt.Sprintf("The <%s> block was cut off before its closing tag </%s>.", clipText(name, maxQuoted), clipText(name, maxQuoted)))
 	}
-	p.normalizeObject(args, tool.schema, "", true)
+	p.normalizeObject(args, tool.schema, "")
 	p.applyContentFixes(args)
 	p.res.Args = args
 	p.check(args)
@@ -130,26 +127,21 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 	switch call.Form {
 	case FormParams:
 		args := make(map[string]any, len(call.Params))
-		p.literal = make(map[string]bool, len(call.Params))
 		for k, v := range call.Params {
 			args[k] = v
-			p.literal[k] = true
 		}
 		return args, true
 	case FormXML:
 		params, truncated := parseXMLParams(xmlBody, p.isContentParam)
 		args := make(map[string]any, len(params))
-		p.literal = make(map[string]bool, len(params))
 		for k, v := range params {
 			args[k] = v
-			p.literal[k] = true
 		}
 		if truncated != "" {
 			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(truncated, maxQuoted), clipText(truncated, maxQuoted)))
 		}
 		return args, true
 	default:
-		p.literal = nil
 		v, ok := p.parseText(call.Text, "")
 		if !ok {
 			return nil, false
@@ -266,13 +258,11 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 		if raw, ok := args[rawArgumentsKey]; ok && !p.declares(rawArgumentsKey) {
 			if inner := p.objectIn(raw); inner != nil {
 				delete(args, rawArgumentsKey)
-				delete(p.literal, rawArgumentsKey)
 				for k, v := range inner {
 					if old, dup := args[k]; dup && !reflect.DeepEqual(old, v) {
 						p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%s given both inside and beside raw_arguments; kept the one inside", quote(k)))
 					}
 					args[k] = v
-					delete(p.literal, k)
 				}
 				p.res.repair(CodeRawArgumentsUnwrapped, "", "unwrapped the arguments from raw_arguments")
 				changed = true
@@ -285,7 +275,6 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 				}
 				if inner := p.objectIn(v); inner != nil {
 					args = inner
-					p.literal = nil
 					p.res.repair(CodeRawArgumentsUnwrapped, "", fmt.Sprintf("unwrapped the arguments from %q", k))
 					changed = true
 				}
@@ -313,7 +302,6 @@ func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any)
 		return nil
 	}
 	delete(args, cp)
-	delete(p.literal, cp)
 	p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s with %s %q is %q", quote(name), cp, cmd, t.Name()))
 	return t
 }

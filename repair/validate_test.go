@@ -334,11 +334,11 @@ func TestValidate(t *testing.T) {
 			violations: []string{"UNPARSEABLE:"},
 		},
 		{
-			name:    "params form converts without recording",
+			name:    "params form reports its coercion as the JSON form does",
 			call:    Call{Name: "edit", Form: FormParams, Params: map[string]string{"path": "a", "old_text": "x", "new_text": "", "replace_all": "true"}},
 			tool:    "edit",
 			args:    `{"new_text":"","old_text":"x","path":"a","replace_all":true}`,
-			repairs: []string{},
+			repairs: []string{"TYPE_COERCED:replace_all"},
 		},
 		{
 			name:    "params form with aliases",
