@@ -214,4 +214,3 @@ func TestCoerceThroughAlternativesRefuses(t *testing.T) {
 		})
 	}
 }
-
