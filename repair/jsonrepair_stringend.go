@@ -152,6 +152,9 @@ func (p *repairParser) memberAt(n int) (key string, value int, ok bool) {
 			}
 			q += s2
 		}
+		if k, e, ok := p.unclosedKeyAt(n); ok && (end < 0 || !colonAt(p.s, after)) {
+			return k, colonAfter(p.s, e), true // "selected: [ — its closing quote forgotten
+		}
 		if end < 0 {
 			return "", 0, false
 		}
@@ -263,6 +266,15 @@ func simpleValueEnd(s string, v int) (int, bool) {
 	}
 	return q, q > v
 }
+
+// colonAt reports a colon at i, after inline space.
+func colonAt(s string, i int) bool {
+	a := skipInlineSpace(s, i)
+	return a < len(s) && s[a] == ':'
+}
+
+// colonAfter returns the index past the colon that follows i.
+func colonAfter(s string, i int) int { return skipInlineSpace(s, i) + 1 }
 
 func (p *repairParser) looksLikeMember() bool { return p.memberFollows(p.i) }
 

@@ -142,7 +142,12 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 		}
 		return args, true
 	default:
-		v, ok := p.parseText(call.Text, "")
+		text := call.Text
+		if restored, detail, ok := p.restoreOpening(text); ok {
+			p.res.repair(CodeJSONRepaired, "", detail)
+			text = restored
+		}
+		v, ok := p.parseText(text, "")
 		if !ok {
 			return nil, false
 		}
@@ -186,6 +191,9 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 	case errors.Is(err, ErrTooDeep):
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
 		return nil, false
+	case errors.Is(err, ErrKeyQuote):
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON: %v. Close each key's quote before its colon (\"name\": value) and send one JSON object of parameters.", err))
+		return nil, false
 	case err != nil:
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
 		return nil, false
@@ -197,6 +205,35 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 		p.res.Violate(CodeTruncated, param, "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
 	}
 	return r.Value, true
+}
+
+// restoreOpening puts back the opening of an object whose first characters
+// were lost (`code": "uptime"}`, `"code": "uptime"}`), and says what it
+// restored. Only on evidence: the text ends as an object does, its first
+// key names a parameter of the tool, and the restored text reads as an
+// object to the end.
+func (p *pipeline) restoreOpening(text string) (string, string, bool) {
+	t := strings.TrimSpace(text)
+	if t == "" || t[0] == '{' || t[0] == '[' || t[len(t)-1] != '}' || p.tool == nil {
+		return "", "", false
+	}
+	open, body := `{"`, t
+	if t[0] == '"' {
+		open, body = `{`, t[1:]
+	}
+	end := strings.IndexAny(body, "\"\n")
+	if end <= 0 || body[end] != '"' || !p.declares(body[:end]) {
+		return "", "", false
+	}
+	if c := skipInlineSpace(body, end+1); c >= len(body) || body[c] != ':' {
+		return "", "", false
+	}
+	restored := open + t
+	r, err := RepairJSON(restored, JSONOptions{Keys: p.toolKeys()})
+	if _, isObj := r.Value.(map[string]any); err != nil || !isObj || r.Truncated {
+		return "", "", false
+	}
+	return restored, fmt.Sprintf("restored the opening %s lost before %s", open, quote(body[:end])), true
 }
 
 func looksLikeJSONContainer(s string) bool {
