@@ -370,8 +370,11 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	case c == '-' || c == '.' || isDigit(c):
 		return p.number(ctx), true
 	}
-	if p.atQuote() {
-		v := p.str(ctx)
+	v, python := p.pythonString(ctx)
+	if python || p.atQuote() {
+		if !python {
+			v = p.str(ctx)
+		}
 		for {
 			// "hello" + " world": Python/JS string concatenation.
 			j := skipAllSpace(p.s, p.i)
@@ -383,7 +386,11 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 				return v, true
 			}
 			p.i = k
-			v += p.str(ctx)
+			if w, ok := p.pythonString(ctx); ok {
+				v += w
+			} else {
+				v += p.str(ctx)
+			}
 			p.note("joined concatenated strings")
 		}
 	}
