@@ -57,7 +57,7 @@ const pydanticSearch = `{
   "type": "object"
 }`
 
-func pydanticTool(t *testing.T, reg *Registry, name, schema string) *Tool {
+func pydanticTool(t testing.TB, reg *Registry, name, schema string) *Tool {
 	t.Helper()
 	var params map[string]any
 	if err := json.Unmarshal([]byte(schema), &params); err != nil {
@@ -213,4 +213,27 @@ func TestCoerceThroughAlternativesRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzValidateAlternatives drives coercion through anyOf/oneOf/$ref with
+// the properties of FuzzValidateText: idempotent normalisation, and
+// arguments that already fit passed through untouched.
+func FuzzValidateAlternatives(f *testing.F) {
+	reg := mustRegistry(f)
+	tools := []*Tool{pydanticTool(f, reg, "search", pydanticSearch)}
+	for _, s := range []string{
+		`{"query": "q", "limit": "5", "include_archived": "true", "tags": "[\"a\"]"}`,
+		`{"query": "q", "filter": "{\"owner\": \"ana\", \"min_score\": \"0.5\"}"}`,
+		`{"query": "q", "filters": [{"min_score": "1"}, {"owner": null}]}`,
+		`{"query": "q", "limit": "None", "label": "null", "metadata": {"a": 1}}`,
+		`{"query": "q", "shape": {"kind": "square", "side": "3"}}`,
+		`{"query": "q", "shape": "{\"kind\": \"circle\", \"radius\": 2.5}"}`,
+		`{"query": "q", "metadata": "{\"source\": \"cli\"}", "label": 7}`,
+		`query": "q", "limit": "5"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		checkValidateText(t, reg, Options{Tools: tools}, "search", text)
+	})
 }
