@@ -152,8 +152,10 @@ func (p *repairParser) memberAt(n int) (key string, value int, ok bool) {
 			}
 			q += s2
 		}
-		if k, e, ok := p.unclosedKeyAt(n); ok && (end < 0 || !colonAt(p.s, after)) {
-			return k, colonAfter(p.s, e), true // "selected: [ — its closing quote forgotten
+		// "selected: [ — a declared key whose closing quote was forgotten;
+		// unknown keys are not guessed, lest text in a string pass for one.
+		if k, e, ok := p.unclosedKeyAt(n); ok && p.keys[k] && (end < 0 || !colonAt(p.s, after)) {
+			return k, colonAfter(p.s, e), true
 		}
 		if end < 0 {
 			return "", 0, false
