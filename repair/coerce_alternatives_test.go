@@ -193,20 +193,34 @@ func TestCoerceThroughAlternatives(t *testing.T) {
 }
 
 // TestCoerceThroughAlternativesRefuses: a value no alternative can take is
-// left as it was and reported.
+// left as it was, and the violation says what the alternatives want (not
+// the validator's "'anyOf' failed"), from the alternative it comes closest to.
 func TestCoerceThroughAlternativesRefuses(t *testing.T) {
 	reg := mustRegistry(t)
 	tools := []*Tool{pydanticTool(t, reg, "search", pydanticSearch)}
-	for _, tc := range []struct{ name, text, param string }{
-		{"word for an optional int", `{"query": "q", "limit": "five"}`, "limit"},
-		{"fraction for an optional int", `{"query": "q", "limit": "2.5"}`, "limit"},
-		{"object for an optional int", `{"query": "q", "limit": {"n": 5}}`, "limit"},
-		{"union member fitting no alternative", `{"query": "q", "shape": {"kind": "hexagon"}}`, "shape"},
+	for _, tc := range []struct {
+		name, text string
+		violations []string // code:param message
+	}{
+		{"word for an optional int", `{"query": "q", "limit": "five"}`,
+			[]string{`WRONG_TYPE:limit Parameter "limit" must be an integer or null, not a string.`}},
+		{"fraction for an optional int", `{"query": "q", "limit": "2.5"}`,
+			[]string{`WRONG_TYPE:limit Parameter "limit" must be an integer or null, not a string.`}},
+		{"object for an optional int", `{"query": "q", "limit": {"n": 5}}`,
+			[]string{`WRONG_TYPE:limit Parameter "limit" must be an integer or null, not an object.`}},
+		{"misspelt field of an optional model", `{"query": "q", "filter": {"ownr": "ana"}}`,
+			[]string{`UNEXPECTED_PARAM:filter/ownr Unexpected parameter "ownr": "filter" accepts only min_score, owner.`}},
+		{"union member closest to one alternative", `{"query": "q", "shape": {"kind": "circle", "radius": "big"}}`,
+			[]string{`WRONG_TYPE:shape/radius Parameter "shape/radius" must be a number, not a string.`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := reg.Validate(Call{Name: "search", Form: FormText, Text: tc.text}, Options{Tools: tools})
-			if res.OK() || !slices.ContainsFunc(res.Violations, func(v Violation) bool { return v.Param == tc.param }) {
-				t.Fatalf("ok=%v violations=%v", res.OK(), res.Violations)
+			got := []string{}
+			for _, v := range res.Violations {
+				got = append(got, v.Code+":"+v.Param+" "+v.Message)
+			}
+			if !reflect.DeepEqual(got, tc.violations) {
+				t.Errorf("violations =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tc.violations, "\n  "))
 			}
 			if slices.ContainsFunc(res.Repairs, func(r Repair) bool { return r.Code == CodeTypeCoerced }) {
 				t.Errorf("coerced a value no alternative takes: %v", res.Repairs)
