@@ -251,3 +251,29 @@ func FuzzValidateAlternatives(f *testing.F) {
 		checkValidateText(t, reg, Options{Tools: tools}, "search", text)
 	})
 }
+
+// TestExampleThroughAlternatives: the usage example shown in feedback for
+// a Pydantic tool whose required parameters are unions is itself valid.
+func TestExampleThroughAlternatives(t *testing.T) {
+	reg := mustRegistry(t)
+	schema := strings.Replace(pydanticSearch, `"required": ["query"],`, `"required": ["query", "shape", "label"],`, 1)
+	schema = strings.Replace(schema, `"shape": {"default": null, `, `"shape": {`, 1)
+	schema = strings.Replace(schema, `"label": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}], "default": null, `,
+		`"label": {"anyOf": [{"type": "null"}, {"type": "integer"}, {"type": "string"}], `, 1)
+	tool := pydanticTool(t, reg, "search", schema)
+	ex := tool.Example()
+	raw, err := EncodeArgs(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := argsJSON(t, map[string]any{"shape": ex["shape"], "label": ex["label"]}), `{"label":1,"shape":{"kind":"circle","radius":1}}`; got != want {
+		t.Errorf("example = %s, want %s", got, want)
+	}
+	// Optional fields show their default (null), which Pydantic allows but
+	// the discriminated union would not: only the required ones are checked.
+	res := reg.Validate(Call{Name: "search", Form: FormText, Text: argsJSON(t, map[string]any{"query": ex["query"], "shape": ex["shape"], "label": ex["label"]})},
+		Options{Tools: []*Tool{tool}})
+	if !res.OK() {
+		t.Errorf("example %s is not valid: %v", raw, res.Violations)
+	}
+}

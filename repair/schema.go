@@ -195,6 +195,17 @@ func exampleValue(name string, s *jsonschema.Schema, depth int, budget *int) any
 	if s.Enum != nil && len(s.Enum.Values) > 0 {
 		return s.Enum.Values[0]
 	}
+	if s.Const != nil {
+		return *s.Const
+	}
+	if alts, _ := alternativesOf(s); alts != nil {
+		// The first alternative that is not null: an example shows a value.
+		for _, a := range alts {
+			if typesOf(a) != typeNull {
+				return exampleValue(name, a, depth+1, budget)
+			}
+		}
+	}
 	t := typesOf(s)
 	switch {
 	case t.has(typeObject) || (t == 0 && s.Properties != nil):
