@@ -91,47 +91,121 @@ func (p *pipeline) normalizeInside(v any, s *jsonschema.Schema, path string) any
 	return v
 }
 
+// maxAlternativeChecks bounds the objects and arrays one call validates
+// against alternatives to see whether one takes them as they are: each
+// check is a pass over the value, which a recursive schema would repeat at
+// every level. Past it, their shape decides.
+const maxAlternativeChecks = 8
+
 // normalizeAlternative settles v on one alternative of anyOf/oneOf (the
 // way Pydantic writes Optional[int]). A value some alternative accepts is
 // left alone ("5" stays a string where a string is allowed; an object is
-// never encoded as a string). Otherwise v becomes the first alternative,
-// in order, that accepts it once coerced and normalised; when none does,
-// the first it can become at all, for the check to say what is still wrong.
+// never encoded as a string). Otherwise a scalar becomes the first
+// alternative that accepts it once coerced, an object or array is
+// normalised against the alternative of its type closest to its shape,
+// and failing those v becomes the first alternative it can, for the check
+// to say what is still wrong.
 func (p *pipeline) normalizeAlternative(v any, alts []*jsonschema.Schema, keyword, path string) any {
+	if isContainer(v) {
+		own := ownTypeAlternatives(alts, v)
+		switch {
+		case len(own) == 1: // Optional[Model]: nothing to choose
+			return p.settleOn(v, alts, own[0], keyword, path)
+		case len(own) > 1:
+			if p.checks > 0 {
+				p.checks--
+				for _, i := range own {
+					if alts[i].Validate(v) == nil {
+						return v
+					}
+				}
+			}
+			return p.settleOn(v, alts, p.closestShape(v, alts, own), keyword, path)
+		}
+	}
+	pick := -1
 	for _, a := range alts {
 		if a.Validate(v) == nil {
 			return v
 		}
 	}
-	first := -1
 	for i, a := range alts {
-		if !canBecome(v, a) {
+		nv, _, coerced := coerce(v, typesOf(a), itemsOf(a))
+		switch {
+		case !coerced && !canBecome(v, a):
 			continue
+		case coerced && !isContainer(nv) && a.Validate(nv) == nil:
+			return p.settleOn(v, alts, i, keyword, path)
+		case pick < 0:
+			pick = i
 		}
-		if first < 0 {
-			first = i
-		}
-		// A trial on a copy: a failed alternative must leave no trace.
-		trial := &pipeline{reg: p.reg, opts: p.opts, tool: p.tool, res: &Result{}}
-		nv := trial.normalizeValue(cloneJSON(v), a, path)
-		if len(trial.res.Violations) > 0 || a.Validate(nv) != nil {
-			continue
-		}
-		n := len(p.res.Repairs)
-		for _, r := range trial.res.Repairs {
-			p.res.repair(r.Code, r.Param, r.Detail)
-		}
-		p.res.RepairsOmitted += trial.res.RepairsOmitted
-		p.nameAlternative(n, path, keyword, i, a)
-		return nv
 	}
-	if first < 0 {
+	if pick < 0 {
 		return v
 	}
+	return p.settleOn(v, alts, pick, keyword, path)
+}
+
+// settleOn normalises v against alternative i.
+func (p *pipeline) settleOn(v any, alts []*jsonschema.Schema, i int, keyword, path string) any {
 	n := len(p.res.Repairs)
-	v = p.normalizeValue(v, alts[first], path)
-	p.nameAlternative(n, path, keyword, first, alts[first])
+	v = p.normalizeValue(v, alts[i], path)
+	p.nameAlternative(n, path, keyword, i, alts[i])
 	return v
+}
+
+// closestShape returns, of the alternatives own, the one an object's
+// members fit best (fewest members it does not declare, constants it
+// contradicts, required members absent): the discriminator of a tagged
+// union decides. The first wins a tie, and arrays.
+func (p *pipeline) closestShape(v any, alts []*jsonschema.Schema, own []int) int {
+	m, isObj := v.(map[string]any)
+	if !isObj {
+		return own[0]
+	}
+	best, fewest := own[0], -1
+	for _, i := range own {
+		props := propsOf(alts[i])
+		misses := 0
+		for k, e := range m {
+			ps, ok := props[k]
+			if !ok && p.tool.canonicalParam(k, alts[i]) == "" {
+				misses++
+			}
+			if c := deref(ps); c != nil && c.Const != nil && !reflect.DeepEqual(*c.Const, e) {
+				misses++
+			}
+		}
+		for _, r := range requiredOf(alts[i]) {
+			if _, ok := m[r]; !ok {
+				misses++
+			}
+		}
+		if fewest < 0 || misses < fewest {
+			best, fewest = i, misses
+		}
+	}
+	return best
+}
+
+// ownTypeAlternatives returns the indexes of the alternatives of v's own
+// type.
+func ownTypeAlternatives(alts []*jsonschema.Schema, v any) []int {
+	var out []int
+	for i, a := range alts {
+		if t := typesOf(a); t != 0 && admits(t, v) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func isContainer(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // canBecome reports whether v has, or can be coerced to, a type a admits.
@@ -155,25 +229,6 @@ func (p *pipeline) nameAlternative(n int, path, keyword string, i int, a *jsonsc
 			r.Detail += fmt.Sprintf(" (%s alternative %d: %s)", keyword, i+1, describeType(typesOf(a)))
 		}
 	}
-}
-
-// cloneJSON deep-copies a decoded JSON value.
-func cloneJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = cloneJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneJSON(e)
-		}
-		return out
-	}
-	return v
 }
 
 // admits reports whether a value of v's JSON type is one t allows.

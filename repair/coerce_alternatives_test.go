@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -275,5 +276,43 @@ func TestExampleThroughAlternatives(t *testing.T) {
 		Options{Tools: []*Tool{tool}})
 	if !res.OK() {
 		t.Errorf("example %s is not valid: %v", raw, res.Violations)
+	}
+}
+
+// pydanticTree is Pydantic v2's schema of a recursive model:
+//
+//	class Node(BaseModel):
+//	    value: Optional[int] = None
+//	    children: Optional[List["Node"]] = None
+const pydanticTree = `{
+  "$defs": {"Node": {"properties": {
+    "value": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null, "title": "Value"},
+    "children": {"anyOf": [{"items": {"$ref": "#/$defs/Node"}, "type": "array"}, {"type": "null"}], "default": null, "title": "Children"}},
+    "title": "Node", "type": "object"}},
+  "properties": {"root": {"$ref": "#/$defs/Node"}},
+  "required": ["root"], "title": "TreeArgs", "type": "object"
+}`
+
+// TestCoerceThroughRecursiveAlternatives: a value deep in a recursive
+// schema is coerced, however deep.
+func TestCoerceThroughRecursiveAlternatives(t *testing.T) {
+	reg := mustRegistry(t)
+	tools := []*Tool{pydanticTool(t, reg, "tree", pydanticTree)}
+	for _, depth := range []int{1, 20, 60} {
+		t.Run(strconv.Itoa(depth), func(t *testing.T) {
+			text := `{"root": ` + strings.Repeat(`{"value": 1, "children": [`, depth) + `{"value": "5"}` + strings.Repeat(`]}`, depth) + `}`
+			want := `{"root":` + strings.Repeat(`{"children":[`, depth) + `{"value":5}` + strings.Repeat(`],"value":1}`, depth) + `}`
+			res := reg.Validate(Call{Name: "tree", Form: FormText, Text: text}, Options{Tools: tools})
+			if !res.OK() {
+				t.Fatalf("violations %v", res.Violations)
+			}
+			if got := argsJSON(t, res.Args); got != want {
+				t.Errorf("args = %s", got)
+			}
+			if len(res.Repairs) != 1 || res.Repairs[0].Code != CodeTypeCoerced ||
+				res.Repairs[0].Param != "root/"+strings.Repeat("children/0/", depth)+"value" {
+				t.Errorf("repairs = %v", res.Repairs)
+			}
+		})
 	}
 }

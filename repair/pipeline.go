@@ -32,13 +32,15 @@ type pipeline struct {
 	opts Options
 	tool *Tool
 	res  *Result
+	// checks is what is left of maxAlternativeChecks.
+	checks int
 }
 
 // Validate repairs and validates one call; every problem is a violation in
 // the result. Stages: resolve the tool, parse, unwrap, pick a multiplexed
 // tool, normalise and coerce, fix content, check the schema.
 func (r *Registry) Validate(call Call, opts Options) *Result {
-	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}}
+	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}, checks: maxAlternativeChecks}
 	p.run(call)
 	return p.res
 }
