@@ -100,41 +100,40 @@ const maxAlternativeChecks = 8
 // normalizeAlternative settles v on one alternative of anyOf/oneOf (the
 // way Pydantic writes Optional[int]). A value some alternative accepts is
 // left alone ("5" stays a string where a string is allowed; an object is
-// never encoded as a string). Otherwise a scalar becomes the first
-// alternative that accepts it once coerced, an object or array is
-// normalised against the alternative of its type closest to its shape,
-// and failing those v becomes the first alternative it can, for the check
-// to say what is still wrong.
+// never encoded as a string). Otherwise an object or array (given as is or
+// stringified) is normalised against the alternative of its type closest
+// to its shape, a scalar becomes the first alternative that accepts it
+// once coerced, and failing those v becomes the first alternative it can,
+// for the check to say what is still wrong.
 func (p *pipeline) normalizeAlternative(v any, alts []*jsonschema.Schema, keyword, path string) any {
 	if isContainer(v) {
-		own := ownTypeAlternatives(alts, v)
-		switch {
-		case len(own) == 1: // Optional[Model]: nothing to choose
-			return p.settleOn(v, alts, own[0], keyword, path)
-		case len(own) > 1:
-			if p.checks > 0 {
-				p.checks--
-				for _, i := range own {
-					if alts[i].Validate(v) == nil {
-						return v
-					}
-				}
-			}
-			return p.settleOn(v, alts, p.closestShape(v, alts, own), keyword, path)
+		if nv, i := p.settleContainer(v, alts, keyword, path); i >= 0 {
+			return nv
 		}
 	}
-	pick := -1
 	for _, a := range alts {
 		if a.Validate(v) == nil {
 			return v
 		}
 	}
+	if s, isStr := v.(string); isStr && looksLikeJSONContainer(s) {
+		var all jsonTypes
+		for _, a := range alts {
+			all |= typesOf(a)
+		}
+		if parsed, how, ok := coerceContainer(strings.TrimSpace(s), all); ok {
+			nv, i := p.settleContainer(parsed, alts, keyword, path)
+			p.res.repair(CodeTypeCoerced, path, how+alternativeLabel(keyword, i, alts[i]))
+			return nv
+		}
+	}
+	pick := -1
 	for i, a := range alts {
 		nv, _, coerced := coerce(v, typesOf(a), itemsOf(a))
 		switch {
 		case !coerced && !canBecome(v, a):
 			continue
-		case coerced && !isContainer(nv) && a.Validate(nv) == nil:
+		case coerced && a.Validate(nv) == nil:
 			return p.settleOn(v, alts, i, keyword, path)
 		case pick < 0:
 			pick = i
@@ -144,6 +143,27 @@ func (p *pipeline) normalizeAlternative(v any, alts []*jsonschema.Schema, keywor
 		return v
 	}
 	return p.settleOn(v, alts, pick, keyword, path)
+}
+
+// settleContainer settles an object or array on the alternative of its
+// type: the only one, else one that accepts it as it is, else the one
+// closest to its shape. It returns the value and the alternative's index,
+// -1 when none has its type.
+func (p *pipeline) settleContainer(v any, alts []*jsonschema.Schema, keyword, path string) (any, int) {
+	own := ownTypeAlternatives(alts, v)
+	if len(own) == 0 {
+		return v, -1
+	}
+	if len(own) > 1 && p.checks > 0 {
+		p.checks--
+		for _, i := range own {
+			if alts[i].Validate(v) == nil {
+				return v, i
+			}
+		}
+	}
+	i := p.closestShape(v, alts, own)
+	return p.settleOn(v, alts, i, keyword, path), i
 }
 
 // settleOn normalises v against alternative i.
@@ -226,9 +246,13 @@ func canBecome(v any, a *jsonschema.Schema) bool {
 func (p *pipeline) nameAlternative(n int, path, keyword string, i int, a *jsonschema.Schema) {
 	for k := n; k < len(p.res.Repairs); k++ {
 		if r := &p.res.Repairs[k]; r.Code == CodeTypeCoerced && r.Param == path {
-			r.Detail += fmt.Sprintf(" (%s alternative %d: %s)", keyword, i+1, describeType(typesOf(a)))
+			r.Detail += alternativeLabel(keyword, i, a)
 		}
 	}
+}
+
+func alternativeLabel(keyword string, i int, a *jsonschema.Schema) string {
+	return fmt.Sprintf(" (%s alternative %d: %s)", keyword, i+1, describeType(typesOf(a)))
 }
 
 // admits reports whether a value of v's JSON type is one t allows.

@@ -159,6 +159,15 @@ func TestCoerceThroughAlternatives(t *testing.T) {
 			repairs: []string{`TYPE_COERCED:shape stringified object to object (oneOf alternative 1: an object)`},
 		},
 		{
+			name: "discriminated union given stringified, second alternative",
+			call: Call{Name: "search", Form: FormText, Text: `{"query": "q", "shape": "{\"kind\": \"square\", \"side\": \"3\"}"}`},
+			args: `{"query":"q","shape":{"kind":"square","side":3}}`,
+			repairs: []string{
+				`TYPE_COERCED:shape stringified object to object (oneOf alternative 2: an object)`,
+				`TYPE_COERCED:shape/side string "3" to number`,
+			},
+		},
+		{
 			name:    "params form: XML-style strings through anyOf report their coercions",
 			call:    Call{Name: "search", Form: FormParams, Params: map[string]string{"query": "q", "limit": "20", "include_archived": "False"}},
 			args:    `{"include_archived":false,"limit":20,"query":"q"}`,
