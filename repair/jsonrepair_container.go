@@ -290,14 +290,21 @@ func (p *repairParser) unclosedKeyAt(n int) (key string, end int, ok bool) {
 		return "", 0, false
 	}
 	v := skipInlineSpace(p.s, a+1)
-	if v >= len(p.s) || !p.valueStartsAt(v) {
+	if v >= len(p.s) {
 		return "", 0, false
 	}
-	if j := indexAnyRune(p.s, v, closers); j >= 0 {
+	j := indexAnyRune(p.s, v, closers)
+	if j >= 0 {
 		_, w := utf8.DecodeRuneInString(p.s[j:])
 		if c := skipInlineSpace(p.s, j+w); c < len(p.s) && p.s[c] == ':' {
 			return "", 0, false
 		}
+	}
+	// A bare word after the colon is prose as likely as a value, unless no
+	// quote closes the key before the end of the text, which closes the
+	// object ({"name: Bob}): read as a string, the key would be cut off.
+	if !p.valueStartsAt(v) && (j >= 0 || !isKeyByte(p.s[v]) || !strings.HasSuffix(strings.TrimRightFunc(p.s, isSpaceRune), "}")) {
+		return "", 0, false
 	}
 	return p.s[start:q], q, true
 }

@@ -136,6 +136,8 @@ func TestRepairJSONKeyQuote(t *testing.T) {
 		{"a key holding a colon is closed later", `{"time: 12:00": "noon",}`, nil, `{"time: 12:00":"noon"}`},
 		{"typographic quotes are no unclosed key", `{“a”:“b”}`, keys, `{"a":"b"}`},
 		{"prose after the colon is no value", `{"note: see below"}`, keys, `["note: see below"]`},
+		{"a bare word with no quote left before the closing brace", `{"selected: A}`, keys, `{"selected":"A"}`},
+		{"a bare word, unknown key, no quote left", `{"other: A}`, keys, "error"},
 		{"unknown key in a code fence refused at its offset", "```json\n{\"other: 1}\n```", keys, "error"},
 	}
 	for _, tc := range tests {
@@ -159,5 +161,16 @@ func TestRepairJSONKeyQuote(t *testing.T) {
 	_, err := RepairJSON("```json\n{\"other: 1}\n```", JSONOptions{Keys: keys})
 	if err == nil || !strings.Contains(err.Error(), "offset 9,") {
 		t.Errorf("offset in a fence: %v", err)
+	}
+}
+
+// TestKeyQuoteNotTruncation: text that ends inside a key cut off after a
+// bare word is still cut off; only an object closed at the end vouches
+// for a missing key quote.
+func TestKeyQuoteNotTruncation(t *testing.T) {
+	keys := map[string]bool{"selected": true}
+	r, err := RepairJSON(`{"selected: A`, JSONOptions{Keys: keys})
+	if err != nil || !r.Truncated {
+		t.Errorf("err %v, truncated %v; want truncated", err, r.Truncated)
 	}
 }
