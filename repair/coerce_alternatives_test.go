@@ -325,3 +325,22 @@ func TestCoerceThroughRecursiveAlternatives(t *testing.T) {
 		})
 	}
 }
+
+// TestCoerceThroughLoneAllOf: Pydantic v1 wraps a $ref with a description
+// in allOf of one schema, with its models under "definitions".
+func TestCoerceThroughLoneAllOf(t *testing.T) {
+	reg := mustRegistry(t)
+	tool := pydanticTool(t, reg, "deploy", `{
+	  "title": "DeployArgs", "type": "object",
+	  "properties": {"opts": {"title": "Opts", "description": "Deployment options", "allOf": [{"$ref": "#/definitions/Opts"}]}},
+	  "required": ["opts"],
+	  "definitions": {"Opts": {"title": "Opts", "type": "object", "properties": {"retries": {"title": "Retries", "type": "integer"}}}}
+	}`)
+	res := reg.Validate(Call{Name: "deploy", Form: FormText, Text: `{"opts": {"retries": "3"}}`}, Options{Tools: []*Tool{tool}})
+	if !res.OK() || argsJSON(t, res.Args) != `{"opts":{"retries":3}}` {
+		t.Fatalf("ok=%v args=%s violations=%v", res.OK(), argsJSON(t, res.Args), res.Violations)
+	}
+	if got := codes(res.Repairs); !reflect.DeepEqual(got, []string{"TYPE_COERCED:opts/retries"}) {
+		t.Errorf("repairs = %v", got)
+	}
+}

@@ -16,7 +16,8 @@ func deref(s *jsonschema.Schema) *jsonschema.Schema {
 		switch {
 		case s.Ref != nil:
 			s = s.Ref
-		case len(s.AllOf) == 1 && s.Types == nil && s.Properties == nil && s.AnyOf == nil && s.OneOf == nil:
+		case len(s.AllOf) == 1 && s.Types == nil && s.Properties == nil && s.Items == nil && s.Items2020 == nil &&
+			s.AnyOf == nil && s.OneOf == nil:
 			s = s.AllOf[0]
 		default:
 			return s
