@@ -194,9 +194,73 @@ func (p *pipeline) collect(e *jsonschema.ValidationError, out *[]finding) {
 		}
 	case *kind.Type:
 		*out = append(*out, finding{code: CodeWrongType, param: loc, loc: loc, err: e})
+	case *kind.AnyOf:
+		p.collectAlternatives(e, loc, out)
+	case *kind.OneOf:
+		if k.Subschemas != nil { // several alternatives matched
+			*out = append(*out, finding{code: CodeInvalidValue, param: loc, loc: loc, err: e})
+			return
+		}
+		p.collectAlternatives(e, loc, out)
 	default:
 		*out = append(*out, finding{code: CodeInvalidValue, param: loc, loc: loc, err: e})
 	}
+}
+
+// collectAlternatives reports a value no alternative of anyOf/oneOf takes
+// by what the alternatives of its own type say (Optional[Filter] given an
+// object: the object's own problems), or, when none has its type, as a
+// wrong type naming them all ("an integer or null, not a string") rather
+// than the validator's "'anyOf' failed".
+func (p *pipeline) collectAlternatives(e *jsonschema.ValidationError, loc string, out *[]finding) {
+	var want []string
+	var got string
+	var deeper []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		if t, ok := typeMismatch(c, e.InstanceLocation); ok {
+			want, got = append(want, t.Want...), t.Got
+			continue
+		}
+		deeper = append(deeper, c)
+	}
+	switch {
+	case len(deeper) > 0:
+		// The alternative the value comes closest to, by fewest problems
+		// (the first on a tie): a discriminated union's other members
+		// would only contradict it.
+		var best []finding
+		for i, c := range deeper {
+			var found []finding
+			p.collect(c, &found)
+			if i == 0 || len(found) < len(best) {
+				best = found
+			}
+		}
+		*out = append(*out, best...)
+	case len(want) > 0:
+		*out = append(*out, finding{code: CodeWrongType, param: loc, loc: loc,
+			msg: fmt.Sprintf("Parameter %s must be %s, not %s.", quote(displayParam(loc)), wantTypes(want), article(got))})
+	default:
+		*out = append(*out, finding{code: CodeInvalidValue, param: loc, loc: loc, err: e})
+	}
+}
+
+// typeMismatch returns the type error an alternative failed with, alone,
+// at the value itself (through the wrappers of $ref and groups).
+func typeMismatch(c *jsonschema.ValidationError, at []string) (*kind.Type, bool) {
+	for {
+		switch c.ErrorKind.(type) {
+		case *kind.Schema, *kind.Group, *kind.Reference:
+			if len(c.Causes) != 1 {
+				return nil, false
+			}
+			c = c.Causes[0]
+			continue
+		}
+		break
+	}
+	t, ok := c.ErrorKind.(*kind.Type)
+	return t, ok && slices.Equal(c.InstanceLocation, at)
 }
 
 func (p *pipeline) unexpectedMessage(loc, name string) string {
@@ -218,9 +282,12 @@ func (p *pipeline) unexpectedMessage(loc, name string) string {
 	return fmt.Sprintf("Unexpected parameter %s: %s accepts only %s.", quote(name), where, listNames(accepted))
 }
 
-// schemaAt returns the schema of the value at path, or nil.
+// schemaAt returns the object schema of the value at path, or nil; of
+// anyOf/oneOf alternatives, the first that is an object (or an array, on
+// the way).
 func schemaAt(s *jsonschema.Schema, path []string) *jsonschema.Schema {
 	for _, seg := range path {
+		s = containerOf(s)
 		if ps := propsOf(s); ps != nil && ps[seg] != nil {
 			s = ps[seg]
 			continue
@@ -230,6 +297,18 @@ func schemaAt(s *jsonschema.Schema, path []string) *jsonschema.Schema {
 			continue
 		}
 		return nil
+	}
+	return containerOf(s)
+}
+
+// containerOf returns s, or its first alternative that declares properties
+// or items.
+func containerOf(s *jsonschema.Schema) *jsonschema.Schema {
+	alts, _ := alternativesOf(s)
+	for _, a := range alts {
+		if propsOf(a) != nil || itemsOf(a) != nil {
+			return containerOf(a)
+		}
 	}
 	return s
 }

@@ -31,39 +31,52 @@ func FuzzValidateText(f *testing.F) {
 		{"write_to_file", `{"path":"a","file_path":"b","content":""}`},
 		{"unknown", `[1,2,3]`},
 		{"edit", ``},
+		{"write_to_file", `path": "a.py", "content": "x"}`},
+		{"write_to_file", ` "path": "a.py", "content": "x"}`},
+		{"write_to_file", `{"path: "a.py", "content": "x"}`},
+		{"write_to_file", `{"path": "a.py", "contents: "x"}`},
+		{"write_to_file", `{"time: 12:00": "a", "path": "a.py"}`},
+		{"write_to_file", "{'path': r'a\\b.py', 'content': '''x = 'y'\\n\\\ny = \"\"\"z\"\"\"\n'''}"},
+		{"write_to_file", "{'path': 'a.py', 'content': '''cut"},
 	} {
 		f.Add(seed.tool, seed.text)
 	}
 	f.Fuzz(func(t *testing.T, tool, text string) {
-		res := reg.Validate(Call{Name: tool, Form: FormText, Text: text}, Options{})
-		if res.OK() && res.Args == nil {
-			t.Fatalf("usable call without arguments")
-		}
-		if !res.OK() || res.Tool == nil {
-			return
-		}
-		raw, err := EncodeArgs(res.Args)
-		if err != nil {
-			t.Fatalf("encode: %v", err)
-		}
-		again := reg.Validate(Call{Name: res.ToolName, Form: FormText, Text: string(raw)}, Options{})
-		if !again.OK() || len(again.Repairs) != 0 {
-			t.Fatalf("not idempotent: %s → repairs %v violations %v", raw, again.Repairs, again.Violations)
-		}
-		if !reflect.DeepEqual(res.Args, again.Args) {
-			t.Fatalf("args changed on the second pass: %v → %v", res.Args, again.Args)
-		}
-		// A call that needed no repair had its values passed through as
-		// decoded: compare with a plain decode of the same text.
-		if len(res.Repairs) == 0 && utf8.ValidString(text) {
-			var plain map[string]any
-			dec := json.NewDecoder(strings.NewReader(text))
-			dec.UseNumber()
-			if dec.Decode(&plain) == nil && !reflect.DeepEqual(plain, res.Args) {
-				t.Fatalf("valid call altered without a repair: %v → %v", plain, res.Args)
-			}
-		}
+		checkValidateText(t, reg, Options{}, tool, text)
 	})
+}
+
+// checkValidateText validates a text-form call and checks the properties
+// FuzzValidateText states.
+func checkValidateText(t *testing.T, reg *Registry, opts Options, tool, text string) {
+	res := reg.Validate(Call{Name: tool, Form: FormText, Text: text}, opts)
+	if res.OK() && res.Args == nil {
+		t.Fatalf("usable call without arguments")
+	}
+	if !res.OK() || res.Tool == nil {
+		return
+	}
+	raw, err := EncodeArgs(res.Args)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	again := reg.Validate(Call{Name: res.ToolName, Form: FormText, Text: string(raw)}, opts)
+	if !again.OK() || len(again.Repairs) != 0 {
+		t.Fatalf("not idempotent: %s → repairs %v violations %v", raw, again.Repairs, again.Violations)
+	}
+	if !reflect.DeepEqual(res.Args, again.Args) {
+		t.Fatalf("args changed on the second pass: %v → %v", res.Args, again.Args)
+	}
+	// A call that needed no repair had its values passed through as
+	// decoded: compare with a plain decode of the same text.
+	if len(res.Repairs) == 0 && utf8.ValidString(text) {
+		var plain map[string]any
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		if dec.Decode(&plain) == nil && !reflect.DeepEqual(plain, res.Args) {
+			t.Fatalf("valid call altered without a repair: %v → %v", plain, res.Args)
+		}
+	}
 }
 
 // FuzzValidateXML drives the XML block parser and the string-parameter path.
@@ -79,6 +92,7 @@ func FuzzValidateXML(f *testing.F) {
 		"<add_semantic_memory><xml_memory><m><f>1</f></m></xml_memory><user_message>u</user_message></add_semantic_memory>",
 		"<todo_write><todos>[{\"id\":\"1\",\"content\":\"a\",\"status\":\"pending\"}]</todos></todo_write>",
 		"<write_to_file><path>a</path><content>\ncut",
+		"<edit><path>a</path><old_text>x</old_text><new_text>y</new_text><replace_all>False</replace_all></edit>",
 		"<<<>>></",
 		// Arrays and objects as child elements, and attribute-named wrappers.
 		"<multi_edit>\n<path>a.py</path>\n<edits>\n<edit>\n<old_text>\nx\n</old_text>\n<new_text><b></new_text></b></new_text>\n<replace_all>true</replace_all>\n</edit>\n<edit><old_text>y</old_text><new_text></new_text></edit>\n</edits>\n</multi_edit>",

@@ -85,6 +85,11 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 
 var errNothing = errors.New("no JSON value found")
 
+// ErrKeyQuote reports a key whose closing quote is missing before its
+// colon, where the tool declares no such key: the text is not cut off, and
+// guessing where the key ends could misread the call.
+var ErrKeyQuote = errors.New("has no closing quote before its colon")
+
 // errInvalidText is text no repair should paper over (NUL, a malformed \u).
 var errInvalidText = errors.New("invalid control character or \\u escape")
 
@@ -99,10 +104,13 @@ func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 		}
 		return r, err
 	}
-	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1}
+	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1, keyQuote: -1}
 	v, err := p.document()
 	if p.tooDeep >= 0 {
 		return RepairedJSON{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
+	}
+	if p.keyQuote >= 0 {
+		return RepairedJSON{}, fmt.Errorf("the key at offset %d, %s: %w", p.keyQuote, quote(clipText(text[p.keyQuote:], 40)), ErrKeyQuote)
 	}
 	if err != nil {
 		return RepairedJSON{}, err

@@ -1,7 +1,9 @@
 package repair
 
 import (
+	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -200,6 +202,9 @@ func isKeyByte(c byte) bool {
 // key parses a key in any quote style, or a bare word.
 func (p *repairParser) key() (string, bool) {
 	if p.atQuote() {
+		if k, ok := p.keyWithoutClosingQuote(); ok {
+			return k, true
+		}
 		return p.str(ctxKey), true
 	}
 	start := p.i
@@ -237,6 +242,87 @@ func (p *repairParser) key() (string, bool) {
 	p.i = save
 	p.note("quoted unquoted keys")
 	return k, true
+}
+
+// keyWithoutClosingQuote reads a key whose closing quote was forgotten
+// before its colon ({"selected: ["A"]}). Read as a string, the key would
+// swallow the value and the text would look cut off. A key the tool
+// declares is closed, as is any key when no keys are known; any other is
+// refused (keyQuote): the schema says it is no parameter, so the reading
+// is unsure.
+func (p *repairParser) keyWithoutClosingQuote() (string, bool) {
+	key, end, ok := p.unclosedKeyAt(p.i)
+	if !ok {
+		return "", false
+	}
+	if p.keys != nil && !p.keys[key] {
+		if p.keyQuote < 0 {
+			p.keyQuote = p.i
+		}
+		return "", false
+	}
+	p.i = end
+	p.note(fmt.Sprintf("closed the quote of key %q", key))
+	return key, true
+}
+
+// unclosedKeyAt reads, at the quote at n, a name, a colon and the start of
+// a value, where the next quote is not followed by a colon (which would
+// close a key holding a colon, "time: 12:00": 1). It returns the name and
+// where it ends.
+func (p *repairParser) unclosedKeyAt(n int) (key string, end int, ok bool) {
+	open, size := utf8.DecodeRuneInString(p.s[n:])
+	closers, isQuote := openQuote(open)
+	if !isQuote {
+		return "", 0, false
+	}
+	start := n + size
+	q := start
+	for q < len(p.s) {
+		r, w := utf8.DecodeRuneInString(p.s[q:])
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_$-.", r)) {
+			break
+		}
+		q += w
+	}
+	a := skipInlineSpace(p.s, q)
+	if q == start || a >= len(p.s) || p.s[a] != ':' {
+		return "", 0, false
+	}
+	v := skipInlineSpace(p.s, a+1)
+	if v >= len(p.s) {
+		return "", 0, false
+	}
+	j := indexAnyRune(p.s, v, closers)
+	if j >= 0 {
+		_, w := utf8.DecodeRuneInString(p.s[j:])
+		if c := skipInlineSpace(p.s, j+w); c < len(p.s) && p.s[c] == ':' {
+			return "", 0, false
+		}
+	}
+	// A bare word after the colon is prose as likely as a value, unless no
+	// quote closes the key before the end of the text, which closes the
+	// object ({"name: Bob}): read as a string, the key would be cut off.
+	if !p.valueStartsAt(v) && (j >= 0 || !isKeyByte(p.s[v]) || !strings.HasSuffix(strings.TrimRightFunc(p.s, isSpaceRune), "}")) {
+		return "", 0, false
+	}
+	return p.s[start:q], q, true
+}
+
+// valueStartsAt reports whether a value starts at v (not a bare word,
+// which prose after a colon would be too).
+func (p *repairParser) valueStartsAt(v int) bool {
+	c := p.s[v]
+	return c == '{' || c == '[' || c == '-' || isDigit(c) || isQuoteAt(p.s, v) || startsLiteral(p.s[v:])
+}
+
+// indexAnyRune returns the offset of the first rune of chars at or after
+// i, or -1.
+func indexAnyRune(s string, i int, chars string) int {
+	if k := strings.IndexAny(s[i:], chars); k >= 0 {
+		return i + k
+	}
+	return -1
 }
 
 // array parses an array at '[' (or a tuple at '('), ending at close.

@@ -17,6 +17,7 @@ type repairParser struct {
 	invalid   bool // errInvalidText, whatever else parses
 	depth     int
 	tooDeep   int       // where nesting passed MaxJSONDepth, or -1
+	keyQuote  int       // where an unknown key lacks its closing quote, or -1
 	tuples    int       // open Python tuples, in which ')' ends a bare value
 	marks     []strMark // str's buffer
 }
@@ -154,10 +155,13 @@ func (p *repairParser) fencedValues() (any, bool) {
 		} else {
 			rest = ""
 		}
-		sub := &repairParser{s: block, keys: p.keys, tooDeep: -1}
+		sub := &repairParser{s: block, keys: p.keys, tooDeep: -1, keyQuote: -1}
 		v, err := sub.document()
 		if sub.tooDeep >= 0 {
 			p.tooDeep = p.i
+		}
+		if sub.keyQuote >= 0 && p.keyQuote < 0 {
+			p.keyQuote = sub.keyQuote + len(p.s) - len(body)
 		}
 		if err == nil {
 			values = append(values, v)
@@ -366,8 +370,11 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	case c == '-' || c == '.' || isDigit(c):
 		return p.number(ctx), true
 	}
-	if p.atQuote() {
-		v := p.str(ctx)
+	v, python := p.pythonString(ctx)
+	if python || p.atQuote() {
+		if !python {
+			v = p.str(ctx)
+		}
 		for {
 			// "hello" + " world": Python/JS string concatenation.
 			j := skipAllSpace(p.s, p.i)
@@ -379,7 +386,11 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 				return v, true
 			}
 			p.i = k
-			v += p.str(ctx)
+			if w, ok := p.pythonString(ctx); ok {
+				v += w
+			} else {
+				v += p.str(ctx)
+			}
 			p.note("joined concatenated strings")
 		}
 	}

@@ -152,6 +152,11 @@ func (p *repairParser) memberAt(n int) (key string, value int, ok bool) {
 			}
 			q += s2
 		}
+		// "selected: [ — a declared key whose closing quote was forgotten;
+		// unknown keys are not guessed, lest text in a string pass for one.
+		if k, e, ok := p.unclosedKeyAt(n); ok && p.keys[k] && (end < 0 || !colonAt(p.s, after)) {
+			return k, colonAfter(p.s, e), true
+		}
 		if end < 0 {
 			return "", 0, false
 		}
@@ -263,6 +268,15 @@ func simpleValueEnd(s string, v int) (int, bool) {
 	}
 	return q, q > v
 }
+
+// colonAt reports a colon at i, after inline space.
+func colonAt(s string, i int) bool {
+	a := skipInlineSpace(s, i)
+	return a < len(s) && s[a] == ':'
+}
+
+// colonAfter returns the index past the colon that follows i.
+func colonAfter(s string, i int) int { return skipInlineSpace(s, i) + 1 }
 
 func (p *repairParser) looksLikeMember() bool { return p.memberFollows(p.i) }
 

@@ -33,16 +33,15 @@ type pipeline struct {
 	opts Options
 	tool *Tool
 	res  *Result
-	// literal marks top-level values that arrived as strings (XML, params):
-	// converting them is parsing, not a repair.
-	literal map[string]bool
+	// checks is what is left of maxAlternativeChecks.
+	checks int
 }
 
 // Validate repairs and validates one call; every problem is a violation in
 // the result. Stages: resolve the tool, parse, unwrap, pick a multiplexed
 // tool, normalise and coerce, fix content, check the schema.
 func (r *Registry) Validate(call Call, opts Options) *Result {
-	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}}
+	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}, checks: maxAlternativeChecks}
 	p.run(call)
 	return p.res
 }
@@ -86,7 +85,7 @@ func (p *pipeline) run(call Call) {
 	if call.Form == FormXML && !xmlClosed {
 		p.res.Violate(CodeTruncated, "", fmt.Sprintf("The <%s> block was cut off before its closing tag </%s>.", clipText(name, maxQuoted), clipText(name, maxQuoted)))
 	}
-	p.normalizeObject(args, tool.schema, "", true)
+	p.normalizeObject(args, tool.schema, "")
 	p.applyContentFixes(args)
 	p.res.Args = args
 	p.check(args)
@@ -151,27 +150,27 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 	switch call.Form {
 	case FormParams:
 		args := make(map[string]any, len(call.Params))
-		p.literal = make(map[string]bool, len(call.Params))
 		for k, v := range call.Params {
 			args[k] = v
-			p.literal[k] = true
 		}
 		return args, true
 	case FormXML:
 		params, truncated := parseXMLParams(xmlBody, p.isContentParam)
 		args := make(map[string]any, len(params))
-		p.literal = make(map[string]bool, len(params))
 		for k, v := range params {
 			args[k] = v
-			p.literal[k] = true
 		}
 		if truncated != "" {
 			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(truncated, maxQuoted), clipText(truncated, maxQuoted)))
 		}
 		return args, true
 	default:
-		p.literal = nil
-		v, ok := p.parseText(call.Text, "")
+		text := call.Text
+		if restored, detail, ok := p.restoreOpening(text); ok {
+			p.res.repair(CodeJSONRepaired, "", detail)
+			text = restored
+		}
+		v, ok := p.parseText(text, "")
 		if !ok {
 			return nil, false
 		}
@@ -215,6 +214,9 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 	case errors.Is(err, ErrTooDeep):
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
 		return nil, false
+	case errors.Is(err, ErrKeyQuote):
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON: %v. Close each key's quote before its colon (\"name\": value) and send one JSON object of parameters.", err))
+		return nil, false
 	case err != nil:
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
 		return nil, false
@@ -226,6 +228,35 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 		p.res.Violate(CodeTruncated, param, "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
 	}
 	return r.Value, true
+}
+
+// restoreOpening puts back the opening of an object whose first characters
+// were lost (`code": "uptime"}`, `"code": "uptime"}`), and says what it
+// restored. Only on evidence: the text ends as an object does, its first
+// key names a parameter of the tool, and the restored text reads as an
+// object to the end.
+func (p *pipeline) restoreOpening(text string) (string, string, bool) {
+	t := strings.TrimSpace(text)
+	if t == "" || t[0] == '{' || t[0] == '[' || t[len(t)-1] != '}' || p.tool == nil {
+		return "", "", false
+	}
+	open, body := `{"`, t
+	if t[0] == '"' {
+		open, body = `{`, t[1:]
+	}
+	end := strings.IndexAny(body, "\"\n")
+	if end <= 0 || body[end] != '"' || !p.declares(body[:end]) {
+		return "", "", false
+	}
+	if c := skipInlineSpace(body, end+1); c >= len(body) || body[c] != ':' {
+		return "", "", false
+	}
+	restored := open + t
+	r, err := RepairJSON(restored, JSONOptions{Keys: p.toolKeys()})
+	if _, isObj := r.Value.(map[string]any); err != nil || !isObj || r.Truncated {
+		return "", "", false
+	}
+	return restored, fmt.Sprintf("restored the opening %s lost before %s", open, quote(body[:end])), true
 }
 
 func looksLikeJSONContainer(s string) bool {
@@ -288,13 +319,11 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 		if raw, ok := args[rawArgumentsKey]; ok && !p.declares(rawArgumentsKey) {
 			if inner := p.objectIn(raw); inner != nil {
 				delete(args, rawArgumentsKey)
-				delete(p.literal, rawArgumentsKey)
 				for k, v := range inner {
 					if old, dup := args[k]; dup && !reflect.DeepEqual(old, v) {
 						p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%s given both inside and beside raw_arguments; kept the one inside", quote(k)))
 					}
 					args[k] = v
-					delete(p.literal, k)
 				}
 				p.res.repair(CodeRawArgumentsUnwrapped, "", "unwrapped the arguments from raw_arguments")
 				changed = true
@@ -307,7 +336,6 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 				}
 				if inner := p.objectIn(v); inner != nil {
 					args = inner
-					p.literal = nil
 					p.res.repair(CodeRawArgumentsUnwrapped, "", fmt.Sprintf("unwrapped the arguments from %q", k))
 					changed = true
 				}
@@ -335,7 +363,6 @@ func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any)
 		return nil
 	}
 	delete(args, cp)
-	delete(p.literal, cp)
 	p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s with %s %q is %q", quote(name), cp, cmd, t.Name()))
 	return t
 }

@@ -9,12 +9,37 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// deref follows $ref chains so callers see the schema that holds keywords.
+// deref follows $ref chains, and allOf wrapping a lone schema (older
+// Pydantic), so callers see the schema that holds keywords.
 func deref(s *jsonschema.Schema) *jsonschema.Schema {
-	for i := 0; s != nil && s.Ref != nil && i < 32; i++ {
-		s = s.Ref
+	for i := 0; s != nil && i < 32; i++ {
+		switch {
+		case s.Ref != nil:
+			s = s.Ref
+		case len(s.AllOf) == 1 && s.Types == nil && s.Properties == nil && s.Items == nil && s.Items2020 == nil &&
+			s.AnyOf == nil && s.OneOf == nil:
+			s = s.AllOf[0]
+		default:
+			return s
+		}
 	}
 	return s
+}
+
+// alternativesOf returns the schemas of an anyOf (or oneOf) that stands
+// for the type, and which keyword it was; nil when the schema has its own
+// type or no alternatives.
+func alternativesOf(s *jsonschema.Schema) ([]*jsonschema.Schema, string) {
+	s = deref(s)
+	switch {
+	case s == nil || s.Types != nil:
+		return nil, ""
+	case len(s.AnyOf) > 0:
+		return s.AnyOf, "anyOf"
+	case len(s.OneOf) > 0:
+		return s.OneOf, "oneOf"
+	}
+	return nil, ""
 }
 
 func propsOf(s *jsonschema.Schema) map[string]*jsonschema.Schema {
@@ -110,6 +135,10 @@ func declaredParams(s *jsonschema.Schema) (top, all map[string]bool) {
 			walk(ps, depth+1)
 		}
 		walk(itemsOf(s), depth+1)
+		alts, _ := alternativesOf(s)
+		for _, a := range alts {
+			walk(a, depth+1)
+		}
 	}
 	walk(s, 0)
 	return top, all
@@ -166,6 +195,17 @@ func exampleValue(name string, s *jsonschema.Schema, depth int, budget *int) any
 	}
 	if s.Enum != nil && len(s.Enum.Values) > 0 {
 		return s.Enum.Values[0]
+	}
+	if s.Const != nil {
+		return *s.Const
+	}
+	if alts, _ := alternativesOf(s); alts != nil {
+		// The first alternative that is not null: an example shows a value.
+		for _, a := range alts {
+			if typesOf(a) != typeNull {
+				return exampleValue(name, a, depth+1, budget)
+			}
+		}
 	}
 	t := typesOf(s)
 	switch {

@@ -379,11 +379,11 @@ func TestValidate(t *testing.T) {
 			violations: []string{"UNPARSEABLE:"},
 		},
 		{
-			name:    "params form converts without recording",
+			name:    "params form reports its coercion as the JSON form does",
 			call:    Call{Name: "edit", Form: FormParams, Params: map[string]string{"path": "a", "old_text": "x", "new_text": "", "replace_all": "true"}},
 			tool:    "edit",
 			args:    `{"new_text":"","old_text":"x","path":"a","replace_all":true}`,
-			repairs: []string{},
+			repairs: []string{"TYPE_COERCED:replace_all"},
 		},
 		{
 			name:    "params form with aliases",
@@ -444,11 +444,11 @@ func TestValidate(t *testing.T) {
 			repairs: []string{},
 		},
 		{
-			name:    "params are typed by the schema: a JSON-looking value of a non-string parameter is decoded, not a repair",
+			name:    "params are typed by the schema: a JSON-looking value of a non-string parameter is decoded and reported, as in JSON",
 			call:    Call{Name: "TodoWrite", Form: FormParams, Params: map[string]string{"todos": `[{"id": "1", "content": "a", "status": "pending"}]`}},
 			tool:    "todo_write",
 			args:    `{"todos":[{"content":"a","id":"1","status":"pending"}]}`,
-			repairs: []string{"TOOL_ALIAS:"},
+			repairs: []string{"TOOL_ALIAS:", "TYPE_COERCED:todos"},
 		},
 		{
 			name:    "custom tool, XML",

@@ -105,11 +105,11 @@ func TestValidateXMLStructures(t *testing.T) {
 			repairs: []string{"TYPE_COERCED:edits"},
 		},
 		{
-			name:    "JSON inside the tag is read as before, without a repair",
+			name:    "JSON inside the tag is read as before, reported as a coercion, as in JSON",
 			call:    Call{Form: FormXML, Text: "<multi_edit><path>a</path><edits>[{\"old_text\":\"<x>\",\"new_text\":\"y\"}]</edits></multi_edit>"},
 			tool:    "multi_edit",
 			args:    `{"edits":[{"new_text":"y","old_text":"<x>"}],"path":"a"}`,
-			repairs: []string{},
+			repairs: []string{"TYPE_COERCED:edits"},
 		},
 		{
 			name:       "items of two names are no array",
@@ -199,7 +199,7 @@ func TestValidateXMLStructures(t *testing.T) {
 			call:    Call{Form: FormXML, Text: "<ask_followup_question><question>Which one?</question><options>[\"a\", \"b\"]</options></ask_followup_question>"},
 			tool:    "ask_followup_question",
 			args:    `{"options":["a","b"],"question":"Which one?"}`,
-			repairs: []string{},
+			repairs: []string{"TYPE_COERCED:options"},
 		},
 		{
 			name:    "an object's properties as child elements, typed",
