@@ -70,6 +70,16 @@ func (d *doc) fuzzyKeys() []string {
 
 func (q *query) line(i int) string { return q.lines[i] }
 
+func (q *query) nonBlankLines() int {
+	n := 0
+	for _, l := range q.lines {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
+}
+
 func (q *query) lineKeys(kind int) []string { return q.cache.lineKeys(kind, len(q.lines), q.line) }
 
 func (q *query) fuzzyKeys() []string { return q.cache.fuzzyKeys(len(q.lines), q.line) }
@@ -160,6 +170,12 @@ func (d *doc) locate(q *query, opts MatchOptions, sc scope, limit int, presence 
 	}
 	if ms := d.blockAnchor(q, sc.from, opts); len(ms) > 0 {
 		return located{StrategyBlockAnchor, ms}
+	}
+	// One line has no context to confirm a near miss: "2.5.0" for
+	// "2.6.0" is another line, not a typo. It is NOT_FOUND, with the
+	// closest line in the hint.
+	if q.nonBlankLines() < 2 {
+		return located{}
 	}
 	if ms := d.fuzzy(q, sc.from, opts); len(ms) > 0 {
 		return located{StrategyFuzzy, ms}
