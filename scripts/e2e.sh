@@ -2,7 +2,8 @@
 # End-to-end check of the grpcurl examples: start a real server on a free
 # loopback port, run README.md's example and compare its output byte for
 # byte, make the calls of docs/api.md's session, assert the answers, then
-# stop the server with SIGTERM and require a clean exit.
+# stop the server with SIGTERM and require a clean exit; then docs/security.md's
+# token example against a server with a tokens file.
 #
 # usage: scripts/e2e.sh path/to/toolguard
 set -euo pipefail
@@ -30,18 +31,23 @@ expect() { # expect NAME OUTPUT PATTERN...: every pattern must occur in OUTPUT
 # Build grpcurl before the server starts so its first run is not timed.
 grpcurl -version >/dev/null 2>&1 || true
 
+# start_server [FLAGS...]: a server on a free loopback port; sets pid and addr.
+start_server() {
+	"$bin" serve --listen 127.0.0.1:0 --workspace "$work/workspace" --log-format json "$@" 2>"$work/server.log" &
+	pid=$!
+	addr=""
+	for _ in $(seq 1 100); do
+		addr=$(sed -n 's/.*"msg":"serving gRPC".*"address":"\([^"]*\)".*/\1/p' "$work/server.log" | head -n 1)
+		[ -n "$addr" ] && break
+		kill -0 "$pid" 2>/dev/null || fail "server exited early"
+		sleep 0.1
+	done
+	[ -n "$addr" ] || fail "server did not report its address"
+	echo "e2e: server at $addr"
+}
+
 mkdir -p "$work/workspace"
-"$bin" serve --listen 127.0.0.1:0 --workspace "$work/workspace" --log-format json 2>"$work/server.log" &
-pid=$!
-addr=""
-for _ in $(seq 1 100); do
-	addr=$(sed -n 's/.*"msg":"serving gRPC".*"address":"\([^"]*\)".*/\1/p' "$work/server.log" | head -n 1)
-	[ -n "$addr" ] && break
-	kill -0 "$pid" 2>/dev/null || fail "server exited early"
-	sleep 0.1
-done
-[ -n "$addr" ] || fail "server did not report its address"
-echo "e2e: server at $addr"
+start_server
 
 out=$(grpcurl -plaintext "$addr" list)
 expect "list" "$out" toolguard.v1.ToolGuardService grpc.health.v1.Health grpc.reflection.v1.ServerReflection
@@ -134,4 +140,20 @@ if ! wait "$pid"; then fail "server did not exit cleanly on SIGTERM"; fi
 pid=""
 grep -qF '"msg":"server stopped"' "$work/server.log" || fail "no clean shutdown in the log"
 echo "e2e: ok: graceful shutdown"
+
+# docs/security.md's tokens: a random token, its hash from hash-token in a
+# tokens file, and a server that wants it.
+token=$(openssl rand -hex 32)
+hash=$(printf %s "$token" | "$bin" hash-token)
+printf 'tokens:\n  - principal: e2e\n    sha256: %s\n    workspaces: ["*"]\n' "$hash" >"$work/tokens.yaml"
+start_server --auth-tokens-file "$work/tokens.yaml"
+out=$(grpcurl -plaintext -H "authorization: Bearer $token" "$addr" toolguard.v1.ToolGuardService/ListTools)
+expect "token accepted" "$out" '"name": "write_to_file"'
+set +e
+out=$(grpcurl -plaintext "$addr" toolguard.v1.ToolGuardService/ListTools 2>&1)
+set -e
+expect "no token refused" "$out" 'Code: Unauthenticated' 'TOKEN_REQUIRED'
+kill -TERM "$pid"
+if ! wait "$pid"; then fail "server with tokens did not exit cleanly on SIGTERM"; fi
+pid=""
 echo "e2e: all checks passed"
