@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# End-to-end check of the README's proxy demo ("Try it with the fake upstream"):
-# start the fake model server and `toolguard proxy` in front of it on free
-# loopback ports, make the README's requests (OpenAI and Anthropic, streamed
+# End-to-end check of the proxy demo of docs/proxy.md ("Try it with the fake
+# upstream") and README.md's proxy example: start the fake model server and
+# `toolguard proxy` in front of it on free
+# loopback ports, make the demo's requests (OpenAI and Anthropic, streamed
 # and not, the scenarios it names, byte-split), assert the answers, the log
 # lines, the session counting and the metrics, then stop both with SIGTERM
 # and require clean exits.
@@ -60,7 +61,7 @@ wait_addr() {
 # fixture's expect.json: names, ids, finish or stop reason, arguments as
 # JSON values (repaired calls) or byte for byte (unchanged and truncated
 # calls; truncated ones must not parse). A repaired streamed call must come
-# as the README says: the first fragment carries the arguments whole, the
+# as docs/proxy.md says: the first fragment carries the arguments whole, the
 # others are empty. Prints the calls as JSON.
 cat >"$work/check.py" <<'EOF'
 import json, re, sys
@@ -165,7 +166,7 @@ EOF
 check() { python3 "$work/check.py" "$@" || fail "check.py $*"; }
 endpoint() { if [ "$1" = anthropic ]; then echo /v1/messages; else echo /v1/chat/completions; fi; }
 # post ADDR API SCENARIO OUT [CURL_ARGS...]: posts the scenario's
-# request.json as the README does; the answer goes to OUT, the status to
+# request.json as docs/proxy.md does; the answer goes to OUT, the status to
 # standard output.
 post() {
 	local addr=$1 api=$2 scenario=$3 out=$4
@@ -215,7 +216,7 @@ metrics_addr=$(wait_addr "$work/proxy.log" 's/.*"msg":"serving metrics".*"addres
 echo "e2e-proxy: fake upstream at $fake_addr, proxy at $proxy_addr, metrics at $metrics_addr"
 
 # The seed's case. From the fake server itself, the argument fragments are
-# Python, as the README shows.
+# Python, as docs/proxy.md shows.
 status=$(post "$fake_addr" openai python_dict_todowrite "$work/raw") || fail "fake upstream: curl failed"
 [ "$status" = 200 ] || fail "fake upstream: status $status"
 got=$(grep -o '"arguments":"[^}]*' "$work/raw" | head -6)
@@ -225,7 +226,7 @@ want='"arguments":""
 "arguments":"\": "
 "arguments":"[{'"'"'"
 "arguments":"content"'
-[ "$got" = "$want" ] || fail "the fake server's fragments are not the README's:"$'\n'"$got"
+[ "$got" = "$want" ] || fail "the fake server's fragments are not docs/proxy.md's:"$'\n'"$got"
 ok "fake upstream: Python-dict fragments"
 
 # Through the proxy: valid JSON with the repaired content, in the first
@@ -252,6 +253,23 @@ assert [t["status"] for t in todos] == ["in_progress", "pending", "pending"], to
 		"\"method\":\"POST\",\"path\":\"$(endpoint "$api")\",\"status\":200" "\"api\":\"$api\",\"tools_declared\":3,\"calls_repaired\":1"
 done
 
+# README.md's proxy example, run as printed (but for the address): its
+# output must be the one printed. The command is the console block's line
+# that starts with "$ curl" and the line it continues on; the output follows.
+block=$(awk '/^```console$/ {inb = 1; next} inb && /^```$/ {inb = 0; next} inb' "$root/README.md" |
+	awk '/^\$ curl .*127\.0\.0\.1:8080/ {m = 1} m')
+cmd=$(sed -n '1,/| grep /p' <<<"$block" | sed '1s/^\$ //')
+want=$(sed '1,/| grep /d' <<<"$block" | sed '/^\$ /,$d')
+[ -n "$cmd" ] && [ -n "$want" ] || fail "README.md: the proxy example was not found"
+got=$(cd "$root" && eval "${cmd//127.0.0.1:8080/$proxy_addr}") || fail "README.md's proxy example failed: $got"
+[ "$got" = "$want" ] || fail "README.md's proxy example prints something else:"$'\n'"$(diff <(echo "$want") <(echo "$got"))"
+requests=$((requests + 1))
+for _ in $(seq 1 50); do
+	[ "$(grep -c '"msg":"proxied request"' "$work/proxy.log")" -ge "$requests" ] && break
+	sleep 0.1
+done
+ok "README.md's proxy example, byte for byte"
+
 # Without streaming.
 for api in openai anthropic; do
 	proxied "$api" python_dict_nonstream "$work/out"
@@ -259,7 +277,7 @@ for api in openai anthropic; do
 	expect "$api not streamed: repaired" "$(last_log)" '"msg":"tool call repaired"' '"stream":false,"action":"repaired"'
 done
 
-# The other scenarios the README names, as they come and cut into pieces of
+# The other scenarios docs/proxy.md names, as they come and cut into pieces of
 # 1 to 8 bytes (what --split does on the fake server, asked per request).
 for api in openai anthropic; do
 	for scenario in two_calls_interleaved unicode_escape_split python_dict_todowrite; do
