@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"math"
 	"math/rand"
 	"reflect"
 	"sort"
@@ -182,5 +183,134 @@ func BenchmarkScanWindows(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// refDist is dist before its band loop kept its neighbours in registers.
+func (l *levenshtein) refDist(a, b string, limit int) int {
+	if limit < 0 {
+		return 1
+	}
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b = a[1:], b[1:]
+	}
+	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
+		a, b = a[:len(a)-1], b[:len(b)-1]
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return max(len(a), len(b))
+	}
+	if abs(len(a)-len(b)) > limit {
+		return limit + 1
+	}
+	la, lb := len(a), len(b)
+	if l.cells+la*min(lb, 2*limit+1) > l.limit() {
+		l.cells = l.limit() + 1 // out of work: too different, as far as we will look
+		return limit + 1
+	}
+	big := limit + 1
+	if cap(l.row) < 2*(lb+1) {
+		l.row = make([]int, 2*(lb+1))
+	}
+	prev, cur := l.row[:lb+1], l.row[lb+1:2*(lb+1)]
+	for j := 0; j <= lb; j++ {
+		if j <= limit {
+			prev[j] = j
+		} else {
+			prev[j] = big
+		}
+	}
+	for i := 1; i <= la; i++ {
+		lo, hi := max(1, i-limit), min(lb, i+limit)
+		if lo > hi {
+			return big
+		}
+		if lo == 1 {
+			if i <= limit {
+				cur[0] = i
+			} else {
+				cur[0] = big
+			}
+		} else {
+			cur[lo-1] = big
+		}
+		rowMin := big
+		ai := a[i-1]
+		for j := lo; j <= hi; j++ {
+			v := prev[j-1]
+			if ai != b[j-1] {
+				v++
+			}
+			if x := prev[j] + 1; x < v {
+				v = x
+			}
+			if x := cur[j-1] + 1; x < v {
+				v = x
+			}
+			if v > big {
+				v = big
+			}
+			cur[j] = v
+			if v < rowMin {
+				rowMin = v
+			}
+		}
+		l.cells += hi - lo + 1
+		if hi < lb {
+			cur[hi+1] = big
+		}
+		if rowMin > limit {
+			return big
+		}
+		prev, cur = cur, prev
+	}
+	return prev[lb]
+}
+
+// TestLevenshteinMatchesReference compares dist and the cells it counts
+// (which end a search) with the reference on random strings and limits.
+func TestLevenshteinMatchesReference(t *testing.T) {
+	rnd := rand.New(rand.NewSource(11))
+	str := func() string {
+		b := make([]byte, rnd.Intn(40))
+		for i := range b {
+			b[i] = "abcd é"[rnd.Intn(7)]
+		}
+		return string(b)
+	}
+	var got, want levenshtein
+	for iter := range 20000 {
+		a, b := str(), str()
+		if iter%3 == 0 && len(a) > 0 {
+			m := str()
+			b = a[:rnd.Intn(len(a))] + m[:min(2, len(m))] + a[rnd.Intn(len(a)):]
+		}
+		limit := rnd.Intn(45) - 1
+		if iter%500 == 0 {
+			got.cells, want.cells = 0, 0 // start budgets afresh now and then
+		}
+		g, w := got.dist(a, b, limit), want.refDist(a, b, limit)
+		if g != w || got.cells != want.cells {
+			t.Fatalf("dist(%q, %q, %d) = %d after %d cells, want %d after %d", a, b, limit, g, got.cells, w, want.cells)
+		}
+	}
+}
+
+// BenchmarkLevenshtein compares dist with the reference on lines of code.
+func BenchmarkLevenshtein(b *testing.B) {
+	lines := strings.Split(goSource(2000, 0), "\n")
+	for _, impl := range []struct {
+		name string
+		dist func(*levenshtein, string, string, int) int
+	}{{"reference", (*levenshtein).refDist}, {"registers", (*levenshtein).dist}} {
+		b.Run(impl.name, func(b *testing.B) {
+			for b.Loop() {
+				var l levenshtein
+				l.maxCells = math.MaxInt
+				for i := 1; i < len(lines); i++ {
+					impl.dist(&l, lines[i-1], lines[i], 20)
+				}
+			}
+		})
 	}
 }
