@@ -315,20 +315,24 @@ func (l *levenshtein) dist(a, b string, limit int) int {
 		}
 		rowMin := big
 		ai := a[i-1]
-		// Resliced to the band, so the loop runs without bounds checks;
-		// left and diag carry the cells to the left in registers.
-		pr, cu, bb := prev[lo-1:hi+1], cur[lo-1:hi+1], b[lo-1:hi]
-		left, diag := cu[0], pr[0]
-		for j := 0; j < len(bb); j++ {
-			up := pr[j+1]
-			v := diag
-			if ai != bb[j] {
+		for j := lo; j <= hi; j++ {
+			v := prev[j-1]
+			if ai != b[j-1] {
 				v++
 			}
-			v = min(v, up+1, left+1, big)
-			cu[j+1] = v
-			rowMin = min(rowMin, v)
-			left, diag = v, up
+			if x := prev[j] + 1; x < v {
+				v = x
+			}
+			if x := cur[j-1] + 1; x < v {
+				v = x
+			}
+			if v > big {
+				v = big
+			}
+			cur[j] = v
+			if v < rowMin {
+				rowMin = v
+			}
 		}
 		l.cells += hi - lo + 1
 		if hi < lb {
