@@ -184,3 +184,22 @@ func BenchmarkScanWindows(b *testing.B) {
 		}
 	}
 }
+
+// FuzzScanWindowsMatchesReference compares the search with its reference
+// on the fuzzy keys of arbitrary files and old texts.
+func FuzzScanWindowsMatchesReference(f *testing.F) {
+	f.Add("a\nb\nc\nb\nc\n", "b\nc\n", uint8(0), true)
+	f.Add("func f() {\n\treturn x\n}\nfunc g() {\n\treturn y\n}\n", "func g() {\n  return x\n}\n", uint8(230), false)
+	f.Add("x\n\n\ny\n\n", "\n\n", uint8(255), false)
+	f.Fuzz(func(t *testing.T, file, old string, sim uint8, bestOnly bool) {
+		fk, ok := newDoc(file).fuzzyKeys(), newQuery(old).fuzzyKeys()
+		for _, from := range []int{0, len(fk) / 2} {
+			minSim := float64(sim) / 255
+			got := scanWindows(fk, ok, from, minSim, bestOnly)
+			want := refScanWindows(fk, ok, from, minSim, bestOnly)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("from %d, minSim %v, bestOnly %v:\n got %v\nwant %v", from, minSim, bestOnly, got, want)
+			}
+		}
+	})
+}
