@@ -1,8 +1,9 @@
 package edit
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -138,7 +139,7 @@ func nonSpace(s string) int {
 
 func (d *doc) ambiguous(st Strategy, ms []match, opts MatchOptions) EditResult {
 	ms = append([]match(nil), ms...)
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].start < ms[j].start })
+	slices.SortStableFunc(ms, func(a, b match) int { return cmp.Compare(a.start, b.start) })
 	r := EditResult{Status: StatusAmbiguous, Strategy: st, Matches: d.lineNumbers(ms)}
 	firsts := make([]int, 0, len(ms))
 	for i, m := range ms {

@@ -1,7 +1,8 @@
 package edit
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -37,7 +38,7 @@ func newIndentMap(ps []indentPair) (indentMap, bool) {
 		seen[p.src] = p.file
 		m.src = append(m.src, p.src)
 	}
-	sort.Slice(m.src, func(a, b int) bool { return len(m.src[a]) < len(m.src[b]) })
+	slices.SortFunc(m.src, func(a, b string) int { return cmp.Compare(len(a), len(b)) })
 	for _, s := range m.src {
 		m.dst = append(m.dst, seen[s])
 	}

@@ -1,9 +1,10 @@
 package edit
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -421,7 +422,7 @@ func (d *doc) fuzzy(q *query, from int, opts MatchOptions) []match {
 func closeTo(d, best int) bool { return 2*d <= 3*best+4 }
 
 func nonOverlapping(ms []match) []match {
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].start < ms[j].start })
+	slices.SortStableFunc(ms, func(a, b match) int { return cmp.Compare(a.start, b.start) })
 	var out []match
 	end := -1
 	for _, m := range ms {

@@ -1,6 +1,8 @@
 package edit
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -107,7 +109,7 @@ func (d *doc) lineNumbers(ms []match) []int {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return ms[order[a]].start < ms[order[b]].start })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ms[a].start, ms[b].start) })
 	out := make([]int, len(ms))
 	line, pos := 1, 0
 	for _, i := range order {

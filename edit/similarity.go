@@ -1,8 +1,9 @@
 package edit
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 type window struct {
@@ -23,32 +24,29 @@ func scanWindows(fk, ok []string, from int, minSim float64, bestOnly bool) []win
 	}
 	s := &scan{fk: fk, ok: ok, from: from, minSim: minSim, bestOnly: bestOnly, best: -1, bestDist: -1}
 	s.bound()
-	cands := make([]int32, 0, 64)
-	for i, ub := range s.ubs {
-		if ub >= minSim-1e-12 {
-			cands = append(cands, int32(i))
-		}
-	}
-	sort.SliceStable(cands, func(a, b int) bool { return s.ubs[cands[a]] > s.ubs[cands[b]] })
+	q := s.candidates()
 	if bestOnly {
 		s.lev.maxCells = maxHintCells
 	}
 	var res []window
-	for n, c := range cands {
-		ub := s.ubs[c]
-		need, stop := s.need(ub)
+	// Most searches stop after a few windows (the bounds fall below the
+	// best found or the threshold), so the candidates are popped from a
+	// heap rather than sorted whole.
+	for n := 0; len(q) > 0; n++ {
+		c := q.pop()
+		need, stop := s.need(c.ub)
 		if stop || n >= maxFuzzyEvals || s.lev.cells > s.lev.limit() {
 			break
 		}
-		if w, ok := s.score(int(c), ub, need); ok {
+		if w, ok := s.score(int(c.i), c.ub, need); ok {
 			res = append(res, w)
 		}
 	}
-	sort.SliceStable(res, func(a, b int) bool {
-		if res[a].sim != res[b].sim {
-			return res[a].sim > res[b].sim
+	slices.SortStableFunc(res, func(a, b window) int {
+		if c := cmp.Compare(b.sim, a.sim); c != 0 {
+			return c
 		}
-		return res[a].first < res[b].first
+		return cmp.Compare(a.first, b.first)
 	})
 	if bestOnly && len(res) > 1 {
 		res = res[:1]
@@ -84,18 +82,25 @@ func (s *scan) bound() {
 		lenO += len(line)
 	}
 	l1 := lenO
-	add := func(line string, sign int32) {
+	// |old+1|-|old| is 1, or -1 when old < 0; |old-1|-|old| is 1, or -1
+	// when old > 0: the sign bit gives either without a branch.
+	in := func(line string) {
 		for i := 0; i < len(line); i++ {
-			c := line[i]
-			old := diff[c]
-			nw := old + sign
-			diff[c] = nw
-			l1 += abs32(nw) - abs32(old)
+			old := diff[line[i]]
+			diff[line[i]] = old + 1
+			l1 += int(1 + 2*(old>>31))
+		}
+	}
+	out := func(line string) {
+		for i := 0; i < len(line); i++ {
+			old := diff[line[i]]
+			diff[line[i]] = old - 1
+			l1 += int(1 + 2*((-old)>>31))
 		}
 	}
 	lenW := 0
 	for j := s.from; j < s.from+k; j++ {
-		add(s.fk[j], 1)
+		in(s.fk[j])
 		lenW += len(s.fk[j])
 	}
 	nw := len(s.fk) - s.from - k + 1
@@ -112,10 +117,74 @@ func (s *scan) bound() {
 		if i+1 >= nw {
 			break
 		}
-		out, in := s.fk[s.from+i], s.fk[s.from+i+k]
-		add(out, -1)
-		add(in, 1)
-		lenW += len(in) - len(out)
+		leaving, entering := s.fk[s.from+i], s.fk[s.from+i+k]
+		if leaving != entering {
+			out(leaving)
+			in(entering)
+			lenW += len(entering) - len(leaving)
+		}
+	}
+}
+
+// cand is a window (its index from from) and its similarity bound.
+type cand struct {
+	ub float64
+	i  int32
+}
+
+// candQueue is a binary heap of candidates, highest bound first and, among
+// equal bounds, the earlier window first: the order a stable sort by bound
+// gives, popped lazily.
+type candQueue []cand
+
+func (q candQueue) before(a, b int) bool {
+	return q[a].ub > q[b].ub || q[a].ub == q[b].ub && q[a].i < q[b].i
+}
+
+// candidates returns the heap of the windows whose bound reaches minSim.
+func (s *scan) candidates() candQueue {
+	n := 0
+	for _, ub := range s.ubs {
+		if ub >= s.minSim-1e-12 {
+			n++
+		}
+	}
+	q := make(candQueue, 0, n)
+	for i, ub := range s.ubs {
+		if ub >= s.minSim-1e-12 {
+			q = append(q, cand{ub, int32(i)})
+		}
+	}
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+	return q
+}
+
+func (q *candQueue) pop() cand {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	*q = h[:last]
+	q.down(0)
+	return top
+}
+
+func (q candQueue) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(q) {
+			return
+		}
+		if c+1 < len(q) && q.before(c+1, c) {
+			c++
+		}
+		if !q.before(c, i) {
+			return
+		}
+		q[i], q[c] = q[c], q[i]
+		i = c
 	}
 }
 
@@ -284,11 +353,4 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-func abs32(x int32) int {
-	if x < 0 {
-		return int(-x)
-	}
-	return int(x)
 }

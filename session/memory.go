@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"math"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 )
@@ -56,7 +55,8 @@ type MemoryOptions struct {
 // aim ids at one shard. Idle sessions expire and are swept lazily, by calls
 // and a janitor; MaxSessions is enforced per shard. Only Record makes a
 // session recent: a dashboard polling Get must not keep it alive. An idle
-// session costs 120 to 140 bytes (BenchmarkMemoryIdleSessions).
+// session costs about 110 bytes (BenchmarkMemoryIdleSessions), and filling
+// a store leaves almost no garbage (BenchmarkMemoryFillRSS).
 type Memory struct {
 	shards    []shard
 	shardMask uint64
@@ -156,7 +156,7 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 	s.sweep(now, m.ttl, sweepPerCall)
 
 	pos, idx := s.lookup(id, sh)
-	if idx >= 0 && now-s.entries[idx].lastSeen >= m.ttl {
+	if idx >= 0 && now-s.ents.at(idx).lastSeen >= m.ttl {
 		s.removeAt(pos)
 		idx = -1
 	}
@@ -167,11 +167,11 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 		}
 		idx = s.insert(id, sh)
 	} else {
-		prev = s.entries[idx].counters
+		prev = s.ents.at(idx).counters
 		s.moveToFront(idx)
 	}
 	next, sameTurn := prev.next(o, m.limit)
-	e := &s.entries[idx]
+	e := s.ents.at(idx)
 	e.lastSeen = now
 	e.counters = next
 	s.maybeShrink()
@@ -269,7 +269,7 @@ func (m *Memory) Get(ctx context.Context, id string) (State, error) {
 		s.mu.Unlock()
 		return State{}, nil
 	}
-	e := s.entries[idx]
+	e := *s.ents.at(idx)
 	if now-e.lastSeen >= m.ttl {
 		s.removeAt(pos)
 		s.maybeShrink()
@@ -439,7 +439,8 @@ type shard struct {
 	limit  int // max live entries
 	hash   func(string) uint64
 
-	entries []entry
+	ents entryPool
+	keys keyPool
 	// slots is a power of two long and at most three-quarters full.
 	slots      []slot
 	head, tail int32 // most and least recently recorded; -1 when empty
@@ -456,7 +457,8 @@ func (s *shard) init(limit int, hash func(string) uint64) {
 }
 
 func (s *shard) release() {
-	s.entries, s.slots = nil, nil
+	s.ents, s.slots = entryPool{}, nil
+	s.keys.reset()
 	s.n = 0
 	s.head, s.tail, s.free = -1, -1, -1
 }
@@ -472,7 +474,7 @@ func (s *shard) lookup(id string, h uint32) (pos int, idx int32) {
 		if sl.ref == 0 {
 			return -1, -1
 		}
-		if sl.hash == h && s.entries[sl.ref-1].key == id {
+		if sl.hash == h && s.ents.at(sl.ref-1).key == id {
 			return i, sl.ref - 1
 		}
 	}
@@ -487,13 +489,12 @@ func (s *shard) insert(id string, h uint32) int32 {
 	var idx int32
 	if s.free >= 0 {
 		idx = s.free
-		s.free = s.entries[idx].next
+		s.free = s.ents.at(idx).next
 	} else {
-		s.entries = append(s.entries, entry{})
-		idx = int32(len(s.entries) - 1)
+		idx = s.ents.add()
 	}
 	// Copy the id: it may pin a larger request buffer for the whole TTL.
-	s.entries[idx] = entry{key: strings.Clone(id)}
+	*s.ents.at(idx) = entry{key: s.keys.clone(id)}
 	s.linkFront(idx)
 	s.placeSlot(slot{hash: h, ref: idx + 1})
 	s.n++
@@ -523,7 +524,9 @@ func (s *shard) removeAt(pos int) {
 	idx := s.slots[pos].ref - 1
 	s.deleteSlot(pos)
 	s.unlink(idx)
-	s.entries[idx] = entry{next: s.free}
+	e := s.ents.at(idx)
+	s.keys.drop(e.key)
+	*e = entry{next: s.free}
 	s.free = idx
 	s.n--
 }
@@ -532,7 +535,7 @@ func (s *shard) removeAt(pos int) {
 // rehashing the key: entries do not store their hash (56 bytes), and
 // eviction and expiry are off the hot path.
 func (s *shard) removeEntry(idx int32) {
-	h := slotHash(s.hash(s.entries[idx].key))
+	h := slotHash(s.hash(s.ents.at(idx).key))
 	mask := len(s.slots) - 1
 	i := int(h) & mask
 	for s.slots[i].ref != idx+1 {
@@ -568,11 +571,11 @@ func (s *shard) deleteSlot(i int) {
 }
 
 func (s *shard) linkFront(idx int32) {
-	e := &s.entries[idx]
+	e := s.ents.at(idx)
 	e.prev = -1
 	e.next = s.head
 	if s.head >= 0 {
-		s.entries[s.head].prev = idx
+		s.ents.at(s.head).prev = idx
 	}
 	s.head = idx
 	if s.tail < 0 {
@@ -581,14 +584,14 @@ func (s *shard) linkFront(idx int32) {
 }
 
 func (s *shard) unlink(idx int32) {
-	e := &s.entries[idx]
+	e := s.ents.at(idx)
 	if e.prev >= 0 {
-		s.entries[e.prev].next = e.next
+		s.ents.at(e.prev).next = e.next
 	} else {
 		s.head = e.next
 	}
 	if e.next >= 0 {
-		s.entries[e.next].prev = e.prev
+		s.ents.at(e.next).prev = e.prev
 	} else {
 		s.tail = e.prev
 	}
@@ -605,7 +608,7 @@ func (s *shard) moveToFront(idx int32) {
 // whether more remain. The list is in recording order, so the first live
 // entry ends the sweep.
 func (s *shard) sweep(now, ttl int64, budget int) (more bool) {
-	for s.tail >= 0 && now-s.entries[s.tail].lastSeen >= ttl {
+	for s.tail >= 0 && now-s.ents.at(s.tail).lastSeen >= ttl {
 		if budget == 0 {
 			return true
 		}
@@ -616,45 +619,52 @@ func (s *shard) sweep(now, ttl int64, budget int) (more bool) {
 }
 
 // maybeShrink compacts the shard when fewer than a quarter of its entries
-// are live, so a burst of random ids does not keep its peak size forever.
-// Compacting to twice the live count keeps the cost amortised O(1).
+// are live, so a burst of random ids does not keep its peak size forever,
+// or when its key blocks hold more removed ids than live ones. Compacting
+// to the live count keeps the cost amortised O(1).
 func (s *shard) maybeShrink() {
-	if len(s.entries) >= shrinkMin && s.n < len(s.entries)/4 {
+	if s.ents.len() >= shrinkMin && s.n < s.ents.len()/4 || s.keys.wasteful(s.n) {
 		s.compact()
 	}
 }
 
-// compact rebuilds entries in LRU order without free entries.
+// compact rebuilds entries in LRU order without free entries, and their
+// pooled keys in new blocks.
 func (s *shard) compact() {
 	if s.n == 0 {
 		s.release()
 		return
 	}
-	entries := make([]entry, s.n, 2*s.n)
+	var ents entryPool
+	s.keys.reset()
 	i := int32(0)
 	for old := s.head; old >= 0; i++ {
-		e := s.entries[old]
+		oe := s.ents.at(old)
+		e := *oe
 		next := e.next
 		e.prev, e.next = i-1, i+1
-		entries[i] = e
+		if pooled(e.key) {
+			e.key = s.keys.clone(e.key)
+		}
+		*ents.at(ents.add()) = e
 		// The old entry's prev records the new index for the rebuild below.
-		s.entries[old].prev = i
+		oe.prev = i
 		old = next
 	}
-	entries[i-1].next = -1
+	ents.at(i - 1).next = -1
 
 	size := 8
 	for s.n*4 > size*3 {
 		size *= 2
 	}
 	slots := make([]slot, size)
-	oldSlots, oldEntries := s.slots, s.entries
+	oldSlots, oldEnts := s.slots, s.ents
 	s.slots = slots
 	for _, sl := range oldSlots {
 		if sl.ref != 0 {
-			s.placeSlot(slot{hash: sl.hash, ref: oldEntries[sl.ref-1].prev + 1})
+			s.placeSlot(slot{hash: sl.hash, ref: oldEnts.at(sl.ref-1).prev + 1})
 		}
 	}
-	s.entries = entries
+	s.ents = ents
 	s.head, s.tail, s.free = 0, i-1, -1
 }

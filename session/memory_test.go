@@ -54,7 +54,7 @@ func entryOf(m *Memory, id string) *entry {
 	h := m.hash(id)
 	s := &m.shards[h&m.shardMask]
 	if _, idx := s.lookup(id, slotHash(h)); idx >= 0 {
-		return &s.entries[idx]
+		return s.ents.at(idx)
 	}
 	return nil
 }
@@ -75,8 +75,8 @@ func checkShard(t testing.TB, s *shard) {
 	count := 0
 	prev := int32(-1)
 	lastSeen := int64(math.MaxInt64)
-	for i := s.head; i >= 0; i = s.entries[i].next {
-		e := &s.entries[i]
+	for i := s.head; i >= 0; i = s.ents.at(i).next {
+		e := s.ents.at(i)
 		if e.prev != prev {
 			t.Fatalf("entry %d: prev %d, want %d", i, e.prev, prev)
 		}
@@ -88,7 +88,7 @@ func checkShard(t testing.TB, s *shard) {
 			t.Fatalf("entry %d (%q): lookup finds %d", i, e.key, idx)
 		}
 		prev = i
-		if count++; count > len(s.entries) {
+		if count++; count > s.ents.len() {
 			t.Fatal("LRU list has a cycle")
 		}
 	}
@@ -105,7 +105,7 @@ func checkShard(t testing.TB, s *shard) {
 	for _, sl := range s.slots {
 		if sl.ref != 0 {
 			used++
-			if want := slotHash(s.hash(s.entries[sl.ref-1].key)); sl.hash != want {
+			if want := slotHash(s.hash(s.ents.at(sl.ref - 1).key)); sl.hash != want {
 				t.Fatalf("slot hash %#x, want %#x", sl.hash, want)
 			}
 		}
@@ -117,16 +117,25 @@ func checkShard(t testing.TB, s *shard) {
 		t.Fatalf("index size %d for %d entries", l, s.n)
 	}
 	free := 0
-	for i := s.free; i >= 0; i = s.entries[i].next {
-		if s.entries[i].key != "" {
-			t.Fatalf("free entry %d keeps key %q", i, s.entries[i].key)
+	for i := s.free; i >= 0; i = s.ents.at(i).next {
+		if s.ents.at(i).key != "" {
+			t.Fatalf("free entry %d keeps key %q", i, s.ents.at(i).key)
 		}
-		if free++; free > len(s.entries) {
+		if free++; free > s.ents.len() {
 			t.Fatal("free list has a cycle")
 		}
 	}
-	if free+s.n != len(s.entries) {
-		t.Fatalf("%d free + %d live != %d entries", free, s.n, len(s.entries))
+	if free+s.n != s.ents.len() {
+		t.Fatalf("%d free + %d live != %d entries", free, s.n, s.ents.len())
+	}
+	pooledBytes := 0
+	for i := s.head; i >= 0; i = s.ents.at(i).next {
+		if k := s.ents.at(i).key; pooled(k) {
+			pooledBytes += len(k)
+		}
+	}
+	if pooledBytes != s.keys.live || s.keys.held < s.keys.live {
+		t.Fatalf("key pool counts %d live and %d held bytes; the entries hold %d", s.keys.live, s.keys.held, pooledBytes)
 	}
 }
 
@@ -496,7 +505,7 @@ func TestJanitor(t *testing.T) {
 	checkInvariants(t, m)
 	s := &m.shards[m.hash("young")&m.shardMask]
 	s.mu.Lock()
-	entries, slots := len(s.entries), len(s.slots)
+	entries, slots := s.ents.len(), len(s.slots)
 	s.mu.Unlock()
 	if entries > shrinkMin || slots > 8 {
 		t.Fatalf("after the sweep the shard keeps %d entries and %d slots; want it compacted", entries, slots)
@@ -533,7 +542,7 @@ func TestCompaction(t *testing.T) {
 				}
 			}
 			checkInvariants(t, m)
-			if got := len(m.shards[0].entries); got >= n {
+			if got := m.shards[0].ents.len(); got >= n {
 				t.Fatalf("entries length %d after removing 90%%: not compacted", got)
 			}
 			for _, i := range kept {
