@@ -57,3 +57,33 @@ func TestEvalCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalProgress: the progress line is redrawn in place, with the share
+// of the file when its size is known, and cleared at the end.
+func TestEvalProgress(t *testing.T) {
+	for _, tt := range []struct {
+		size int64
+		want string
+	}{
+		{100 << 20, "\rin.jsonl:  50.0%  50/100 MB  7 calls\r\033[K"},
+		{-1, "\r-: 50 MB  7 calls\r\033[K"},
+	} {
+		var b strings.Builder
+		name := "in.jsonl"
+		if tt.size < 0 {
+			name = "-"
+		}
+		p := &progress{w: &b, name: name, size: tt.size}
+		p.show(50<<20, 7)
+		p.show(60<<20, 9) // within the redraw interval: not drawn
+		p.done()
+		if b.String() != tt.want {
+			t.Errorf("size %d: %q, want %q", tt.size, b.String(), tt.want)
+		}
+	}
+	var b strings.Builder
+	(&progress{w: &b}).done()
+	if b.Len() != 0 {
+		t.Errorf("nothing shown, yet done wrote %q", b.String())
+	}
+}
