@@ -43,7 +43,18 @@ type Config struct {
 	RedisKeyPrefix string
 	// RedisTimeout: a count that times out is answered uncounted.
 	RedisTimeout time.Duration
+
+	// Mode is ModeEnforce or ModeObserve: a stream with execute on
+	// complete executes nothing, its verdicts computed all the same.
+	// Empty is enforce.
+	Mode string
 }
+
+// The modes of Config.Mode.
+const (
+	ModeEnforce = "enforce"
+	ModeObserve = "observe"
+)
 
 // The session stores Config.SessionStore selects.
 const (
@@ -65,6 +76,7 @@ func DefaultConfig() Config {
 		SessionStore:   SessionStoreMemory,
 		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
 		RedisTimeout:   session.DefaultRedisTimeout,
+		Mode:           ModeEnforce,
 	}
 }
 
@@ -92,6 +104,9 @@ func (c Config) Validate() error {
 	}
 	if c.FuzzyThreshold <= 0 || c.FuzzyThreshold > 1 {
 		errs = append(errs, errors.New("fuzzy threshold must be in (0, 1]"))
+	}
+	if c.Mode != "" && c.Mode != ModeEnforce && c.Mode != ModeObserve {
+		errs = append(errs, fmt.Errorf("mode %q: want %s or %s", c.Mode, ModeEnforce, ModeObserve))
 	}
 	return errors.Join(errs...)
 }
@@ -202,6 +217,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, observer: observer, uncounted: opts.Uncounted,
+		observeOnly: cfg.Mode == ModeObserve,
 	}
 	return g, cleanups.Run, nil
 }

@@ -285,7 +285,10 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	var out []StreamEvent
 	var ex *Execution
 	run := s.g.runner(res)
-	if s.req.ExecuteOnComplete && !truncated && run != nil && res.OK() {
+	// In observe mode the call is judged as if it were to run, and left to
+	// the client: nothing is written.
+	executes := s.req.ExecuteOnComplete && !s.g.observeOnly
+	if executes && !truncated && run != nil && res.OK() {
 		ws, err := s.g.workspace(req.Workspace)
 		if err != nil {
 			return nil, err
@@ -303,7 +306,7 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	}
 	// A call the stream would execute is its execution's turn; one it only
 	// validates may still be sent to ExecuteWrite or ExecuteEdit.
-	v, err := s.g.count(s.ctx, req.ValidateRequest, res, s.req.ExecuteOnComplete && run != nil, ex != nil && ex.Applied)
+	v, err := s.g.count(s.ctx, req.ValidateRequest, res, executes && run != nil, ex != nil && ex.Applied)
 	if err != nil {
 		return nil, err
 	}

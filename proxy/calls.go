@@ -48,6 +48,8 @@ type request struct {
 	session string
 	log     *zap.Logger
 	actions map[action]int // calls concluded, for the access log
+	// report, when set, receives every concluded call (Replay).
+	report func(CallReport)
 }
 
 // action is what the proxy did with a call of a target tool (the label of
@@ -111,8 +113,17 @@ func (p *Proxy) conclude(rs *request, c callInfo) decision {
 	if c.streamed {
 		p.guard.ObserveStreamCall(rs.api.format(), v, c.truncated)
 	}
-	return p.record(rs, c, v, p.decide(c, v))
+	d := p.record(rs, c, v, p.decide(c, v))
+	if !p.enforce() {
+		return decision{} // observed: sent as the model wrote it
+	}
+	return d
 }
+
+// enforce reports whether the proxy acts on its decisions; in observe mode
+// every answer goes out as the upstream sent it, and whatever would change
+// it (a repair, a refusal, a truncation mark, a rescue) is only recorded.
+func (p *Proxy) enforce() bool { return p.cfg.Mode != ModeObserve }
 
 // decide applies the strict and fallback rules to a verdict.
 func (p *Proxy) decide(c callInfo, v *guard.Verdict) decision {
@@ -178,18 +189,22 @@ func (p *Proxy) record(rs *request, c callInfo, v *guard.Verdict, d decision) de
 	if d.name != "" {
 		fields = append(fields, zap.String("name_written", c.name))
 	}
-	switch d.action {
-	case actionRepaired:
+	switch {
+	case !p.enforce():
+		// One line per call, whatever enforce would have done with it.
+		rs.log.Info("tool call observed: sent as written", append(fields, zap.String("mode", ModeObserve))...)
+	case d.action == actionRepaired:
 		rs.log.Info("tool call repaired", fields...)
-	case actionInvalid:
+	case d.action == actionInvalid:
 		rs.log.Info("tool call could not be repaired: sent as written", fields...)
-	case actionRefused:
+	case d.action == actionRefused:
 		rs.log.Warn("tool call could not be repaired: refused (fallback off)", fields...)
-	case actionTruncated:
+	case d.action == actionTruncated:
 		rs.log.Info("tool call truncated: sent as written, not repaired", fields...)
 	default:
 		rs.log.Debug("tool call valid as written", fields...)
 	}
+	p.report(rs, c, v, d)
 	if ce := rs.log.Check(zap.DebugLevel, "tool call details"); ce != nil && v != nil {
 		details, _ := json.Marshal(struct {
 			Repairs    []repair.Repair    `json:"repairs"`
@@ -220,6 +235,7 @@ func uniqueCodes[T any](xs []T, code func(T) string) []string {
 func (p *Proxy) tooLarge(rs *request, index int, tool *repair.Tool, streamed bool) {
 	p.metrics.call(rs.api, actionTooLarge)
 	rs.actions[actionTooLarge]++
+	p.report(rs, callInfo{index: index, tool: tool, streamed: streamed}, nil, decision{action: actionTooLarge})
 	rs.log.Warn("tool call too large to repair: sent as written", zap.Int("index", index), zap.String("tool", tool.Name()),
 		zap.Bool("stream", streamed), zap.Int("max_call_bytes", p.cfg.MaxCallBytes))
 }

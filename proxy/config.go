@@ -38,6 +38,11 @@ type Config struct {
 	// (see Fallback); without it such a call is sent repaired all the same,
 	// as long as its arguments could be parsed.
 	Strict bool
+	// Mode is ModeEnforce (repair, refuse, mark) or ModeObserve: every
+	// answer passes through as the upstream sent it, and what enforce would
+	// have done is only logged and counted (mode="observe"). Empty is
+	// enforce.
+	Mode string
 	// Fallback sends a call that could not be repaired (unparseable, or
 	// still invalid under Strict) as the model wrote it, byte for byte;
 	// without it the client gets an error instead of the broken call.
@@ -76,6 +81,12 @@ type Config struct {
 	ShutdownTimeout time.Duration
 }
 
+// The modes of Config.Mode.
+const (
+	ModeEnforce = "enforce"
+	ModeObserve = "observe"
+)
+
 // DefaultSessionHeader is the header that names a request's session.
 const DefaultSessionHeader = "X-Toolguard-Session"
 
@@ -86,6 +97,7 @@ func DefaultConfig() Config {
 		Listen:           "127.0.0.1:7701",
 		UpstreamTimeout:  10 * time.Minute,
 		Strict:           true,
+		Mode:             ModeEnforce,
 		Fallback:         true,
 		SessionHeader:    DefaultSessionHeader,
 		MistakeLimit:     3,
@@ -111,6 +123,9 @@ func (c Config) Validate() error {
 	}
 	if c.UpstreamTimeout <= 0 {
 		errs = append(errs, errors.New("upstream timeout must be positive"))
+	}
+	if c.Mode != "" && c.Mode != ModeEnforce && c.Mode != ModeObserve {
+		errs = append(errs, fmt.Errorf("mode %q: want %s or %s", c.Mode, ModeEnforce, ModeObserve))
 	}
 	for _, t := range c.Tools {
 		if strings.TrimSpace(t) == "" {

@@ -92,7 +92,7 @@ func New(cfg Config, opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u}
 	if opts.Metrics != nil {
-		p.metrics = newProxyMetrics()
+		p.metrics = newProxyMetrics(cfg.Mode)
 		if err := opts.Metrics.Register(p.metrics.vec); err != nil {
 			_ = release()
 			return nil, fmt.Errorf("register proxy metrics: %w", err)

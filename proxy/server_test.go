@@ -155,7 +155,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	defer mresp.Body.Close()
 	text, _ := io.ReadAll(mresp.Body)
 	for _, want := range []string{
-		`toolguard_proxy_calls_total{action="repaired",api="openai"} 1`,
+		`toolguard_proxy_calls_total{action="repaired",api="openai",mode="enforce"} 1`,
 		`toolguard_repairs_total{code="PYTHON_LITERAL",model_family="generic"} 1`,
 		`toolguard_verdicts_total{outcome="usable",tool="custom"} 1`,
 		`toolguard_stream_calls_total{format="openai",outcome="usable"} 1`,

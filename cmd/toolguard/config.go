@@ -92,6 +92,8 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.RedisKeyPrefix) }},
 	{"redis-timeout", "TOOLGUARD_REDIS_TIMEOUT", "`duration` each Redis dial, read or write may take; a call whose count times out is answered with mistakes.not_counted",
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.RedisTimeout) }},
+	{"mode", "TOOLGUARD_MODE", "`mode`: enforce, or observe: a stream with execute_on_complete executes nothing (its verdicts are computed and sent all the same)",
+		func(c *service.Config) flag.Value { return (*stringValue)(&c.Mode) }},
 	{"max-recv-msg-bytes", "TOOLGUARD_MAX_RECV_MSG_BYTES", "largest gRPC message the server accepts, in `bytes`",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxRecvMsgBytes) }},
 	{"max-send-msg-bytes", "TOOLGUARD_MAX_SEND_MSG_BYTES", "largest gRPC message the server sends, in `bytes`",

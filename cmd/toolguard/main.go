@@ -46,6 +46,7 @@ func commands() []command {
 		{name: "edit", summary: "validate an edit call read on stdin and apply it in --workspace", run: runEdit},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
 		{name: "list-tools", summary: "print the tools, their schemas and usage as ListTools gives them", run: runListTools},
+		{name: "eval", summary: "judge recorded traffic (JSON lines of exchanges or calls) offline, print what enforce would have done", run: runEval},
 		{name: "stream", summary: "follow a streamed model response (JSON frame lines on stdin), print the events", run: runStream},
 		{name: "hash-token", summary: "print the SHA-256 of the bearer token read on stdin, for --auth-tokens-file", run: runHashToken},
 		{name: "version", summary: "print the version", run: runVersion},

@@ -39,6 +39,7 @@ func serve(ctx context.Context, cfg service.Config, log *zap.Logger) error {
 		zap.String("workspace", cfg.Workspace),
 		zap.String("tools_file", cfg.ToolsFile),
 		zap.Uint32("mistake_limit", cfg.MistakeLimit),
+		zap.String("mode", cfg.Mode),
 		zap.Duration("session_ttl", cfg.SessionTTL),
 		zap.Int("max_sessions", cfg.MaxSessions),
 		zap.Int("max_recv_msg_bytes", cfg.MaxRecvMsgBytes),
