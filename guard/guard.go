@@ -31,6 +31,7 @@ type Guard struct {
 	maxResponse      int
 	observer         Observer
 	uncounted        func(sessionID string, err error)
+	readTool         *repair.Tool
 }
 
 // Registry returns the server's tool registry.

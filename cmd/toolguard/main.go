@@ -44,6 +44,7 @@ func commands() []command {
 		{name: "repair", summary: "repair the JSON read on stdin, print it and the repairs", run: runRepair},
 		{name: "write", summary: "validate a write call read on stdin and write the file in --workspace", run: runWrite},
 		{name: "edit", summary: "validate an edit call read on stdin and apply it in --workspace", run: runEdit},
+		{name: "read", summary: "read a text file (or a range of its lines) in --workspace, with its SHA-256", run: runRead},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
 		{name: "list-tools", summary: "print the tools, their schemas and usage as ListTools gives them", run: runListTools},
 		{name: "stream", summary: "follow a streamed model response (JSON frame lines on stdin), print the events", run: runStream},
