@@ -40,6 +40,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "serve", summary: "run the gRPC server", run: runServe},
+		{name: "mcp", summary: "serve the guarded file tools over the Model Context Protocol (stdio, or streamable HTTP with --http)", run: runMCP},
 		{name: "proxy", summary: "run the HTTP proxy that repairs the tool calls in a model server's answers", run: runProxy},
 		{name: "repair", summary: "repair the JSON read on stdin, print it and the repairs", run: runRepair},
 		{name: "write", summary: "validate a write call read on stdin and write the file in --workspace", run: runWrite},
