@@ -269,9 +269,9 @@ func TestRootsNarrow(t *testing.T) {
 	docs := t.TempDir()
 	s, ws := newServer(t, guard.Config{Workspaces: []string{"docs=" + docs}}, mcp.Options{})
 	for _, tc := range []struct {
-		name  string
-		root  string
-		into  string // workspace the write lands in; "" refused
+		name string
+		root string
+		into string // workspace the write lands in; "" refused
 	}{
 		{"a root holding the docs workspace", docs, docs},
 		{"a root above the default", filepath.Dir(ws), ws},

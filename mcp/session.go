@@ -74,7 +74,7 @@ func (s *Server) sessionID(ss *sdk.ServerSession) string {
 
 // rootsEntry caches a session's roots until the client says they changed.
 type rootsEntry struct {
-	once  sync.Once
+	once sync.Once
 	dirs []string // nil: the client set no roots, nothing narrows
 }
 
