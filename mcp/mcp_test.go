@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -304,5 +306,68 @@ func TestRootsNarrow(t *testing.T) {
 				t.Errorf("%s/r.txt = %q", tc.into, got)
 			}
 		})
+	}
+}
+
+// bearer adds a token to every request of a client transport.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// TestHTTPTokens: over HTTP with a verifier, a request needs a valid token,
+// and a caller acts only in its granted workspaces.
+func TestHTTPTokens(t *testing.T) {
+	docs := t.TempDir()
+	s, ws := newServer(t, guard.Config{Workspaces: []string{"docs=" + docs}}, mcp.Options{})
+	callers := map[string]*mcp.Caller{
+		"docs-token": {Principal: "writer", MayUse: func(w string) bool { return w == "docs" }},
+		"none-token": {Principal: "nobody", MayUse: func(string) bool { return false }},
+	}
+	h, err := s.HTTPHandler(func(token string) (*mcp.Caller, error) {
+		if c := callers[token]; c != nil {
+			return c, nil
+		}
+		return nil, errors.New("unknown token")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	connect := func(token string) (*sdk.ClientSession, error) {
+		hc := &http.Client{Transport: bearer{token, http.DefaultTransport}}
+		return newClient().Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hc, MaxRetries: -1}, nil)
+	}
+	if _, err := connect("wrong"); err == nil {
+		t.Fatal("a wrong token connected")
+	}
+	cs, err := connect("docs-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close() }()
+	if res, _ := call(t, cs, "write_to_file", `{"path": "d.txt", "content": "granted\n"}`); res.IsError {
+		t.Fatal(text(res))
+	}
+	if got, _ := os.ReadFile(filepath.Join(docs, "d.txt")); string(got) != "granted\n" {
+		t.Errorf("docs/d.txt = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "d.txt")); err == nil {
+		t.Error("the write landed in the default workspace, which the caller is not granted")
+	}
+	none, err := connect("none-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = none.Close() }()
+	if res, _ := call(t, none, "read_file", `{"path": "d.txt"}`); !res.IsError || !strings.Contains(text(res), "granted none") {
+		t.Errorf("a caller without grants: %s", text(res))
 	}
 }
