@@ -281,7 +281,7 @@ func TestRootsNarrow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient()
-			c.AddRoots(&sdk.Root{URI: "file://" + tc.root})
+			c.AddRoots(&sdk.Root{URI: "file://" + tc.root}) //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
 			// Servers may ask for roots only before protocol 2026-07-28.
 			st, ct := sdk.NewInMemoryTransports()
 			if _, err := s.Connect(context.Background(), st); err != nil {

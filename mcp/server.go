@@ -97,7 +97,7 @@ func (s *Server) server(modelID string) (*sdk.Server, error) {
 				"when a call is refused, its text says what to change.",
 			// No logging capability: nothing is logged to the client.
 			Capabilities:            &sdk.ServerCapabilities{},
-			RootsListChangedHandler: s.rootsChanged,
+			RootsListChangedHandler: s.rootsChanged, //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
 		})
 	if err := s.addTools(srv, modelID, family); err != nil {
 		return nil, err

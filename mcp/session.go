@@ -125,13 +125,13 @@ func (s *Server) rootsOf(ctx context.Context, ss *sdk.ServerSession) []string {
 		return nil
 	}
 	ip := ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil {
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil { //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
 		return nil
 	}
 	v, _ := s.roots.LoadOrStore(ss, &rootsEntry{})
 	e := v.(*rootsEntry)
 	e.once.Do(func() {
-		res, err := ss.ListRoots(ctx, nil)
+		res, err := ss.ListRoots(ctx, nil) //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
 		if err != nil {
 			// Roots only narrow: without them the server's workspaces stand.
 			s.log.Warn("mcp: listing the client's roots failed", zap.Error(err))
