@@ -237,3 +237,33 @@ func TestReadCall(t *testing.T) {
 		t.Error("a write sent to ReadCall was no error")
 	}
 }
+
+// FuzzSelectLines: a selection is the file's own bytes, in order, within
+// the bound; the whole file selected unbounded is the file.
+func FuzzSelectLines(f *testing.F) {
+	f.Add([]byte("a\nb\r\nc"), 2, 1, 4, false)
+	f.Add([]byte("\uFEFFx\n\ny\n"), 1, 0, 100, true)
+	f.Add([]byte("héllo wörld\n"), 1, 1, 3, false)
+	f.Fuzz(func(t *testing.T, data []byte, offset, limit, maxBytes int, numbered bool) {
+		if offset < 0 || limit < 0 || maxBytes < 1 || offset > 1<<20 || limit > 1<<20 {
+			return
+		}
+		whole, err := selectLines(data, 0, 0, len(data)+1, false)
+		if err != nil || whole.text != string(data) || whole.truncated {
+			t.Fatalf("whole file: %q %v, want %q", whole.text, err, data)
+		}
+		s, err := selectLines(data, offset, limit, maxBytes, numbered)
+		if err != nil {
+			if max(offset, 1) <= whole.total {
+				t.Fatalf("offset %d of %d lines refused: %v", offset, whole.total, err)
+			}
+			return
+		}
+		if len(s.text) > maxBytes || s.end > s.total || (limit > 0 && s.end-s.start+1 > limit) {
+			t.Fatalf("selection %+v breaks its bounds (max %d, limit %d)", s, maxBytes, limit)
+		}
+		if !numbered && !strings.Contains(string(data), s.text) {
+			t.Fatalf("selection %q is not the file's bytes", s.text)
+		}
+	})
+}
