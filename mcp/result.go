@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
 )
@@ -113,7 +114,7 @@ func executionResult(ex *guard.Execution) *sdk.CallToolResult {
 	}
 	for _, e := range ex.Edits {
 		sv.Edits = append(sv.Edits, Edit{Index: e.Index, Path: e.Path, Status: string(e.Status), Strategy: string(e.Strategy), Similarity: e.Similarity, Line: e.Line})
-		if e.Strategy != "" && e.Strategy != "EXACT" {
+		if e.Strategy != "" && e.Strategy != edit.StrategyExact {
 			fmt.Fprintf(&b, "edit %d at line %d matched by %s (similarity %.2f)\n", e.Index, e.Line, strings.ToLower(string(e.Strategy)), e.Similarity)
 		}
 	}
