@@ -371,3 +371,28 @@ func TestHTTPTokens(t *testing.T) {
 		t.Errorf("a caller without grants: %s", text(res))
 	}
 }
+
+// TestProgress: a call sent with a progress token reports its steps.
+func TestProgress(t *testing.T) {
+	s, _ := newServer(t, guard.Config{}, mcp.Options{})
+	got := make(chan float64, 8)
+	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			got <- req.Params.Progress
+		},
+	})
+	cs := transports["in memory"](t, s, c)
+	params := &sdk.CallToolParams{Name: "write_to_file", Arguments: map[string]any{"path": "p.txt", "content": "x\n"}}
+	params.SetProgressToken("tok")
+	if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+		t.Fatalf("write: %v %v", err, res)
+	}
+	// Notifications may trail the result: wait for both.
+	var steps []float64
+	for len(steps) < 2 {
+		steps = append(steps, <-got)
+	}
+	if !slices.Equal(steps, []float64{1, 2}) {
+		t.Errorf("progress %v, want [1 2]", steps)
+	}
+}
