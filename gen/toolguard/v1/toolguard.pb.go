@@ -1140,7 +1140,7 @@ type Violation struct {
 	// UNSUPPORTED_COMMAND, TRUNCATED, PLACEHOLDER_CONTENT, REPEATED_CALL;
 	// from execution: OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND,
 	// FILE_EXISTS, NOT_REGULAR_FILE, FILE_TOO_LARGE, EDIT_NOT_FOUND,
-	// EDIT_AMBIGUOUS.
+	// EDIT_AMBIGUOUS; from ReadFile: BINARY_FILE.
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// Parameter concerned, as in Repair.param; empty for the whole call.
 	Param string `protobuf:"bytes,2,opt,name=param,proto3" json:"param,omitempty"`

@@ -458,7 +458,7 @@ export type Violation = Message<"toolguard.v1.Violation"> & {
    * UNSUPPORTED_COMMAND, TRUNCATED, PLACEHOLDER_CONTENT, REPEATED_CALL;
    * from execution: OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND,
    * FILE_EXISTS, NOT_REGULAR_FILE, FILE_TOO_LARGE, EDIT_NOT_FOUND,
-   * EDIT_AMBIGUOUS.
+   * EDIT_AMBIGUOUS; from ReadFile: BINARY_FILE.
    *
    * @generated from field: string code = 1;
    */
