@@ -128,7 +128,14 @@ func (s *Server) rootsOf(ctx context.Context, ss *sdk.ServerSession) []string {
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil { //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
 		return nil
 	}
-	v, _ := s.roots.LoadOrStore(ss, &rootsEntry{})
+	v, loaded := s.roots.LoadOrStore(ss, &rootsEntry{})
+	if !loaded {
+		// Forget the session's roots when it ends: HTTP servers see many.
+		go func() {
+			_ = ss.Wait()
+			s.roots.Delete(ss)
+		}()
+	}
 	e := v.(*rootsEntry)
 	e.once.Do(func() {
 		res, err := ss.ListRoots(ctx, nil) //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
