@@ -158,13 +158,17 @@ func (g *Guard) read(ws *workspace.Workspace, res *repair.Result, out *Read) err
 	limit, lerr := intArg(res.Args["limit"])
 	numbered, _ := res.Args["line_numbers"].(bool)
 	if oerr != nil || lerr != nil {
-		res.Violate(repair.CodeInvalidValue, "", "offset and limit must be whole numbers of lines")
+		param := "offset"
+		if oerr == nil {
+			param = "limit"
+		}
+		res.Violate(repair.CodeInvalidValue, param, "offset and limit must be whole numbers of lines")
 		return nil
 	}
 	data, info, err := ws.ReadFile(path)
 	switch {
 	case workspace.IsCode(err, workspace.CodeConflict):
-		return &FileChangedError{Path: info.Path, Expected: "(as opened)", Actual: "(changed while being read)"}
+		return &FileChangedError{Path: path, Expected: "(as opened)", Actual: "(changed while being read)"}
 	case err != nil:
 		if workspace.CodeOf(err) == "" {
 			return fmt.Errorf("read %s: %w", path, err)
@@ -212,26 +216,16 @@ func intArg(v any) (int, error) {
 	return 0, fmt.Errorf("%v is not a number", v)
 }
 
-// binaryReason says why data is not text: a NUL byte or invalid UTF-8 in
-// its first 8 KB (a character cut by that bound is fine). "" for text.
+// binaryReason says why data is not text: a NUL byte in its first 8 KB, or
+// bytes anywhere that are not UTF-8 (no API answer can carry those as text).
+// "" for text.
 func binaryReason(data []byte) string {
 	head := data[:min(len(data), binarySniffBytes)]
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return fmt.Sprintf("binary (a NUL byte at offset %d)", i)
 	}
-	if len(head) < len(data) {
-		// Drop a character the bound cut in two.
-		for k := 1; k <= utf8.UTFMax-1 && k <= len(head); k++ {
-			if utf8.RuneStart(head[len(head)-k]) {
-				if !utf8.FullRune(head[len(head)-k:]) {
-					head = head[:len(head)-k]
-				}
-				break
-			}
-		}
-	}
-	if !utf8.Valid(head) {
-		return fmt.Sprintf("not UTF-8 text (an invalid byte sequence at offset %d)", invalidOffset(head))
+	if !utf8.Valid(data) {
+		return fmt.Sprintf("not UTF-8 text (an invalid byte sequence at offset %d)", invalidOffset(data))
 	}
 	return ""
 }

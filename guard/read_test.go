@@ -99,8 +99,9 @@ func TestReadFile(t *testing.T) {
 	}
 }
 
-// TestReadBinarySniff: only the first 8 KB decide, and a character that
-// bound cuts in two is text.
+// TestReadBinarySniff: a NUL byte decides in the first 8 KB only, and a
+// character that bound cuts in two is text; bytes that are not UTF-8 decide
+// anywhere, since no answer could carry them as text.
 func TestReadBinarySniff(t *testing.T) {
 	cut := strings.Repeat("a", binarySniffBytes-1) + "é" // 'é' straddles the bound
 	tests := []struct {
@@ -113,6 +114,7 @@ func TestReadBinarySniff(t *testing.T) {
 		{"NUL after the bound", strings.Repeat("a", binarySniffBytes) + "\x00", ""},
 		{"NUL", "a\x00b", "binary (a NUL byte at offset 1)"},
 		{"invalid byte", "ab\xff", "not UTF-8 text (an invalid byte sequence at offset 2)"},
+		{"invalid byte after the bound", strings.Repeat("a", binarySniffBytes+1) + "\xc3(", fmt.Sprintf("not UTF-8 text (an invalid byte sequence at offset %d)", binarySniffBytes+1)},
 		{"UTF-16 with BOM", "\xff\xfea\x00", "binary (a NUL byte at offset 3)"},
 	}
 	for _, tt := range tests {
