@@ -67,6 +67,8 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"and the --tools-file tools) over the Model Context Protocol: on stdin and stdout by default, or over\n"+
 		"streamable HTTP with --http. Logs go to stderr.\n\nFlags:\n\n", stderr)
 	def := mcpConfig{Config: service.DefaultConfig()}
+	// A client starts the server in the project it works on.
+	def.Workspace = "."
 	return runServer(fs, mcpSettings(), def, args, stderr,
 		func(c mcpConfig) (string, string) { return c.LogFormat, c.LogLevel },
 		func(ctx context.Context, cfg mcpConfig, log *zap.Logger) error {

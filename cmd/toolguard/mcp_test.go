@@ -57,3 +57,34 @@ func TestMCPCommandRefusesOpenHTTP(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 }
+
+// TestMCPCommandDefaultWorkspace: without --workspace the server acts in the
+// directory it was started in, as a client's project.
+func TestMCPCommandDefaultWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	t.Chdir(ws)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run([]string{"mcp", "--log-level", "error"}, inR, outW, io.Discard)
+		_ = outW.Close()
+		done <- code
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "write_to_file", Arguments: map[string]any{"path": "here.txt", "content": "x\n"}})
+	if err != nil || res.IsError {
+		t.Fatalf("write: %v %+v", err, res)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "here.txt")); string(got) != "x\n" {
+		t.Fatalf("here.txt = %q", got)
+	}
+	_ = cs.Close()
+	_ = inW.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
