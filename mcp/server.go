@@ -32,6 +32,10 @@ type Options struct {
 	// Workspaces are the guard's workspaces, name to directory: MCP roots
 	// may narrow them to those inside a root, never widen them.
 	Workspaces map[string]string
+	// MaxRequestBytes bounds an HTTP request's body and a stdio message; 0
+	// is the SDK's bounds (4 MiB, 16 MiB). A write carries a whole file,
+	// JSON-escaped.
+	MaxRequestBytes int64
 	// Log receives what the clients cannot be told; nil logs nothing.
 	Log *zap.Logger
 }
@@ -70,7 +74,7 @@ func (s *Server) RunIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser
 	if err != nil {
 		return err
 	}
-	return srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	return srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: int(max(s.opts.MaxRequestBytes, 0))})
 }
 
 // Connect serves one session on t, for tests and embedders; it returns once
@@ -160,7 +164,7 @@ func (s *Server) HTTPHandler(verify Verifier) (http.Handler, error) {
 			return nil
 		}
 		return srv
-	}, &sdk.StreamableHTTPOptions{PropagateRequestCancellation: true})
+	}, &sdk.StreamableHTTPOptions{PropagateRequestCancellation: true, MaxRequestBodyBytes: s.opts.MaxRequestBytes})
 	if verify == nil {
 		return h, nil
 	}

@@ -89,7 +89,10 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	if err != nil {
 		return err
 	}
-	srv, err := mcp.New(g, mcp.Options{ModelID: cfg.Model, Version: version, Workspaces: dirs, Log: log})
+	// Room for a whole file at the size limit, escaped (most characters
+	// take one byte in JSON, a few two), and the call around it.
+	maxRequest := 2*cfg.MaxFileBytes + 1<<20
+	srv, err := mcp.New(g, mcp.Options{ModelID: cfg.Model, Version: version, Workspaces: dirs, MaxRequestBytes: maxRequest, Log: log})
 	if err != nil {
 		return err
 	}
