@@ -66,7 +66,7 @@ deps: ## install the Debian packages the tests need (as root; otherwise prints t
 	scripts/deps.sh
 
 .PHONY: test
-test: deps test-go bench-smoke e2e test-python test-typescript ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server
+test: deps test-go bench-smoke e2e test-python test-typescript mcp-conformance ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the MCP conformance scenarios
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector
@@ -79,6 +79,10 @@ test-python: build ## run the Python client's tests against a real server (insta
 .PHONY: test-typescript
 test-typescript: build ## run the TypeScript client's tests against a real server (npm ci when needed)
 	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard clients/typescript/test.sh
+
+.PHONY: mcp-conformance
+mcp-conformance: build ## run the MCP conformance suite's protocol scenarios against toolguard mcp --http (npm ci when needed)
+	scripts/mcp_conformance.sh $(BIN)/toolguard
 
 .PHONY: bench-smoke
 bench-smoke: ## run each benchmark once, so they keep working (no timing is judged)

@@ -192,6 +192,10 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 			_ = cleanups.Run()
 		}
 	}()
+	readTool, err := reg.Compile(readToolDef)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tool registry: %w", err)
+	}
 	workspaces, err := openWorkspaces(cfg, &cleanups)
 	if err != nil {
 		return nil, nil, err
@@ -216,7 +220,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		reg: reg, sessions: store, limit: cfg.MistakeLimit, tools: newToolCache(512),
 		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
-		maxResponse: opts.MaxResponseBytes, observer: observer, uncounted: opts.Uncounted,
+		maxResponse: opts.MaxResponseBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
 		observeOnly: cfg.Mode == ModeObserve,
 	}
 	return g, cleanups.Run, nil

@@ -156,6 +156,36 @@ func (g *Guard) ExecuteWrite(ctx context.Context, req ExecuteRequest) (*Executio
 
 var writeTools = []string{"write_to_file"}
 
+// Action is what a front end does with a call of a tool.
+type Action int
+
+const (
+	// ActionValidate: repaired and validated only (a caller's own tool, todo_write).
+	ActionValidate Action = iota
+	// ActionWrite: ExecuteWrite.
+	ActionWrite
+	// ActionEdit: ExecuteEdit.
+	ActionEdit
+	// ActionRead: ReadCall.
+	ActionRead
+)
+
+// ActionOf says how a tool of the registry (or ReadTool) is carried out;
+// only toolguard's own tools are executed.
+func (g *Guard) ActionOf(t *repair.Tool) Action {
+	switch {
+	case t == g.readTool:
+		return ActionRead
+	case !t.Builtin():
+		return ActionValidate
+	case slices.Contains(writeTools, t.Name()):
+		return ActionWrite
+	case slices.Contains(editTools, t.Name()):
+		return ActionEdit
+	}
+	return ActionValidate
+}
+
 // execute is what ExecuteWrite and ExecuteEdit share; execution failures
 // count as mistakes too.
 func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,

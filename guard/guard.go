@@ -32,6 +32,7 @@ type Guard struct {
 	observer         Observer
 	uncounted        func(sessionID string, err error)
 	observeOnly      bool // Config.Mode observe: streams execute nothing
+	readTool         *repair.Tool
 }
 
 // Registry returns the server's tool registry.

@@ -169,6 +169,23 @@ type tokenEntry struct {
 	Workspaces []string `json:"workspaces"`
 }
 
+// TokenVerifier reads a tokens file as the server does and returns its
+// check of a bearer token, for the front ends beside the gRPC server (the
+// MCP server over HTTP): the same tokens, the same grants.
+func TokenVerifier(path string, workspaces map[string]string) (func(token string) (*Caller, error), error) {
+	if path == "" {
+		return nil, errors.New("auth tokens file: no path")
+	}
+	a, err := loadAuthenticator(path, workspaces)
+	if err != nil {
+		return nil, err
+	}
+	return a.verify, nil
+}
+
+// MayUse reports whether the caller's grants include the workspace.
+func (c *Caller) MayUse(workspace string) bool { return c.mayUse(workspace) }
+
 // loadAuthenticator reads the tokens file (nil for an empty path). Every
 // grant must name a workspace of the server, so a typo fails at startup.
 func loadAuthenticator(path string, workspaces map[string]string) (*authenticator, error) {
@@ -275,6 +292,11 @@ func (a *authenticator) identify(ctx context.Context) (*Caller, error) {
 	if err != nil || token == "" {
 		return nil, errTokenRequired
 	}
+	return a.verify(token)
+}
+
+// verify finds the caller a bearer token names.
+func (a *authenticator) verify(token string) (*Caller, error) {
 	sum := sha256.Sum256([]byte(token))
 	// Every hash is compared in constant time, so timing says nothing.
 	var found *Caller

@@ -346,3 +346,18 @@ func TestAuthDisabled(t *testing.T) {
 		t.Fatalf("anonymous session: %v, %v", r, err)
 	}
 }
+
+// TestTokenVerifier: the tokens file's check as other front ends use it.
+func TestTokenVerifier(t *testing.T) {
+	verify, err := service.TokenVerifier(tokensFile(t, alice, bob), map[string]string{"default": t.TempDir(), "docs": t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := verify(alice.token)
+	if err != nil || c.Principal != "alice" || !c.MayUse("default") || c.MayUse("docs") {
+		t.Fatalf("alice: %+v %v", c, err)
+	}
+	if _, err := verify("not-a-token"); err == nil {
+		t.Error("an unknown token passed")
+	}
+}

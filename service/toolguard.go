@@ -111,6 +111,29 @@ func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.Exe
 	return protoapi.ExecutionToEditResponse(pv, ex), nil
 }
 
+func (s *toolGuardService) ReadFile(ctx context.Context, req *toolguardv1.ReadFileRequest) (*toolguardv1.ReadFileResponse, error) {
+	logSessionID(ctx, req.GetContext().GetSessionId())
+	in, err := protoapi.ReadRequest(req)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	// A read touches the files of a workspace, the default one when none is
+	// named: granted as an execution is.
+	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, true); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	r, err := s.guard.ReadFile(ctx, in)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	s.logVerdict(ctx, r.Verdict)
+	pv, err := protoapi.VerdictToProto(r.Verdict, "")
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return protoapi.ReadToProto(pv, r), nil
+}
+
 // logVerdict puts the call's tool (a bounded label, never the name as the
 // model wrote it) and its codes, each once, on the call's log line.
 func (s *toolGuardService) logVerdict(ctx context.Context, v *guard.Verdict) {

@@ -40,10 +40,12 @@ type command struct {
 func commands() []command {
 	return []command{
 		{name: "serve", summary: "run the gRPC server", run: runServe},
+		{name: "mcp", summary: "serve the guarded file tools over the Model Context Protocol (stdio, or streamable HTTP with --http)", run: runMCP},
 		{name: "proxy", summary: "run the HTTP proxy that repairs the tool calls in a model server's answers", run: runProxy},
 		{name: "repair", summary: "repair the JSON read on stdin, print it and the repairs", run: runRepair},
 		{name: "write", summary: "validate a write call read on stdin and write the file in --workspace", run: runWrite},
 		{name: "edit", summary: "validate an edit call read on stdin and apply it in --workspace", run: runEdit},
+		{name: "read", summary: "read a text file (or a range of its lines) in --workspace, with its SHA-256", run: runRead},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
 		{name: "list-tools", summary: "print the tools, their schemas and usage as ListTools gives them", run: runListTools},
 		{name: "eval", summary: "judge recorded traffic (JSON lines of exchanges or calls) offline, print what enforce would have done", run: runEval},

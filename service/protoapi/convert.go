@@ -147,6 +147,15 @@ func ExecutionToWriteResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *too
 	return out
 }
 
+// ReadToProto converts a read to its API form; the file fields stay empty
+// when the verdict is not usable.
+func ReadToProto(pv *toolguardv1.Verdict, r *guard.Read) *toolguardv1.ReadFileResponse {
+	return &toolguardv1.ReadFileResponse{
+		Verdict: pv, Path: r.Path, Content: r.Content, Sha256: r.SHA256, Size: uint64(max(r.Size, 0)),
+		TotalLines: uint32(r.TotalLines), StartLine: uint32(max(r.StartLine, 0)), EndLine: uint32(max(r.EndLine, 0)), Truncated: r.Truncated,
+	}
+}
+
 // ExecutionToEditResponse converts an edit execution to its API form.
 func ExecutionToEditResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteEditResponse {
 	out := &toolguardv1.ExecuteEditResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided), Applied: ex.Applied}

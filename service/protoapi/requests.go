@@ -103,6 +103,25 @@ func ExecuteRequest(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, 
 	return guard.ExecuteRequest{ValidateRequest: v, Workspace: rc.GetWorkspace(), ExpectedSHA256: sha, DryRun: dryRun, Partial: partial}, nil
 }
 
+// ReadRequest checks a ReadFileRequest and converts it to the core's
+// request. The path is the model's: an empty or refused one is a verdict.
+func ReadRequest(req *toolguardv1.ReadFileRequest) (guard.ReadRequest, error) {
+	rc := req.GetContext()
+	if err := CheckSessionID(rc.GetSessionId(), "context.session_id"); err != nil {
+		return guard.ReadRequest{}, err
+	}
+	if len(rc.GetModelId()) > maxModelIDBytes {
+		return guard.ReadRequest{}, &FieldError{Field: "context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
+	}
+	if len(rc.GetWorkspace()) > maxWorkspaceBytes {
+		return guard.ReadRequest{}, &FieldError{Field: "context.workspace", Reason: "WORKSPACE_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxWorkspaceBytes)}
+	}
+	return guard.ReadRequest{
+		SessionID: rc.GetSessionId(), ModelID: rc.GetModelId(), MistakeLimit: rc.GetMistakeLimit(), Workspace: rc.GetWorkspace(),
+		Path: req.GetPath(), Offset: int(req.GetOffset()), Limit: int(req.GetLimit()), LineNumbers: req.GetLineNumbers(),
+	}, nil
+}
+
 func isHexSHA256(s string) bool {
 	if len(s) != 64 {
 		return false

@@ -398,6 +398,29 @@ class ExecuteTest(ServerTestCase):
         self.assertIn('+    print("hi")', resp.diff)
         self.assertEqual(path.read_text(), 'def main():\n    print("hi")\n')
 
+    def test_read_then_edit_with_its_hash(self) -> None:
+        path = self.server.workspace / "read.py"
+        path.write_bytes(b"a = 1\nb = 2\nc = 3\n")
+        resp = self.client.read("read.py", offset=2, limit=1, line_numbers=True)
+        self.assertTrue(resp.verdict.ok, resp.verdict.feedback)
+        self.assertEqual(resp.content, "   2 | b = 2\n")
+        self.assertEqual(resp.sha256, hashlib.sha256(b"a = 1\nb = 2\nc = 3\n").hexdigest())
+        self.assertEqual((resp.size, resp.total_lines, resp.start_line, resp.end_line, resp.truncated),
+                         (18, 3, 2, 2, False))
+        edit = self.client.edit("edit", {"path": "read.py", "old_text": resp.content, "new_text": "b = 20\n"},
+                                expected_sha256=resp.sha256)
+        self.assertTrue(edit.applied, edit.verdict.feedback)
+        self.assertEqual(path.read_bytes(), b"a = 1\nb = 20\nc = 3\n")
+
+    def test_read_refusals_are_verdicts(self) -> None:
+        (self.server.workspace / "blob.bin").write_bytes(b"\x00\x01\x02")
+        for name, code in (("../escape.txt", "OUTSIDE_WORKSPACE"), ("blob.bin", "BINARY_FILE")):
+            resp = self.client.read(name)
+            self.assertFalse(resp.verdict.ok)
+            self.assertCodes(resp.verdict.violations, code)
+            self.assertTrue(resp.verdict.feedback)
+            self.assertEqual(resp.content, "")
+
     def test_missing_edit_is_edit_not_found(self) -> None:
         path = self.server.workspace / "keep.py"
         path.write_text("x = 1\n")

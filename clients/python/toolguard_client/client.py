@@ -317,6 +317,39 @@ class ToolGuardClient:
             partial=partial)
         return self._unary(self._stub.ExecuteEdit, req, timeout)
 
+    def read(
+        self,
+        path: str,
+        *,
+        offset: int = 0,
+        limit: int = 0,
+        line_numbers: bool = False,
+        timeout: float | None = None,
+    ) -> pb.ReadFileResponse:
+        """Reads a text file of the workspace (ReadFile), confined and
+        deny-aware as writes are.
+
+        A refused path, a binary file or an offset past the end is a response
+        whose ``verdict.ok`` is false (``OUTSIDE_WORKSPACE``,
+        ``DENIED_PATH``, ``FILE_NOT_FOUND``, ``BINARY_FILE``,
+        ``INVALID_VALUE``), counted in the session, not an exception.
+
+        Args:
+            path: The file, as the model wrote it.
+            offset: 1-based first line; 0 for the first.
+            limit: How many lines; 0 for all of them.
+            line_numbers: Number the lines as ``"  12 | code"``, the shape an
+                edit's old text may carry back.
+
+        Returns:
+            ``verdict``, ``path``, ``content``, ``sha256`` (of the whole
+            file, for a later ``expected_sha256``), ``size``,
+            ``total_lines``, ``start_line``, ``end_line`` and ``truncated``.
+        """
+        req = pb.ReadFileRequest(context=self.context(), path=path, offset=offset, limit=limit,
+                                 line_numbers=line_numbers)
+        return self._unary(self._stub.ReadFile, req, timeout)
+
     def list_tools(self, model_id: str | None = None, *, timeout: float | None = None) -> pb.ListToolsResponse:
         """Lists the server's tools (ListTools) rendered for a model family.
 

@@ -45,6 +45,7 @@ import {
   type ExecuteEditResponse,
   type ExecuteWriteResponse,
   type ListToolsResponse,
+  type ReadFileResponse,
   type RequestContextSchema,
   type Session,
   type StreamDelta,
@@ -310,6 +311,19 @@ export type EditInput = WriteInput & {
    */
   partial?: boolean;
 };
+
+/** Input of {@link ToolGuardClient.read}. */
+export interface ReadInput extends RequestOptions {
+  /** 1-based first line; 0 or absent for the first. */
+  offset?: number;
+  /** How many lines; 0 or absent for all of them. */
+  limit?: number;
+  /**
+   * Number the lines as `"  12 | code"`, the shape an edit's old text may
+   * carry back.
+   */
+  lineNumbers?: boolean;
+}
 
 /**
  * Builds the API's ToolCall from a name and {@link CallArguments}.
@@ -678,6 +692,29 @@ export class ToolGuardClient {
       partial: input.partial ?? false,
     };
     return this.#unary(() => this.raw.executeEdit(request, callOptions(input)));
+  }
+
+  /**
+   * ReadFile: reads a text file of the context's workspace, confined and
+   * deny-aware as writes are. A refused path, a binary file or an offset
+   * past the end is a verdict (`OUTSIDE_WORKSPACE`, `DENIED_PATH`,
+   * `FILE_NOT_FOUND`, `BINARY_FILE`, `INVALID_VALUE`) counted in the
+   * session, not an exception.
+   *
+   * @param path the file, as the model wrote it.
+   * @returns `verdict`, `path`, `content`, `sha256` of the whole file (for
+   *   a later `expectedSha256`), `size`, `totalLines`, `startLine`,
+   *   `endLine` and `truncated`.
+   */
+  async read(path: string, input: ReadInput = {}): Promise<ReadFileResponse> {
+    const request = {
+      context: this.#requestContext(),
+      path,
+      offset: input.offset ?? 0,
+      limit: input.limit ?? 0,
+      lineNumbers: input.lineNumbers ?? false,
+    };
+    return this.#unary(() => this.raw.readFile(request, callOptions(input)));
   }
 
   /**

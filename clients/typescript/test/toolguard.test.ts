@@ -418,6 +418,35 @@ describe("ExecuteWrite", () => {
   });
 });
 
+describe("ReadFile", () => {
+  it("reads a numbered range whose hash and text an edit takes back", async () => {
+    const content = "a = 1\nb = 2\nc = 3\n";
+    await put("read/r.py", content);
+    const res = await session().read("read/r.py", { offset: 2, limit: 1, lineNumbers: true });
+    assert.equal(res.verdict?.ok, true, res.verdict?.feedback);
+    assert.equal(res.content, "   2 | b = 2\n");
+    assert.equal(res.sha256, sha256(content));
+    assert.deepEqual([res.size, res.totalLines, res.startLine, res.endLine, res.truncated], [18n, 3, 2, 2, false]);
+    const edited = await session().edit("edit", {
+      arguments: { path: "read/r.py", old_text: res.content, new_text: "b = 20\n" },
+      expectedSha256: res.sha256,
+    });
+    assert.equal(edited.applied, true, edited.verdict?.feedback);
+    assert.equal(await readFile(join(server.workspace, "read/r.py"), "utf8"), "a = 1\nb = 20\nc = 3\n");
+  });
+
+  it("refuses an escape and a binary file as verdicts", async () => {
+    await put("read/blob.bin", "\u0000\u0001");
+    for (const [path, code] of [["../escape.txt", "OUTSIDE_WORKSPACE"], ["read/blob.bin", "BINARY_FILE"]] as const) {
+      const res = await session().read(path);
+      assert.equal(res.verdict?.ok, false);
+      assert.deepEqual(res.verdict?.violations.map((v) => v.code), [code]);
+      assert.ok(res.verdict?.feedback);
+      assert.equal(res.content, "");
+    }
+  });
+});
+
 describe("ExecuteEdit", () => {
   it("applies an edit", async () => {
     await put("edit/app.py", 'def main():\n    print("hello")\n');

@@ -67,6 +67,16 @@ function run(cmd: string, args: string[], cwd: string): Promise<void> {
   });
 }
 
+/**
+ * Builds `./cmd/toolguard` of the repository at root into bin, unless
+ * $TOOLGUARD_BIN names a binary already built (then bin is that one).
+ */
+export async function buildToolguard(bin: string, root: string = findRepoRoot()): Promise<void> {
+  if (!process.env.TOOLGUARD_BIN) {
+    await run(goCommand(), ["build", "-o", bin, "./cmd/toolguard"], root);
+  }
+}
+
 /** Options of {@link startServer}. */
 export interface StartOptions {
   /** More flags for `toolguard serve`. */
@@ -94,9 +104,7 @@ export async function startServer(options: StartOptions = {}): Promise<ToolGuard
   await mkdir(workspace);
   let prepared: string[] = [];
   try {
-    if (!process.env.TOOLGUARD_BIN) {
-      await run(goCommand(), ["build", "-o", bin, "./cmd/toolguard"], root);
-    }
+    await buildToolguard(bin, root);
     if (options.prepare) prepared = await options.prepare(tmp);
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });

@@ -1140,7 +1140,7 @@ type Violation struct {
 	// UNSUPPORTED_COMMAND, TRUNCATED, PLACEHOLDER_CONTENT, REPEATED_CALL;
 	// from execution: OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND,
 	// FILE_EXISTS, NOT_REGULAR_FILE, FILE_TOO_LARGE, EDIT_NOT_FOUND,
-	// EDIT_AMBIGUOUS.
+	// EDIT_AMBIGUOUS; from ReadFile: BINARY_FILE.
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// Parameter concerned, as in Repair.param; empty for the whole call.
 	Param string `protobuf:"bytes,2,opt,name=param,proto3" json:"param,omitempty"`
@@ -2182,6 +2182,218 @@ func (x *ExecuteEditResponse) GetDiffElided() *Elision {
 	return nil
 }
 
+// ReadFileRequest asks for a file, or a range of its lines.
+type ReadFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the read belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// Path of the file, as the model wrote it: workspace-relative, or
+	// absolute inside the agent's view of the workspace. Required.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// 1-based line to start at. Optional; 0 means the first line.
+	Offset uint32 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	// How many lines to return. Optional; 0 means to the end of the file.
+	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Prefix each line with its number, right-aligned, as `  12 | code`;
+	// carriage returns and a byte order mark are then left out.
+	LineNumbers   bool `protobuf:"varint,5,opt,name=line_numbers,json=lineNumbers,proto3" json:"line_numbers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFileRequest) Reset() {
+	*x = ReadFileRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFileRequest) ProtoMessage() {}
+
+func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFileRequest.ProtoReflect.Descriptor instead.
+func (*ReadFileRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ReadFileRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *ReadFileRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ReadFileRequest) GetOffset() uint32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *ReadFileRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ReadFileRequest) GetLineNumbers() bool {
+	if x != nil {
+		return x.LineNumbers
+	}
+	return false
+}
+
+// ReadFileResponse carries the verdict and, when it is usable, the text.
+type ReadFileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict on the read; `ok` is false when the file was not read
+	// (OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND, NOT_REGULAR_FILE,
+	// FILE_TOO_LARGE, BINARY_FILE, INVALID_VALUE for a range past the end),
+	// and the fields below are then empty.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// Workspace-relative path of the file read (a link's target when the
+	// path names a link).
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// Lines `start_line` to `end_line`, byte for byte as in the file, or
+	// numbered when asked.
+	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// Hex SHA-256 of the whole file, as ExecuteEditRequest.expected_sha256
+	// and ExecuteWriteRequest.expected_sha256 take it.
+	Sha256 string `protobuf:"bytes,4,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// Size of the whole file in bytes.
+	Size uint64 `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
+	// Number of lines in the whole file (a last line without a line break
+	// counts).
+	TotalLines uint32 `protobuf:"varint,6,opt,name=total_lines,json=totalLines,proto3" json:"total_lines,omitempty"`
+	// 1-based first line returned.
+	StartLine uint32 `protobuf:"varint,7,opt,name=start_line,json=startLine,proto3" json:"start_line,omitempty"`
+	// 1-based last line returned; less than `start_line` when none was (an
+	// empty file).
+	EndLine uint32 `protobuf:"varint,8,opt,name=end_line,json=endLine,proto3" json:"end_line,omitempty"`
+	// The range was cut at the server's byte bound after `end_line`; read
+	// on from `end_line + 1`. A single line longer than the bound is cut
+	// inside it.
+	Truncated     bool `protobuf:"varint,9,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFileResponse) Reset() {
+	*x = ReadFileResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFileResponse) ProtoMessage() {}
+
+func (x *ReadFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFileResponse.ProtoReflect.Descriptor instead.
+func (*ReadFileResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ReadFileResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *ReadFileResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ReadFileResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *ReadFileResponse) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *ReadFileResponse) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *ReadFileResponse) GetTotalLines() uint32 {
+	if x != nil {
+		return x.TotalLines
+	}
+	return 0
+}
+
+func (x *ReadFileResponse) GetStartLine() uint32 {
+	if x != nil {
+		return x.StartLine
+	}
+	return 0
+}
+
+func (x *ReadFileResponse) GetEndLine() uint32 {
+	if x != nil {
+		return x.EndLine
+	}
+	return 0
+}
+
+func (x *ReadFileResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
 // EditResult is the outcome of one edit of a call.
 type EditResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2211,7 +2423,7 @@ type EditResult struct {
 
 func (x *EditResult) Reset() {
 	*x = EditResult{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2223,7 +2435,7 @@ func (x *EditResult) String() string {
 func (*EditResult) ProtoMessage() {}
 
 func (x *EditResult) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[24]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2236,7 +2448,7 @@ func (x *EditResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditResult.ProtoReflect.Descriptor instead.
 func (*EditResult) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{24}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EditResult) GetIndex() uint32 {
@@ -2323,7 +2535,7 @@ type FileChange struct {
 
 func (x *FileChange) Reset() {
 	*x = FileChange{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2335,7 +2547,7 @@ func (x *FileChange) String() string {
 func (*FileChange) ProtoMessage() {}
 
 func (x *FileChange) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[25]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2348,7 +2560,7 @@ func (x *FileChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileChange.ProtoReflect.Descriptor instead.
 func (*FileChange) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{25}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *FileChange) GetPath() string {
@@ -2410,7 +2622,7 @@ type StreamToolCallsRequest struct {
 
 func (x *StreamToolCallsRequest) Reset() {
 	*x = StreamToolCallsRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2422,7 +2634,7 @@ func (x *StreamToolCallsRequest) String() string {
 func (*StreamToolCallsRequest) ProtoMessage() {}
 
 func (x *StreamToolCallsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[26]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2435,7 +2647,7 @@ func (x *StreamToolCallsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamToolCallsRequest.ProtoReflect.Descriptor instead.
 func (*StreamToolCallsRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{26}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StreamToolCallsRequest) GetFrame() isStreamToolCallsRequest_Frame {
@@ -2519,7 +2731,7 @@ type StreamStart struct {
 
 func (x *StreamStart) Reset() {
 	*x = StreamStart{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2531,7 +2743,7 @@ func (x *StreamStart) String() string {
 func (*StreamStart) ProtoMessage() {}
 
 func (x *StreamStart) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[27]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2544,7 +2756,7 @@ func (x *StreamStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamStart.ProtoReflect.Descriptor instead.
 func (*StreamStart) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{27}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *StreamStart) GetContext() *RequestContext {
@@ -2606,7 +2818,7 @@ type StreamOptions struct {
 
 func (x *StreamOptions) Reset() {
 	*x = StreamOptions{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2618,7 +2830,7 @@ func (x *StreamOptions) String() string {
 func (*StreamOptions) ProtoMessage() {}
 
 func (x *StreamOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[28]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2631,7 +2843,7 @@ func (x *StreamOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamOptions.ProtoReflect.Descriptor instead.
 func (*StreamOptions) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{28}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StreamOptions) GetExecuteOnComplete() bool {
@@ -2683,7 +2895,7 @@ type StreamDelta struct {
 
 func (x *StreamDelta) Reset() {
 	*x = StreamDelta{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2695,7 +2907,7 @@ func (x *StreamDelta) String() string {
 func (*StreamDelta) ProtoMessage() {}
 
 func (x *StreamDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[29]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2708,7 +2920,7 @@ func (x *StreamDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamDelta.ProtoReflect.Descriptor instead.
 func (*StreamDelta) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{29}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StreamDelta) GetText() string {
@@ -2749,7 +2961,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2761,7 +2973,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[30]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2774,7 +2986,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{30}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -2825,7 +3037,7 @@ type StreamEnd struct {
 
 func (x *StreamEnd) Reset() {
 	*x = StreamEnd{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2837,7 +3049,7 @@ func (x *StreamEnd) String() string {
 func (*StreamEnd) ProtoMessage() {}
 
 func (x *StreamEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[31]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2850,7 +3062,7 @@ func (x *StreamEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEnd.ProtoReflect.Descriptor instead.
 func (*StreamEnd) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{31}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *StreamEnd) GetFinishReason() string {
@@ -2880,7 +3092,7 @@ type StreamToolCallsResponse struct {
 
 func (x *StreamToolCallsResponse) Reset() {
 	*x = StreamToolCallsResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2892,7 +3104,7 @@ func (x *StreamToolCallsResponse) String() string {
 func (*StreamToolCallsResponse) ProtoMessage() {}
 
 func (x *StreamToolCallsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[32]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2905,7 +3117,7 @@ func (x *StreamToolCallsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamToolCallsResponse.ProtoReflect.Descriptor instead.
 func (*StreamToolCallsResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{32}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StreamToolCallsResponse) GetEvent() isStreamToolCallsResponse_Event {
@@ -3027,7 +3239,7 @@ type TextEvent struct {
 
 func (x *TextEvent) Reset() {
 	*x = TextEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3039,7 +3251,7 @@ func (x *TextEvent) String() string {
 func (*TextEvent) ProtoMessage() {}
 
 func (x *TextEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[33]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3052,7 +3264,7 @@ func (x *TextEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextEvent.ProtoReflect.Descriptor instead.
 func (*TextEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{33}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *TextEvent) GetText() string {
@@ -3083,7 +3295,7 @@ type CallStartedEvent struct {
 
 func (x *CallStartedEvent) Reset() {
 	*x = CallStartedEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3095,7 +3307,7 @@ func (x *CallStartedEvent) String() string {
 func (*CallStartedEvent) ProtoMessage() {}
 
 func (x *CallStartedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[34]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3108,7 +3320,7 @@ func (x *CallStartedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallStartedEvent.ProtoReflect.Descriptor instead.
 func (*CallStartedEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{34}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CallStartedEvent) GetIndex() uint32 {
@@ -3169,7 +3381,7 @@ type ParamUpdateEvent struct {
 
 func (x *ParamUpdateEvent) Reset() {
 	*x = ParamUpdateEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3181,7 +3393,7 @@ func (x *ParamUpdateEvent) String() string {
 func (*ParamUpdateEvent) ProtoMessage() {}
 
 func (x *ParamUpdateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[35]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3194,7 +3406,7 @@ func (x *ParamUpdateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ParamUpdateEvent.ProtoReflect.Descriptor instead.
 func (*ParamUpdateEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{35}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ParamUpdateEvent) GetIndex() uint32 {
@@ -3276,7 +3488,7 @@ type CallCompleteEvent struct {
 
 func (x *CallCompleteEvent) Reset() {
 	*x = CallCompleteEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3288,7 +3500,7 @@ func (x *CallCompleteEvent) String() string {
 func (*CallCompleteEvent) ProtoMessage() {}
 
 func (x *CallCompleteEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[36]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3301,7 +3513,7 @@ func (x *CallCompleteEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallCompleteEvent.ProtoReflect.Descriptor instead.
 func (*CallCompleteEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{36}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CallCompleteEvent) GetIndex() uint32 {
@@ -3352,7 +3564,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3364,7 +3576,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[37]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3377,7 +3589,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{37}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Execution) GetEdits() []*EditResult {
@@ -3431,7 +3643,7 @@ type StreamErrorEvent struct {
 
 func (x *StreamErrorEvent) Reset() {
 	*x = StreamErrorEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3443,7 +3655,7 @@ func (x *StreamErrorEvent) String() string {
 func (*StreamErrorEvent) ProtoMessage() {}
 
 func (x *StreamErrorEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[38]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3456,7 +3668,7 @@ func (x *StreamErrorEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamErrorEvent.ProtoReflect.Descriptor instead.
 func (*StreamErrorEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{38}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *StreamErrorEvent) GetCode() string {
@@ -3495,7 +3707,7 @@ type StreamDoneEvent struct {
 
 func (x *StreamDoneEvent) Reset() {
 	*x = StreamDoneEvent{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[39]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3507,7 +3719,7 @@ func (x *StreamDoneEvent) String() string {
 func (*StreamDoneEvent) ProtoMessage() {}
 
 func (x *StreamDoneEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[39]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3520,7 +3732,7 @@ func (x *StreamDoneEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamDoneEvent.ProtoReflect.Descriptor instead.
 func (*StreamDoneEvent) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{39}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *StreamDoneEvent) GetFinishReason() string {
@@ -3677,7 +3889,25 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\achanges\x18\x04 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x18\n" +
 	"\aapplied\x18\x05 \x01(\bR\aapplied\x126\n" +
 	"\vdiff_elided\x18\x06 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
-	"diffElided\"\xa2\x02\n" +
+	"diffElided\"\xae\x01\n" +
+	"\x0fReadFileRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\rR\x06offset\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\rR\x05limit\x12!\n" +
+	"\fline_numbers\x18\x05 \x01(\bR\vlineNumbers\"\x96\x02\n" +
+	"\x10ReadFileResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x16\n" +
+	"\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x12\n" +
+	"\x04size\x18\x05 \x01(\x04R\x04size\x12\x1f\n" +
+	"\vtotal_lines\x18\x06 \x01(\rR\n" +
+	"totalLines\x12\x1d\n" +
+	"\n" +
+	"start_line\x18\a \x01(\rR\tstartLine\x12\x19\n" +
+	"\bend_line\x18\b \x01(\rR\aendLine\x12\x1c\n" +
+	"\ttruncated\x18\t \x01(\bR\ttruncated\"\xa2\x02\n" +
 	"\n" +
 	"EditResult\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
@@ -3820,7 +4050,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x15STREAM_FORMAT_MISTRAL\x10\f\x12\x1a\n" +
 	"\x16STREAM_FORMAT_PYTHONIC\x10\r\x12\x1d\n" +
 	"\x19STREAM_FORMAT_LLAMA3_JSON\x10\x0e\x12\x1c\n" +
-	"\x18STREAM_FORMAT_CLAUDE_XML\x10\x0f2\xfa\x04\n" +
+	"\x18STREAM_FORMAT_CLAUDE_XML\x10\x0f2\xc5\x05\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
@@ -3828,7 +4058,8 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"GetSession\x12\x1f.toolguard.v1.GetSessionRequest\x1a .toolguard.v1.GetSessionResponse\x12U\n" +
 	"\fResetSession\x12!.toolguard.v1.ResetSessionRequest\x1a\".toolguard.v1.ResetSessionResponse\x12U\n" +
 	"\fExecuteWrite\x12!.toolguard.v1.ExecuteWriteRequest\x1a\".toolguard.v1.ExecuteWriteResponse\x12R\n" +
-	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponse\x12b\n" +
+	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponse\x12I\n" +
+	"\bReadFile\x12\x1d.toolguard.v1.ReadFileRequest\x1a\x1e.toolguard.v1.ReadFileResponse\x12b\n" +
 	"\x0fStreamToolCalls\x12$.toolguard.v1.StreamToolCallsRequest\x1a%.toolguard.v1.StreamToolCallsResponse(\x010\x01B=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
 
 var (
@@ -3844,7 +4075,7 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 }
 
 var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
@@ -3875,32 +4106,34 @@ var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(*ExecuteWriteResponse)(nil),     // 26: toolguard.v1.ExecuteWriteResponse
 	(*ExecuteEditRequest)(nil),       // 27: toolguard.v1.ExecuteEditRequest
 	(*ExecuteEditResponse)(nil),      // 28: toolguard.v1.ExecuteEditResponse
-	(*EditResult)(nil),               // 29: toolguard.v1.EditResult
-	(*FileChange)(nil),               // 30: toolguard.v1.FileChange
-	(*StreamToolCallsRequest)(nil),   // 31: toolguard.v1.StreamToolCallsRequest
-	(*StreamStart)(nil),              // 32: toolguard.v1.StreamStart
-	(*StreamOptions)(nil),            // 33: toolguard.v1.StreamOptions
-	(*StreamDelta)(nil),              // 34: toolguard.v1.StreamDelta
-	(*ToolCallDelta)(nil),            // 35: toolguard.v1.ToolCallDelta
-	(*StreamEnd)(nil),                // 36: toolguard.v1.StreamEnd
-	(*StreamToolCallsResponse)(nil),  // 37: toolguard.v1.StreamToolCallsResponse
-	(*TextEvent)(nil),                // 38: toolguard.v1.TextEvent
-	(*CallStartedEvent)(nil),         // 39: toolguard.v1.CallStartedEvent
-	(*ParamUpdateEvent)(nil),         // 40: toolguard.v1.ParamUpdateEvent
-	(*CallCompleteEvent)(nil),        // 41: toolguard.v1.CallCompleteEvent
-	(*Execution)(nil),                // 42: toolguard.v1.Execution
-	(*StreamErrorEvent)(nil),         // 43: toolguard.v1.StreamErrorEvent
-	(*StreamDoneEvent)(nil),          // 44: toolguard.v1.StreamDoneEvent
-	nil,                              // 45: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 46: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 47: google.protobuf.Timestamp
+	(*ReadFileRequest)(nil),          // 29: toolguard.v1.ReadFileRequest
+	(*ReadFileResponse)(nil),         // 30: toolguard.v1.ReadFileResponse
+	(*EditResult)(nil),               // 31: toolguard.v1.EditResult
+	(*FileChange)(nil),               // 32: toolguard.v1.FileChange
+	(*StreamToolCallsRequest)(nil),   // 33: toolguard.v1.StreamToolCallsRequest
+	(*StreamStart)(nil),              // 34: toolguard.v1.StreamStart
+	(*StreamOptions)(nil),            // 35: toolguard.v1.StreamOptions
+	(*StreamDelta)(nil),              // 36: toolguard.v1.StreamDelta
+	(*ToolCallDelta)(nil),            // 37: toolguard.v1.ToolCallDelta
+	(*StreamEnd)(nil),                // 38: toolguard.v1.StreamEnd
+	(*StreamToolCallsResponse)(nil),  // 39: toolguard.v1.StreamToolCallsResponse
+	(*TextEvent)(nil),                // 40: toolguard.v1.TextEvent
+	(*CallStartedEvent)(nil),         // 41: toolguard.v1.CallStartedEvent
+	(*ParamUpdateEvent)(nil),         // 42: toolguard.v1.ParamUpdateEvent
+	(*CallCompleteEvent)(nil),        // 43: toolguard.v1.CallCompleteEvent
+	(*Execution)(nil),                // 44: toolguard.v1.Execution
+	(*StreamErrorEvent)(nil),         // 45: toolguard.v1.StreamErrorEvent
+	(*StreamDoneEvent)(nil),          // 46: toolguard.v1.StreamDoneEvent
+	nil,                              // 47: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 48: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 49: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	7,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	45, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	46, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	47, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	48, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
 	9,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	46, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	48, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
 	12, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
 	13, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
 	14, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
@@ -3912,67 +4145,71 @@ var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	10, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
 	19, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
 	8,  // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	46, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	46, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	48, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	48, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
 	24, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
 	24, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
 	14, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	47, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	49, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
 	5,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
 	6,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
 	8,  // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
 	10, // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
-	30, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
+	32, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
 	11, // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
 	5,  // 28: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
 	6,  // 29: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
 	8,  // 30: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
 	10, // 31: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
-	29, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
-	30, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
+	31, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
+	32, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
 	11, // 34: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
-	1,  // 35: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
-	2,  // 36: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
-	3,  // 37: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
-	32, // 38: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
-	34, // 39: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
-	36, // 40: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
-	5,  // 41: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
-	4,  // 42: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
-	8,  // 43: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
-	33, // 44: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
-	35, // 45: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
-	38, // 46: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
-	39, // 47: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
-	40, // 48: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
-	41, // 49: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
-	43, // 50: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
-	44, // 51: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
-	10, // 52: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
-	42, // 53: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
-	29, // 54: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
-	30, // 55: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
-	11, // 56: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
-	14, // 57: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
-	15, // 58: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	17, // 59: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	20, // 60: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	22, // 61: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	25, // 62: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	27, // 63: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	31, // 64: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
-	16, // 65: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	18, // 66: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	21, // 67: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	23, // 68: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	26, // 69: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	28, // 70: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	37, // 71: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
-	65, // [65:72] is the sub-list for method output_type
-	58, // [58:65] is the sub-list for method input_type
-	58, // [58:58] is the sub-list for extension type_name
-	58, // [58:58] is the sub-list for extension extendee
-	0,  // [0:58] is the sub-list for field type_name
+	5,  // 35: toolguard.v1.ReadFileRequest.context:type_name -> toolguard.v1.RequestContext
+	10, // 36: toolguard.v1.ReadFileResponse.verdict:type_name -> toolguard.v1.Verdict
+	1,  // 37: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
+	2,  // 38: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
+	3,  // 39: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
+	34, // 40: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
+	36, // 41: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
+	38, // 42: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
+	5,  // 43: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
+	4,  // 44: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
+	8,  // 45: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
+	35, // 46: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
+	37, // 47: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
+	40, // 48: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
+	41, // 49: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
+	42, // 50: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
+	43, // 51: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
+	45, // 52: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
+	46, // 53: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
+	10, // 54: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
+	44, // 55: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
+	31, // 56: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
+	32, // 57: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
+	11, // 58: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
+	14, // 59: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
+	15, // 60: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	17, // 61: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	20, // 62: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	22, // 63: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	25, // 64: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	27, // 65: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	29, // 66: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
+	33, // 67: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	16, // 68: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	18, // 69: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	21, // 70: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	23, // 71: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	26, // 72: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	28, // 73: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	30, // 74: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
+	39, // 75: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	68, // [68:76] is the sub-list for method output_type
+	60, // [60:68] is the sub-list for method input_type
+	60, // [60:60] is the sub-list for extension type_name
+	60, // [60:60] is the sub-list for extension extendee
+	0,  // [0:60] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -3985,12 +4222,12 @@ func file_toolguard_v1_toolguard_proto_init() {
 		(*ToolCall_Params)(nil),
 		(*ToolCall_XmlBlock)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[26].OneofWrappers = []any{
+	file_toolguard_v1_toolguard_proto_msgTypes[28].OneofWrappers = []any{
 		(*StreamToolCallsRequest_Start)(nil),
 		(*StreamToolCallsRequest_Delta)(nil),
 		(*StreamToolCallsRequest_End)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[32].OneofWrappers = []any{
+	file_toolguard_v1_toolguard_proto_msgTypes[34].OneofWrappers = []any{
 		(*StreamToolCallsResponse_Text)(nil),
 		(*StreamToolCallsResponse_CallStarted)(nil),
 		(*StreamToolCallsResponse_ParamUpdate)(nil),
@@ -3998,18 +4235,18 @@ func file_toolguard_v1_toolguard_proto_init() {
 		(*StreamToolCallsResponse_Error)(nil),
 		(*StreamToolCallsResponse_Done)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[35].OneofWrappers = []any{
+	file_toolguard_v1_toolguard_proto_msgTypes[37].OneofWrappers = []any{
 		(*ParamUpdateEvent_Append)(nil),
 		(*ParamUpdateEvent_ValueJson)(nil),
 	}
-	file_toolguard_v1_toolguard_proto_msgTypes[38].OneofWrappers = []any{}
+	file_toolguard_v1_toolguard_proto_msgTypes[40].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   41,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

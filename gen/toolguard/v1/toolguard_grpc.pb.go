@@ -35,6 +35,7 @@ const (
 	ToolGuardService_ResetSession_FullMethodName     = "/toolguard.v1.ToolGuardService/ResetSession"
 	ToolGuardService_ExecuteWrite_FullMethodName     = "/toolguard.v1.ToolGuardService/ExecuteWrite"
 	ToolGuardService_ExecuteEdit_FullMethodName      = "/toolguard.v1.ToolGuardService/ExecuteEdit"
+	ToolGuardService_ReadFile_FullMethodName         = "/toolguard.v1.ToolGuardService/ReadFile"
 	ToolGuardService_StreamToolCalls_FullMethodName  = "/toolguard.v1.ToolGuardService/StreamToolCalls"
 )
 
@@ -69,6 +70,14 @@ type ToolGuardServiceClient interface {
 	// inside the request's workspace: exact matching first, then the fuzzy
 	// ladder. A batch is all-or-nothing unless `partial` is set.
 	ExecuteEdit(ctx context.Context, in *ExecuteEditRequest, opts ...grpc.CallOption) (*ExecuteEditResponse, error)
+	// ReadFile reads a text file of the request's workspace, confined and
+	// deny-aware exactly as writes are: the same path resolution, the same
+	// refusals. It returns a range of lines, optionally numbered in the
+	// read-tool shape (`  12 | code`) that edit text may carry back, and the
+	// whole file's SHA-256 for a later edit's `expected_sha256`. A refused
+	// path, a binary file or a range past the end is a verdict with feedback,
+	// counted in the session like any call of the model.
+	ReadFile(ctx context.Context, in *ReadFileRequest, opts ...grpc.CallOption) (*ReadFileResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -152,6 +161,16 @@ func (c *toolGuardServiceClient) ExecuteEdit(ctx context.Context, in *ExecuteEdi
 	return out, nil
 }
 
+func (c *toolGuardServiceClient) ReadFile(ctx context.Context, in *ReadFileRequest, opts ...grpc.CallOption) (*ReadFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadFileResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_ReadFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *toolGuardServiceClient) StreamToolCalls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StreamToolCallsRequest, StreamToolCallsResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &ToolGuardService_ServiceDesc.Streams[0], ToolGuardService_StreamToolCalls_FullMethodName, cOpts...)
@@ -196,6 +215,14 @@ type ToolGuardServiceServer interface {
 	// inside the request's workspace: exact matching first, then the fuzzy
 	// ladder. A batch is all-or-nothing unless `partial` is set.
 	ExecuteEdit(context.Context, *ExecuteEditRequest) (*ExecuteEditResponse, error)
+	// ReadFile reads a text file of the request's workspace, confined and
+	// deny-aware exactly as writes are: the same path resolution, the same
+	// refusals. It returns a range of lines, optionally numbered in the
+	// read-tool shape (`  12 | code`) that edit text may carry back, and the
+	// whole file's SHA-256 for a later edit's `expected_sha256`. A refused
+	// path, a binary file or a range past the end is a verdict with feedback,
+	// counted in the session like any call of the model.
+	ReadFile(context.Context, *ReadFileRequest) (*ReadFileResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -236,6 +263,9 @@ func (UnimplementedToolGuardServiceServer) ExecuteWrite(context.Context, *Execut
 }
 func (UnimplementedToolGuardServiceServer) ExecuteEdit(context.Context, *ExecuteEditRequest) (*ExecuteEditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ExecuteEdit not implemented")
+}
+func (UnimplementedToolGuardServiceServer) ReadFile(context.Context, *ReadFileRequest) (*ReadFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadFile not implemented")
 }
 func (UnimplementedToolGuardServiceServer) StreamToolCalls(grpc.BidiStreamingServer[StreamToolCallsRequest, StreamToolCallsResponse]) error {
 	return status.Error(codes.Unimplemented, "method StreamToolCalls not implemented")
@@ -369,6 +399,24 @@ func _ToolGuardService_ExecuteEdit_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolGuardService_ReadFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).ReadFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_ReadFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).ReadFile(ctx, req.(*ReadFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ToolGuardService_StreamToolCalls_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(ToolGuardServiceServer).StreamToolCalls(&grpc.GenericServerStream[StreamToolCallsRequest, StreamToolCallsResponse]{ServerStream: stream})
 }
@@ -406,6 +454,10 @@ var ToolGuardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ExecuteEdit",
 			Handler:    _ToolGuardService_ExecuteEdit_Handler,
+		},
+		{
+			MethodName: "ReadFile",
+			Handler:    _ToolGuardService_ReadFile_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

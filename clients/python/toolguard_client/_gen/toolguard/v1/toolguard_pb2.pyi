@@ -254,6 +254,42 @@ class ParamUpdateEvent(_message.Message):
     value_json: str
     def __init__(self, index: _Optional[int] = ..., param: _Optional[str] = ..., append: _Optional[str] = ..., value_json: _Optional[str] = ...) -> None: ...
 
+class ReadFileRequest(_message.Message):
+    __slots__ = ["context", "limit", "line_numbers", "offset", "path"]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    LINE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    context: RequestContext
+    limit: int
+    line_numbers: bool
+    offset: int
+    path: str
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., line_numbers: bool = ...) -> None: ...
+
+class ReadFileResponse(_message.Message):
+    __slots__ = ["content", "end_line", "path", "sha256", "size", "start_line", "total_lines", "truncated", "verdict"]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    end_line: int
+    path: str
+    sha256: str
+    size: int
+    start_line: int
+    total_lines: int
+    truncated: bool
+    verdict: Verdict
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., content: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., total_lines: _Optional[int] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., truncated: bool = ...) -> None: ...
+
 class Repair(_message.Message):
     __slots__ = ["code", "detail", "param"]
     CODE_FIELD_NUMBER: _ClassVar[int]

@@ -46,6 +46,11 @@ class ToolGuardServiceStub(object):
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.ExecuteEditRequest.SerializeToString,
                 response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ExecuteEditResponse.FromString,
                 )
+        self.ReadFile = channel.unary_unary(
+                '/toolguard.v1.ToolGuardService/ReadFile',
+                request_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileRequest.SerializeToString,
+                response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileResponse.FromString,
+                )
         self.StreamToolCalls = channel.stream_stream(
                 '/toolguard.v1.ToolGuardService/StreamToolCalls',
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.StreamToolCallsRequest.SerializeToString,
@@ -112,6 +117,19 @@ class ToolGuardServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReadFile(self, request, context):
+        """ReadFile reads a text file of the request's workspace, confined and
+        deny-aware exactly as writes are: the same path resolution, the same
+        refusals. It returns a range of lines, optionally numbered in the
+        read-tool shape (`  12 | code`) that edit text may carry back, and the
+        whole file's SHA-256 for a later edit's `expected_sha256`. A refused
+        path, a binary file or a range past the end is a verdict with feedback,
+        counted in the session like any call of the model.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StreamToolCalls(self, request_iterator, context):
         """StreamToolCalls parses tool calls out of a model's response while it
         streams. The client sends one `start` frame, then `delta` frames as the
@@ -162,6 +180,11 @@ def add_ToolGuardServiceServicer_to_server(servicer, server):
                     servicer.ExecuteEdit,
                     request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ExecuteEditRequest.FromString,
                     response_serializer=toolguard_dot_v1_dot_toolguard__pb2.ExecuteEditResponse.SerializeToString,
+            ),
+            'ReadFile': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadFile,
+                    request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileRequest.FromString,
+                    response_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileResponse.SerializeToString,
             ),
             'StreamToolCalls': grpc.stream_stream_rpc_method_handler(
                     servicer.StreamToolCalls,
@@ -279,6 +302,23 @@ class ToolGuardService(object):
         return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/ExecuteEdit',
             toolguard_dot_v1_dot_toolguard__pb2.ExecuteEditRequest.SerializeToString,
             toolguard_dot_v1_dot_toolguard__pb2.ExecuteEditResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReadFile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/ReadFile',
+            toolguard_dot_v1_dot_toolguard__pb2.ReadFileRequest.SerializeToString,
+            toolguard_dot_v1_dot_toolguard__pb2.ReadFileResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toolguard/v1/toolguard.proto.
  */
 export const file_toolguard_v1_toolguard: GenFile = /*@__PURE__*/
-  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i1wEKCkVkaXRSZXN1bHQSDQoFaW5kZXgYASABKA0SDAoEcGF0aBgCIAEoCRIoCgZzdGF0dXMYAyABKA4yGC50b29sZ3VhcmQudjEuRWRpdFN0YXR1cxItCghzdHJhdGVneRgEIAEoDjIbLnRvb2xndWFyZC52MS5NYXRjaFN0cmF0ZWd5EhIKCnNpbWlsYXJpdHkYBSABKAESDAoEbGluZRgGIAEoDRIOCgZjb2x1bW4YByABKA0SDAoEaGludBgIIAEoCRITCgttYXRjaF9saW5lcxgJIAMoDSKPAQoKRmlsZUNoYW5nZRIMCgRwYXRoGAEgASgJEioKBGtpbmQYAiABKA4yHC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZUtpbmQSFwoPcHJldmlvdXNfc2hhMjU2GAMgASgJEg4KBnNoYTI1NhgEIAEoCRIMCgRzaXplGAUgASgEEhAKCG1vdmVkX3RvGAYgASgJIqEBChZTdHJlYW1Ub29sQ2FsbHNSZXF1ZXN0EioKBXN0YXJ0GAEgASgLMhkudG9vbGd1YXJkLnYxLlN0cmVhbVN0YXJ0SAASKgoFZGVsdGEYAiABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtRGVsdGFIABImCgNlbmQYAyABKAsyFy50b29sZ3VhcmQudjEuU3RyZWFtRW5kSABCBwoFZnJhbWUi1wEKC1N0cmVhbVN0YXJ0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSKgoGZm9ybWF0GAIgASgOMhoudG9vbGd1YXJkLnYxLlN0cmVhbUZvcm1hdBIrCgV0b29scxgDIAMoCzIcLnRvb2xndWFyZC52MS5Ub29sRGVmaW5pdGlvbhISCgp0b29sX25hbWVzGAQgAygJEiwKB29wdGlvbnMYBSABKAsyGy50b29sZ3VhcmQudjEuU3RyZWFtT3B0aW9ucyJ/Cg1TdHJlYW1PcHRpb25zEhsKE2V4ZWN1dGVfb25fY29tcGxldGUYASABKAgSDwoHZHJ5X3J1bhgCIAEoCBIPCgdwYXJ0aWFsGAMgASgIEhYKDm1heF9jYWxsX2J5dGVzGAQgASgEEhcKD21heF9wYXJhbV9ieXRlcxgFIAEoBCJMCgtTdHJlYW1EZWx0YRIMCgR0ZXh0GAEgASgJEi8KCnRvb2xfY2FsbHMYAiADKAsyGy50b29sZ3VhcmQudjEuVG9vbENhbGxEZWx0YSJZCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoJYXJndW1lbnRzGAQgASgJEgwKBGRvbmUYBSABKAgiIgoJU3RyZWFtRW5kEhUKDWZpbmlzaF9yZWFzb24YASABKAki1QIKF1N0cmVhbVRvb2xDYWxsc1Jlc3BvbnNlEicKBHRleHQYASABKAsyFy50b29sZ3VhcmQudjEuVGV4dEV2ZW50SAASNgoMY2FsbF9zdGFydGVkGAIgASgLMh4udG9vbGd1YXJkLnYxLkNhbGxTdGFydGVkRXZlbnRIABI2CgxwYXJhbV91cGRhdGUYAyABKAsyHi50b29sZ3VhcmQudjEuUGFyYW1VcGRhdGVFdmVudEgAEjgKDWNhbGxfY29tcGxldGUYBCABKAsyHy50b29sZ3VhcmQudjEuQ2FsbENvbXBsZXRlRXZlbnRIABIvCgVlcnJvchgFIAEoCzIeLnRvb2xndWFyZC52MS5TdHJlYW1FcnJvckV2ZW50SAASLQoEZG9uZRgGIAEoCzIdLnRvb2xndWFyZC52MS5TdHJlYW1Eb25lRXZlbnRIAEIHCgVldmVudCIZCglUZXh0RXZlbnQSDAoEdGV4dBgBIAEoCSJhChBDYWxsU3RhcnRlZEV2ZW50Eg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRIQCghyYXdfbmFtZRgEIAEoCRINCgVrbm93bhgFIAEoCCJhChBQYXJhbVVwZGF0ZUV2ZW50Eg0KBWluZGV4GAEgASgNEg0KBXBhcmFtGAIgASgJEhAKBmFwcGVuZBgDIAEoCUgAEhQKCnZhbHVlX2pzb24YBCABKAlIAEIHCgV2YWx1ZSKJAQoRQ2FsbENvbXBsZXRlRXZlbnQSDQoFaW5kZXgYASABKA0SJgoHdmVyZGljdBgCIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EhEKCXRydW5jYXRlZBgDIAEoCBIqCglleGVjdXRpb24YBCABKAsyFy50b29sZ3VhcmQudjEuRXhlY3V0aW9uIqoBCglFeGVjdXRpb24SJwoFZWRpdHMYASADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIpCgdjaGFuZ2VzGAIgAygLMhgudG9vbGd1YXJkLnYxLkZpbGVDaGFuZ2USDAoEZGlmZhgDIAEoCRIPCgdhcHBsaWVkGAQgASgIEioKC2RpZmZfZWxpZGVkGAUgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iTwoQU3RyZWFtRXJyb3JFdmVudBIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEgoFaW5kZXgYAyABKA1IAIgBAUIICgZfaW5kZXgiZQoPU3RyZWFtRG9uZUV2ZW50EhUKDWZpbmlzaF9yZWFzb24YASABKAkSDQoFY2FsbHMYAiABKA0SLAoIbWlzdGFrZXMYAyABKAsyGi50b29sZ3VhcmQudjEuTWlzdGFrZVN0YXRlKnsKDUFyZ3VtZW50c0Zvcm0SHgoaQVJHVU1FTlRTX0ZPUk1fVU5TUEVDSUZJRUQQABIXChNBUkdVTUVOVFNfRk9STV9URVhUEAESGQoVQVJHVU1FTlRTX0ZPUk1fUEFSQU1TEAISFgoSQVJHVU1FTlRTX0ZPUk1fWE1MEAMqsAEKCkVkaXRTdGF0dXMSGwoXRURJVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNFRElUX1NUQVRVU19BUFBMSUVEEAESHwobRURJVF9TVEFUVVNfQUxSRUFEWV9BUFBMSUVEEAISGQoVRURJVF9TVEFUVVNfTk9UX0ZPVU5EEAMSGQoVRURJVF9TVEFUVVNfQU1CSUdVT1VTEAQSFQoRRURJVF9TVEFUVVNfTk9fT1AQBSrxAQoNTWF0Y2hTdHJhdGVneRIeChpNQVRDSF9TVFJBVEVHWV9VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUUkFURUdZX0VYQUNUEAESGwoXTUFUQ0hfU1RSQVRFR1lfVFJJTV9FTkQQAhIXChNNQVRDSF9TVFJBVEVHWV9UUklNEAMSGgoWTUFUQ0hfU1RSQVRFR1lfVU5JQ09ERRAEEhkKFU1BVENIX1NUUkFURUdZX0lOREVOVBAFEh8KG01BVENIX1NUUkFURUdZX0JMT0NLX0FOQ0hPUhAGEhgKFE1BVENIX1NUUkFURUdZX0ZVWlpZEAcqyQEKDkZpbGVDaGFuZ2VLaW5kEiAKHEZJTEVfQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIcChhGSUxFX0NIQU5HRV9LSU5EX0NSRUFURUQQARIdChlGSUxFX0NIQU5HRV9LSU5EX01PRElGSUVEEAISHAoYRklMRV9DSEFOR0VfS0lORF9ERUxFVEVEEAMSGgoWRklMRV9DSEFOR0VfS0lORF9NT1ZFRBAEEh4KGkZJTEVfQ0hBTkdFX0tJTkRfVU5DSEFOR0VEEAUq0wMKDFN0cmVhbUZvcm1hdBIdChlTVFJFQU1fRk9STUFUX1VOU1BFQ0lGSUVEEAASGgoWU1RSRUFNX0ZPUk1BVF9YTUxfVEFHUxABEhgKFFNUUkVBTV9GT1JNQVRfT1BFTkFJEAISGwoXU1RSRUFNX0ZPUk1BVF9BTlRIUk9QSUMQAxIYChRTVFJFQU1fRk9STUFUX0hFUk1FUxAEEhoKFlNUUkVBTV9GT1JNQVRfUVdFTl9YTUwQBRIZChVTVFJFQU1fRk9STUFUX01JTklNQVgQBhIXChNTVFJFQU1fRk9STUFUX0dMTTQ1EAcSGQoVU1RSRUFNX0ZPUk1BVF9IQVJNT05ZEAgSHQoZU1RSRUFNX0ZPUk1BVF9ERUVQU0VFS19WMxAJEh4KGlNUUkVBTV9GT1JNQVRfREVFUFNFRUtfVjMxEAoSGQoVU1RSRUFNX0ZPUk1BVF9LSU1JX0syEAsSGQoVU1RSRUFNX0ZPUk1BVF9NSVNUUkFMEAwSGgoWU1RSRUFNX0ZPUk1BVF9QWVRIT05JQxANEh0KGVNUUkVBTV9GT1JNQVRfTExBTUEzX0pTT04QDhIcChhTVFJFQU1fRk9STUFUX0NMQVVERV9YTUwQDzL6BAoQVG9vbEd1YXJkU2VydmljZRJhChBWYWxpZGF0ZVRvb2xDYWxsEiUudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXF1ZXN0GiYudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRJMCglMaXN0VG9vbHMSHi50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBofLnRvb2xndWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJPCgpHZXRTZXNzaW9uEh8udG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXF1ZXN0GiAudG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXNwb25zZRJVCgxSZXNldFNlc3Npb24SIS50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVxdWVzdBoiLnRvb2xndWFyZC52MS5SZXNldFNlc3Npb25SZXNwb25zZRJVCgxFeGVjdXRlV3JpdGUSIS50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVxdWVzdBoiLnRvb2xndWFyZC52MS5FeGVjdXRlV3JpdGVSZXNwb25zZRJSCgtFeGVjdXRlRWRpdBIgLnRvb2xndWFyZC52MS5FeGVjdXRlRWRpdFJlcXVlc3QaIS50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXNwb25zZRJiCg9TdHJlYW1Ub29sQ2FsbHMSJC50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVxdWVzdBolLnRvb2xndWFyZC52MS5TdHJlYW1Ub29sQ2FsbHNSZXNwb25zZSgBMAFCPVo7Z2l0aHViLmNvbS90b29sZ3VhcmQvdG9vbGd1YXJkL2dlbi90b29sZ3VhcmQvdjE7dG9vbGd1YXJkdjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24igwEKD1JlYWRGaWxlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDgoGb2Zmc2V0GAMgASgNEg0KBWxpbWl0GAQgASgNEhQKDGxpbmVfbnVtYmVycxgFIAEoCCLFAQoQUmVhZEZpbGVSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRIPCgdjb250ZW50GAMgASgJEg4KBnNoYTI1NhgEIAEoCRIMCgRzaXplGAUgASgEEhMKC3RvdGFsX2xpbmVzGAYgASgNEhIKCnN0YXJ0X2xpbmUYByABKA0SEAoIZW5kX2xpbmUYCCABKA0SEQoJdHJ1bmNhdGVkGAkgASgIItcBCgpFZGl0UmVzdWx0Eg0KBWluZGV4GAEgASgNEgwKBHBhdGgYAiABKAkSKAoGc3RhdHVzGAMgASgOMhgudG9vbGd1YXJkLnYxLkVkaXRTdGF0dXMSLQoIc3RyYXRlZ3kYBCABKA4yGy50b29sZ3VhcmQudjEuTWF0Y2hTdHJhdGVneRISCgpzaW1pbGFyaXR5GAUgASgBEgwKBGxpbmUYBiABKA0SDgoGY29sdW1uGAcgASgNEgwKBGhpbnQYCCABKAkSEwoLbWF0Y2hfbGluZXMYCSADKA0ijwEKCkZpbGVDaGFuZ2USDAoEcGF0aBgBIAEoCRIqCgRraW5kGAIgASgOMhwudG9vbGd1YXJkLnYxLkZpbGVDaGFuZ2VLaW5kEhcKD3ByZXZpb3VzX3NoYTI1NhgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBIQCghtb3ZlZF90bxgGIAEoCSKhAQoWU3RyZWFtVG9vbENhbGxzUmVxdWVzdBIqCgVzdGFydBgBIAEoCzIZLnRvb2xndWFyZC52MS5TdHJlYW1TdGFydEgAEioKBWRlbHRhGAIgASgLMhkudG9vbGd1YXJkLnYxLlN0cmVhbURlbHRhSAASJgoDZW5kGAMgASgLMhcudG9vbGd1YXJkLnYxLlN0cmVhbUVuZEgAQgcKBWZyYW1lItcBCgtTdHJlYW1TdGFydBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EioKBmZvcm1hdBgCIAEoDjIaLnRvb2xndWFyZC52MS5TdHJlYW1Gb3JtYXQSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SEgoKdG9vbF9uYW1lcxgEIAMoCRIsCgdvcHRpb25zGAUgASgLMhsudG9vbGd1YXJkLnYxLlN0cmVhbU9wdGlvbnMifwoNU3RyZWFtT3B0aW9ucxIbChNleGVjdXRlX29uX2NvbXBsZXRlGAEgASgIEg8KB2RyeV9ydW4YAiABKAgSDwoHcGFydGlhbBgDIAEoCBIWCg5tYXhfY2FsbF9ieXRlcxgEIAEoBBIXCg9tYXhfcGFyYW1fYnl0ZXMYBSABKAQiTAoLU3RyZWFtRGVsdGESDAoEdGV4dBgBIAEoCRIvCgp0b29sX2NhbGxzGAIgAygLMhsudG9vbGd1YXJkLnYxLlRvb2xDYWxsRGVsdGEiWQoNVG9vbENhbGxEZWx0YRINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIMCgRuYW1lGAMgASgJEhEKCWFyZ3VtZW50cxgEIAEoCRIMCgRkb25lGAUgASgIIiIKCVN0cmVhbUVuZBIVCg1maW5pc2hfcmVhc29uGAEgASgJItUCChdTdHJlYW1Ub29sQ2FsbHNSZXNwb25zZRInCgR0ZXh0GAEgASgLMhcudG9vbGd1YXJkLnYxLlRleHRFdmVudEgAEjYKDGNhbGxfc3RhcnRlZBgCIAEoCzIeLnRvb2xndWFyZC52MS5DYWxsU3RhcnRlZEV2ZW50SAASNgoMcGFyYW1fdXBkYXRlGAMgASgLMh4udG9vbGd1YXJkLnYxLlBhcmFtVXBkYXRlRXZlbnRIABI4Cg1jYWxsX2NvbXBsZXRlGAQgASgLMh8udG9vbGd1YXJkLnYxLkNhbGxDb21wbGV0ZUV2ZW50SAASLwoFZXJyb3IYBSABKAsyHi50b29sZ3VhcmQudjEuU3RyZWFtRXJyb3JFdmVudEgAEi0KBGRvbmUYBiABKAsyHS50b29sZ3VhcmQudjEuU3RyZWFtRG9uZUV2ZW50SABCBwoFZXZlbnQiGQoJVGV4dEV2ZW50EgwKBHRleHQYASABKAkiYQoQQ2FsbFN0YXJ0ZWRFdmVudBINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIRCgl0b29sX25hbWUYAyABKAkSEAoIcmF3X25hbWUYBCABKAkSDQoFa25vd24YBSABKAgiYQoQUGFyYW1VcGRhdGVFdmVudBINCgVpbmRleBgBIAEoDRINCgVwYXJhbRgCIAEoCRIQCgZhcHBlbmQYAyABKAlIABIUCgp2YWx1ZV9qc29uGAQgASgJSABCBwoFdmFsdWUiiQEKEUNhbGxDb21wbGV0ZUV2ZW50Eg0KBWluZGV4GAEgASgNEiYKB3ZlcmRpY3QYAiABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIRCgl0cnVuY2F0ZWQYAyABKAgSKgoJZXhlY3V0aW9uGAQgASgLMhcudG9vbGd1YXJkLnYxLkV4ZWN1dGlvbiKqAQoJRXhlY3V0aW9uEicKBWVkaXRzGAEgAygLMhgudG9vbGd1YXJkLnYxLkVkaXRSZXN1bHQSKQoHY2hhbmdlcxgCIAMoCzIYLnRvb2xndWFyZC52MS5GaWxlQ2hhbmdlEgwKBGRpZmYYAyABKAkSDwoHYXBwbGllZBgEIAEoCBIqCgtkaWZmX2VsaWRlZBgFIAEoCzIVLnRvb2xndWFyZC52MS5FbGlzaW9uIk8KEFN0cmVhbUVycm9yRXZlbnQSDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhIKBWluZGV4GAMgASgNSACIAQFCCAoGX2luZGV4ImUKD1N0cmVhbURvbmVFdmVudBIVCg1maW5pc2hfcmVhc29uGAEgASgJEg0KBWNhbGxzGAIgASgNEiwKCG1pc3Rha2VzGAMgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZSp7Cg1Bcmd1bWVudHNGb3JtEh4KGkFSR1VNRU5UU19GT1JNX1VOU1BFQ0lGSUVEEAASFwoTQVJHVU1FTlRTX0ZPUk1fVEVYVBABEhkKFUFSR1VNRU5UU19GT1JNX1BBUkFNUxACEhYKEkFSR1VNRU5UU19GT1JNX1hNTBADKrABCgpFZGl0U3RhdHVzEhsKF0VESVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTRURJVF9TVEFUVVNfQVBQTElFRBABEh8KG0VESVRfU1RBVFVTX0FMUkVBRFlfQVBQTElFRBACEhkKFUVESVRfU1RBVFVTX05PVF9GT1VORBADEhkKFUVESVRfU1RBVFVTX0FNQklHVU9VUxAEEhUKEUVESVRfU1RBVFVTX05PX09QEAUq8QEKDU1hdGNoU3RyYXRlZ3kSHgoaTUFUQ0hfU1RSQVRFR1lfVU5TUEVDSUZJRUQQABIYChRNQVRDSF9TVFJBVEVHWV9FWEFDVBABEhsKF01BVENIX1NUUkFURUdZX1RSSU1fRU5EEAISFwoTTUFUQ0hfU1RSQVRFR1lfVFJJTRADEhoKFk1BVENIX1NUUkFURUdZX1VOSUNPREUQBBIZChVNQVRDSF9TVFJBVEVHWV9JTkRFTlQQBRIfChtNQVRDSF9TVFJBVEVHWV9CTE9DS19BTkNIT1IQBhIYChRNQVRDSF9TVFJBVEVHWV9GVVpaWRAHKskBCg5GaWxlQ2hhbmdlS2luZBIgChxGSUxFX0NIQU5HRV9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYRklMRV9DSEFOR0VfS0lORF9DUkVBVEVEEAESHQoZRklMRV9DSEFOR0VfS0lORF9NT0RJRklFRBACEhwKGEZJTEVfQ0hBTkdFX0tJTkRfREVMRVRFRBADEhoKFkZJTEVfQ0hBTkdFX0tJTkRfTU9WRUQQBBIeChpGSUxFX0NIQU5HRV9LSU5EX1VOQ0hBTkdFRBAFKtMDCgxTdHJlYW1Gb3JtYXQSHQoZU1RSRUFNX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhoKFlNUUkVBTV9GT1JNQVRfWE1MX1RBR1MQARIYChRTVFJFQU1fRk9STUFUX09QRU5BSRACEhsKF1NUUkVBTV9GT1JNQVRfQU5USFJPUElDEAMSGAoUU1RSRUFNX0ZPUk1BVF9IRVJNRVMQBBIaChZTVFJFQU1fRk9STUFUX1FXRU5fWE1MEAUSGQoVU1RSRUFNX0ZPUk1BVF9NSU5JTUFYEAYSFwoTU1RSRUFNX0ZPUk1BVF9HTE00NRAHEhkKFVNUUkVBTV9GT1JNQVRfSEFSTU9OWRAIEh0KGVNUUkVBTV9GT1JNQVRfREVFUFNFRUtfVjMQCRIeChpTVFJFQU1fRk9STUFUX0RFRVBTRUVLX1YzMRAKEhkKFVNUUkVBTV9GT1JNQVRfS0lNSV9LMhALEhkKFVNUUkVBTV9GT1JNQVRfTUlTVFJBTBAMEhoKFlNUUkVBTV9GT1JNQVRfUFlUSE9OSUMQDRIdChlTVFJFQU1fRk9STUFUX0xMQU1BM19KU09OEA4SHAoYU1RSRUFNX0ZPUk1BVF9DTEFVREVfWE1MEA8yxQUKEFRvb2xHdWFyZFNlcnZpY2USYQoQVmFsaWRhdGVUb29sQ2FsbBIlLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVxdWVzdBomLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVzcG9uc2USTAoJTGlzdFRvb2xzEh4udG9vbGd1YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaHy50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2USTwoKR2V0U2Vzc2lvbhIfLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVxdWVzdBogLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVzcG9uc2USVQoMUmVzZXRTZXNzaW9uEiEudG9vbGd1YXJkLnYxLlJlc2V0U2Vzc2lvblJlcXVlc3QaIi50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVzcG9uc2USVQoMRXhlY3V0ZVdyaXRlEiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVXcml0ZVJlcXVlc3QaIi50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVzcG9uc2USUgoLRXhlY3V0ZUVkaXQSIC50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXF1ZXN0GiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVFZGl0UmVzcG9uc2USSQoIUmVhZEZpbGUSHS50b29sZ3VhcmQudjEuUmVhZEZpbGVSZXF1ZXN0Gh4udG9vbGd1YXJkLnYxLlJlYWRGaWxlUmVzcG9uc2USYgoPU3RyZWFtVG9vbENhbGxzEiQudG9vbGd1YXJkLnYxLlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QaJS50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVzcG9uc2UoATABQj1aO2dpdGh1Yi5jb20vdG9vbGd1YXJkL3Rvb2xndWFyZC9nZW4vdG9vbGd1YXJkL3YxO3Rvb2xndWFyZHYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * RequestContext identifies who a call belongs to. Every call-carrying request
@@ -458,7 +458,7 @@ export type Violation = Message<"toolguard.v1.Violation"> & {
    * UNSUPPORTED_COMMAND, TRUNCATED, PLACEHOLDER_CONTENT, REPEATED_CALL;
    * from execution: OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND,
    * FILE_EXISTS, NOT_REGULAR_FILE, FILE_TOO_LARGE, EDIT_NOT_FOUND,
-   * EDIT_AMBIGUOUS.
+   * EDIT_AMBIGUOUS; from ReadFile: BINARY_FILE.
    *
    * @generated from field: string code = 1;
    */
@@ -1033,6 +1033,144 @@ export const ExecuteEditResponseSchema: GenMessage<ExecuteEditResponse> = /*@__P
   messageDesc(file_toolguard_v1_toolguard, 23);
 
 /**
+ * ReadFileRequest asks for a file, or a range of its lines.
+ *
+ * @generated from message toolguard.v1.ReadFileRequest
+ */
+export type ReadFileRequest = Message<"toolguard.v1.ReadFileRequest"> & {
+  /**
+   * Who the read belongs to; `context.workspace` names the workspace.
+   *
+   * @generated from field: toolguard.v1.RequestContext context = 1;
+   */
+  context?: RequestContext | undefined;
+
+  /**
+   * Path of the file, as the model wrote it: workspace-relative, or
+   * absolute inside the agent's view of the workspace. Required.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * 1-based line to start at. Optional; 0 means the first line.
+   *
+   * @generated from field: uint32 offset = 3;
+   */
+  offset: number;
+
+  /**
+   * How many lines to return. Optional; 0 means to the end of the file.
+   *
+   * @generated from field: uint32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * Prefix each line with its number, right-aligned, as `  12 | code`;
+   * carriage returns and a byte order mark are then left out.
+   *
+   * @generated from field: bool line_numbers = 5;
+   */
+  lineNumbers: boolean;
+};
+
+/**
+ * Describes the message toolguard.v1.ReadFileRequest.
+ * Use `create(ReadFileRequestSchema)` to create a new message.
+ */
+export const ReadFileRequestSchema: GenMessage<ReadFileRequest> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 24);
+
+/**
+ * ReadFileResponse carries the verdict and, when it is usable, the text.
+ *
+ * @generated from message toolguard.v1.ReadFileResponse
+ */
+export type ReadFileResponse = Message<"toolguard.v1.ReadFileResponse"> & {
+  /**
+   * The verdict on the read; `ok` is false when the file was not read
+   * (OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND, NOT_REGULAR_FILE,
+   * FILE_TOO_LARGE, BINARY_FILE, INVALID_VALUE for a range past the end),
+   * and the fields below are then empty.
+   *
+   * @generated from field: toolguard.v1.Verdict verdict = 1;
+   */
+  verdict?: Verdict | undefined;
+
+  /**
+   * Workspace-relative path of the file read (a link's target when the
+   * path names a link).
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * Lines `start_line` to `end_line`, byte for byte as in the file, or
+   * numbered when asked.
+   *
+   * @generated from field: string content = 3;
+   */
+  content: string;
+
+  /**
+   * Hex SHA-256 of the whole file, as ExecuteEditRequest.expected_sha256
+   * and ExecuteWriteRequest.expected_sha256 take it.
+   *
+   * @generated from field: string sha256 = 4;
+   */
+  sha256: string;
+
+  /**
+   * Size of the whole file in bytes.
+   *
+   * @generated from field: uint64 size = 5;
+   */
+  size: bigint;
+
+  /**
+   * Number of lines in the whole file (a last line without a line break
+   * counts).
+   *
+   * @generated from field: uint32 total_lines = 6;
+   */
+  totalLines: number;
+
+  /**
+   * 1-based first line returned.
+   *
+   * @generated from field: uint32 start_line = 7;
+   */
+  startLine: number;
+
+  /**
+   * 1-based last line returned; less than `start_line` when none was (an
+   * empty file).
+   *
+   * @generated from field: uint32 end_line = 8;
+   */
+  endLine: number;
+
+  /**
+   * The range was cut at the server's byte bound after `end_line`; read
+   * on from `end_line + 1`. A single line longer than the bound is cut
+   * inside it.
+   *
+   * @generated from field: bool truncated = 9;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message toolguard.v1.ReadFileResponse.
+ * Use `create(ReadFileResponseSchema)` to create a new message.
+ */
+export const ReadFileResponseSchema: GenMessage<ReadFileResponse> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 25);
+
+/**
  * EditResult is the outcome of one edit of a call.
  *
  * @generated from message toolguard.v1.EditResult
@@ -1109,7 +1247,7 @@ export type EditResult = Message<"toolguard.v1.EditResult"> & {
  * Use `create(EditResultSchema)` to create a new message.
  */
 export const EditResultSchema: GenMessage<EditResult> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 24);
+  messageDesc(file_toolguard_v1_toolguard, 26);
 
 /**
  * FileChange describes one file's change.
@@ -1165,7 +1303,7 @@ export type FileChange = Message<"toolguard.v1.FileChange"> & {
  * Use `create(FileChangeSchema)` to create a new message.
  */
 export const FileChangeSchema: GenMessage<FileChange> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 25);
+  messageDesc(file_toolguard_v1_toolguard, 27);
 
 /**
  * StreamToolCallsRequest is one frame of a streamed model response.
@@ -1211,7 +1349,7 @@ export type StreamToolCallsRequest = Message<"toolguard.v1.StreamToolCallsReques
  * Use `create(StreamToolCallsRequestSchema)` to create a new message.
  */
 export const StreamToolCallsRequestSchema: GenMessage<StreamToolCallsRequest> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 26);
+  messageDesc(file_toolguard_v1_toolguard, 28);
 
 /**
  * StreamStart opens a stream.
@@ -1262,7 +1400,7 @@ export type StreamStart = Message<"toolguard.v1.StreamStart"> & {
  * Use `create(StreamStartSchema)` to create a new message.
  */
 export const StreamStartSchema: GenMessage<StreamStart> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 27);
+  messageDesc(file_toolguard_v1_toolguard, 29);
 
 /**
  * StreamOptions tunes a stream.
@@ -1316,7 +1454,7 @@ export type StreamOptions = Message<"toolguard.v1.StreamOptions"> & {
  * Use `create(StreamOptionsSchema)` to create a new message.
  */
 export const StreamOptionsSchema: GenMessage<StreamOptions> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 28);
+  messageDesc(file_toolguard_v1_toolguard, 30);
 
 /**
  * StreamDelta is the next piece of the model's output.
@@ -1345,7 +1483,7 @@ export type StreamDelta = Message<"toolguard.v1.StreamDelta"> & {
  * Use `create(StreamDeltaSchema)` to create a new message.
  */
 export const StreamDeltaSchema: GenMessage<StreamDelta> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 29);
+  messageDesc(file_toolguard_v1_toolguard, 31);
 
 /**
  * ToolCallDelta is one fragment of a structured tool call: OpenAI's
@@ -1399,7 +1537,7 @@ export type ToolCallDelta = Message<"toolguard.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 30);
+  messageDesc(file_toolguard_v1_toolguard, 32);
 
 /**
  * StreamEnd closes the model's output.
@@ -1422,7 +1560,7 @@ export type StreamEnd = Message<"toolguard.v1.StreamEnd"> & {
  * Use `create(StreamEndSchema)` to create a new message.
  */
 export const StreamEndSchema: GenMessage<StreamEnd> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 31);
+  messageDesc(file_toolguard_v1_toolguard, 33);
 
 /**
  * StreamToolCallsResponse is one event.
@@ -1491,7 +1629,7 @@ export type StreamToolCallsResponse = Message<"toolguard.v1.StreamToolCallsRespo
  * Use `create(StreamToolCallsResponseSchema)` to create a new message.
  */
 export const StreamToolCallsResponseSchema: GenMessage<StreamToolCallsResponse> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 32);
+  messageDesc(file_toolguard_v1_toolguard, 34);
 
 /**
  * TextEvent carries model text outside tool calls, passed through as it
@@ -1513,7 +1651,7 @@ export type TextEvent = Message<"toolguard.v1.TextEvent"> & {
  * Use `create(TextEventSchema)` to create a new message.
  */
 export const TextEventSchema: GenMessage<TextEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 33);
+  messageDesc(file_toolguard_v1_toolguard, 35);
 
 /**
  * CallStartedEvent announces a tool call.
@@ -1564,7 +1702,7 @@ export type CallStartedEvent = Message<"toolguard.v1.CallStartedEvent"> & {
  * Use `create(CallStartedEventSchema)` to create a new message.
  */
 export const CallStartedEventSchema: GenMessage<CallStartedEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 34);
+  messageDesc(file_toolguard_v1_toolguard, 36);
 
 /**
  * ParamUpdateEvent shows a parameter value while it streams. Updates are
@@ -1619,7 +1757,7 @@ export type ParamUpdateEvent = Message<"toolguard.v1.ParamUpdateEvent"> & {
  * Use `create(ParamUpdateEventSchema)` to create a new message.
  */
 export const ParamUpdateEventSchema: GenMessage<ParamUpdateEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 35);
+  messageDesc(file_toolguard_v1_toolguard, 37);
 
 /**
  * CallCompleteEvent concludes one tool call.
@@ -1665,7 +1803,7 @@ export type CallCompleteEvent = Message<"toolguard.v1.CallCompleteEvent"> & {
  * Use `create(CallCompleteEventSchema)` to create a new message.
  */
 export const CallCompleteEventSchema: GenMessage<CallCompleteEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 36);
+  messageDesc(file_toolguard_v1_toolguard, 38);
 
 /**
  * Execution is what executing a call did (or would do, for a dry run).
@@ -1715,7 +1853,7 @@ export type Execution = Message<"toolguard.v1.Execution"> & {
  * Use `create(ExecutionSchema)` to create a new message.
  */
 export const ExecutionSchema: GenMessage<Execution> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 37);
+  messageDesc(file_toolguard_v1_toolguard, 39);
 
 /**
  * StreamErrorEvent reports a problem that does not end the stream.
@@ -1751,7 +1889,7 @@ export type StreamErrorEvent = Message<"toolguard.v1.StreamErrorEvent"> & {
  * Use `create(StreamErrorEventSchema)` to create a new message.
  */
 export const StreamErrorEventSchema: GenMessage<StreamErrorEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 38);
+  messageDesc(file_toolguard_v1_toolguard, 40);
 
 /**
  * StreamDoneEvent is the last event of a stream.
@@ -1786,7 +1924,7 @@ export type StreamDoneEvent = Message<"toolguard.v1.StreamDoneEvent"> & {
  * Use `create(StreamDoneEventSchema)` to create a new message.
  */
 export const StreamDoneEventSchema: GenMessage<StreamDoneEvent> = /*@__PURE__*/
-  messageDesc(file_toolguard_v1_toolguard, 39);
+  messageDesc(file_toolguard_v1_toolguard, 41);
 
 /**
  * ArgumentsForm is the form a call's arguments arrived in.
@@ -2235,6 +2373,22 @@ export const ToolGuardService: GenService<{
     methodKind: "unary";
     input: typeof ExecuteEditRequestSchema;
     output: typeof ExecuteEditResponseSchema;
+  },
+  /**
+   * ReadFile reads a text file of the request's workspace, confined and
+   * deny-aware exactly as writes are: the same path resolution, the same
+   * refusals. It returns a range of lines, optionally numbered in the
+   * read-tool shape (`  12 | code`) that edit text may carry back, and the
+   * whole file's SHA-256 for a later edit's `expected_sha256`. A refused
+   * path, a binary file or a range past the end is a verdict with feedback,
+   * counted in the session like any call of the model.
+   *
+   * @generated from rpc toolguard.v1.ToolGuardService.ReadFile
+   */
+  readFile: {
+    methodKind: "unary";
+    input: typeof ReadFileRequestSchema;
+    output: typeof ReadFileResponseSchema;
   },
   /**
    * StreamToolCalls parses tool calls out of a model's response while it

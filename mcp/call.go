@@ -1,0 +1,131 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
+)
+
+// handler runs one tool's calls through the guard: the arguments as the
+// model wrote them, counted in the MCP session.
+func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		c := callerOf(req)
+		ws, refusal := s.workspaceFor(ctx, req.Session, c)
+		if refusal != "" {
+			return errorResult(refusal), nil
+		}
+		vr := guard.ValidateRequest{
+			SessionID: c.sessionKey(s.sessionID(req.Session)),
+			ModelID:   modelID,
+			// The SDK hands the arguments over as sent: repairs see them whole.
+			Call: repair.Call{Name: tool, Form: repair.FormText, Text: string(req.Params.Arguments)},
+		}
+		p := newProgress(ctx, req)
+		p.step("checking the call")
+		if err := ctx.Err(); err != nil {
+			return nil, err // cancelled: nothing done
+		}
+		res, err := s.run(ctx, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
+		p.done()
+		if err != nil {
+			return s.failure(ctx, tool, err)
+		}
+		return res, nil
+	}
+}
+
+// run carries out one call and renders its outcome.
+func (s *Server) run(ctx context.Context, action guard.Action, req guard.ExecuteRequest) (*sdk.CallToolResult, error) {
+	switch action {
+	case guard.ActionWrite:
+		ex, err := s.g.ExecuteWrite(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return executionResult(ex), nil
+	case guard.ActionEdit:
+		ex, err := s.g.ExecuteEdit(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return executionResult(ex), nil
+	case guard.ActionRead:
+		r, err := s.g.ReadCall(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return readResult(r), nil
+	}
+	v, err := s.g.Validate(ctx, req.ValidateRequest)
+	if err != nil {
+		return nil, err
+	}
+	return validateResult(v), nil
+}
+
+// failure turns a guard error into what the model can act on, or a
+// protocol error for the server's own faults.
+func (s *Server) failure(ctx context.Context, tool string, err error) (*sdk.CallToolResult, error) {
+	var fc *guard.FileChangedError
+	var uw *guard.UnknownWorkspaceError
+	switch {
+	case errors.As(err, &fc):
+		return errorResult(fmt.Sprintf("%s changed while toolguard was working on it; read it again and redo the change. Nothing was written.", fc.Path)), nil
+	case errors.As(err, &uw):
+		return errorResult(fmt.Sprintf("toolguard has no workspace to act on (%v); the server was started without one.", err)), nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return nil, err
+	}
+	if msg, ok := guard.StorageMessage(err); ok {
+		return errorResult(msg), nil
+	}
+	s.log.Error("mcp: call failed", zap.String("tool", tool), zap.Error(err))
+	return nil, fmt.Errorf("toolguard: internal error in %s", tool)
+}
+
+func errorResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// progress reports a call's steps when the client asked for them with a
+// progress token.
+type progress struct {
+	ctx   context.Context
+	req   *sdk.CallToolRequest
+	token any
+}
+
+func newProgress(ctx context.Context, req *sdk.CallToolRequest) progress {
+	return progress{ctx: ctx, req: req, token: req.Params.GetProgressToken()}
+}
+
+func (p progress) notify(n float64, msg string) {
+	if p.token == nil || p.req.Session == nil {
+		return
+	}
+	// A lost notification costs nothing but the report.
+	_ = p.req.Session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: n, Total: 2, Message: msg})
+}
+
+func (p progress) step(msg string) { p.notify(1, msg) }
+func (p progress) done()           { p.notify(2, "done") }
+
+// repairsLine lists what was repaired, for the model to learn from.
+func repairsLine(rs []repair.Repair) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		parts = append(parts, r.Detail)
+	}
+	return "Repaired: " + strings.Join(parts, "; ") + ".\n"
+}
