@@ -102,6 +102,10 @@ bench: ## run the benchmarks (side by side with their baselines)
 load: ## load run: 100,000 mixed calls at concurrency 50 against a loopback server; throughput, p50/p99, errors, memory
 	scripts/load.sh 100000 50
 
+.PHONY: load-replicas
+load-replicas: ## load run against two replicas on one workspace and one Redis, round-robin; fails on any error or session count off
+	scripts/load-replicas.sh 60000 50
+
 .PHONY: fuzz
 fuzz: ## run every fuzz target for $(FUZZTIME) each; crashes join testdata/fuzz
 	@for pkg in $$($(GO) list ./...); do \

@@ -33,6 +33,12 @@ var overlays = []struct {
 		externalSecrets: []string{"toolguard-secrets"},
 		egressPorts:     []int32{53},
 	}},
+	{"replicas", want{
+		workspace:       "PersistentVolumeClaim",
+		externalSecrets: []string{"toolguard-secrets", "toolguard-redis"},
+		egressPorts:     []int32{53, redisPort},
+		redis:           true,
+	}},
 }
 
 func wantFor(t *testing.T, name string) want {

@@ -67,8 +67,11 @@ type want struct {
 	// externalSecrets are Secrets the manifests reference but do not render
 	// (created outside kustomize). Their references must be optional.
 	externalSecrets []string
-	// egressPorts are the ports egress may reach (DNS: 53).
+	// egressPorts are the ports egress may reach (DNS: 53); any but DNS
+	// only to named peers.
 	egressPorts []int32
+	// redis: the overlay runs its own Redis (redis_policy_test.go).
+	redis bool
 }
 
 // checker collects policy violations.
@@ -91,6 +94,20 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 	podLabels := labels.Set(d.Spec.Template.Labels)
 
 	checkLabels(c, r, d)
+	// The Redis objects have policies of their own; the rest are the server's.
+	all := r
+	r, store := splitStore(r)
+	if w.redis {
+		var selector labels.Set
+		if d.Spec.Selector != nil {
+			selector = d.Spec.Selector.MatchLabels
+		}
+		checkRedis(c, store, podLabels, selector)
+	} else {
+		for _, o := range store.objects() {
+			c.failf("%s: a Redis object in an overlay without Redis", describe(o))
+		}
+	}
 
 	i := slices.IndexFunc(pod.Containers, func(ct corev1.Container) bool { return ct.Name == containerName })
 	if i < 0 {
@@ -105,7 +122,7 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 	checkImage(c, ct)
 
 	port := grpcPort(c, ct)
-	config := checkConfig(c, r, ct, settings)
+	config := checkConfig(c, r, ct, settings, w)
 	drain, shutdown := config.duration(c, "TOOLGUARD_DRAIN_DELAY"), config.duration(c, "TOOLGUARD_SHUTDOWN_TIMEOUT")
 	if port != 0 {
 		checkListen(c, config, port)
@@ -124,11 +141,13 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 	checkStreamBuffer(c, ct, config)
 	checkServiceAccount(c, r, pod)
 	checkVolumes(c, r, d, ct, config, w)
+	metricsPort := checkMetrics(c, d, ct, config)
 	if port != 0 {
 		checkServices(c, r, podLabels, ct, port)
-		checkNetworkPolicies(c, r, podLabels, port, w)
+		checkNetworkPolicies(c, r, podLabels, port, metricsPort, w)
 	}
 	checkPDBs(c, r, podLabels, replicas(d))
+	checkReplicas(c, all, d, ct, config)
 	return c.problems
 }
 
@@ -233,7 +252,7 @@ func (cfg config) duration(c *checker, key string) time.Duration {
 // checkConfig checks the container's envFrom and env: every ConfigMap and
 // Secret they name is rendered, every key is a known setting, and the
 // required settings are there. It returns the settings.
-func checkConfig(c *checker, r *rendered, ct *corev1.Container, settings map[string]bool) config {
+func checkConfig(c *checker, r *rendered, ct *corev1.Container, settings map[string]bool, w want) config {
 	cfg := config{}
 	for _, src := range ct.EnvFrom {
 		if src.Prefix != "" {
@@ -275,7 +294,7 @@ func checkConfig(c *checker, r *rendered, ct *corev1.Container, settings map[str
 				c.failf("env %s: ConfigMap %s has no key %s", e.Name, ref.Name, ref.Key)
 			}
 		}
-		if ref := e.ValueFrom.SecretKeyRef; ref != nil && byName(r.secrets, ref.Name) == nil {
+		if ref := e.ValueFrom.SecretKeyRef; ref != nil && byName(r.secrets, ref.Name) == nil && !slices.Contains(w.externalSecrets, ref.Name) {
 			c.failf("env %s: Secret %q is not rendered", e.Name, ref.Name)
 		}
 	}
@@ -668,7 +687,7 @@ func checkPDBs(c *checker, r *rendered, podLabels labels.Set, n int32) {
 // checkNetworkPolicies wants every NetworkPolicy to select the pods, at least
 // one, restricting both directions: ingress only to the gRPC port and only
 // from toolguard-client pods, egress only to the allowed ports.
-func checkNetworkPolicies(c *checker, r *rendered, podLabels labels.Set, port int32, w want) {
+func checkNetworkPolicies(c *checker, r *rendered, podLabels labels.Set, port, metricsPort int32, w want) {
 	if len(r.netpols) == 0 {
 		c.failf("no NetworkPolicy")
 	}
@@ -686,6 +705,10 @@ func checkNetworkPolicies(c *checker, r *rendered, podLabels labels.Set, port in
 			c.failf("NetworkPolicy %s: no ingress rule: no client could call", np.Name)
 		}
 		for i, rule := range np.Spec.Ingress {
+			if metricsPort != 0 && onlyPort(rule.Ports, metricsPort) {
+				checkScrapeRule(c, np.Name, i, rule)
+				continue
+			}
 			if len(rule.From) == 0 {
 				c.failf("NetworkPolicy %s: ingress rule %d admits every source", np.Name, i)
 			}
@@ -711,6 +734,8 @@ func checkNetworkPolicies(c *checker, r *rendered, podLabels labels.Set, port in
 			for _, p := range rule.Ports {
 				if p.Port == nil || p.Port.Type != intstr.Int || !slices.Contains(w.egressPorts, p.Port.IntVal) || p.EndPort != nil {
 					c.failf("NetworkPolicy %s: egress rule %d allows a port other than %v", np.Name, i, w.egressPorts)
+				} else if p.Port.IntVal != 53 && len(rule.To) == 0 {
+					c.failf("NetworkPolicy %s: egress rule %d allows port %d to every destination, want only the peers that serve it", np.Name, i, p.Port.IntVal)
 				}
 			}
 		}

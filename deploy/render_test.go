@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -51,14 +52,16 @@ type typeKey struct{ apiVersion, kind string }
 // value of its k8s.io/api type. Anything else fails to decode: a kind the
 // policies do not know is a kind nobody checks.
 var kinds = map[typeKey]func() any{
-	{"apps/v1", "Deployment"}:                 func() any { return new(appsv1.Deployment) },
-	{"v1", "Service"}:                         func() any { return new(corev1.Service) },
-	{"v1", "ServiceAccount"}:                  func() any { return new(corev1.ServiceAccount) },
-	{"v1", "ConfigMap"}:                       func() any { return new(corev1.ConfigMap) },
-	{"v1", "Secret"}:                          func() any { return new(corev1.Secret) },
-	{"v1", "PersistentVolumeClaim"}:           func() any { return new(corev1.PersistentVolumeClaim) },
-	{"policy/v1", "PodDisruptionBudget"}:      func() any { return new(policyv1.PodDisruptionBudget) },
-	{"networking.k8s.io/v1", "NetworkPolicy"}: func() any { return new(networkingv1.NetworkPolicy) },
+	{"apps/v1", "Deployment"}:                     func() any { return new(appsv1.Deployment) },
+	{"apps/v1", "StatefulSet"}:                    func() any { return new(appsv1.StatefulSet) },
+	{"autoscaling/v2", "HorizontalPodAutoscaler"}: func() any { return new(autoscalingv2.HorizontalPodAutoscaler) },
+	{"v1", "Service"}:                             func() any { return new(corev1.Service) },
+	{"v1", "ServiceAccount"}:                      func() any { return new(corev1.ServiceAccount) },
+	{"v1", "ConfigMap"}:                           func() any { return new(corev1.ConfigMap) },
+	{"v1", "Secret"}:                              func() any { return new(corev1.Secret) },
+	{"v1", "PersistentVolumeClaim"}:               func() any { return new(corev1.PersistentVolumeClaim) },
+	{"policy/v1", "PodDisruptionBudget"}:          func() any { return new(policyv1.PodDisruptionBudget) },
+	{"networking.k8s.io/v1", "NetworkPolicy"}:     func() any { return new(networkingv1.NetworkPolicy) },
 }
 
 // decode decodes one YAML document strictly into the k8s.io/api type of its
@@ -98,6 +101,8 @@ func decode(doc []byte) (any, error) {
 // rendered is one overlay's objects, by type.
 type rendered struct {
 	deployments     []*appsv1.Deployment
+	statefulSets    []*appsv1.StatefulSet
+	hpas            []*autoscalingv2.HorizontalPodAutoscaler
 	services        []*corev1.Service
 	serviceAccounts []*corev1.ServiceAccount
 	configMaps      []*corev1.ConfigMap
@@ -120,6 +125,10 @@ func decodeAll(docs [][]byte) (*rendered, error) {
 		switch o := obj.(type) {
 		case *appsv1.Deployment:
 			r.deployments = append(r.deployments, o)
+		case *appsv1.StatefulSet:
+			r.statefulSets = append(r.statefulSets, o)
+		case *autoscalingv2.HorizontalPodAutoscaler:
+			r.hpas = append(r.hpas, o)
 		case *corev1.Service:
 			r.services = append(r.services, o)
 		case *corev1.ServiceAccount:
@@ -145,6 +154,12 @@ func decodeAll(docs [][]byte) (*rendered, error) {
 func (r *rendered) objects() []metav1.Object {
 	var objs []metav1.Object
 	for _, o := range r.deployments {
+		objs = append(objs, o)
+	}
+	for _, o := range r.statefulSets {
+		objs = append(objs, o)
+	}
+	for _, o := range r.hpas {
 		objs = append(objs, o)
 	}
 	for _, o := range r.services {

@@ -31,6 +31,11 @@ type Config struct {
 	// Deny holds gitignore-style patterns no call may touch.
 	Deny           []string
 	FuzzyThreshold float64
+	// LockDir, when set, holds the lock files that serialise edits of a path
+	// across every process sharing the workspaces; a folder per workspace.
+	LockDir string
+	// LockTimeout bounds the wait for a path another call is changing.
+	LockTimeout time.Duration
 
 	// MistakeLimit: requests may lower it, never raise it.
 	MistakeLimit uint32
@@ -70,6 +75,7 @@ func DefaultConfig() Config {
 	return Config{
 		MaxFileBytes:   10 << 20,
 		FuzzyThreshold: 0.9,
+		LockTimeout:    workspace.DefaultLockTimeout,
 		MistakeLimit:   3,
 		SessionTTL:     time.Hour,
 		MaxSessions:    100_000,
@@ -107,6 +113,9 @@ func (c Config) Validate() error {
 	}
 	if c.Mode != "" && c.Mode != ModeEnforce && c.Mode != ModeObserve {
 		errs = append(errs, fmt.Errorf("mode %q: want %s or %s", c.Mode, ModeEnforce, ModeObserve))
+	}
+	if c.LockTimeout <= 0 {
+		errs = append(errs, errors.New("lock timeout must be positive"))
 	}
 	return errors.Join(errs...)
 }
@@ -258,7 +267,11 @@ func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups) (map[string]*works
 	}
 	out := make(map[string]*workspace.Workspace, len(dirs))
 	for name, dir := range dirs {
-		ws, err := workspace.Open(dir, workspace.Options{AgentRoot: cfg.AgentRoot, MaxFileBytes: cfg.MaxFileBytes, Deny: cfg.Deny})
+		opts := workspace.Options{AgentRoot: cfg.AgentRoot, MaxFileBytes: cfg.MaxFileBytes, Deny: cfg.Deny, LockTimeout: cfg.LockTimeout}
+		if cfg.LockDir != "" {
+			opts.LockDir = filepath.Join(cfg.LockDir, workspace.LockDirName(name))
+		}
+		ws, err := workspace.Open(dir, opts)
 		if err != nil {
 			return nil, fmt.Errorf("workspace %q: %w", name, err)
 		}

@@ -73,7 +73,10 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	if !res.OK() {
 		return nil
 	}
-	unlock := ws.Lock(rels...)
+	unlock, err := ws.Lock(rels...)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 
 	failed := false

@@ -296,7 +296,8 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 		ex = &Execution{}
 		if err := run(ws, req, res, ex); err != nil {
 			var changed *FileChangedError
-			if !errors.As(err, &changed) {
+			var locked *workspace.LockTimeoutError
+			if !errors.As(err, &changed) && !errors.As(err, &locked) {
 				return nil, err
 			}
 			ex = nil

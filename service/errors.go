@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -34,6 +35,7 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	var we *guard.UnknownWorkspaceError
 	var wt *guard.WrongToolError
 	var fc *guard.FileChangedError
+	var locked *workspace.LockTimeoutError
 	var idle *StreamIdleError
 	switch {
 	case errors.As(err, &fe):
@@ -54,6 +56,11 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.As(err, &fc):
 		return withDetails(codes.FailedPrecondition, fc.Error(), "FILE_CHANGED", map[string]string{"path": fc.Path},
 			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: "FILE_CHANGED", Subject: fc.Path, Description: "the file changed since it was read; read it again"}}})
+	case errors.As(err, &locked):
+		// ABORTED: a concurrency conflict the client resolves by retrying the
+		// call, not by reading the file again (FILE_CHANGED).
+		return withDetails(codes.Aborted, locked.Error(), "FILE_LOCKED", map[string]string{"path": locked.Path, "waited": locked.Waited.Round(time.Millisecond).String()},
+			&errdetails.RetryInfo{RetryDelay: durationpb.New(100 * time.Millisecond)})
 	case errors.As(err, &idle):
 		return withDetails(codes.DeadlineExceeded, idle.Error(), "STREAM_IDLE_TIMEOUT", map[string]string{"idle_timeout": idle.Timeout.String()})
 	case errors.Is(err, session.ErrUnavailable):

@@ -20,4 +20,8 @@
 // A write never changes a file in place: a temporary file, created
 // exclusively beside it, is fsynced and renamed over it, so a reader or a
 // crash sees the old file or the new one, whole.
+//
+// Lock serialises the read-modify-writes of a path: in the process, and with
+// Options.LockDir across the processes sharing the workspace, through
+// flock(2) on lock files outside it; a wait is bounded by Options.LockTimeout.
 package workspace

@@ -22,13 +22,17 @@ type File struct {
 }
 
 // OpenFile resolves p, locks it and reads it under the checks of ReadFile; a
-// missing file is no error, Write creates it. The caller closes the file.
+// missing file is no error, Write creates it. A lock not had in time is a
+// *LockTimeoutError. The caller closes the file.
 func (w *Workspace) OpenFile(p string) (*File, error) {
 	rel, err := w.Resolve(p)
 	if err != nil {
 		return nil, err
 	}
-	unlock := w.Lock(rel)
+	unlock, err := w.Lock(rel)
+	if err != nil {
+		return nil, err
+	}
 	t, err := w.inspect(p, rel, followFinal|allowMissing)
 	if err != nil {
 		unlock()

@@ -1,49 +1,202 @@
 package workspace
 
 import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 )
+
+const (
+	// DefaultLockTimeout is Options.LockTimeout when unset: an edit holds
+	// its paths for milliseconds, so a longer wait means a stuck writer.
+	DefaultLockTimeout = 10 * time.Second
+	// lockStripes bounds the lock files of a lock directory: paths share a
+	// file by hash, which costs a rare needless wait, never exclusion, and
+	// spares removing lock files (unsafe while another process may hold one).
+	lockStripes = 4096
+)
+
+// LockTimeoutError reports paths another call held past Options.LockTimeout:
+// nothing was read or written, and the call may be sent again.
+type LockTimeoutError struct {
+	Path   string // a path waited for, workspace-relative
+	Waited time.Duration
+}
+
+func (e *LockTimeoutError) Error() string {
+	return fmt.Sprintf("file %q is being changed by another call (waited %s for it); nothing was read or written: send the call again", e.Path, e.Waited.Round(time.Millisecond))
+}
 
 // Lock locks resolved paths in sorted order, so that callers locking
 // overlapping sets cannot deadlock, and returns their unlock (idempotent).
-// Locks are in process and by path: other processes are not held off, and a
-// link and its target are different paths.
-func (w *Workspace) Lock(rels ...string) (unlock func()) {
+// With Options.LockDir the paths are locked across processes too; a wait
+// longer than Options.LockTimeout is a *LockTimeoutError. Locks are by path:
+// a link and its target are different paths.
+func (w *Workspace) Lock(rels ...string) (unlock func(), err error) {
 	keys := make([]string, len(rels))
 	for i, r := range rels {
 		keys[i] = path.Clean(toSlash(r))
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	entries := make([]*lockEntry, len(keys))
-	for i, k := range keys {
+	timer := time.NewTimer(w.lockTimeout)
+	defer timer.Stop()
+	start := time.Now()
+	entries := make([]*lockEntry, 0, len(keys))
+	var files []*lockFile
+	release := func() {
+		for i := len(files) - 1; i >= 0; i-- {
+			files[i].unlock()
+		}
+		for i := len(entries) - 1; i >= 0; i-- {
+			entries[i].unlock()
+			w.locks.release(keys[i], entries[i])
+		}
+	}
+	// The process's own callers queue in memory first: the lock files then
+	// only arbitrate between processes.
+	for _, k := range keys {
 		e := w.locks.acquire(k)
-		e.mu.Lock()
-		entries[i] = e
+		if !e.lock(timer.C) {
+			w.locks.release(k, e)
+			release()
+			return nil, &LockTimeoutError{Path: k, Waited: time.Since(start)}
+		}
+		entries = append(entries, e)
+	}
+	if w.lockDir != "" {
+		// All in-process locks are held, so only other processes contend
+		// here, each taking the stripes in increasing order: no cycle.
+		stripes, first := stripesOf(keys)
+		for _, s := range stripes {
+			f, err := w.lockStripe(s, timer.C)
+			if err != nil {
+				release()
+				var te *LockTimeoutError
+				if errors.As(err, &te) {
+					te.Path, te.Waited = first[s], time.Since(start)
+				}
+				return nil, err
+			}
+			files = append(files, f)
+		}
 	}
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			for i := len(keys) - 1; i >= 0; i-- {
-				entries[i].mu.Unlock()
-				w.locks.release(keys[i], entries[i])
-			}
-		})
+	return func() { once.Do(release) }, nil
+}
+
+// stripesOf returns the sorted lock stripes of keys, and a key of each.
+func stripesOf(keys []string) ([]uint32, map[uint32]string) {
+	first := make(map[uint32]string, len(keys))
+	stripes := make([]uint32, 0, len(keys))
+	for _, k := range keys {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(k))
+		s := h.Sum32() % lockStripes
+		if _, ok := first[s]; !ok {
+			first[s] = k
+			stripes = append(stripes, s)
+		}
+	}
+	slices.Sort(stripes)
+	return stripes, first
+}
+
+// lockStripe takes stripe s's lock file, polling until expired fires: a
+// blocking flock could not be abandoned at the deadline.
+func (w *Workspace) lockStripe(s uint32, expired <-chan time.Time) (*lockFile, error) {
+	name := filepath.Join(w.lockDir, fmt.Sprintf("%03x.lock", s))
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: open lock file: %w", err)
+	}
+	backoff := time.Millisecond
+	for {
+		ok, err := tryLockFile(f)
+		if err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("workspace: lock %s: %w", name, err)
+		}
+		if ok {
+			return &lockFile{f: f}, nil
+		}
+		select {
+		case <-expired:
+			_ = f.Close()
+			return nil, &LockTimeoutError{}
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 20*time.Millisecond)
 	}
 }
 
-// lockTable holds a mutex per path in use, counting its holders and waiters.
+// lockFile is a held lock file; closing it releases the lock.
+type lockFile struct{ f *os.File }
+
+func (l *lockFile) unlock() {
+	_ = unlockFile(l.f)
+	_ = l.f.Close()
+}
+
+// openLockDir creates dir if needed and checks that it lies outside the
+// workspace (the agent could otherwise remove the lock files) and that its
+// file system takes the locks.
+func openLockDir(dir string, root []string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace: lock directory: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return "", fmt.Errorf("workspace: lock directory: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace: lock directory: %w", err)
+	}
+	if c := components(toSlash(real)); len(c) >= len(root) && slices.Equal(c[:len(root)], root) {
+		return "", fmt.Errorf("workspace: lock directory %s is inside the workspace, where calls could remove its files; put it beside the workspace, on the same volume", dir)
+	}
+	probe, err := os.OpenFile(filepath.Join(real, "probe.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("workspace: lock directory: %w", err)
+	}
+	defer func() { _ = probe.Close() }()
+	if _, err := tryLockFile(probe); err != nil {
+		return "", fmt.Errorf("workspace: lock directory %s: its file system does not support file locks (%w); see docs/replicas.md", dir, err)
+	}
+	_ = unlockFile(probe)
+	return real, nil
+}
+
+// lockTable holds a lock per path in use, counting its holders and waiters.
 type lockTable struct {
 	mu sync.Mutex
 	m  map[string]*lockEntry
 }
 
+// lockEntry is a mutex whose wait can end at a deadline.
 type lockEntry struct {
-	mu   sync.Mutex
+	held chan struct{} // one slot: full while held
 	refs int
 }
+
+func (e *lockEntry) lock(expired <-chan time.Time) bool {
+	select {
+	case e.held <- struct{}{}:
+		return true
+	case <-expired:
+		return false
+	}
+}
+
+func (e *lockEntry) unlock() { <-e.held }
 
 func (t *lockTable) acquire(k string) *lockEntry {
 	t.mu.Lock()
@@ -53,7 +206,7 @@ func (t *lockTable) acquire(k string) *lockEntry {
 	}
 	e := t.m[k]
 	if e == nil {
-		e = &lockEntry{}
+		e = &lockEntry{held: make(chan struct{}, 1)}
 		t.m[k] = e
 	}
 	e.refs++
@@ -72,4 +225,15 @@ func (t *lockTable) len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.m)
+}
+
+// LockDirName is the lock directory of a named workspace under a server's
+// lock directory: one name, one folder, whatever characters it holds.
+func LockDirName(name string) string {
+	r := strings.NewReplacer("%", "%25", "/", "%2F", "\\", "%5C")
+	name = r.Replace(name)
+	if name == "." || name == ".." || name == "" {
+		name = "%" + name
+	}
+	return name
 }

@@ -41,23 +41,34 @@ type Options struct {
 	// CleanupMinAge makes Open keep younger temporary files: writes in progress
 	// of replicas sharing the volume. Negative removes them all.
 	CleanupMinAge time.Duration
+	// LockDir, when set, makes Lock hold off other processes too, through
+	// flock(2) on files in this directory (created if missing). It must be
+	// outside the workspace and seen by every process sharing the workspace:
+	// on the same volume. Empty locks within this process only.
+	LockDir string
+	// LockTimeout bounds Lock's wait (default DefaultLockTimeout).
+	LockTimeout time.Duration
 }
 
 // Workspace is a directory that tool calls may read and write, confined as
 // the package documentation says. Its methods are safe for concurrent use;
-// a read-modify-write goes through OpenFile, or holds Lock around ReadFile and WriteFile.
+// a read-modify-write goes through OpenFile, or holds Lock around ReadFile and
+// WriteFile. With Options.LockDir, so across processes sharing the directory.
 type Workspace struct {
 	root *os.Root
 	dir  string // absolute, as given to Open
 	// hint is the root named in messages: the agent's, never the server's.
-	hint      string
-	prefixes  [][]string // absolute roots accepted, as components
-	maxBytes  int64
-	policy    *policy
-	locks     lockTable
-	hooks     hooks
-	closeOnce sync.Once
-	closeErr  error
+	hint     string
+	prefixes [][]string // absolute roots accepted, as components
+	maxBytes int64
+	policy   *policy
+	locks    lockTable
+	lockDir  string // "" locks within the process only
+	// lockTimeout bounds a wait for Lock.
+	lockTimeout time.Duration
+	hooks       hooks
+	closeOnce   sync.Once
+	closeErr    error
 }
 
 // hooks let tests act between the steps of an operation.
@@ -86,9 +97,17 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace: %s is not a directory", dir)
 	}
-	w := &Workspace{dir: abs, maxBytes: opts.MaxFileBytes, policy: newPolicy(opts.Deny)}
+	w := &Workspace{dir: abs, maxBytes: opts.MaxFileBytes, policy: newPolicy(opts.Deny), lockTimeout: opts.LockTimeout}
 	if w.maxBytes <= 0 {
 		w.maxBytes = DefaultMaxFileBytes
+	}
+	if w.lockTimeout <= 0 {
+		w.lockTimeout = DefaultLockTimeout
+	}
+	if opts.LockDir != "" {
+		if w.lockDir, err = openLockDir(opts.LockDir, components(toSlash(real))); err != nil {
+			return nil, err
+		}
 	}
 	if opts.AgentRoot != "" {
 		if !isAbs(opts.AgentRoot) {

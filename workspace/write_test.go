@@ -220,7 +220,7 @@ func TestConcurrentWriters(t *testing.T) {
 	for i := range goroutines {
 		wg.Go(func() {
 			for range rounds {
-				unlock := w.Lock("shared.txt")
+				unlock := mustLock(t, w, "shared.txt")
 				if _, err := w.WriteFile("shared.txt", []byte(contents[i]), WriteOptions{}); err != nil {
 					errs <- err
 				}
@@ -229,7 +229,7 @@ func TestConcurrentWriters(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range rounds {
-				unlock := w.Lock("counter", "other")
+				unlock := mustLock(t, w, "counter", "other")
 				data, info, err := w.ReadFile("counter")
 				if err == nil {
 					n, _ := strconv.Atoi(string(data))
@@ -263,6 +263,16 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 }
 
+// mustLock locks rels, reporting a failure (from any goroutine) as an error.
+func mustLock(t *testing.T, w *Workspace, rels ...string) func() {
+	unlock, err := w.Lock(rels...)
+	if err != nil {
+		t.Errorf("Lock(%q): %v", rels, err)
+		return func() {}
+	}
+	return unlock
+}
+
 func slicesContains(s []string, v string) bool {
 	for _, x := range s {
 		if x == v {
@@ -285,7 +295,7 @@ func TestLockOrder(t *testing.T) {
 		wg.Go(func() {
 			for j := range 200 {
 				set := sets[(i+j)%len(sets)]
-				unlock := w.Lock(set...)
+				unlock := mustLock(t, w, set...)
 				mine := map[string]bool{}
 				for _, p := range set {
 					mine[strings.Trim(p, "./")] = true

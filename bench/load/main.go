@@ -25,12 +25,14 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:7700", "server `address` (loopback)")
+	addr := flag.String("addr", "127.0.0.1:7700", "server `address` (loopback); several, comma-separated, are replicas called round-robin")
 	calls := flag.Int("calls", 100_000, "total `number` of calls")
 	concurrency := flag.Int("concurrency", 50, "concurrent callers")
 	maxTime := flag.Duration("max-time", 10*time.Minute, "stop after this `duration` even if calls remain")
@@ -46,7 +48,37 @@ func main() {
 type rpc struct {
 	name   string
 	weight int
-	call   func(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error
+	call   func(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, s *sessionCount) error
+}
+
+// sessionCount follows one caller's session: its calls are sequential, so
+// the consecutive mistakes each answer reports are known in advance, whichever
+// replica answers. A difference means a count lost or doubled.
+type sessionCount struct {
+	want       uint32
+	mismatches int
+	firstDiff  string
+}
+
+// verdict checks a verdict's count and moves the expectation on: a usable
+// call resets it, any other adds one.
+func (s *sessionCount) verdict(what string, v *toolguardv1.Verdict) {
+	if v.GetOk() {
+		s.want = 0
+	} else {
+		s.want++
+	}
+	s.check(what, v.GetMistakes().GetConsecutive())
+}
+
+func (s *sessionCount) check(what string, got uint32) {
+	if got != s.want {
+		s.mismatches++
+		if s.firstDiff == "" {
+			s.firstDiff = fmt.Sprintf("%s reported %d consecutive mistakes, want %d", what, got, s.want)
+		}
+		s.want = got // one difference, not every call after it
+	}
 }
 
 // mix is what agents do: mostly validation, then executions, session
@@ -65,12 +97,15 @@ var mix = []rpc{
 
 func session(caller int) string { return fmt.Sprintf("load-%d", caller) }
 
-func validate(args string) func(context.Context, toolguardv1.ToolGuardServiceClient, int, int) error {
-	return func(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error {
-		_, err := c.ValidateToolCall(ctx, &toolguardv1.ValidateToolCallRequest{
+func validate(args string) func(context.Context, toolguardv1.ToolGuardServiceClient, int, int, *sessionCount) error {
+	return func(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, s *sessionCount) error {
+		resp, err := c.ValidateToolCall(ctx, &toolguardv1.ValidateToolCallRequest{
 			Context: &toolguardv1.RequestContext{SessionId: session(caller), ModelId: "deepseek-chat"},
 			Call:    &toolguardv1.ToolCall{Name: "Write", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: args}},
 		})
+		if err == nil {
+			s.verdict("ValidateToolCall", resp.GetVerdict())
+		}
 		return err
 	}
 }
@@ -78,30 +113,37 @@ func validate(args string) func(context.Context, toolguardv1.ToolGuardServiceCli
 // Each caller writes and edits its own file, so calls never race on one.
 func callerFile(caller int) string { return fmt.Sprintf("load/caller-%d.txt", caller) }
 
-func executeWrite(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error {
+func executeWrite(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, s *sessionCount) error {
 	args, _ := json.Marshal(map[string]string{"path": callerFile(caller), "content": fmt.Sprintf("call %d\nline two\n", n)})
 	resp, err := c.ExecuteWrite(ctx, &toolguardv1.ExecuteWriteRequest{
 		Context: &toolguardv1.RequestContext{SessionId: session(caller)},
 		Call:    &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: string(args)}},
 	})
-	if err == nil && !resp.GetVerdict().GetOk() {
+	if err != nil {
+		return err
+	}
+	s.verdict("ExecuteWrite", resp.GetVerdict())
+	if !resp.GetVerdict().GetOk() {
 		return fmt.Errorf("write refused: %v", resp.GetVerdict().GetViolations())
+	}
+	return nil
+}
+
+func executeEdit(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, s *sessionCount) error {
+	// The file may not exist yet (no write so far for this caller): an
+	// EDIT_NOT_FOUND verdict is an answer, not an error.
+	args, _ := json.Marshal(map[string]string{"path": callerFile(caller), "old_text": "line two", "new_text": "line 2"})
+	resp, err := c.ExecuteEdit(ctx, &toolguardv1.ExecuteEditRequest{
+		Context: &toolguardv1.RequestContext{SessionId: session(caller)},
+		Call:    &toolguardv1.ToolCall{Name: "edit", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: string(args)}},
+	})
+	if err == nil {
+		s.verdict("ExecuteEdit", resp.GetVerdict())
 	}
 	return err
 }
 
-func executeEdit(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error {
-	// The file may not exist yet (no write so far for this caller): an
-	// EDIT_NOT_FOUND verdict is an answer, not an error.
-	args, _ := json.Marshal(map[string]string{"path": callerFile(caller), "old_text": "line two", "new_text": "line 2"})
-	_, err := c.ExecuteEdit(ctx, &toolguardv1.ExecuteEditRequest{
-		Context: &toolguardv1.RequestContext{SessionId: session(caller)},
-		Call:    &toolguardv1.ToolCall{Name: "edit", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: string(args)}},
-	})
-	return err
-}
-
-func streamCall(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error {
+func streamCall(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, s *sessionCount) error {
 	st, err := c.StreamToolCalls(ctx)
 	if err != nil {
 		return err
@@ -134,6 +176,7 @@ func streamCall(ctx context.Context, c toolguardv1.ToolGuardServiceClient, calle
 		}
 		if cc := ev.GetCallComplete(); cc != nil {
 			complete = cc.GetVerdict().GetOk()
+			s.verdict("StreamToolCalls", cc.GetVerdict())
 		}
 	}
 	if !complete {
@@ -142,17 +185,23 @@ func streamCall(ctx context.Context, c toolguardv1.ToolGuardServiceClient, calle
 	return nil
 }
 
-func getSession(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error {
-	_, err := c.GetSession(ctx, &toolguardv1.GetSessionRequest{SessionId: session(caller)})
+func getSession(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, s *sessionCount) error {
+	resp, err := c.GetSession(ctx, &toolguardv1.GetSessionRequest{SessionId: session(caller)})
+	if err == nil {
+		s.check("GetSession", resp.GetSession().GetMistakes().GetConsecutive())
+	}
 	return err
 }
 
-func resetSession(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error {
+func resetSession(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, s *sessionCount) error {
 	_, err := c.ResetSession(ctx, &toolguardv1.ResetSessionRequest{SessionId: session(caller)})
+	if err == nil {
+		s.want = 0
+	}
 	return err
 }
 
-func listTools(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int) error {
+func listTools(ctx context.Context, c toolguardv1.ToolGuardServiceClient, caller, n int, _ *sessionCount) error {
 	_, err := c.ListTools(ctx, &toolguardv1.ListToolsRequest{ModelId: "gpt-5"})
 	return err
 }
@@ -174,16 +223,27 @@ func pick(n int) *rpc {
 }
 
 type result struct {
+	session   sessionCount
 	latencies map[string][]time.Duration
 	errors    map[string]int
 	firstErr  map[string]error
 }
 
 func run(addr string, calls, concurrency int, maxTime time.Duration, token string) error {
-	if !strings.HasPrefix(addr, "127.") && !strings.HasPrefix(addr, "localhost:") && !strings.HasPrefix(addr, "[::1]:") {
-		return fmt.Errorf("address %s is not loopback: the load run only targets a local server", addr)
+	// Several addresses are replicas of one service: the calls go round-robin.
+	addrs := strings.Split(addr, ",")
+	var resolved []resolver.Address
+	for _, a := range addrs {
+		if !strings.HasPrefix(a, "127.") && !strings.HasPrefix(a, "localhost:") && !strings.HasPrefix(a, "[::1]:") {
+			return fmt.Errorf("address %s is not loopback: the load run only targets a local server", a)
+		}
+		resolved = append(resolved, resolver.Address{Addr: a})
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	r := manual.NewBuilderWithScheme("load")
+	r.InitialState(resolver.State{Addresses: resolved})
+	conn, err := grpc.NewClient(r.Scheme()+":///toolguard", grpc.WithResolvers(r),
+		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig": [{"round_robin": {}}]}`),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 	if err != nil {
 		return err
@@ -207,6 +267,11 @@ func run(addr string, calls, concurrency int, maxTime time.Duration, token strin
 		go func() {
 			defer wg.Done()
 			r := &results[w]
+			// The session's count starts from zero, whatever an earlier run left.
+			if _, err := client.ResetSession(ctx, &toolguardv1.ResetSessionRequest{SessionId: session(w)}); err != nil {
+				r.errors["ResetSession/start"]++
+				r.firstErr["ResetSession/start"] = err
+			}
 			for {
 				n := int(next.Add(1)) - 1
 				if n >= calls || ctx.Err() != nil {
@@ -215,7 +280,7 @@ func run(addr string, calls, concurrency int, maxTime time.Duration, token strin
 				kind := pick(n)
 				callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 				t0 := time.Now()
-				err := kind.call(callCtx, client, w, n)
+				err := kind.call(callCtx, client, w, n, &r.session)
 				d := time.Since(t0)
 				cancel()
 				r.latencies[kind.name] = append(r.latencies[kind.name], d)
@@ -261,16 +326,33 @@ func run(addr string, calls, concurrency int, maxTime time.Duration, token strin
 		fmt.Printf("%-28s %8d %9s %9s %9s %7d\n", k, len(all[k]), p50, p99, mx, errs[k])
 		totalErrs += errs[k]
 	}
+	for k, v := range errs {
+		if _, ok := all[k]; !ok {
+			fmt.Printf("%-28s %8s %9s %9s %9s %7d\n", k, "", "", "", "", v)
+			totalErrs += v
+		}
+	}
 	p50, p99, mx := percentiles(every)
 	fmt.Printf("%-28s %8d %9s %9s %9s %7d\n", "all", done, p50, p99, mx, totalErrs)
 	for k, err := range firstErr {
 		fmt.Printf("first error of %s: %v\n", k, err)
 	}
+	mismatches := 0
+	for _, r := range results {
+		if r.session.mismatches > 0 && mismatches == 0 {
+			fmt.Printf("first session count difference: %s\n", r.session.firstDiff)
+		}
+		mismatches += r.session.mismatches
+	}
+	fmt.Printf("session counts: %d callers, %d differences from the expected count\n", concurrency, mismatches)
 	if done < calls {
 		return fmt.Errorf("only %d of %d calls ran within %s", done, calls, maxTime)
 	}
 	if totalErrs > 0 {
 		return fmt.Errorf("%d errors", totalErrs)
+	}
+	if mismatches > 0 {
+		return fmt.Errorf("%d session counts differ from the expected", mismatches)
 	}
 	return nil
 }

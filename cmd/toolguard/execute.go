@@ -34,9 +34,9 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	model := fs.String("model", "", "model id, selects model-specific fixes")
 	form := fs.String("form", "json", "form of stdin: json, params or xml")
 	bindSetting(fs, &cfg, "agent-root")
-	// The server's deny list from serve's variable, so an offline check gets
-	// the server's policy.
-	withEnv := []setting[service.Config]{serveSetting("deny")}
+	// The server's deny list and lock directory from serve's variables, so an
+	// offline call gets the server's policy and waits for the servers' edits.
+	withEnv := []setting[service.Config]{serveSetting("deny"), serveSetting("lock-dir"), serveSetting("lock-timeout")}
 	bindSettings(fs, withEnv, &cfg)
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
 	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")
