@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
-	"google.golang.org/grpc/metadata"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 )
@@ -141,4 +141,3 @@ func checkVaryingFields(t *testing.T, fields map[string]any) {
 		t.Error("no peer.address")
 	}
 }
-
