@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,6 +67,13 @@ func serveForBench(level string) error {
 	defer os.RemoveAll(workspace)
 	cfg := service.DefaultConfig()
 	cfg.Workspace, cfg.LogLevel = workspace, level
+	if w := os.Getenv("TOOLGUARD_STREAM_WORKERS"); w != "" {
+		n, err := strconv.ParseUint(w, 10, 32)
+		if err != nil {
+			return err
+		}
+		cfg.StreamWorkers = uint32(n)
+	}
 	srv, err := service.NewWithServices(cfg, log, func(r grpc.ServiceRegistrar) { testgrpc.RegisterTestServiceServer(r, echoService{}) })
 	if err != nil {
 		return err

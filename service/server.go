@@ -136,6 +136,10 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		grpc.ForceServerCodecV2(newWireCodec(log)),
 		grpc.MaxRecvMsgSize(cfg.MaxRecvMsgBytes),
 		grpc.MaxSendMsgSize(cfg.MaxSendMsgBytes),
+		// A call on a kept worker runs on a stack already grown by the calls
+		// before it; a fresh goroutine grows its stack, by copying, on every
+		// call. When all are busy, grpc-go starts a goroutine as before.
+		grpc.NumStreamWorkers(cfg.StreamWorkers),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
 			MinTime:             keepaliveMinTime,
 			PermitWithoutStream: true,
