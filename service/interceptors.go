@@ -73,6 +73,9 @@ type callInfo struct {
 
 	mu     sync.Mutex
 	fields logging.Fields
+	// buf backs fields: a validated call's annotations (principal, session,
+	// tool, usable, repairs, violations) fit without growing a slice.
+	buf [12]any
 }
 
 type callInfoKey struct{}
@@ -163,20 +166,22 @@ func withRequestID(ctx context.Context, id string) context.Context {
 }
 
 func withCall(ctx context.Context, id string, meta interceptors.CallMeta) context.Context {
-	return context.WithValue(ctx, callInfoKey{}, &callInfo{id: id, meta: meta})
+	ci := &callInfo{id: id, meta: meta}
+	ci.fields = ci.buf[:0]
+	return context.WithValue(ctx, callInfoKey{}, ci)
 }
 
 // unaryRequestID gives each unary call a request id, echoed in the header.
 func unaryRequestID(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	id := requestID(ctx)
 	// SetHeader fails only once headers were sent: not before the handler.
-	_ = grpc.SetHeader(ctx, metadata.Pairs(requestIDHeader, id))
+	_ = grpc.SetHeader(ctx, metadata.MD{requestIDHeader: {id}})
 	return handler(withCall(ctx, id, interceptors.NewServerCallMeta(info.FullMethod, nil, nil)), req)
 }
 
 func streamRequestID(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	id := requestID(ss.Context())
-	_ = ss.SetHeader(metadata.Pairs(requestIDHeader, id))
+	_ = ss.SetHeader(metadata.MD{requestIDHeader: {id}})
 	wrapped := middleware.WrapServerStream(ss)
 	wrapped.WrappedContext = withCall(ss.Context(), id, interceptors.NewServerCallMeta(info.FullMethod, info, nil))
 	return handler(srv, wrapped)
