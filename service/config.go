@@ -30,7 +30,9 @@ type Config struct {
 	MaxStreams     int
 	MaxConnStreams uint32
 	// StreamWorkers is the number of goroutines kept to run calls on;
-	// zero starts a goroutine per call (server.go).
+	// zero, the default, starts a goroutine per call. Workers spare each
+	// call its stack growth, but measured no cheaper per call
+	// (docs/benchmarks.md).
 	StreamWorkers uint32
 	// MaxStreamsPerPrincipal: zero is a quarter of MaxStreams when the tokens
 	// file names two principals or more, else no bound (limits.go).
@@ -77,15 +79,11 @@ func DefaultConfig() Config {
 	core := guard.DefaultConfig()
 	core.Workspace = DefaultWorkspaceDir()
 	return Config{
-		Config:         core,
-		Listen:         "127.0.0.1:7700",
-		MaxJSONDepth:   64,
-		MaxStreams:     256,
-		MaxConnStreams: 256,
-		// As many as the calls a busy fleet of agents keeps in flight: a
-		// call that finds them all busy gets a goroutine of its own. Idle,
-		// they hold a few KB of stack each.
-		StreamWorkers:         64,
+		Config:                core,
+		Listen:                "127.0.0.1:7700",
+		MaxJSONDepth:          64,
+		MaxStreams:            256,
+		MaxConnStreams:        256,
 		RateBurst:             50,
 		LogFormat:             "json",
 		LogLevel:              "info",

@@ -138,7 +138,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		grpc.MaxSendMsgSize(cfg.MaxSendMsgBytes),
 		// A call on a kept worker runs on a stack already grown by the calls
 		// before it; a fresh goroutine grows its stack, by copying, on every
-		// call. When all are busy, grpc-go starts a goroutine as before.
+		// call. When all are busy, grpc-go starts a goroutine.
 		grpc.NumStreamWorkers(cfg.StreamWorkers),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
 			MinTime:             keepaliveMinTime,
