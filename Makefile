@@ -96,7 +96,9 @@ e2e: build ## run the grpcurl examples of README.md and docs/api.md against a re
 
 .PHONY: bench
 bench: ## run the benchmarks (side by side with their baselines)
-	$(GO) test -run '^$$' -bench . -benchmem ./repair/... ./workspace/ ./service/ ./proxy/ ./bench/
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkServerOverhead$$' -benchmem ./repair/... ./workspace/ ./service/ ./proxy/ ./bench/
+	@# Five rounds, each health, ValidateToolCall and echo at concurrency 50 (docs/benchmarks.md).
+	$(GO) test -run '^$$' -bench '^BenchmarkServerOverhead$$' -benchtime 5x ./bench/
 
 .PHONY: load
 load: ## load run: 100,000 mixed calls at concurrency 50 against a loopback server; throughput, p50/p99, errors, memory

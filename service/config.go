@@ -29,6 +29,11 @@ type Config struct {
 	MaxJSONDepth   int
 	MaxStreams     int
 	MaxConnStreams uint32
+	// StreamWorkers is the number of goroutines kept to run calls on;
+	// zero, the default, starts a goroutine per call. Workers spare each
+	// call its stack growth, but measured no cheaper per call
+	// (docs/benchmarks.md).
+	StreamWorkers uint32
 	// MaxStreamsPerPrincipal: zero is a quarter of MaxStreams when the tokens
 	// file names two principals or more, else no bound (limits.go).
 	MaxStreamsPerPrincipal int

@@ -5,15 +5,13 @@ import (
 	"crypto/rand"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"sync"
 
 	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
-	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -33,14 +31,14 @@ type interceptor struct {
 // every line and response), logging (sees every final status), the access
 // links (auth, then rate limit: refusals are logged), recovery innermost (a
 // panic is an Internal error like any other). Metrics follow logging.
-func interceptorChain(log *zap.Logger, access ...interceptor) []interceptor {
-	loggingUnary, loggingStream := loggingInterceptors(log)
+func interceptorChain(log *zap.Logger, links ...interceptor) []interceptor {
+	access := accessLog{log: log.WithOptions(zap.WithCaller(false))}
 	recoveryOpt := recovery.WithRecoveryHandlerContext(recoveryHandler(log))
 	chain := []interceptor{
 		{name: "request-id", unary: unaryRequestID, stream: streamRequestID},
-		{name: "logging", unary: loggingUnary, stream: loggingStream},
+		{name: "logging", unary: access.unary, stream: access.stream},
 	}
-	chain = append(chain, access...)
+	chain = append(chain, links...)
 	return append(chain,
 		interceptor{name: "recovery", unary: recovery.UnaryServerInterceptor(recoveryOpt), stream: recovery.StreamServerInterceptor(recoveryOpt)})
 }
@@ -67,12 +65,17 @@ const requestIDField = "request_id"
 // maxRequestIDLen bounds a caller's request id, repeated on every log line.
 const maxRequestIDLen = 128
 
-// callInfo is the request id of a call and the log fields annotateCall adds.
+// callInfo is the request id of a call, what the call is, and the log
+// fields annotateCall adds.
 type callInfo struct {
-	id string
+	id   string
+	meta interceptors.CallMeta
 
 	mu     sync.Mutex
 	fields logging.Fields
+	// buf backs fields: a validated call's annotations (principal, session,
+	// tool, usable, repairs, violations) fit without growing a slice.
+	buf [12]any
 }
 
 type callInfoKey struct{}
@@ -156,121 +159,32 @@ func isVisibleASCII(s string) bool {
 	return true
 }
 
-// traceIDField leads from log lines to the trace when tracing is on.
-const traceIDField = "trace_id"
-
-// withRequestID puts id in the context and the log fields, with the trace id.
+// withRequestID puts the call's id and what it is in the context; its log
+// fields are made from them only for a line that is written.
 func withRequestID(ctx context.Context, id string) context.Context {
-	ctx = context.WithValue(ctx, callInfoKey{}, &callInfo{id: id})
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		return logging.InjectFields(ctx, logging.Fields{requestIDField, id, traceIDField, sc.TraceID().String()})
-	}
-	return logging.InjectLogField(ctx, requestIDField, id)
+	return withCall(ctx, id, interceptors.CallMeta{})
+}
+
+func withCall(ctx context.Context, id string, meta interceptors.CallMeta) context.Context {
+	ci := &callInfo{id: id, meta: meta}
+	ci.fields = ci.buf[:0]
+	return context.WithValue(ctx, callInfoKey{}, ci)
 }
 
 // unaryRequestID gives each unary call a request id, echoed in the header.
-func unaryRequestID(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func unaryRequestID(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	id := requestID(ctx)
 	// SetHeader fails only once headers were sent: not before the handler.
-	_ = grpc.SetHeader(ctx, metadata.Pairs(requestIDHeader, id))
-	return handler(withRequestID(ctx, id), req)
+	_ = grpc.SetHeader(ctx, metadata.MD{requestIDHeader: {id}})
+	return handler(withCall(ctx, id, interceptors.NewServerCallMeta(info.FullMethod, nil, nil)), req)
 }
 
-func streamRequestID(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func streamRequestID(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	id := requestID(ss.Context())
-	_ = ss.SetHeader(metadata.Pairs(requestIDHeader, id))
+	_ = ss.SetHeader(metadata.MD{requestIDHeader: {id}})
 	wrapped := middleware.WrapServerStream(ss)
-	wrapped.WrappedContext = withRequestID(ss.Context(), id)
+	wrapped.WrappedContext = withCall(ss.Context(), id, interceptors.NewServerCallMeta(info.FullMethod, info, nil))
 	return handler(srv, wrapped)
-}
-
-const healthMethodPrefix = "/grpc.health.v1.Health/"
-
-// loggingInterceptors write one line per finished call; health calls at
-// debug unless a server fault, so probes do not flood the log.
-func loggingInterceptors(log *zap.Logger) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
-	logger := zapLogger(log)
-	// Only FinishCall: its line carries everything "started call" would.
-	events := logging.WithLogOnEvents(logging.FinishCall)
-	unary := logging.UnaryServerInterceptor(logger, events, logging.WithLevels(accessCodeToLevel))
-	stream := logging.StreamServerInterceptor(logger, events, logging.WithLevels(accessCodeToLevel))
-	healthUnary := logging.UnaryServerInterceptor(logger, events, logging.WithLevels(healthCodeToLevel))
-	healthStream := logging.StreamServerInterceptor(logger, events, logging.WithLevels(healthCodeToLevel))
-
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-			if strings.HasPrefix(info.FullMethod, healthMethodPrefix) {
-				return healthUnary(ctx, req, info, handler)
-			}
-			return unary(ctx, req, info, handler)
-		}, func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-			if strings.HasPrefix(info.FullMethod, healthMethodPrefix) {
-				return healthStream(srv, ss, info, handler)
-			}
-			return stream(srv, ss, info, handler)
-		}
-}
-
-// accessCodeToLevel puts UNAVAILABLE at info: every call gets it while the
-// store is down, and the cause is logged where it arises.
-func accessCodeToLevel(code codes.Code) logging.Level {
-	if code == codes.Unavailable {
-		return logging.LevelInfo
-	}
-	return logging.DefaultServerCodeToLevel(code)
-}
-
-// healthCodeToLevel keeps only server faults above debug.
-func healthCodeToLevel(code codes.Code) logging.Level {
-	if lvl := logging.DefaultServerCodeToLevel(code); lvl >= logging.LevelError {
-		return lvl
-	}
-	return logging.LevelDebug
-}
-
-// zapLogger adapts zap to go-grpc-middleware's logging.Logger, adding the
-// call's annotations.
-func zapLogger(log *zap.Logger) logging.Logger {
-	// The caller would be this adapter, which says nothing about the call.
-	log = log.WithOptions(zap.WithCaller(false))
-	return logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
-		zl := zapLevel(lvl)
-		// Checked first: most health lines are dropped, and converting allocates.
-		if ce := log.Check(zl, msg); ce != nil {
-			ce.Write(append(zapFields(fields), zapFields(callAnnotations(ctx))...)...)
-		}
-	})
-}
-
-func zapLevel(lvl logging.Level) zapcore.Level {
-	switch {
-	case lvl >= logging.LevelError:
-		return zapcore.ErrorLevel
-	case lvl >= logging.LevelWarn:
-		return zapcore.WarnLevel
-	case lvl >= logging.LevelInfo:
-		return zapcore.InfoLevel
-	default:
-		return zapcore.DebugLevel
-	}
-}
-
-func zapFields(kv []any) []zap.Field {
-	fields := make([]zap.Field, 0, len(kv)/2)
-	it := logging.Fields(kv).Iterator()
-	for it.Next() {
-		k, v := it.At()
-		switch v := v.(type) {
-		case string:
-			fields = append(fields, zap.String(k, v))
-		case int:
-			fields = append(fields, zap.Int(k, v))
-		case bool:
-			fields = append(fields, zap.Bool(k, v))
-		default:
-			fields = append(fields, zap.Any(k, v))
-		}
-	}
-	return fields
 }
 
 // recoveryHandler turns a panic into Internal; the value and stack go to the
@@ -283,7 +197,7 @@ func recoveryHandler(log *zap.Logger) recovery.RecoveryHandlerFuncContext {
 		if f, ok := p.(*forwardedPanic); ok { // from a goroutine of the handler's
 			p, stack = f.value, f.stack
 		}
-		fields := append(zapFields(callAnnotations(ctx).AppendUnique(logging.ExtractFields(ctx))),
+		fields := append(appendCallFields(zapFields(callAnnotations(ctx)), ctx),
 			zap.String("panic", fmt.Sprint(p)),
 			zap.ByteString("stack", stack),
 		)

@@ -58,6 +58,8 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.StreamIdleTimeout) }},
 	{"max-conn-streams", "TOOLGUARD_MAX_CONN_STREAMS", "most concurrent calls on one client connection (`number`); more wait for a free one",
 		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MaxConnStreams) }},
+	{"stream-workers", "TOOLGUARD_STREAM_WORKERS", "goroutines kept to run calls on (`number`; 0: a new goroutine for each call); a call that finds them all busy gets a goroutine of its own",
+		func(c *service.Config) flag.Value { return (*uint32Value)(&c.StreamWorkers) }},
 	{"rate-limit", "TOOLGUARD_RATE_LIMIT", "sustained calls per second each principal may make (`rate`; 0: unlimited)",
 		func(c *service.Config) flag.Value { return (*float64Value)(&c.RateLimit) }},
 	{"rate-burst", "TOOLGUARD_RATE_BURST", "calls a principal may make at once above --rate-limit (`number`)",

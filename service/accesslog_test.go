@@ -1,0 +1,143 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+)
+
+// TestFinishedCallLine pins the access-log line: its fields in order, the
+// fixed values exactly, the varying ones (address, times) by form.
+func TestFinishedCallLine(t *testing.T) {
+	ts := startTestServer(t, testConfig(t))
+	tg := toolguardv1.NewToolGuardServiceClient(ts.conn)
+	md := metadata.Pairs(requestIDHeader, "req-9")
+	withDeadline := func() context.Context {
+		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), md), time.Minute)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	noDeadline := metadata.NewOutgoingContext(context.Background(), md)
+
+	tests := []struct {
+		method string
+		call   func() error
+		level  zapcore.Level
+		keys   []string
+		fixed  map[string]string
+	}{
+		{
+			method: "ValidateToolCall",
+			call: func() error {
+				_, err := tg.ValidateToolCall(withDeadline(), &toolguardv1.ValidateToolCallRequest{
+					Context: &toolguardv1.RequestContext{SessionId: "s-1"},
+					Call:    &toolguardv1.ToolCall{Name: "Write", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: `{'file_path': 'a.txt', 'text': 'x'}`}},
+				})
+				return err
+			},
+			level: zapcore.InfoLevel,
+			keys: []string{"protocol", "grpc.component", "grpc.service", "grpc.method", "grpc.method_type", "request_id", "peer.address",
+				"grpc.start_time", "grpc.request.deadline", "grpc.code", "grpc.time_ms", "principal", "session_id", "tool", "usable", "repairs"},
+			fixed: map[string]string{"protocol": "grpc", "grpc.component": "server", "grpc.service": "toolguard.v1.ToolGuardService",
+				"grpc.method_type": "unary", "request_id": "req-9", "grpc.code": "OK", "session_id": "s-1", "tool": "write_to_file", "usable": "true",
+				"repairs": "[PYTHON_LITERAL TOOL_ALIAS ALIAS_RENAMED]", "principal": "anonymous"},
+		},
+		{
+			method: "GetSession",
+			call: func() error {
+				_, err := tg.GetSession(noDeadline, &toolguardv1.GetSessionRequest{SessionId: ""})
+				if err == nil {
+					return fmt.Errorf("GetSession with no id succeeded")
+				}
+				return nil
+			},
+			level: zapcore.InfoLevel,
+			keys: []string{"protocol", "grpc.component", "grpc.service", "grpc.method", "grpc.method_type", "request_id", "peer.address",
+				"grpc.start_time", "grpc.code", "grpc.error", "grpc.time_ms", "principal"},
+			fixed: map[string]string{"grpc.service": "toolguard.v1.ToolGuardService", "grpc.method_type": "unary", "request_id": "req-9",
+				"grpc.code": "InvalidArgument"},
+		},
+		{
+			method: "Check",
+			call: func() error {
+				_, err := healthpb.NewHealthClient(ts.conn).Check(noDeadline, &healthpb.HealthCheckRequest{})
+				return err
+			},
+			level: zapcore.DebugLevel,
+			keys: []string{"protocol", "grpc.component", "grpc.service", "grpc.method", "grpc.method_type", "request_id", "peer.address",
+				"grpc.start_time", "grpc.code", "grpc.time_ms"},
+			fixed: map[string]string{"grpc.service": "grpc.health.v1.Health", "grpc.method_type": "unary", "grpc.code": "OK"},
+		},
+		{
+			method: "StreamToolCalls",
+			call: func() error {
+				st, err := tg.StreamToolCalls(noDeadline)
+				if err != nil {
+					return err
+				}
+				_ = st.CloseSend()
+				for {
+					if _, err := st.Recv(); err != nil {
+						return nil
+					}
+				}
+			},
+			level: zapcore.InfoLevel,
+			keys: []string{"protocol", "grpc.component", "grpc.service", "grpc.method", "grpc.method_type", "request_id", "peer.address",
+				"grpc.start_time", "grpc.code", "grpc.error", "grpc.time_ms", "principal"},
+			fixed: map[string]string{"grpc.method_type": "bidi_stream", "grpc.code": "InvalidArgument"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method, func(t *testing.T) {
+			if err := tt.call(); err != nil {
+				t.Fatal(err)
+			}
+			e := finishedCall(t, ts.logs, tt.method)
+			if e.Level != tt.level {
+				t.Errorf("level %v, want %v", e.Level, tt.level)
+			}
+			var keys []string
+			for _, f := range e.Context {
+				keys = append(keys, f.Key)
+			}
+			if !slices.Equal(keys, tt.keys) {
+				t.Errorf("fields\n got %v\nwant %v", keys, tt.keys)
+			}
+			got := e.ContextMap()
+			tt.fixed["grpc.method"] = tt.method
+			for k, want := range tt.fixed {
+				if s := fmt.Sprint(got[k]); s != want {
+					t.Errorf("%s = %q, want %q", k, s, want)
+				}
+			}
+			checkVaryingFields(t, got)
+		})
+	}
+}
+
+func checkVaryingFields(t *testing.T, fields map[string]any) {
+	t.Helper()
+	for _, k := range []string{"grpc.start_time", "grpc.request.deadline"} {
+		if v, ok := fields[k]; ok {
+			if _, err := time.Parse(time.RFC3339, v.(string)); err != nil {
+				t.Errorf("%s = %q, not RFC 3339", k, v)
+			}
+		}
+	}
+	if ms, err := strconv.ParseFloat(fields["grpc.time_ms"].(string), 32); err != nil || ms < 0 {
+		t.Errorf("grpc.time_ms = %q, want milliseconds", fields["grpc.time_ms"])
+	}
+	if addr, _ := fields["peer.address"].(string); addr == "" {
+		t.Error("no peer.address")
+	}
+}
