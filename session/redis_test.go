@@ -304,13 +304,17 @@ func TestRedisDefaultKeyPrefix(t *testing.T) {
 // TestRedisTTL checks that every Record sets the key's expiry to the TTL,
 // that Get leaves it alone (only Record makes a session recent), and that an
 // expired session reads as absent and starts afresh.
+// loadedTimeout replaces the 250 ms default where a test is about expiry,
+// not outages: a loaded machine running the race detector can take longer.
+const loadedTimeout = 5 * time.Second
+
 func TestRedisTTL(t *testing.T) {
 	srv := redistest.Start(t)
 	raw := rawClient(t, srv)
 	ctx := context.Background()
 
 	t.Run("every write sets the expiry", func(t *testing.T) {
-		r := newRedis(t, srv, session.RedisOptions{TTL: time.Hour, KeyPrefix: "ttl:"})
+		r := newRedis(t, srv, session.RedisOptions{TTL: time.Hour, KeyPrefix: "ttl:", ReadTimeout: loadedTimeout, WriteTimeout: loadedTimeout})
 		if _, err := r.Record(ctx, "s", session.Outcome{}); err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +339,7 @@ func TestRedisTTL(t *testing.T) {
 
 	t.Run("an idle session expires", func(t *testing.T) {
 		const ttl = 200 * time.Millisecond
-		r := newRedis(t, srv, session.RedisOptions{TTL: ttl, KeyPrefix: "exp:"})
+		r := newRedis(t, srv, session.RedisOptions{TTL: ttl, KeyPrefix: "exp:", ReadTimeout: loadedTimeout, WriteTimeout: loadedTimeout})
 		for range 2 {
 			if _, err := r.Record(ctx, "s", session.Outcome{Fingerprint: 1}); err != nil {
 				t.Fatal(err)
