@@ -62,6 +62,8 @@ func BenchmarkParserText(b *testing.B) {
 	call[Hermes] = "<tool_call>\n" + string(args) + "\n</tool_call>\n"
 	maps.Copy(call, jsonFormatBenchCalls(content.String()))
 	maps.Copy(call, tagFormatBenchCalls(content.String()))
+	// Auto on the qwen_xml calls: the cost of detection beside the format's.
+	call[Auto] = call[QwenXML]
 	for _, f := range slices.Sorted(maps.Keys(call)) {
 		for _, size := range []int{256 << 10, 1 << 20, 4 << 20} {
 			text := benchResponse(f, call[f], size)
