@@ -61,9 +61,10 @@ const (
 	actionRefused   action = "refused"   // could not be made valid: an error instead (no fallback)
 	actionTruncated action = "truncated" // cut off: sent as written, marked
 	actionTooLarge  action = "too_large" // past the call size limit: sent as written, unchecked
+	actionRescued   action = "rescued"   // found in the answer's text and sent as a tool call (rescue.go)
 )
 
-var actions = []action{actionUnchanged, actionRepaired, actionInvalid, actionRefused, actionTruncated, actionTooLarge}
+var actions = []action{actionUnchanged, actionRepaired, actionInvalid, actionRefused, actionTruncated, actionTooLarge, actionRescued}
 
 // target returns the declared tool a call's name stands for when its calls
 // are repaired (when Config.Tools is set, one of those).

@@ -343,6 +343,8 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		var proc eventProcessor = openAIFixer{f}
 		if rs.api == apiAnthropic {
 			proc = anthropicFixer{f}
+		} else if r := p.newRescuer(rs, 0); r != nil {
+			proc = &openAIRescue{next: proc, out: out, r: r}
 		}
 		resp.Body = &sseReader{src: resp.Body, proc: proc, out: out}
 		resp.ContentLength = -1
@@ -372,6 +374,9 @@ func (p *Proxy) fixJSONResponse(rs *request, resp *http.Response) error {
 	_ = resp.Body.Close()
 	res := p.fixBody(rs, buf)
 	body := res.body
+	if res.refused == "" {
+		body = p.rescueBody(rs, body)
+	}
 	if res.refused != "" {
 		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
 		resp.Header.Set("Content-Type", "application/json")
