@@ -1,0 +1,177 @@
+package proxy
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/toolguard/toolguard/proxy/proxytest"
+)
+
+// Answers as model servers send them when their own tool parser missed
+// the call: the markup in the message's text.
+const (
+	qwenContent = "I'll write it.\n<tool_call>\n<function=Write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nhi <b>\n</parameter>\n</function>\n</tool_call>"
+	hermesText  = "<tool_call>\n{\"name\": \"Write\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"hi <b>\"}}\n</tool_call>"
+	harmonyText = "<|channel|>analysis<|message|>Need to write.<|end|><|start|>assistant<|channel|>commentary to=functions.Write <|constrain|>json<|message|>{\"path\": \"a.txt\", \"content\": \"hi <b>\"}<|call|>"
+	// Texts that must pass as they are.
+	mentionText    = "Wrap each call in <tool_call> and </tool_call> tags, e.g. <tool_call>name\n."
+	undeclaredText = "<tool_call>\n{\"name\": \"Edit\", \"arguments\": {\"path\": \"a.txt\"}}\n</tool_call>"
+	invalidText    = "Writing.\n<tool_call>\n{\"name\": \"Write\", \"arguments\": {\"path\": \"a.txt\"}}\n</tool_call>"
+	cutText        = "<tool_call>\n<function=Write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nhi"
+)
+
+// rescuedArgs are the arguments of the rescued Write call.
+const rescuedArgs = `{"content":"hi <b>","path":"a.txt"}`
+
+var callIDs = regexp.MustCompile(`(call_|toolu_)[0-9a-f]{24}`)
+
+// sameIDs replaces the random ids of rescued calls.
+func sameIDs(b []byte) []byte { return callIDs.ReplaceAll(b, []byte("${1}X")) }
+
+func openAITextBody(content, finish string) []byte {
+	return fmt.Appendf(nil, `{"id":"chatcmpl-1","object":"chat.completion","model":"qwen3-coder","choices":[{"index":0,"message":{"role":"assistant","content":%s},"logprobs":null,"finish_reason":%s}],"usage":{"total_tokens":9}}`,
+		jsonString(content), mustJSON(finish))
+}
+
+func openAIRescuedBody(content string) []byte {
+	c := "null"
+	if content != "" {
+		c = string(jsonString(content))
+	}
+	return fmt.Appendf(nil, `{"id":"chatcmpl-1","object":"chat.completion","model":"qwen3-coder","choices":[{"index":0,"message":{"role":"assistant","content":%s,"tool_calls":[{"id":"call_X","type":"function","function":{"name":"Write","arguments":%s}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"total_tokens":9}}`,
+		c, jsonString(rescuedArgs))
+}
+
+func anthropicTextBody(text string) []byte {
+	return fmt.Appendf(nil, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":%s}],"stop_reason":"end_turn","usage":{"output_tokens":9}}`, jsonString(text))
+}
+
+// TestRescueNonStreamed: a complete, declared, valid call in the text
+// becomes a tool call, the prose around it kept; any other text, and
+// every answer with the rescue off, comes byte for byte.
+func TestRescueNonStreamed(t *testing.T) {
+	tests := []struct {
+		name, api string
+		in        []byte
+		off       bool
+		want      []byte // nil: unchanged
+	}{
+		{"openai qwen3-coder XML after prose", "openai", openAITextBody(qwenContent, "stop"), false, openAIRescuedBody("I'll write it.\n")},
+		{"openai hermes JSON alone", "openai", openAITextBody(hermesText, "stop"), false, openAIRescuedBody("")},
+		{"openai harmony, the analysis kept as text", "openai", openAITextBody(harmonyText, "stop"), false, openAIRescuedBody("Need to write.")},
+		{"openai rescue off", "openai", openAITextBody(qwenContent, "stop"), true, nil},
+		{"openai prose mentioning the tags", "openai", openAITextBody(mentionText, "stop"), false, nil},
+		{"openai undeclared tool", "openai", openAITextBody(undeclaredText, "stop"), false, nil},
+		{"openai invalid arguments", "openai", openAITextBody(invalidText, "stop"), false, nil},
+		{"openai call cut off", "openai", openAITextBody(cutText, "length"), false, nil},
+		{"anthropic qwen3-coder XML after prose", "anthropic", anthropicTextBody(qwenContent), false,
+			[]byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"I'll write it.\n"},{"type":"tool_use","id":"toolu_X","name":"Write","input":` + rescuedArgs + `}],"stop_reason":"tool_use","usage":{"output_tokens":9}}`)},
+		{"anthropic prose mentioning the tags", "anthropic", anthropicTextBody(mentionText), false, nil},
+		{"anthropic invalid arguments", "anthropic", anthropicTextBody(invalidText), false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tp := newTestProxy(t, jsonUpstream(tt.in, nil), func(c *Config) { c.Rescue = !tt.off })
+			resp, body := tp.post(t, apiPath(tt.api), requestBody(tt.api, false, true), nil)
+			want := tt.want
+			if want == nil {
+				want = tt.in
+			}
+			if resp.StatusCode != http.StatusOK || !bytes.Equal(sameIDs(body), want) {
+				t.Fatalf("status %d\n got %s\nwant %s", resp.StatusCode, body, want)
+			}
+			if rescued := strings.Contains(tp.logText(), "tool call rescued from the text"); rescued != (tt.want != nil) {
+				t.Errorf("rescue logged: %v, want %v:\n%s", rescued, tt.want != nil, tp.logText())
+			}
+		})
+	}
+}
+
+// openAITextStream is a chat completions stream whose content comes in
+// the given deltas.
+func openAITextStream(deltas []string, finish string) []byte {
+	var b strings.Builder
+	env := `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`
+	fmt.Fprintf(&b, "data: "+env+"\n\n", `{"role":"assistant","content":""}`, "null")
+	for _, d := range deltas {
+		fmt.Fprintf(&b, "data: "+env+"\n\n", `{"content":`+string(jsonString(d))+`}`, "null")
+	}
+	fmt.Fprintf(&b, "data: "+env+"\n\n", `{}`, mustJSON(finish))
+	b.WriteString("data: [DONE]\n\n")
+	return []byte(b.String())
+}
+
+// TestRescueStreamed: however the content is split, a rescued call comes
+// as one tool call with finish_reason tool_calls and the prose as content;
+// text that is no call to rescue comes as the same text.
+func TestRescueStreamed(t *testing.T) {
+	tests := []struct {
+		name, text, finish string
+		wantText           string // with a rescued call; "" with none
+	}{
+		{"qwen3-coder XML after prose", qwenContent, "stop", "I'll write it.\n"},
+		{"hermes JSON", hermesText, "stop", ""},
+		{"harmony", harmonyText, "stop", "Need to write."},
+		{"prose mentioning the tags", mentionText, "stop", ""},
+		{"undeclared tool", undeclaredText, "stop", ""},
+		{"invalid arguments", invalidText, "stop", ""},
+		{"call cut off", cutText, "length", ""},
+	}
+	rng := rand.New(rand.NewPCG(17, 1))
+	for _, tt := range tests {
+		rescued := tt.name == "hermes JSON" || tt.wantText != ""
+		for i, deltas := range splits(tt.text, rng) {
+			t.Run(fmt.Sprintf("%s/%d", tt.name, i), func(t *testing.T) {
+				in := openAITextStream(deltas, tt.finish)
+				tp := newTestProxy(t, sseUpstream(in, nil), nil)
+				_, body := tp.post(t, apiPath("openai"), requestBody("openai", true, true), nil)
+				s, err := proxytest.ReadStream("openai", body)
+				if err != nil {
+					t.Fatalf("%v\n%s", err, body)
+				}
+				if !rescued {
+					if s.Text != tt.text || len(s.Calls) != 0 || s.Reason != tt.finish {
+						t.Fatalf("text %q, calls %v, reason %q; want the text as it came\n%s", s.Text, s.Calls, s.Reason, body)
+					}
+					return
+				}
+				if len(s.Calls) != 1 || s.Calls[0].Name != "Write" || s.Calls[0].Args != rescuedArgs || s.Reason != "tool_calls" || s.Text != tt.wantText {
+					t.Fatalf("text %q, calls %+v, reason %q\n%s", s.Text, s.Calls, s.Reason, body)
+				}
+			})
+		}
+	}
+}
+
+// TestRescueStreamUntouched: a stream whose text holds nothing that may
+// open a call comes byte for byte.
+func TestRescueStreamUntouched(t *testing.T) {
+	in := openAITextStream([]string{"Plain ", "prose, é, no tags.", "\n\nDone."}, "stop")
+	tp := newTestProxy(t, sseUpstream(in, nil), nil)
+	_, body := tp.post(t, apiPath("openai"), requestBody("openai", true, true), nil)
+	if !bytes.Equal(body, in) {
+		t.Fatalf("got\n%s\nwant\n%s", body, in)
+	}
+}
+
+// TestRescueMetrics: each rescue is counted as action "rescued".
+func TestRescueMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	tp := newTestProxy(t, jsonUpstream(openAITextBody(qwenContent, "stop"), nil), nil, func(o *Options) { o.Metrics = reg })
+	for range 2 {
+		tp.post(t, apiPath("openai"), requestBody("openai", false, true), nil)
+	}
+	if n := counterValue(tp.metrics.cells[apiOpenAI][actionRescued]); n != 2 {
+		t.Errorf("toolguard_proxy_calls_total{api=openai,action=rescued} = %v, want 2", n)
+	}
+	if n := counterValue(tp.metrics.cells[apiOpenAI][actionInvalid]); n != 0 {
+		t.Errorf("a rescued call also counted invalid: %v", n)
+	}
+}
