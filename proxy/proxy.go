@@ -343,8 +343,11 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		var proc eventProcessor = openAIFixer{f}
 		if rs.api == apiAnthropic {
 			proc = anthropicFixer{f}
+			if p.cfg.Rescue {
+				proc = &anthropicRescue{next: proc, f: f, p: p, rs: rs}
+			}
 		} else if r := p.newRescuer(rs, 0); r != nil {
-			proc = &openAIRescue{next: proc, out: out, r: r}
+			proc = &openAIRescue{next: proc, f: f, r: r}
 		}
 		resp.Body = &sseReader{src: resp.Body, proc: proc, out: out}
 		resp.ContentLength = -1

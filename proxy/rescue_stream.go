@@ -20,7 +20,7 @@ import (
 // the rescue's to take.
 type openAIRescue struct {
 	next eventProcessor
-	out  *[]byte // the fixer's output: the rescue writes only while it holds nothing
+	f    *fixer // the events made go out through it, after what it holds
 	r    *rescuer
 	// The chunk fields the events made for rescued calls repeat.
 	id, created, model json.RawMessage
@@ -124,8 +124,8 @@ func (x *openAIRescue) emit(pieces []rescuePiece) {
 			x.calls++
 			delta = append(append([]byte(`{"tool_calls":[`), marshalNoEscape(openAICall(pc.call, &index))...), "]}"...)
 		}
-		*x.out = fmt.Appendf(*x.out, `data: {"id":%s,"object":"chat.completion.chunk","created":%s,"model":%s,"choices":[{"index":0,"delta":%s,"finish_reason":null}]}`+"\n\n",
-			orNull(x.id), orNull(x.created), orNull(x.model), delta)
+		x.f.pass(fmt.Appendf(nil, `data: {"id":%s,"object":"chat.completion.chunk","created":%s,"model":%s,"choices":[{"index":0,"delta":%s,"finish_reason":null}]}`+"\n\n",
+			orNull(x.id), orNull(x.created), orNull(x.model), delta))
 	}
 }
 

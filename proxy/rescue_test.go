@@ -175,3 +175,65 @@ func TestRescueMetrics(t *testing.T) {
 		t.Errorf("a rescued call also counted invalid: %v", n)
 	}
 }
+
+// anthropicTextStream is a messages stream: a text block in the given
+// deltas, then a tool_use block of the upstream's own when withCall.
+func anthropicTextStream(deltas []string, withCall bool) []byte {
+	var b strings.Builder
+	event := func(typ, data string) { fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", typ, data) }
+	event("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null}}`)
+	event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	for _, d := range deltas {
+		event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+string(jsonString(d))+`}}`)
+	}
+	event("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	stop := "end_turn"
+	if withCall {
+		stop = "tool_use"
+		event("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"Write","input":{}}}`)
+		event("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"b.txt\", \"content\": \"x\"}"}}`)
+		event("content_block_stop", `{"type":"content_block_stop","index":1}`)
+	}
+	event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+stop+`","stop_sequence":null},"usage":{"output_tokens":9}}`)
+	event("message_stop", `{"type":"message_stop"}`)
+	return []byte(b.String())
+}
+
+// TestRescueAnthropicStreamed: a rescued call becomes a tool_use block
+// after the text block it stood in, the upstream's own blocks moved up;
+// text with no call to rescue comes as the same text.
+func TestRescueAnthropicStreamed(t *testing.T) {
+	tests := []struct {
+		name, text string
+		withCall   bool
+		wantText   string
+		wantCalls  []proxytest.Call // ids left out
+		wantReason string
+	}{
+		{"qwen3-coder XML after prose", qwenContent + "\nDone.", false, "I'll write it.\n\nDone.",
+			[]proxytest.Call{{Index: 1, Name: "Write", Args: rescuedArgs}}, "tool_use"},
+		{"hermes JSON before the upstream's own call", hermesText, true, "",
+			[]proxytest.Call{{Index: 1, Name: "Write", Args: rescuedArgs}, {Index: 2, Name: "Write", Args: `{"path": "b.txt", "content": "x"}`}}, "tool_use"},
+		{"prose mentioning the tags", mentionText, false, mentionText, nil, "end_turn"},
+		{"invalid arguments", invalidText, true, invalidText, []proxytest.Call{{Index: 1, Name: "Write", Args: `{"path": "b.txt", "content": "x"}`}}, "tool_use"},
+	}
+	rng := rand.New(rand.NewPCG(17, 2))
+	for _, tt := range tests {
+		for i, deltas := range splits(tt.text, rng) {
+			t.Run(fmt.Sprintf("%s/%d", tt.name, i), func(t *testing.T) {
+				tp := newTestProxy(t, sseUpstream(anthropicTextStream(deltas, tt.withCall), nil), nil)
+				_, body := tp.post(t, apiPath("anthropic"), requestBody("anthropic", true, true), nil)
+				s, err := proxytest.ReadStream("anthropic", body)
+				if err != nil {
+					t.Fatalf("%v\n%s", err, body)
+				}
+				for k := range s.Calls {
+					s.Calls[k].ID = ""
+				}
+				if s.Text != tt.wantText || s.Reason != tt.wantReason || fmt.Sprint(s.Calls) != fmt.Sprint(tt.wantCalls) {
+					t.Fatalf("text %q, calls %+v, reason %q\n%s", s.Text, s.Calls, s.Reason, body)
+				}
+			})
+		}
+	}
+}
