@@ -40,10 +40,7 @@ type anthropicRescueEvent struct {
 	} `json:"delta"`
 }
 
-var (
-	markTextDelta  = []byte(`"text_delta"`)
-	markBlockStart = []byte(`"content_block_start"`)
-)
+var markBlockStart = []byte(`"content_block_start"`)
 
 func (x *anthropicRescue) event(raw []byte) {
 	data, off, single, ok := eventData(raw)
@@ -61,13 +58,7 @@ func (x *anthropicRescue) event(raw []byte) {
 		x.r = x.p.newRescuer(x.rs, *e.Index+x.shift)
 		x.cur, x.open = *e.Index+x.shift, true
 	case e.Type == "content_block_delta" && x.r != nil && e.Delta != nil && e.Delta.Type == "text_delta" && e.Delta.Text != nil:
-		x.r.write(*e.Delta.Text)
-		pieces := x.r.take()
-		if x.shift == 0 && len(pieces) == 1 && pieces[0].call == nil && pieces[0].text == *e.Delta.Text {
-			x.next.event(raw) // the delta as it came
-			return
-		}
-		x.emit(pieces)
+		x.textDelta(raw, *e.Delta.Text)
 		return
 	case e.Type == "content_block_stop" && x.r != nil:
 		x.r.end()
@@ -86,6 +77,17 @@ func (x *anthropicRescue) event(raw []byte) {
 		raw = x.moveIndex(raw, *e.Index)
 	}
 	x.next.event(raw)
+}
+
+// textDelta follows a delta of the text block being read.
+func (x *anthropicRescue) textDelta(raw []byte, text string) {
+	x.r.write(text)
+	pieces := x.r.take()
+	if x.shift == 0 && len(pieces) == 1 && pieces[0].call == nil && pieces[0].text == text {
+		x.next.event(raw) // the delta as it came
+		return
+	}
+	x.emit(pieces)
 }
 
 // moveIndex returns the event with its block index moved past the blocks

@@ -27,9 +27,27 @@ type auto struct{}
 
 // autoFormats are the formats auto tries, in order: where two openers
 // match the same bytes (<tool_call> opens Hermes, Qwen3-Coder and GLM-4.5
-// calls), the lookahead of the earlier one is the stricter.
-var autoFormats = []Format{Hermes, QwenXML, GLM45, MiniMax, ClaudeXML, Harmony, DeepSeekV3, DeepSeekV31,
-	KimiK2, Mistral, Llama3JSON, XMLTags}
+// calls), the lookahead of the earlier one is the stricter. Each names the
+// tokens its calls and opening wrappers start with, so that a tag of none
+// of them costs a few comparisons; XMLTags, whose tags are tool names,
+// has none and is always asked.
+var autoFormats = []struct {
+	format Format
+	starts []string
+}{
+	{Hermes, []string{hermesOpen}},
+	{QwenXML, []string{hermesOpen, qwenXML.callTag}},
+	{GLM45, []string{hermesOpen}},
+	{MiniMax, []string{miniMax.wrappers[0], miniMax.callTag}},
+	{ClaudeXML, []string{claudeXML.wrappers[0], claudeXML.callTag}},
+	{Harmony, harmonyHeaders},
+	{DeepSeekV3, []string{dsCallsBegin, dsCallBegin}},
+	{DeepSeekV31, []string{dsCallsBegin, dsCallBegin}},
+	{KimiK2, []string{kimiSection[0], kimiSection[2], kimiCallBegin}},
+	{Mistral, []string{mistralCalls}},
+	{Llama3JSON, []string{llamaTag, "{"}},
+	{XMLTags, nil},
+}
 
 // autoTrigger is every byte an opener of autoFormats may start with.
 const autoTrigger = "<[{"
@@ -60,8 +78,9 @@ func (auto) opener(p *textParser, b []byte) (match, bool, string, int) {
 			return m, wrapper, name, n
 		}
 	}
-	for _, f := range autoFormats {
-		if current && f == a.format {
+	for _, c := range autoFormats {
+		f := c.format
+		if current && f == a.format || c.starts != nil && !startsAny(b, c.starts) {
 			continue
 		}
 		m, wrapper, name, n := p.autoTry(f, b, false)
@@ -189,4 +208,18 @@ func (auto) cutsValue(p *textParser, b []byte) (match, string) {
 
 func (auto) call(p *textParser, block []byte, bodyEnd int) repair.Call {
 	return p.auto.syntax.call(p, block, bodyEnd)
+}
+
+// startsAny reports whether b starts with one of lits, or could.
+func startsAny(b []byte, lits []string) bool {
+	for _, lit := range lits {
+		// Most tags differ from lit in their first two bytes.
+		if b[0] != lit[0] || len(b) > 1 && len(lit) > 1 && b[1] != lit[1] {
+			continue
+		}
+		if literal(b, lit) != noMatch {
+			return true
+		}
+	}
+	return false
 }

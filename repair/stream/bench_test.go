@@ -111,3 +111,22 @@ func benchResponse(f Format, call string, size int) string {
 	}
 	return "Writing it.\n" + strings.Repeat(call, n)
 }
+
+// BenchmarkAutoProse measures detection where auto pays for it: prose full
+// of tags, brackets and braces (Markdown, HTML, code) and no call, beside
+// qwen_xml, which looks only for its own tags.
+func BenchmarkAutoProse(b *testing.B) {
+	var prose strings.Builder
+	for prose.Len() < 1<<20 {
+		prose.WriteString("Use <b>bold</b> and [links](x) in `f() { return a[i] }`; <tool_call> tags wrap calls, {\"a\": 1} is JSON.\n")
+	}
+	for _, f := range []Format{QwenXML, Auto} {
+		for _, piece := range []int{16, prose.Len()} {
+			name := fmt.Sprintf("%s/16B", f)
+			if piece == prose.Len() {
+				name = fmt.Sprintf("%s/whole", f)
+			}
+			b.Run(name, func(b *testing.B) { benchText(b, f, prose.String(), piece) })
+		}
+	}
+}
