@@ -21,8 +21,9 @@ import (
 // tool call; the prose around it is kept, the markup around it dropped.
 // Everything else - prose that mentions a tag, a call cut off, to a tool
 // not declared, or invalid - goes out as the model wrote it, byte for
-// byte. Where the calls of one answer are partly rescued, the text after
-// a call not rescued goes out as written up to the next rescued call.
+// byte. Where the calls of one text are partly rescued, the text between
+// a call not rescued and its neighbours goes out as written, markup and
+// all (a rescued call's closing wrapper may then stay as text).
 
 // rescuer follows one text (a message's content, a text block) and splits
 // it into what goes out: text, and rescued calls in place.

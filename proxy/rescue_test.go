@@ -237,3 +237,62 @@ func TestRescueAnthropicStreamed(t *testing.T) {
 		}
 	}
 }
+
+// TestRescueText: how a text splits into what goes out, in one piece and
+// in pieces of 1 and 5 bytes.
+func TestRescueText(t *testing.T) {
+	const (
+		valid   = "<tool_call>\n<function=Write>\n<parameter=path>a.txt</parameter>\n<parameter=content>hi <b></parameter>\n</function>\n</tool_call>"
+		invalid = "<tool_call>\n<function=Write>\n<parameter=path>b.txt</parameter>\n</function>\n</tool_call>"
+	)
+	call := "call(Write " + rescuedArgs + ")"
+	tests := []struct {
+		name, text string
+		limit      int
+		want       []string // text pieces, and call(...) for calls
+	}{
+		{"two calls, prose between and after", "A.\n" + valid + "\nB.\n" + valid + "\nC.", 0, []string{"A.\n", call, "\nB.\n", call, "\nC."}},
+		{"a call not rescued keeps its text and the text up to the next", invalid + "\nB.\n" + valid, 0, []string{invalid + "\nB.\n<tool_call>\n", call}},
+		// The text from the rescued call's end on goes as written: its
+		// closing wrapper too.
+		{"a rescued call, then one not rescued", valid + "\n" + invalid + "\nC.", 0, []string{call, "\n</tool_call>\n" + invalid + "\nC."}},
+		{"no call: the text as it is", "x <tool_call> y {\"name\": 1} [TOOL_CALLS]", 0, []string{"x <tool_call> y {\"name\": 1} [TOOL_CALLS]"}},
+		{"held past the limit: the text as it is", valid, 40, []string{valid}},
+	}
+	for _, tt := range tests {
+		for _, piece := range []int{1, 5, len(tt.text)} {
+			t.Run(fmt.Sprintf("%s/%d", tt.name, piece), func(t *testing.T) {
+				p := fuzzProxy(t, func(c *Config) {
+					if tt.limit > 0 {
+						c.MaxCallBytes = tt.limit
+					}
+				})
+				rs := p.newRequest(t.Context(), apiOpenAI, requestBody("openai", false, true), "")
+				r := p.newRescuer(rs, 0)
+				var got []string
+				take := func() {
+					for _, pc := range r.take() {
+						s := pc.text
+						if pc.call != nil {
+							s = "call(" + pc.call.name + " " + string(pc.call.args) + ")"
+						}
+						if k := len(got) - 1; k >= 0 && pc.call == nil && !strings.HasPrefix(got[k], "call(") {
+							got[k] += s // text cut differently by the pieces
+							continue
+						}
+						got = append(got, s)
+					}
+				}
+				for i := 0; i < len(tt.text); i += piece {
+					r.write(tt.text[i:min(i+piece, len(tt.text))])
+					take()
+				}
+				r.end()
+				take()
+				if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tt.want) {
+					t.Fatalf("got  %q\nwant %q", got, tt.want)
+				}
+			})
+		}
+	}
+}
