@@ -77,7 +77,7 @@ func (p *Proxy) newRescuer(rs *request, firstIndex int) *rescuer {
 		}
 		tags[t.Name()] = stream.ToolTags{Params: params}
 	}
-	r.parser, _ = stream.New(stream.Auto, stream.Options{Tools: tags, MaxCallBytes: p.cfg.MaxCallBytes}, r.event)
+	r.parser, _ = stream.New(stream.Auto, stream.Options{Tools: tags, MaxCallBytes: p.cfg.MaxCallBytes, MaxJSONDepth: repair.MaxJSONDepth}, r.event)
 	return r
 }
 

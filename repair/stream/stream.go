@@ -8,8 +8,8 @@
 // model wrote it, for repair.Registry.Validate. Parameter previews are best
 // effort but stable (a string only grows, a value never changes type).
 //
-// In Hermes, QwenXML, MiniMax, GLM45, Pythonic, ClaudeXML and the formats of
-// header.go, white space around calls is layout and passes on as no text:
+// In Hermes, QwenXML, MiniMax, GLM45, Pythonic, ClaudeXML, Auto and the
+// formats of header.go, white space around calls is layout and passes on as no text:
 // inside a wrapper, between calls, and before the first or after the last
 // call when no prose shares it; prose passes on exactly (layout.go).
 package stream
