@@ -173,22 +173,24 @@ func fuzzStream(f *testing.F, api string) {
 		f.Add(seed, []byte{6, 0, 30}, true, uint8(0))
 		f.Add(seed, []byte{200}, false, uint8(2))
 	}
-	// One proxy per configuration, built before fuzzing: building one
-	// compiles the built-in parameter aliases.
+	// One proxy per configuration, built when first used (building one
+	// compiles the built-in parameter aliases) and kept for the process.
 	callLimits := []int{0, 8, 64, 512}
 	var proxies [2][4][2]*Proxy
-	for fb := range 2 {
-		for k, limit := range callLimits {
-			for rescue := range 2 {
-				proxies[fb][k][rescue] = fuzzProxy(f, func(c *Config) {
-					c.Fallback = fb == 0
-					c.Rescue = rescue == 0
-					if limit > 0 {
-						c.MaxCallBytes = limit
-					}
-				})
+	proxyFor := func(t *testing.T, fb, k, rescue int) *Proxy {
+		if proxies[fb][k][rescue] == nil {
+			cfg := DefaultConfig()
+			cfg.Upstream, cfg.Fallback, cfg.Rescue = "http://127.0.0.1:1", fb == 0, rescue == 0
+			if callLimits[k] > 0 {
+				cfg.MaxCallBytes = callLimits[k]
 			}
+			p, err := New(cfg, Options{Log: zap.NewNop()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxies[fb][k][rescue] = p
 		}
+		return proxies[fb][k][rescue]
 	}
 	f.Fuzz(func(t *testing.T, data, cuts []byte, noFallback bool, callLimit uint8) {
 		if len(data) > 32<<10 {
@@ -199,7 +201,7 @@ func fuzzStream(f *testing.F, api string) {
 			fb = 1
 		}
 		rescue := callLimit&4 == 0
-		p := proxies[fb][int(callLimit)%len(callLimits)][callLimit>>2&1]
+		p := proxyFor(t, fb, int(callLimit)%len(callLimits), int(callLimit>>2&1))
 		a := apiOpenAI
 		if api == "anthropic" {
 			a = apiAnthropic
