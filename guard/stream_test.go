@@ -156,6 +156,16 @@ func TestStreamVerdicts(t *testing.T) {
 			wantOK:   []bool{true, true},
 		},
 		{
+			name: "auto: a GLM call, then prose mentioning <tool_call>, then a Hermes call and a Cline one, each typed by its format's rules",
+			req:  StreamRequest{Format: stream.Auto, Tools: []repair.ToolDef{memory}},
+			text: "<tool_call>add_semantic_memory\n<arg_key>memory_text</arg_key>\n<arg_value>a</arg_value>\n<arg_key>importance</arg_key>\n<arg_value>4</arg_value>\n</tool_call>\n" +
+				"Wrap calls in <tool_call> tags.\n<tool_call>\n{\"name\": \"add_semantic_memory\", \"arguments\": {\"memory_text\": \"b\"}}\n</tool_call>\n" +
+				"<write_to_file>\n<path>a.go</path>\n<content>x</content>\n</write_to_file>",
+			finish:   "stop",
+			wantArgs: []string{`{"importance":4,"memory_text":"a"}`, `{"memory_text":"b"}`, `{"content":"x","path":"a.go"}`},
+			wantOK:   []bool{true, true, true},
+		},
+		{
 			name: "pythonic: literals arrive as JSON, without repairs; a name as a value refuses that call with the reason",
 			req:  StreamRequest{Format: stream.Pythonic, Tools: []repair.ToolDef{memory}, ExecuteOnComplete: true},
 			text: "[write_to_file(path='p.txt', content='''one\n''' \"two\\n\"), add_semantic_memory(memory_text='x', importance=4, tags=('a',)), " +

@@ -48,7 +48,7 @@ var (
 	}
 	observedStreamFormats = []stream.Format{stream.XMLTags, stream.OpenAI, stream.Anthropic, stream.Hermes, stream.QwenXML, stream.MiniMax,
 		stream.Harmony, stream.DeepSeekV3, stream.DeepSeekV31, stream.KimiK2, stream.Mistral, stream.Llama3JSON,
-		stream.GLM45, stream.Pythonic, stream.ClaudeXML}
+		stream.GLM45, stream.Pythonic, stream.ClaudeXML, stream.Auto}
 	outcomeValues  = []string{"usable", "unusable"}
 	streamOutcomes = []string{
 		string(guard.StreamCallUsable), string(guard.StreamCallUnusable), string(guard.StreamCallTruncated),

@@ -63,9 +63,10 @@ const (
 	actionRefused   action = "refused"   // could not be made valid: an error instead (no fallback)
 	actionTruncated action = "truncated" // cut off: sent as written, marked
 	actionTooLarge  action = "too_large" // past the call size limit: sent as written, unchecked
+	actionRescued   action = "rescued"   // found in the answer's text and sent as a tool call (rescue.go)
 )
 
-var actions = []action{actionUnchanged, actionRepaired, actionInvalid, actionRefused, actionTruncated, actionTooLarge}
+var actions = []action{actionUnchanged, actionRepaired, actionInvalid, actionRefused, actionTruncated, actionTooLarge, actionRescued}
 
 // target returns the declared tool a call's name stands for when its calls
 // are repaired (when Config.Tools is set, one of those).
@@ -124,6 +125,10 @@ func (p *Proxy) conclude(rs *request, c callInfo) decision {
 // every answer goes out as the upstream sent it, and whatever would change
 // it (a repair, a refusal, a truncation mark, a rescue) is only recorded.
 func (p *Proxy) enforce() bool { return p.cfg.Mode != ModeObserve }
+
+// rescuing reports whether calls found in an answer's text become tool
+// calls: never in observe mode, where every answer passes as it came.
+func (p *Proxy) rescuing() bool { return p.cfg.Rescue && p.enforce() }
 
 // decide applies the strict and fallback rules to a verdict.
 func (p *Proxy) decide(c callInfo, v *guard.Verdict) decision {

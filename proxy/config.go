@@ -47,6 +47,10 @@ type Config struct {
 	// still invalid under Strict) as the model wrote it, byte for byte;
 	// without it the client gets an error instead of the broken call.
 	Fallback bool
+	// Rescue turns a complete, valid call to a declared tool that the
+	// model server left in the answer's text (its own parser missed it)
+	// into a tool call; any other text goes as written.
+	Rescue bool
 
 	// SessionHeader is the request header naming the session a request's
 	// calls are counted in (consecutive mistakes); without the header
@@ -99,6 +103,7 @@ func DefaultConfig() Config {
 		Strict:           true,
 		Mode:             ModeEnforce,
 		Fallback:         true,
+		Rescue:           true,
 		SessionHeader:    DefaultSessionHeader,
 		MistakeLimit:     3,
 		SessionTTL:       time.Hour,

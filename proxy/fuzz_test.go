@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -56,12 +57,7 @@ func (r *piecesReader) Close() error { return nil }
 func fixStream(t *testing.T, p *Proxy, rs *request, pieces [][]byte) []byte {
 	t.Helper()
 	out := new([]byte)
-	f := newFixer(p, rs, out)
-	var proc eventProcessor = openAIFixer{f}
-	if rs.api == apiAnthropic {
-		proc = anthropicFixer{f}
-	}
-	r := &sseReader{src: &piecesReader{pieces: pieces}, proc: proc, out: out}
+	r := &sseReader{src: &piecesReader{pieces: pieces}, proc: p.streamProcessor(rs, out), out: out}
 	got, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatalf("read the stream: %v", err)
@@ -142,6 +138,15 @@ func fuzzSeedStreams(f *testing.F, api string) [][]byte {
 		synthStream(api, []synthCall{{index: 0, name: "Write", frags: []string{write[:12]}}}, ""),
 		synthStream(api, []synthCall{{index: 0, name: "Write", frags: []string{write}}, {index: 1, name: "TodoWrite", frags: []string{todo}}}, "tool_calls"),
 	)
+	// Calls left in the text, for the rescue.
+	for _, text := range []string{qwenContent, hermesText, harmonyText, mentionText, undeclaredText, invalidText, cutText} {
+		deltas := []string{text[:len(text)/3], text[len(text)/3:]}
+		if api == "anthropic" {
+			seeds = append(seeds, anthropicTextStream(deltas, true))
+		} else {
+			seeds = append(seeds, openAITextStream(deltas, "stop"))
+		}
+	}
 	return seeds
 }
 
@@ -150,33 +155,42 @@ func FuzzAnthropicStream(f *testing.F) { fuzzStream(f, "anthropic") }
 
 // fuzzStream feeds an upstream stream (data) through the API's fixer three
 // ways: in one read, cut where the fuzzer chose (cuts), and one byte per
-// read; with fallback on or off (noFallback) and a call size limit
-// (callLimit picks one of callLimits, 0: the default). Then:
+// read; with fallback on or off (noFallback), a call size limit (the low
+// bits of callLimit pick one of callLimits, 0: the default) and the rescue
+// on or off (bit 2). Then:
 //
 //   - the client reads the same bytes all three ways (chunk invariance);
 //   - with fallback on, every event that carries no part of a tool call
 //     reaches the client byte for byte, in order, and nothing else is
 //     added but the proxy's truncation comments, each an event of its own;
-//   - a stream without any tool call comes out byte-identical.
+//   - a stream without any tool call comes out byte-identical;
+//   - with the rescue on, the same holds of a stream whose text holds
+//     nothing that may open a call in the text ('<', '[', '{'), and a
+//     stream a client can read stays one it can read.
 func fuzzStream(f *testing.F, api string) {
 	for _, seed := range fuzzSeedStreams(f, api) {
 		f.Add(seed, []byte{}, false, uint8(0))
 		f.Add(seed, []byte{6, 0, 30}, true, uint8(0))
 		f.Add(seed, []byte{200}, false, uint8(2))
 	}
-	// One proxy per configuration, built before fuzzing: building one
-	// compiles the built-in parameter aliases.
+	// One proxy per configuration, built when first used (building one
+	// compiles the built-in parameter aliases) and kept for the process.
 	callLimits := []int{0, 8, 64, 512}
-	var proxies [2][4]*Proxy
-	for fb := range 2 {
-		for k, limit := range callLimits {
-			proxies[fb][k] = fuzzProxy(f, func(c *Config) {
-				c.Fallback = fb == 0
-				if limit > 0 {
-					c.MaxCallBytes = limit
-				}
-			})
+	var proxies [2][4][2]*Proxy
+	proxyFor := func(t *testing.T, fb, k, rescue int) *Proxy {
+		if proxies[fb][k][rescue] == nil {
+			cfg := DefaultConfig()
+			cfg.Upstream, cfg.Fallback, cfg.Rescue = "http://127.0.0.1:1", fb == 0, rescue == 0
+			if callLimits[k] > 0 {
+				cfg.MaxCallBytes = callLimits[k]
+			}
+			p, err := New(cfg, Options{Log: zap.NewNop()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxies[fb][k][rescue] = p
 		}
+		return proxies[fb][k][rescue]
 	}
 	f.Fuzz(func(t *testing.T, data, cuts []byte, noFallback bool, callLimit uint8) {
 		if len(data) > 32<<10 {
@@ -186,14 +200,16 @@ func fuzzStream(f *testing.F, api string) {
 		if noFallback {
 			fb = 1
 		}
-		p := proxies[fb][int(callLimit)%len(callLimits)]
+		rescue := callLimit&4 == 0
+		p := proxyFor(t, fb, int(callLimit)%len(callLimits), int(callLimit>>2&1))
 		a := apiOpenAI
 		if api == "anthropic" {
 			a = apiAnthropic
 		}
 		run := func(pieces [][]byte) []byte {
 			rs := p.newRequest(context.Background(), a, requestBody(api, true, true), "")
-			return fixStream(t, p, rs, pieces)
+			// Rescued calls get random ids.
+			return sameIDs(fixStream(t, p, rs, pieces))
 		}
 		whole := run([][]byte{bytes.Clone(data)})
 		if got := run(fuzzPieces(bytes.Clone(data), cuts)); !bytes.Equal(got, whole) {
@@ -202,15 +218,23 @@ func fuzzStream(f *testing.F, api string) {
 		if got := run(fuzzPieces(bytes.Clone(data), nil)); !bytes.Equal(got, whole) {
 			t.Fatalf("one byte per read: the client read\n%q\nin one read:\n%q", got, whole)
 		}
-		if !callish(data) && !bytes.Equal(whole, data) {
+		markup := rescue && textMarkup(data)
+		if !callish(data) && !markup && !bytes.Equal(whole, sameIDs(data)) {
 			t.Fatalf("a stream without tool calls changed:\n got %q\nwant %q", whole, data)
 		}
-		if noFallback {
+		if markup {
+			if _, err := proxytest.ReadStream(api, data); err == nil {
+				if _, err := proxytest.ReadStream(api, whole); err != nil {
+					t.Fatalf("the rescue made a stream the client cannot read: %v\n%q", err, whole)
+				}
+			}
+		}
+		if noFallback || markup {
 			return
 		}
 		var in, out [][]byte
 		added := 0
-		for _, ev := range frameEvents(data) {
+		for _, ev := range frameEvents(sameIDs(data)) {
 			switch {
 			case isTruncationComment(ev):
 				added--
@@ -393,4 +417,34 @@ func checkStrings(t *testing.T, doc []byte, i int) {
 	case '[':
 		elements(doc, i, func(_, v int) int { checkStrings(t, doc, v); return skipValue(doc, v) })
 	}
+}
+
+// textMarkup reports a stream whose text (OpenAI content, Anthropic text
+// deltas) holds a byte that may open a call in the text.
+func textMarkup(data []byte) bool {
+	for _, ev := range frameEvents(data) {
+		var e struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+			Delta struct {
+				Text string `json:"text"`
+			} `json:"delta"`
+		}
+		if json.Unmarshal(eventJSON(ev), &e) != nil {
+			continue
+		}
+		texts := []string{e.Delta.Text}
+		for _, ch := range e.Choices {
+			texts = append(texts, ch.Delta.Content)
+		}
+		for _, s := range texts {
+			if strings.ContainsAny(s, "<[{") {
+				return true
+			}
+		}
+	}
+	return false
 }

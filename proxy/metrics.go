@@ -20,7 +20,8 @@ func newProxyMetrics(mode string) *proxyMetrics {
 		vec: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "toolguard", Name: "proxy_calls_total",
 			Help: "Tool calls of target tools in answers the proxy passed on, by API (openai, anthropic) and action " +
-				"(unchanged, repaired, invalid: sent as written, refused: an error sent instead, truncated, too_large) " +
+				"(unchanged, repaired, invalid: sent as written, refused: an error sent instead, truncated, too_large, " +
+				"rescued: found in the answer's text and sent as a tool call) " +
 				"and mode (enforce; observe: nothing changed, the action is the one enforce would have taken).",
 		}, []string{"api", "action", "mode"}),
 		cells: map[api]map[action]prometheus.Counter{},

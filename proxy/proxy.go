@@ -339,18 +339,29 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	switch {
 	case mt == "text/event-stream":
 		out := new([]byte)
-		f := newFixer(p, rs, out)
-		var proc eventProcessor = openAIFixer{f}
-		if rs.api == apiAnthropic {
-			proc = anthropicFixer{f}
-		}
-		resp.Body = &sseReader{src: resp.Body, proc: proc, out: out}
+		resp.Body = &sseReader{src: resp.Body, proc: p.streamProcessor(rs, out), out: out}
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
 		return p.fixJSONResponse(rs, resp)
 	}
 	return nil
+}
+
+// streamProcessor follows a streamed answer: the rescue (when on), then
+// the fixer of the request's API, writing what goes out to out.
+func (p *Proxy) streamProcessor(rs *request, out *[]byte) eventProcessor {
+	f := newFixer(p, rs, out)
+	if rs.api == apiAnthropic {
+		if p.rescuing() {
+			return &anthropicRescue{next: anthropicFixer{f}, f: f, p: p, rs: rs}
+		}
+		return anthropicFixer{f}
+	}
+	if r := p.newRescuer(rs, 0); r != nil {
+		return &openAIRescue{next: openAIFixer{f}, f: f, r: r}
+	}
+	return openAIFixer{f}
 }
 
 // fixJSONResponse repairs a non-streamed answer, or passes one larger than
@@ -372,6 +383,9 @@ func (p *Proxy) fixJSONResponse(rs *request, resp *http.Response) error {
 	_ = resp.Body.Close()
 	res := p.fixBody(rs, buf)
 	body := res.body
+	if res.refused == "" {
+		body = p.rescueBody(rs, body)
+	}
 	if res.refused != "" {
 		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
 		resp.Header.Set("Content-Type", "application/json")

@@ -20,6 +20,8 @@ type Stream struct {
 	Calls []Call
 	// Reason is the finish_reason (OpenAI) or stop_reason (Anthropic).
 	Reason string
+	// Text joins the content deltas (OpenAI) or text deltas (Anthropic).
+	Text string
 	// End is the event that ended the stream: "[DONE]", "message_stop" or
 	// "error"; "" when it stopped without one.
 	End string
@@ -115,6 +117,7 @@ type openAIChunk struct {
 	Object  string `json:"object"`
 	Choices []struct {
 		Delta struct {
+			Content   *string `json:"content"`
 			ToolCalls []struct {
 				Index    int    `json:"index"`
 				ID       string `json:"id"`
@@ -150,6 +153,9 @@ func (r *streamReader) openAI(ev []field) error {
 		return fmt.Errorf("object %q", chunk.Object)
 	}
 	for _, ch := range chunk.Choices {
+		if ch.Delta.Content != nil {
+			r.s.Text += *ch.Delta.Content
+		}
 		for _, tc := range ch.Delta.ToolCalls {
 			c := r.byIndex[tc.Index]
 			switch {
@@ -182,6 +188,7 @@ type anthropicEvent struct {
 	Delta struct {
 		Type        string `json:"type"`
 		PartialJSON string `json:"partial_json"`
+		Text        string `json:"text"`
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
 }
@@ -236,6 +243,9 @@ func (r *streamReader) anthropicBlock(d anthropicEvent) error {
 		}
 		r.byIndex[d.Index] = &Call{Index: d.Index, ID: d.ContentBlock.ID, Name: d.ContentBlock.Name}
 	case "content_block_delta":
+		if d.Delta.Type == "text_delta" {
+			r.s.Text += d.Delta.Text
+		}
 		if d.Delta.Type != "input_json_delta" {
 			return nil
 		}

@@ -62,6 +62,8 @@ func BenchmarkParserText(b *testing.B) {
 	call[Hermes] = "<tool_call>\n" + string(args) + "\n</tool_call>\n"
 	maps.Copy(call, jsonFormatBenchCalls(content.String()))
 	maps.Copy(call, tagFormatBenchCalls(content.String()))
+	// Auto on the qwen_xml calls: the cost of detection beside the format's.
+	call[Auto] = call[QwenXML]
 	for _, f := range slices.Sorted(maps.Keys(call)) {
 		for _, size := range []int{256 << 10, 1 << 20, 4 << 20} {
 			text := benchResponse(f, call[f], size)
@@ -108,4 +110,23 @@ func benchResponse(f Format, call string, size int) string {
 		return "[" + strings.Repeat(call+", ", n-1) + call + "]"
 	}
 	return "Writing it.\n" + strings.Repeat(call, n)
+}
+
+// BenchmarkAutoProse measures detection where auto pays for it: prose full
+// of tags, brackets and braces (Markdown, HTML, code) and no call, beside
+// qwen_xml, which looks only for its own tags.
+func BenchmarkAutoProse(b *testing.B) {
+	var prose strings.Builder
+	for prose.Len() < 1<<20 {
+		prose.WriteString("Use <b>bold</b> and [links](x) in `f() { return a[i] }`; <tool_call> tags wrap calls, {\"a\": 1} is JSON.\n")
+	}
+	for _, f := range []Format{QwenXML, Auto} {
+		for _, piece := range []int{16, prose.Len()} {
+			name := fmt.Sprintf("%s/16B", f)
+			if piece == prose.Len() {
+				name = fmt.Sprintf("%s/whole", f)
+			}
+			b.Run(name, func(b *testing.B) { benchText(b, f, prose.String(), piece) })
+		}
+	}
 }

@@ -59,6 +59,9 @@ func FuzzKimiK2(f *testing.F)      { fuzzFormat(f, KimiK2) }
 func FuzzMistral(f *testing.F)     { fuzzFormat(f, Mistral) }
 func FuzzLlama3JSON(f *testing.F)  { fuzzFormat(f, Llama3JSON) }
 
+// FuzzAuto starts from the responses of every text format.
+func FuzzAuto(f *testing.F) { fuzzFormat(f, Auto) }
+
 func fuzzFormat(f *testing.F, format Format) {
 	for _, seed := range fuzzSeeds(format) {
 		for _, cuts := range [][]byte{nil, {0, 2, 6}, {12}} {
@@ -416,7 +419,7 @@ func (c *fuzzChecker) closedCall(e Event, over bool) {
 	if e.Name != e.Call.Name {
 		t.Errorf("call %d closed as %q with a call named %q", e.Index, e.Name, e.Call.Name)
 	}
-	if want := fuzzForms[c.format]; e.Call.Form != want {
+	if want, ok := fuzzForms[c.format]; ok && e.Call.Form != want {
 		t.Errorf("call %d closed in form %v, want %v", e.Index, e.Call.Form, want)
 	}
 	if (e.Call.Form == repair.FormParams) != (e.Call.Params != nil) {
@@ -466,7 +469,7 @@ func (c *fuzzChecker) dropEvent(e Event, over bool) {
 		want = fmt.Sprintf(" past %d bytes", c.opts.MaxParamBytes)
 	case CodeJSONTooDeep:
 		want = fmt.Sprintf("more than %d levels", c.opts.MaxJSONDepth)
-		if c.opts.MaxJSONDepth <= 0 || fuzzForms[c.format] != repair.FormText {
+		if c.opts.MaxJSONDepth <= 0 || fuzzForms[c.format] != repair.FormText && c.format != Auto {
 			t.Errorf("%s in %s with depth limit %d", e.Code, c.format, c.opts.MaxJSONDepth)
 		}
 	}
@@ -574,7 +577,7 @@ var fuzzForms = map[Format]repair.Form{
 
 // namedInBody are the formats whose calls may name the tool after some of
 // the arguments, which are then not shown.
-var namedInBody = map[Format]bool{Hermes: true, Mistral: true, Llama3JSON: true}
+var namedInBody = map[Format]bool{Hermes: true, Mistral: true, Llama3JSON: true, Auto: true}
 
 // view is what a run with limits must give however the response was
 // split: all of its outcome but the starts and previews of the calls it
@@ -629,7 +632,8 @@ func fuzzSeeds(format Format) [][]byte {
 		}
 	}
 	for _, tc := range streamCases() {
-		if tc.format == format || tc.format.Structured() && format.Structured() {
+		// Auto starts from every text format's responses.
+		if tc.format == format || tc.format.Structured() && format.Structured() || format == Auto && !tc.format.Structured() {
 			add(tc.pieces...)
 		}
 	}

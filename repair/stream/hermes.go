@@ -190,7 +190,7 @@ func (h *hermesCall) start(name string) {
 	}
 	h.started = true
 	h.p.flushText()
-	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, ID: h.p.call.id, Name: name})
+	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, ID: h.p.call.id, Name: name, Offset: h.p.call.start})
 }
 
 // call builds the closed call, with JSON repair when the scanner was lost.

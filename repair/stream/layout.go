@@ -16,7 +16,7 @@ const maxLayout = 4 << 10
 // layoutFormats are the formats whose white space around calls is layout.
 var layoutFormats = map[Format]bool{Hermes: true, QwenXML: true, MiniMax: true,
 	Harmony: true, DeepSeekV3: true, DeepSeekV31: true, KimiK2: true, Mistral: true, Llama3JSON: true,
-	GLM45: true, Pythonic: true, ClaudeXML: true}
+	GLM45: true, Pythonic: true, ClaudeXML: true, Auto: true}
 
 // addText takes b, prose, and returns the bytes used: a character split at
 // the end waits unless final.

@@ -71,7 +71,7 @@ func (pythonic) begin(p *textParser, _ int) textState {
 	}
 	py.out = append(py.out[:0], '{')
 	py.lit.reset()
-	p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: p.call.name})
+	p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: p.call.name, Offset: p.call.start})
 	return inPyCall
 }
 

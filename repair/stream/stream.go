@@ -8,8 +8,8 @@
 // model wrote it, for repair.Registry.Validate. Parameter previews are best
 // effort but stable (a string only grows, a value never changes type).
 //
-// In Hermes, QwenXML, MiniMax, GLM45, Pythonic, ClaudeXML and the formats of
-// header.go, white space around calls is layout and passes on as no text:
+// In Hermes, QwenXML, MiniMax, GLM45, Pythonic, ClaudeXML, Auto and the
+// formats of header.go, white space around calls is layout and passes on as no text:
 // inside a wrapper, between calls, and before the first or after the last
 // call when no prose shares it; prose passes on exactly (layout.go).
 package stream
@@ -46,6 +46,8 @@ const (
 	Pythonic Format = 13
 	// ClaudeXML is <function_calls><invoke name="name"><parameter name="key">value</parameter></invoke></function_calls>.
 	ClaudeXML Format = 15
+	// Auto detects each call's format from the text itself (auto.go).
+	Auto Format = 16
 )
 
 // Formats whose calls carry JSON after a header of special tokens, or JSON
@@ -71,6 +73,7 @@ var formatNames = map[Format]string{
 	Harmony: "harmony", DeepSeekV3: "deepseek_v3", DeepSeekV31: "deepseek_v31",
 	KimiK2: "kimi_k2", Mistral: "mistral", Llama3JSON: "llama3_json",
 	GLM45: "glm45", Pythonic: "pythonic", ClaudeXML: "claude_xml",
+	Auto: "auto",
 }
 
 // String returns the format's name, as ParseFormat accepts it.
@@ -161,6 +164,10 @@ type Event struct {
 	// Truncated reports a call that ended before its closing.
 	Truncated bool
 	Code      string
+	// Offset and End are where a call of a text format starts and ends in
+	// the response, in bytes: Offset on EventCallStarted, both on
+	// EventCallClosed. Wrapper tokens around calls are outside.
+	Offset, End int
 }
 
 // ToolDelta is one fragment of a structured tool call (OpenAI, Anthropic).

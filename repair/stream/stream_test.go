@@ -211,7 +211,7 @@ type streamCase struct {
 }
 
 func streamCases() []streamCase {
-	return append(tagCases(), jsonFormatCases()...)
+	return slices.Concat(tagCases(), jsonFormatCases(), autoCases())
 }
 
 func tagCases() []streamCase {

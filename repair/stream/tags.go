@@ -26,6 +26,9 @@ type textParser struct {
 	out    []byte    // scratch
 	held   int       // bytes of the open call drawn from Options.Budget
 	py     *pyParser // Pythonic
+	auto   *autoState
+	// base is where buf starts in the response, in bytes.
+	base int
 	// Formats whose tags do not all start with '<'.
 	trigger string // the bytes a tag of the format may start with
 	list    bool   // inside a Mistral [TOOL_CALLS] array, after Llama's <|python_tag|>
@@ -68,6 +71,7 @@ var textFormats = map[Format]textFormat{
 	GLM45:     glm45{},
 	Pythonic:  pythonic{},
 	ClaudeXML: claudeXML,
+	Auto:      auto{},
 	// JSON arguments after a header of tokens, or JSON bodies.
 	Harmony: harmony{}, DeepSeekV3: deepSeek{v3: true}, DeepSeekV31: deepSeek{},
 	KimiK2: kimi{}, Mistral: mistral{}, Llama3JSON: llama3{},
@@ -85,6 +89,7 @@ const (
 
 type openCall struct {
 	index   int
+	start   int    // where the call starts in the response
 	id      string // the model's own call id (Kimi K2, Mistral)
 	name    string
 	closer  string   // the call's closing tag
@@ -141,6 +146,9 @@ func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
 	p.call.hermes.p = p
 	if format == Pythonic {
 		p.py = &pyParser{}
+	}
+	if format == Auto {
+		p.auto = &autoState{}
 	}
 	return p
 }
@@ -227,15 +235,16 @@ func (p *textParser) indexTrigger(b []byte) int {
 func (p *textParser) open(name string, n int) {
 	p.callBoundary()
 	p.flushText()
+	p.base += p.pos
 	p.buf = p.buf[:copy(p.buf, p.buf[p.pos:])]
 	p.pos = n
 	// The body wraps the arguments: it may nest one level more (0: none).
 	scan := jsonScanner{h: &p.call.hermes, pos: n, maxDepth: p.opts.MaxJSONDepth + min(p.opts.MaxJSONDepth, 1)}
-	p.call = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}}
+	p.call = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}, start: p.base}
 	p.next++
 	p.state = p.syntax.begin(p, n)
 	if p.state == inCall {
-		p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: name})
+		p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: name, Offset: p.call.start})
 	}
 }
 
@@ -394,8 +403,10 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	// Drawn here too: a call read in one piece is held to it as in many.
 	if !c.dropped && !p.tooLargeCall(end) && !p.overBudget(end) {
 		call := p.syntax.call(p, p.buf[:end], bodyEnd)
-		p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: call.Name, Call: call, Truncated: truncated})
+		p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: call.Name, Call: call, Truncated: truncated,
+			Offset: c.start, End: p.base + end})
 	}
+	p.base += end
 	p.buf = p.buf[:copy(p.buf, p.buf[end:])]
 	if cap(p.buf) > shrinkCapacity && len(p.buf) < shrinkCapacity/4 {
 		p.buf = append([]byte(nil), p.buf...)
@@ -414,6 +425,7 @@ func (p *textParser) end() {
 			p.pyCutCall()
 		}
 		p.addText(p.buf[p.pos:], true)
+		p.base += len(p.buf)
 		p.buf, p.pos = p.buf[:0], 0
 		p.endText()
 	case inValue:
@@ -490,10 +502,14 @@ func (p *textParser) compact() {
 	if p.state == inValue && n > 0 {
 		n-- // the byte before the next tag says whether it starts a line
 	}
+	p.base += n
 	p.buf = p.buf[:copy(p.buf, p.buf[n:])]
 	p.pos -= n
 	if p.state == inValue && p.call.followRule {
-		p.buf = p.buf[:p.pos+len(collapseFollowSpace(p.buf[p.pos:], p.call.paramClose))]
+		kept := p.pos + len(collapseFollowSpace(p.buf[p.pos:], p.call.paramClose))
+		// The offsets reported later all lie past the space taken out.
+		p.base += len(p.buf) - kept
+		p.buf = p.buf[:kept]
 	}
 	if p.state != inProse {
 		c := &p.call

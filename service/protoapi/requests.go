@@ -212,6 +212,7 @@ var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
 	toolguardv1.StreamFormat_STREAM_FORMAT_PYTHONIC:     stream.Pythonic,
 	toolguardv1.StreamFormat_STREAM_FORMAT_LLAMA3_JSON:  stream.Llama3JSON,
 	toolguardv1.StreamFormat_STREAM_FORMAT_CLAUDE_XML:   stream.ClaudeXML,
+	toolguardv1.StreamFormat_STREAM_FORMAT_AUTO:         stream.Auto,
 }
 
 // streamRequestFromProto checks a start frame and converts it. The frame's
@@ -234,7 +235,7 @@ func streamRequestFromProto(start *toolguardv1.StreamStart, limits StreamLimits,
 	if !ok {
 		return guard.StreamRequest{}, &FieldError{Field: "start.format", Reason: "STREAM_FORMAT_REQUIRED",
 			Description: "set the format the model writes tool calls in: XML_TAGS, OPENAI, ANTHROPIC, HERMES, QWEN_XML, MINIMAX, " +
-				"GLM45, HARMONY, DEEPSEEK_V3, DEEPSEEK_V31, KIMI_K2, MISTRAL, PYTHONIC, LLAMA3_JSON or CLAUDE_XML"}
+				"GLM45, HARMONY, DEEPSEEK_V3, DEEPSEEK_V31, KIMI_K2, MISTRAL, PYTHONIC, LLAMA3_JSON, CLAUDE_XML or AUTO"}
 	}
 	tools, err := toolDefsFromProto(start.GetTools(), "start.tools", limits.MaxJSONDepth)
 	if err != nil {

@@ -895,6 +895,7 @@ class OfflineTest(unittest.TestCase):
         self.assertEqual(stream_format("glm45"), pb.STREAM_FORMAT_GLM45)
         self.assertEqual(stream_format("PYTHONIC"), pb.STREAM_FORMAT_PYTHONIC)
         self.assertEqual(stream_format("stream_format_claude_xml"), pb.STREAM_FORMAT_CLAUDE_XML)
+        self.assertEqual(stream_format("auto"), pb.STREAM_FORMAT_AUTO)
         with self.assertRaisesRegex(ValueError, "xml_tags"):
             stream_format("json")
 

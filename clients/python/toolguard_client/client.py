@@ -419,7 +419,7 @@ class ToolGuardClient:
                 ``"hermes"``, ``"qwen_xml"``, ``"minimax"``, ``"glm45"``,
                 ``"harmony"``, ``"deepseek_v3"``, ``"deepseek_v31"``,
                 ``"kimi_k2"``, ``"mistral"``, ``"pythonic"``,
-                ``"llama3_json"``, ``"claude_xml"`` (any case, with or
+                ``"llama3_json"``, ``"claude_xml"``, ``"auto"`` (any case, with or
                 without the ``STREAM_FORMAT_`` prefix) or a StreamFormat value.
             deltas: The model's output: strings of text, and for ``openai`` and
                 ``anthropic`` tool-call fragments as dicts (``{"index": 0,

@@ -373,7 +373,8 @@ export type StreamFormatName =
   | "mistral"
   | "pythonic"
   | "llama3_json"
-  | "claude_xml";
+  | "claude_xml"
+  | "auto";
 
 const formatNames: Record<StreamFormatName, StreamFormat> = {
   xml_tags: StreamFormat.XML_TAGS,
@@ -391,13 +392,14 @@ const formatNames: Record<StreamFormatName, StreamFormat> = {
   kimi_k2: StreamFormat.KIMI_K2,
   mistral: StreamFormat.MISTRAL,
   llama3_json: StreamFormat.LLAMA3_JSON,
+  auto: StreamFormat.AUTO,
 };
 
 /**
  * Returns the StreamFormat for a name (`"xml_tags"`, `"openai"`,
  * `"anthropic"`, `"hermes"`, `"qwen_xml"`, `"minimax"`, `"glm45"`,
  * `"harmony"`, `"deepseek_v3"`, `"deepseek_v31"`, `"kimi_k2"`, `"mistral"`,
- * `"pythonic"`, `"llama3_json"`, `"claude_xml"`, case-insensitive,
+ * `"pythonic"`, `"llama3_json"`, `"claude_xml"`, `"auto"`, case-insensitive,
  * with or without the `STREAM_FORMAT_` prefix) or passes an enum value
  * through.
  *

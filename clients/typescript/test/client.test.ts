@@ -98,6 +98,7 @@ describe("streams", () => {
     assert.equal(parseStreamFormat("GLM45"), StreamFormat.GLM45);
     assert.equal(parseStreamFormat("stream_format_pythonic"), StreamFormat.PYTHONIC);
     assert.equal(parseStreamFormat("claude_xml"), StreamFormat.CLAUDE_XML);
+    assert.equal(parseStreamFormat("auto"), StreamFormat.AUTO);
     assert.throws(() => parseStreamFormat("yaml"), TypeError);
     assert.throws(() => parseStreamFormat(StreamFormat.UNSPECIFIED), TypeError);
   });

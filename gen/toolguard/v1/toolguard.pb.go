@@ -353,6 +353,10 @@ const (
 	// `<function_calls><invoke name="name"><parameter name="key">value</parameter></invoke></function_calls>`
 	// inside text. Values are text, typed by the tool's schema.
 	StreamFormat_STREAM_FORMAT_CLAUDE_XML StreamFormat = 15
+	// Any of the text formats above but PYTHONIC, detected per call from its
+	// opening tokens; prose that only mentions a token (`<tool_call>` alone)
+	// stays text. XML_TAGS calls count for the tools in play, as in XML_TAGS.
+	StreamFormat_STREAM_FORMAT_AUTO StreamFormat = 16
 )
 
 // Enum value maps for StreamFormat.
@@ -374,6 +378,7 @@ var (
 		13: "STREAM_FORMAT_PYTHONIC",
 		14: "STREAM_FORMAT_LLAMA3_JSON",
 		15: "STREAM_FORMAT_CLAUDE_XML",
+		16: "STREAM_FORMAT_AUTO",
 	}
 	StreamFormat_value = map[string]int32{
 		"STREAM_FORMAT_UNSPECIFIED":  0,
@@ -392,6 +397,7 @@ var (
 		"STREAM_FORMAT_PYTHONIC":     13,
 		"STREAM_FORMAT_LLAMA3_JSON":  14,
 		"STREAM_FORMAT_CLAUDE_XML":   15,
+		"STREAM_FORMAT_AUTO":         16,
 	}
 )
 
@@ -4032,7 +4038,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x19FILE_CHANGE_KIND_MODIFIED\x10\x02\x12\x1c\n" +
 	"\x18FILE_CHANGE_KIND_DELETED\x10\x03\x12\x1a\n" +
 	"\x16FILE_CHANGE_KIND_MOVED\x10\x04\x12\x1e\n" +
-	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\xd3\x03\n" +
+	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\xeb\x03\n" +
 	"\fStreamFormat\x12\x1d\n" +
 	"\x19STREAM_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16STREAM_FORMAT_XML_TAGS\x10\x01\x12\x18\n" +
@@ -4050,7 +4056,8 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x15STREAM_FORMAT_MISTRAL\x10\f\x12\x1a\n" +
 	"\x16STREAM_FORMAT_PYTHONIC\x10\r\x12\x1d\n" +
 	"\x19STREAM_FORMAT_LLAMA3_JSON\x10\x0e\x12\x1c\n" +
-	"\x18STREAM_FORMAT_CLAUDE_XML\x10\x0f2\xc5\x05\n" +
+	"\x18STREAM_FORMAT_CLAUDE_XML\x10\x0f\x12\x16\n" +
+	"\x12STREAM_FORMAT_AUTO\x10\x102\xc5\x05\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
