@@ -5,8 +5,6 @@
 package repair
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 )
 
@@ -154,24 +152,4 @@ func (r *Result) omit(code string) {
 	if !slices.Contains(r.omittedCodes, code) {
 		r.omittedCodes = append(r.omittedCodes, code)
 	}
-}
-
-// EncodeArgs renders arguments with EncodeJSON; nil stays nil.
-func EncodeArgs(args map[string]any) ([]byte, error) {
-	if args == nil {
-		return nil, nil
-	}
-	return EncodeJSON(args)
-}
-
-// EncodeJSON renders a JSON value compactly, keys sorted, without HTML
-// escaping: file content such as "<div>" stays itself.
-func EncodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
