@@ -48,6 +48,11 @@ type Call struct {
 	// Repairs were made while the call was split out of the model's text
 	// (by a stream parser); the result lists them first.
 	Repairs []Repair
+	// Parsed, set by a stream parser that read Text as it arrived and
+	// found it strict JSON, is the object Text holds, exactly as the
+	// strict parse of RepairJSON gives it: Validate uses it (and may
+	// change it) instead of parsing the whole text again.
+	Parsed map[string]any
 }
 
 // Repair is one change made to a call.

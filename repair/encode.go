@@ -34,12 +34,13 @@ func EncodeJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// encodedSize estimates the encoding's length: exact for text with nothing
-// to escape.
+// encodedSize estimates the encoding's length, with room for the escapes
+// of source code (quotes, backslashes, newlines), so that a large content
+// is rarely copied to a larger buffer.
 func encodedSize(v any) int {
 	switch x := v.(type) {
 	case string:
-		return len(x) + 2
+		return len(x) + len(x)/8 + 2
 	case map[string]any:
 		n := 2
 		for k, e := range x {
@@ -132,19 +133,13 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while none needs a look.
-		for i+8 <= len(s) && !needsLook(s[i:i+8]) {
-			i += 8
+		for i < len(s) && plainASCII[s[i]] {
+			i++
 		}
-		if i >= len(s) {
+		if i == len(s) {
 			break
 		}
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
+		if b := s[i]; b < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			dst = appendEscapedByte(dst, b)
 			i++
@@ -170,6 +165,14 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// plainASCII marks the bytes a JSON string holds as they are.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func appendEscapedByte(dst []byte, b byte) []byte {
 	switch b {
 	case '\\', '"':
@@ -186,19 +189,6 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 		return append(dst, '\\', 't')
 	}
 	return append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-}
-
-// needsLook reports whether any of the 8 bytes of s is a control byte, a
-// quote, a backslash or not ASCII (SWAR: a byte test on all eight at once).
-func needsLook(s string) bool {
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	less := (x - 0x20*ones) &^ x // high bit set where a byte is below 0x20 (and others flagged by x's own high bit, below)
-	quote := x ^ '"'*ones
-	slash := x ^ '\\'*ones
-	zero := (quote-ones)&^quote | (slash-ones)&^slash
-	return (less|zero|x)&highs != 0
 }
 
 // isNumberLiteral reports whether s is a JSON number literal, the check
