@@ -61,6 +61,9 @@ func (b *valueBuilder) stringGrew(s *jsonScanner, chunk []byte, end bool) {
 	// The kept string only grows, so a piece of it never changes: the
 	// preview shows it without copying the chunk again.
 	n := b.str.Len()
+	// Grow doubles, as appendGrow does; append's gentler growth for large
+	// buffers would copy a large file's content many times.
+	b.str.Grow(len(chunk))
 	b.str.Write(chunk)
 	s.grown = b.str.String()[n:]
 	b.next.stringGrew(s, chunk, end)

@@ -114,8 +114,13 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	c.closed = true
 	c.scan.finish(c.args)
 	name := validString(c.name)
-	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated,
-		Call: repair.Call{Name: name, Form: repair.FormText, Text: validString(c.args), Parsed: c.build.value(&c.scan)}})
+	call := repair.Call{Name: name, Form: repair.FormText, Parsed: c.build.value(&c.scan)}
+	if call.Parsed != nil {
+		call.Text = string(c.args) // strict JSON: valid UTF-8 already
+	} else {
+		call.Text = validString(c.args)
+	}
+	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated, Call: call})
 	c.args, c.build = nil, valueBuilder{}
 	p.unhold(c)
 }
