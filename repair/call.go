@@ -5,8 +5,6 @@
 package repair
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 )
 
@@ -50,6 +48,11 @@ type Call struct {
 	// Repairs were made while the call was split out of the model's text
 	// (by a stream parser); the result lists them first.
 	Repairs []Repair
+	// Parsed, set by a stream parser that read Text as it arrived and
+	// found it strict JSON, is the object Text holds, exactly as the
+	// strict parse of RepairJSON gives it: Validate uses it (and may
+	// change it) instead of parsing the whole text again.
+	Parsed map[string]any
 }
 
 // Repair is one change made to a call.
@@ -154,24 +157,4 @@ func (r *Result) omit(code string) {
 	if !slices.Contains(r.omittedCodes, code) {
 		r.omittedCodes = append(r.omittedCodes, code)
 	}
-}
-
-// EncodeArgs renders arguments with EncodeJSON; nil stays nil.
-func EncodeArgs(args map[string]any) ([]byte, error) {
-	if args == nil {
-		return nil, nil
-	}
-	return EncodeJSON(args)
-}
-
-// EncodeJSON renders a JSON value compactly, keys sorted, without HTML
-// escaping: file content such as "<div>" stays itself.
-func EncodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -22,7 +22,7 @@ var printer = message.NewPrinter(language.English)
 func (p *pipeline) check(args map[string]any) {
 	var found []finding
 	p.checkEmpty(args, p.tool.schema, "", &found)
-	if err := p.tool.schema.Validate(args); err != nil {
+	if err := p.tool.schema.Validate(p.tool.schemaInput(args)); err != nil {
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			p.collect(ve, &found)
 		} else {

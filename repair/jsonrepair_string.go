@@ -82,14 +82,35 @@ func asciiCloser(closers string) byte {
 	return c
 }
 
+// plainEnd returns where the run of plain text from i ends: at a control
+// byte, a non-ASCII byte, a backslash, the closing quote or a comma or
+// closing bracket (where a string missing its quote may end).
 func plainEnd(s string, i int, close byte) int {
-	for i < len(s) {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == close || c == ',' || c == '}' || c == ']' {
-			break
-		}
+	stop := &stopsDouble
+	switch close {
+	case '"':
+	case '\'':
+		stop = &stopsSingle
+	case '`':
+		stop = &stopsBacktick
+	default:
+		stop = &stopsNone
+	}
+	for i < len(s) && !stop[s[i]] {
 		i++
 	}
 	return i
+}
+
+// The bytes that end a plain run, per closing quote (plainEnd).
+var stopsDouble, stopsSingle, stopsBacktick, stopsNone = runStops('"'), runStops('\''), runStops('`'), runStops(0)
+
+func runStops(close byte) (t [256]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == ',' || c == '}' || c == ']'
+	}
+	t[close] = true // 0 is a control byte already
+	return t
 }
 
 // controlChar keeps a raw control character; NUL and the like are never

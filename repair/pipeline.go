@@ -165,6 +165,9 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 		}
 		return args, true
 	default:
+		if call.Parsed != nil {
+			return call.Parsed, true
+		}
 		text := call.Text
 		if restored, detail, ok := p.restoreOpening(text); ok {
 			p.res.repair(CodeJSONRepaired, "", detail)

@@ -101,6 +101,8 @@ type Tool struct {
 	// unknown key costs one lookup, not a pass over every alias.
 	folds   map[*jsonschema.Schema]map[string]string
 	maxFold int // the longest folded spelling
+	// plainStrings are the parameters checked as "" (schemaplain.go).
+	plainStrings map[string]bool
 }
 
 // Name returns the canonical tool name.
@@ -358,13 +360,14 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		return nil, fmt.Errorf("tool %q: %w", def.Name, err)
 	}
 	t := &Tool{
-		def:        def,
-		schema:     schema,
-		aliasOf:    map[string]string{},
-		allowEmpty: map[string]bool{},
-		content:    map[string]bool{},
-		find:       map[string]bool{},
-		replace:    map[string]bool{},
+		def:          def,
+		schema:       schema,
+		plainStrings: plainStringParams(def.Parameters),
+		aliasOf:      map[string]string{},
+		allowEmpty:   map[string]bool{},
+		content:      map[string]bool{},
+		find:         map[string]bool{},
+		replace:      map[string]bool{},
 	}
 	top, declared := declaredParams(schema)
 	if err := t.markParams(top, declared); err != nil {

@@ -240,7 +240,7 @@ func fuzzFeed(t *testing.T, format Format, opts Options, pieces []piece, lengthL
 			t.Fatalf("text and calls\n%q\nare not the response\n%q", c.rebuilt.String(), want)
 		}
 	}
-	return fuzzRun{out: out, errs: errs, dropped: c.dropped}
+	return fuzzRun{out: out, errs: errs, dropped: c.dropped, parsed: c.parsed}
 }
 
 // fuzzRun is what one run gave: its outcome, its errors with their calls,
@@ -249,6 +249,8 @@ type fuzzRun struct {
 	out     outcome
 	errs    []fuzzError
 	dropped map[int]bool
+	// parsed are the closed calls' Parsed, which must not depend on the split.
+	parsed []map[string]any
 }
 
 type fuzzError struct {
@@ -333,6 +335,7 @@ type fuzzChecker struct {
 	rebuilt strings.Builder // xml_tags: the text and the calls' blocks
 	open    int             // text formats: the call started and not yet over, or -1
 	highest int             // text formats: the highest call index seen, or -1
+	parsed  []map[string]any
 }
 
 func newFuzzChecker(t *testing.T, format Format, opts Options) *fuzzChecker {
@@ -407,6 +410,20 @@ func (c *fuzzChecker) started(e Event, over bool) {
 	}
 }
 
+// checkParsed checks a call's Parsed against the strict parse of its text:
+// kept only for strict JSON, and then the same value.
+func (c *fuzzChecker) checkParsed(e Event) {
+	c.parsed = append(c.parsed, e.Call.Parsed)
+	if e.Call.Parsed == nil {
+		return
+	}
+	r, err := repair.RepairJSON(e.Call.Text, repair.JSONOptions{})
+	if err != nil || len(r.Repairs) > 0 || r.Truncated || !reflect.DeepEqual(r.Value, e.Call.Parsed) {
+		c.t.Errorf("call %d kept %#v from %q; RepairJSON gives %#v, %v, repairs %v, truncated %v",
+			e.Index, e.Call.Parsed, e.Call.Text, r.Value, err, r.Repairs, r.Truncated)
+	}
+}
+
 func (c *fuzzChecker) closedCall(e Event, over bool) {
 	t := c.t
 	t.Helper()
@@ -428,6 +445,7 @@ func (c *fuzzChecker) closedCall(e Event, over bool) {
 	if c.open == e.Index {
 		c.open = -1
 	}
+	c.checkParsed(e)
 	if c.format == XMLTags {
 		opening, closing := "<"+e.Name+">", "</"+e.Name+">"
 		if strings.HasPrefix(e.Call.Text, toolWrapper) { // <tool name="X">
@@ -739,6 +757,10 @@ func fuzzSeeds(format Format) [][]byte {
 		add(done(2), frag(2, "x", "y", "{}"), text("<tool_call>"))
 		add(frag(0, "c0", "w", `{"": "`+huge+`"}`))
 		add(frag(0, "c0", "w", `{"a": [{"b": [[[[[[[[`), frag(1, "c1", "r", `{"x": [[1]]}`), frag(0, "", "", `"]]"]]]]]]]]}]}`), done(0), done(1))
+		// Strict JSON, kept as parsed, and texts one leniency away from it.
+		add(frag(0, "c0", "w", `{"path": "a\"b\\c\u00e9\ud83d\ude00\/", "n": -1.5e3, "l": [true, false, null, {}, []], "o": {"k": "v", "k": "w"}}`), done(0))
+		add(frag(0, "c0", "w", `{"a": [1,], "b": 1}`), frag(1, "c1", "w", `{"a": 1,}`), frag(2, "c2", "w", `{"a": "x\qy"}`), frag(3, "c3", "w", "{\"a\": \"\x01\"}"), done(0), done(1), done(2), done(3))
+		add(frag(0, "c0", "w", `{"a": 01}`), frag(1, "c1", "w", `{"a": 1} x`), frag(2, "c2", "w", `{"a" = 1}`), frag(3, "c3", "w", `{"a": 1 "b": 2}`), done(0), done(1), done(2), done(3))
 	}
 	return seeds
 }

@@ -46,6 +46,17 @@ type jsonScanner struct {
 
 	skipQuote byte
 	skipEsc   bool
+
+	// lenient records that the text needed the scanner's tolerance (or is
+	// not JSON at all): it is not strict JSON, so a value built from it
+	// would not be what a strict parse gives.
+	lenient bool
+	// afterComma: the last structural byte was a comma, so a closing
+	// bracket now closes a trailing comma.
+	afterComma bool
+	// grown, when a handler keeps the string being read, is the growth
+	// stringGrew reports as a string of its own, shown without a copy.
+	grown string
 }
 
 type frame struct {
@@ -125,6 +136,7 @@ func (s *jsonScanner) structural(c byte) {
 		s.beginKey(c)
 	case stColon:
 		if c == ':' || c == '=' {
+			s.lenient = s.lenient || c == '='
 			s.pos++
 			s.state = stValue
 		} else {
@@ -133,21 +145,28 @@ func (s *jsonScanner) structural(c byte) {
 	case stAfter:
 		s.separator(c)
 	case stDone:
+		s.lenient = true
 		s.pos++ // text after the value: not ours to judge
 	}
 }
 
 func (s *jsonScanner) beginKey(c byte) {
+	comma := s.afterComma
+	s.afterComma = false
 	switch {
 	case c == '"' || c == '\'':
+		s.lenient = s.lenient || c == '\''
 		s.quote, s.inKey, s.key = c, true, s.key[:0]
 		s.state = stString
 		s.pos++
 	case c == '}':
+		s.lenient = s.lenient || comma
 		s.close(true)
 	case c == ',':
+		s.lenient = true
 		s.pos++
 	case isBareByte(c):
+		s.lenient = true
 		s.inKey, s.bareStart, s.state = true, s.pos, stBare
 	default:
 		s.lose()
@@ -160,6 +179,7 @@ func (s *jsonScanner) separator(c byte) {
 	switch {
 	case c == ',':
 		s.pos++
+		s.afterComma = true
 		s.state = stValue
 		if top.obj {
 			s.state = stKey
@@ -167,8 +187,10 @@ func (s *jsonScanner) separator(c byte) {
 	case c == '}' || c == ']':
 		s.close(c == '}')
 	case top.obj && (c == '"' || c == '\''):
+		s.lenient = true
 		s.state = stKey
 	case !top.obj:
+		s.lenient = true
 		s.state = stValue
 	default:
 		s.lose()
@@ -207,7 +229,7 @@ func (s *jsonScanner) finish(buf []byte) {
 	}
 }
 
-func (s *jsonScanner) lose() { s.state = stLost }
+func (s *jsonScanner) lose() { s.state, s.lenient = stLost, true }
 
 // mute stops the reports but goes on following the value, for a caller
 // that must still find where it ends (a dropped Hermes call). The caller
@@ -260,6 +282,8 @@ func (s *jsonScanner) skip() {
 }
 
 func (s *jsonScanner) beginValue(c byte) {
+	comma := s.afterComma
+	s.afterComma = false
 	switch {
 	case (c == '{' || c == '[') && s.maxDepth > 0 && len(s.stack) >= s.maxDepth:
 		s.tooDeep, s.state, s.skipDepth, s.stack = true, stSkip, len(s.stack)+1, nil
@@ -274,11 +298,13 @@ func (s *jsonScanner) beginValue(c byte) {
 			s.state = stKey
 		}
 	case c == '"' || c == '\'':
+		s.lenient = s.lenient || c == '\''
 		s.h.valueStart(s, s.pos)
 		s.quote, s.inKey, s.strStart = c, false, s.pos
 		s.state = stString
 		s.pos++
 	case c == ']' && len(s.stack) > 0 && !s.stack[len(s.stack)-1].obj:
+		s.lenient = s.lenient || comma
 		s.close(false) // an empty array, or a trailing comma
 	case isBareByte(c):
 		s.h.valueStart(s, s.pos)
@@ -358,6 +384,8 @@ loop:
 			if n == 0 {
 				break loop // the escape is split: read it whole next time
 			}
+			// \' and an escape kept as a backslash are not JSON.
+			s.lenient = s.lenient || n == 1 || buf[i+1] == '\''
 			i += n
 			verbatim = false
 		case c < utf8.RuneSelf:
@@ -365,6 +393,7 @@ loop:
 			if s.quote == '\'' {
 				plain = &plainInSingle
 			}
+			s.lenient = s.lenient || c < 0x20 // a raw control character
 			j := i + 1
 			for j < len(buf) && plain[buf[j]] {
 				j++
@@ -378,7 +407,7 @@ loop:
 			r, size := utf8.DecodeRune(buf[i:])
 			if r == utf8.RuneError && size == 1 {
 				out = utf8.AppendRune(out, utf8.RuneError)
-				verbatim = false
+				verbatim, s.lenient = false, true
 			} else {
 				out = append(out, buf[i:i+size]...)
 			}
@@ -419,6 +448,9 @@ func (s *jsonScanner) stringRead(out []byte, i int, closed, verbatim bool) bool 
 
 // grewString returns the growth just reported, a substring of src when it can.
 func (s *jsonScanner) grewString(chunk []byte) string {
+	if s.grown != "" {
+		return s.grown
+	}
 	if s.grewVerbatim && s.src != "" && s.grewFrom >= s.srcOff && s.grewTo-s.srcOff <= len(s.src) {
 		return s.src[s.grewFrom-s.srcOff : s.grewTo-s.srcOff]
 	}
@@ -453,11 +485,12 @@ func appendEscape(out, b []byte) ([]byte, int) {
 	return append(out, '\\'), 1
 }
 
-// plainInDouble and plainInSingle mark the bytes strings copy as they are.
+// plainInDouble and plainInSingle mark the bytes strings copy as they are
+// in a run (a control character starts a run of its own, to be noted).
 var plainInDouble, plainInSingle = plainBytes('"'), plainBytes('\'')
 
 func plainBytes(quote byte) (t [256]bool) {
-	for c := range utf8.RuneSelf {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != int(quote) && c != '\\'
 	}
 	return t

@@ -26,6 +26,7 @@ type deltaCall struct {
 	closed  bool
 	dropped bool
 	scan    jsonScanner
+	build   valueBuilder
 	preview argsPreview
 	held    int // bytes drawn from Options.Budget
 }
@@ -39,7 +40,8 @@ func (p *structuredParser) delta(d ToolDelta) {
 	if c == nil {
 		c = &deltaCall{index: d.Index}
 		c.preview = newArgsPreview(p.emit, d.Index, 1, p.opts.MaxParamBytes)
-		c.scan.h, c.scan.maxDepth = &c.preview, p.opts.MaxJSONDepth
+		c.build.next = &c.preview
+		c.scan.h, c.scan.maxDepth = &c.build, p.opts.MaxJSONDepth
 		p.calls[d.Index] = c
 	}
 	if c.closed {
@@ -102,7 +104,7 @@ func (p *structuredParser) start(c *deltaCall) {
 
 func (p *structuredParser) drop(c *deltaCall, e Event) {
 	c.dropped = true
-	c.args, c.scan = nil, jsonScanner{}
+	c.args, c.scan, c.build = nil, jsonScanner{}, valueBuilder{}
 	p.unhold(c)
 	p.emit(e)
 }
@@ -112,9 +114,14 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	c.closed = true
 	c.scan.finish(c.args)
 	name := validString(c.name)
-	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated,
-		Call: repair.Call{Name: name, Form: repair.FormText, Text: validString(c.args)}})
-	c.args = nil
+	call := repair.Call{Name: name, Form: repair.FormText, Parsed: c.build.value(&c.scan)}
+	if call.Parsed != nil {
+		call.Text = string(c.args) // strict JSON: valid UTF-8 already
+	} else {
+		call.Text = validString(c.args)
+	}
+	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated, Call: call})
+	c.args, c.build = nil, valueBuilder{}
 	p.unhold(c)
 }
 

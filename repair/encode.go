@@ -1,0 +1,230 @@
+package repair
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"unicode/utf8"
+)
+
+// EncodeArgs renders arguments with EncodeJSON; nil stays nil.
+func EncodeArgs(args map[string]any) ([]byte, error) {
+	if args == nil {
+		return nil, nil
+	}
+	return EncodeJSON(args)
+}
+
+// EncodeJSON renders a JSON value compactly, keys sorted, without HTML
+// escaping: file content such as "<div>" stays itself. The output is byte
+// for byte encoding/json's (an Encoder with SetEscapeHTML(false)); the
+// values the parsers produce are written directly, into a buffer sized
+// once, because a verdict re-encodes whole file contents and encoding/json
+// spends most of that time growing its buffer and reflecting.
+func EncodeJSON(v any) ([]byte, error) {
+	if out, ok := appendJSON(make([]byte, 0, encodedSize(v)), v); ok {
+		return out, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// encodedSize estimates the encoding's length, with room for the escapes
+// of source code (quotes, backslashes, newlines), so that a large content
+// is rarely copied to a larger buffer.
+func encodedSize(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x) + len(x)/8 + 2
+	case map[string]any:
+		n := 2
+		for k, e := range x {
+			n += len(k) + 4 + encodedSize(e)
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range x {
+			n += 1 + encodedSize(e)
+		}
+		return n
+	}
+	return 8
+}
+
+// appendJSON appends v's encoding; false for a value it does not write
+// (another type, an invalid json.Number), left to encoding/json whole so
+// errors stay its own.
+func appendJSON(dst []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), true
+	case string:
+		return appendJSONString(dst, x), true
+	case bool:
+		if x {
+			return append(dst, "true"...), true
+		}
+		return append(dst, "false"...), true
+	case json.Number:
+		if x == "" {
+			x = "0" // as encoding/json writes the zero Number
+		}
+		if !isNumberLiteral(string(x)) {
+			return dst, false
+		}
+		return append(dst, x...), true
+	case []any:
+		if x == nil {
+			return append(dst, "null"...), true
+		}
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendJSON(dst, e); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	case map[string]any:
+		return appendJSONObject(dst, x)
+	}
+	return dst, false
+}
+
+func appendJSONObject(dst []byte, m map[string]any) ([]byte, bool) {
+	if m == nil {
+		return append(dst, "null"...), true
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		var ok bool
+		if dst, ok = appendJSON(dst, m[k]); !ok {
+			return dst, false
+		}
+	}
+	return append(dst, '}'), true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString quotes s as encoding/json does without HTML escaping:
+// short escapes for \b \f \n \r \t, \u00XX for other control bytes,
+// U+FFFD for invalid UTF-8, and U+2028 and U+2029 escaped.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && plainASCII[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		if b := s[i]; b < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			dst = appendEscapedByte(dst, b)
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// plainASCII marks the bytes a JSON string holds as they are.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func appendEscapedByte(dst []byte, b byte) []byte {
+	switch b {
+	case '\\', '"':
+		return append(dst, '\\', b)
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+}
+
+// isNumberLiteral reports whether s is a JSON number literal, the check
+// encoding/json makes before writing a json.Number.
+func isNumberLiteral(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && '1' <= s[i] && s[i] <= '9':
+		i = skipDigits(s, i+1)
+	default:
+		return false
+	}
+	if i+1 < len(s) && s[i] == '.' && isDigit(s[i+1]) {
+		i = skipDigits(s, i+2)
+	}
+	if i+1 < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if s[i] == '+' || s[i] == '-' {
+			i++
+			if i == len(s) {
+				return false
+			}
+		}
+		i = skipDigits(s, i)
+	}
+	return i == len(s)
+}
+
+func skipDigits(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}

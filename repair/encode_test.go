@@ -1,0 +1,103 @@
+package repair
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// stdEncode is what EncodeJSON must equal: encoding/json without HTML
+// escaping, no trailing newline.
+func stdEncode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func TestEncodeJSON(t *testing.T) {
+	long := strings.Repeat("func f() { s := \"</content> é \\\\ {}\" } // line\n", 40)
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"nil", nil, `null`},
+		{"nil map", map[string]any(nil), `null`},
+		{"nil slice", []any(nil), `null`},
+		{"empty", map[string]any{}, `{}`},
+		{"sorted keys", map[string]any{"b": true, "a": false, "ab": nil}, `{"a":false,"ab":null,"b":true}`},
+		{"html kept", "<div>&</div>", `"<div>&</div>"`},
+		{"short escapes", "q\"b\\\b\f\n\r\t", `"q\"b\\\b\f\n\r\t"`},
+		{"control bytes", "\x00\x01\x1f\x7f", `"\u0000\u0001\u001f` + "\x7f" + `"`},
+		{"line separators", "a\u2028b\u2029c", `"a\u2028b\u2029c"`},
+		{"invalid utf8", "ab\xffcdefghij\xed\xa0\x80", `"ab\ufffdcdefghij\ufffd\ufffd\ufffd"`},
+		{"non-ASCII", "é😀 日本", `"é😀 日本"`},
+		{"escape after 8 plain bytes", "abcdefgh\"ijklmnop\n", `"abcdefgh\"ijklmnop\n"`},
+		{"number", json.Number("-1.5e+10"), `-1.5e+10`},
+		{"zero number", json.Number(""), `0`},
+		{"nested", map[string]any{"edits": []any{map[string]any{"old": "x", "new": "y"}, json.Number("3")}, "k\"ey": "v"},
+			`{"edits":[{"new":"y","old":"x"},3],"k\"ey":"v"}`},
+		{"float fallback", map[string]any{"n": 1.5, "s": "<"}, `{"n":1.5,"s":"<"}`},
+		{"string map fallback", map[string]string{"b": "<", "a": "1"}, `{"a":"1","b":"<"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := EncodeJSON(tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("EncodeJSON = %s, want %s", got, tt.want)
+			}
+			std, _ := stdEncode(tt.v)
+			if !bytes.Equal(got, std) {
+				t.Errorf("EncodeJSON = %s, encoding/json %s", got, std)
+			}
+		})
+	}
+	got, _ := EncodeJSON(map[string]any{"content": long})
+	if std, _ := stdEncode(map[string]any{"content": long}); !bytes.Equal(got, std) {
+		t.Errorf("long content differs from encoding/json")
+	}
+}
+
+func TestEncodeJSONInvalidNumber(t *testing.T) {
+	for _, n := range []string{"01", "1.", ".5", "1e", "1e+", "+1", "-", "0x10", "1 ", "NaN"} {
+		_, err := EncodeJSON(map[string]any{"n": json.Number(n)})
+		_, stdErr := stdEncode(map[string]any{"n": json.Number(n)})
+		if err == nil || stdErr == nil || err.Error() != stdErr.Error() {
+			t.Errorf("json.Number(%q): error %v, encoding/json's %v", n, err, stdErr)
+		}
+	}
+	for _, n := range []string{"0", "-0", "10", "1.25", "1e5", "1E-5", "-0.0e+00"} {
+		if !isNumberLiteral(n) {
+			t.Errorf("isNumberLiteral(%q) = false", n)
+		}
+	}
+}
+
+// FuzzEncodeJSON checks EncodeJSON against encoding/json on whatever the
+// repair parser makes of the input, and on the input as one string.
+func FuzzEncodeJSON(f *testing.F) {
+	for _, s := range []string{`{"a":"<\u2028>","b":[1,2.5e3,true,null]}`, "\"\xff\xed\xa0\x80\x00\x1f\"", `{"content":"line\n\ttab \"q\" \\ é 😀"}`, `[{"z":1,"a":{}}]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		values := []any{s, json.Number(s), map[string]any{s: s}}
+		if r, err := RepairJSON(s, JSONOptions{}); err == nil {
+			values = append(values, r.Value)
+		}
+		for _, v := range values {
+			got, err := EncodeJSON(v)
+			want, stdErr := stdEncode(v)
+			if (err != nil) != (stdErr != nil) || !bytes.Equal(got, want) {
+				t.Fatalf("EncodeJSON(%#v) = %q, %v; encoding/json %q, %v", v, got, err, want, stdErr)
+			}
+		}
+	})
+}

@@ -1,0 +1,80 @@
+package stream
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/toolguard/toolguard/repair"
+)
+
+// TestParsedArguments shows which arguments a structured stream keeps as
+// parsed (strict JSON only) and the value kept, the same whatever the split.
+func TestParsedArguments(t *testing.T) {
+	tests := []struct {
+		name string
+		args string
+		want map[string]any // nil: not kept, the validation parses the text
+	}{
+		{"write call", `{"path": "a.go", "content": "x := \"<b>\"\n\t\\ é"}`,
+			map[string]any{"path": "a.go", "content": "x := \"<b>\"\n\t\\ é"}},
+		{"every kind of value", `{"n": -1.5e3, "z": 0, "l": [true, false, null, {}, []], "o": {"k": "v"}}`,
+			map[string]any{"n": json.Number("-1.5e3"), "z": json.Number("0"), "l": []any{true, false, nil, map[string]any{}, []any{}}, "o": map[string]any{"k": "v"}}},
+		{"unicode escapes", `{"s": "\u00e9\ud83d\ude00\ud800x\/"}`, map[string]any{"s": "é😀\uFFFDx/"}},
+		{"repeated key: the last wins", `{"a": 1, "a": "two"}`, map[string]any{"a": "two"}},
+		{"white space around", " \n{ \"a\" : [ 1 , 2 ] }\r\n ", map[string]any{"a": []any{json.Number("1"), json.Number("2")}}},
+		{"empty object", `{}`, map[string]any{}},
+		{"empty text", ``, nil},
+		{"not an object", `[1]`, nil},
+		{"single quotes", `{'a': 1}`, nil},
+		{"single-quoted value", `{"a": 'x'}`, nil},
+		{"bare key", `{a: 1}`, nil},
+		{"Python literal", `{"a": True}`, nil},
+		{"leading zero", `{"a": 01}`, nil},
+		{"trailing comma in an object", `{"a": 1,}`, nil},
+		{"trailing comma in an array", `{"a": [1,]}`, nil},
+		{"missing comma", `{"a": 1 "b": 2}`, nil},
+		{"equals for a colon", `{"a" = 1}`, nil},
+		{"invalid escape", `{"a": "\d"}`, nil},
+		{"escaped single quote", `{"a": "\'"}`, nil},
+		{"raw control character", "{\"a\": \"x\x01y\"}", nil},
+		{"raw newline", "{\"a\": \"x\ny\"}", nil},
+		{"invalid UTF-8", "{\"a\": \"x\xffy\"}", nil},
+		{"text after the object", `{"a": 1} {"b": 2}`, nil},
+		{"cut off", `{"a": "x`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want != nil {
+				// What is kept is what the validation's own parse gives.
+				r, err := repair.RepairJSON(tt.args, repair.JSONOptions{})
+				if err != nil || len(r.Repairs) > 0 || !reflect.DeepEqual(r.Value, tt.want) {
+					t.Fatalf("RepairJSON = %#v, %v, repairs %v; the table wants %#v", r.Value, err, r.Repairs, tt.want)
+				}
+			}
+			for _, n := range []int{len(tt.args) + 1, 3, 1} {
+				var got map[string]any
+				closed := false
+				p, err := New(OpenAI, Options{}, func(e Event) {
+					if e.Kind == EventCallClosed {
+						got, closed = e.Call.Parsed, true
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = p.ToolDelta(ToolDelta{Index: 0, ID: "c", Name: "write_to_file"})
+				for i := 0; i < len(tt.args); i += n {
+					_ = p.ToolDelta(ToolDelta{Index: 0, Arguments: tt.args[i:min(i+n, len(tt.args))]})
+				}
+				_ = p.ToolDelta(ToolDelta{Index: 0, Done: true})
+				if !closed {
+					t.Fatalf("deltas of %d bytes: the call did not close", n)
+				}
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("deltas of %d bytes: Parsed = %#v, want %#v", n, got, tt.want)
+				}
+			}
+		})
+	}
+}
