@@ -337,9 +337,9 @@ out=$(curl -sS --max-time 10 "http://$metrics_addr/metrics") || fail "metrics: c
 metric() { # metric NAME{LABELS}: its value, 0 when absent
 	awk -v m="$1" '$1 == m { print $2; found = 1 } END { if (!found) print 0 }' <<<"$out"
 }
-for series in 'toolguard_proxy_calls_total{action="repaired",api="openai"}' 'toolguard_proxy_calls_total{action="repaired",api="anthropic"}' \
-	'toolguard_proxy_calls_total{action="truncated",api="openai"}' 'toolguard_proxy_calls_total{action="truncated",api="anthropic"}' \
-	'toolguard_proxy_calls_total{action="unchanged",api="openai"}' 'toolguard_verdicts_total{outcome="usable",tool="custom"}' \
+for series in 'toolguard_proxy_calls_total{action="repaired",api="openai",mode="enforce"}' 'toolguard_proxy_calls_total{action="repaired",api="anthropic",mode="enforce"}' \
+	'toolguard_proxy_calls_total{action="truncated",api="openai",mode="enforce"}' 'toolguard_proxy_calls_total{action="truncated",api="anthropic",mode="enforce"}' \
+	'toolguard_proxy_calls_total{action="unchanged",api="openai",mode="enforce"}' 'toolguard_verdicts_total{outcome="usable",tool="custom"}' \
 	'toolguard_verdicts_total{outcome="unusable",tool="custom"}'; do
 	v=$(metric "$series")
 	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$v" || fail "metrics: $series is $v"$'\n'"$(grep '^toolguard_' <<<"$out")"
