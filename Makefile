@@ -88,7 +88,7 @@ mcp-conformance: build ## run the MCP conformance suite's protocol scenarios aga
 # sides measured in the same run), captured so the SVGs redraw from the file.
 .PHONY: bench-plots
 bench-plots: ## re-run the benchmarks behind docs/benchmarks.md's pictures into docs/img/bench.txt and redraw docs/img/*.svg
-	$(GO) test -run '^$$' -bench '^(BenchmarkStreamVsOneShot|BenchmarkRepairRatios)$$' -benchtime 1x -count 3 ./bench/ > docs/img/bench.txt.tmp
+	$(GO) test -run '^$$' -bench '^(BenchmarkStreamVsOneShot|BenchmarkRepairRatios|BenchmarkRepairConformance)$$' -benchtime 1x -count 3 ./bench/ > docs/img/bench.txt.tmp
 	$(GO) test -run '^$$' -bench '^BenchmarkServerOverhead$$/^log=error$$' -benchtime 3x ./bench/ >> docs/img/bench.txt.tmp
 	mv docs/img/bench.txt.tmp docs/img/bench.txt
 	$(GO) run ./bench/plots -in docs/img/bench.txt -out docs/img

@@ -52,9 +52,10 @@ func streamGrowth(rs map[string]result) ([]byte, error) {
 		"arguments", "time per call", xTicks, msLabel, sides)
 }
 
-// repairVsPeer is BenchmarkRepairRatios: throughput on the broken corpus
-// and the share of broken documents each side recovered, toolguard beside
-// github.com/kaptinlin/jsonrepair.
+// repairVsPeer is BenchmarkRepairRatios (throughput on the broken corpus
+// and the share of broken documents each side recovered) and
+// BenchmarkRepairConformance (cases passed of the conformance corpus),
+// toolguard beside github.com/kaptinlin/jsonrepair.
 func repairVsPeer(rs map[string]result) ([]byte, error) {
 	const name = "BenchmarkRepairRatios"
 	get := func(unit string) (float64, error) { return metric(rs, name, unit) }
@@ -67,7 +68,15 @@ func repairVsPeer(rs map[string]result) ([]byte, error) {
 		}
 		vals[i] = v
 	}
-	return barChart("JSON repair: toolguard beside kaptinlin/jsonrepair", "Broken corpus of bench/ (model-style mistakes); accuracy excludes truncated documents, which have no intended value.",
+	var conf [3]float64
+	for i, u := range []string{"toolguard-passed", "kaptinlin-passed", "conformance-cases"} {
+		v, err := metric(rs, "BenchmarkRepairConformance", u)
+		if err != nil {
+			return nil, err
+		}
+		conf[i] = v
+	}
+	return barChart("JSON repair: toolguard beside kaptinlin/jsonrepair", "Top two: bench/'s broken corpus, truncated documents aside for accuracy (no intended value). Bottom: repair/testdata's cases.",
 		[]panel{
 			{title: "Throughput on broken JSON (higher is better)", unit: "MB/s", bars: []bar{
 				{"toolguard", vals[0], colorOurs},
@@ -77,6 +86,10 @@ func repairVsPeer(rs map[string]result) ([]byte, error) {
 			{title: "Documents repaired to the value the model meant (higher is better)", unit: "%", bars: []bar{
 				{"toolguard", vals[3], colorOurs},
 				{"kaptinlin", vals[4], colorPeer},
+			}},
+			{title: "Conformance cases passed, suites of jsonrepair and json_repair (higher is better)", unit: "of " + strconv.Itoa(int(conf[2])), bars: []bar{
+				{"toolguard", conf[0], colorOurs},
+				{"kaptinlin", conf[1], colorPeer},
 			}},
 		})
 }

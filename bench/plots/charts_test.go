@@ -50,7 +50,7 @@ func TestCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	rs, err := parseBench(f)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,9 @@ func TestCharts(t *testing.T) {
 			"toolguard", "326 MB/s", "kaptinlin (text)", "93.5 MB/s", "kaptinlin + decode", "70.9 MB/s",
 			"Documents repaired to the value the model meant (higher is better)",
 			"toolguard", "100 %", "kaptinlin", "56.5 %",
-			"Broken corpus of bench/ (model-style mistakes); accuracy excludes truncated documents, which have no intended value.",
+			"Conformance cases passed, suites of jsonrepair and json_repair (higher is better)",
+			"toolguard", "333 of 393", "kaptinlin", "279 of 393",
+			"Top two: bench/'s broken corpus, truncated documents aside for accuracy (no intended value). Bottom: repair/testdata's cases.",
 		},
 		"validate-vs-health.svg": {
 			"ValidateToolCall beside the cheapest gRPC calls, same server, same run",
@@ -105,7 +107,7 @@ func TestCommittedCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	rs, err := parseBench(f)
 	if err != nil {
 		t.Fatal(err)
@@ -126,23 +128,29 @@ func TestCommittedCharts(t *testing.T) {
 }
 
 func TestChartErrors(t *testing.T) {
-	rs, err := parseBench(strings.NewReader("BenchmarkRepairRatios-2 1 1 ns/op 0 broken-toolguard-MB/s 0 broken-kaptinlin-MB/s 0 broken-kaptinlin+decode-MB/s 0 broken-toolguard-recovered-% 0 broken-kaptinlin-recovered-%\n" +
-		"BenchmarkStreamVsOneShot/64KB-2 1 1 ns/op 1 naive-est-ms 1 stream-ms 1 validate-ms\n" +
-		"BenchmarkStreamVsOneShot/256KB-2 1 1 ns/op 0 naive-est-ms 1 stream-ms 1 validate-ms\n" +
-		"BenchmarkStreamVsOneShot/1024KB-2 1 1 ns/op 1 naive-est-ms 1 stream-ms 1 validate-ms\n" +
-		"BenchmarkStreamVsOneShot/4096KB-2 1 1 ns/op 1 stream-ms 1 validate-ms\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	const ratios = "BenchmarkRepairRatios-2 1 1 ns/op 0 broken-toolguard-MB/s 0 broken-kaptinlin-MB/s 0 broken-kaptinlin+decode-MB/s 0 broken-toolguard-recovered-% 0 broken-kaptinlin-recovered-%\n"
 	tests := []struct {
-		draw func(map[string]result) ([]byte, error)
-		want string
+		input string
+		draw  func(map[string]result) ([]byte, error)
+		want  string
 	}{
-		{repairVsPeer, `panel "Throughput on broken JSON (higher is better)": every bar is 0`},
-		{streamGrowth, `series "naive re-parse (est.)": a value ≤ 0 on a log scale`},
-		{validateVsHealth, "no result for BenchmarkServerOverhead/log=error in the benchmark output (run `make bench-plots`)"},
+		{ratios, repairVsPeer, "no result for BenchmarkRepairConformance in the benchmark output (run `make bench-plots`)"},
+		{ratios + "BenchmarkRepairConformance-2 1 1 ns/op 1 toolguard-passed 1 kaptinlin-passed 2 conformance-cases\n",
+			repairVsPeer, `panel "Throughput on broken JSON (higher is better)": every bar is 0`},
+		{"BenchmarkStreamVsOneShot/64KB-2 1 1 ns/op 1 naive-est-ms 1 stream-ms 1 validate-ms\n" +
+			"BenchmarkStreamVsOneShot/256KB-2 1 1 ns/op 0 naive-est-ms 1 stream-ms 1 validate-ms\n" +
+			"BenchmarkStreamVsOneShot/1024KB-2 1 1 ns/op 1 naive-est-ms 1 stream-ms 1 validate-ms\n" +
+			"BenchmarkStreamVsOneShot/4096KB-2 1 1 ns/op 1 stream-ms 1 validate-ms\n",
+			streamGrowth, `series "naive re-parse (est.)": a value ≤ 0 on a log scale`},
+		{"BenchmarkStreamVsOneShot/64KB-2 1 1 ns/op 1 naive-est-ms 1 stream-ms 1 validate-ms\n",
+			streamGrowth, "no result for BenchmarkStreamVsOneShot/256KB in the benchmark output (run `make bench-plots`)"},
+		{ratios, validateVsHealth, "no result for BenchmarkServerOverhead/log=error in the benchmark output (run `make bench-plots`)"},
 	}
 	for _, tt := range tests {
+		rs, err := parseBench(strings.NewReader(tt.input))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := tt.draw(rs); err == nil || err.Error() != tt.want {
 			t.Errorf("error %v, want %s", err, tt.want)
 		}

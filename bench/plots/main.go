@@ -32,7 +32,7 @@ func run(in, out string) error {
 		if err != nil {
 			return fmt.Errorf("opening the benchmark output: %w", err)
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		r = f
 	}
 	rs, err := parseBench(r)
