@@ -84,6 +84,15 @@ test-typescript: build ## run the TypeScript client's tests against a real serve
 mcp-conformance: build ## run the MCP conformance suite's protocol scenarios against toolguard mcp --http (npm ci when needed)
 	scripts/mcp_conformance.sh $(BIN)/toolguard
 
+# The pictures of docs/benchmarks.md: short runs (the charts show ratios of
+# sides measured in the same run), captured so the SVGs redraw from the file.
+.PHONY: bench-plots
+bench-plots: ## re-run the benchmarks behind docs/benchmarks.md's pictures into docs/img/bench.txt and redraw docs/img/*.svg
+	$(GO) test -run '^$$' -bench '^(BenchmarkStreamVsOneShot|BenchmarkRepairRatios|BenchmarkRepairConformance)$$' -benchtime 1x -count 3 ./bench/ > docs/img/bench.txt.tmp
+	$(GO) test -run '^$$' -bench '^BenchmarkServerOverhead$$/^log=error$$' -benchtime 3x ./bench/ >> docs/img/bench.txt.tmp
+	mv docs/img/bench.txt.tmp docs/img/bench.txt
+	$(GO) run ./bench/plots -in docs/img/bench.txt -out docs/img
+
 .PHONY: bench-smoke
 bench-smoke: ## run each benchmark once, so they keep working (no timing is judged)
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

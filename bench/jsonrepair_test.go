@@ -80,6 +80,13 @@ type benchCorpus struct {
 	validRaw         [][]byte
 	err              error
 	report           string
+	accuracy         accuracy
+}
+
+// accuracy counts the broken documents, truncated ones aside (they have no
+// intended value), each side turned into the value the model meant.
+type accuracy struct {
+	scored, toolguard, kaptinlin int
 }
 
 var (
@@ -107,7 +114,7 @@ func loadCorpus(tb testing.TB) *benchCorpus {
 			}
 		}
 		c.brokenKapOKBytes = TotalBytes(c.brokenKapOK)
-		c.report, c.err = checkCorpus(c.Corpus)
+		c.report, c.accuracy, c.err = checkCorpus(c.Corpus)
 		c.report += fmt.Sprintf("brokenKapOK (broken docs kaptinlin repairs into valid JSON): %d docs, %d bytes\n", len(c.brokenKapOK), c.brokenKapOKBytes)
 	})
 	if theCorpus.err != nil {
@@ -132,15 +139,15 @@ type kindTally struct {
 	firstTG, firstKap            string
 }
 
-func checkCorpus(c Corpus) (string, error) {
+func checkCorpus(c Corpus) (string, accuracy, error) {
 	var errs []string
 	for i, d := range c.Valid {
 		want, err := stdDecode(d.Input)
 		if err != nil {
-			return "", fmt.Errorf("generator: valid doc %d (%s) is not JSON: %v", i, d.Kind, err)
+			return "", accuracy{}, fmt.Errorf("generator: valid doc %d (%s) is not JSON: %v", i, d.Kind, err)
 		}
 		if !reflect.DeepEqual(want, d.Want) {
-			return "", fmt.Errorf("generator: valid doc %d (%s) decodes to another value: %s", i, d.Kind, diff(want, d.Want))
+			return "", accuracy{}, fmt.Errorf("generator: valid doc %d (%s) decodes to another value: %s", i, d.Kind, diff(want, d.Want))
 		}
 		r, err := repair.RepairJSON(d.Input, repair.JSONOptions{})
 		switch {
@@ -171,7 +178,7 @@ func checkCorpus(c Corpus) (string, error) {
 	tallies := map[string]*kindTally{}
 	for i, d := range c.Broken {
 		if _, err := stdDecode(d.Input); err == nil {
-			return "", fmt.Errorf("generator: broken doc %d (%s) is valid JSON", i, d.Kind)
+			return "", accuracy{}, fmt.Errorf("generator: broken doc %d (%s) is valid JSON", i, d.Kind)
 		}
 		t := tallies[d.Kind]
 		if t == nil {
@@ -224,7 +231,7 @@ func checkCorpus(c Corpus) (string, error) {
 		if len(errs) > 20 {
 			errs = append(errs[:20], fmt.Sprintf("... and %d more", len(errs)-20))
 		}
-		return "", errors.New(strings.Join(errs, "\n"))
+		return "", accuracy{}, errors.New(strings.Join(errs, "\n"))
 	}
 
 	var b strings.Builder
@@ -263,7 +270,16 @@ func checkCorpus(c Corpus) (string, error) {
 			fmt.Fprintf(&b, "  first kaptinlin miss, %s: %s\n", k, t.firstKap)
 		}
 	}
-	return b.String(), nil
+	var acc accuracy
+	for k, t := range tallies {
+		if k == KindTruncated {
+			continue
+		}
+		acc.scored += t.docs
+		acc.toolguard += t.docs - t.tgErr - t.tgWrong
+		acc.kaptinlin += t.docs - t.kapErr - t.kapInvalid - t.kapWrong
+	}
+	return b.String(), acc, nil
 }
 
 // diff describes the first difference between two decoded values.
@@ -446,6 +462,9 @@ func sideRunner(name string, docs []Doc) func() {
 // kaptinlin repairs into valid JSON ("brokenKapOK"), and the speedup over
 // kaptinlin followed by the decode into any. The _cpu ratios are the same
 // in the process's CPU time (cpuTime), steadier on a shared machine.
+// broken-{toolguard,kaptinlin}-recovered-% is each side's accuracy: the
+// share of the broken, not truncated documents it turned into the value
+// the model meant.
 func BenchmarkRepairRatios(b *testing.B) {
 	c := loadCorpus(b)
 	type timed struct {
@@ -481,6 +500,10 @@ func BenchmarkRepairRatios(b *testing.B) {
 		// bytes per ns × 1e3 = MB/s (1 MB = 1e6 bytes, as go test's MB/s).
 		b.ReportMetric(float64(s.bytes)*float64(iter)/s.ns*1e3, s.name+"-MB/s")
 	}
+	// Accuracy beside the speed, so one line carries both sides of the trade.
+	acc := c.accuracy
+	b.ReportMetric(100*float64(acc.toolguard)/float64(acc.scored), "broken-toolguard-recovered-%")
+	b.ReportMetric(100*float64(acc.kaptinlin)/float64(acc.scored), "broken-kaptinlin-recovered-%")
 	b.ReportMetric(sides[1].ns/sides[0].ns, "broken_speedup_vs_kaptinlin")
 	b.ReportMetric(sides[1].cpu/sides[0].cpu, "broken_speedup_vs_kaptinlin_cpu")
 	b.ReportMetric(sides[4].cpu/sides[3].cpu, "broken_speedup_vs_kaptinlin_where_it_succeeds_cpu")
