@@ -128,7 +128,7 @@ func (f anthropicFixer) handle(raw, data []byte) bool {
 
 func (f anthropicFixer) blockStart(raw, data []byte) bool {
 	key := callKey{0, f.ae.index}
-	if old := f.calls[key]; old != nil && old.isOpen() {
+	if old := f.call(key); old != nil && old.isOpen() {
 		f.complete(old, !old.stopped) // a block restarted
 	}
 	c := f.newCall(key)
@@ -139,7 +139,7 @@ func (f anthropicFixer) blockStart(raw, data []byte) bool {
 }
 
 func (f anthropicFixer) blockDelta(raw, data []byte) bool {
-	c := f.calls[callKey{0, f.ae.index}]
+	c := f.call(callKey{0, f.ae.index})
 	if c == nil || c.state == statePassing {
 		return false
 	}
@@ -155,7 +155,7 @@ func (f anthropicFixer) blockDelta(raw, data []byte) bool {
 }
 
 func (f anthropicFixer) blockStop(raw []byte) bool {
-	c := f.calls[callKey{0, f.ae.index}]
+	c := f.call(callKey{0, f.ae.index})
 	if c == nil || c.state != stateHeld {
 		return false
 	}

@@ -23,6 +23,7 @@ type fixer struct {
 	rs    *request
 	out   *[]byte
 	calls map[callKey]*streamCall // an Anthropic call's choice is 0
+	last  *streamCall             // the call found last: most events continue it
 	open  int                     // calls deciding or held
 	// The events not sent yet, from head; their bytes are in the arena.
 	queue queue
@@ -144,9 +145,23 @@ func (f *fixer) fragment(c *streamCall, fr fragment) {
 	f.queue.at(fr.ev).waits++
 }
 
+// call returns the call of key, nil when none came: a stream has an
+// event per fragment, and a map look-up for each shows in its profile.
+func (f *fixer) call(key callKey) *streamCall {
+	if f.last != nil && f.last.key == key {
+		return f.last
+	}
+	c := f.calls[key]
+	if c != nil {
+		f.last = c
+	}
+	return c
+}
+
 func (f *fixer) newCall(key callKey) *streamCall {
 	c := &streamCall{key: key}
 	f.calls[key] = c
+	f.last = c
 	f.open++
 	return c
 }

@@ -156,7 +156,7 @@ func (f openAIFixer) handle(raw, data []byte) bool {
 // toolCall follows a tool call delta of the chunk queued at ev.
 func (f openAIFixer) toolCall(ev int, data []byte, tc openAIToolCall) {
 	key := callKey{tc.choice, tc.index}
-	c := f.calls[key]
+	c := f.call(key)
 	if c == nil {
 		c = f.newCall(key)
 	}
