@@ -195,7 +195,7 @@ func brokenWrite(session, variant int) *toolguardv1.ValidateToolCallRequest {
 	}
 }
 
-// overheadConcurrency is ghz's -c of the figures.
+// overheadConcurrency is the concurrency of the published figures (ghz -c 50).
 const overheadConcurrency = 50
 
 // phaseStats is one phase: calls made at overheadConcurrency, their rate,
@@ -245,7 +245,7 @@ func (s *benchServer) phase(b *testing.B, calls int, call func(i int) error) pha
 	}
 }
 
-// BenchmarkServerOverhead is the ghz run without ghz: 50 concurrent
+// BenchmarkServerOverhead is a ghz-style load run in Go: 50 concurrent
 // callers against a real server process on loopback, alternating in each
 // round (one b.N iteration) between grpc.health.v1.Health/Check,
 // ValidateToolCall on a ~1 KB broken call, and an echo RPC carrying the same
