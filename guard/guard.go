@@ -93,6 +93,7 @@ func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, er
 	if err != nil {
 		return nil, err
 	}
+	readEdits(res)
 	v, err := g.count(ctx, req, res, false, false)
 	if err != nil {
 		return nil, err
@@ -114,13 +115,17 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	if (req.Truncated || truncated) && !res.Has(repair.CodeTruncated) {
 		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
 	}
+	return res, nil
+}
+
+// readEdits reads the diff or patch of a checked call that will not be
+// executed now: one execution could not read (cut off) is no usable call at
+// validation either. An execution reads it itself. A caller's own tool of
+// the same name is not ours to read.
+func readEdits(res *repair.Result) {
 	if res.OK() && res.Tool != nil && res.Tool.Builtin() && slices.Contains(editTools, res.Tool.Name()) {
-		// A diff or patch execution could not read (one cut off) is no
-		// usable call at validation either. A caller's own tool of the
-		// same name is not ours to read.
 		planEdits(res)
 	}
-	return res, nil
 }
 
 // conclude counts a checked call that was sent to be executed (executed

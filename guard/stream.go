@@ -288,6 +288,9 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	// In observe mode the call is judged as if it were to run, and left to
 	// the client: nothing is written.
 	executes := s.req.ExecuteOnComplete && !s.g.observeOnly
+	if !executes || truncated || run == nil {
+		readEdits(res)
+	}
 	if executes && !truncated && run != nil && res.OK() {
 		ws, err := s.g.workspace(req.Workspace)
 		if err != nil {
