@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // RepairedJSON is the outcome of RepairJSON.
@@ -105,7 +106,9 @@ func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 		return r, err
 	}
 	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1, keyQuote: -1}
+	p.scratch = getScratch()
 	v, err := p.document()
+	putScratch(p.scratch)
 	if p.tooDeep >= 0 {
 		return RepairedJSON{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
 	}
@@ -139,4 +142,24 @@ func unescapeEscapedJSON(text string) (string, bool) {
 		b.WriteByte(t[i])
 	}
 	return b.String(), true
+}
+
+// scratchPool keeps the buffers strings are built in, so a parse does not
+// grow a new one from nothing; buffers grown past maxPooledScratch by one
+// large string are left to the collector.
+var scratchPool sync.Pool
+
+const maxPooledScratch = 64 << 10
+
+func getScratch() []byte {
+	if b, ok := scratchPool.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 1024)
+}
+
+func putScratch(b []byte) {
+	if cap(b) <= maxPooledScratch {
+		scratchPool.Put(&b)
+	}
 }

@@ -20,6 +20,7 @@ type repairParser struct {
 	keyQuote  int       // where an unknown key lacks its closing quote, or -1
 	tuples    int       // open Python tuples, in which ')' ends a bare value
 	marks     []strMark // str's buffer
+	scratch   []byte    // where str builds a string that differs from the source
 }
 
 // note records a kind of repair, once.
@@ -155,8 +156,18 @@ func (p *repairParser) fencedValues() (any, bool) {
 		} else {
 			rest = ""
 		}
-		sub := &repairParser{s: block, keys: p.keys, tooDeep: -1, keyQuote: -1}
+		if v, err := decodeJSON(block); err == nil {
+			// The usual fence holds valid JSON: the strict parser's value,
+			// as RepairJSON gives for the same text unfenced.
+			values = append(values, v)
+			if rest == "" {
+				break
+			}
+			continue
+		}
+		sub := &repairParser{s: block, keys: p.keys, tooDeep: -1, keyQuote: -1, scratch: p.scratch}
 		v, err := sub.document()
+		p.scratch = sub.scratch
 		if sub.tooDeep >= 0 {
 			p.tooDeep = p.i
 		}

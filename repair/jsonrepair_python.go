@@ -89,16 +89,16 @@ func pythonStringEnd(s string, i int, delim string) int {
 // decodePython decodes the escapes of s[from:to] as Python does for the
 // ones JSON shares; a backslash before a newline joins the lines.
 func (p *repairParser) decodePython(from, to int, open rune) string {
-	var b strings.Builder
-	b.Grow(to - from)
+	b := p.scratch[:0]
+	defer func() { p.scratch = b[:0] }()
 	p.i = from
 	for p.i < to {
 		k := strings.IndexByte(p.s[p.i:to], '\\')
 		if k < 0 {
-			b.WriteString(p.s[p.i:to])
+			b = append(b, p.s[p.i:to]...)
 			break
 		}
-		b.WriteString(p.s[p.i : p.i+k])
+		b = append(b, p.s[p.i:p.i+k]...)
 		p.i += k
 		switch {
 		case strings.HasPrefix(p.s[p.i:], "\\\r\n"):
@@ -106,10 +106,10 @@ func (p *repairParser) decodePython(from, to int, open rune) string {
 		case strings.HasPrefix(p.s[p.i:], "\\\n"):
 			p.i += 2
 		default:
-			p.escape(&b, open)
+			b, _ = p.escape(b, open)
 		}
 	}
-	out := b.String()
+	out := string(b)
 	p.checkControl(out)
 	return out
 }

@@ -15,12 +15,13 @@ func (p *repairParser) str(ctx parseCtx) string {
 	closers, _ := openQuote(open)
 	p.noteQuote(open)
 	p.i += size
-	// The text stays a slice of the source until something must change.
-	t := strText{s: p.s, start: p.i, close: asciiCloser(closers)}
+	// The text stays a slice of the source until something must change;
+	// then it is built in the parser's scratch buffer.
+	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), buf: p.scratch[:0]}
 	// marks are the commas and closing brackets met, where a string whose
 	// closing quote was forgotten may end; the buffer is reused.
 	marks := p.marks[:0]
-	defer func() { p.marks = marks[:0] }()
+	defer func() { p.marks, p.scratch = marks[:0], t.buf[:0] }()
 	for p.i < len(p.s) {
 		if j := plainEnd(p.s, p.i, t.close); j > p.i {
 			t.keep(p.i, j)
@@ -30,9 +31,21 @@ func (p *repairParser) str(ctx parseCtx) string {
 			}
 		}
 		c := p.s[p.i]
+		if c == '\\' && p.i+1 < len(p.s) {
+			// The usual escape, decoded here: in escaped code it comes
+			// every few bytes.
+			if e, ok := jsonesc.Simple(p.s[p.i+1]); ok {
+				t.build(p.i)
+				t.buf = append(t.buf, e)
+				p.i += 2
+				continue
+			}
+		}
 		switch {
 		case c == '\\':
-			if !p.escape(t.builder(p.i), open) {
+			t.build(p.i)
+			var ok bool
+			if t.buf, ok = p.escape(t.buf, open); !ok {
 				return t.String(p.i)
 			}
 			continue
@@ -41,7 +54,17 @@ func (p *repairParser) str(ctx parseCtx) string {
 			continue
 		case c == '}' || c == ']' || c == ',':
 			marks = append(marks, strMark{src: p.i, n: t.Len(p.i), c: c})
+			t.keep(p.i, p.i+1)
+			p.i++
+			continue
+		case c >= utf8.RuneSelf:
+			if j := plainRunes(p.s, p.i, closers); j > p.i {
+				t.keep(p.i, j)
+				p.i = j
+				continue
+			}
 		}
+		// A closing quote, or a byte that is not UTF-8.
 		r, rsize := rune(c), 1
 		if c >= utf8.RuneSelf {
 			r, rsize = utf8.DecodeRuneInString(p.s[p.i:])
@@ -52,13 +75,27 @@ func (p *repairParser) str(ctx parseCtx) string {
 			}
 		}
 		if r == utf8.RuneError && rsize == 1 {
-			t.builder(p.i).WriteRune(utf8.RuneError)
+			t.build(p.i)
+			t.buf = utf8.AppendRune(t.buf, utf8.RuneError)
 		} else {
 			t.keep(p.i, p.i+rsize)
 		}
 		p.i += rsize
 	}
 	return p.unclosed(t.String(p.i), marks, ctx)
+}
+
+// plainRunes returns where the run of valid non-ASCII characters from i
+// that are not closing quotes ends.
+func plainRunes(s string, i int, closers string) int {
+	for i < len(s) && s[i] >= utf8.RuneSelf {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || strings.ContainsRune(closers, r) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 func (p *repairParser) noteQuote(open rune) {
@@ -84,7 +121,8 @@ func asciiCloser(closers string) byte {
 
 // plainEnd returns where the run of plain text from i ends: at a control
 // byte, a non-ASCII byte, a backslash, the closing quote or a comma or
-// closing bracket (where a string missing its quote may end).
+// closing bracket (where a string missing its quote may end). It tests
+// eight bytes at a time, then finds the stop byte by table.
 func plainEnd(s string, i int, close byte) int {
 	stop := &stopsDouble
 	switch close {
@@ -96,10 +134,48 @@ func plainEnd(s string, i int, close byte) int {
 	default:
 		stop = &stopsNone
 	}
+	// Runs in escaped text are a few bytes long: test bytes first, words
+	// only for a run that goes on.
+	for end := min(i+16, len(s)); i < end; i++ {
+		if stop[s[i]] {
+			return i
+		}
+	}
+	closes := ones * uint64(close)
+	for ; i+8 <= len(s); i += 8 {
+		if stopIn(load64(s, i), closes) {
+			break
+		}
+	}
 	for i < len(s) && !stop[s[i]] {
 		i++
 	}
 	return i
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stopIn reports whether a word holds a byte that ends a plain run
+// (runStops), closes holding the closing quote in each byte. Each test is
+// exact about whether some byte matches: a borrow only crosses bytes above
+// one that matched already.
+func stopIn(w, closes uint64) bool {
+	control := (w - 0x20*ones) &^ w & highs
+	return control|w&highs|zeroByte(w^(ones*'\\'))|zeroByte(w^(ones*','))|zeroByte(w^(ones*'}'))|zeroByte(w^(ones*']'))|zeroByte(w^closes) != 0
+}
+
+// zeroByte has the high bit of a byte set when some byte of x is zero.
+func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
+
+// load64 reads eight bytes of s from i, little-endian (one load once
+// compiled).
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // The bytes that end a plain run, per closing quote (plainEnd).
@@ -190,64 +266,39 @@ func (p *repairParser) endAt(m strMark, text string) string {
 }
 
 // strText is a string's text: a slice of the source while the text equals
-// it, a builder once something had to change.
+// it, built in a buffer once something had to change.
 type strText struct {
 	s        string
 	start    int
-	close    byte // the ASCII closing quote, to size the builder
-	b        strings.Builder
+	close    byte // the ASCII closing quote
+	buf      []byte
 	building bool
 }
 
 func (t *strText) keep(from, to int) {
 	if t.building {
-		t.b.WriteString(t.s[from:to])
+		t.buf = append(t.buf, t.s[from:to]...)
 	}
 }
 
-// builder switches to building, copying the source up to at.
-func (t *strText) builder(at int) *strings.Builder {
+// build switches to building, copying the source up to at.
+func (t *strText) build(at int) {
 	if !t.building {
 		t.building = true
-		// Sized to the next unescaped quote: one allocation for the usual string.
-		end := nextUnescaped(t.s, at, t.close)
-		t.b.Grow(end - t.start + 16)
-		t.b.WriteString(t.s[t.start:at])
+		t.buf = append(t.buf[:0], t.s[t.start:at]...)
 	}
-	return &t.b
-}
-
-// nextUnescaped returns the offset of the first c at or after i that no
-// backslash escapes, or len(s).
-func nextUnescaped(s string, i int, c byte) int {
-	for i < len(s) {
-		k := strings.IndexByte(s[i:], c)
-		if k < 0 {
-			return len(s)
-		}
-		k += i
-		n := 0
-		for j := k - 1; j >= 0 && s[j] == '\\'; j-- {
-			n++
-		}
-		if n%2 == 0 {
-			return k
-		}
-		i = k + 1
-	}
-	return len(s)
 }
 
 func (t *strText) Len(at int) int {
 	if t.building {
-		return t.b.Len()
+		return len(t.buf)
 	}
 	return at - t.start
 }
 
 func (t *strText) String(at int) string {
 	if t.building {
-		return t.b.String()
+		return string(t.buf)
 	}
 	return t.s[t.start:at]
 }
@@ -317,53 +368,53 @@ func trimBrackets(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' || r == '`' })
 }
 
-// escape decodes one escape at p.i into b; false when the text ends inside it.
-func (p *repairParser) escape(b *strings.Builder, open rune) bool {
+// escape decodes one escape at p.i onto b; false when the text ends inside it.
+func (p *repairParser) escape(b []byte, open rune) ([]byte, bool) {
 	if p.i+1 >= len(p.s) {
-		b.WriteByte('\\')
+		b = append(b, '\\')
 		p.i = len(p.s)
 		p.truncated = true
 		p.note("closed a string cut off at the end of the text")
-		return false
+		return b, false
 	}
 	e := p.s[p.i+1]
 	if c, ok := jsonesc.Simple(e); ok {
-		b.WriteByte(c)
+		b = append(b, c)
 		p.i += 2
-		return true
+		return b, true
 	}
 	switch e {
 	case '\'':
-		b.WriteByte('\'')
+		b = append(b, '\'')
 		if open != '\'' {
 			p.note("fixed invalid escapes")
 		}
 	case '\n':
-		b.WriteByte('\n') // a line continuation
+		b = append(b, '\n') // a line continuation
 		p.note("fixed invalid escapes")
 	case 'u':
 		if jsonesc.Partial(p.s[p.i:]) {
 			p.i = len(p.s)
 			p.truncated = true
 			p.note("closed a string cut off at the end of the text")
-			return false
+			return b, false
 		}
 		r, n := jsonesc.Unicode(p.s[p.i:])
 		if n == 0 {
 			p.invalid = true
-			b.WriteString(`\u`)
+			b = append(b, `\u`...)
 			break
 		}
-		b.WriteRune(r) // a lone surrogate becomes U+FFFD
+		b = utf8.AppendRune(b, r) // a lone surrogate becomes U+FFFD
 		p.i += n
-		return true
+		return b, true
 	default:
 		// \d in a regex, \p in a Windows path: the model meant the backslash.
-		b.WriteByte('\\')
+		b = append(b, '\\')
 		p.i++
 		p.note("fixed invalid escapes")
-		return true
+		return b, true
 	}
 	p.i += 2
-	return true
+	return b, true
 }

@@ -325,3 +325,24 @@ func toValidUTF8(s string) string {
 	}
 	return b.String()
 }
+
+// nextUnescaped returns the offset of the first c at or after i that no
+// backslash escapes, or len(s).
+func nextUnescaped(s string, i int, c byte) int {
+	for i < len(s) {
+		k := strings.IndexByte(s[i:], c)
+		if k < 0 {
+			return len(s)
+		}
+		k += i
+		n := 0
+		for j := k - 1; j >= 0 && s[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return k
+		}
+		i = k + 1
+	}
+	return len(s)
+}
