@@ -106,9 +106,11 @@ func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 		return r, err
 	}
 	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1, keyQuote: -1}
-	p.scratch = getScratch()
+	bufs := parseBuffersPool.Get().(*parseBuffers)
+	p.scratch, p.marks = bufs.scratch[:0], bufs.marks[:0]
 	v, err := p.document()
-	putScratch(p.scratch)
+	bufs.keep(p.scratch, p.marks)
+	parseBuffersPool.Put(bufs)
 	if p.tooDeep >= 0 {
 		return RepairedJSON{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
 	}
@@ -144,22 +146,28 @@ func unescapeEscapedJSON(text string) (string, bool) {
 	return b.String(), true
 }
 
-// scratchPool keeps the buffers strings are built in, so a parse does not
-// grow a new one from nothing; buffers grown past maxPooledScratch by one
-// large string are left to the collector.
-var scratchPool sync.Pool
-
-const maxPooledScratch = 64 << 10
-
-func getScratch() []byte {
-	if b, ok := scratchPool.Get().(*[]byte); ok {
-		return (*b)[:0]
-	}
-	return make([]byte, 0, 1024)
+// parseBuffers are the buffers str builds strings and keeps marks in,
+// pooled so a parse does not grow new ones from nothing.
+type parseBuffers struct {
+	scratch []byte
+	marks   []strMark
 }
 
-func putScratch(b []byte) {
-	if cap(b) <= maxPooledScratch {
-		scratchPool.Put(&b)
+var parseBuffersPool = sync.Pool{New: func() any { return new(parseBuffers) }}
+
+// The largest buffers kept for the next parse: ones grown by a single
+// large string are left to the collector.
+const (
+	maxPooledScratch = 64 << 10
+	maxPooledMarks   = 4 << 10
+)
+
+func (b *parseBuffers) keep(scratch []byte, marks []strMark) {
+	b.scratch, b.marks = nil, nil
+	if cap(scratch) <= maxPooledScratch {
+		b.scratch = scratch[:0]
+	}
+	if cap(marks) <= maxPooledMarks {
+		b.marks = marks[:0]
 	}
 }

@@ -22,8 +22,17 @@ func (p *repairParser) str(ctx parseCtx) string {
 	// closing quote was forgotten may end; the buffer is reused.
 	marks := p.marks[:0]
 	defer func() { p.marks, p.scratch = marks[:0], t.buf[:0] }()
+	runs := newRunStopper(t.close)
 	for p.i < len(p.s) {
-		if j := plainEnd(p.s, p.i, t.close); j > p.i {
+		// Runs in escaped text are a few bytes long: bytes are tested here,
+		// words only for a run that goes on.
+		j := p.i
+		for n := min(j+16, len(p.s)); j < n && !runs.stop[p.s[j]]; j++ {
+		}
+		if j == p.i+16 {
+			j = runs.end(p.s, j)
+		}
+		if j > p.i {
 			t.keep(p.i, j)
 			p.i = j
 			if j == len(p.s) {
@@ -119,11 +128,15 @@ func asciiCloser(closers string) byte {
 	return c
 }
 
-// plainEnd returns where the run of plain text from i ends: at a control
-// byte, a non-ASCII byte, a backslash, the closing quote or a comma or
-// closing bracket (where a string missing its quote may end). It tests
-// eight bytes at a time, then finds the stop byte by table.
-func plainEnd(s string, i int, close byte) int {
+// runStopper finds where a string's plain runs end: at a control byte, a
+// non-ASCII byte, a backslash, the closing quote or a comma or closing
+// bracket (where a string missing its quote may end).
+type runStopper struct {
+	stop   *[256]bool
+	closes uint64 // the closing quote in each byte
+}
+
+func newRunStopper(close byte) runStopper {
 	stop := &stopsDouble
 	switch close {
 	case '"':
@@ -134,20 +147,18 @@ func plainEnd(s string, i int, close byte) int {
 	default:
 		stop = &stopsNone
 	}
-	// Runs in escaped text are a few bytes long: test bytes first, words
-	// only for a run that goes on.
-	for end := min(i+16, len(s)); i < end; i++ {
-		if stop[s[i]] {
-			return i
-		}
-	}
-	closes := ones * uint64(close)
+	return runStopper{stop: stop, closes: ones * uint64(close)}
+}
+
+// end returns where the run from i ends, testing eight bytes at a time,
+// then finding the stop byte by table.
+func (r runStopper) end(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if stopIn(load64(s, i), closes) {
+		if stopIn(load64(s, i), r.closes) {
 			break
 		}
 	}
-	for i < len(s) && !stop[s[i]] {
+	for i < len(s) && !r.stop[s[i]] {
 		i++
 	}
 	return i
@@ -178,7 +189,7 @@ func load64(s string, i int) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// The bytes that end a plain run, per closing quote (plainEnd).
+// The bytes that end a plain run, per closing quote (runStopper).
 var stopsDouble, stopsSingle, stopsBacktick, stopsNone = runStops('"'), runStops('\''), runStops('`'), runStops(0)
 
 func runStops(close byte) (t [256]bool) {
