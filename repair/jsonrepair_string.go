@@ -295,9 +295,18 @@ func (t *strText) keep(from, to int) {
 // build switches to building, copying the source up to at.
 func (t *strText) build(at int) {
 	if !t.building {
-		t.building = true
-		t.buf = append(t.buf[:0], t.s[t.start:at]...)
+		t.startBuilding(at)
 	}
+}
+
+// startBuilding sizes the buffer for the rest of the text when it could
+// be shorter: one allocation instead of doubling through a large string.
+func (t *strText) startBuilding(at int) {
+	t.building = true
+	if rest := len(t.s) - t.start; cap(t.buf) < rest {
+		t.buf = make([]byte, 0, rest)
+	}
+	t.buf = append(t.buf[:0], t.s[t.start:at]...)
 }
 
 func (t *strText) Len(at int) int {
