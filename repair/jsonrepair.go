@@ -105,6 +105,9 @@ func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 		}
 		return r, err
 	}
+	if v, ok := fencedJSON(text); ok {
+		return RepairedJSON{Value: v, Repairs: []Repair{{Code: CodeJSONRepaired, Detail: "removed a code fence"}}}, nil
+	}
 	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1, keyQuote: -1}
 	bufs := parseBuffersPool.Get().(*parseBuffers)
 	p.scratch, p.marks = bufs.scratch[:0], bufs.marks[:0]
@@ -124,6 +127,27 @@ func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 		return RepairedJSON{}, errInvalidText
 	}
 	return RepairedJSON{Value: v, Repairs: p.repairs(), Truncated: p.truncated}, nil
+}
+
+// fencedJSON returns the value of valid JSON in a code fence, opened,
+// closed or both, with nothing else around it: the strict reading, which
+// the same text unfenced gets, instead of the repair parser's guesses about
+// where strings end.
+func fencedJSON(text string) (any, bool) {
+	body := strings.TrimSpace(text)
+	body, opened := strings.CutPrefix(body, "```")
+	if opened {
+		body = strings.TrimLeft(body, "`")
+		for len(body) > 0 && isWordByte(body[0]) { // language tag
+			body = body[1:]
+		}
+	}
+	body, closed := strings.CutSuffix(body, "```")
+	if !opened && !closed {
+		return nil, false
+	}
+	v, err := decodeJSON(body)
+	return v, err == nil
 }
 
 // unescapeEscapedJSON undoes one level of escaping of JSON whose quotes all

@@ -174,3 +174,53 @@ func TestKeyQuoteNotTruncation(t *testing.T) {
 		t.Errorf("err %v, truncated %v; want truncated", err, r.Truncated)
 	}
 }
+
+// TestFencedValidJSON: valid JSON in a fence reads as the same text
+// unfenced does, whatever keys the tool declares: a quote then a comma ends
+// a string there even before a key the tool does not know, and the notes
+// say only that the fence was removed.
+func TestFencedValidJSON(t *testing.T) {
+	body := "{\"todos\": [{\"content\": \"a “b” c\",\n \"status\": \"done\"}]}"
+	tests := []struct {
+		name string
+		text string
+		want []string // repair details
+	}{
+		{"one fence after prose", "Here it is:\n```json\n" + body + "\n```\nDone.", []string{"removed text and code fences around the JSON"}},
+		{"two fences after prose", "Here:\n```json\n" + body + "\n```\nand\n```json\n" + body + "\n```", []string{"collected the values of several code fences into an array"}},
+		{"a fence around it", "```json\n" + body + "\n```\n", []string{"removed a code fence"}},
+		{"a fence opened, never closed", "```\n" + body, []string{"removed a code fence"}},
+		{"a closing fence only", body + "\n```", []string{"removed a code fence"}},
+	}
+	plain, err := RepairJSON(body, JSONOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		for _, keys := range []map[string]bool{nil, {"content": true}} {
+			t.Run(tc.name, func(t *testing.T) {
+				r, err := RepairJSON(tc.text, JSONOptions{Keys: keys})
+				if err != nil || r.Truncated {
+					t.Fatalf("err = %v, truncated %v", err, r.Truncated)
+				}
+				v := r.Value
+				if list, ok := v.([]any); ok && len(tc.want) == 1 && strings.HasPrefix(tc.want[0], "collected") {
+					if len(list) != 2 || !reflect.DeepEqual(list[0], list[1]) {
+						t.Fatalf("values = %#v", list)
+					}
+					v = list[0]
+				}
+				if !reflect.DeepEqual(v, plain.Value) {
+					t.Errorf("value = %#v, want %#v", v, plain.Value)
+				}
+				var details []string
+				for _, rp := range r.Repairs {
+					details = append(details, strings.Split(rp.Detail, "; ")...)
+				}
+				if !reflect.DeepEqual(details, tc.want) {
+					t.Errorf("repairs = %q, want %q", details, tc.want)
+				}
+			})
+		}
+	}
+}
