@@ -24,9 +24,9 @@ func (p *repairParser) pythonString(ctx parseCtx) (string, bool) {
 		return "", false
 	}
 	q := p.s[i]
-	delim := string(q)
-	if strings.HasPrefix(p.s[i:], strings.Repeat(delim, 3)) {
-		delim = strings.Repeat(delim, 3)
+	delim := p.s[i : i+1] // the quote, or three of them: slices of the text
+	if i+3 <= len(p.s) && p.s[i+1] == q && p.s[i+2] == q {
+		delim = p.s[i : i+3]
 	} else if i == p.i {
 		return "", false // a plain string: str reads it
 	}

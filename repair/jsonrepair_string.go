@@ -99,12 +99,18 @@ func (p *repairParser) str(ctx parseCtx) string {
 func plainRunes(s string, i int, closers string) int {
 	for i < len(s) && s[i] >= utf8.RuneSelf {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || strings.ContainsRune(closers, r) {
+		if r == utf8.RuneError && n == 1 || isQuoteRune(r) && strings.ContainsRune(closers, r) {
 			break
 		}
 		i += n
 	}
 	return i
+}
+
+// isQuoteRune reports the non-ASCII quotes openQuote knows, so that other
+// characters skip the search of the closers.
+func isQuoteRune(r rune) bool {
+	return r == '\u00b4' || '\u2018' <= r && r <= '\u201e'
 }
 
 func (p *repairParser) noteQuote(open rune) {
