@@ -296,6 +296,7 @@ func strictService(sd *grpc.ServiceDesc, dec requestDecoder) *grpc.ServiceDesc {
 
 func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 	return func(srv any, ctx context.Context, recv func(any) error, chain grpc.UnaryServerInterceptor) (any, error) {
+		growStack()
 		var refusal *protoapi.FieldError
 		decode := func(m any) error {
 			var err error
