@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FindPlaceholder reports the first line that is a comment standing for
@@ -56,11 +57,49 @@ func isPlaceholderComment(t string, markdown bool) bool {
 	if isBareEllipsis(body) {
 		return !markdown
 	}
+	var buf [maxPhraseWords]string
+	words, ok := phraseWords(body, &buf)
+	if !ok {
+		return false
+	}
 	decorated := isDecorated(body)
-	words := strings.FieldsFunc(strings.ToLower(body), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
 	return placeholderWords(words, decorated) || foreignPlaceholder(words, decorated)
+}
+
+// maxPhraseWords is the most words a placeholder phrase has, in any
+// language: a longer comment is a remark.
+const maxPhraseWords = 14
+
+// phraseWords splits a comment's text into its lower-cased words (runs of
+// letters and digits) in buf; false when there are more than
+// maxPhraseWords. Most comments are remarks, and this runs on every
+// comment line of every file written, so it allocates only for a word
+// with capitals.
+func phraseWords(body string, buf *[maxPhraseWords]string) ([]string, bool) {
+	words, start := buf[:0], -1
+	for i := 0; i <= len(body); {
+		word, size := false, 1
+		if i < len(body) {
+			if c := body[i]; c < utf8.RuneSelf {
+				word = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+			} else {
+				var r rune
+				r, size = utf8.DecodeRuneInString(body[i:])
+				word = unicode.IsLetter(r) || unicode.IsDigit(r)
+			}
+		}
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			if len(words) == maxPhraseWords {
+				return nil, false
+			}
+			words, start = append(words, strings.ToLower(body[start:i])), -1
+		}
+		i += size
+	}
+	return words, true
 }
 
 // isBareEllipsis reports a comment that is nothing but an ellipsis.
@@ -137,7 +176,17 @@ var (
 		"preserved", "identical", "elided", "unchanged as before", "unchanged from before")
 	weakStatus = wordSet("here", "below", "above", "continues", "follows", "etc",
 		"continues below", "follows below")
+	// longestStatus is the length of the longest status phrase.
+	longestStatus = max(longestKey(strongStatus), longestKey(weakStatus))
 )
+
+func longestKey(m map[string]bool) int {
+	n := 0
+	for k := range m {
+		n = max(n, len(k))
+	}
+	return n
+}
 
 // How strongly the words ending a phrase say the code is unchanged.
 const (
@@ -165,11 +214,21 @@ func status(w []string) int {
 		}
 		w = w[1:]
 	}
-	s := strings.Join(w, " ")
+	// Joined on the stack, and only as long as a status phrase can be.
+	var buf [64]byte
+	s := buf[:0]
+	for i, x := range w {
+		if i > 0 {
+			s = append(s, ' ')
+		}
+		if s = append(s, x...); len(s) > longestStatus {
+			return statusNone
+		}
+	}
 	switch {
-	case strongStatus[s]:
+	case strongStatus[string(s)]:
 		return statusStrong
-	case weakStatus[s]:
+	case weakStatus[string(s)]:
 		return statusWeak
 	}
 	return statusNone
@@ -185,7 +244,7 @@ func anyCodeNoun(w []string) bool {
 
 // placeholderWords applies the phrase grammar to a comment's lower-cased words.
 func placeholderWords(w []string, decorated bool) bool {
-	if len(w) == 0 || len(w) > 14 {
+	if len(w) == 0 || len(w) > maxPhraseWords {
 		return false
 	}
 	w, keep := trimFiller(w)

@@ -95,6 +95,9 @@ var foreignVocabulary, cjkMaxRunes = func() (map[string]placeholderRole, int) {
 
 func isLatinOrCyrillic(w string) bool {
 	for _, r := range w {
+		if r < utf8.RuneSelf {
+			continue
+		}
 		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
 			return false
 		}
@@ -105,7 +108,7 @@ func isLatinOrCyrillic(w string) bool {
 // foreignPlaceholder applies the vocabulary rule to a comment's lower-cased
 // words; any word outside the vocabulary (but a number) means a remark.
 func foreignPlaceholder(words []string, decorated bool) bool {
-	if len(words) > 14 {
+	if len(words) > maxPhraseWords {
 		return false
 	}
 	var has [roleCount]bool
