@@ -8,8 +8,8 @@ package service
 // cheap copy instead.
 
 // stackReserve is what growStack reserves. It brings a fresh stack to the
-// largest size goroutine stacks are cached at per processor (16 KB), enough
-// for the repair of nesting at the default depth limit.
+// largest size goroutine stacks are cached at per processor (16 KB), which
+// holds the usual call's whole path; deep nesting still grows it further.
 const stackReserve = 8 << 10
 
 // growStack grows the calling goroutine's stack by stackReserve.
