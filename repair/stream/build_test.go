@@ -1,8 +1,11 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
@@ -76,5 +79,50 @@ func TestParsedArguments(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestArgsBufferReuse: the buffer a closed call's arguments arrived in goes
+// back to a pool; nothing a call handed out (its text, its parsed value, its
+// previews) shares it, so the calls that reuse it change none of them.
+func TestArgsBufferReuse(t *testing.T) {
+	type seen struct {
+		text     string
+		parsed   map[string]any
+		previews []string
+	}
+	stream := func(args string) seen {
+		var s seen
+		p, err := New(OpenAI, Options{}, func(e Event) {
+			switch e.Kind {
+			case EventParam:
+				s.previews = append(s.previews, e.Text+e.JSON)
+			case EventCallClosed:
+				s.text, s.parsed = e.Call.Text, e.Call.Parsed
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = p.ToolDelta(ToolDelta{Index: 0, ID: "call_1", Name: "write_to_file"})
+		for i := 0; i < len(args); i += 5 {
+			_ = p.ToolDelta(ToolDelta{Index: 0, Arguments: args[i:min(i+5, len(args))]})
+		}
+		if err := p.End(false); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	args := func(fill byte) string {
+		raw, _ := json.Marshal(map[string]any{"path": "a.go", "n": 1, "content": string(bytes.Repeat([]byte{fill}, 3000)) + "\n\"é\""})
+		return string(raw)
+	}
+	first := stream(args('a'))
+	want := seen{text: first.text, parsed: maps.Clone(first.parsed), previews: slices.Clone(first.previews)}
+	for _, fill := range []byte("bcdefgh") {
+		stream(args(fill))
+	}
+	if !reflect.DeepEqual(first, want) || first.text != args('a') {
+		t.Errorf("a later call changed what the first handed out")
 	}
 }

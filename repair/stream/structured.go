@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -64,6 +65,9 @@ func (p *structuredParser) delta(d ToolDelta) {
 	}
 	if d.Arguments != "" {
 		p.start(c)
+		if c.args == nil {
+			c.args = getArgsBuffer()
+		}
 		c.args = appendGrow(c.args, d.Arguments)
 		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
 			p.drop(c, callTooLargeEvent(c.index, p.opts.MaxCallBytes))
@@ -104,6 +108,7 @@ func (p *structuredParser) start(c *deltaCall) {
 
 func (p *structuredParser) drop(c *deltaCall, e Event) {
 	c.dropped = true
+	putArgsBuffer(c.args)
 	c.args, c.scan, c.build = nil, jsonScanner{}, valueBuilder{}
 	p.unhold(c)
 	p.emit(e)
@@ -120,8 +125,9 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	} else {
 		call.Text = validString(c.args)
 	}
+	putArgsBuffer(c.args)
 	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated, Call: call})
-	c.args, c.build = nil, valueBuilder{}
+	c.args, c.scan.buf, c.build = nil, nil, valueBuilder{}
 	p.unhold(c)
 }
 
@@ -162,4 +168,24 @@ func (t *textPass) flush() {
 	out, _ := appendValid(t.out[:0], t.pending, true)
 	t.pending = t.pending[:0]
 	t.emit(Event{Kind: EventText, Index: -1, Text: string(out)})
+}
+
+// argsPool keeps the buffers calls' arguments arrive in, so that a stream
+// does not grow a new one from nothing for every call; one grown past
+// maxPooledArgs is left to the collector.
+var argsPool sync.Pool
+
+const maxPooledArgs = 4 << 20
+
+func getArgsBuffer() []byte {
+	if b, ok := argsPool.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+func putArgsBuffer(b []byte) {
+	if b != nil && cap(b) <= maxPooledArgs {
+		argsPool.Put(&b)
+	}
 }
