@@ -30,6 +30,8 @@ func TestParsedArguments(t *testing.T) {
 		{"empty text", ``, nil},
 		{"not an object", `[1]`, nil},
 		{"single quotes", `{'a': 1}`, nil},
+		{"a NUL after the object", "{\"a\": 1}\x00", nil},
+		{"a NUL before a value", "{\"a\": \x001}", nil},
 		{"single-quoted value", `{"a": 'x'}`, nil},
 		{"bare key", `{a: 1}`, nil},
 		{"Python literal", `{"a": True}`, nil},

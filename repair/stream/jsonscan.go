@@ -120,7 +120,7 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 			s.pos++
 			continue
 		}
-		if c == stop {
+		if c == stop && stop != 0 {
 			return true
 		}
 		s.structural(c)
