@@ -33,54 +33,7 @@ type fixer struct {
 	oa    openAIChunk
 	ae    anthropicEvent
 	tmpl  template
-}
-
-// template is the data around the fragment of the last event that carried
-// one argument fragment and nothing else. Servers send the same bytes around
-// every fragment of a call: an event that matches needs no parsing.
-type template struct {
-	valid          bool
-	prefix, suffix []byte
-	key            callKey
-}
-
-func (t *template) set(data []byte, s span, key callKey) {
-	t.prefix = append(t.prefix[:0], data[:s.start+1]...)
-	t.suffix = append(t.suffix[:0], data[s.end-1:]...)
-	t.key, t.valid = key, true
-}
-
-// match returns the fragment's span when data is the template around a string.
-func (t *template) match(data []byte, single bool) (span, bool) {
-	if !t.valid || !single || len(data) < len(t.prefix)+len(t.suffix) ||
-		!bytes.HasPrefix(data, t.prefix) || !bytes.HasSuffix(data, t.suffix) {
-		return span{}, false
-	}
-	body := data[len(t.prefix) : len(data)-len(t.suffix)]
-	// Only escaped quotes inside, and the closing quote not escaped.
-	for i := 0; ; {
-		k := bytes.IndexByte(body[i:], '"')
-		if k < 0 {
-			break
-		}
-		if backslashesBefore(body, i+k)%2 == 0 {
-			return span{}, false
-		}
-		i += k + 1
-	}
-	if backslashesBefore(body, len(body))%2 == 1 {
-		return span{}, false
-	}
-	return span{len(t.prefix) - 1, len(data) - len(t.suffix) + 1}, true
-}
-
-func backslashesBefore(b []byte, i int) int {
-	n := 0
-	for i > 0 && b[i-1] == '\\' {
-		n++
-		i--
-	}
-	return n
+	hint  frameHint // the event frame recognised, for event
 }
 
 type callKey struct{ choice, index int }
@@ -403,10 +356,17 @@ const (
 
 // event follows one event in the API's dialect d.
 func (f *fixer) event(raw []byte, d dialect) {
+	h := f.hint
+	f.hint = frameHint{}
 	if f.halt {
 		return
 	}
-	data, _, single, ok := eventData(raw)
+	if h.n > 0 && h.n == len(raw) && &raw[0] == h.at {
+		// frame found it to be the template around a fragment.
+		f.fragmentEvent(raw, raw[f.tmpl.off:len(raw)-f.tmpl.rest], h.s, d)
+		return
+	}
+	data, off, single, ok := eventData(raw)
 	if !ok {
 		f.pass(raw)
 		return
@@ -421,10 +381,21 @@ func (f *fixer) event(raw []byte, d dialect) {
 		case readJSON:
 			f.tmpl.valid = false
 			if s, key, ok := d.fragmentOnly(); ok && single {
-				f.tmpl.set(data, s, key)
+				f.tmpl.set(raw, off, len(data), s, key)
 			}
 		}
 	}
+	if !d.handle(raw, data) {
+		f.pass(raw)
+		return
+	}
+	f.drain()
+}
+
+// fragmentEvent handles an event whose data is the template around the
+// fragment at s.
+func (f *fixer) fragmentEvent(raw, data []byte, s span, d dialect) {
+	d.readFragment(s, f.tmpl.key)
 	if !d.handle(raw, data) {
 		f.pass(raw)
 		return
