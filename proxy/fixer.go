@@ -33,54 +33,8 @@ type fixer struct {
 	oa    openAIChunk
 	ae    anthropicEvent
 	tmpl  template
-}
-
-// template is the data around the fragment of the last event that carried
-// one argument fragment and nothing else. Servers send the same bytes around
-// every fragment of a call: an event that matches needs no parsing.
-type template struct {
-	valid          bool
-	prefix, suffix []byte
-	key            callKey
-}
-
-func (t *template) set(data []byte, s span, key callKey) {
-	t.prefix = append(t.prefix[:0], data[:s.start+1]...)
-	t.suffix = append(t.suffix[:0], data[s.end-1:]...)
-	t.key, t.valid = key, true
-}
-
-// match returns the fragment's span when data is the template around a string.
-func (t *template) match(data []byte, single bool) (span, bool) {
-	if !t.valid || !single || len(data) < len(t.prefix)+len(t.suffix) ||
-		!bytes.HasPrefix(data, t.prefix) || !bytes.HasSuffix(data, t.suffix) {
-		return span{}, false
-	}
-	body := data[len(t.prefix) : len(data)-len(t.suffix)]
-	// Only escaped quotes inside, and the closing quote not escaped.
-	for i := 0; ; {
-		k := bytes.IndexByte(body[i:], '"')
-		if k < 0 {
-			break
-		}
-		if backslashesBefore(body, i+k)%2 == 0 {
-			return span{}, false
-		}
-		i += k + 1
-	}
-	if backslashesBefore(body, len(body))%2 == 1 {
-		return span{}, false
-	}
-	return span{len(t.prefix) - 1, len(data) - len(t.suffix) + 1}, true
-}
-
-func backslashesBefore(b []byte, i int) int {
-	n := 0
-	for i > 0 && b[i-1] == '\\' {
-		n++
-		i--
-	}
-	return n
+	hint  frameHint // the event frame recognised, for event
+	slab  []edit    // where events' first edits are cut from
 }
 
 type callKey struct{ choice, index int }
@@ -104,6 +58,19 @@ type streamCall struct {
 	frags   fragList
 	edited  bool // sent with its arguments rewritten
 	stopped bool // its block stopped with the JSON open: the stop reason decides
+}
+
+// appendArgs appends a fragment, a JSON string, to the arguments and
+// returns how many bytes it added. The arguments double when full: append
+// grows a large slice by a quarter, which for a call of a megabyte in
+// 16-byte fragments allocates five times its size.
+func (c *streamCall) appendArgs(q []byte) int {
+	if len(c.args)+len(q) > cap(c.args) {
+		c.args = slices.Grow(c.args, max(len(q), cap(c.args)))
+	}
+	before := len(c.args)
+	c.args, _ = appendUnquoted(c.args, q)
+	return len(c.args) - before
 }
 
 // isOpen reports a call whose events are held.
@@ -273,14 +240,14 @@ func (f *fixer) rewrite(c *streamCall, d decision) {
 			if i == argsAt {
 				text = jsonString(string(d.args))
 			}
-			ev.edits = append(ev.edits, edit{start: fr.args.start, end: fr.args.end, text: text})
+			f.addEdit(ev, edit{start: fr.args.start, end: fr.args.end, text: text})
 		}
 		if d.name != "" && fr.name.end > 0 {
 			text := empty
 			if i == nameAt || repeated {
 				text = jsonString(d.name)
 			}
-			ev.edits = append(ev.edits, edit{start: fr.name.start, end: fr.name.end, text: text})
+			f.addEdit(ev, edit{start: fr.name.start, end: fr.name.end, text: text})
 		}
 	})
 	c.edited = d.args != nil
@@ -375,7 +342,7 @@ func (f *fixer) late(c *streamCall, ev int, data []byte, s span) {
 	}
 	if len(bytes.TrimSpace(fragment)) == 0 {
 		p := f.queue.at(ev)
-		p.edits = append(p.edits, edit{start: s.start, end: s.end, text: emptyString})
+		f.addEdit(p, edit{start: s.start, end: s.end, text: emptyString})
 		return
 	}
 	f.rs.log.Warn("argument fragment after a repaired call's end: sent as it came", zap.Int("index", c.key.index))
@@ -403,10 +370,17 @@ const (
 
 // event follows one event in the API's dialect d.
 func (f *fixer) event(raw []byte, d dialect) {
+	h := f.hint
+	f.hint = frameHint{}
 	if f.halt {
 		return
 	}
-	data, _, single, ok := eventData(raw)
+	if h.n > 0 && h.n == len(raw) && &raw[0] == h.at {
+		// frame found it to be the template around a fragment.
+		f.fragmentEvent(raw, raw[f.tmpl.off:len(raw)-f.tmpl.rest], h.s, d)
+		return
+	}
+	data, off, single, ok := eventData(raw)
 	if !ok {
 		f.pass(raw)
 		return
@@ -421,10 +395,21 @@ func (f *fixer) event(raw []byte, d dialect) {
 		case readJSON:
 			f.tmpl.valid = false
 			if s, key, ok := d.fragmentOnly(); ok && single {
-				f.tmpl.set(data, s, key)
+				f.tmpl.set(raw, off, len(data), s, key)
 			}
 		}
 	}
+	if !d.handle(raw, data) {
+		f.pass(raw)
+		return
+	}
+	f.drain()
+}
+
+// fragmentEvent handles an event whose data is the template around the
+// fragment at s.
+func (f *fixer) fragmentEvent(raw, data []byte, s span, d dialect) {
+	d.readFragment(s, f.tmpl.key)
 	if !d.handle(raw, data) {
 		f.pass(raw)
 		return

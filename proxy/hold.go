@@ -3,8 +3,10 @@ package proxy
 import "sync"
 
 // drainBudget is how much output drain prepares at a time: a large call
-// held back is released in pieces.
-const drainBudget = 64 << 10
+// held back is released in pieces, each one write of the reverse proxy's
+// copy buffer (copyBufferSize): released at once, 20 MB go out in 160
+// writes instead of 640, which halves the time they take on loopback.
+const drainBudget = copyBufferSize
 
 // pending is an event that may not go out yet.
 type pending struct {
@@ -54,6 +56,7 @@ func (q *queue) reset() {
 	q.n = 0
 }
 
+
 // fragList is a call's fragments, in chunks that grow without copying.
 type fragList struct {
 	chunks [][]fragment
@@ -73,6 +76,7 @@ func (l *fragList) add(fr fragment) {
 	l.chunks[k] = append(l.chunks[k], fr)
 	l.n++
 }
+
 
 func (l *fragList) each(fn func(i int, fr fragment)) {
 	i := 0
@@ -213,6 +217,22 @@ func (f *fixer) drain() {
 		f.head = 0
 		f.arena.reset()
 	}
+}
+
+// addEdit adds an edit to a pending event. A repaired call edits every
+// event it spans, tens of thousands for a large one: an event's first edit
+// is cut from a slab shared with the others (a later one copies it out).
+func (f *fixer) addEdit(ev *pending, e edit) {
+	if ev.edits != nil {
+		ev.edits = append(ev.edits, e)
+		return
+	}
+	if len(f.slab) == cap(f.slab) {
+		f.slab = make([]edit, 0, 1024)
+	}
+	f.slab = append(f.slab, e)
+	n := len(f.slab)
+	ev.edits = f.slab[n-1 : n : n]
 }
 
 func (f *fixer) raw(i int) []byte { return f.arena.get(f.queue.at(i).ref) }

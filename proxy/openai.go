@@ -179,9 +179,7 @@ func (f openAIFixer) toolCall(ev int, data []byte, tc openAIToolCall) {
 	}
 	fresh := 0
 	if tc.args.end > 0 {
-		before := len(c.args)
-		c.args, _ = appendUnquoted(c.args, data[tc.args.start:tc.args.end])
-		fresh = len(c.args) - before
+		fresh = c.appendArgs(data[tc.args.start:tc.args.end])
 	}
 	f.fragment(c, fragment{ev: ev, name: tc.name, args: tc.args})
 	if c.state == stateDeciding && fresh > 0 {

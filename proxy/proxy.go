@@ -497,6 +497,11 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // bufferPool gives the reverse proxy its copy buffers.
 type bufferPool struct{}
 
+// copyBufferSize bounds each write to the client. A read returns what has
+// come, so a large buffer delays nothing; it matters when a held call is
+// released at once (see drainBudget).
+const copyBufferSize = 128 << 10
+
 var copyBuffers = make(chan []byte, 64)
 
 func (bufferPool) Get() []byte {
@@ -504,7 +509,7 @@ func (bufferPool) Get() []byte {
 	case b := <-copyBuffers:
 		return b
 	default:
-		return make([]byte, 32<<10)
+		return make([]byte, copyBufferSize)
 	}
 }
 

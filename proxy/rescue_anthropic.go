@@ -146,4 +146,6 @@ func (x *anthropicRescue) stopped() bool { return x.next.stopped() }
 
 func (x *anthropicRescue) drain() { x.next.drain() }
 
+func (x *anthropicRescue) frame(buf []byte) int { return x.next.frame(buf) }
+
 func (x *anthropicRescue) close() { x.next.close() }

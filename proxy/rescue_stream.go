@@ -210,4 +210,6 @@ func (x *openAIRescue) stopped() bool { return x.next.stopped() }
 
 func (x *openAIRescue) drain() { x.next.drain() }
 
+func (x *openAIRescue) frame(buf []byte) int { return x.next.frame(buf) }
+
 func (x *openAIRescue) close() { x.next.close() }

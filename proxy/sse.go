@@ -223,6 +223,10 @@ func rewriteData(raw []byte, off int, single bool, oldLen int, data []byte) []by
 
 // eventProcessor follows the events of one response.
 type eventProcessor interface {
+	// frame returns the length of the event at the start of buf when it
+	// recognises the event cheaply (the same bytes around a fragment as
+	// the last one), 0 when the framer must find its end.
+	frame(buf []byte) int
 	// event handles one complete event, or at the end the bytes after the
 	// last one; raw is valid only during the call.
 	event(raw []byte)
@@ -291,8 +295,10 @@ func (r *sseReader) Read(p []byte) (int, error) {
 func (r *sseReader) split() {
 	at := 0
 	for !r.proc.stopped() {
-		n := r.framer.next(r.in[at:])
-		if n == 0 {
+		n := r.proc.frame(r.in[at:])
+		if n > 0 {
+			r.framer = framer{}
+		} else if n = r.framer.next(r.in[at:]); n == 0 {
 			break
 		}
 		r.proc.event(r.in[at : at+n])

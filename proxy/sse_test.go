@@ -144,11 +144,14 @@ func TestJSONWalker(t *testing.T) {
 }
 
 // TestTemplate: an event that shares the bytes around the last fragment
-// is read without parsing only when what is between is one string.
+// is read without parsing only when what is between is one string; frame
+// finds the same in the stream's bytes, and the event's end.
 func TestTemplate(t *testing.T) {
 	data := []byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ab"}}]}}]}`)
+	raw := append(append([]byte("event: x\ndata: "), data...), "\n\n"...)
 	var tm template
-	tm.set(data, span{bytes.Index(data, []byte(`"ab"`)), bytes.Index(data, []byte(`"ab"`)) + 4}, callKey{0, 0})
+	at := bytes.Index(data, []byte(`"ab"`))
+	tm.set(raw, len("event: x\ndata: "), len(data), span{at, at + 4}, callKey{0, 0})
 	with := func(body string) []byte {
 		return []byte(strings.Replace(string(data), `"ab"`, `"`+body+`"`, 1))
 	}
@@ -162,12 +165,31 @@ func TestTemplate(t *testing.T) {
 		`c\\","name":"x`:     false,
 		`\u00e9\ud83d\ude00`: true,
 	} {
-		if _, ok := tm.match(with(body), true); ok != want {
+		s, ok := tm.match(with(body), true)
+		if ok != want {
 			t.Errorf("match(%s) = %v, want %v", body, ok, want)
+		}
+		ev := []byte(strings.Replace(string(raw), `"ab"`, `"`+body+`"`, 1))
+		n, fs := tm.frame(append(bytes.Clone(ev), "data: next\n\n"...))
+		if (n > 0) != want || n > 0 && (n != len(ev) || fs != s) {
+			t.Errorf("frame(%s) = %d %v, want %v: %d %v", body, n, fs, want, len(ev), s)
+		}
+		if n, _ := tm.frame(ev[:len(ev)-1]); n != 0 {
+			t.Errorf("frame(%s) found an event not whole yet", body)
 		}
 	}
 	if _, ok := tm.match(with("cd"), false); ok {
 		t.Error("matched an event with several data lines")
+	}
+	for _, body := range []string{"c\nd", "c\rd", "c\\\nd"} {
+		ev := []byte(strings.Replace(string(raw), `"ab"`, `"`+body+`"`, 1))
+		if n, _ := tm.frame(ev); n != 0 {
+			t.Errorf("frame(%q) framed an event with a line end in its fragment", body)
+		}
+	}
+	tm.set(append(bytes.Clone(raw[:len(raw)-2]), "\r\n\r\n"...), len("event: x\ndata: "), len(data), span{at, at + 4}, callKey{0, 0})
+	if n, _ := tm.frame(append(bytes.Clone(raw[:len(raw)-2]), "\r\n\r\n"...)); n != 0 {
+		t.Error("framed after an event with \\r line ends: the framer's rules differ")
 	}
 }
 
