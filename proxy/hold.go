@@ -56,7 +56,6 @@ func (q *queue) reset() {
 	q.n = 0
 }
 
-
 // fragList is a call's fragments, in chunks that grow without copying.
 type fragList struct {
 	chunks [][]fragment
@@ -76,7 +75,6 @@ func (l *fragList) add(fr fragment) {
 	l.chunks[k] = append(l.chunks[k], fr)
 	l.n++
 }
-
 
 func (l *fragList) each(fn func(i int, fr fragment)) {
 	i := 0
