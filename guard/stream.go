@@ -113,7 +113,8 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 		}
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
-	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth, Budget: req.Budget}
+	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth, Budget: req.Budget,
+		ParamText: s.paramText}
 	if !req.Format.Structured() {
 		// XMLTags finds calls by their tags; qwen_xml and minimax end an
 		// unclosed value only at a parameter the tool declares.
@@ -240,6 +241,14 @@ func (s *Stream) event(e stream.Event) {
 		s.out = append(s.out, ev...)
 	case stream.EventError:
 		s.out = append(s.out, StreamEvent{Kind: e.Kind, Index: e.Index, Code: e.Code, Text: e.Text})
+	}
+}
+
+// paramText is a string parameter's growth, the event a delta most often
+// brings: it comes without a stream.Event to build and copy.
+func (s *Stream) paramText(index int, param, text string) {
+	if s.err == nil {
+		s.out = append(s.out, StreamEvent{Kind: stream.EventParam, Index: index, Param: s.paramName(index, param), Text: text})
 	}
 }
 

@@ -12,8 +12,10 @@ import (
 // EventParam events: strings as they grow, other values once complete. Only
 // a key's first occurrence is shown, so a preview never changes type.
 type argsPreview struct {
-	emit  func(Event)
-	index int
+	emit func(Event)
+	// paramText shows a string's growth (Options.ParamText).
+	paramText func(index int, param, text string)
+	index     int
 	// depth is the scanner depth of parameters (2 for Hermes).
 	depth    int
 	shown    map[string]bool
@@ -29,8 +31,8 @@ type argsPreview struct {
 	oversize bool
 }
 
-func newArgsPreview(emit func(Event), index, depth, maxParam int) argsPreview {
-	return argsPreview{emit: emit, index: index, depth: depth, shown: map[string]bool{}, maxParam: maxParam}
+func newArgsPreview(emit func(Event), paramText func(int, string, string), index, depth, maxParam int) argsPreview {
+	return argsPreview{emit: emit, paramText: paramText, index: index, depth: depth, shown: map[string]bool{}, maxParam: maxParam}
 }
 
 func (a *argsPreview) paramAt(s *jsonScanner) (string, bool) {
@@ -60,7 +62,7 @@ func (a *argsPreview) stringGrew(s *jsonScanner, chunk []byte, end bool) {
 		return
 	}
 	if len(chunk) > 0 || end && !a.showed {
-		a.emit(Event{Kind: EventParam, Index: a.index, Param: a.param, Text: s.grewString(chunk)})
+		a.paramText(a.index, a.param, s.grewString(chunk))
 		a.showed = true
 	}
 }

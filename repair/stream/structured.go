@@ -39,7 +39,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 	c := p.calls[d.Index]
 	if c == nil {
 		c = &deltaCall{index: d.Index}
-		c.preview = newArgsPreview(p.emit, d.Index, 1, p.opts.MaxParamBytes)
+		c.preview = newArgsPreview(p.emit, p.opts.ParamText, d.Index, 1, p.opts.MaxParamBytes)
 		c.build.next = &c.preview
 		c.scan.h, c.scan.maxDepth = &c.build, p.opts.MaxJSONDepth
 		p.calls[d.Index] = c

@@ -376,7 +376,7 @@ func (p *textParser) showValue(end int, final bool) {
 		chunk = p.out
 	}
 	if len(chunk) > 0 || final && !c.showed {
-		p.emit(Event{Kind: EventParam, Index: c.index, Param: c.param, Text: string(chunk)})
+		p.opts.ParamText(c.index, c.param, string(chunk))
 		c.showed = true
 	}
 }
