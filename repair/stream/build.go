@@ -16,7 +16,7 @@ const maxBuildDepth = 64
 // report on to next, the preview, with the string growth as a piece of the
 // string it keeps rather than a copy.
 type valueBuilder struct {
-	next jsonHandler
+	next *argsPreview
 	off  bool
 	// open are the containers being read, innermost last.
 	open []openValue
@@ -61,13 +61,11 @@ func (b *valueBuilder) stringGrew(s *jsonScanner, chunk []byte, end bool) {
 	// The kept string only grows, so a piece of it never changes: the
 	// preview shows it without copying the chunk again.
 	n := b.str.Len()
-	// Grow doubles, as appendGrow does; append's gentler growth for large
+	// Grow doubles, as growAppend does; append's gentler growth for large
 	// buffers would copy a large file's content many times.
 	b.str.Grow(len(chunk))
 	b.str.Write(chunk)
-	s.grown = b.str.String()[n:]
-	b.next.stringGrew(s, chunk, end)
-	s.grown = ""
+	b.next.keptGrew(s, b.str.String()[n:], end)
 }
 
 func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {

@@ -58,13 +58,26 @@ func (a *argsPreview) valueStart(s *jsonScanner, start int) {
 }
 
 func (a *argsPreview) stringGrew(s *jsonScanner, chunk []byte, end bool) {
-	if !a.open || a.skip || len(s.stack) != a.depth {
-		return
-	}
-	if len(chunk) > 0 || end && !a.showed {
+	if a.shows(s, len(chunk), end) {
 		a.paramText(a.index, a.param, s.grewString(chunk))
-		a.showed = true
 	}
+}
+
+// keptGrew is stringGrew with the growth a piece of the string a
+// valueBuilder keeps.
+func (a *argsPreview) keptGrew(s *jsonScanner, grown string, end bool) {
+	if a.shows(s, len(grown), end) {
+		a.paramText(a.index, a.param, grown)
+	}
+}
+
+// shows reports whether n more bytes of a string are shown, and notes it.
+func (a *argsPreview) shows(s *jsonScanner, n int, end bool) bool {
+	if !a.open || a.skip || len(s.stack) != a.depth || n == 0 && (!end || a.showed) {
+		return false
+	}
+	a.showed = true
+	return true
 }
 
 func (a *argsPreview) valueEnd(s *jsonScanner, start, end int) {

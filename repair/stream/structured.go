@@ -64,7 +64,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 	}
 	if d.Arguments != "" {
 		p.start(c)
-		c.args = appendGrow(c.args, d.Arguments)
+		growAppend(&c.args, d.Arguments)
 		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
 			p.drop(c, callTooLargeEvent(c.index, p.opts.MaxCallBytes))
 			c.closed = d.Done
@@ -75,9 +75,17 @@ func (p *structuredParser) delta(d ToolDelta) {
 			c.closed = d.Done
 			return
 		}
-		c.scan.src, c.scan.srcOff = d.Arguments, len(c.args)-len(d.Arguments)
+		// A kept string shows its own pieces (valueBuilder): the fragment
+		// is not needed for them, and not setting it spares two write
+		// barriers a fragment while the collector marks.
+		src := c.build.off
+		if src {
+			c.scan.src, c.scan.srcOff = d.Arguments, len(c.args)-len(d.Arguments)
+		}
 		c.scan.scan(c.args, 0)
-		c.scan.src = ""
+		if src {
+			c.scan.src = ""
+		}
 		if c.scan.tooDeep {
 			p.drop(c, jsonTooDeepEvent(c.index, p.opts.MaxJSONDepth))
 			c.closed = d.Done
