@@ -166,8 +166,11 @@ func (s *Stream) ToolDeltas(ctx context.Context, deltas []stream.ToolDelta) ([]S
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	for _, d := range deltas {
-		if err := s.parser.ToolDelta(d); err != nil {
+	for i := range deltas {
+		// Field by field: copying the delta whole reads it in 16-byte
+		// words the caller has just written in 8-byte ones, which stalls.
+		d := &deltas[i]
+		if err := s.parser.ToolDelta(stream.ToolDelta{Index: d.Index, ID: d.ID, Name: d.Name, Arguments: d.Arguments, Done: d.Done}); err != nil {
 			return s.finish(err)
 		}
 	}
@@ -181,6 +184,7 @@ func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, S
 		return nil, StreamSummary{}, err
 	}
 	events, err := s.finish(s.parser.End(stream.IsLengthLimit(finishReason)))
+	s.ctx = nil
 	if err != nil {
 		return events, StreamSummary{}, err
 	}
@@ -197,12 +201,17 @@ func (s *Stream) begin(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.ctx, s.out, s.err = ctx, s.out[:0], nil
+	// Fields are written only when they change: each pointer written costs
+	// a write barrier while the collector marks, and a step may be one
+	// small fragment. ctx stays until the next step or End.
+	s.ctx, s.out = ctx, s.out[:0]
+	if s.err != nil {
+		s.err = nil
+	}
 	return nil
 }
 
 func (s *Stream) finish(err error) ([]StreamEvent, error) {
-	s.ctx = nil
 	if err == nil {
 		err = s.err
 	}
@@ -247,8 +256,26 @@ func (s *Stream) event(e stream.Event) {
 // paramText is a string parameter's growth, the event a delta most often
 // brings: it comes without a stream.Event to build and copy.
 func (s *Stream) paramText(index int, param, text string) {
-	if s.err == nil {
-		s.out = append(s.out, StreamEvent{Kind: stream.EventParam, Index: index, Param: s.paramName(index, param), Text: text})
+	if s.err != nil {
+		return
+	}
+	n := len(s.out)
+	if n == cap(s.out) {
+		s.out = append(s.out, StreamEvent{})
+	} else {
+		s.out = s.out[:n+1]
+	}
+	// The slot is filled field by field, and cleared only when it held
+	// another kind of event (a parameter event sets no other field): the
+	// whole struct built and copied costs a stall and, while the collector
+	// marks, a barrier on each of its pointers.
+	e := &s.out[n]
+	if e.Kind != stream.EventParam {
+		*e = StreamEvent{Kind: stream.EventParam}
+	}
+	e.Index, e.Param, e.Text = index, s.paramName(index, param), text
+	if e.JSON != "" {
+		e.JSON = ""
 	}
 }
 
