@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -15,6 +17,8 @@ type structuredParser struct {
 	emit   func(Event)
 	text   textPass
 	calls  map[int]*deltaCall
+	// last is the call fragments went to last: most fragments continue it.
+	last *deltaCall
 }
 
 type deltaCall struct {
@@ -36,13 +40,19 @@ func newStructuredParser(format Format, opts Options, emit func(Event)) *structu
 }
 
 func (p *structuredParser) delta(d ToolDelta) {
-	c := p.calls[d.Index]
+	c := p.last
+	if c == nil || c.index != d.Index {
+		c = p.calls[d.Index]
+	}
 	if c == nil {
 		c = &deltaCall{index: d.Index}
 		c.preview = newArgsPreview(p.emit, p.opts.ParamText, d.Index, 1, p.opts.MaxParamBytes)
 		c.build.next = &c.preview
 		c.scan.h, c.scan.maxDepth = &c.build, p.opts.MaxJSONDepth
 		p.calls[d.Index] = c
+	}
+	if c != p.last {
+		p.last = c
 	}
 	if c.closed {
 		if d.Arguments != "" || d.Name != "" {
@@ -123,13 +133,15 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	c.scan.finish(c.args)
 	name := validString(c.name)
 	call := repair.Call{Name: name, Form: repair.FormText, Parsed: c.build.value(&c.scan)}
-	if call.Parsed != nil {
-		call.Text = string(c.args) // strict JSON: valid UTF-8 already
+	if call.Parsed != nil || utf8.Valid(c.args) { // strict JSON is valid UTF-8
+		// The call is closed: its buffer is never written again, so the
+		// text can be its bytes rather than a copy of megabytes.
+		call.Text = unsafe.String(unsafe.SliceData(c.args), len(c.args))
 	} else {
 		call.Text = validString(c.args)
 	}
 	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated, Call: call})
-	c.args, c.build = nil, valueBuilder{}
+	c.args, c.build, c.scan = nil, valueBuilder{}, jsonScanner{}
 	p.unhold(c)
 }
 
