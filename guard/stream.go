@@ -273,7 +273,10 @@ func (s *Stream) paramText(index int, param, text string) {
 	if e.Kind != stream.EventParam {
 		*e = StreamEvent{Kind: stream.EventParam}
 	}
-	e.Index, e.Param, e.Text = index, s.paramName(index, param), text
+	e.Index, e.Text = index, text
+	if name := s.paramName(index, param); e.Param != name {
+		e.Param = name // most often the slot's own: a step shows one value
+	}
 	if e.JSON != "" {
 		e.JSON = ""
 	}

@@ -3,10 +3,52 @@ package stream
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
 )
+
+// longValue is longer than several of keptString's chunks, with escapes
+// and characters of several bytes.
+var longValue = strings.Repeat("line \"q\" \\ é 😀 <x>\n", 9000)
+
+var longArgs = func() string {
+	raw, _ := json.Marshal(map[string]any{"a": longValue, "l": []any{longValue, "x"}})
+	return string(raw)
+}()
+
+// TestLongStringPreview: the previews of a string kept in chunks join to
+// the value, and the call keeps its text as written.
+func TestLongStringPreview(t *testing.T) {
+	for _, n := range []int{16, 1000, 70000} {
+		var shown strings.Builder
+		var call repair.Call
+		p, err := New(OpenAI, Options{}, func(e Event) {
+			switch e.Kind {
+			case EventParam:
+				if e.Param == "a" {
+					shown.WriteString(e.Text)
+				}
+			case EventCallClosed:
+				call = e.Call
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(longArgs); i += n {
+			_ = p.ToolDelta(ToolDelta{Index: 0, ID: "c", Name: "write_to_file", Arguments: longArgs[i:min(i+n, len(longArgs))]})
+		}
+		_ = p.End(false)
+		if shown.String() != longValue {
+			t.Errorf("deltas of %d bytes: the previews join to %d bytes, want the %d of the value", n, shown.Len(), len(longValue))
+		}
+		if call.Text != longArgs || call.Parsed["a"] != longValue {
+			t.Errorf("deltas of %d bytes: the call's text or value differs", n)
+		}
+	}
+}
 
 // TestParsedArguments shows which arguments a structured stream keeps as
 // parsed (strict JSON only) and the value kept, the same whatever the split.
@@ -42,6 +84,7 @@ func TestParsedArguments(t *testing.T) {
 		{"invalid UTF-8", "{\"a\": \"x\xffy\"}", nil},
 		{"text after the object", `{"a": 1} {"b": 2}`, nil},
 		{"cut off", `{"a": "x`, nil},
+		{"long strings, kept in chunks", longArgs, map[string]any{"a": longValue, "l": []any{longValue, "x"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
