@@ -22,6 +22,10 @@ type valueBuilder struct {
 	open []openValue
 	str  keptString // the string value being read
 	root map[string]any
+	// scalar is the first byte of the scalar being read, 0 between
+	// values: valueEnd knows what ends without reading the buffer, whose
+	// start a long call forgets (structuredParser.forget).
+	scalar byte
 }
 
 type openValue struct {
@@ -46,7 +50,9 @@ func (b *valueBuilder) valueStart(s *jsonScanner, start int) {
 		case c == '[':
 			b.open = append(b.open, openValue{isArr: true})
 		case c == '"':
-			b.str = keptString{}
+			b.str, b.scalar = keptString{}, c
+		default:
+			b.scalar = c
 		}
 	}
 	b.next.valueStart(s, start)
@@ -71,8 +77,10 @@ func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
 		return
 	}
 	var v any
-	switch c := s.buf[start]; c {
-	case '{', '[':
+	c := b.scalar
+	b.scalar = 0
+	switch c {
+	case 0:
 		top := b.open[len(b.open)-1]
 		b.open = b.open[:len(b.open)-1]
 		if v = top.obj; top.isArr {
@@ -116,6 +124,9 @@ type keptString struct {
 
 // keptChunk is the size of a long string's chunks.
 const keptChunk = 64 << 10
+
+// Len returns the bytes kept.
+func (k *keptString) Len() int { return k.n + k.cur.Len() }
 
 // write appends p and returns it as a piece of the kept string.
 func (k *keptString) write(p []byte) string {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,4 +121,68 @@ func TestParsedArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLongCallSplit: a long call's buffer forgets what its scanner has
+// read; whatever the split, the outcome and the kept value are those of the
+// call in one piece, which forgets nothing. Strict and lenient arguments,
+// values shown whole when complete (objects, long numbers) across many
+// fragments, and a call cut off.
+func TestLongCallSplit(t *testing.T) {
+	long := strings.Repeat(`line \"q\" \\ é 😀 <x>\n`, 400)
+	digits := strings.Repeat("1234567890", 300)
+	calls := map[string]string{
+		"strict": `{"path": "a.go", "content": "` + long + `", "n": [1, 2.5e3, {"k": "` + long + `"}], ` +
+			`"o": {"x": "` + long + `", "y": [true, null]}, "z": ` + digits + `, "w": "` + long + `"}`,
+		"lenient": `{path: 'a.go', content: "` + long + `\d", n: True, 'o': {x: '` + long + `'}, z: 0` + digits + `, w: "` + long + `",}`,
+		"cut off": `{"path": "a.go", "o": {"x": [1, {"y": "` + long + `"`,
+		"long key": `{"` + strings.Repeat("k", 900) + `": "` + long + `", ` + strings.Repeat("b", 900) + `: 1}`,
+	}
+	for name, args := range calls {
+		pieces := []piece{{delta: &ToolDelta{Index: 0, ID: "c", Name: "write_to_file", Arguments: args, Done: true}}}
+		var wholeParsed map[string]any
+		whole := feedParsed(t, pieces, &wholeParsed)
+		for _, n := range []int{1, 7, 16, 300} {
+			t.Run(fmt.Sprintf("%s/%dB", name, n), func(t *testing.T) {
+				var parsed map[string]any
+				got := feedParsed(t, resplit(pieces, func(l int) []int {
+					var at []int
+					for i := n; i < l; i += n {
+						at = append(at, i)
+					}
+					return at
+				}), &parsed)
+				if !reflect.DeepEqual(got, whole) {
+					t.Errorf("outcome differs from the call in one piece")
+				}
+				if !reflect.DeepEqual(parsed, wholeParsed) {
+					t.Errorf("kept value differs from the call in one piece")
+				}
+			})
+		}
+	}
+}
+
+// feedParsed is feed for OpenAI pieces, also returning the kept value.
+func feedParsed(t *testing.T, pieces []piece, parsed *map[string]any) outcome {
+	t.Helper()
+	c := newCollector(t)
+	p, err := New(OpenAI, Options{}, func(e Event) {
+		if e.Kind == EventCallClosed {
+			*parsed = e.Call.Parsed
+		}
+		c.event(e)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range pieces {
+		if err := p.ToolDelta(*pc.delta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.End(false); err != nil {
+		t.Fatal(err)
+	}
+	return c.out
 }

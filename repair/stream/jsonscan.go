@@ -125,6 +125,19 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 	return false
 }
 
+// shift follows the buffer when its first n bytes, read, are taken out:
+// the offsets move back, an offset before the cut only ever compared.
+func (s *jsonScanner) shift(n int) {
+	s.pos -= n
+	s.strStart -= n
+	s.bareStart -= n
+	s.grewFrom -= n
+	s.grewTo -= n
+	for i := range s.stack {
+		s.stack[i].start -= n
+	}
+}
+
 // setBuf sets the buffer scanned. A buffer that grew in place only changes
 // its length: writing its pointer again would cost a write barrier per
 // fragment while the collector marks.

@@ -22,9 +22,12 @@ type structuredParser struct {
 }
 
 type deltaCall struct {
-	index   int
-	id      string
-	name    []byte
+	index int
+	id    string
+	name  []byte
+	// head and args hold the arguments: args what the scanner may still
+	// read, head (once a long call forgot them from args) what is before.
+	head    keptString
 	args    []byte
 	started bool
 	closed  bool
@@ -74,8 +77,8 @@ func (p *structuredParser) delta(d ToolDelta) {
 	}
 	if d.Arguments != "" {
 		p.start(c)
-		growAppend(&c.args, d.Arguments)
-		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
+		c.appendArgs(d.Arguments)
+		if p.opts.MaxCallBytes > 0 && c.size() > p.opts.MaxCallBytes {
 			p.drop(c, callTooLargeEvent(c.index, p.opts.MaxCallBytes))
 			c.closed = d.Done
 			return
@@ -112,6 +115,39 @@ func (p *structuredParser) delta(d ToolDelta) {
 	}
 }
 
+// size returns the bytes of arguments received.
+func (c *deltaCall) size() int { return c.head.Len() + len(c.args) }
+
+// appendArgs appends a fragment to the arguments. A full buffer first
+// forgets what will not be read again, so that a long call's buffer stays
+// small rather than doubling: doubling allocates twice again what the
+// call holds, in fresh memory the system faults in page by page.
+func (c *deltaCall) appendArgs(s string) {
+	if len(c.args)+len(s) > cap(c.args) {
+		c.forget()
+	}
+	growAppend(&c.args, s)
+}
+
+// forget moves to head the bytes of args before the first one the scanner
+// or the preview may read again, when they are at least half of it.
+func (c *deltaCall) forget() {
+	cut := c.scan.pos
+	if c.scan.state == stBare {
+		cut = min(cut, c.scan.bareStart) // read again whole at its end
+	}
+	if c.preview.open && !c.preview.isText {
+		cut = min(cut, c.preview.start) // shown whole at its end
+	}
+	if cut == 0 || cut < len(c.args)/2 {
+		return
+	}
+	c.head.write(c.args[:cut])
+	c.args = c.args[:copy(c.args, c.args[cut:])]
+	c.scan.shift(cut)
+	c.preview.start -= cut
+}
+
 func (p *structuredParser) start(c *deltaCall) {
 	if c.started {
 		return
@@ -122,7 +158,7 @@ func (p *structuredParser) start(c *deltaCall) {
 
 func (p *structuredParser) drop(c *deltaCall, e Event) {
 	c.dropped = true
-	c.args, c.scan, c.build = nil, jsonScanner{}, valueBuilder{}
+	c.head, c.args, c.scan, c.build = keptString{}, nil, jsonScanner{}, valueBuilder{}
 	p.unhold(c)
 	p.emit(e)
 }
@@ -133,15 +169,19 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	c.scan.finish(c.args)
 	name := validString(c.name)
 	call := repair.Call{Name: name, Form: repair.FormText, Parsed: c.build.value(&c.scan)}
-	if call.Parsed != nil || utf8.Valid(c.args) { // strict JSON is valid UTF-8
+	if c.head.Len() == 0 {
 		// The call is closed: its buffer is never written again, so the
-		// text can be its bytes rather than a copy of megabytes.
+		// text can be its bytes rather than a copy.
 		call.Text = unsafe.String(unsafe.SliceData(c.args), len(c.args))
 	} else {
-		call.Text = validString(c.args)
+		c.head.write(c.args)
+		call.Text = c.head.String()
+	}
+	if call.Parsed == nil && !utf8.ValidString(call.Text) { // strict JSON is valid UTF-8
+		call.Text = validString([]byte(call.Text))
 	}
 	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated, Call: call})
-	c.args, c.build, c.scan = nil, valueBuilder{}, jsonScanner{}
+	c.head, c.args, c.build, c.scan = keptString{}, nil, valueBuilder{}, jsonScanner{}
 	p.unhold(c)
 }
 
