@@ -134,8 +134,8 @@ func TestLongCallSplit(t *testing.T) {
 	calls := map[string]string{
 		"strict": `{"path": "a.go", "content": "` + long + `", "n": [1, 2.5e3, {"k": "` + long + `"}], ` +
 			`"o": {"x": "` + long + `", "y": [true, null]}, "z": ` + digits + `, "w": "` + long + `"}`,
-		"lenient": `{path: 'a.go', content: "` + long + `\d", n: True, 'o': {x: '` + long + `'}, z: 0` + digits + `, w: "` + long + `",}`,
-		"cut off": `{"path": "a.go", "o": {"x": [1, {"y": "` + long + `"`,
+		"lenient":  `{path: 'a.go', content: "` + long + `\d", n: True, 'o': {x: '` + long + `'}, z: 0` + digits + `, w: "` + long + `",}`,
+		"cut off":  `{"path": "a.go", "o": {"x": [1, {"y": "` + long + `"`,
 		"long key": `{"` + strings.Repeat("k", 900) + `": "` + long + `", ` + strings.Repeat("b", 900) + `: 1}`,
 	}
 	for name, args := range calls {
