@@ -113,7 +113,8 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 		}
 	}
 	s := &Stream{g: g, req: req, extra: extra, calls: map[int]*streamCall{}}
-	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth, Budget: req.Budget}
+	opts := stream.Options{MaxCallBytes: req.MaxCallBytes, MaxParamBytes: req.MaxParamBytes, MaxJSONDepth: req.MaxJSONDepth, Budget: req.Budget,
+		ParamText: s.paramText}
 	if !req.Format.Structured() {
 		// XMLTags finds calls by their tags; qwen_xml and minimax end an
 		// unclosed value only at a parameter the tool declares.
@@ -165,8 +166,11 @@ func (s *Stream) ToolDeltas(ctx context.Context, deltas []stream.ToolDelta) ([]S
 	if err := s.begin(ctx); err != nil {
 		return nil, err
 	}
-	for _, d := range deltas {
-		if err := s.parser.ToolDelta(d); err != nil {
+	for i := range deltas {
+		// Field by field: copying the delta whole reads it in 16-byte
+		// words the caller has just written in 8-byte ones, which stalls.
+		d := &deltas[i]
+		if err := s.parser.ToolDelta(stream.ToolDelta{Index: d.Index, ID: d.ID, Name: d.Name, Arguments: d.Arguments, Done: d.Done}); err != nil {
 			return s.finish(err)
 		}
 	}
@@ -180,6 +184,7 @@ func (s *Stream) End(ctx context.Context, finishReason string) ([]StreamEvent, S
 		return nil, StreamSummary{}, err
 	}
 	events, err := s.finish(s.parser.End(stream.IsLengthLimit(finishReason)))
+	s.ctx = nil
 	if err != nil {
 		return events, StreamSummary{}, err
 	}
@@ -196,12 +201,17 @@ func (s *Stream) begin(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.ctx, s.out, s.err = ctx, s.out[:0], nil
+	// Fields are written only when they change: each pointer written costs
+	// a write barrier while the collector marks, and a step may be one
+	// small fragment. ctx stays until the next step or End.
+	s.ctx, s.out = ctx, s.out[:0]
+	if s.err != nil {
+		s.err = nil
+	}
 	return nil
 }
 
 func (s *Stream) finish(err error) ([]StreamEvent, error) {
-	s.ctx = nil
 	if err == nil {
 		err = s.err
 	}
@@ -240,6 +250,35 @@ func (s *Stream) event(e stream.Event) {
 		s.out = append(s.out, ev...)
 	case stream.EventError:
 		s.out = append(s.out, StreamEvent{Kind: e.Kind, Index: e.Index, Code: e.Code, Text: e.Text})
+	}
+}
+
+// paramText is a string parameter's growth, the event a delta most often
+// brings: it comes without a stream.Event to build and copy.
+func (s *Stream) paramText(index int, param, text string) {
+	if s.err != nil {
+		return
+	}
+	n := len(s.out)
+	if n == cap(s.out) {
+		s.out = append(s.out, StreamEvent{})
+	} else {
+		s.out = s.out[:n+1]
+	}
+	// The slot is filled field by field, and cleared only when it held
+	// another kind of event (a parameter event sets no other field): the
+	// whole struct built and copied costs a stall and, while the collector
+	// marks, a barrier on each of its pointers.
+	e := &s.out[n]
+	if e.Kind != stream.EventParam {
+		*e = StreamEvent{Kind: stream.EventParam}
+	}
+	e.Index, e.Text = index, text
+	if name := s.paramName(index, param); e.Param != name {
+		e.Param = name // most often the slot's own: a step shows one value
+	}
+	if e.JSON != "" {
+		e.JSON = ""
 	}
 }
 

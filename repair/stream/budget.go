@@ -19,13 +19,13 @@ func budgetEvent(index int) Event {
 }
 
 func (p *structuredParser) hold(c *deltaCall) bool {
-	if p.opts.Budget == nil || len(c.args) <= c.held {
+	if p.opts.Budget == nil || c.size() <= c.held {
 		return true
 	}
-	if !p.opts.Budget.Grow(len(c.args) - c.held) {
+	if !p.opts.Budget.Grow(c.size() - c.held) {
 		return false
 	}
-	c.held = len(c.args)
+	c.held = c.size()
 	return true
 }
 

@@ -16,12 +16,16 @@ const maxBuildDepth = 64
 // report on to next, the preview, with the string growth as a piece of the
 // string it keeps rather than a copy.
 type valueBuilder struct {
-	next jsonHandler
+	next *argsPreview
 	off  bool
 	// open are the containers being read, innermost last.
 	open []openValue
-	str  strings.Builder // the string value being read
+	str  keptString // the string value being read
 	root map[string]any
+	// scalar is the first byte of the scalar being read, 0 between
+	// values: valueEnd knows what ends without reading the buffer, whose
+	// start a long call forgets (structuredParser.forget).
+	scalar byte
 }
 
 type openValue struct {
@@ -33,7 +37,7 @@ type openValue struct {
 
 func (b *valueBuilder) giveUp() {
 	b.off, b.open, b.root = true, nil, nil
-	b.str = strings.Builder{}
+	b.str = keptString{}
 }
 
 func (b *valueBuilder) valueStart(s *jsonScanner, start int) {
@@ -46,7 +50,9 @@ func (b *valueBuilder) valueStart(s *jsonScanner, start int) {
 		case c == '[':
 			b.open = append(b.open, openValue{isArr: true})
 		case c == '"':
-			b.str = strings.Builder{}
+			b.str, b.scalar = keptString{}, c
+		default:
+			b.scalar = c
 		}
 	}
 	b.next.valueStart(s, start)
@@ -58,16 +64,7 @@ func (b *valueBuilder) stringGrew(s *jsonScanner, chunk []byte, end bool) {
 		b.next.stringGrew(s, chunk, end)
 		return
 	}
-	// The kept string only grows, so a piece of it never changes: the
-	// preview shows it without copying the chunk again.
-	n := b.str.Len()
-	// Grow doubles, as appendGrow does; append's gentler growth for large
-	// buffers would copy a large file's content many times.
-	b.str.Grow(len(chunk))
-	b.str.Write(chunk)
-	s.grown = b.str.String()[n:]
-	b.next.stringGrew(s, chunk, end)
-	s.grown = ""
+	b.next.keptGrew(s, b.str.write(chunk), end)
 }
 
 func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
@@ -80,8 +77,10 @@ func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
 		return
 	}
 	var v any
-	switch c := s.buf[start]; c {
-	case '{', '[':
+	c := b.scalar
+	b.scalar = 0
+	switch c {
+	case 0:
 		top := b.open[len(b.open)-1]
 		b.open = b.open[:len(b.open)-1]
 		if v = top.obj; top.isArr {
@@ -92,7 +91,7 @@ func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
 		}
 	case '"':
 		v = b.str.String()
-		b.str = strings.Builder{}
+		b.str = keptString{}
 	default:
 		var ok bool
 		if v, ok = bareValue(s.buf[start:end]); !ok {
@@ -110,6 +109,54 @@ func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
 		return
 	}
 	parent.obj[s.stack[len(s.stack)-1].key] = v // the last of a repeated key wins, as in a strict parse
+}
+
+// keptString keeps a string value as it grows, in pieces that never move,
+// so that what write returns is never copied again: the preview shows it.
+// A long string is kept in chunks joined once at its end: doubling one
+// buffer would allocate about twice again what the string holds, in
+// fresh memory the system must fault in page by page.
+type keptString struct {
+	done []string        // full chunks
+	cur  strings.Builder // the chunk being written, never grown past a chunk
+	n    int             // the bytes of done
+}
+
+// keptChunk is the size of a long string's chunks.
+const keptChunk = 64 << 10
+
+// Len returns the bytes kept.
+func (k *keptString) Len() int { return k.n + k.cur.Len() }
+
+// write appends p and returns it as a piece of the kept string.
+func (k *keptString) write(p []byte) string {
+	if k.cur.Cap()-k.cur.Len() < len(p) {
+		if need := k.cur.Len() + len(p); need <= keptChunk {
+			k.cur.Grow(len(p)) // doubling, up to a chunk
+		} else {
+			k.done = append(k.done, k.cur.String())
+			k.n += k.cur.Len()
+			k.cur = strings.Builder{}
+			k.cur.Grow(max(keptChunk, len(p)))
+		}
+	}
+	n := k.cur.Len()
+	k.cur.Write(p)
+	return k.cur.String()[n:]
+}
+
+// String returns the whole string, joined when it is long.
+func (k *keptString) String() string {
+	if len(k.done) == 0 {
+		return k.cur.String()
+	}
+	var all strings.Builder
+	all.Grow(k.n + k.cur.Len())
+	for _, c := range k.done {
+		all.WriteString(c)
+	}
+	all.WriteString(k.cur.String())
+	return all.String()
 }
 
 // bareValue reads a literal or a number as a strict parse does.

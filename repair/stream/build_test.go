@@ -3,13 +3,56 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
 )
+
+// longValue is longer than several of keptString's chunks, with escapes
+// and characters of several bytes.
+var longValue = strings.Repeat("line \"q\" \\ é 😀 <x>\n", 9000)
+
+var longArgs = func() string {
+	raw, _ := json.Marshal(map[string]any{"a": longValue, "l": []any{longValue, "x"}})
+	return string(raw)
+}()
+
+// TestLongStringPreview: the previews of a string kept in chunks join to
+// the value, and the call keeps its text as written.
+func TestLongStringPreview(t *testing.T) {
+	for _, n := range []int{16, 1000, 70000} {
+		var shown strings.Builder
+		var call repair.Call
+		p, err := New(OpenAI, Options{}, func(e Event) {
+			switch e.Kind {
+			case EventParam:
+				if e.Param == "a" {
+					shown.WriteString(e.Text)
+				}
+			case EventCallClosed:
+				call = e.Call
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(longArgs); i += n {
+			_ = p.ToolDelta(ToolDelta{Index: 0, ID: "c", Name: "write_to_file", Arguments: longArgs[i:min(i+n, len(longArgs))]})
+		}
+		_ = p.End(false)
+		if shown.String() != longValue {
+			t.Errorf("deltas of %d bytes: the previews join to %d bytes, want the %d of the value", n, shown.Len(), len(longValue))
+		}
+		if call.Text != longArgs || call.Parsed["a"] != longValue {
+			t.Errorf("deltas of %d bytes: the call's text or value differs", n)
+		}
+	}
+}
 
 // TestParsedArguments shows which arguments a structured stream keeps as
 // parsed (strict JSON only) and the value kept, the same whatever the split.
@@ -47,6 +90,7 @@ func TestParsedArguments(t *testing.T) {
 		{"invalid UTF-8", "{\"a\": \"x\xffy\"}", nil},
 		{"text after the object", `{"a": 1} {"b": 2}`, nil},
 		{"cut off", `{"a": "x`, nil},
+		{"long strings, kept in chunks", longArgs, map[string]any{"a": longValue, "l": []any{longValue, "x"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,10 +128,10 @@ func TestParsedArguments(t *testing.T) {
 	}
 }
 
-// TestArgsBufferReuse: the buffer a closed call's arguments arrived in goes
-// back to a pool; nothing a call handed out (its text, its parsed value, its
-// previews) shares it, so the calls that reuse it change none of them.
-func TestArgsBufferReuse(t *testing.T) {
+// TestCallsShareNothing: nothing a call hands out (its text, its parsed
+// value, its previews) shares memory that a later call writes, so the calls
+// that follow change none of it.
+func TestCallsShareNothing(t *testing.T) {
 	type seen struct {
 		text     string
 		parsed   map[string]any
@@ -127,4 +171,68 @@ func TestArgsBufferReuse(t *testing.T) {
 	if !reflect.DeepEqual(first, want) || first.text != args('a') {
 		t.Errorf("a later call changed what the first handed out")
 	}
+}
+
+// TestLongCallSplit: a long call's buffer forgets what its scanner has
+// read; whatever the split, the outcome and the kept value are those of the
+// call in one piece, which forgets nothing. Strict and lenient arguments,
+// values shown whole when complete (objects, long numbers) across many
+// fragments, and a call cut off.
+func TestLongCallSplit(t *testing.T) {
+	long := strings.Repeat(`line \"q\" \\ é 😀 <x>\n`, 400)
+	digits := strings.Repeat("1234567890", 300)
+	calls := map[string]string{
+		"strict": `{"path": "a.go", "content": "` + long + `", "n": [1, 2.5e3, {"k": "` + long + `"}], ` +
+			`"o": {"x": "` + long + `", "y": [true, null]}, "z": ` + digits + `, "w": "` + long + `"}`,
+		"lenient":  `{path: 'a.go', content: "` + long + `\d", n: True, 'o': {x: '` + long + `'}, z: 0` + digits + `, w: "` + long + `",}`,
+		"cut off":  `{"path": "a.go", "o": {"x": [1, {"y": "` + long + `"`,
+		"long key": `{"` + strings.Repeat("k", 900) + `": "` + long + `", ` + strings.Repeat("b", 900) + `: 1}`,
+	}
+	for name, args := range calls {
+		pieces := []piece{{delta: &ToolDelta{Index: 0, ID: "c", Name: "write_to_file", Arguments: args, Done: true}}}
+		var wholeParsed map[string]any
+		whole := feedParsed(t, pieces, &wholeParsed)
+		for _, n := range []int{1, 7, 16, 300} {
+			t.Run(fmt.Sprintf("%s/%dB", name, n), func(t *testing.T) {
+				var parsed map[string]any
+				got := feedParsed(t, resplit(pieces, func(l int) []int {
+					var at []int
+					for i := n; i < l; i += n {
+						at = append(at, i)
+					}
+					return at
+				}), &parsed)
+				if !reflect.DeepEqual(got, whole) {
+					t.Errorf("outcome differs from the call in one piece")
+				}
+				if !reflect.DeepEqual(parsed, wholeParsed) {
+					t.Errorf("kept value differs from the call in one piece")
+				}
+			})
+		}
+	}
+}
+
+// feedParsed is feed for OpenAI pieces, also returning the kept value.
+func feedParsed(t *testing.T, pieces []piece, parsed *map[string]any) outcome {
+	t.Helper()
+	c := newCollector(t)
+	p, err := New(OpenAI, Options{}, func(e Event) {
+		if e.Kind == EventCallClosed {
+			*parsed = e.Call.Parsed
+		}
+		c.event(e)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range pieces {
+		if err := p.ToolDelta(*pc.delta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.End(false); err != nil {
+		t.Fatal(err)
+	}
+	return c.out
 }

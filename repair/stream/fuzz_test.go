@@ -269,7 +269,7 @@ func (d *ToolDelta) argsOrEmpty() string {
 // piece, the largest so far n bytes: in prose, or in a dropped call, at
 // most a tag it is waiting to recognise; in an open call, at most the
 // call's limit; and a buffer capacity that follows from those bounds
-// (appendGrow at most doubles what one piece needs, and a buffer keeps
+// (growAppend at most doubles what one piece needs, and a buffer keeps
 // its capacity).
 func checkMemory(t *testing.T, p *Parser, opts Options, n int) {
 	t.Helper()

@@ -44,7 +44,7 @@ func (p *textParser) beginBody(n int, closers []string) textState {
 	c := &p.call
 	c.bodyStart = n
 	c.setClosers(closers)
-	c.hermes.argsPreview = newArgsPreview(c.hermes.emitStarted, c.index, 2, p.opts.MaxParamBytes)
+	c.hermes.argsPreview = newArgsPreview(c.hermes.emitStarted, c.hermes.paramTextStarted, c.index, 2, p.opts.MaxParamBytes)
 	return inHermes
 }
 
@@ -57,7 +57,7 @@ func (p *textParser) beginArgs(n int, closers []string) textState {
 	c.scan.maxDepth = p.opts.MaxJSONDepth // no body level around the arguments
 	h := &c.hermes
 	h.direct, h.nameDone, h.name = true, true, []byte(c.name)
-	h.argsPreview = newArgsPreview(h.emitStarted, c.index, 1, p.opts.MaxParamBytes)
+	h.argsPreview = newArgsPreview(h.emitStarted, h.paramTextStarted, c.index, 1, p.opts.MaxParamBytes)
 	h.start(c.name)
 	return inHermes
 }
@@ -181,6 +181,12 @@ func (h *hermesCall) valueEnd(s *jsonScanner, start, end int) {
 func (h *hermesCall) emitStarted(e Event) {
 	if h.started {
 		h.p.emit(e)
+	}
+}
+
+func (h *hermesCall) paramTextStarted(index int, param, text string) {
+	if h.started {
+		h.p.opts.ParamText(index, param, text)
 	}
 }
 

@@ -54,9 +54,6 @@ type jsonScanner struct {
 	// afterComma: the last structural byte was a comma, so a closing
 	// bracket now closes a trailing comma.
 	afterComma bool
-	// grown, when a handler keeps the string being read, is the growth
-	// stringGrew reports as a string of its own, shown without a copy.
-	grown string
 }
 
 type frame struct {
@@ -94,7 +91,7 @@ type jsonHandler interface {
 // scan reads buf from s.pos: true at stop outside a string (0: never),
 // false when it needs more input.
 func (s *jsonScanner) scan(buf []byte, stop byte) bool {
-	s.buf = buf
+	s.setBuf(buf)
 	for s.pos < len(buf) {
 		if s.endStops && (s.state == stDone || s.state == stLost) {
 			return true
@@ -126,6 +123,30 @@ func (s *jsonScanner) scan(buf []byte, stop byte) bool {
 		s.structural(c)
 	}
 	return false
+}
+
+// shift follows the buffer when its first n bytes, read, are taken out:
+// the offsets move back, an offset before the cut only ever compared.
+func (s *jsonScanner) shift(n int) {
+	s.pos -= n
+	s.strStart -= n
+	s.bareStart -= n
+	s.grewFrom -= n
+	s.grewTo -= n
+	for i := range s.stack {
+		s.stack[i].start -= n
+	}
+}
+
+// setBuf sets the buffer scanned. A buffer that grew in place only changes
+// its length: writing its pointer again would cost a write barrier per
+// fragment while the collector marks.
+func (s *jsonScanner) setBuf(buf []byte) {
+	if cap(buf) > 0 && cap(s.buf) > 0 && cap(s.buf) >= len(buf) && &s.buf[:1][0] == &buf[:1][0] {
+		s.buf = s.buf[:len(buf)]
+		return
+	}
+	s.buf = buf
 }
 
 func (s *jsonScanner) structural(c byte) {
@@ -222,7 +243,7 @@ func (s *jsonScanner) readBare() bool {
 
 // finish ends the input: a bare word running to the end is complete.
 func (s *jsonScanner) finish(buf []byte) {
-	s.buf = buf
+	s.setBuf(buf)
 	if s.state == stBare && !s.inKey {
 		s.h.valueEnd(s, s.bareStart, len(buf))
 		s.afterValue()
@@ -378,6 +399,12 @@ loop:
 			closed = true
 			i++
 			break loop
+		case c == '\\' && i+1 < len(buf) && simpleEscapes[buf[i+1]] != 0:
+			// The common escapes, without a call: a file's content has
+			// a few in every line.
+			out = append(out, simpleEscapes[buf[i+1]])
+			i += 2
+			verbatim = false
 		case c == '\\':
 			var n int
 			out, n = appendEscape(out, buf[i:])
@@ -424,7 +451,9 @@ func (s *jsonScanner) stringRead(out []byte, i int, closed, verbatim bool) bool 
 		s.grewTo--
 	}
 	s.pos = i
-	s.scratch = out
+	if cap(out) > cap(s.scratch) {
+		s.scratch = out[:0] // an invalid byte became U+FFFD, longer
+	}
 	if s.inKey {
 		s.key = append(s.key, out...)
 		if len(s.key) > maxKeyBytes {
@@ -448,9 +477,6 @@ func (s *jsonScanner) stringRead(out []byte, i int, closed, verbatim bool) bool 
 
 // grewString returns the growth just reported, a substring of src when it can.
 func (s *jsonScanner) grewString(chunk []byte) string {
-	if s.grown != "" {
-		return s.grown
-	}
 	if s.grewVerbatim && s.src != "" && s.grewFrom >= s.srcOff && s.grewTo-s.srcOff <= len(s.src) {
 		return s.src[s.grewFrom-s.srcOff : s.grewTo-s.srcOff]
 	}
@@ -484,6 +510,15 @@ func appendEscape(out, b []byte) ([]byte, int) {
 	}
 	return append(out, '\\'), 1
 }
+
+// simpleEscapes decodes the one-character escapes (jsonesc.Simple); 0 for
+// any other byte.
+var simpleEscapes = func() (t [256]byte) {
+	for c := range 256 {
+		t[c], _ = jsonesc.Simple(byte(c))
+	}
+	return t
+}()
 
 // plainInDouble and plainInSingle mark the bytes strings copy as they are
 // in a run (a control character starts a run of its own, to be noted).

@@ -12,8 +12,10 @@ import (
 // EventParam events: strings as they grow, other values once complete. Only
 // a key's first occurrence is shown, so a preview never changes type.
 type argsPreview struct {
-	emit  func(Event)
-	index int
+	emit func(Event)
+	// paramText shows a string's growth (Options.ParamText).
+	paramText func(index int, param, text string)
+	index     int
 	// depth is the scanner depth of parameters (2 for Hermes).
 	depth    int
 	shown    map[string]bool
@@ -29,8 +31,8 @@ type argsPreview struct {
 	oversize bool
 }
 
-func newArgsPreview(emit func(Event), index, depth, maxParam int) argsPreview {
-	return argsPreview{emit: emit, index: index, depth: depth, shown: map[string]bool{}, maxParam: maxParam}
+func newArgsPreview(emit func(Event), paramText func(int, string, string), index, depth, maxParam int) argsPreview {
+	return argsPreview{emit: emit, paramText: paramText, index: index, depth: depth, shown: map[string]bool{}, maxParam: maxParam}
 }
 
 func (a *argsPreview) paramAt(s *jsonScanner) (string, bool) {
@@ -56,13 +58,26 @@ func (a *argsPreview) valueStart(s *jsonScanner, start int) {
 }
 
 func (a *argsPreview) stringGrew(s *jsonScanner, chunk []byte, end bool) {
-	if !a.open || a.skip || len(s.stack) != a.depth {
-		return
+	if a.shows(s, len(chunk), end) {
+		a.paramText(a.index, a.param, s.grewString(chunk))
 	}
-	if len(chunk) > 0 || end && !a.showed {
-		a.emit(Event{Kind: EventParam, Index: a.index, Param: a.param, Text: s.grewString(chunk)})
-		a.showed = true
+}
+
+// keptGrew is stringGrew with the growth a piece of the string a
+// valueBuilder keeps.
+func (a *argsPreview) keptGrew(s *jsonScanner, grown string, end bool) {
+	if a.shows(s, len(grown), end) {
+		a.paramText(a.index, a.param, grown)
 	}
+}
+
+// shows reports whether n more bytes of a string are shown, and notes it.
+func (a *argsPreview) shows(s *jsonScanner, n int, end bool) bool {
+	if !a.open || a.skip || len(s.stack) != a.depth || n == 0 && (!end || a.showed) {
+		return false
+	}
+	a.showed = true
+	return true
 }
 
 func (a *argsPreview) valueEnd(s *jsonScanner, start, end int) {

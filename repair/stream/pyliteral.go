@@ -424,7 +424,7 @@ func (p *textParser) showString(dec []byte) {
 	}
 	p.py.out = appendJSONString(p.py.out, dec)
 	if len(l.stack) == 0 && l.isString {
-		p.emit(Event{Kind: EventParam, Index: p.call.index, Param: p.py.key, Text: string(dec)})
+		p.opts.ParamText(p.call.index, p.py.key, string(dec))
 		l.shown = true
 	}
 }

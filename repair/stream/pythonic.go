@@ -344,7 +344,7 @@ func (p *textParser) pyArgDone() {
 	}
 	if py.lit.isString {
 		if !py.lit.shown {
-			p.emit(Event{Kind: EventParam, Index: c.index, Param: py.key})
+			p.opts.ParamText(c.index, py.key, "")
 		}
 	} else {
 		p.emit(Event{Kind: EventParam, Index: c.index, Param: py.key, JSON: string(py.out[py.lit.outStart:])})

@@ -202,6 +202,11 @@ type Options struct {
 	// calls together; a call it cannot grant is dropped with CALL_TOO_LARGE.
 	// A parser left before End keeps what its open calls drew.
 	Budget Budget
+	// ParamText, when set, receives what EventParam events with Text
+	// would carry, in their place and in the same order among the events:
+	// a string parameter's growth. A caller shown one preview per small
+	// fragment is spared building and copying an Event for each.
+	ParamText func(index int, param, text string)
 }
 
 // ErrNotStructured is returned by ToolDelta for text formats.
@@ -226,6 +231,11 @@ func New(format Format, opts Options, emit func(Event)) (*Parser, error) {
 		return nil, fmt.Errorf("unknown stream format %d", int(format))
 	}
 	p := &Parser{format: format, emit: emit}
+	if opts.ParamText == nil {
+		opts.ParamText = func(index int, param, text string) {
+			emit(Event{Kind: EventParam, Index: index, Param: param, Text: text})
+		}
+	}
 	if format.Structured() {
 		p.calls = newStructuredParser(format, opts, emit)
 	} else {

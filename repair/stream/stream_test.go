@@ -749,3 +749,53 @@ func TestParseFormat(t *testing.T) {
 		t.Error("unknown format name accepted")
 	}
 }
+
+// TestParamTextHook: Options.ParamText receives the string previews in
+// place of their events, in the same order among the other events.
+func TestParamTextHook(t *testing.T) {
+	run := func(t *testing.T, tc streamCase, hook bool) []Event {
+		var events []Event
+		opts := Options{Tools: xmlTools}
+		if hook {
+			opts.ParamText = func(index int, param, text string) {
+				events = append(events, Event{Kind: EventParam, Index: index, Param: param, Text: text})
+			}
+		}
+		p, err := New(tc.format, opts, func(e Event) {
+			if hook && e.Kind == EventParam && e.JSON == "" {
+				t.Errorf("string preview of %q sent as an event", e.Param)
+			}
+			events = append(events, e)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pc := range resplit(tc.pieces, func(n int) []int {
+			var out []int
+			for i := 3; i < n; i += 3 {
+				out = append(out, i)
+			}
+			return out
+		}) {
+			if pc.delta != nil {
+				err = p.ToolDelta(*pc.delta)
+			} else {
+				err = p.Text(pc.text)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.End(tc.lengthLimit); err != nil {
+			t.Fatal(err)
+		}
+		return events
+	}
+	for _, tc := range streamCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, want := run(t, tc, true), run(t, tc, false); !reflect.DeepEqual(got, want) {
+				t.Errorf("with the hook:\n got %#v\nwant %#v", got, want)
+			}
+		})
+	}
+}

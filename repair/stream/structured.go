@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -16,12 +16,17 @@ type structuredParser struct {
 	emit   func(Event)
 	text   textPass
 	calls  map[int]*deltaCall
+	// last is the call fragments went to last: most fragments continue it.
+	last *deltaCall
 }
 
 type deltaCall struct {
-	index   int
-	id      string
-	name    []byte
+	index int
+	id    string
+	name  []byte
+	// head and args hold the arguments: args what the scanner may still
+	// read, head (once a long call forgot them from args) what is before.
+	head    keptString
 	args    []byte
 	started bool
 	closed  bool
@@ -37,13 +42,19 @@ func newStructuredParser(format Format, opts Options, emit func(Event)) *structu
 }
 
 func (p *structuredParser) delta(d ToolDelta) {
-	c := p.calls[d.Index]
+	c := p.last
+	if c == nil || c.index != d.Index {
+		c = p.calls[d.Index]
+	}
 	if c == nil {
 		c = &deltaCall{index: d.Index}
-		c.preview = newArgsPreview(p.emit, d.Index, 1, p.opts.MaxParamBytes)
+		c.preview = newArgsPreview(p.emit, p.opts.ParamText, d.Index, 1, p.opts.MaxParamBytes)
 		c.build.next = &c.preview
 		c.scan.h, c.scan.maxDepth = &c.build, p.opts.MaxJSONDepth
 		p.calls[d.Index] = c
+	}
+	if c != p.last {
+		p.last = c
 	}
 	if c.closed {
 		if d.Arguments != "" || d.Name != "" {
@@ -65,11 +76,8 @@ func (p *structuredParser) delta(d ToolDelta) {
 	}
 	if d.Arguments != "" {
 		p.start(c)
-		if c.args == nil {
-			c.args = getArgsBuffer()
-		}
-		c.args = appendGrow(c.args, d.Arguments)
-		if p.opts.MaxCallBytes > 0 && len(c.args) > p.opts.MaxCallBytes {
+		c.appendArgs(d.Arguments)
+		if p.opts.MaxCallBytes > 0 && c.size() > p.opts.MaxCallBytes {
 			p.drop(c, callTooLargeEvent(c.index, p.opts.MaxCallBytes))
 			c.closed = d.Done
 			return
@@ -79,9 +87,17 @@ func (p *structuredParser) delta(d ToolDelta) {
 			c.closed = d.Done
 			return
 		}
-		c.scan.src, c.scan.srcOff = d.Arguments, len(c.args)-len(d.Arguments)
+		// A kept string shows its own pieces (valueBuilder): the fragment
+		// is not needed for them, and not setting it spares two write
+		// barriers a fragment while the collector marks.
+		src := c.build.off
+		if src {
+			c.scan.src, c.scan.srcOff = d.Arguments, len(c.args)-len(d.Arguments)
+		}
 		c.scan.scan(c.args, 0)
-		c.scan.src = ""
+		if src {
+			c.scan.src = ""
+		}
 		if c.scan.tooDeep {
 			p.drop(c, jsonTooDeepEvent(c.index, p.opts.MaxJSONDepth))
 			c.closed = d.Done
@@ -98,6 +114,39 @@ func (p *structuredParser) delta(d ToolDelta) {
 	}
 }
 
+// size returns the bytes of arguments received.
+func (c *deltaCall) size() int { return c.head.Len() + len(c.args) }
+
+// appendArgs appends a fragment to the arguments. A full buffer first
+// forgets what will not be read again, so that a long call's buffer stays
+// small rather than doubling: doubling allocates twice again what the
+// call holds, in fresh memory the system faults in page by page.
+func (c *deltaCall) appendArgs(s string) {
+	if len(c.args)+len(s) > cap(c.args) {
+		c.forget()
+	}
+	growAppend(&c.args, s)
+}
+
+// forget moves to head the bytes of args before the first one the scanner
+// or the preview may read again, when they are at least half of it.
+func (c *deltaCall) forget() {
+	cut := c.scan.pos
+	if c.scan.state == stBare {
+		cut = min(cut, c.scan.bareStart) // read again whole at its end
+	}
+	if c.preview.open && !c.preview.isText {
+		cut = min(cut, c.preview.start) // shown whole at its end
+	}
+	if cut == 0 || cut < len(c.args)/2 {
+		return
+	}
+	c.head.write(c.args[:cut])
+	c.args = c.args[:copy(c.args, c.args[cut:])]
+	c.scan.shift(cut)
+	c.preview.start -= cut
+}
+
 func (p *structuredParser) start(c *deltaCall) {
 	if c.started {
 		return
@@ -108,8 +157,7 @@ func (p *structuredParser) start(c *deltaCall) {
 
 func (p *structuredParser) drop(c *deltaCall, e Event) {
 	c.dropped = true
-	putArgsBuffer(c.args)
-	c.args, c.scan, c.build = nil, jsonScanner{}, valueBuilder{}
+	c.head, c.args, c.scan, c.build = keptString{}, nil, jsonScanner{}, valueBuilder{}
 	p.unhold(c)
 	p.emit(e)
 }
@@ -120,14 +168,17 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	c.scan.finish(c.args)
 	name := validString(c.name)
 	call := repair.Call{Name: name, Form: repair.FormText, Parsed: c.build.value(&c.scan)}
-	if call.Parsed != nil {
-		call.Text = string(c.args) // strict JSON: valid UTF-8 already
+	if c.head.Len() == 0 {
+		call.Text = string(c.args)
 	} else {
-		call.Text = validString(c.args)
+		c.head.write(c.args)
+		call.Text = c.head.String()
 	}
-	putArgsBuffer(c.args)
+	if call.Parsed == nil && !utf8.ValidString(call.Text) { // strict JSON is valid UTF-8
+		call.Text = validString([]byte(call.Text))
+	}
 	p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: name, Truncated: truncated, Call: call})
-	c.args, c.scan.buf, c.build = nil, nil, valueBuilder{}
+	c.head, c.args, c.build, c.scan = keptString{}, nil, valueBuilder{}, jsonScanner{}
 	p.unhold(c)
 }
 
@@ -168,24 +219,4 @@ func (t *textPass) flush() {
 	out, _ := appendValid(t.out[:0], t.pending, true)
 	t.pending = t.pending[:0]
 	t.emit(Event{Kind: EventText, Index: -1, Text: string(out)})
-}
-
-// argsPool keeps the buffers calls' arguments arrive in, so that a stream
-// does not grow a new one from nothing for every call; one grown past
-// maxPooledArgs is left to the collector.
-var argsPool sync.Pool
-
-const maxPooledArgs = 4 << 20
-
-func getArgsBuffer() []byte {
-	if b, ok := argsPool.Get().(*[]byte); ok {
-		return (*b)[:0]
-	}
-	return nil
-}
-
-func putArgsBuffer(b []byte) {
-	if b != nil && cap(b) <= maxPooledArgs {
-		argsPool.Put(&b)
-	}
 }

@@ -162,7 +162,7 @@ func (p *textParser) write(s string) {
 	for len(s) > 0 {
 		part := s[:min(len(s), maxRun)]
 		s = s[len(part):]
-		p.buf = appendGrow(p.buf, part)
+		growAppend(&p.buf, part)
 		p.call.scan.src, p.call.scan.srcOff = part, len(p.buf)-len(part)
 		p.run()
 		p.call.scan.src = ""
@@ -376,7 +376,7 @@ func (p *textParser) showValue(end int, final bool) {
 		chunk = p.out
 	}
 	if len(chunk) > 0 || final && !c.showed {
-		p.emit(Event{Kind: EventParam, Index: c.index, Param: c.param, Text: string(chunk)})
+		p.opts.ParamText(c.index, c.param, string(chunk))
 		c.showed = true
 	}
 }

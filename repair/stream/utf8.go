@@ -40,13 +40,17 @@ func validString(b []byte) string {
 	return string(out)
 }
 
-// appendGrow appends s to b, doubling the capacity when it must grow:
+// growAppend appends s to *b, doubling the capacity when it must grow:
 // append's gentler growth for large slices would copy a call many times.
-func appendGrow(b []byte, s string) []byte {
-	if need := len(b) + len(s); need > cap(b) {
-		nb := make([]byte, len(b), max(need, 2*cap(b), 512))
-		copy(nb, b)
-		b = nb
+// With room, only the length is written: append writes the pointer again,
+// a write barrier per fragment while the collector marks.
+func growAppend(b *[]byte, s string) {
+	n := len(*b)
+	if need := n + len(s); need > cap(*b) {
+		nb := make([]byte, n, max(need, 2*cap(*b), 512))
+		copy(nb, *b)
+		*b = nb
 	}
-	return append(b, s...)
+	*b = (*b)[:n+len(s)]
+	copy((*b)[n:], s)
 }
