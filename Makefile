@@ -105,7 +105,7 @@ e2e: build ## run the grpcurl examples of README.md and docs/api.md against a re
 
 .PHONY: bench
 bench: ## run the benchmarks (side by side with their baselines)
-	$(GO) test -run '^$$' -bench . -skip '^BenchmarkServerOverhead$$' -benchmem ./repair/... ./workspace/ ./service/ ./proxy/ ./bench/
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkServerOverhead$$' -benchmem ./repair/... ./guard/ ./workspace/ ./service/ ./proxy/ ./bench/
 	@# Five rounds, each health, ValidateToolCall and echo at concurrency 50 (docs/benchmarks.md).
 	$(GO) test -run '^$$' -bench '^BenchmarkServerOverhead$$' -benchtime 5x ./bench/
 
