@@ -150,13 +150,7 @@ func (k *keptString) String() string {
 	if len(k.done) == 0 {
 		return k.cur.String()
 	}
-	var all strings.Builder
-	all.Grow(k.n + k.cur.Len())
-	for _, c := range k.done {
-		all.WriteString(c)
-	}
-	all.WriteString(k.cur.String())
-	return all.String()
+	return strings.Join(append(k.done, k.cur.String()), "")
 }
 
 // bareValue reads a literal or a number as a strict parse does.

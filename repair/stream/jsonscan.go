@@ -399,13 +399,15 @@ loop:
 			closed = true
 			i++
 			break loop
-		case c == '\\' && i+1 < len(buf) && simpleEscapes[buf[i+1]] != 0:
-			// The common escapes, without a call: a file's content has
-			// a few in every line.
-			out = append(out, simpleEscapes[buf[i+1]])
-			i += 2
-			verbatim = false
 		case c == '\\':
+			if i+1 < len(buf) {
+				if e, ok := jsonesc.Simple(buf[i+1]); ok {
+					out = append(out, e)
+					i += 2
+					verbatim = false
+					continue
+				}
+			}
 			var n int
 			out, n = appendEscape(out, buf[i:])
 			if n == 0 {
@@ -510,15 +512,6 @@ func appendEscape(out, b []byte) ([]byte, int) {
 	}
 	return append(out, '\\'), 1
 }
-
-// simpleEscapes decodes the one-character escapes (jsonesc.Simple); 0 for
-// any other byte.
-var simpleEscapes = func() (t [256]byte) {
-	for c := range 256 {
-		t[c], _ = jsonesc.Simple(byte(c))
-	}
-	return t
-}()
 
 // plainInDouble and plainInSingle mark the bytes strings copy as they are
 // in a run (a control character starts a run of its own, to be noted).
