@@ -44,7 +44,7 @@ func TestBudget(t *testing.T) {
 		want   []string // error codes
 		calls  int
 	}{
-		{"xml calls one after another", XMLTags, []piece{text(xmlCall(30) + " between " + xmlCall(30))}, nil, 2},
+		{"xml calls one after another", XMLTags, []piece{text(xmlCall(30) + "\nbetween\n" + xmlCall(30))}, nil, 2},
 		{"xml call past the budget, then one within", XMLTags, []piece{text(xmlCall(150) + " after " + xmlCall(10))}, []string{CodeCallTooLarge}, 1},
 		{"openai calls open together", OpenAI, []piece{frag(0, "a", "w", `{"c": "`+x(60)+`"}`), frag(1, "b", "w", `{"c": "`+x(60)+`"}`), frag(2, "c", "r", `{}`)},
 			[]string{CodeCallTooLarge}, 2},

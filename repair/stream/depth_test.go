@@ -11,7 +11,9 @@ import (
 func depthCall(format Format, args string) []piece {
 	switch format {
 	case Hermes:
-		return []piece{text(`<tool_call>{"name": "w", "arguments": ` + args + `}</tool_call> between <tool_call>{"name": "r", "arguments": {}}</tool_call>`)}
+		return []piece{text(`<tool_call>{"name": "w", "arguments": ` + args + `}</tool_call>
+between
+<tool_call>{"name": "r", "arguments": {}}</tool_call>`)}
 	case Anthropic:
 		return []piece{frag(0, "a", "w", args), done(0), frag(1, "b", "r", "{}"), done(1)}
 	default:

@@ -196,7 +196,7 @@ func (h *hermesCall) start(name string) {
 	}
 	h.started = true
 	h.p.flushText()
-	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, ID: h.p.call.id, Name: name, Offset: h.p.call.start})
+	h.p.emit(Event{Kind: EventCallStarted, Index: h.index, ID: h.p.call.id, Name: name, Offset: h.p.call.start, Inline: h.p.call.inline})
 }
 
 // call builds the closed call, with JSON repair when the scanner was lost.

@@ -65,9 +65,9 @@ func deepSeekCases() []streamCase {
 		{
 			name:   "deepseek_v3 fenced arguments, prose before, between and after",
 			format: DeepSeekV3,
-			pieces: []piece{text("I'll read both.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{\"path\": \"a.go\"}\n```<｜tool▁call▁end｜>\nand then\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>write_to_file\n```json\n{\"path\": \"b.md\", \"content\": \"```json\\n{}\\n```<｜tool▁call▁end｜>\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>Both done.")},
+			pieces: []piece{text("I'll read both.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{\"path\": \"a.go\"}\n```<｜tool▁call▁end｜>\nand then\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>write_to_file\n```json\n{\"path\": \"b.md\", \"content\": \"```json\\n{}\\n```<｜tool▁call▁end｜>\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\nBoth done.")},
 			want: outcome{
-				Text:   "I'll read both.\nand then\nBoth done.",
+				Text:   "I'll read both.\nand then\n\nBoth done.",
 				Starts: map[int]string{0: "read_file", 1: "write_to_file"},
 				Shown:  map[int]map[string]string{0: {"path": "a.go"}, 1: {"path": "b.md", "content": "```json\n{}\n```<｜tool▁call▁end｜>"}},
 				Calls: []closed{
@@ -187,9 +187,9 @@ func llamaCases() []streamCase {
 		{
 			name:   "llama3_json after the python tag, an object of any order; prose ends that",
 			format: Llama3JSON,
-			pieces: []piece{text("Calling.<|python_tag|>\n{\"parameters\": {\"path\": \"a\"}, \"name\": \"read_file\"};\n{\"arguments\": {}, \"name\": \"list_files\"} done {\"parameters\": {}, \"name\": \"x\"}")},
+			pieces: []piece{text("Calling.<|python_tag|>\n{\"parameters\": {\"path\": \"a\"}, \"name\": \"read_file\"};\n{\"arguments\": {}, \"name\": \"list_files\"}\ndone {\"parameters\": {}, \"name\": \"x\"}")},
 			want: outcome{
-				Text:   `Calling. done {"parameters": {}, "name": "x"}`,
+				Text:   "Calling.\ndone {\"parameters\": {}, \"name\": \"x\"}",
 				Starts: map[int]string{0: "read_file", 1: "list_files"},
 				Shown:  map[int]map[string]string{0: {}, 1: {}},
 				Calls: []closed{
@@ -230,9 +230,9 @@ func mistralCases() []streamCase {
 		{
 			name:   "mistral name and ARGS form, several calls, a call id",
 			format: Mistral,
-			pieces: []piece{text("[TOOL_CALLS]read_file[ARGS]{\"path\": \"a.go\"}[TOOL_CALLS]write_to_file[CALL_ID]a1B2c3D4e[ARGS]{\"path\": \"b\", \"content\": \"}{\"} then prose")},
+			pieces: []piece{text("[TOOL_CALLS]read_file[ARGS]{\"path\": \"a.go\"}[TOOL_CALLS]write_to_file[CALL_ID]a1B2c3D4e[ARGS]{\"path\": \"b\", \"content\": \"}{\"}\nthen prose")},
 			want: outcome{
-				Text:   " then prose",
+				Text:   "\nthen prose",
 				Starts: map[int]string{0: "read_file", 1: "write_to_file"},
 				Shown:  map[int]map[string]string{0: {"path": "a.go"}, 1: {"path": "b", "content": "}{"}},
 				Calls: []closed{
@@ -244,9 +244,9 @@ func mistralCases() []streamCase {
 		{
 			name:   "mistral text breaks the array; brackets in prose are text",
 			format: Mistral,
-			pieces: []piece{text("[TOOL_CALLS][{\"name\": \"list_files\", \"arguments\": {}} oops, {\"name\": \"x\"}] and [1, 2] {\"a\": 1}")},
+			pieces: []piece{text("[TOOL_CALLS][{\"name\": \"list_files\", \"arguments\": {}}\noops, {\"name\": \"x\"}] and [1, 2] {\"a\": 1}")},
 			want: outcome{
-				Text:   ` oops, {"name": "x"}] and [1, 2] {"a": 1}`,
+				Text:   "\noops, {\"name\": \"x\"}] and [1, 2] {\"a\": 1}",
 				Starts: map[int]string{0: "list_files"},
 				Shown:  map[int]map[string]string{0: {}},
 				Calls:  []closed{{Index: 0, Name: "list_files", Form: repair.FormText, Text: `{}`}},

@@ -18,9 +18,40 @@ var layoutFormats = map[Format]bool{Hermes: true, QwenXML: true, MiniMax: true,
 	Harmony: true, DeepSeekV3: true, DeepSeekV31: true, KimiK2: true, Mistral: true, Llama3JSON: true,
 	GLM45: true, Pythonic: true, ClaudeXML: true, Auto: true}
 
-// addText takes b, prose, and returns the bytes used: a character split at
-// the end waits unless final.
-func (p *textParser) addText(b []byte, final bool) int {
+// addText takes p.buf[from:to], prose, and returns the bytes used: a
+// character split at the end waits unless final. After a call, white space
+// waits for the end of the response, and anything else quotes the calls
+// before it (tail.go).
+func (p *textParser) addText(from, to int, final bool) int {
+	b, used := p.buf[from:to], 0
+	if p.tail.on {
+		i := 0
+		for ; i < len(b) && isJSONSpace(b[i]); i++ {
+			p.tail.nl = p.tail.nl || b[i] == '\n'
+		}
+		p.md.feed(b[:i])
+		p.tail.ws = append(p.tail.ws, b[:i]...)
+		switch {
+		case len(p.tail.ws) > maxLayout:
+			// Not layout, and no sentence goes on past it: the calls stand.
+			p.releaseTail(true)
+		case i == len(b):
+			return i
+		case p.tail.nl:
+			p.releaseTail(true)
+		default:
+			p.quoteTail(p.base + from + i)
+		}
+		p.space, p.runProse = p.space[:0], true
+		b, used = b[i:], i
+	}
+	n := p.addProse(b, final)
+	p.md.feed(b[:n])
+	return used + n
+}
+
+// addProse takes b, prose, and returns the bytes used.
+func (p *textParser) addProse(b []byte, final bool) int {
 	if !p.layout || p.runProse {
 		var n int
 		p.text, n = appendValid(p.text, b, final)

@@ -71,7 +71,7 @@ func (pythonic) begin(p *textParser, _ int) textState {
 	}
 	py.out = append(py.out[:0], '{')
 	py.lit.reset()
-	p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: p.call.name, Offset: p.call.start})
+	p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: p.call.name, Offset: p.call.start, Inline: p.call.inline})
 	return inPyCall
 }
 
@@ -98,7 +98,7 @@ func (p *textParser) pyProse() bool {
 	for p.pos < len(p.buf) {
 		b := p.buf[p.pos:]
 		if py.phase == pyAfter {
-			p.pos += p.addText(b, false)
+			p.pos += p.addText(p.pos, len(p.buf), false)
 			return false
 		}
 		i := 0
@@ -106,7 +106,7 @@ func (p *textParser) pyProse() bool {
 			i++
 		}
 		if py.phase == pyStart {
-			p.addText(b[:i], true)
+			p.addText(p.pos, p.pos+i, true)
 		}
 		p.pos += i
 		if i == len(b) {
@@ -145,9 +145,11 @@ func (p *textParser) pyStep(b []byte) (match, bool) {
 		case ',':
 			py.phase = pyNext
 			p.pos++
+			p.marked(p.base+p.pos, false)
 		case ']':
 			py.phase = pyEnd
 			p.pos++
+			p.marked(p.base+p.pos, false)
 		default: // the list went wrong: the rest is text
 			py.phase = pyAfter
 		}
@@ -156,6 +158,7 @@ func (p *textParser) pyStep(b []byte) (match, bool) {
 		if b[0] == ']' {
 			py.phase = pyEnd
 			p.pos++
+			p.marked(p.base+p.pos, false)
 			return matched, false
 		}
 		return p.pyOpen(b, 0)
@@ -163,6 +166,7 @@ func (p *textParser) pyStep(b []byte) (match, bool) {
 		m := literal(b, pyEndToken)
 		if m == matched {
 			p.pos += len(pyEndToken)
+			p.marked(p.base+p.pos, false)
 		}
 		if m != needMore {
 			py.phase = pyAfter

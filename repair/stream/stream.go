@@ -168,6 +168,9 @@ type Event struct {
 	// the response, in bytes: Offset on EventCallStarted, both on
 	// EventCallClosed. Wrapper tokens around calls are outside.
 	Offset, End int
+	// Inline reports, on EventCallStarted and EventCallClosed of a text
+	// format, prose before the call on its line.
+	Inline bool
 }
 
 // ToolDelta is one fragment of a structured tool call (OpenAI, Anthropic).

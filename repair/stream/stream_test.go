@@ -253,9 +253,9 @@ func tagCases() []streamCase {
 		{
 			name:   "xml_tags two calls in one delta, unknown tags are text",
 			format: XMLTags,
-			pieces: []piece{text("<b>x</b><read_file><path>a</path></read_file><read_file><path>b</path></read_file><read_fil")},
+			pieces: []piece{text("<b>x</b><read_file><path>a</path></read_file><read_file><path>b</path></read_file>\n<read_fil")},
 			want: outcome{
-				Text:   "<b>x</b><read_fil",
+				Text:   "<b>x</b>\n<read_fil",
 				Starts: map[int]string{0: "read_file", 1: "read_file"},
 				Shown:  map[int]map[string]string{0: {"path": "a"}, 1: {"path": "b"}},
 				Calls: []closed{
@@ -289,9 +289,9 @@ func tagCases() []streamCase {
 		{
 			name:   "xml_tags tool named in a wrapper's attribute, content holding the wrapper's closing tag",
 			format: XMLTags,
-			pieces: []piece{text("Now: <tool name=\"write_to_file\">\n<path>a.md</path>\n<content>\nend with </tool>\n</content>\n</tool> done <tool name=\"rm\">x</tool>")},
+			pieces: []piece{text("Now: <tool name=\"write_to_file\">\n<path>a.md</path>\n<content>\nend with </tool>\n</content>\n</tool>\ndone <tool name=\"rm\">x</tool>")},
 			want: outcome{
-				Text:   "Now:  done <tool name=\"rm\">x</tool>",
+				Text:   "Now: \ndone <tool name=\"rm\">x</tool>",
 				Starts: map[int]string{0: "write_to_file"},
 				Shown:  map[int]map[string]string{0: {"path": "a.md", "content": "end with </tool>"}},
 				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormXML,

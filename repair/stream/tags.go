@@ -14,6 +14,10 @@ type textParser struct {
 	syntax textFormat
 	opts   Options
 	emit   func(Event)
+	// sink and paramSink are the caller's: emit and opts.ParamText route
+	// to them through the tail.
+	sink      func(Event)
+	paramSink func(index int, param, text string)
 	// buf holds in prose at most a possible tag or a split character, in a
 	// call its whole block.
 	buf    []byte
@@ -34,9 +38,11 @@ type textParser struct {
 	list    bool   // inside a Mistral [TOOL_CALLS] array, after Llama's <|python_tag|>
 	// layout.go: white space around calls.
 	layout    bool
-	space     []byte // the white space of a run of text not yet known to be prose
-	runProse  bool   // the current run of text holds more than white space
-	afterCall bool   // a call or a wrapper tag came before
+	space     []byte   // the white space of a run of text not yet known to be prose
+	runProse  bool     // the current run of text holds more than white space
+	afterCall bool     // a call or a wrapper tag came before
+	md        markdown // quote.go: the prose's code and quotes
+	tail      tail     // tail.go: the calls awaiting the end of the response
 }
 
 // textFormat is what one format adds to the tag machine.
@@ -90,6 +96,7 @@ const (
 type openCall struct {
 	index   int
 	start   int    // where the call starts in the response
+	inline  bool   // prose stands before it on its line
 	id      string // the model's own call id (Kimi K2, Mistral)
 	name    string
 	closer  string   // the call's closing tag
@@ -135,7 +142,11 @@ const (
 )
 
 func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
-	p := &textParser{format: format, syntax: textFormats[format], opts: opts, emit: emit, maxTag: defaultMaxTag, layout: layoutFormats[format], trigger: "<"}
+	p := &textParser{format: format, syntax: textFormats[format], opts: opts, sink: emit, paramSink: opts.ParamText,
+		maxTag: defaultMaxTag, layout: layoutFormats[format], trigger: "<"}
+	// Events go through the tail, which holds them while a closed call
+	// waits for the end of the response (tail.go).
+	p.emit, p.opts.ParamText = p.route, p.routeParam
 	if t, ok := p.syntax.(triggered); ok {
 		p.trigger = t.triggers()
 	}
@@ -162,6 +173,9 @@ func (p *textParser) write(s string) {
 	for len(s) > 0 {
 		part := s[:min(len(s), maxRun)]
 		s = s[len(part):]
+		if p.tail.on && p.keepTail() {
+			p.tail.raw = append(p.tail.raw, part...)
+		}
 		growAppend(&p.buf, part)
 		p.call.scan.src, p.call.scan.srcOff = part, len(p.buf)-len(part)
 		p.run()
@@ -202,21 +216,29 @@ func (p *textParser) prose() bool {
 	for p.pos < len(p.buf) {
 		k := p.indexTrigger(p.buf[p.pos:])
 		if k < 0 {
-			p.pos += p.addText(p.buf[p.pos:], false)
+			p.pos += p.addText(p.pos, len(p.buf), false)
 			return false
 		}
-		p.addText(p.buf[p.pos:p.pos+k], true)
+		p.addText(p.pos, p.pos+k, true)
 		p.pos += k
+		if p.md.quoted() { // an example the response shows: text
+			p.addText(p.pos, p.pos+1, true)
+			p.pos++
+			continue
+		}
 		m, wrapper, name, n := p.syntax.opener(p, p.buf[p.pos:])
 		switch {
 		case m == needMore:
 			return false
 		case m == noMatch:
-			p.addText(p.buf[p.pos:p.pos+1], true)
+			p.addText(p.pos, p.pos+1, true)
 			p.pos++
 		case wrapper:
+			p.startTail()
+			p.md.markup()
 			p.callBoundary()
 			p.pos += n
+			p.marked(p.base+p.pos, p.frames())
 		default:
 			p.open(name, n)
 			return true
@@ -233,6 +255,10 @@ func (p *textParser) indexTrigger(b []byte) int {
 }
 
 func (p *textParser) open(name string, n int) {
+	inline := p.md.inline()
+	p.gap()
+	p.startTail()
+	p.md.markup()
 	p.callBoundary()
 	p.flushText()
 	p.base += p.pos
@@ -240,11 +266,11 @@ func (p *textParser) open(name string, n int) {
 	p.pos = n
 	// The body wraps the arguments: it may nest one level more (0: none).
 	scan := jsonScanner{h: &p.call.hermes, pos: n, maxDepth: p.opts.MaxJSONDepth + min(p.opts.MaxJSONDepth, 1)}
-	p.call = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}, start: p.base}
+	p.call = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}, start: p.base, inline: inline}
 	p.next++
 	p.state = p.syntax.begin(p, n)
 	if p.state == inCall {
-		p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: name, Offset: p.call.start})
+		p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: name, Offset: p.call.start, Inline: inline})
 	}
 }
 
@@ -404,8 +430,9 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	if !c.dropped && !p.tooLargeCall(end) && !p.overBudget(end) {
 		call := p.syntax.call(p, p.buf[:end], bodyEnd)
 		p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: call.Name, Call: call, Truncated: truncated,
-			Offset: c.start, End: p.base + end})
+			Offset: c.start, End: p.base + end, Inline: c.inline})
 	}
+	p.marked(p.base+end, false)
 	p.base += end
 	p.buf = p.buf[:copy(p.buf, p.buf[end:])]
 	if cap(p.buf) > shrinkCapacity && len(p.buf) < shrinkCapacity/4 {
@@ -424,7 +451,7 @@ func (p *textParser) end() {
 		if p.py != nil {
 			p.pyCutCall()
 		}
-		p.addText(p.buf[p.pos:], true)
+		p.addText(p.pos, len(p.buf), true)
 		p.base += len(p.buf)
 		p.buf, p.pos = p.buf[:0], 0
 		p.endText()
@@ -443,6 +470,7 @@ func (p *textParser) end() {
 	default:
 		p.closeCall(len(p.buf), len(p.buf), true)
 	}
+	p.releaseTail(false)
 	p.flushText()
 }
 
@@ -487,6 +515,7 @@ func (p *textParser) tooLarge(n int) bool {
 
 func (p *textParser) drop(e Event) {
 	p.call.dropped = true
+	p.dropInTail()
 	p.unhold()
 	// The scanner goes on following a Hermes call's strings, silently.
 	p.call.scan.mute()
