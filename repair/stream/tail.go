@@ -14,9 +14,9 @@ import "fmt"
 // call on are kept for that, within a bound (tailBound).
 type tail struct {
 	on      bool
-	waiting bool // a call closed: events wait in queue
-	nl      bool // a line ended since the last markup
-	from    int  // where the kept bytes start in the response
+	waiting bool   // a call closed: events wait in queue
+	nl      bool   // a line ended since the last markup
+	from    int    // where the kept bytes start in the response
 	ws      []byte // the white space since the last markup
 	raw     []byte
 	lost    bool // raw is gone: past the bound, or a call dropped in it
