@@ -106,13 +106,13 @@ func (r *rescuer) write(s string) {
 
 // end closes the text: what is left goes as it came, or, after a rescued
 // call, its prose.
-func (r *rescuer) end() {
+func (r *rescuer) end() int {
 	if r.off {
-		return
+		return r.rescued
 	}
 	_ = r.parser.End(false)
 	if r.off {
-		return
+		return r.rescued
 	}
 	if r.last {
 		r.emitText(string(r.pending))
@@ -121,6 +121,7 @@ func (r *rescuer) end() {
 	}
 	r.raw, r.pending = nil, nil
 	r.off = true
+	return r.rescued
 }
 
 // take returns what may go out now.
@@ -140,6 +141,11 @@ func (r *rescuer) event(e stream.Event) {
 	case stream.EventCallClosed:
 		r.closed(e)
 	case stream.EventError:
+		if e.Code == stream.CodeCallQuoted {
+			// Prose followed it on its line: its markup comes back as text.
+			r.rs.log.Info("call in the text not rescued: quoted inside a sentence", zap.Int("call", e.Index))
+			return
+		}
 		// A call dropped as too large: its text is not known any more.
 		r.giveUp()
 	}
@@ -194,6 +200,12 @@ func (r *rescuer) emitText(s string) {
 func (r *rescuer) check(e stream.Event) *rescuedCall {
 	p, rs := r.p, r.rs
 	if e.Truncated {
+		return nil
+	}
+	if e.Inline {
+		// Prose stands before it on its line: a model server's parser
+		// miss is not the likely reading, a quote is.
+		rs.log.Info("call in the text not rescued: not on a line of its own", zap.String("tool", e.Name))
 		return nil
 	}
 	tool := p.target(rs, e.Name)

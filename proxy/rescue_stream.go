@@ -156,7 +156,9 @@ func (x *openAIRescue) event(raw []byte) {
 		x.emit(pieces)
 	}
 	if finish {
-		rescued := x.r.rescued > 0
+		// The calls of a text wait for its end (stream/tail.go): count
+		// them after it.
+		rescued := x.r != nil && x.r.end() > 0
 		x.finish()
 		if rescued && string(c.finish) == "stop" {
 			if fs, fe, ok := valueAt(data, "choices", 0, "finish_reason"); ok {

@@ -238,6 +238,9 @@ func (p *textParser) prose() bool {
 			p.md.markup()
 			p.callBoundary()
 			p.pos += n
+			if p.frames() { // a message ends: its quotes and its line
+				p.md = markdown{}
+			}
 			p.marked(p.base+p.pos, p.frames())
 		default:
 			p.open(name, n)
