@@ -34,6 +34,11 @@ type StreamRequest struct {
 
 	// Budget, when set, is shared with other streams for the open calls.
 	Budget stream.Budget
+	// AdmitCall, when set, is asked before each closed call is validated:
+	// the caller's rate limit, which counts the calls a stream completes as
+	// it counts other calls. Its error, saying when to retry, drops the
+	// call with a RATE_LIMITED error event.
+	AdmitCall func(ctx context.Context) error
 }
 
 // StreamEvent is one event of a stream, for the caller.
@@ -72,6 +77,9 @@ const (
 	// CodeExecutionFailed: the file changed under a usable call; the
 	// verdict stands, nothing was written.
 	CodeExecutionFailed = "EXECUTION_FAILED"
+	// CodeRateLimited: the caller is over its rate limit; the call was
+	// neither validated nor executed, and counts as no mistake.
+	CodeRateLimited = "RATE_LIMITED"
 )
 
 // Stream follows one model response, fed in order by one goroutine.
@@ -239,9 +247,13 @@ func (s *Stream) event(e stream.Event) {
 	case stream.EventParam:
 		s.out = append(s.out, StreamEvent{Kind: e.Kind, Index: e.Index, Param: s.paramName(e.Index, e.Param), Text: e.Text, JSON: e.JSON})
 	case stream.EventCallClosed:
-		s.closed++
 		delete(s.calls, e.Index)
 		s.last.raw = ""
+		if refused, ok := s.admit(e.Index); !ok {
+			s.out = append(s.out, refused)
+			return
+		}
+		s.closed++
 		ev, err := s.conclude(e)
 		if err != nil {
 			s.err = err
@@ -251,6 +263,21 @@ func (s *Stream) event(e stream.Event) {
 	case stream.EventError:
 		s.out = append(s.out, StreamEvent{Kind: e.Kind, Index: e.Index, Code: e.Code, Text: e.Text})
 	}
+}
+
+// admit takes a closed call's turn under the caller's rate limit. A refused
+// call is dropped before any work: not validated, not executed, and not the
+// model's mistake, so the session's count is left alone.
+func (s *Stream) admit(index int) (StreamEvent, bool) {
+	if s.req.AdmitCall == nil {
+		return StreamEvent{}, true
+	}
+	err := s.req.AdmitCall(s.ctx)
+	if err == nil {
+		return StreamEvent{}, true
+	}
+	return StreamEvent{Kind: stream.EventError, Index: index, Code: CodeRateLimited,
+		Text: fmt.Sprintf("call %d was neither validated nor executed, and counts as no mistake: %v", index, err)}, false
 }
 
 // paramText is a string parameter's growth, the event a delta most often

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +140,39 @@ func checkVaryingFields(t *testing.T, fields map[string]any) {
 	}
 	if addr, _ := fields["peer.address"].(string); addr == "" {
 		t.Error("no peer.address")
+	}
+}
+
+// TestStreamRateLimitedCallsLogged checks that a stream's access-log line
+// counts the calls its rate limit dropped: each is an error event to the
+// client, not a status the log would show.
+func TestStreamRateLimitedCallsLogged(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.RateLimit, cfg.RateBurst = 0.001, 2 // the stream, then one call
+	ts := startTestServer(t, cfg)
+	st, err := toolguardv1.NewToolGuardServiceClient(ts.conn).StreamToolCalls(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := []*toolguardv1.StreamToolCallsRequest{
+		{Frame: &toolguardv1.StreamToolCallsRequest_Start{Start: &toolguardv1.StreamStart{
+			Context: &toolguardv1.RequestContext{SessionId: "s"}, Format: toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS}}},
+		{Frame: &toolguardv1.StreamToolCallsRequest_Delta{Delta: &toolguardv1.StreamDelta{
+			Text: strings.Repeat("<write_to_file><path>a.txt</path><content>x</content></write_to_file>\n", 3)}}},
+		{Frame: &toolguardv1.StreamToolCallsRequest_End{End: &toolguardv1.StreamEnd{FinishReason: "stop"}}},
+	}
+	for _, f := range frames {
+		if err := st.Send(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = st.CloseSend()
+	for {
+		if _, err := st.Recv(); err != nil {
+			break
+		}
+	}
+	if got := finishedCall(t, ts.logs, "StreamToolCalls").ContextMap()["rate_limited_calls"]; fmt.Sprint(got) != "2" {
+		t.Errorf("rate_limited_calls = %v, want 2", got)
 	}
 }

@@ -369,6 +369,9 @@ type accessControl struct {
 	options      []grpc.ServerOption
 	interceptors []interceptor
 	streams      *streamSlots
+	// rates is the interceptor's limiter, which streams also charge for
+	// each call they complete; nil when off.
+	rates *rateLimiter
 }
 
 func newAccessControl(cfg Config) (accessControl, error) {
@@ -388,9 +391,11 @@ func newAccessControl(cfg Config) (accessControl, error) {
 	if creds != nil {
 		opts = append(opts, grpc.Creds(creds))
 	}
+	rates := newRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	return accessControl{
 		options:      opts,
-		interceptors: accessInterceptors(authn, newRateLimiter(cfg.RateLimit, cfg.RateBurst)),
+		interceptors: accessInterceptors(authn, rates),
 		streams:      newStreamSlots(cfg, authn.principals()),
+		rates:        rates,
 	}, nil
 }

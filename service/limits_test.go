@@ -2,7 +2,11 @@ package service_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,5 +196,86 @@ func TestTooManyStreamsRefused(t *testing.T) {
 	events, err := streamAs(as(bob), c, startFrame("s", toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS, nil), endFrame("stop"))
 	if err != nil || len(events) == 0 || events[len(events)-1].GetDone() == nil {
 		t.Fatalf("bob's stream after alice's ended: %v, %v", events, err)
+	}
+}
+
+// TestStreamCallsRateLimited checks that each call a stream completes is
+// charged to its principal's bucket, as a unary call is: one stream cannot
+// run past the rate limit. The rate is one token every 1000 seconds, so the
+// counts do not depend on how fast the machine is: the stream's opening
+// takes one of the burst of 4, its first three calls the rest, and every
+// later call is dropped with RATE_LIMITED, neither executed nor counted as a
+// mistake.
+func TestStreamCallsRateLimited(t *testing.T) {
+	const calls, admitted = 10, 3
+	tests := []struct {
+		name    string
+		execute bool
+	}{
+		{"executed writes", true},
+		// A validated call costs what ValidateToolCall costs.
+		{"validated only", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _, cfg := startAuthenticated(t, service.Config{RateLimit: 0.001, RateBurst: admitted + 1})
+			// Calls past the burst alternate usable and unusable ones (no
+			// content): neither kind may count.
+			var text strings.Builder
+			for i := range calls {
+				content := "<content>\nhello\n</content>\n"
+				if i >= admitted && i%2 == 0 {
+					content = ""
+				}
+				fmt.Fprintf(&text, "<write_to_file>\n<path>f%d.txt</path>\n%s</write_to_file>\n", i, content)
+			}
+			frames := append(append([]*toolguardv1.StreamToolCallsRequest{startFrame("limited", toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS,
+				&toolguardv1.StreamOptions{ExecuteOnComplete: tt.execute})}, textFrames(text.String(), 64)...), endFrame("stop"))
+			events, err := streamAs(as(alice), c, frames...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var complete, limited []uint32
+			var done *toolguardv1.StreamDoneEvent
+			for _, ev := range events {
+				switch {
+				case ev.GetCallComplete() != nil:
+					cc := ev.GetCallComplete()
+					complete = append(complete, cc.GetIndex())
+					if !cc.GetVerdict().GetOk() || tt.execute != cc.GetExecution().GetApplied() {
+						t.Errorf("call %d: ok=%v applied=%v", cc.GetIndex(), cc.GetVerdict().GetOk(), cc.GetExecution().GetApplied())
+					}
+				case ev.GetError() != nil:
+					e := ev.GetError()
+					if e.GetCode() != "RATE_LIMITED" || e.Index == nil || !strings.Contains(e.GetMessage(), "retry in") || !strings.Contains(e.GetMessage(), `"alice"`) {
+						t.Errorf("error event %v, want RATE_LIMITED for a call, naming alice and when to retry", e)
+						continue
+					}
+					limited = append(limited, e.GetIndex())
+				case ev.GetDone() != nil:
+					done = ev.GetDone()
+				}
+			}
+			if want := []uint32{0, 1, 2}; !slices.Equal(complete, want) {
+				t.Errorf("calls completed %v, want %v", complete, want)
+			}
+			if want := []uint32{3, 4, 5, 6, 7, 8, 9}; !slices.Equal(limited, want) {
+				t.Errorf("calls refused %v, want %v", limited, want)
+			}
+			if done == nil || done.GetCalls() != admitted || done.GetMistakes().GetConsecutive() != 0 {
+				t.Errorf("done %v, want %d calls and no mistake", done, admitted)
+			}
+			for i := range calls {
+				_, err := os.Stat(filepath.Join(cfg.Workspace, fmt.Sprintf("f%d.txt", i)))
+				if written := err == nil; written != (tt.execute && i < admitted) {
+					t.Errorf("f%d.txt written=%v", i, written)
+				}
+			}
+			// The stream drew on the bucket the interceptor uses; bob's is
+			// his own.
+			_, err = c.ListTools(as(alice), &toolguardv1.ListToolsRequest{})
+			wantRefusal(t, "alice's call after her stream", err, codes.ResourceExhausted, "RATE_LIMITED")
+			stillServes(t, c, bob)
+		})
 	}
 }

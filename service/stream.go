@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"google.golang.org/grpc"
 
@@ -36,7 +37,27 @@ func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguar
 }
 
 // streamOptions scope a call's stream: the server's limits, the caller's
-// grants, the access log's session id.
+// grants and rate limit, the access log's session id.
 func (s *toolGuardService) streamOptions(ctx context.Context) protoapi.StreamOptions {
-	return protoapi.StreamOptions{Limits: s.streamLimits, Scope: callerFromContext(ctx).scope, Started: logSessionID}
+	opts := protoapi.StreamOptions{Limits: s.streamLimits, Scope: callerFromContext(ctx).scope, Started: logSessionID}
+	if s.rates != nil {
+		opts.AdmitCall = s.admitCall(PrincipalFromContext(ctx))
+	}
+	return opts
+}
+
+// admitCall charges each call a stream completes to its principal's bucket,
+// the one the interceptor charged for opening the stream: a stream is no way
+// around the rate limit. The stream's access-log line counts the refusals.
+func (s *toolGuardService) admitCall(principal string) func(context.Context) error {
+	refused := 0
+	return func(ctx context.Context) error {
+		err := s.rates.allow(principal)
+		if err == nil {
+			return nil
+		}
+		refused++
+		annotateCall(ctx, "rate_limited_calls", refused)
+		return fmt.Errorf("%w; then send it to ExecuteWrite, ExecuteEdit or ValidateToolCall, as this stream has moved past it", err)
+	}
 }

@@ -24,13 +24,14 @@ type toolGuardService struct {
 	streamLimits protoapi.StreamLimits
 	maxJSONDepth int
 	streams      *streamSlots
+	rates        *rateLimiter
 	idleTimeout  time.Duration
 	storeDown    *throttledWarning
 	listings     sync.Map
 }
 
 // newToolGuardService builds the service and returns it with its cleanup.
-func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots) (toolguardv1.ToolGuardServiceServer, func() error, error) {
+func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots, rates *rateLimiter) (toolguardv1.ToolGuardServiceServer, func() error, error) {
 	g, cleanup, err := guard.New(cfg.Config, guard.Options{
 		Observe:          observe,
 		Uncounted:        uncountedWarning(log, cfg.AuthTokensFile != ""),
@@ -43,7 +44,7 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 	limits := protoapi.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth,
 		Budget: &streamBudget{limit: int64(cfg.MaxStreamBufferBytes)}}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
-		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, idleTimeout: cfg.StreamIdleTimeout,
+		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, rates: rates, idleTimeout: cfg.StreamIdleTimeout,
 		storeDown: newThrottledWarning(log, "session store unreachable: call failed")}, cleanup, nil
 }
 

@@ -35,6 +35,9 @@ type StreamOptions struct {
 	Scope func(sessionID, workspace string, executes bool) (string, error)
 	// Started learns the session id from the start frame (the access log).
 	Started func(ctx context.Context, sessionID string)
+	// AdmitCall charges each call the stream completes to the caller's rate
+	// limit (guard.StreamRequest.AdmitCall); nil limits nothing (the CLI).
+	AdmitCall func(ctx context.Context) error
 }
 
 // RunStream drives one stream: start, deltas and end frames in; events out,
@@ -62,6 +65,7 @@ func RunStream(ctx context.Context, g *guard.Guard, opts StreamOptions,
 			return err
 		}
 	}
+	in.AdmitCall = opts.AdmitCall
 	if limits.Budget != nil {
 		account := &streamAccount{budget: limits.Budget}
 		defer account.close()

@@ -1863,7 +1863,8 @@ export const ExecutionSchema: GenMessage<Execution> = /*@__PURE__*/
 export type StreamErrorEvent = Message<"toolguard.v1.StreamErrorEvent"> & {
   /**
    * Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, JSON_TOO_DEEP,
-   * UNKNOWN_CALL_INDEX, CALL_ALREADY_COMPLETE, EXECUTION_FAILED.
+   * UNKNOWN_CALL_INDEX, CALL_ALREADY_COMPLETE, EXECUTION_FAILED,
+   * RATE_LIMITED.
    *
    * @generated from field: string code = 1;
    */
