@@ -11,7 +11,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -106,16 +105,6 @@ func New(g *guard.Guard, opts Options) (*Server, error) {
 		log = zap.NewNop()
 	}
 	return &Server{g: g, opts: opts, log: log, stdioID: "stdio-" + hex.EncodeToString(b[:]), servers: map[string]*sdk.Server{}}, nil
-}
-
-// RunIO serves one session over newline-delimited JSON-RPC on in and out
-// (stdio) until the client closes in or ctx ends.
-func (s *Server) RunIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	srv, err := s.server(s.opts.ModelID)
-	if err != nil {
-		return err
-	}
-	return srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: int(max(s.opts.MaxRequestBytes, 0))})
 }
 
 // Connect serves one session on t, for tests and embedders; it returns once

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -86,5 +87,79 @@ func TestMCPCommandDefaultWorkspace(t *testing.T) {
 	_ = inW.Close()
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// TestMCPCommandStdioMalformed: a line that is no JSON-RPC message gets a
+// JSON-RPC error and the server keeps serving; before, the first such line
+// ended `toolguard mcp` with exit 1.
+func TestMCPCommandStdioMalformed(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		// --max-file-bytes 1: messages up to 1 MiB and 2 bytes.
+		code := run([]string{"mcp", "--workspace", t.TempDir(), "--log-level", "error", "--max-file-bytes", "1"}, inR, outW, &stderr)
+		_ = outW.Close()
+		done <- code
+	}()
+	replies := bufio.NewReaderSize(outR, 1<<20)
+	send := func(line string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+		reply, err := replies.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no reply to %.40q: %v (stderr: %s)", line, err, stderr.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(reply, &m); err != nil {
+			t.Fatalf("reply %q: %v", reply, err)
+		}
+		return m
+	}
+	oversized := `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`
+	for _, tt := range []struct {
+		name, line string
+		code       float64
+		id         any
+		says       string
+	}{
+		{"garbage", "hello?", -32700, nil, "not one JSON value"},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}", -32700, nil, "UTF-8"},
+		{"too deep", strings.Repeat("[", 1001) + strings.Repeat("]", 1001), -32700, nil, "deeper than 1000"},
+		{"oversized", oversized, -32700, nil, "longer than"},
+		{"two values", `{"jsonrpc":"2.0","id":1,"method":"ping"} {}`, -32700, nil, "one JSON value"},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600, nil, "batches"},
+		{"no version", `{"id":"x","method":"ping"}`, -32600, "x", "version"},
+		{"method not a string", `{"jsonrpc":"2.0","id":7,"method":5}`, -32600, 7.0, "invalid request"},
+	} {
+		reply := send(tt.line)
+		e, _ := reply["error"].(map[string]any)
+		if e == nil || e["code"] != tt.code || reply["id"] != tt.id || !strings.Contains(e["message"].(string), tt.says) {
+			t.Errorf("%s: reply %v, want code %v, id %v, saying %q", tt.name, reply, tt.code, tt.id, tt.says)
+		}
+	}
+	// The session goes on: initialize, then list the tools.
+	reply := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if _, ok := reply["result"].(map[string]any)["serverInfo"]; !ok {
+		t.Fatalf("initialize: %v", reply)
+	}
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	// A response to no request of the server's is no reason to stop.
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":99,"result":{}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	reply = send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if tools, _ := reply["result"].(map[string]any)["tools"].([]any); len(tools) == 0 {
+		t.Fatalf("tools/list: %v", reply)
+	}
+	_ = inW.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 }
