@@ -202,8 +202,12 @@ func refuse(w http.ResponseWriter, r *limitRefusal) {
 	writeRPCError(w, r.status, -32000, r.message)
 }
 
+// writeRPCError refuses a request whose body was not read, and closes the
+// connection: the server would otherwise read the rest of the body before
+// it answered, as slowly as the client sends it.
 func writeRPCError(w http.ResponseWriter, status, code int, message string) {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message}})
+	w.Header().Set("Connection", "close")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))

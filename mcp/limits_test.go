@@ -271,3 +271,27 @@ func TestSlowBody(t *testing.T) {
 		t.Fatal("the connection stayed open")
 	}
 }
+
+// TestRefusalDoesNotWaitForBody: a request refused past the session cap is
+// answered at once and its connection closed, however slowly its body
+// comes (the server would otherwise read the rest of the body first).
+func TestRefusalDoesNotWaitForBody(t *testing.T) {
+	s, _ := newServer(t, guard.Config{}, mcp.Options{MaxSessions: 1, BodyTimeout: time.Hour})
+	hs := httpServer(t, s, nil)
+	if resp, body := post(t, hs.URL, initializeBody, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	c, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{", hs.Listener.Addr())
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable || !resp.Close {
+		t.Fatalf("%d, close %v; want 503 and the connection closed", resp.StatusCode, resp.Close)
+	}
+}
