@@ -6,13 +6,14 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -38,6 +39,43 @@ type Options struct {
 	MaxRequestBytes int64
 	// Log receives what the clients cannot be told; nil logs nothing.
 	Log *zap.Logger
+
+	// The streamable HTTP transport's bounds (limits.go); zero values take
+	// the defaults.
+
+	// SessionTimeout closes a session that has had no request for so long
+	// (the SDK's own idle timer).
+	SessionTimeout time.Duration
+	// MaxSessions caps the sessions open at once; a new one past it is
+	// refused with 503.
+	MaxSessions int
+	// MaxSessionsPerPrincipal caps one authenticated principal's sessions
+	// (429 past it). Zero: a quarter of MaxSessions when Principals is two
+	// or more, otherwise no cap beyond MaxSessions.
+	MaxSessionsPerPrincipal int
+	// Principals is how many principals the tokens file names.
+	Principals int
+	// RateLimit is the requests per second each principal may sustain
+	// (429 past it), RateBurst how many it may make at once; 0: no limit.
+	RateLimit float64
+	RateBurst int
+	// AllowedOrigins are the origins (scheme://host[:port]) whose pages may
+	// call the server; loopback pages may on a loopback address. A request
+	// without an Origin header (no browser) is not concerned.
+	AllowedOrigins []string
+	// BodyTimeout bounds the time a request's body may take to arrive.
+	BodyTimeout time.Duration
+}
+
+// sessionShare is how many sessions one principal may hold (0: no share).
+func (o Options) sessionShare(total int) int {
+	switch {
+	case o.MaxSessionsPerPrincipal > 0:
+		return min(o.MaxSessionsPerPrincipal, total)
+	case o.Principals >= 2:
+		return max(1, total/4)
+	}
+	return 0
 }
 
 // Server serves the guard's tools over MCP. One Server serves any number of
@@ -52,6 +90,8 @@ type Server struct {
 	mu      sync.Mutex
 	servers map[string]*sdk.Server // by model family
 	roots   sync.Map               // *sdk.ServerSession -> *rootsEntry
+
+	sessions *sessionSlots // the HTTP handler's
 }
 
 // New builds a Server over g.
@@ -65,16 +105,6 @@ func New(g *guard.Guard, opts Options) (*Server, error) {
 		log = zap.NewNop()
 	}
 	return &Server{g: g, opts: opts, log: log, stdioID: "stdio-" + hex.EncodeToString(b[:]), servers: map[string]*sdk.Server{}}, nil
-}
-
-// RunIO serves one session over newline-delimited JSON-RPC on in and out
-// (stdio) until the client closes in or ctx ends.
-func (s *Server) RunIO(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	srv, err := s.server(s.opts.ModelID)
-	if err != nil {
-		return err
-	}
-	return srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: int(max(s.opts.MaxRequestBytes, 0))})
 }
 
 // Connect serves one session on t, for tests and embedders; it returns once
@@ -103,6 +133,7 @@ func (s *Server) server(modelID string) (*sdk.Server, error) {
 			Capabilities:            &sdk.ServerCapabilities{},
 			RootsListChangedHandler: s.rootsChanged, //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
 		})
+	srv.AddReceivingMiddleware(claimSlot)
 	if err := s.addTools(srv, modelID, family); err != nil {
 		return nil, err
 	}
@@ -148,12 +179,21 @@ func annotations(a guard.Action) *sdk.ToolAnnotations {
 
 // HTTPHandler serves streamable HTTP. Each request's `model` query
 // parameter picks the tools' family; verify, when set, authenticates every
-// request by its bearer token (tokens.go).
+// request by its bearer token (tokens.go). The Options' HTTP bounds apply
+// (limits.go): origin, then token, rate, sessions, and the SDK.
 func (s *Server) HTTPHandler(verify Verifier) (http.Handler, error) {
 	if _, err := s.server(s.opts.ModelID); err != nil {
 		return nil, err
 	}
-	h := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+	origins, err := newOriginChecker(s.opts.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	o := s.opts
+	timeout := cmp.Or(o.SessionTimeout, DefaultSessionTimeout)
+	maxSessions := cmp.Or(o.MaxSessions, DefaultMaxSessions)
+	s.sessions = newSessionSlots(maxSessions, o.sessionShare(maxSessions))
+	sdkHandler := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		model := s.opts.ModelID
 		if m := r.URL.Query().Get("model"); m != "" {
 			model = m
@@ -164,9 +204,20 @@ func (s *Server) HTTPHandler(verify Verifier) (http.Handler, error) {
 			return nil
 		}
 		return srv
-	}, &sdk.StreamableHTTPOptions{PropagateRequestCancellation: true, MaxRequestBodyBytes: s.opts.MaxRequestBytes})
-	if verify == nil {
-		return h, nil
+	}, &sdk.StreamableHTTPOptions{PropagateRequestCancellation: true, MaxRequestBodyBytes: o.MaxRequestBytes, SessionTimeout: timeout})
+	h := s.sessions.limitSessions(sdkHandler)
+	h = newRateLimiter(o.RateLimit, o.RateBurst).limitRate(h)
+	if verify != nil {
+		h = requireToken(verify, h)
 	}
-	return requireToken(verify, h), nil
+	h = origins.check(h)
+	return bodyDeadline(cmp.Or(o.BodyTimeout, DefaultBodyTimeout), h), nil
+}
+
+// OpenHTTPSessions reports how many sessions the last HTTPHandler holds.
+func (s *Server) OpenHTTPSessions() int {
+	if s.sessions == nil {
+		return 0
+	}
+	return s.sessions.Open()
 }

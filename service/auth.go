@@ -183,6 +183,17 @@ func TokenVerifier(path string, workspaces map[string]string) (func(token string
 	return a.verify, nil
 }
 
+// TokenPrincipals counts the principals a tokens file names, for the front
+// ends beside the gRPC server that share a bound among principals as it
+// does (the MCP server's sessions).
+func TokenPrincipals(path string, workspaces map[string]string) (int, error) {
+	a, err := loadAuthenticator(path, workspaces)
+	if err != nil {
+		return 0, err
+	}
+	return a.principals(), nil
+}
+
 // MayUse reports whether the caller's grants include the workspace.
 func (c *Caller) MayUse(workspace string) bool { return c.mayUse(workspace) }
 

@@ -360,4 +360,11 @@ func TestTokenVerifier(t *testing.T) {
 	if _, err := verify("not-a-token"); err == nil {
 		t.Error("an unknown token passed")
 	}
+	ws := map[string]string{"default": t.TempDir(), "docs": t.TempDir()}
+	if n, err := service.TokenPrincipals(tokensFile(t, alice, bob), ws); n != 2 || err != nil {
+		t.Errorf("principals of alice and bob: %d, %v", n, err)
+	}
+	if n, err := service.TokenPrincipals(tokensFile(t, alice), ws); n != 1 || err != nil {
+		t.Errorf("principals of alice: %d, %v", n, err)
+	}
 }

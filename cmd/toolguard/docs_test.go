@@ -112,3 +112,9 @@ func TestServeFlagTable(t *testing.T) {
 func TestProxyFlagTable(t *testing.T) {
 	checkFlagTable(t, "../../docs/proxy.md", proxySettings, proxy.DefaultConfig())
 }
+
+// TestMCPFlagTable does the same for docs/mcp.md's table of the MCP
+// server's.
+func TestMCPFlagTable(t *testing.T) {
+	checkFlagTable(t, "../../docs/mcp.md", mcpSettings(), defaultMCPConfig())
+}

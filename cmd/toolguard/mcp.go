@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/net/netutil"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/mcp"
@@ -24,6 +26,23 @@ type mcpConfig struct {
 	// HTTP is the streamable HTTP address; empty serves stdio.
 	HTTP  string
 	Model string
+	// The streamable HTTP transport's bounds (mcp/limits.go).
+	HTTPSessionTimeout          time.Duration
+	MaxHTTPSessions             int
+	MaxHTTPSessionsPerPrincipal int
+	AllowedOrigins              []string
+	MaxConnections              int
+	HTTPBodyTimeout             time.Duration
+}
+
+// defaultMCPConfig is serve's core defaults, the current directory as the
+// workspace (a client starts the server in the project it works on), and
+// the HTTP bounds.
+func defaultMCPConfig() mcpConfig {
+	def := mcpConfig{Config: service.DefaultConfig(), HTTPSessionTimeout: mcp.DefaultSessionTimeout, MaxHTTPSessions: mcp.DefaultMaxSessions,
+		MaxConnections: 2048, HTTPBodyTimeout: mcp.DefaultBodyTimeout}
+	def.Workspace = "."
+	return def
 }
 
 // Validate checks the core's settings and refuses an unauthenticated HTTP
@@ -37,13 +56,42 @@ func (c mcpConfig) Validate() error {
 	if c.AuthTokensFile != "" && c.HTTP == "" {
 		errs = append(errs, errors.New("--auth-tokens-file needs --http: stdio has no bearer tokens"))
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, c.validateHTTP()...)...)
+}
+
+// validateHTTP checks the HTTP bounds: each must bound something.
+func (c mcpConfig) validateHTTP() []error {
+	var errs []error
+	if c.HTTPSessionTimeout <= 0 || c.HTTPBodyTimeout <= 0 {
+		errs = append(errs, errors.New("--http-session-timeout and --http-body-timeout must be positive durations"))
+	}
+	if c.MaxHTTPSessions <= 0 || c.MaxConnections <= 0 {
+		errs = append(errs, errors.New("--max-http-sessions and --max-connections must be positive"))
+	}
+	switch {
+	case c.MaxHTTPSessionsPerPrincipal < 0:
+		errs = append(errs, errors.New("--max-http-sessions-per-principal must not be negative (0: the default share)"))
+	case c.MaxHTTPSessionsPerPrincipal > 0 && c.AuthTokensFile == "":
+		errs = append(errs, errors.New("--max-http-sessions-per-principal needs --auth-tokens-file: without one every caller is the one anonymous principal, bounded by --max-http-sessions"))
+	}
+	if c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) {
+		errs = append(errs, errors.New("--rate-limit must be a number of requests per second, or 0 for no limit"))
+	}
+	if c.RateBurst < 0 || c.RateLimit > 0 && c.RateBurst == 0 {
+		errs = append(errs, errors.New("--rate-burst must be at least 1 when a rate limit is set"))
+	}
+	for _, o := range c.AllowedOrigins {
+		if _, err := mcp.ParseOrigin(o); err != nil {
+			errs = append(errs, fmt.Errorf("--allowed-origins: %w", err))
+		}
+	}
+	return errs
 }
 
 // mcpCoreSettings are serve's settings that mean the same for the MCP server.
 var mcpCoreSettings = []string{"workspace", "workspaces", "create-workspaces", "agent-root", "tools-file", "max-file-bytes", "deny",
 	"fuzzy-threshold", "mistake-limit", "session-ttl", "max-sessions", "session-store", "redis-url", "redis-key-prefix", "redis-timeout",
-	"auth-tokens-file", "allow-unauthenticated", "log-format", "log-level", "shutdown-timeout"}
+	"auth-tokens-file", "allow-unauthenticated", "rate-limit", "rate-burst", "log-format", "log-level", "shutdown-timeout"}
 
 func mcpSettings() []setting[mcpConfig] {
 	out := []setting[mcpConfig]{
@@ -51,6 +99,18 @@ func mcpSettings() []setting[mcpConfig] {
 			func(c *mcpConfig) flag.Value { return (*stringValue)(&c.HTTP) }},
 		{"model", "TOOLGUARD_MCP_MODEL", "model `id` the tools' names and parameters are chosen for, as ListTools does (over HTTP a ?model= query parameter overrides it)",
 			func(c *mcpConfig) flag.Value { return (*stringValue)(&c.Model) }},
+		{"http-session-timeout", "TOOLGUARD_MCP_HTTP_SESSION_TIMEOUT", "`duration` without a request after which an HTTP session is closed (its client must initialise a new one)",
+			func(c *mcpConfig) flag.Value { return (*durationValue)(&c.HTTPSessionTimeout) }},
+		{"max-http-sessions", "TOOLGUARD_MCP_MAX_HTTP_SESSIONS", "most HTTP sessions open at once (`number`); a new one past it is refused with 503 and Retry-After, none is evicted",
+			func(c *mcpConfig) flag.Value { return (*intValue)(&c.MaxHTTPSessions) }},
+		{"max-http-sessions-per-principal", "TOOLGUARD_MCP_MAX_HTTP_SESSIONS_PER_PRINCIPAL", "most HTTP sessions one principal of the tokens file may hold (`number`; 429 past it; 0: a quarter of --max-http-sessions when the tokens file names two principals or more, otherwise no bound)",
+			func(c *mcpConfig) flag.Value { return (*intValue)(&c.MaxHTTPSessionsPerPrincipal) }},
+		{"allowed-origins", "TOOLGUARD_MCP_ALLOWED_ORIGINS", "comma-separated `origins` (scheme://host[:port]) whose web pages may call the HTTP server; loopback pages may on a loopback address; a request with any other Origin gets 403",
+			func(c *mcpConfig) flag.Value { return (*listValue)(&c.AllowedOrigins) }},
+		{"max-connections", "TOOLGUARD_MCP_MAX_CONNECTIONS", "most HTTP connections open at once (`number`); more wait to be accepted",
+			func(c *mcpConfig) flag.Value { return (*intValue)(&c.MaxConnections) }},
+		{"http-body-timeout", "TOOLGUARD_MCP_HTTP_BODY_TIMEOUT", "`duration` an HTTP request's body may take to arrive before the request and its connection are ended",
+			func(c *mcpConfig) flag.Value { return (*durationValue)(&c.HTTPBodyTimeout) }},
 	}
 	for _, name := range mcpCoreSettings {
 		s := serveSetting(name)
@@ -66,10 +126,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"Serves toolguard's file tools (write_to_file, edit, multi_edit, replace_in_file, apply_patch, read_file\n"+
 		"and the --tools-file tools) over the Model Context Protocol: on stdin and stdout by default, or over\n"+
 		"streamable HTTP with --http. Logs go to stderr.\n\nFlags:\n\n", stderr)
-	def := mcpConfig{Config: service.DefaultConfig()}
-	// A client starts the server in the project it works on.
-	def.Workspace = "."
-	return runServer(fs, mcpSettings(), def, args, stderr,
+	return runServer(fs, mcpSettings(), defaultMCPConfig(), args, stderr,
 		func(c mcpConfig) (string, string) { return c.LogFormat, c.LogLevel },
 		func(ctx context.Context, cfg mcpConfig, log *zap.Logger) error {
 			return serveMCP(ctx, cfg, log, stdin, stdout)
@@ -92,7 +149,15 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	// Room for a whole file at the size limit, escaped (most characters
 	// take one byte in JSON, a few two), and the call around it.
 	maxRequest := 2*cfg.MaxFileBytes + 1<<20
-	srv, err := mcp.New(g, mcp.Options{ModelID: cfg.Model, Version: version, Workspaces: dirs, MaxRequestBytes: maxRequest, Log: log})
+	opts := mcp.Options{ModelID: cfg.Model, Version: version, Workspaces: dirs, MaxRequestBytes: maxRequest, Log: log,
+		SessionTimeout: cfg.HTTPSessionTimeout, MaxSessions: cfg.MaxHTTPSessions, MaxSessionsPerPrincipal: cfg.MaxHTTPSessionsPerPrincipal,
+		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, AllowedOrigins: cfg.AllowedOrigins, BodyTimeout: cfg.HTTPBodyTimeout}
+	if cfg.HTTP != "" && cfg.AuthTokensFile != "" {
+		if opts.Principals, err = service.TokenPrincipals(cfg.AuthTokensFile, dirs); err != nil {
+			return err
+		}
+	}
+	srv, err := mcp.New(g, opts)
 	if err != nil {
 		return err
 	}
@@ -122,12 +187,16 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 }
 
 // serveHTTP serves h on cfg.HTTP until ctx ends, then lets calls finish.
+// Connections are capped and bounded in time while they send headers or sit
+// idle; a body's time is bounded per request (mcp/limits.go), not by
+// ReadTimeout, which would cut streams when it passed.
 func serveHTTP(ctx context.Context, cfg mcpConfig, log *zap.Logger, h http.Handler) error {
 	ln, err := net.Listen("tcp", cfg.HTTP)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	log.Info("serving MCP over streamable HTTP", zap.String("version", version), zap.String("address", ln.Addr().String()),
 		zap.Bool("authentication", cfg.AuthTokensFile != ""))
 	done := make(chan error, 1)
