@@ -16,11 +16,16 @@ import (
 // command-line flag and a TOOLGUARD_* environment twin (see cmd/toolguard,
 // "toolguard proxy"); DefaultConfig gives the defaults.
 type Config struct {
-	// Listen is the TCP address the proxy's HTTP server binds. The proxy
-	// holds no secret of its own (clients send their API keys through it),
-	// so a non-loopback address is allowed; whoever can reach it can use
-	// the upstream with their own key, and reads nothing of anyone else's.
+	// Listen is the TCP address the proxy's HTTP server binds: loopback
+	// unless AllowUnauthenticated. The proxy authenticates no one (clients
+	// send their own API keys through it), so whoever can reach it can use
+	// the upstream through it and spend its memory and connections.
 	Listen string
+	// AllowUnauthenticated allows a Listen address beyond loopback, as
+	// serve's and mcp's flag of the same name does: say so when an open
+	// proxy on that address is intended (behind a gateway that
+	// authenticates, in a private network).
+	AllowUnauthenticated bool
 	// Upstream is the model server every request goes to: an http or https
 	// URL of its origin, optionally with a path prefix the request's path
 	// is appended to (https://api.openai.com, not .../v1). It is fixed here:
@@ -122,6 +127,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("listen address %q: want host:port", c.Listen))
+	} else if !c.AllowUnauthenticated && !isLoopback(c.Listen) {
+		errs = append(errs, fmt.Errorf("refusing to listen on %s: it is not a loopback address, and the proxy authenticates no one, so anyone who can reach it could use the upstream through it; "+
+			"set --allow-unauthenticated (TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED=true) if an open proxy on this address is intended", c.Listen))
 	}
 	if _, err := c.upstreamURL(); err != nil {
 		errs = append(errs, err)
@@ -180,6 +188,22 @@ func (c Config) upstreamURL() (*url.URL, error) {
 		return nil, errors.New("upstream: the URL may not hold credentials; clients send their own keys")
 	}
 	return u, nil
+}
+
+// isLoopback reports whether a listen address binds loopback only: an IP
+// loopback address or localhost. An empty host binds every interface.
+// (service.IsLoopback's rule; front ends do not import each other.)
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return true // listening fails with a clearer error
+	}
+	if host == "localhost" {
+		return true
+	}
+	host, _, _ = strings.Cut(host, "%") // an IPv6 zone
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // validHeaderName reports whether s is an HTTP header field name (a token).

@@ -17,8 +17,10 @@ import (
 // TOOLGUARD_PROXY_*, so a proxy and a server sharing an environment do not
 // take each other's settings.
 var proxySettings = []setting[proxy.Config]{
-	{"listen", "TOOLGUARD_PROXY_LISTEN", "TCP `address` the proxy listens on (the proxy holds no secret: a non-loopback address lets whoever reaches it use the upstream with their own key)",
+	{"listen", "TOOLGUARD_PROXY_LISTEN", "TCP `address` the proxy listens on: loopback unless --allow-unauthenticated (the proxy authenticates no one)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Listen) }},
+	{"allow-unauthenticated", "TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED", "allow a --listen address beyond loopback: whoever reaches it can use the upstream through the proxy",
+		func(c *proxy.Config) flag.Value { return (*boolValue)(&c.AllowUnauthenticated) }},
 	{"upstream", "TOOLGUARD_PROXY_UPSTREAM", "`URL` of the OpenAI- or Anthropic-compatible model server every request goes to: its origin, optionally with a path prefix (http://127.0.0.1:8000, https://api.openai.com; not .../v1)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Upstream) }},
 	{"upstream-timeout", "TOOLGUARD_PROXY_UPSTREAM_TIMEOUT", "`duration` to wait for the upstream's response headers (a non-streamed answer sends them when it is complete; streams then run as long as they run)",
@@ -92,8 +94,8 @@ func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
 		zap.Duration("upstream_timeout", cfg.UpstreamTimeout),
 		zap.String("metrics_listen", cfg.MetricsListen),
 	)
-	if !service.IsLoopback(cfg.Listen) {
-		log.Warn("listening beyond loopback: whoever reaches the proxy can use the upstream with their own key", zap.String("listen", cfg.Listen))
+	if cfg.AllowUnauthenticated && !service.IsLoopback(cfg.Listen) {
+		log.Warn("listening beyond loopback without authentication (--allow-unauthenticated): whoever reaches the proxy can use the upstream through it", zap.String("listen", cfg.Listen))
 	}
 	if err := proxy.ListenAndServe(ctx, cfg, log); err != nil {
 		return err
