@@ -78,6 +78,15 @@ type Config struct {
 	// they arrive; a larger call is passed through unrepaired (and the
 	// events held for calls never exceed 8 times this).
 	MaxCallBytes int
+	// MaxHeldBytes bounds what all requests hold together: request bodies,
+	// answers read to repair, and in streams the events held behind open
+	// calls, their arguments and an event still arriving. A request whose
+	// body does not fit is refused with 503; an answer or a held call that
+	// does not fit passes through unrepaired.
+	MaxHeldBytes int64
+	// MaxConcurrentRequests bounds the requests handled at once, of every
+	// path; past it a request is refused with 503.
+	MaxConcurrentRequests int
 
 	// MetricsListen is the TCP address of the Prometheus /metrics endpoint,
 	// apart from Listen; empty turns metrics off.
@@ -103,22 +112,24 @@ const DefaultSessionHeader = "X-Toolguard-Session"
 // validation and fallback on, every declared tool repaired.
 func DefaultConfig() Config {
 	return Config{
-		Listen:           "127.0.0.1:7701",
-		UpstreamTimeout:  10 * time.Minute,
-		Strict:           true,
-		Mode:             ModeEnforce,
-		Fallback:         true,
-		Rescue:           true,
-		SessionHeader:    DefaultSessionHeader,
-		MistakeLimit:     3,
-		SessionTTL:       time.Hour,
-		MaxSessions:      100_000,
-		MaxRequestBytes:  32 << 20,
-		MaxResponseBytes: 32 << 20,
-		MaxCallBytes:     16 << 20,
-		LogFormat:        "json",
-		LogLevel:         "info",
-		ShutdownTimeout:  30 * time.Second,
+		Listen:                "127.0.0.1:7701",
+		UpstreamTimeout:       10 * time.Minute,
+		Strict:                true,
+		Mode:                  ModeEnforce,
+		Fallback:              true,
+		Rescue:                true,
+		SessionHeader:         DefaultSessionHeader,
+		MistakeLimit:          3,
+		SessionTTL:            time.Hour,
+		MaxSessions:           100_000,
+		MaxRequestBytes:       32 << 20,
+		MaxResponseBytes:      32 << 20,
+		MaxCallBytes:          16 << 20,
+		MaxHeldBytes:          256 << 20,
+		MaxConcurrentRequests: 256,
+		LogFormat:             "json",
+		LogLevel:              "info",
+		ShutdownTimeout:       30 * time.Second,
 	}
 }
 
@@ -156,6 +167,13 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRequestBytes <= 0 || c.MaxResponseBytes <= 0 || c.MaxCallBytes <= 0 {
 		errs = append(errs, errors.New("request, response and call size limits must be positive"))
+	}
+	if largest := max(c.MaxRequestBytes, c.MaxResponseBytes, int64(c.MaxCallBytes)); c.MaxHeldBytes < largest {
+		errs = append(errs, fmt.Errorf("max held bytes (%d) must be at least the largest request, response and call limit (%d), or a request or answer of that size could never be held",
+			c.MaxHeldBytes, largest))
+	}
+	if c.MaxConcurrentRequests <= 0 {
+		errs = append(errs, errors.New("max concurrent requests must be positive"))
 	}
 	if c.MetricsListen != "" {
 		if err := observe.CheckListen(c.MetricsListen, c.Listen, "proxy's port"); err != nil {
