@@ -148,7 +148,7 @@ func (f anthropicFixer) blockDelta(raw, data []byte) bool {
 		f.late(c, ev, data, f.ae.partial)
 		return true
 	}
-	c.appendArgs(data[f.ae.partial.start:f.ae.partial.end])
+	f.appendArgs(c, data[f.ae.partial.start:f.ae.partial.end])
 	f.fragment(c, fragment{ev: ev, args: f.ae.partial})
 	f.advance(c)
 	return true

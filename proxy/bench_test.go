@@ -45,8 +45,7 @@ func benchFixer(b *testing.B, args string) {
 	rsq := p.newRequest(context.Background(), apiOpenAI, requestBody("openai", true, true), "")
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		out := new([]byte)
-		r := &sseReader{src: io.NopCloser(bytes.NewReader(body)), proc: openAIFixer{newFixer(p, rsq, out)}, out: out}
+		r := p.newSSEReader(rsq, io.NopCloser(bytes.NewReader(body)), false)
 		n, err := io.Copy(io.Discard, r)
 		_ = r.Close()
 		if err != nil || n < int64(len(body))*9/10 {
@@ -82,8 +81,7 @@ func BenchmarkRescueText(b *testing.B) {
 			rsq := p.newRequest(context.Background(), apiOpenAI, requestBody("openai", true, true), "")
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				out := new([]byte)
-				r := &sseReader{src: io.NopCloser(bytes.NewReader(body)), proc: p.streamProcessor(rsq, out), out: out}
+				r := p.newSSEReader(rsq, io.NopCloser(bytes.NewReader(body)), true)
 				if _, err := io.Copy(io.Discard, r); err != nil {
 					b.Fatal(err)
 				}

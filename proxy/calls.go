@@ -236,11 +236,22 @@ func uniqueCodes[T any](xs []T, code func(T) string) []string {
 	return out
 }
 
-// tooLarge records a call sent unchecked because it grew past the limit.
-func (p *Proxy) tooLarge(rs *request, index int, tool *repair.Tool, streamed bool) {
+// tooLargeReason is why a call was sent unchecked (the log's reason).
+type tooLargeReason string
+
+const (
+	tooLargeCall   tooLargeReason = "max_call_bytes"  // its arguments grew past MaxCallBytes
+	tooLargeHeld   tooLargeReason = "events_held"     // the events held behind open calls passed 8 times MaxCallBytes
+	tooLargeBudget tooLargeReason = "max_held_bytes"  // the budget of all requests had no room for it
+	tooLargeEvent  tooLargeReason = "event_too_large" // an event of the stream was too large to read
+)
+
+// tooLarge records a call sent unchecked because it grew past a bound.
+func (p *Proxy) tooLarge(rs *request, index int, tool *repair.Tool, streamed bool, why tooLargeReason) {
 	p.metrics.call(rs.api, actionTooLarge)
 	rs.actions[actionTooLarge]++
 	p.report(rs, callInfo{index: index, tool: tool, streamed: streamed}, nil, decision{action: actionTooLarge})
 	rs.log.Warn("tool call too large to repair: sent as written", zap.Int("index", index), zap.String("tool", tool.Name()),
-		zap.Bool("stream", streamed), zap.Int("max_call_bytes", p.cfg.MaxCallBytes))
+		zap.Bool("stream", streamed), zap.String("reason", string(why)), zap.Int("max_call_bytes", p.cfg.MaxCallBytes),
+		zap.Int64("max_held_bytes", p.cfg.MaxHeldBytes))
 }

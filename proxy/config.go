@@ -16,11 +16,16 @@ import (
 // command-line flag and a TOOLGUARD_* environment twin (see cmd/toolguard,
 // "toolguard proxy"); DefaultConfig gives the defaults.
 type Config struct {
-	// Listen is the TCP address the proxy's HTTP server binds. The proxy
-	// holds no secret of its own (clients send their API keys through it),
-	// so a non-loopback address is allowed; whoever can reach it can use
-	// the upstream with their own key, and reads nothing of anyone else's.
+	// Listen is the TCP address the proxy's HTTP server binds: loopback
+	// unless AllowUnauthenticated. The proxy authenticates no one (clients
+	// send their own API keys through it), so whoever can reach it can use
+	// the upstream through it and spend its memory and connections.
 	Listen string
+	// AllowUnauthenticated allows a Listen address beyond loopback, as
+	// serve's and mcp's flag of the same name does: say so when an open
+	// proxy on that address is intended (behind a gateway that
+	// authenticates, in a private network).
+	AllowUnauthenticated bool
 	// Upstream is the model server every request goes to: an http or https
 	// URL of its origin, optionally with a path prefix the request's path
 	// is appended to (https://api.openai.com, not .../v1). It is fixed here:
@@ -73,6 +78,15 @@ type Config struct {
 	// they arrive; a larger call is passed through unrepaired (and the
 	// events held for calls never exceed 8 times this).
 	MaxCallBytes int
+	// MaxHeldBytes bounds what all requests hold together: request bodies,
+	// answers read to repair, and in streams the events held behind open
+	// calls, their arguments and an event still arriving. A request whose
+	// body does not fit is refused with 503; an answer or a held call that
+	// does not fit passes through unrepaired.
+	MaxHeldBytes int64
+	// MaxConcurrentRequests bounds the requests handled at once, of every
+	// path; past it a request is refused with 503.
+	MaxConcurrentRequests int
 
 	// MetricsListen is the TCP address of the Prometheus /metrics endpoint,
 	// apart from Listen; empty turns metrics off.
@@ -98,22 +112,24 @@ const DefaultSessionHeader = "X-Toolguard-Session"
 // validation and fallback on, every declared tool repaired.
 func DefaultConfig() Config {
 	return Config{
-		Listen:           "127.0.0.1:7701",
-		UpstreamTimeout:  10 * time.Minute,
-		Strict:           true,
-		Mode:             ModeEnforce,
-		Fallback:         true,
-		Rescue:           true,
-		SessionHeader:    DefaultSessionHeader,
-		MistakeLimit:     3,
-		SessionTTL:       time.Hour,
-		MaxSessions:      100_000,
-		MaxRequestBytes:  32 << 20,
-		MaxResponseBytes: 32 << 20,
-		MaxCallBytes:     16 << 20,
-		LogFormat:        "json",
-		LogLevel:         "info",
-		ShutdownTimeout:  30 * time.Second,
+		Listen:                "127.0.0.1:7701",
+		UpstreamTimeout:       10 * time.Minute,
+		Strict:                true,
+		Mode:                  ModeEnforce,
+		Fallback:              true,
+		Rescue:                true,
+		SessionHeader:         DefaultSessionHeader,
+		MistakeLimit:          3,
+		SessionTTL:            time.Hour,
+		MaxSessions:           100_000,
+		MaxRequestBytes:       32 << 20,
+		MaxResponseBytes:      32 << 20,
+		MaxCallBytes:          16 << 20,
+		MaxHeldBytes:          256 << 20,
+		MaxConcurrentRequests: 256,
+		LogFormat:             "json",
+		LogLevel:              "info",
+		ShutdownTimeout:       30 * time.Second,
 	}
 }
 
@@ -122,6 +138,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("listen address %q: want host:port", c.Listen))
+	} else if !c.AllowUnauthenticated && !isLoopback(c.Listen) {
+		errs = append(errs, fmt.Errorf("refusing to listen on %s: it is not a loopback address, and the proxy authenticates no one, so anyone who can reach it could use the upstream through it; "+
+			"set --allow-unauthenticated (TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED=true) if an open proxy on this address is intended", c.Listen))
 	}
 	if _, err := c.upstreamURL(); err != nil {
 		errs = append(errs, err)
@@ -148,6 +167,13 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRequestBytes <= 0 || c.MaxResponseBytes <= 0 || c.MaxCallBytes <= 0 {
 		errs = append(errs, errors.New("request, response and call size limits must be positive"))
+	}
+	if largest := max(c.MaxRequestBytes, c.MaxResponseBytes, int64(c.MaxCallBytes)); c.MaxHeldBytes < largest {
+		errs = append(errs, fmt.Errorf("max held bytes (%d) must be at least the largest request, response and call limit (%d), or a request or answer of that size could never be held",
+			c.MaxHeldBytes, largest))
+	}
+	if c.MaxConcurrentRequests <= 0 {
+		errs = append(errs, errors.New("max concurrent requests must be positive"))
 	}
 	if c.MetricsListen != "" {
 		if err := observe.CheckListen(c.MetricsListen, c.Listen, "proxy's port"); err != nil {
@@ -180,6 +206,22 @@ func (c Config) upstreamURL() (*url.URL, error) {
 		return nil, errors.New("upstream: the URL may not hold credentials; clients send their own keys")
 	}
 	return u, nil
+}
+
+// isLoopback reports whether a listen address binds loopback only: an IP
+// loopback address or localhost. An empty host binds every interface.
+// (service.IsLoopback's rule; front ends do not import each other.)
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return true // listening fails with a clearer error
+	}
+	if host == "localhost" {
+		return true
+	}
+	host, _, _ = strings.Cut(host, "%") // an IPv6 zone
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // validHeaderName reports whether s is an HTTP header field name (a token).

@@ -35,6 +35,10 @@ type fixer struct {
 	tmpl  template
 	hint  frameHint // the event frame recognised, for event
 	slab  []edit    // where events' first edits are cut from
+	// argsHeld is the capacity of the open calls' arguments; with the
+	// arena's bytes it is what the fixer holds of the budget.
+	argsHeld int
+	hold     hold
 }
 
 type callKey struct{ choice, index int }
@@ -64,13 +68,21 @@ type streamCall struct {
 // returns how many bytes it added. The arguments double when full: append
 // grows a large slice by a quarter, which for a call of a megabyte in
 // 16-byte fragments allocates five times its size.
-func (c *streamCall) appendArgs(q []byte) int {
+// The fixer counts the capacity among the bytes it holds.
+func (f *fixer) appendArgs(c *streamCall, q []byte) int {
+	before, held := len(c.args), cap(c.args)
 	if len(c.args)+len(q) > cap(c.args) {
 		c.args = slices.Grow(c.args, max(len(q), cap(c.args)))
 	}
-	before := len(c.args)
 	c.args, _ = appendUnquoted(c.args, q)
+	f.argsHeld += cap(c.args) - held
 	return len(c.args) - before
+}
+
+// dropArgs forgets a call's arguments.
+func (f *fixer) dropArgs(c *streamCall) {
+	f.argsHeld -= cap(c.args)
+	c.frags, c.args = fragList{}, nil
 }
 
 // isOpen reports a call whose events are held.
@@ -84,21 +96,21 @@ type fragment struct {
 }
 
 func newFixer(p *Proxy, rs *request, out *[]byte) *fixer {
-	return &fixer{p: p, rs: rs, out: out, calls: map[callKey]*streamCall{}}
+	return &fixer{p: p, rs: rs, out: out, calls: map[callKey]*streamCall{}, hold: hold{b: p.budget}}
 }
 
 func (f *fixer) stopped() bool { return f.halt }
 
 // letGoOpen lets every open call but except go as it came and returns
-// how many; tooLarge counts the target tools' calls as too large.
-func (f *fixer) letGoOpen(except *streamCall, tooLarge bool) int {
+// how many; a reason (why) counts the target tools' calls as too large.
+func (f *fixer) letGoOpen(except *streamCall, why tooLargeReason) int {
 	n := 0
 	for _, c := range f.calls {
 		if c == except || !c.isOpen() {
 			continue
 		}
-		if tooLarge && c.state == stateHeld {
-			f.p.tooLarge(f.rs, c.key.index, c.tool, true)
+		if why != "" && c.state == stateHeld {
+			f.p.tooLarge(f.rs, c.key.index, c.tool, true, why)
 		}
 		f.letGo(c)
 		n++
@@ -163,7 +175,7 @@ func (f *fixer) advance(c *streamCall) {
 	}
 	limit := f.p.cfg.MaxCallBytes
 	if len(c.args) > limit {
-		f.p.tooLarge(f.rs, c.key.index, c.tool, true)
+		f.p.tooLarge(f.rs, c.key.index, c.tool, true, tooLargeCall)
 		f.letGo(c)
 		return
 	}
@@ -208,7 +220,7 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 
 func (f *fixer) release(c *streamCall) {
 	c.frags.each(func(_ int, fr fragment) { f.queue.at(fr.ev).waits-- })
-	c.frags, c.args = fragList{}, nil
+	f.dropArgs(c)
 }
 
 // rewrite edits a call's fragments into the repaired arguments and name.
@@ -269,12 +281,12 @@ func (f *fixer) text(ev int, s span) string {
 func (f *fixer) refuse(c *streamCall, message string) {
 	c.frags.each(func(_ int, fr fragment) { f.extraOf(fr.ev).drop = true })
 	f.extraOf(c.frags.first().ev).before = errorEvent(f.rs.api, message)
-	f.letGoOpen(c, false)
+	f.letGoOpen(c, "")
 	// Nothing after the error event goes out, so nothing waits.
 	for i := f.head; i < f.queue.len(); i++ {
 		f.queue.at(i).waits = 0
 	}
-	c.frags, c.args = fragList{}, nil
+	f.dropArgs(c)
 	f.halt = true
 }
 
@@ -318,7 +330,7 @@ func (f *fixer) end(cut bool) {
 	if !cut {
 		f.finish(all, always)
 	} else if f.open > 0 {
-		n := f.letGoOpen(nil, false)
+		n := f.letGoOpen(nil, "")
 		f.rs.log.Info("stream broken off: calls still open sent as they came, unchecked", zap.Int("calls", n))
 	}
 	f.drain()
@@ -327,6 +339,7 @@ func (f *fixer) end(cut bool) {
 func (f *fixer) close() {
 	f.queue.reset()
 	f.arena.release()
+	f.hold.free()
 }
 
 // late handles a fragment, at s in the data of event ev, of a call already

@@ -56,8 +56,7 @@ func (r *piecesReader) Close() error { return nil }
 // the api and returns what the client reads.
 func fixStream(t *testing.T, p *Proxy, rs *request, pieces [][]byte) []byte {
 	t.Helper()
-	out := new([]byte)
-	r := &sseReader{src: &piecesReader{pieces: pieces}, proc: p.streamProcessor(rs, out), out: out}
+	r := p.newSSEReader(rs, &piecesReader{pieces: pieces}, true)
 	got, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatalf("read the stream: %v", err)

@@ -186,11 +186,17 @@ func (f *fixer) enqueue(raw []byte) int {
 func (f *fixer) queued() int { return f.arena.size }
 
 // drain sends the events at the head of the queue that wait for nothing.
-// What is held is bounded: past 8 times MaxCallBytes, the calls still open
+// What is held is bounded: past 8 times MaxCallBytes, or when the budget
+// of all requests (MaxHeldBytes) has no room for it, the calls still open
 // are given up and everything goes as it came.
 func (f *fixer) drain() {
-	if f.queued() > 8*f.p.cfg.MaxCallBytes && f.open > 0 {
-		f.letGoOpen(nil, true) // too much is held behind them
+	if f.open > 0 {
+		switch {
+		case f.queued() > 8*f.p.cfg.MaxCallBytes:
+			f.letGoOpen(nil, tooLargeHeld) // too much is held behind them
+		case !f.hold.set(f.heldBytes()):
+			f.letGoOpen(nil, tooLargeBudget)
+		}
 	}
 	for f.head < f.queue.len() && f.queue.at(f.head).waits <= 0 && len(*f.out) < drainBudget {
 		ev := f.queue.at(f.head)
@@ -215,7 +221,14 @@ func (f *fixer) drain() {
 		f.head = 0
 		f.arena.reset()
 	}
+	// Less held, or the events given up on still going out: the holding
+	// follows what is held as far as the budget allows.
+	f.hold.set(f.heldBytes())
 }
+
+// heldBytes is what the fixer holds: the events queued and the open
+// calls' arguments.
+func (f *fixer) heldBytes() int64 { return int64(f.queued() + f.argsHeld) }
 
 // addEdit adds an edit to a pending event. A repaired call edits every
 // event it spans, tens of thousands for a large one: an event's first edit

@@ -179,7 +179,7 @@ func (f openAIFixer) toolCall(ev int, data []byte, tc openAIToolCall) {
 	}
 	fresh := 0
 	if tc.args.end > 0 {
-		fresh = c.appendArgs(data[tc.args.start:tc.args.end])
+		fresh = f.appendArgs(c, data[tc.args.start:tc.args.end])
 	}
 	f.fragment(c, fragment{ev: ev, name: tc.name, args: tc.args})
 	if c.state == stateDeciding && fresh > 0 {

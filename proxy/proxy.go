@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -72,6 +73,8 @@ type Proxy struct {
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	metrics  *proxyMetrics
+	budget   *budget      // bytes held by all requests (MaxHeldBytes)
+	running  atomic.Int64 // requests being handled (MaxConcurrentRequests)
 }
 
 // New builds a proxy: a guard without tools of its own (a request's calls
@@ -90,7 +93,7 @@ func New(cfg Config, opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u}
+	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u, budget: &budget{limit: cfg.MaxHeldBytes}}
 	if opts.Metrics != nil {
 		p.metrics = newProxyMetrics(cfg.Mode)
 		if err := opts.Metrics.Register(p.metrics.vec); err != nil {
@@ -195,6 +198,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// for the read in flight and ends it.
 	defer func() { _ = r.Body.Close() }()
 
+	if !p.enter() {
+		p.log.Warn("request refused: the proxy is handling its maximum of requests", zap.String("path", r.URL.Path),
+			zap.Int("max_concurrent_requests", p.cfg.MaxConcurrentRequests))
+		p.overloaded(sw, route(r), fmt.Sprintf("toolguard proxy is handling its maximum of %d requests at once (--max-concurrent-requests); retry shortly", p.cfg.MaxConcurrentRequests))
+		return
+	}
+	defer p.leave()
+
 	// Not a forward proxy: the upstream is the configured one, whatever
 	// the request line or the Host header says.
 	if r.Method == http.MethodConnect || !strings.HasPrefix(r.RequestURI, "/") {
@@ -214,15 +225,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a != 0 {
-		body, err := io.ReadAll(http.MaxBytesReader(sw, r.Body, p.cfg.MaxRequestBytes))
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				p.refuse(sw, a, http.StatusRequestEntityTooLarge, "request_too_large",
-					fmt.Sprintf("request body over %d bytes (toolguard proxy --max-request-bytes)", p.cfg.MaxRequestBytes))
-				return
-			}
-			p.refuse(sw, a, http.StatusBadRequest, "invalid_request_error", "the request body could not be read")
+		// The body is held until the answer is sent: the upstream request
+		// reads it, and may read it again when retried.
+		h := &hold{b: p.budget}
+		defer h.free()
+		body, ok := p.readRequestBody(sw, r, a, h)
+		if !ok {
 			return
 		}
 		rs = p.newRequest(r.Context(), a, body, sessionID)
@@ -338,8 +346,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream":
-		out := new([]byte)
-		resp.Body = &sseReader{src: resp.Body, proc: p.streamProcessor(rs, out), out: out}
+		resp.Body = p.newSSEReader(rs, resp.Body, true)
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
@@ -348,15 +355,17 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	return nil
 }
 
-// streamProcessor follows a streamed answer: the rescue (when on), then
-// the fixer of the request's API, writing what goes out to out.
-func (p *Proxy) streamProcessor(rs *request, out *[]byte) eventProcessor {
-	f := newFixer(p, rs, out)
+// streamProcessor follows a streamed answer: the rescue (when on and
+// asked for), then the fixer f of the request's API.
+func (p *Proxy) streamProcessor(rs *request, f *fixer, rescue bool) eventProcessor {
 	if rs.api == apiAnthropic {
-		if p.rescuing() {
+		if rescue && p.rescuing() {
 			return &anthropicRescue{next: anthropicFixer{f}, f: f, p: p, rs: rs}
 		}
 		return anthropicFixer{f}
+	}
+	if !rescue {
+		return openAIFixer{f}
 	}
 	if r := p.newRescuer(rs, 0); r != nil {
 		return &openAIRescue{next: openAIFixer{f}, f: f, r: r}
@@ -368,17 +377,22 @@ func (p *Proxy) streamProcessor(rs *request, out *[]byte) eventProcessor {
 // MaxResponseBytes through unrepaired.
 func (p *Proxy) fixJSONResponse(rs *request, resp *http.Response) error {
 	limit := p.cfg.MaxResponseBytes
-	buf, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return fmt.Errorf("read the upstream's answer: %w", err)
-	}
-	if int64(len(buf)) > limit {
-		rs.log.Warn("answer passed through unrepaired: larger than the response limit", zap.Int64("max_response_bytes", limit))
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
+	h := &hold{b: p.budget}
+	buf, rest, err := readHeld(resp.Body, resp.ContentLength, limit, h)
+	if rest != nil {
+		if errors.Is(err, errOverBudget) {
+			rs.log.Warn("answer passed through unrepaired: the bodies and calls held are at the budget", zap.Int64("max_held_bytes", p.cfg.MaxHeldBytes))
+		} else {
+			rs.log.Warn("answer passed through unrepaired: larger than the response limit", zap.Int64("max_response_bytes", limit))
+		}
+		// What was read goes out as it came, then the rest; what it
+		// holds stays counted until it has gone.
+		resp.Body = &heldBody{Reader: rest, Closer: resp.Body, h: h}
 		return nil
+	}
+	if err != nil {
+		h.free()
+		return fmt.Errorf("read the upstream's answer: %w", err)
 	}
 	_ = resp.Body.Close()
 	res := p.fixBody(rs, buf)
@@ -394,7 +408,7 @@ func (p *Proxy) fixJSONResponse(rs *request, resp *http.Response) error {
 	if res.truncated > 0 {
 		resp.Header.Set("X-Toolguard-Truncated-Calls", strconv.Itoa(res.truncated))
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.Body = &heldBody{Reader: bytes.NewReader(body), Closer: io.NopCloser(nil), h: h}
 	resp.ContentLength = int64(len(body))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	return nil

@@ -679,6 +679,7 @@ func TestConfigValidate(t *testing.T) {
 		"upstream query":     func(c *Config) { c.Upstream = "http://x/?a=1" },
 		"upstream userinfo":  func(c *Config) { c.Upstream = "http://user:pw@x" },
 		"listen":             func(c *Config) { c.Listen = "7701" },
+		"listen exposed":     func(c *Config) { c.Listen = "0.0.0.0:7701" },
 		"metrics same port":  func(c *Config) { c.MetricsListen = "127.0.0.1:7701" },
 		"session header":     func(c *Config) { c.SessionHeader = "X Session" },
 		"timeout":            func(c *Config) { c.UpstreamTimeout = 0 },

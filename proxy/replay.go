@@ -49,6 +49,7 @@ func (p *Proxy) report(rs *request, c callInfo, v *guard.Verdict, d decision) {
 // Every other setting (Tools, Strict, Fallback, the size limits) is cfg's.
 func NewReplayer(cfg Config) (*Proxy, error) {
 	cfg.Mode = ModeObserve
+	cfg.AllowUnauthenticated = true // it listens nowhere
 	if cfg.Upstream == "" {
 		cfg.Upstream = "http://replay.invalid" // never dialled
 	}
@@ -86,13 +87,7 @@ func (p *Proxy) Replay(ctx context.Context, ex Exchange) ([]CallReport, error) {
 		p.fixBody(rs, ex.Response)
 		return out, nil
 	}
-	w := new([]byte)
-	f := newFixer(p, rs, w)
-	var proc eventProcessor = openAIFixer{f}
-	if a == apiAnthropic {
-		proc = anthropicFixer{f}
-	}
-	r := &sseReader{src: io.NopCloser(bytes.NewReader(ex.Response)), proc: proc, out: w}
+	r := p.newSSEReader(rs, io.NopCloser(bytes.NewReader(ex.Response)), false)
 	defer func() { _ = r.Close() }()
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return out, fmt.Errorf("replay the stream: %w", err)

@@ -3,7 +3,8 @@ package proxy
 import (
 	"bytes"
 	"io"
-	"slices"
+
+	"go.uber.org/zap"
 )
 
 // Server-sent events, as the OpenAI and Anthropic APIs stream them: each
@@ -240,20 +241,47 @@ type eventProcessor interface {
 // sseReader is the body the client reads: the upstream's stream through an
 // eventProcessor. Each Read returns what one read of the upstream released,
 // so the reverse proxy flushes every event as soon as it may go.
+//
+// An event is read whole before it is handled, so one that grows past
+// maxEvent, or past what the budget of all requests has room for, ends
+// the reading: the calls held go as they came (counted too large), and
+// everything from that event on passes through as it comes, unparsed.
 type sseReader struct {
 	src    io.ReadCloser
 	proc   eventProcessor
+	fixer  *fixer  // the processor's fixer, whose calls an unreadable event lets go
 	out    *[]byte // the processor's output; sent from outPos
 	outPos int
 	in     []byte // input not yet split into events
 	framer framer // finds the end of the event at the start of in
 	err    error  // how the upstream's body ended, once it has
 	closed bool
+	// maxEvent bounds the event being read; hold counts in's capacity
+	// beyond one read's.
+	maxEvent int
+	hold     hold
+	rest     bool // an event was too large: the rest passes unparsed
 }
 
 const sseReadSize = 32 << 10
 
+// newSSEReader follows a streamed answer: the rescue (when on and rescue
+// is asked for), then the fixer of the request's API.
+func (p *Proxy) newSSEReader(rs *request, src io.ReadCloser, rescue bool) *sseReader {
+	out := new([]byte)
+	f := newFixer(p, rs, out)
+	return &sseReader{src: src, proc: p.streamProcessor(rs, f, rescue), fixer: f, out: out,
+		maxEvent: p.maxEventBytes(), hold: hold{b: p.budget}}
+}
+
+// maxEventBytes is the largest event read: twice the call limit, as a
+// call may come whole in one event, escaped (at least 64 KiB).
+func (p *Proxy) maxEventBytes() int { return max(2*p.cfg.MaxCallBytes, 64<<10) }
+
 func (r *sseReader) Read(p []byte) (int, error) {
+	if r.rest {
+		return r.readRest(p)
+	}
 	for r.outPos == len(*r.out) {
 		if r.proc.drain(); len(*r.out) > 0 {
 			break
@@ -261,10 +289,9 @@ func (r *sseReader) Read(p []byte) (int, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
-		if len(r.in) > 0 {
-			r.in = slices.Grow(r.in, sseReadSize)
-		} else if cap(r.in) < sseReadSize {
-			r.in = make([]byte, 0, sseReadSize)
+		if !r.room() {
+			r.passRest()
+			return r.readRest(p)
 		}
 		n, err := r.src.Read(r.in[len(r.in):cap(r.in)])
 		r.in = r.in[:len(r.in)+n]
@@ -282,13 +309,77 @@ func (r *sseReader) Read(p []byte) (int, error) {
 			r.err = err
 		}
 	}
+	return r.send(p), nil
+}
+
+// send copies out what the processor released.
+func (r *sseReader) send(p []byte) int {
 	n := copy(p, (*r.out)[r.outPos:])
 	r.outPos += n
 	if r.outPos == len(*r.out) {
 		*r.out = (*r.out)[:0]
 		r.outPos = 0
 	}
-	return n, nil
+	return n
+}
+
+// room makes space for a read into in, false when the event arriving may
+// not grow: past maxEvent, or beyond the budget.
+func (r *sseReader) room() bool {
+	if len(r.in) == 0 && cap(r.in) > sseReadSize {
+		r.in = nil // a large event went: back to one read's buffer
+		r.hold.free()
+	}
+	if cap(r.in)-len(r.in) >= sseReadSize {
+		return true
+	}
+	if len(r.in) >= r.maxEvent {
+		return false
+	}
+	size := max(len(r.in)+sseReadSize, min(2*cap(r.in), r.maxEvent+sseReadSize))
+	if !r.hold.set(int64(size - sseReadSize)) {
+		return false
+	}
+	grown := make([]byte, len(r.in), size)
+	copy(grown, r.in)
+	r.in = grown
+	return true
+}
+
+// passRest gives up reading the stream at an event that cannot be held:
+// the calls held go as they came, the rescue's text too, and nothing
+// after is concluded.
+func (r *sseReader) passRest() {
+	rs := r.fixer.rs
+	reason := "larger than an event may be"
+	if len(r.in) < r.maxEvent {
+		reason = "the bodies and calls held are at the budget"
+	}
+	rs.log.Warn("stream passed through unparsed from an event on: "+reason, zap.Int("event_bytes_read", len(r.in)),
+		zap.Int("max_event_bytes", r.maxEvent), zap.Int64("max_held_bytes", r.fixer.p.cfg.MaxHeldBytes))
+	r.fixer.letGoOpen(nil, tooLargeEvent)
+	r.proc.end(true)
+	r.rest = true
+}
+
+// readRest sends what the processor still holds, then the event that was
+// arriving, then the upstream's stream as it comes.
+func (r *sseReader) readRest(p []byte) (int, error) {
+	if r.outPos == len(*r.out) {
+		r.proc.drain()
+	}
+	if r.outPos < len(*r.out) {
+		return r.send(p), nil
+	}
+	if len(r.in) > 0 {
+		n := copy(p, r.in)
+		if r.in = r.in[n:]; len(r.in) == 0 {
+			r.in = nil
+			r.hold.free()
+		}
+		return n, nil
+	}
+	return r.src.Read(p)
 }
 
 // split hands every complete event in r.in to the processor.
@@ -313,6 +404,7 @@ func (r *sseReader) Close() error {
 	if !r.closed {
 		r.closed = true
 		r.proc.close()
+		r.hold.free()
 	}
 	return r.src.Close()
 }

@@ -17,8 +17,10 @@ import (
 // TOOLGUARD_PROXY_*, so a proxy and a server sharing an environment do not
 // take each other's settings.
 var proxySettings = []setting[proxy.Config]{
-	{"listen", "TOOLGUARD_PROXY_LISTEN", "TCP `address` the proxy listens on (the proxy holds no secret: a non-loopback address lets whoever reaches it use the upstream with their own key)",
+	{"listen", "TOOLGUARD_PROXY_LISTEN", "TCP `address` the proxy listens on: loopback unless --allow-unauthenticated (the proxy authenticates no one)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Listen) }},
+	{"allow-unauthenticated", "TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED", "allow a --listen address beyond loopback: whoever reaches it can use the upstream through the proxy",
+		func(c *proxy.Config) flag.Value { return (*boolValue)(&c.AllowUnauthenticated) }},
 	{"upstream", "TOOLGUARD_PROXY_UPSTREAM", "`URL` of the OpenAI- or Anthropic-compatible model server every request goes to: its origin, optionally with a path prefix (http://127.0.0.1:8000, https://api.openai.com; not .../v1)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Upstream) }},
 	{"upstream-timeout", "TOOLGUARD_PROXY_UPSTREAM_TIMEOUT", "`duration` to wait for the upstream's response headers (a non-streamed answer sends them when it is complete; streams then run as long as they run)",
@@ -47,6 +49,10 @@ var proxySettings = []setting[proxy.Config]{
 		func(c *proxy.Config) flag.Value { return (*int64Value)(&c.MaxResponseBytes) }},
 	{"max-call-bytes", "TOOLGUARD_PROXY_MAX_CALL_BYTES", "largest streamed call held back to repair, in `bytes` of arguments (a larger one passes through unrepaired)",
 		func(c *proxy.Config) flag.Value { return (*intValue)(&c.MaxCallBytes) }},
+	{"max-held-bytes", "TOOLGUARD_PROXY_MAX_HELD_BYTES", "most `bytes` all requests hold together: request bodies, answers read to repair, streamed calls and the events behind them (a body past what is left: 503; an answer or call: passed through unrepaired)",
+		func(c *proxy.Config) flag.Value { return (*int64Value)(&c.MaxHeldBytes) }},
+	{"max-concurrent-requests", "TOOLGUARD_PROXY_MAX_CONCURRENT_REQUESTS", "most requests handled at once, of every path (`number`; 503 beyond it)",
+		func(c *proxy.Config) flag.Value { return (*intValue)(&c.MaxConcurrentRequests) }},
 	{"metrics-listen", "TOOLGUARD_PROXY_METRICS_LISTEN", "TCP `address` of the Prometheus /metrics endpoint, apart from the proxy's port (empty: no metrics)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.MetricsListen) }},
 	{"log-format", "TOOLGUARD_PROXY_LOG_FORMAT", "log `format`: json or console",
@@ -91,9 +97,11 @@ func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
 		zap.String("session_header", cfg.SessionHeader),
 		zap.Duration("upstream_timeout", cfg.UpstreamTimeout),
 		zap.String("metrics_listen", cfg.MetricsListen),
+		zap.Int64("max_held_bytes", cfg.MaxHeldBytes),
+		zap.Int("max_concurrent_requests", cfg.MaxConcurrentRequests),
 	)
-	if !service.IsLoopback(cfg.Listen) {
-		log.Warn("listening beyond loopback: whoever reaches the proxy can use the upstream with their own key", zap.String("listen", cfg.Listen))
+	if cfg.AllowUnauthenticated && !service.IsLoopback(cfg.Listen) {
+		log.Warn("listening beyond loopback without authentication (--allow-unauthenticated): whoever reaches the proxy can use the upstream through it", zap.String("listen", cfg.Listen))
 	}
 	if err := proxy.ListenAndServe(ctx, cfg, log); err != nil {
 		return err

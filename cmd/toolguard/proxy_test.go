@@ -19,25 +19,28 @@ import (
 // proxyAllSet is the configuration the "every field" cases produce: every
 // field differs from its default.
 var proxyAllSet = proxy.Config{
-	Listen:           "127.0.0.1:9000",
-	Upstream:         "http://127.0.0.1:8081",
-	UpstreamTimeout:  time.Minute,
-	Tools:            []string{"TodoWrite", "Write"},
-	Strict:           false,
-	Mode:             proxy.ModeObserve,
-	Fallback:         false,
-	Rescue:           false,
-	SessionHeader:    "X-Session",
-	MistakeLimit:     5,
-	SessionTTL:       10 * time.Minute,
-	MaxSessions:      50,
-	MaxRequestBytes:  1000,
-	MaxResponseBytes: 2000,
-	MaxCallBytes:     3000,
-	MetricsListen:    "127.0.0.1:9465",
-	LogFormat:        "console",
-	LogLevel:         "debug",
-	ShutdownTimeout:  3 * time.Second,
+	Listen:                "127.0.0.1:9000",
+	AllowUnauthenticated:  true,
+	Upstream:              "http://127.0.0.1:8081",
+	UpstreamTimeout:       time.Minute,
+	Tools:                 []string{"TodoWrite", "Write"},
+	Strict:                false,
+	Mode:                  proxy.ModeObserve,
+	Fallback:              false,
+	Rescue:                false,
+	SessionHeader:         "X-Session",
+	MistakeLimit:          5,
+	SessionTTL:            10 * time.Minute,
+	MaxSessions:           50,
+	MaxRequestBytes:       1000,
+	MaxResponseBytes:      2000,
+	MaxCallBytes:          3000,
+	MaxHeldBytes:          5000,
+	MaxConcurrentRequests: 7,
+	MetricsListen:         "127.0.0.1:9465",
+	LogFormat:             "console",
+	LogLevel:              "debug",
+	ShutdownTimeout:       3 * time.Second,
 }
 
 func TestParseProxyConfig(t *testing.T) {
@@ -58,35 +61,38 @@ func TestParseProxyConfig(t *testing.T) {
 		{
 			name: "every field from env",
 			env: map[string]string{
-				"TOOLGUARD_PROXY_LISTEN":             "127.0.0.1:9000",
-				"TOOLGUARD_PROXY_UPSTREAM":           "http://127.0.0.1:8081",
-				"TOOLGUARD_PROXY_UPSTREAM_TIMEOUT":   "1m",
-				"TOOLGUARD_PROXY_TOOLS":              "TodoWrite, Write",
-				"TOOLGUARD_PROXY_STRICT":             "false",
-				"TOOLGUARD_PROXY_MODE":               "observe",
-				"TOOLGUARD_PROXY_FALLBACK":           "false",
-				"TOOLGUARD_PROXY_RESCUE":             "false",
-				"TOOLGUARD_PROXY_SESSION_HEADER":     "X-Session",
-				"TOOLGUARD_PROXY_MISTAKE_LIMIT":      "5",
-				"TOOLGUARD_PROXY_SESSION_TTL":        "10m",
-				"TOOLGUARD_PROXY_MAX_SESSIONS":       "50",
-				"TOOLGUARD_PROXY_MAX_REQUEST_BYTES":  "1000",
-				"TOOLGUARD_PROXY_MAX_RESPONSE_BYTES": "2000",
-				"TOOLGUARD_PROXY_MAX_CALL_BYTES":     "3000",
-				"TOOLGUARD_PROXY_METRICS_LISTEN":     "127.0.0.1:9465",
-				"TOOLGUARD_PROXY_LOG_FORMAT":         "console",
-				"TOOLGUARD_PROXY_LOG_LEVEL":          "debug",
-				"TOOLGUARD_PROXY_SHUTDOWN_TIMEOUT":   "3s",
+				"TOOLGUARD_PROXY_LISTEN":                  "127.0.0.1:9000",
+				"TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED":   "true",
+				"TOOLGUARD_PROXY_UPSTREAM":                "http://127.0.0.1:8081",
+				"TOOLGUARD_PROXY_UPSTREAM_TIMEOUT":        "1m",
+				"TOOLGUARD_PROXY_TOOLS":                   "TodoWrite, Write",
+				"TOOLGUARD_PROXY_STRICT":                  "false",
+				"TOOLGUARD_PROXY_MODE":                    "observe",
+				"TOOLGUARD_PROXY_FALLBACK":                "false",
+				"TOOLGUARD_PROXY_RESCUE":                  "false",
+				"TOOLGUARD_PROXY_SESSION_HEADER":          "X-Session",
+				"TOOLGUARD_PROXY_MISTAKE_LIMIT":           "5",
+				"TOOLGUARD_PROXY_SESSION_TTL":             "10m",
+				"TOOLGUARD_PROXY_MAX_SESSIONS":            "50",
+				"TOOLGUARD_PROXY_MAX_REQUEST_BYTES":       "1000",
+				"TOOLGUARD_PROXY_MAX_RESPONSE_BYTES":      "2000",
+				"TOOLGUARD_PROXY_MAX_CALL_BYTES":          "3000",
+				"TOOLGUARD_PROXY_MAX_HELD_BYTES":          "5000",
+				"TOOLGUARD_PROXY_MAX_CONCURRENT_REQUESTS": "7",
+				"TOOLGUARD_PROXY_METRICS_LISTEN":          "127.0.0.1:9465",
+				"TOOLGUARD_PROXY_LOG_FORMAT":              "console",
+				"TOOLGUARD_PROXY_LOG_LEVEL":               "debug",
+				"TOOLGUARD_PROXY_SHUTDOWN_TIMEOUT":        "3s",
 			},
 			want: func(c *proxy.Config) { *c = proxyAllSet },
 		},
 		{
 			name: "every field from flags",
 			args: []string{
-				"--listen", "127.0.0.1:9000", "--upstream", "http://127.0.0.1:8081", "--upstream-timeout", "1m",
+				"--listen", "127.0.0.1:9000", "--allow-unauthenticated", "--upstream", "http://127.0.0.1:8081", "--upstream-timeout", "1m",
 				"--tools", "TodoWrite,Write", "--strict=false", "--mode", "observe", "--fallback=false", "--rescue=false", "--session-header", "X-Session",
 				"--mistake-limit", "5", "--session-ttl", "10m", "--max-sessions", "50",
-				"--max-request-bytes", "1000", "--max-response-bytes", "2000", "--max-call-bytes", "3000",
+				"--max-request-bytes", "1000", "--max-response-bytes", "2000", "--max-call-bytes", "3000", "--max-held-bytes", "5000", "--max-concurrent-requests", "7",
 				"--metrics-listen", "127.0.0.1:9465", "--log-format", "console", "--log-level", "debug",
 				"--shutdown-timeout", "3s",
 			},
@@ -133,6 +139,61 @@ func TestProxyCommand(t *testing.T) {
 		if code, _, stderr := runCLI(append([]string{"proxy"}, tt.args...)...); code != 2 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("proxy %q: exit %d, stderr %q; want 2 mentioning %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// TestProxyRefusesExposedWithoutAllow follows the proxy's configuration
+// path for the listen address: beyond loopback it needs
+// --allow-unauthenticated, serve's flag for the same choice.
+func TestProxyRefusesExposedWithoutAllow(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		refused bool
+	}{
+		{name: "default loopback", refused: false},
+		{name: "IPv6 loopback", args: []string{"--listen", "[::1]:7701"}, refused: false},
+		{name: "localhost", args: []string{"--listen", "localhost:7701"}, refused: false},
+		{name: "every interface", args: []string{"--listen", "0.0.0.0:7701"}, refused: true},
+		{name: "every interface, no host", args: []string{"--listen", ":7701"}, refused: true},
+		{name: "every IPv6 interface", args: []string{"--listen", "[::]:7701"}, refused: true},
+		{name: "a LAN address", env: map[string]string{"TOOLGUARD_PROXY_LISTEN": "10.1.2.3:7701"}, refused: true},
+		{name: "a host name", args: []string{"--listen", "proxy.internal:7701"}, refused: true},
+		{name: "serve's allowance is not the proxy's", env: map[string]string{"TOOLGUARD_PROXY_LISTEN": "0.0.0.0:7701", "TOOLGUARD_ALLOW_UNAUTHENTICATED": "true"}, refused: true},
+		{name: "allowed by flag", args: []string{"--listen", "0.0.0.0:7701", "--allow-unauthenticated"}, refused: false},
+		{name: "allowed by env", env: map[string]string{"TOOLGUARD_PROXY_LISTEN": "0.0.0.0:7701", "TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED": "true"}, refused: false},
+		{name: "env allowance turned off by flag", args: []string{"--allow-unauthenticated=false"},
+			env: map[string]string{"TOOLGUARD_PROXY_LISTEN": "0.0.0.0:7701", "TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED": "true"}, refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parseWith(proxySettings, proxy.DefaultConfig(), append([]string{"--upstream", "http://127.0.0.1:8081"}, tt.args...), tt.env)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			err = cfg.Validate()
+			if !tt.refused {
+				if err != nil {
+					t.Fatalf("Validate: %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("listening on %s was accepted", cfg.Listen)
+			}
+			for _, s := range []string{cfg.Listen, "not a loopback address", "--allow-unauthenticated", "TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED=true"} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+		})
+	}
+
+	// The command refuses before it listens: a usage error.
+	code, _, stderr := runCLI("proxy", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:8081")
+	if code != 2 || !strings.Contains(stderr, "refusing to listen on 0.0.0.0:0") {
+		t.Errorf("proxy --listen 0.0.0.0:0: exit %d, stderr %q; want 2 refusing to listen", code, stderr)
 	}
 }
 
