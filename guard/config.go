@@ -209,6 +209,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	cleanups.Add("temporary file sweeps", startSweeper(workspaces))
 	store := opts.Sessions
 	if store == nil {
 		if store, err = openSessionStore(cfg, log); err != nil {

@@ -39,7 +39,8 @@ type Options struct {
 	// Deny holds server-wide gitignore patterns, after ".git" ("!.git" lifts it).
 	Deny []string
 	// CleanupMinAge makes Open keep younger temporary files: writes in progress
-	// of replicas sharing the volume. Negative removes them all.
+	// of replicas sharing the volume. Negative removes them all at Open
+	// (SweepTemps, which runs beside writes, then keeps the default bound).
 	CleanupMinAge time.Duration
 	// LockDir, when set, makes Lock hold off other processes too, through
 	// flock(2) on files in this directory (created if missing). It must be
@@ -66,9 +67,11 @@ type Workspace struct {
 	lockDir  string // "" locks within the process only
 	// lockTimeout bounds a wait for Lock.
 	lockTimeout time.Duration
-	hooks       hooks
-	closeOnce   sync.Once
-	closeErr    error
+	// tempMaxAge is SweepTemps' bound: a temporary file this old is no write's.
+	tempMaxAge time.Duration
+	hooks      hooks
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // hooks let tests act between the steps of an operation.
@@ -132,14 +135,15 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	w.policy.file.Store(st)
-	minAge := opts.CleanupMinAge
-	switch {
-	case minAge == 0:
-		minAge = DefaultCleanupMinAge
-	case minAge < 0:
+	w.tempMaxAge = opts.CleanupMinAge
+	if w.tempMaxAge <= 0 {
+		w.tempMaxAge = DefaultCleanupMinAge
+	}
+	minAge := w.tempMaxAge
+	if opts.CleanupMinAge < 0 {
 		minAge = 0
 	}
-	w.removeTemps(minAge)
+	w.removeTemps(time.Now(), minAge)
 	return w, nil
 }
 
