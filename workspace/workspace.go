@@ -65,6 +65,8 @@ type Workspace struct {
 	policy   *policy
 	locks    lockTable
 	lockDir  string // "" locks within the process only
+	// lockCreated is what Open created for the lock directory, for Discard.
+	lockCreated []string
 	// lockTimeout bounds a wait for Lock.
 	lockTimeout time.Duration
 	// tempMaxAge is SweepTemps' bound: a temporary file this old is no write's.
@@ -107,11 +109,6 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if w.lockTimeout <= 0 {
 		w.lockTimeout = DefaultLockTimeout
 	}
-	if opts.LockDir != "" {
-		if w.lockDir, err = openLockDir(opts.LockDir, components(toSlash(real))); err != nil {
-			return nil, err
-		}
-	}
 	if opts.AgentRoot != "" {
 		if !isAbs(opts.AgentRoot) {
 			return nil, fmt.Errorf("workspace: agent root %q is not an absolute path", opts.AgentRoot)
@@ -135,6 +132,12 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	w.policy.file.Store(st)
+	if opts.LockDir != "" {
+		if w.lockDir, w.lockCreated, err = openLockDir(opts.LockDir, real); err != nil {
+			_ = w.root.Close()
+			return nil, err
+		}
+	}
 	w.tempMaxAge = opts.CleanupMinAge
 	if w.tempMaxAge <= 0 {
 		w.tempMaxAge = DefaultCleanupMinAge
@@ -151,6 +154,16 @@ func Open(dir string, opts Options) (*Workspace, error) {
 func (w *Workspace) Close() error {
 	w.closeOnce.Do(func() { w.closeErr = w.root.Close() })
 	return w.closeErr
+}
+
+// Discard closes a workspace whose setup failed after Open and removes the
+// lock folders Open created for it (and its probe file), those still empty:
+// a refused start leaves the lock directory as it found it.
+func (w *Workspace) Discard() error {
+	err := w.Close()
+	removeCreated(w.lockCreated)
+	w.lockCreated = nil
+	return err
 }
 
 // Dir returns the workspace directory as given to Open, made absolute.
