@@ -51,7 +51,7 @@ var readToolDef = repair.ToolDef{
 			"offset":       map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based line to start reading at. Default 1."},
 			"limit":        map[string]any{"type": "integer", "minimum": 1, "description": "How many lines to read. Default: to the end of the file."},
 			"line_numbers": map[string]any{"type": "boolean", "description": "Prefix each line with its number, as `  12 | code`. Default false."},
-			"column": map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based byte of line `offset` to start at, to read on in a line cut at the size limit. Default 1."},
+			"column":       map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based byte of line `offset` to start at, to read on in a line cut at the size limit. Default 1."},
 		},
 		"required":             []any{"path"},
 		"additionalProperties": false,
