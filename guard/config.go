@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,7 +101,9 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("max sessions must be positive"))
 	}
 	errs = append(errs, c.validateSessionStore()...)
-	if _, err := c.WorkspaceDirs(); err != nil {
+	if dirs, err := c.WorkspaceDirs(); err != nil {
+		errs = append(errs, err)
+	} else if err := c.checkLockDir(dirs); err != nil {
 		errs = append(errs, err)
 	}
 	if c.AgentRoot != "" && !filepath.IsAbs(c.AgentRoot) {
@@ -144,6 +148,33 @@ func (c Config) validateSessionStore() []error {
 		errs = append(errs, errors.New("the Redis timeout must be positive"))
 	}
 	return errs
+}
+
+// checkLockDir refuses a lock directory whose folder for any workspace
+// would lie inside any workspace: there calls could remove its lock files.
+// A workspace checks only its own folder when it opens.
+func (c Config) checkLockDir(dirs map[string]string) error {
+	if c.LockDir == "" {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(dirs))
+	for _, in := range names {
+		switch inside, err := workspace.LockDirInside(c.LockDir, dirs[in]); {
+		case err != nil:
+			return fmt.Errorf("lock directory %s: %w", c.LockDir, err)
+		case inside:
+			return fmt.Errorf("lock directory %s is inside workspace %q (%s), where calls could remove its lock files; put it beside the workspaces, on the same volume", c.LockDir, in, dirs[in])
+		}
+	}
+	for _, name := range names {
+		lock := filepath.Join(c.LockDir, workspace.LockDirName(name))
+		for _, in := range names {
+			if inside, err := workspace.LockDirInside(lock, dirs[in]); err == nil && inside {
+				return fmt.Errorf("lock directory %s: the folder of workspace %q's lock files, %s, is workspace %q (%s) or inside it, where calls could remove them; put the lock directory beside the workspaces, on the same volume", c.LockDir, name, lock, in, dirs[in])
+			}
+		}
+	}
+	return nil
 }
 
 func (c Config) WorkspaceDirs() (map[string]string, error) {
@@ -196,19 +227,25 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		return nil, nil, err
 	}
 	var cleanups lifecycle.Cleanups
+	var opened []*workspace.Workspace
 	defer func() {
 		if err != nil {
 			_ = cleanups.Run()
+			// A refused start leaves no lock folder it made behind.
+			for _, ws := range slices.Backward(opened) {
+				_ = ws.Discard()
+			}
 		}
 	}()
 	readTool, err := reg.Compile(readToolDef)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tool registry: %w", err)
 	}
-	workspaces, err := openWorkspaces(cfg, &cleanups)
+	workspaces, err := openWorkspaces(cfg, &cleanups, &opened)
 	if err != nil {
 		return nil, nil, err
 	}
+	cleanups.Add("temporary file sweeps", startSweeper(workspaces))
 	store := opts.Sessions
 	if store == nil {
 		if store, err = openSessionStore(cfg, log); err != nil {
@@ -260,13 +297,20 @@ func newRegistry(toolsFile string, noBuiltins bool) (*repair.Registry, error) {
 	return reg, nil
 }
 
-func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups) (map[string]*workspace.Workspace, error) {
+// openWorkspaces opens cfg's workspaces, each appended to opened (for a
+// failed setup to discard) and its Close to cleanups.
+func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups, opened *[]*workspace.Workspace) (map[string]*workspace.Workspace, error) {
 	dirs, err := cfg.WorkspaceDirs()
 	if err != nil {
 		return nil, err
 	}
+	// Again now that every folder exists: Validate may have run before.
+	if err := cfg.checkLockDir(dirs); err != nil {
+		return nil, err
+	}
 	out := make(map[string]*workspace.Workspace, len(dirs))
-	for name, dir := range dirs {
+	for _, name := range slices.Sorted(maps.Keys(dirs)) { // an error names the same one each time
+		dir := dirs[name]
 		opts := workspace.Options{AgentRoot: cfg.AgentRoot, MaxFileBytes: cfg.MaxFileBytes, Deny: cfg.Deny, LockTimeout: cfg.LockTimeout}
 		if cfg.LockDir != "" {
 			opts.LockDir = filepath.Join(cfg.LockDir, workspace.LockDirName(name))
@@ -277,6 +321,7 @@ func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups) (map[string]*works
 		}
 		out[name] = ws
 		cleanups.Add(fmt.Sprintf("workspace %q", name), ws.Close)
+		*opened = append(*opened, ws)
 	}
 	return out, nil
 }

@@ -93,3 +93,55 @@ func TestLockTimeoutInStream(t *testing.T) {
 		t.Errorf("b.txt = %q, %v: the stream did not go on", b, err)
 	}
 }
+
+// TestLockDirInOtherWorkspace: a lock directory inside any workspace, not
+// only its own, is refused at Validate and at New, and a refused or failed
+// setup leaves no lock folder it made behind.
+func TestLockDirInOtherWorkspace(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(b, filepath.Join(base, "blink")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, lockDir string
+		extra         []string
+		want          string
+		gone          string // must not exist after the refusal
+	}{
+		{"inside another workspace", filepath.Join(b, "locks"), nil,
+			`lock directory ` + filepath.Join(b, "locks") + ` is inside workspace "b" (` + b + `)`, filepath.Join(b, "locks")},
+		{"through a link", filepath.Join(base, "blink", "x", "locks"), nil,
+			`is inside workspace "b"`, filepath.Join(b, "x")},
+		{"a workspace's folder is another workspace", base, []string{"b=" + filepath.Join(base, "b")},
+			`the folder of workspace "b"'s lock files, ` + b + `, is workspace "b"`, ""},
+		{"a later workspace fails", filepath.Join(base, "new", "locks"), []string{"z=" + filepath.Join(base, "missing")}, // after "default"
+			`workspace "z"`, filepath.Join(base, "new")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Workspace, cfg.LockDir = a, tc.lockDir
+			cfg.Workspaces = tc.extra
+			if tc.extra == nil {
+				cfg.Workspaces = []string{"b=" + b}
+			}
+			store := session.NewMemory(session.MemoryOptions{})
+			defer func() { _ = store.Close() }()
+			_, _, err := New(cfg, Options{Sessions: store})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("New: %v, want %q", err, tc.want)
+			}
+			if verr := cfg.Validate(); tc.name != "a later workspace fails" && (verr == nil || !strings.Contains(verr.Error(), tc.want)) {
+				t.Errorf("Validate: %v, want %q", verr, tc.want)
+			}
+			if _, err := os.Stat(tc.gone); tc.gone != "" && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s left behind by the refused setup (%v)", tc.gone, err)
+			}
+		})
+	}
+}

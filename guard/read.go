@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,6 +25,9 @@ const (
 	DefaultMaxReadBytes = 256 << 10
 	// binarySniffBytes is how much of a file decides whether it is text.
 	binarySniffBytes = 8 << 10
+	// minReadBytes is the least a read returns when the bound is smaller:
+	// room for a line number and a character, so a long line makes progress.
+	minReadBytes = 64
 )
 
 // readToolDef is read_file's definition: its path accepts the registry's
@@ -32,12 +36,13 @@ var readToolDef = repair.ToolDef{
 	Name: ReadToolName,
 	Description: "Read a text file in the workspace. Returns its lines (all of them, or `limit` lines from line `offset`), " +
 		"with `  12 | ` line numbers when `line_numbers` is true, and the file's SHA-256, which an edit may give as its expected hash. " +
-		"Binary files are refused.",
+		"A line longer than one answer is read on with `column`, as the cut answer says. Binary files are refused.",
 	Aliases: []string{"Read", "ReadFile", "read", "file_read", "view_file"},
 	ParamAliases: []repair.ParamAliases{
 		{Param: "offset", Aliases: []string{"start_line", "startLine", "line_offset"}},
 		{Param: "limit", Aliases: []string{"line_count", "lineCount", "max_lines"}},
 		{Param: "line_numbers", Aliases: []string{"lineNumbers", "numbered"}},
+		{Param: "column", Aliases: []string{"start_column", "startColumn"}},
 	},
 	Parameters: map[string]any{
 		"type": "object",
@@ -46,6 +51,7 @@ var readToolDef = repair.ToolDef{
 			"offset":       map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based line to start reading at. Default 1."},
 			"limit":        map[string]any{"type": "integer", "minimum": 1, "description": "How many lines to read. Default: to the end of the file."},
 			"line_numbers": map[string]any{"type": "boolean", "description": "Prefix each line with its number, as `  12 | code`. Default false."},
+			"column":       map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based byte of line `offset` to start at, to read on in a line cut at the size limit. Default 1."},
 		},
 		"required":             []any{"path"},
 		"additionalProperties": false,
@@ -67,7 +73,9 @@ type ReadRequest struct {
 	Path         string
 	// Offset is the 1-based first line (0: 1); Limit the line count (0: all).
 	Offset, Limit int
-	LineNumbers   bool
+	// Column is the 1-based byte of line Offset to start at (0: 1).
+	Column      int
+	LineNumbers bool
 }
 
 // Read is the outcome of a read. The file fields are set when the verdict is usable.
@@ -87,6 +95,23 @@ type Read struct {
 	// before the range's end.
 	StartLine, EndLine int
 	Truncated          bool
+	// NextColumn, when the bound cut line EndLine inside it, is the 1-based
+	// byte of that line the rest starts at; 0 otherwise.
+	NextColumn int
+}
+
+// ReadOn says how to read the rest of a truncated read, as read_file's
+// arguments: "offset 7", or "offset 3 and column 262081" within a line
+// longer than the bound. "" when the read was not truncated.
+func (r *Read) ReadOn() string {
+	switch {
+	case !r.Truncated:
+		return ""
+	case r.NextColumn > 0:
+		return fmt.Sprintf("offset %d and column %d", r.EndLine, r.NextColumn)
+	default:
+		return fmt.Sprintf("offset %d", r.EndLine+1)
+	}
 }
 
 // ReadFile reads a file as the ReadFile RPC asks: through read_file's
@@ -101,6 +126,9 @@ func (g *Guard) ReadFile(ctx context.Context, req ReadRequest) (*Read, error) {
 	}
 	if req.LineNumbers {
 		args["line_numbers"] = true
+	}
+	if req.Column != 0 {
+		args["column"] = req.Column
 	}
 	text, err := json.Marshal(args)
 	if err != nil {
@@ -154,16 +182,17 @@ func (g *Guard) ReadCall(ctx context.Context, req ExecuteRequest) (*Read, error)
 // read fills out from the file res names, or adds the violation that refuses it.
 func (g *Guard) read(ws *workspace.Workspace, res *repair.Result, out *Read) error {
 	path, _ := res.Args["path"].(string)
-	offset, oerr := intArg(res.Args["offset"])
-	limit, lerr := intArg(res.Args["limit"])
+	var rng lineRange
 	numbered, _ := res.Args["line_numbers"].(bool)
-	if oerr != nil || lerr != nil {
-		param := "offset"
-		if oerr == nil {
-			param = "limit"
+	for _, p := range []struct {
+		name string
+		n    *int
+	}{{"offset", &rng.offset}, {"limit", &rng.limit}, {"column", &rng.column}} {
+		var err error
+		if *p.n, err = intArg(res.Args[p.name]); err != nil {
+			res.Violate(repair.CodeInvalidValue, p.name, "offset, limit and column must be whole numbers")
+			return nil
 		}
-		res.Violate(repair.CodeInvalidValue, param, "offset and limit must be whole numbers of lines")
-		return nil
 	}
 	data, info, err := ws.ReadFile(path)
 	switch {
@@ -180,13 +209,15 @@ func (g *Guard) read(ws *workspace.Workspace, res *repair.Result, out *Read) err
 		res.Violate(CodeBinaryFile, "path", fmt.Sprintf("file %q is %s; read_file returns text only, so it was not read", path, msg))
 		return nil
 	}
-	sel, err := selectLines(data, offset, limit, g.maxReadBytes(), numbered)
+	sel, err := selectLines(data, rng, g.maxReadBytes(), numbered)
 	if err != nil {
-		res.Violate(repair.CodeInvalidValue, "offset", err.Error())
+		var re *rangeError
+		errors.As(err, &re)
+		res.Violate(repair.CodeInvalidValue, re.param, re.msg)
 		return nil
 	}
 	*out = Read{Path: info.Path, Content: sel.text, SHA256: info.SHA256, Size: info.Size, TotalLines: sel.total,
-		StartLine: sel.start, EndLine: sel.end, Truncated: sel.truncated}
+		StartLine: sel.start, EndLine: sel.end, Truncated: sel.truncated, NextColumn: sel.next}
 	return nil
 }
 
@@ -247,46 +278,103 @@ type selection struct {
 	total      int
 	start, end int
 	truncated  bool
+	next       int // the 1-based byte of line end to read on from, when cut inside it
 }
 
-// selectLines returns limit lines from the 1-based line offset (0: from the
-// first; limit 0: to the end), within maxBytes: past it the text stops after
-// the last whole line that fits (or inside the first line, at a character,
-// when even that one does not fit) and says it was truncated.
-func selectLines(data []byte, offset, limit, maxBytes int, numbered bool) (selection, error) {
+// lineRange is a read's range: 1-based first line and byte in it (0: 1),
+// line count (0: to the end).
+type lineRange struct{ offset, column, limit int }
+
+// rangeError refuses a range, naming the argument to change.
+type rangeError struct{ param, msg string }
+
+func (e *rangeError) Error() string { return e.msg }
+
+// selectLines returns r's lines within maxBytes (at least minReadBytes):
+// past it the text stops after the last whole line that fits or, when even
+// the first does not, inside it at a character, and says where to read on.
+func selectLines(data []byte, r lineRange, maxBytes int, numbered bool) (selection, error) {
+	maxBytes = max(maxBytes, minReadBytes)
 	lines := splitLines(string(data))
-	s := selection{total: len(lines), start: max(offset, 1)}
+	s := selection{total: len(lines), start: max(r.offset, 1)}
 	if s.start > len(lines) && !(s.start == 1 && len(lines) == 0) {
-		return s, fmt.Errorf("offset %d is past the end of the file, which has %d lines; give an offset from 1 to %d", s.start, len(lines), max(len(lines), 1))
+		return s, &rangeError{"offset", fmt.Sprintf("offset %d is past the end of the file, which has %d lines; give an offset from 1 to %d", s.start, len(lines), max(len(lines), 1))}
+	}
+	from, err := firstByte(lines, s.start, r.column)
+	if err != nil {
+		return s, err
 	}
 	last := len(lines)
-	if limit > 0 {
-		last = min(last, s.start-1+limit)
+	if r.limit > 0 {
+		last = min(last, s.start-1+r.limit)
 	}
 	width := max(4, len(strconv.Itoa(last)))
 	var b strings.Builder
 	s.end = s.start - 1
 	for i := s.start - 1; i < last; i++ {
-		line := lines[i]
-		if numbered {
-			if i == 0 {
-				line = strings.TrimPrefix(line, "\uFEFF")
-			}
-			line = NumberedLine(width, i+1, strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"))
-		}
+		raw := lines[i][from:]
+		line := shownLine(raw, i, from, width, numbered)
 		if b.Len()+len(line) > maxBytes {
 			s.truncated = true
 			if b.Len() == 0 {
-				b.WriteString(cutAtRune(line, maxBytes))
-				s.end = i + 1
+				n := cutLen(raw, maxBytes-len(shownLine("", i, from, width, numbered)))
+				b.WriteString(shownLine(raw[:n], i, from, width, numbered))
+				s.end, s.next = i+1, from+n+1
 			}
 			break
 		}
 		b.WriteString(line)
 		s.end = i + 1
+		from = 0
 	}
 	s.text = b.String()
 	return s, nil
+}
+
+// firstByte checks column against line start and returns its 0-based byte.
+func firstByte(lines []string, start, column int) (int, error) {
+	if column <= 1 {
+		return 0, nil
+	}
+	line := ""
+	if start <= len(lines) {
+		line = lines[start-1]
+	}
+	switch {
+	case column > len(line):
+		return 0, &rangeError{"column", fmt.Sprintf("column %d is past the end of line %d, which has %d bytes; give a column from 1 to %d", column, start, len(line), max(len(line), 1))}
+	case !utf8.RuneStart(line[column-1]):
+		n := column - 1
+		for n > 0 && !utf8.RuneStart(line[n]) {
+			n--
+		}
+		return 0, &rangeError{"column", fmt.Sprintf("column %d of line %d falls inside a character; give column %d, where it starts", column, start, n+1)}
+	}
+	return column - 1, nil
+}
+
+// shownLine is raw, bytes from of line i, as the read shows it.
+func shownLine(raw string, i, from, width int, numbered bool) string {
+	if !numbered {
+		return raw
+	}
+	if i == 0 && from == 0 {
+		raw = strings.TrimPrefix(raw, "\uFEFF")
+	}
+	return NumberedLine(width, i+1, strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r"))
+}
+
+// cutLen is how much of s to show within n bytes: whole characters, yet at
+// least one byte, so a read always makes progress.
+func cutLen(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	k := len(cutAtRune(s, n))
+	if k == 0 {
+		k = min(len(s), max(n, 1))
+	}
+	return k
 }
 
 // NumberedLine is one line in the read-tool shape "  12 | code\n" that the

@@ -136,11 +136,12 @@ func TestReadTruncates(t *testing.T) {
 		truncated bool
 	}{
 		{"fits", "ab\ncd\n", 6, "ab\ncd\n", 2, false},
-		{"stops at a line", "ab\ncd\nef\n", 7, "ab\ncd\n", 2, true},
-		{"first line too long", "héllo\nx\n", 2, "h", 1, true},
+		{"stops at a line", strings.Repeat(strings.Repeat("a", 29)+"\n", 3), 65, strings.Repeat(strings.Repeat("a", 29)+"\n", 2), 2, true},
+		{"first line too long", strings.Repeat("é", 40) + "\nx\n", 65, strings.Repeat("é", 32), 1, true},
+		{"below the least bound", strings.Repeat("x", 70) + "\n", 2, strings.Repeat("x", minReadBytes), 1, true},
 	}
 	for _, tt := range tests {
-		s, err := selectLines([]byte(tt.data), 0, 0, tt.max, false)
+		s, err := selectLines([]byte(tt.data), lineRange{}, tt.max, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,11 +160,11 @@ func TestReadNumberedRoundTrip(t *testing.T) {
 	}
 	data := b.String()
 	for _, rng := range [][2]int{{1, 1}, {9, 3}, {998, 5}, {11990, 0}} {
-		s, err := selectLines([]byte(data), rng[0], rng[1], 1<<20, true)
+		s, err := selectLines([]byte(data), lineRange{offset: rng[0], limit: rng[1]}, 1<<20, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, _ := selectLines([]byte(data), rng[0], rng[1], 1<<20, false)
+		raw, _ := selectLines([]byte(data), lineRange{offset: rng[0], limit: rng[1]}, 1<<20, false)
 		got, ok := contentfix.StripLineNumbers(s.text)
 		if !ok || got != raw.text {
 			t.Errorf("range %v: stripped %v %q, want %q", rng, ok, got, raw.text)
@@ -243,25 +244,25 @@ func TestReadCall(t *testing.T) {
 // FuzzSelectLines: a selection is the file's own bytes, in order, within
 // the bound; the whole file selected unbounded is the file.
 func FuzzSelectLines(f *testing.F) {
-	f.Add([]byte("a\nb\r\nc"), 2, 1, 4, false)
-	f.Add([]byte("\uFEFFx\n\ny\n"), 1, 0, 100, true)
-	f.Add([]byte("héllo wörld\n"), 1, 1, 3, false)
-	f.Fuzz(func(t *testing.T, data []byte, offset, limit, maxBytes int, numbered bool) {
-		if offset < 0 || limit < 0 || maxBytes < 1 || offset > 1<<20 || limit > 1<<20 {
+	f.Add([]byte("a\nb\r\nc"), 2, 0, 1, 4, false)
+	f.Add([]byte("\uFEFFx\n\ny\n"), 1, 2, 0, 100, true)
+	f.Add([]byte("héllo wörld\n"), 1, 3, 1, 3, false)
+	f.Fuzz(func(t *testing.T, data []byte, offset, column, limit, maxBytes int, numbered bool) {
+		if offset < 0 || limit < 0 || column < 0 || maxBytes < 1 || offset > 1<<20 || limit > 1<<20 || column > 1<<20 {
 			return
 		}
-		whole, err := selectLines(data, 0, 0, len(data)+1, false)
+		whole, err := selectLines(data, lineRange{}, len(data)+1, false)
 		if err != nil || whole.text != string(data) || whole.truncated {
 			t.Fatalf("whole file: %q %v, want %q", whole.text, err, data)
 		}
-		s, err := selectLines(data, offset, limit, maxBytes, numbered)
+		s, err := selectLines(data, lineRange{offset: offset, column: column, limit: limit}, maxBytes, numbered)
 		if err != nil {
-			if max(offset, 1) <= whole.total {
+			if max(offset, 1) <= whole.total && column <= 1 {
 				t.Fatalf("offset %d of %d lines refused: %v", offset, whole.total, err)
 			}
 			return
 		}
-		if len(s.text) > maxBytes || s.end > s.total || (limit > 0 && s.end-s.start+1 > limit) {
+		if len(s.text) > max(maxBytes, minReadBytes) || s.end > s.total || (limit > 0 && s.end-s.start+1 > limit) {
 			t.Fatalf("selection %+v breaks its bounds (max %d, limit %d)", s, maxBytes, limit)
 		}
 		if !numbered && !strings.Contains(string(data), s.text) {

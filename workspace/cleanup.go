@@ -5,10 +5,21 @@ import (
 	"time"
 )
 
+// SweepTemps removes the temporary files a crash left that are at least the
+// workspace's age bound old at now (Options.CleanupMinAge, or
+// DefaultCleanupMinAge when that is not positive): writes still in
+// progress, here or on a replica sharing the volume, are younger. A server
+// calls it every TempMaxAge, so a crash's leftovers go within two bounds
+// without waiting for a restart.
+func (w *Workspace) SweepTemps(now time.Time) { w.removeTemps(now, w.tempMaxAge) }
+
+// TempMaxAge is the age past which SweepTemps removes a temporary file.
+func (w *Workspace) TempMaxAge() time.Duration { return w.tempMaxAge }
+
 // removeTemps deletes the temporary files a crash left, those at least minAge
-// old, best effort. It follows no link, skips .git, and bounds its depth and
-// the entries it reads, so a huge tree costs a bounded start-up.
-func (w *Workspace) removeTemps(minAge time.Duration) {
+// old at now, best effort. It follows no link, skips .git, and bounds its
+// depth and the entries it reads, so a huge tree costs a bounded sweep.
+func (w *Workspace) removeTemps(now time.Time, minAge time.Duration) {
 	type dir struct {
 		rel   string
 		depth int
@@ -38,7 +49,7 @@ func (w *Workspace) removeTemps(minAge time.Duration) {
 					}
 				case e.Type().IsRegular() && strings.HasPrefix(name, tempPrefix):
 					if minAge > 0 {
-						if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < minAge {
+						if fi, err := e.Info(); err != nil || now.Sub(fi.ModTime()) < minAge {
 							continue
 						}
 					}

@@ -1,9 +1,11 @@
 package workspace
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -145,34 +147,146 @@ func (l *lockFile) unlock() {
 	_ = l.f.Close()
 }
 
-// openLockDir creates dir if needed and checks that it lies outside the
-// workspace (the agent could otherwise remove the lock files) and that its
-// file system takes the locks.
-func openLockDir(dir string, root []string) (string, error) {
+// openLockDir checks that dir lies outside the workspace whose real root is
+// root (the agent could otherwise remove the lock files), creates it if
+// needed and checks that its file system takes the locks. It returns the
+// folders and the probe file it created, in that order, for Discard; a
+// refusal leaves nothing behind.
+func openLockDir(dir, root string) (real string, created []string, err error) {
+	in, err := LockDirInside(dir, root)
+	if err != nil {
+		return "", nil, fmt.Errorf("workspace: lock directory: %w", err)
+	}
+	if in {
+		return "", nil, insideErr(dir)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("workspace: lock directory: %w", err)
+		return "", nil, fmt.Errorf("workspace: lock directory: %w", err)
 	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", fmt.Errorf("workspace: lock directory: %w", err)
+	defer func() {
+		if err != nil {
+			removeCreated(created)
+			created = nil
+		}
+	}()
+	if created, err = mkdirAll(abs); err != nil {
+		return "", created, fmt.Errorf("workspace: lock directory: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	if real, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", created, fmt.Errorf("workspace: lock directory: %w", err)
+	}
+	// Once more as created, should a link have changed meanwhile.
+	if in, err = LockDirInside(real, root); err != nil || in {
+		return "", created, cmp.Or(err, insideErr(dir))
+	}
+	name := filepath.Join(real, "probe.lock")
+	probe, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		created = append(created, name)
+	} else if errors.Is(err, fs.ErrExist) {
+		probe, err = os.OpenFile(name, os.O_RDWR, 0)
+	}
 	if err != nil {
-		return "", fmt.Errorf("workspace: lock directory: %w", err)
-	}
-	if c := components(toSlash(real)); len(c) >= len(root) && slices.Equal(c[:len(root)], root) {
-		return "", fmt.Errorf("workspace: lock directory %s is inside the workspace, where calls could remove its files; put it beside the workspace, on the same volume", dir)
-	}
-	probe, err := os.OpenFile(filepath.Join(real, "probe.lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("workspace: lock directory: %w", err)
+		return "", created, fmt.Errorf("workspace: lock directory: %w", err)
 	}
 	defer func() { _ = probe.Close() }()
 	if _, err := tryLockFile(probe); err != nil {
-		return "", fmt.Errorf("workspace: lock directory %s: its file system does not support file locks (%w); see docs/replicas.md", dir, err)
+		return "", created, fmt.Errorf("workspace: lock directory %s: its file system does not support file locks (%w); see docs/replicas.md", dir, err)
 	}
 	_ = unlockFile(probe)
-	return real, nil
+	return real, created, nil
+}
+
+func insideErr(dir string) error {
+	return fmt.Errorf("workspace: lock directory %s is inside the workspace, where calls could remove its files; put it beside the workspace, on the same volume", dir)
+}
+
+// mkdirAll is os.MkdirAll that returns the folders it made, parents first:
+// only those are its to remove.
+func mkdirAll(abs string) ([]string, error) {
+	var missing []string
+	for p := abs; ; p = filepath.Dir(p) {
+		if _, err := os.Stat(p); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	var created []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := os.Mkdir(missing[i], 0o700)
+		if err == nil {
+			created = append(created, missing[i])
+		} else if !errors.Is(err, fs.ErrExist) { // made meanwhile by another process: not ours
+			return created, err
+		}
+	}
+	return created, nil
+}
+
+// removeCreated removes what openLockDir created, last first; a folder
+// another process has put lock files in meanwhile is not empty, so it stays.
+func removeCreated(created []string) {
+	for i := len(created) - 1; i >= 0; i-- {
+		_ = os.Remove(created[i])
+	}
+}
+
+// LockDirInside reports whether lock directory dir is, or once created
+// would be, inside the workspace directory ws (or is it): through symbolic
+// links and "..", and, for folders that exist, whatever spelling a
+// case-insensitive file system or a bind mount gives them. Neither needs to
+// exist.
+func LockDirInside(dir, ws string) (bool, error) {
+	d, err := resolveExisting(dir)
+	if err != nil {
+		return false, err
+	}
+	w, err := resolveExisting(ws)
+	if err != nil {
+		return false, err
+	}
+	dc, wc := components(toSlash(d)), components(toSlash(w))
+	if len(dc) >= len(wc) && slices.Equal(dc[:len(wc)], wc) {
+		return true, nil
+	}
+	wi, err := os.Stat(w)
+	if err != nil {
+		return false, nil // not there yet: the names decided
+	}
+	for p := d; ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && os.SameFile(fi, wi) {
+			return true, nil
+		}
+		if filepath.Dir(p) == p {
+			return false, nil
+		}
+	}
+}
+
+// resolveExisting makes p absolute and resolves the links of the longest
+// part of it that exists; the rest, which does not, is kept as written.
+func resolveExisting(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(cur) == cur {
+			return "", err
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+	}
 }
 
 // lockTable holds a lock per path in use, counting its holders and waiters.

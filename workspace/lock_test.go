@@ -5,6 +5,8 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -147,18 +149,91 @@ func TestLockDirOrder(t *testing.T) {
 	wg.Wait()
 }
 
+// TestLockDirRefused: a lock directory inside the workspace is refused
+// however it is spelled (through a link, "..", a folder still missing), and
+// the refusal creates nothing.
 func TestLockDirRefused(t *testing.T) {
 	e := newEnv(t)
-	for _, dir := range []string{e.ws, e.in(".toolguard-locks"), e.in("a/b")} {
+	mkdir(t, e.in("sub"))
+	symlink(t, e.in("sub"), filepath.Join(e.base, "link"))
+	for _, dir := range []string{
+		e.ws,
+		e.in(".toolguard-locks"),
+		e.in("a/b"),
+		filepath.Join(e.base, "link", "locks"),
+		e.out + "/../ws/new/locks", // ".." as written, not cleaned by the test
+	} {
 		_, err := Open(e.ws, Options{LockDir: dir})
 		want := fmt.Sprintf("workspace: lock directory %s is inside the workspace, where calls could remove its files; put it beside the workspace, on the same volume", dir)
 		if err == nil || err.Error() != want {
 			t.Errorf("Open with lock directory %s: %v, want %q", dir, err, want)
 		}
 	}
+	if got := treeHash(t, e.ws); len(got) != 2 || got["sub"] != "dir" {
+		t.Errorf("refused lock directories left %v in the workspace, want only sub/", got)
+	}
 	writeFile(t, filepath.Join(e.base, "file"), "x", 0o644)
 	if _, err := Open(e.ws, Options{LockDir: filepath.Join(e.base, "file", "locks")}); err == nil {
 		t.Error("Open with a lock directory under a file succeeded")
+	}
+}
+
+// TestLockDirDiscard: Discard removes the lock folders (and probe file)
+// Open created, and only those.
+func TestLockDirDiscard(t *testing.T) {
+	e := newEnv(t)
+	existing := filepath.Join(e.base, "existing")
+	mkdir(t, existing)
+	writeFile(t, filepath.Join(existing, "probe.lock"), "", 0o600) // another opener's
+	for _, tc := range []struct {
+		dir  string
+		gone string   // the first folder Open created
+		kept []string // there before Open
+	}{
+		{dir: filepath.Join(e.base, "new", "locks"), gone: filepath.Join(e.base, "new"), kept: []string{e.base}},
+		{dir: filepath.Join(existing, "locks"), gone: filepath.Join(existing, "locks"), kept: []string{existing}},
+		{dir: existing, kept: []string{existing, filepath.Join(existing, "probe.lock")}},
+	} {
+		w, err := Open(e.ws, Options{LockDir: tc.dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Discard(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(tc.gone); tc.gone != "" && !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("lock directory %s: %s still there after Discard (%v)", tc.dir, tc.gone, err)
+		}
+		for _, p := range tc.kept {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("lock directory %s: %s removed by Discard (%v)", tc.dir, p, err)
+			}
+		}
+	}
+}
+
+// TestLockDirInside covers what the guard checks against every workspace.
+func TestLockDirInside(t *testing.T) {
+	e := newEnv(t)
+	other := filepath.Join(e.base, "other")
+	mkdir(t, other)
+	symlink(t, other, filepath.Join(e.base, "olink"))
+	for _, tc := range []struct {
+		dir, ws string
+		want    bool
+	}{
+		{filepath.Join(other, "locks"), other, true},
+		{filepath.Join(e.base, "olink", "x", "locks"), other, true},
+		{filepath.Join(other, "locks"), filepath.Join(e.base, "olink"), true},
+		{filepath.Join(e.base, "missing", "locks"), filepath.Join(e.base, "missing"), true},
+		{filepath.Join(e.base, "locks"), other, false},
+		{filepath.Join(e.base, "otherlocks"), other, false},
+		{e.base, other, false},
+	} {
+		got, err := LockDirInside(tc.dir, tc.ws)
+		if err != nil || got != tc.want {
+			t.Errorf("LockDirInside(%s, %s) = %v, %v; want %v", tc.dir, tc.ws, got, err, tc.want)
+		}
 	}
 }
 

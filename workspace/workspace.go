@@ -39,7 +39,8 @@ type Options struct {
 	// Deny holds server-wide gitignore patterns, after ".git" ("!.git" lifts it).
 	Deny []string
 	// CleanupMinAge makes Open keep younger temporary files: writes in progress
-	// of replicas sharing the volume. Negative removes them all.
+	// of replicas sharing the volume. Negative removes them all at Open
+	// (SweepTemps, which runs beside writes, then keeps the default bound).
 	CleanupMinAge time.Duration
 	// LockDir, when set, makes Lock hold off other processes too, through
 	// flock(2) on files in this directory (created if missing). It must be
@@ -64,11 +65,15 @@ type Workspace struct {
 	policy   *policy
 	locks    lockTable
 	lockDir  string // "" locks within the process only
+	// lockCreated is what Open created for the lock directory, for Discard.
+	lockCreated []string
 	// lockTimeout bounds a wait for Lock.
 	lockTimeout time.Duration
-	hooks       hooks
-	closeOnce   sync.Once
-	closeErr    error
+	// tempMaxAge is SweepTemps' bound: a temporary file this old is no write's.
+	tempMaxAge time.Duration
+	hooks      hooks
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // hooks let tests act between the steps of an operation.
@@ -104,11 +109,6 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if w.lockTimeout <= 0 {
 		w.lockTimeout = DefaultLockTimeout
 	}
-	if opts.LockDir != "" {
-		if w.lockDir, err = openLockDir(opts.LockDir, components(toSlash(real))); err != nil {
-			return nil, err
-		}
-	}
 	if opts.AgentRoot != "" {
 		if !isAbs(opts.AgentRoot) {
 			return nil, fmt.Errorf("workspace: agent root %q is not an absolute path", opts.AgentRoot)
@@ -132,14 +132,21 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	w.policy.file.Store(st)
-	minAge := opts.CleanupMinAge
-	switch {
-	case minAge == 0:
-		minAge = DefaultCleanupMinAge
-	case minAge < 0:
+	if opts.LockDir != "" {
+		if w.lockDir, w.lockCreated, err = openLockDir(opts.LockDir, real); err != nil {
+			_ = w.root.Close()
+			return nil, err
+		}
+	}
+	w.tempMaxAge = opts.CleanupMinAge
+	if w.tempMaxAge <= 0 {
+		w.tempMaxAge = DefaultCleanupMinAge
+	}
+	minAge := w.tempMaxAge
+	if opts.CleanupMinAge < 0 {
 		minAge = 0
 	}
-	w.removeTemps(minAge)
+	w.removeTemps(time.Now(), minAge)
 	return w, nil
 }
 
@@ -147,6 +154,16 @@ func Open(dir string, opts Options) (*Workspace, error) {
 func (w *Workspace) Close() error {
 	w.closeOnce.Do(func() { w.closeErr = w.root.Close() })
 	return w.closeErr
+}
+
+// Discard closes a workspace whose setup failed after Open and removes the
+// lock folders Open created for it (and its probe file), those still empty:
+// a refused start leaves the lock directory as it found it.
+func (w *Workspace) Discard() error {
+	err := w.Close()
+	removeCreated(w.lockCreated)
+	w.lockCreated = nil
+	return err
 }
 
 // Dir returns the workspace directory as given to Open, made absolute.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,32 @@ func TestDefaultWorkspaceIsNeverTheWorkingDirectory(t *testing.T) {
 		dir := service.DefaultWorkspaceDir()
 		if !filepath.IsAbs(dir) || !strings.HasSuffix(dir, filepath.Join("toolguard", "workspace")) {
 			t.Errorf("with %v the default workspace is %s", env, dir)
+		}
+	}
+}
+
+// TestServeRefusesLockDirInAnyWorkspace: a lock directory inside another
+// workspace than its own folder's, named directly or through a link, stops
+// the start as a configuration error, and nothing is created.
+func TestServeRefusesLockDirInAnyWorkspace(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o750); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(b, filepath.Join(base, "blink")); err != nil {
+		t.Fatal(err)
+	}
+	for _, lockDir := range []string{filepath.Join(b, "locks"), filepath.Join(base, "blink", "locks"), base + "/a/../b/locks"} {
+		code, _, stderr := runCLI("serve", "--listen", "127.0.0.1:0", "--workspace", a, "--workspaces", "b="+b, "--lock-dir", lockDir)
+		want := fmt.Sprintf("invalid configuration: lock directory %s is inside workspace \"b\" (%s)", lockDir, b)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("--lock-dir %s: exit %d, stderr %q; want 2 and %q", lockDir, code, stderr, want)
+		}
+		if _, err := os.Stat(filepath.Join(b, "locks")); !os.IsNotExist(err) {
+			t.Errorf("--lock-dir %s: the refused start left %s/locks (%v)", lockDir, b, err)
 		}
 	}
 }
