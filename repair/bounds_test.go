@@ -2,6 +2,7 @@ package repair
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -236,5 +237,40 @@ func TestFeedbackOutcome(t *testing.T) {
 	}
 	if got := Feedback(res, Mistakes{Consecutive: 1, Limit: 3}); !strings.HasPrefix(got, "Error: the edit tool call could not be used.\n- Edit 1") {
 		t.Errorf("Feedback = %q", got)
+	}
+}
+
+// TestEchoArgs: what an answer echoes of a call leaves out the top-level
+// parameters found unexpected, listed or counted, and nothing else.
+func TestEchoArgs(t *testing.T) {
+	reg := mustRegistry(t)
+	tests := []struct {
+		name string
+		call Call
+		want []string // keys echoed
+	}{
+		{"usable", Call{Name: "write_to_file", Form: FormText, Text: `{"path": "a", "content": "b"}`}, []string{"content", "path"}},
+		{"an alias is renamed, not left out", Call{Name: "write_to_file", Form: FormText, Text: `{"file_path": "a", "content": "b", "mode": "w"}`}, []string{"content", "path"}},
+		{"past the listed violations", unknownKeysCall(MaxViolations + 10), []string{"content", "path"}},
+		{"a missing parameter", Call{Name: "write_to_file", Form: FormText, Text: `{"content": "b", "mode": "w"}`}, []string{"content"}},
+		{"nested unexpected parameters stay", Call{Name: "todo_write", Form: FormText, Text: `{"todos": [{"id": "1", "content": "c", "status": "pending", "prio": 1}]}`}, []string{"todos"}},
+		{"unknown tool", Call{Name: "nope", Form: FormText, Text: `{"a": 1}`}, []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := reg.Validate(tt.call, Options{})
+			got := res.EchoArgs()
+			var keys []string
+			for k := range got {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, tt.want) {
+				t.Errorf("echoed %v, want %v", keys, tt.want)
+			}
+			if len(got) == len(res.Args) && fmt.Sprintf("%p", got) != fmt.Sprintf("%p", res.Args) {
+				t.Error("nothing left out, yet the arguments were copied")
+			}
+		})
 	}
 }

@@ -93,6 +93,31 @@ type Result struct {
 	Violations        []Violation
 	ViolationsOmitted int
 	omittedCodes      []string // each once, so Has still sees them
+	// unexpected are the top-level keys of Args the check found undeclared
+	// (UNEXPECTED_PARAM), listed or not.
+	unexpected []string
+}
+
+// EchoArgs returns Args without the top-level parameters the check found
+// unexpected: what an answer echoes of an unusable call. Each is an
+// UNEXPECTED_PARAM violation (the first MaxViolations listed, the rest
+// counted), so copying a million unknown keys back says nothing more. The
+// values are shared with Args; Args itself when there are none.
+func (r *Result) EchoArgs() map[string]any {
+	if len(r.unexpected) == 0 || r.Args == nil {
+		return r.Args
+	}
+	drop := make(map[string]struct{}, len(r.unexpected))
+	for _, k := range r.unexpected {
+		drop[k] = struct{}{}
+	}
+	out := make(map[string]any, max(len(r.Args)-len(drop), 0))
+	for k, v := range r.Args {
+		if _, ok := drop[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // OK reports whether the call is usable.

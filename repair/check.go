@@ -30,6 +30,11 @@ func (p *pipeline) check(args map[string]any) {
 		}
 	}
 	outOfRange(args, "", &found)
+	for _, f := range found {
+		if f.code == CodeUnexpectedParam && f.loc == "" {
+			p.res.unexpected = append(p.res.unexpected, f.name)
+		}
+	}
 	first := firstFindings(found, max(MaxViolations-len(p.res.Violations), 0), p.res.omit)
 	for _, f := range first {
 		p.res.Violate(f.code, f.param, p.message(f))
