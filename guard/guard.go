@@ -30,6 +30,7 @@ type Guard struct {
 	defaultWorkspace string
 	match            edit.MatchOptions
 	maxResponse      int
+	maxVerdict       int
 	observer         Observer
 	uncounted        func(sessionID string, err error)
 	observeOnly      bool // Config.Mode observe: streams execute nothing
