@@ -96,6 +96,9 @@ type Result struct {
 	// unexpected are the top-level keys of Args the check found undeclared
 	// (UNEXPECTED_PARAM), listed or not.
 	unexpected []string
+	// unexpectedBlocks counts the schema errors unexpected came from: from
+	// one, its names are distinct.
+	unexpectedBlocks int
 }
 
 // EchoArgs returns Args without the top-level parameters the check found
@@ -106,6 +109,20 @@ type Result struct {
 func (r *Result) EchoArgs() map[string]any {
 	if len(r.unexpected) == 0 || r.Args == nil {
 		return r.Args
+	}
+	if r.unexpectedBlocks == 1 && r.Tool != nil {
+		// The declared parameters, when they and the unexpected ones make
+		// up Args: no set of a million names.
+		out := make(map[string]any, len(r.Tool.order))
+		for _, p := range r.Tool.order {
+			if v, ok := r.Args[p]; ok {
+				out[p] = v
+			}
+		}
+		inOut := func(k string) bool { _, ok := out[k]; return ok }
+		if len(out)+len(r.unexpected) == len(r.Args) && !slices.ContainsFunc(r.unexpected, inOut) {
+			return out
+		}
 	}
 	drop := make(map[string]struct{}, len(r.unexpected))
 	for _, k := range r.unexpected {
