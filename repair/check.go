@@ -22,7 +22,11 @@ var printer = message.NewPrinter(language.English)
 func (p *pipeline) check(args map[string]any) {
 	var found []finding
 	p.checkEmpty(args, p.tool.schema, "", &found)
-	if err := p.tool.schema.Validate(p.tool.schemaInput(args)); err != nil {
+	input, undeclared := p.tool.schemaInput(args)
+	if undeclared != nil {
+		found = append(found, finding{code: CodeUnexpectedParam, names: undeclared})
+	}
+	if err := p.tool.schema.Validate(input); err != nil {
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			p.collect(ve, &found)
 		} else {
@@ -32,7 +36,11 @@ func (p *pipeline) check(args map[string]any) {
 	outOfRange(args, "", &found)
 	for _, f := range found {
 		if f.names != nil && f.loc == "" {
-			p.res.unexpected = append(p.res.unexpected, f.names...)
+			if p.res.unexpected == nil {
+				p.res.unexpected = f.names // shared: a block is never changed
+			} else {
+				p.res.unexpected = append(slices.Clip(p.res.unexpected), f.names...)
+			}
 			p.res.unexpectedBlocks++
 		}
 	}
