@@ -101,6 +101,10 @@ type Result struct {
 	unexpectedBlocks int
 }
 
+// Unexpected returns the top-level parameters the check found unexpected,
+// shared with r; a name repeats if several schema errors found it.
+func (r *Result) Unexpected() []string { return r.unexpected }
+
 // EchoArgs returns Args without the top-level parameters the check found
 // unexpected: what an answer echoes of an unusable call. Each is an
 // UNEXPECTED_PARAM violation (the first MaxViolations listed, the rest
