@@ -96,7 +96,11 @@ func (g *Guard) checkAnswer(res *repair.Result, ex *Execution) bool {
 
 func (g *Guard) elide(ex *Execution) error {
 	v := ex.Verdict
-	a := answer{tool: v.Tool, args: v.Args, diff: ex.Diff, fixed: fixedSize(v.Result, v.Feedback, ex)}
+	args := v.Args
+	if v.echo != nil {
+		args = v.echo // a refused call's unexpected parameters (verdict.go)
+	}
+	a := answer{tool: v.Tool, args: args, diff: ex.Diff, fixed: fixedSize(v.Result, v.Feedback, ex)}
 	s, err := a.shape(g.answerBudget(), true)
 	if err != nil {
 		return err

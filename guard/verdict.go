@@ -54,8 +54,11 @@ func (g *Guard) fit(v *Verdict) error {
 	if budget <= 0 || v.Args == nil {
 		return nil
 	}
-	args, argsJSON := v.EchoArgs(), v.ArgumentsJSON
-	if len(args) != len(v.Args) {
+	args, argsJSON := v.echo, v.ArgumentsJSON
+	if args == nil {
+		args = v.EchoArgs()
+	}
+	if v.echo == nil && len(args) != len(v.Args) {
 		var err error
 		if argsJSON, err = repair.EncodeArgs(args); err != nil {
 			return fmt.Errorf("encode the echoed arguments: %w", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/session"
 )
 
 // manyKeys is a JSON object of write_to_file's two parameters and n others.
@@ -110,5 +111,33 @@ func TestFitKeepsArgumentsWithoutBound(t *testing.T) {
 	}
 	if v.OK() || v.Args["append"] != true || !strings.Contains(string(v.ArgumentsJSON), `"append":true`) {
 		t.Errorf("ok=%v args %v json %s, want the unknown parameter kept", v.OK(), v.Args, v.ArgumentsJSON)
+	}
+}
+
+// TestRepeatWithUnexpectedParams: a guard that bounds its verdicts leaves
+// the unexpected parameters out of the arguments' text, yet tells calls
+// apart by them: the same call twice is a repeat, another value is not.
+func TestRepeatWithUnexpectedParams(t *testing.T) {
+	g, _ := newWorkspaceGuard(t, func(o *Options) {
+		o.MaxVerdictBytes = MaxVerdictBytes
+		o.Sessions = session.NewMemory(session.MemoryOptions{RepeatLimit: 2})
+	})
+	for i, tt := range []struct {
+		args     string
+		repeated bool
+	}{
+		{`{"path": "a.txt", "content": "c", "append": true, "mode": "w"}`, false},
+		{`{"mode": "w", "content": "c", "path": "a.txt", "append": true}`, true},
+		{`{"path": "a.txt", "content": "c", "append": false, "mode": "w"}`, false},
+		{`{"path": "a.txt", "content": "c", "append": false, "mode": "w", "x": 1}`, false},
+		{`{"path": "a.txt", "content": "c", "append": false, "mode": "w", "x": 1}`, true},
+	} {
+		v, err := g.Validate(context.Background(), ValidateRequest{SessionID: "s", Call: call(tt.args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Has(repair.CodeRepeatedCall) != tt.repeated || string(v.ArgumentsJSON) != `{"content":"c","path":"a.txt"}` {
+			t.Errorf("call %d: repeated=%v (want %v), arguments %s", i, v.Has(repair.CodeRepeatedCall), tt.repeated, v.ArgumentsJSON)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -137,6 +139,30 @@ func TestVerdictReplyBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRefusedWriteReplyBounded: an ExecuteWrite refused for its unknown
+// parameters answers as ValidateToolCall does: they are named in the
+// violations, not copied back, and nothing is written.
+func TestRefusedWriteReplyBounded(t *testing.T) {
+	c, dir := startWorkspace(t, service.Config{})
+	const n = 100_000
+	req := &toolguardv1.ExecuteWriteRequest{Context: &toolguardv1.RequestContext{SessionId: "refused-many-keys"},
+		Call: textCall("write_to_file", unknownParams(n))}
+	resp, err := c.ExecuteWrite(context.Background(), req, grpc.MaxCallRecvMsgSize(256<<20))
+	if err != nil {
+		t.Fatalf("ExecuteWrite: %v", err)
+	}
+	v := resp.GetVerdict()
+	if size := proto.Size(resp); size > maxVerdictReply {
+		t.Errorf("reply of %d bytes for a request of %d, want at most %d", size, proto.Size(req), maxVerdictReply)
+	}
+	if v.GetOk() || v.GetViolationsOmitted() != n-repair.MaxViolations || strings.Contains(v.GetArgumentsJson(), "unknown_") {
+		t.Errorf("ok=%v, %d violations omitted, arguments_json %.200s", v.GetOk(), v.GetViolationsOmitted(), v.GetArgumentsJson())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt: %v, want it not written", err)
 	}
 }
 
