@@ -156,7 +156,7 @@ func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Resu
 	var st session.State
 	if !req.NoSession {
 		var fp uint64
-		if fp, err = fingerprint(res, req.Call, argsJSON, len(echo) != len(res.Args)); err != nil {
+		if fp, err = fingerprint(res, req.Call, argsJSON, echo); err != nil {
 			return nil, err
 		}
 		st, err = g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fp,
@@ -307,10 +307,10 @@ func defKey(def repair.ToolDef) ([sha256.Size]byte, error) {
 // fingerprint identifies a call for repeat detection, stable across
 // processes so replicas agree. xxhash rather than FNV: it runs over the
 // whole arguments on every call, at several GB/s instead of about one.
-// When argsJSON leaves out the parameters found unexpected (partial), each
-// of those adds the hash of its name and value: in any order, so that a
-// million unknown keys are neither sorted nor encoded into one text.
-func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte, partial bool) (uint64, error) {
+// When argsJSON is the encoding of echo, a part of the arguments, each
+// parameter left out adds the hash of its name and value: in any order, so
+// that a million unknown keys are neither sorted nor encoded into one text.
+func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte, echo map[string]any) (uint64, error) {
 	h := xxhash.New()
 	_, _ = h.WriteString(res.ToolName)
 	_, _ = h.Write([]byte{0})
@@ -320,11 +320,14 @@ func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte, partial 
 		_, _ = h.WriteString(call.Text)
 	}
 	sum := h.Sum64()
-	if partial {
+	if len(echo) != len(res.Args) {
 		var buf []byte
-		for _, k := range res.Unexpected() {
+		for k, v := range res.Args {
+			if _, echoed := echo[k]; echoed {
+				continue
+			}
 			var err error
-			if buf, err = repair.AppendJSON(append(append(buf[:0], k...), 0), res.Args[k]); err != nil {
+			if buf, err = repair.AppendJSON(append(append(buf[:0], k...), 0), v); err != nil {
 				return 0, fmt.Errorf("encode parameter %q: %w", k, err)
 			}
 			sum += xxhash.Sum64(buf)

@@ -99,11 +99,10 @@ type Result struct {
 	// unexpectedBlocks counts the schema errors unexpected came from: from
 	// one, its names are distinct.
 	unexpectedBlocks int
+	// closedRoot: unexpected are all the parameters the tool's closed root
+	// schema does not declare (schemaplain.go).
+	closedRoot bool
 }
-
-// Unexpected returns the top-level parameters the check found unexpected,
-// shared with r; a name repeats if several schema errors found it.
-func (r *Result) Unexpected() []string { return r.unexpected }
 
 // EchoArgs returns Args without the top-level parameters the check found
 // unexpected: what an answer echoes of an unusable call. Each is an
@@ -113,6 +112,15 @@ func (r *Result) Unexpected() []string { return r.unexpected }
 func (r *Result) EchoArgs() map[string]any {
 	if len(r.unexpected) == 0 || r.Args == nil {
 		return r.Args
+	}
+	if r.closedRoot {
+		out := make(map[string]any, len(r.Tool.closedRoot))
+		for k := range r.Tool.closedRoot {
+			if v, ok := r.Args[k]; ok {
+				out[k] = v
+			}
+		}
+		return out
 	}
 	if r.unexpectedBlocks == 1 && r.Tool != nil {
 		// The declared parameters, when they and the unexpected ones make

@@ -25,6 +25,7 @@ func (p *pipeline) check(args map[string]any) {
 	input, undeclared := p.tool.schemaInput(args)
 	if undeclared != nil {
 		found = append(found, finding{code: CodeUnexpectedParam, names: undeclared})
+		p.res.closedRoot = true
 	}
 	if err := p.tool.schema.Validate(input); err != nil {
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
