@@ -206,6 +206,11 @@ type Options struct {
 	Uncounted func(sessionID string, err error)
 	// MaxResponseBytes is the send limit execution answers fit (elide.go).
 	MaxResponseBytes int
+	// MaxVerdictBytes bounds an answer that executes nothing (verdict.go),
+	// whatever the call's size; 0: the arguments come back whole, unknown
+	// parameters included, unless MaxResponseBytes is passed (the proxy
+	// forwards them).
+	MaxVerdictBytes int
 	// Log learns the session store in use; nil logs nothing.
 	Log *zap.Logger
 	// Sessions, when set, replaces the store cfg selects; it is not closed.
@@ -266,7 +271,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		reg: reg, sessions: store, limit: cfg.MistakeLimit, tools: newToolCache(512),
 		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
-		maxResponse: opts.MaxResponseBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
+		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
 		observeOnly: cfg.Mode == ModeObserve,
 	}
 	return g, cleanups.Run, nil

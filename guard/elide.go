@@ -96,31 +96,17 @@ func (g *Guard) checkAnswer(res *repair.Result, ex *Execution) bool {
 
 func (g *Guard) elide(ex *Execution) error {
 	v := ex.Verdict
-	a := answer{tool: v.Tool, args: v.Args, diff: ex.Diff, fixed: fixedSize(v.Result, v.Feedback, ex)}
+	args := v.Args
+	if v.echo != nil {
+		args = v.echo // a refused call's unexpected parameters (verdict.go)
+	}
+	a := answer{tool: v.Tool, args: args, diff: ex.Diff, fixed: fixedSize(v.Result, v.Feedback, ex)}
 	s, err := a.shape(g.answerBudget(), true)
 	if err != nil {
 		return err
 	}
 	v.Args, v.ArgumentsJSON, v.Elided = s.args, s.argsJSON, s.elided
 	ex.Diff, ex.DiffElided = s.diff, s.diffElided
-	return nil
-}
-
-// fit bounds an answer that executes nothing: its arguments come back whole
-// unless the answer would pass the send limit; then rule 3 applies.
-func (g *Guard) fit(v *Verdict) error {
-	budget := g.answerBudget()
-	fixed := fixedSize(v.Result, v.Feedback, &Execution{})
-	// A cheap bound first: most answers are far under the budget.
-	if budget <= 0 || fixed+(structPerJSONByte+1)*len(v.ArgumentsJSON)+64 <= budget {
-		return nil
-	}
-	a := answer{args: v.Args, argsJSON: v.ArgumentsJSON, fixed: fixed, echo: true}
-	s, err := a.shape(budget, true)
-	if err != nil || len(s.elided) == 0 {
-		return err
-	}
-	v.Args, v.ArgumentsJSON, v.Elided = s.args, s.argsJSON, s.elided
 	return nil
 }
 
@@ -139,6 +125,31 @@ type answer struct {
 	fixed    int
 	// echo keeps every value: nothing is executed.
 	echo bool
+	// count is what of the arguments the estimate counts.
+	count counted
+}
+
+// counted says which forms of the arguments an answer carries: an execute
+// answer both, with the same markers; a verdict's shaping (verdict.go)
+// sizes arguments_json and the Struct one after the other.
+type counted int
+
+const (
+	countBoth counted = iota
+	countJSON
+	countStruct
+)
+
+// param bounds what one parameter adds to the answer.
+func (c counted) param(key string, v any) int {
+	n := 0
+	if c != countJSON {
+		n += len(key) + 24 + structSize(v)
+	}
+	if c != countStruct {
+		n += 2*len(key) + 8 + jsonSize(v)
+	}
+	return n
 }
 
 type shaped struct {
@@ -165,7 +176,7 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 		}
 	}
 	s.elided = e.list
-	costs := paramCosts(s.args)
+	costs := paramCosts(s.args, a.count)
 	s.size = a.fixed + 32 + len(a.diff) + 16
 	for _, c := range costs {
 		s.size += c.cost
@@ -199,7 +210,12 @@ func (a answer) shape(budget int, hash bool) (shaped, error) {
 		s.size += elisionSize(el)
 	}
 	var err error
-	if hash && s.args != nil {
+	switch {
+	case a.count == countStruct:
+		// The JSON text is the other shaping's.
+	case a.echo && a.argsJSON != nil && len(s.elided) == 0:
+		s.argsJSON = a.argsJSON // nothing left out: no need to encode again
+	case hash && s.args != nil:
 		if s.argsJSON, err = repair.EncodeArgs(s.args); err != nil {
 			return shaped{}, fmt.Errorf("encode elided arguments: %w", err)
 		}
@@ -226,7 +242,7 @@ func (a answer) elideParams(s *shaped, e *eliser, costs []keyCost, budget int) e
 		if err != nil {
 			return err
 		}
-		saved := c.cost - paramCost(k, el.Marker(), len(el.Marker())+2) - elisionSize(el)
+		saved := c.cost - a.count.param(k, el.Marker()) - elisionSize(el)
 		inner := func(x Elision) bool { return x.Field == k || strings.HasPrefix(x.Field, k+"/") }
 		for _, x := range s.elided {
 			if inner(x) {
@@ -311,10 +327,10 @@ type keyCost struct {
 	cost int
 }
 
-func paramCosts(args map[string]any) []keyCost {
+func paramCosts(args map[string]any, c counted) []keyCost {
 	costs := make([]keyCost, 0, len(args))
 	for k, v := range args {
-		costs = append(costs, keyCost{k, paramCost(k, v, jsonSize(v))})
+		costs = append(costs, keyCost{k, c.param(k, v)})
 	}
 	return costs
 }
@@ -369,10 +385,6 @@ func jsonSize(v any) int {
 	}
 	// Other numbers: float64's longest form.
 	return 24
-}
-
-func paramCost(key string, v any, jsonLen int) int {
-	return len(key) + 24 + structSize(v) + 2*len(key) + 8 + jsonLen
 }
 
 func structSize(v any) int {

@@ -191,59 +191,6 @@ func TestResponseTooLarge(t *testing.T) {
 	}
 }
 
-// TestFitValidate: an answer that executes nothing echoes the arguments
-// whole, content included, unless they would pass the send limit; then
-// they are elided and listed, never dropped in silence.
-func TestFitValidate(t *testing.T) {
-	const limit = 128 << 10
-	big := strings.Repeat("x", 100<<10)
-	var many strings.Builder
-	many.WriteString(`{"path": "a.txt", "content": "c"`)
-	for i := range 5000 {
-		fmt.Fprintf(&many, `, "unknown_%05d": 1`, i)
-	}
-	many.WriteString("}")
-	tests := []struct {
-		name   string
-		text   string
-		ok     bool
-		elided []string
-	}{
-		{"small call, whole", `{"path": "a.txt", "content": "hello"}`, true, nil},
-		{"content over the budget", `{"path": "a.txt", "content": "` + big + `"}`, true, []string{"content"}},
-		{"many small parameters, the arguments as a whole", many.String(), false, []string{""}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g, _ := newWorkspaceGuard(t, func(o *Options) { o.MaxResponseBytes = limit })
-			v, err := g.Validate(context.Background(), ValidateRequest{SessionID: "s", Call: call(tt.text)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v.OK() != tt.ok || !slices.Equal(fields(v.Elided), tt.elided) {
-				t.Fatalf("ok=%v elided %v, want ok=%v elided %v", v.OK(), fields(v.Elided), tt.ok, tt.elided)
-			}
-			if len(v.ArgumentsJSON)*2 > limit {
-				t.Errorf("arguments JSON of %d bytes echoed", len(v.ArgumentsJSON))
-			}
-			for _, e := range v.Elided {
-				if e.Field == "" {
-					if v.Args != nil || len(v.ArgumentsJSON) != 0 || e.Size < len(tt.text)/2 {
-						t.Errorf("whole arguments: args %d keys, JSON %d bytes, elision %+v", len(v.Args), len(v.ArgumentsJSON), e)
-					}
-					continue
-				}
-				if got := v.Args[e.Field]; got != e.Marker() || !strings.Contains(string(v.ArgumentsJSON), e.SHA256) {
-					t.Errorf("%s = %.40v, want the marker", e.Field, got)
-				}
-			}
-			if tt.elided == nil && v.Args["content"] != "hello" {
-				t.Errorf("content %v, want it echoed", v.Args["content"])
-			}
-		})
-	}
-}
-
 // TestJSONSizeBounds: the estimate is never below the encoding's length.
 func TestJSONSizeBounds(t *testing.T) {
 	for _, v := range []any{

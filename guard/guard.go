@@ -30,6 +30,7 @@ type Guard struct {
 	defaultWorkspace string
 	match            edit.MatchOptions
 	maxResponse      int
+	maxVerdict       int
 	observer         Observer
 	uncounted        func(sessionID string, err error)
 	observeOnly      bool // Config.Mode observe: streams execute nothing
@@ -68,8 +69,11 @@ type Verdict struct {
 	ArgumentsJSON []byte
 	Feedback      string
 	Mistakes      MistakeState
-	// Elided lists the values an execution's answer left out (elide.go).
+	// Elided lists the values an answer left out (elide.go, verdict.go).
 	Elided []Elision
+	// echo, when set, is what answers echo of Args (verdict.go): without
+	// the unexpected parameters, ArgumentsJSON's source until shaped.
+	echo map[string]any
 }
 
 // MistakeState is a session's consecutive-mistake counter against a limit.
@@ -140,14 +144,22 @@ func (g *Guard) conclude(ctx context.Context, req ValidateRequest, res *repair.R
 // execution of the call the session just validated is that validation's
 // turn (session.Outcome): the README's validate-then-execute is one call.
 func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Result, execution, applied bool) (*Verdict, error) {
-	argsJSON, err := repair.EncodeArgs(res.Args)
+	echo := res.Args
+	if g.verdictBudget() > 0 {
+		echo = res.EchoArgs() // verdict.go: no answer echoes them
+	}
+	argsJSON, err := repair.EncodeArgs(echo)
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
 	var m MistakeState
 	var st session.State
 	if !req.NoSession {
-		st, err = g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fingerprint(res, req.Call, argsJSON),
+		var fp uint64
+		if fp, err = fingerprint(res, req.Call, argsJSON, echo); err != nil {
+			return nil, err
+		}
+		st, err = g.sessions.Record(ctx, req.SessionID, session.Outcome{Usable: res.OK(), Fingerprint: fp,
 			CallID: req.CallID, Execution: execution})
 	}
 	switch {
@@ -173,6 +185,9 @@ func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Resu
 		ArgumentsJSON: argsJSON,
 		Feedback:      repair.Feedback(res, repair.Mistakes{Consecutive: m.Consecutive, Limit: m.Limit}),
 		Mistakes:      m,
+	}
+	if len(echo) != len(res.Args) {
+		v.echo = echo
 	}
 	g.observeVerdict(v)
 	return v, nil
@@ -292,7 +307,10 @@ func defKey(def repair.ToolDef) ([sha256.Size]byte, error) {
 // fingerprint identifies a call for repeat detection, stable across
 // processes so replicas agree. xxhash rather than FNV: it runs over the
 // whole arguments on every call, at several GB/s instead of about one.
-func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte) uint64 {
+// When argsJSON is the encoding of echo, a part of the arguments, each
+// parameter left out adds the hash of its name and value: in any order, so
+// that a million unknown keys are neither sorted nor encoded into one text.
+func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte, echo map[string]any) (uint64, error) {
 	h := xxhash.New()
 	_, _ = h.WriteString(res.ToolName)
 	_, _ = h.Write([]byte{0})
@@ -301,10 +319,24 @@ func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte) uint64 {
 	} else {
 		_, _ = h.WriteString(call.Text)
 	}
-	if sum := h.Sum64(); sum != 0 {
-		return sum
+	sum := h.Sum64()
+	if len(echo) != len(res.Args) {
+		var buf []byte
+		for k, v := range res.Args {
+			if _, echoed := echo[k]; echoed {
+				continue
+			}
+			var err error
+			if buf, err = repair.AppendJSON(append(append(buf[:0], k...), 0), v); err != nil {
+				return 0, fmt.Errorf("encode parameter %q: %w", k, err)
+			}
+			sum += xxhash.Sum64(buf)
+		}
 	}
-	return 1
+	if sum != 0 {
+		return sum, nil
+	}
+	return 1, nil
 }
 
 // toolCache is a bounded cache that drops an arbitrary entry when full: the

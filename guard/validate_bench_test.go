@@ -54,3 +54,37 @@ func BenchmarkValidate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValidateUnknownParams is ValidateToolCall's work, the bound on
+// the answer included, on a write call with n parameters the tool does not
+// declare (11 bytes each): ns/key should stay flat from 10k to 100k keys.
+func BenchmarkValidateUnknownParams(b *testing.B) {
+	store := session.NewMemory(session.MemoryOptions{})
+	b.Cleanup(func() { _ = store.Close() })
+	g, cleanup, err := New(DefaultConfig(), Options{Sessions: store, MaxVerdictBytes: MaxVerdictBytes})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cleanup() })
+	ctx := context.Background()
+	for _, n := range []int{10_000, 100_000} {
+		var text strings.Builder
+		text.WriteString(`{"path":"a.txt","content":"x"`)
+		for i := range n {
+			fmt.Fprintf(&text, `,"k%d":1`, i)
+		}
+		text.WriteString("}")
+		call := repair.Call{Name: "write_to_file", Form: repair.FormText, Text: text.String()}
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(text.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				v, err := g.Validate(ctx, ValidateRequest{Call: call, SessionID: "bench"})
+				if err != nil || v.OK() || len(v.Args) != 2 {
+					b.Fatalf("%v: ok=%v with %d parameters echoed", err, v.OK(), len(v.Args))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+		})
+	}
+}

@@ -2,6 +2,7 @@ package repair
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -236,5 +237,67 @@ func TestFeedbackOutcome(t *testing.T) {
 	}
 	if got := Feedback(res, Mistakes{Consecutive: 1, Limit: 3}); !strings.HasPrefix(got, "Error: the edit tool call could not be used.\n- Edit 1") {
 		t.Errorf("Feedback = %q", got)
+	}
+}
+
+// TestEchoArgs: what an answer echoes of a call leaves out the top-level
+// parameters found unexpected, listed or counted, and nothing else.
+func TestEchoArgs(t *testing.T) {
+	reg := mustRegistry(t)
+	compile := func(params map[string]any) []*Tool {
+		tool, err := reg.Compile(ToolDef{Name: "custom", Parameters: params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*Tool{tool}
+	}
+	pattern := compile(map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{}},
+		"patternProperties": map[string]any{"^x_": map[string]any{}}, "additionalProperties": false})
+	custom := func(text string) Call { return Call{Name: "custom", Form: FormText, Text: text} }
+	tests := []struct {
+		name    string
+		call    Call
+		tools   []*Tool
+		want    []string // keys echoed
+		omitted int      // violations past the list; -1: no violation
+	}{
+		{"usable", Call{Name: "write_to_file", Form: FormText, Text: `{"path": "a", "content": "b"}`}, nil, []string{"content", "path"}, -1},
+		{"an alias is renamed, not left out", Call{Name: "write_to_file", Form: FormText, Text: `{"file_path": "a", "content": "b", "mode": "w"}`}, nil, []string{"content", "path"}, 0},
+		{"past the listed violations", unknownKeysCall(MaxViolations + 10), nil, []string{"content", "path"}, 10},
+		{"a missing parameter", Call{Name: "write_to_file", Form: FormText, Text: `{"content": "b", "mode": "w"}`}, nil, []string{"content"}, 0},
+		{"nested unexpected parameters stay", Call{Name: "todo_write", Form: FormText, Text: `{"todos": [{"id": "1", "content": "c", "status": "pending", "prio": 1}]}`}, nil, []string{"todos"}, 0},
+		{"unknown tool", Call{Name: "nope", Form: FormText, Text: `{"a": 1}`}, nil, []string{"a"}, 0},
+		{"a pattern property stays", custom(`{"a": 1, "x_1": 2, "z": 3}`), pattern, []string{"a", "x_1"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := reg.Validate(tt.call, Options{Tools: tt.tools})
+			if tt.omitted >= 0 && res.OK() || tt.omitted < 0 && !res.OK() || max(tt.omitted, 0) != res.ViolationsOmitted {
+				t.Errorf("ok=%v, %d violations omitted: %v", res.OK(), res.ViolationsOmitted, res.Violations)
+			}
+			got := res.EchoArgs()
+			var keys []string
+			for k := range got {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, tt.want) {
+				t.Errorf("echoed %v, want %v; violations %v", keys, tt.want, res.Violations)
+			}
+			if len(got) == len(res.Args) && fmt.Sprintf("%p", got) != fmt.Sprintf("%p", res.Args) {
+				t.Error("nothing left out, yet the arguments were copied")
+			}
+		})
+	}
+}
+
+// TestEchoArgsFromSeveralBlocks: names found unexpected by several schema
+// errors may repeat; they are left out all the same.
+func TestEchoArgsFromSeveralBlocks(t *testing.T) {
+	reg := mustRegistry(t)
+	res := &Result{Tool: reg.Tool("write_to_file"), Args: map[string]any{"path": "a", "content": "b", "x": 1, "y": 2},
+		unexpected: []string{"x", "y", "x"}, unexpectedBlocks: 2}
+	if got := res.EchoArgs(); len(got) != 2 || got["path"] != "a" || got["content"] != "b" {
+		t.Errorf("echoed %v, want path and content", got)
 	}
 }

@@ -93,6 +93,60 @@ type Result struct {
 	Violations        []Violation
 	ViolationsOmitted int
 	omittedCodes      []string // each once, so Has still sees them
+	// unexpected are the top-level keys of Args the check found undeclared
+	// (UNEXPECTED_PARAM), listed or not.
+	unexpected []string
+	// unexpectedBlocks counts the schema errors unexpected came from: from
+	// one, its names are distinct.
+	unexpectedBlocks int
+	// closedRoot: unexpected are all the parameters the tool's closed root
+	// schema does not declare (schemaplain.go).
+	closedRoot bool
+}
+
+// EchoArgs returns Args without the top-level parameters the check found
+// unexpected: what an answer echoes of an unusable call. Each is an
+// UNEXPECTED_PARAM violation (the first MaxViolations listed, the rest
+// counted), so copying a million unknown keys back says nothing more. The
+// values are shared with Args; Args itself when there are none.
+func (r *Result) EchoArgs() map[string]any {
+	if len(r.unexpected) == 0 || r.Args == nil {
+		return r.Args
+	}
+	if r.closedRoot {
+		out := make(map[string]any, len(r.Tool.closedRoot))
+		for k := range r.Tool.closedRoot {
+			if v, ok := r.Args[k]; ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	if r.unexpectedBlocks == 1 && r.Tool != nil {
+		// The declared parameters, when they and the unexpected ones make
+		// up Args: no set of a million names.
+		out := make(map[string]any, len(r.Tool.order))
+		for _, p := range r.Tool.order {
+			if v, ok := r.Args[p]; ok {
+				out[p] = v
+			}
+		}
+		inOut := func(k string) bool { _, ok := out[k]; return ok }
+		if len(out)+len(r.unexpected) == len(r.Args) && !slices.ContainsFunc(r.unexpected, inOut) {
+			return out
+		}
+	}
+	drop := make(map[string]struct{}, len(r.unexpected))
+	for _, k := range r.unexpected {
+		drop[k] = struct{}{}
+	}
+	out := make(map[string]any, max(len(r.Args)-len(drop), 0))
+	for k, v := range r.Args {
+		if _, ok := drop[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // OK reports whether the call is usable.

@@ -22,7 +22,12 @@ var printer = message.NewPrinter(language.English)
 func (p *pipeline) check(args map[string]any) {
 	var found []finding
 	p.checkEmpty(args, p.tool.schema, "", &found)
-	if err := p.tool.schema.Validate(p.tool.schemaInput(args)); err != nil {
+	input, undeclared := p.tool.schemaInput(args)
+	if undeclared != nil {
+		found = append(found, finding{code: CodeUnexpectedParam, names: undeclared})
+		p.res.closedRoot = true
+	}
+	if err := p.tool.schema.Validate(input); err != nil {
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			p.collect(ve, &found)
 		} else {
@@ -30,6 +35,16 @@ func (p *pipeline) check(args map[string]any) {
 		}
 	}
 	outOfRange(args, "", &found)
+	for _, f := range found {
+		if f.names != nil && f.loc == "" {
+			if p.res.unexpected == nil {
+				p.res.unexpected = f.names // shared: a block is never changed
+			} else {
+				p.res.unexpected = append(slices.Clip(p.res.unexpected), f.names...)
+			}
+			p.res.unexpectedBlocks++
+		}
+	}
 	first := firstFindings(found, max(MaxViolations-len(p.res.Violations), 0), p.res.omit)
 	for _, f := range first {
 		p.res.Violate(f.code, f.param, p.message(f))
@@ -48,7 +63,13 @@ func outOfRange(v any, path string, out *[]finding) any {
 		}
 	case map[string]any:
 		for k, e := range x {
-			x[k] = outOfRange(e, joinPath(path, k), out)
+			// Written back only when changed: a write per key costs as
+			// much as the check of a million keys.
+			if n, ok := e.(json.Number); ok || isContainer(e) {
+				if r := outOfRange(e, joinPath(path, k), out); !ok || r != any(n) {
+					x[k] = r
+				}
+			}
 		}
 	case []any:
 		for i, e := range x {
@@ -59,27 +80,33 @@ func outOfRange(v any, path string, out *[]finding) any {
 }
 
 // firstFindings returns the first k findings in (param, code) order, each
-// pair once, and calls omit for every other; past k it keeps a bounded
-// buffer instead of sorting them all.
+// pair once, and calls omit for every other; it keeps a bounded buffer
+// instead of sorting them all. The names of an unexpected-parameter block
+// are findings of their own; a block alone at its object holds distinct
+// names no other finding has, so they need no memory of those seen.
 func firstFindings(found []finding, k int, omit func(code string)) []finding {
 	byKey := func(a, b finding) int {
 		return cmp.Or(strings.Compare(a.param, b.param), strings.Compare(a.code, b.code))
 	}
-	if len(found) <= k {
-		slices.SortStableFunc(found, byKey)
-		return slices.CompactFunc(found, func(a, b finding) bool { return byKey(a, b) == 0 })
+	blocks := map[string]int{}
+	for _, f := range found {
+		if f.names != nil {
+			blocks[f.loc]++
+		}
 	}
 	type key struct{ param, code string }
-	seen := make(map[key]struct{}, len(found))
+	seen := map[key]struct{}{}
 	first := make([]finding, 0, k+1)
-	for _, f := range found {
-		if _, dup := seen[key{f.param, f.code}]; dup {
-			continue
+	add := func(f finding, distinct bool) {
+		if !distinct {
+			if _, dup := seen[key{f.param, f.code}]; dup {
+				return
+			}
+			seen[key{f.param, f.code}] = struct{}{}
 		}
-		seen[key{f.param, f.code}] = struct{}{}
 		if len(first) == k && (k == 0 || byKey(f, first[k-1]) > 0) {
 			omit(f.code)
-			continue
+			return
 		}
 		i, _ := slices.BinarySearchFunc(first, f, byKey)
 		first = slices.Insert(first, i, f)
@@ -88,17 +115,40 @@ func firstFindings(found []finding, k int, omit func(code string)) []finding {
 			first = first[:k]
 		}
 	}
+	for _, f := range found {
+		if f.names == nil {
+			add(f, false)
+			continue
+		}
+		distinct := blocks[f.loc] == 1
+		for _, name := range f.names {
+			add(finding{code: f.code, param: joinPath(f.loc, name), loc: f.loc, name: name, err: f.err}, distinct)
+		}
+	}
 	return first
 }
 
 // finding is a problem the schema check found. Its message is written only
-// if listed: a million unknown parameters must not cost a million messages.
+// if listed: a million unknown parameters must not cost a million messages,
+// nor a million findings: they are one block.
 type finding struct {
 	code, param string
 	// loc is the object or value concerned, name the parameter in it.
 	loc, name string
-	err       *jsonschema.ValidationError
-	msg       string // known when found
+	// names, for an unexpected-parameter block, are the parameters of the
+	// object at loc it does not declare, each once.
+	names []string
+	err   *jsonschema.ValidationError
+	msg   string // known when found
+}
+
+// weight is how many problems findings hold.
+func weight(found []finding) int {
+	n := 0
+	for _, f := range found {
+		n += max(len(f.names), 1)
+	}
+	return n
 }
 
 func (p *pipeline) message(f finding) string {
@@ -188,9 +238,8 @@ func (p *pipeline) collect(e *jsonschema.ValidationError, out *[]finding) {
 			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(loc, m), loc: loc, name: m, err: e})
 		}
 	case *kind.AdditionalProperties:
-		*out = slices.Grow(*out, len(k.Properties))
-		for _, name := range k.Properties {
-			*out = append(*out, finding{code: CodeUnexpectedParam, param: joinPath(loc, name), loc: loc, name: name, err: e})
+		if len(k.Properties) > 0 {
+			*out = append(*out, finding{code: CodeUnexpectedParam, loc: loc, names: k.Properties, err: e})
 		}
 	case *kind.Type:
 		*out = append(*out, finding{code: CodeWrongType, param: loc, loc: loc, err: e})
@@ -232,7 +281,7 @@ func (p *pipeline) collectAlternatives(e *jsonschema.ValidationError, loc string
 		for i, c := range deeper {
 			var found []finding
 			p.collect(c, &found)
-			if i == 0 || len(found) < len(best) {
+			if i == 0 || weight(found) < weight(best) {
 				best = found
 			}
 		}

@@ -34,6 +34,16 @@ func EncodeJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// AppendJSON appends EncodeJSON's encoding of v to dst.
+func AppendJSON(dst []byte, v any) ([]byte, error) {
+	n := len(dst)
+	if out, ok := appendJSON(dst, v); ok {
+		return out, nil
+	}
+	raw, err := EncodeJSON(v)
+	return append(dst[:n], raw...), err
+}
+
 // encodedSize estimates the encoding's length, with room for the escapes
 // of source code (quotes, backslashes, newlines), so that a large content
 // is rarely copied to a larger buffer.

@@ -101,3 +101,17 @@ func FuzzEncodeJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendJSON: AppendJSON writes EncodeJSON's bytes after what dst holds.
+func TestAppendJSON(t *testing.T) {
+	for _, v := range []any{"a\n<b>", json.Number("1.50"), map[string]any{"b": 1.5, "a": []any{nil, true}}} {
+		want, err := EncodeJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := AppendJSON([]byte("key\x00"), v)
+		if err != nil || string(got) != "key\x00"+string(want) {
+			t.Errorf("AppendJSON(%v) = %q, %v; want %q", v, got, err, "key\x00"+string(want))
+		}
+	}
+}

@@ -103,6 +103,8 @@ type Tool struct {
 	maxFold int // the longest folded spelling
 	// plainStrings are the parameters checked as "" (schemaplain.go).
 	plainStrings map[string]bool
+	// closedRoot are the parameters of a closed root schema (schemaplain.go).
+	closedRoot map[string]bool
 }
 
 // Name returns the canonical tool name.
@@ -363,6 +365,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		def:          def,
 		schema:       schema,
 		plainStrings: plainStringParams(def.Parameters),
+		closedRoot:   closedRootParams(def.Parameters),
 		aliasOf:      map[string]string{},
 		allowEmpty:   map[string]bool{},
 		content:      map[string]bool{},

@@ -64,10 +64,56 @@ func isPlainString(schema any) bool {
 // "": below it, copying the arguments costs more than the string.
 const plainStringSize = 4096
 
+// closedRootParams returns the parameters a root schema declares when all
+// it says of any other is that it is not allowed (additionalProperties:
+// false, plain root keywords); nil otherwise. The check then names the
+// others itself instead of having the schema library list and copy them,
+// a million for a million unknown keys.
+func closedRootParams(params map[string]any) map[string]bool {
+	for k := range params {
+		if !plainRootKeys[k] {
+			return nil
+		}
+	}
+	if params["additionalProperties"] != false {
+		return nil
+	}
+	if t, ok := params["type"]; ok && t != "object" {
+		return nil
+	}
+	props, _ := params["properties"].(map[string]any)
+	out := make(map[string]bool, len(props))
+	for name := range props {
+		out[name] = true
+	}
+	return out
+}
+
 // schemaInput returns the arguments as the schema check sees them: long
-// values of plain string parameters as "".
-func (t *Tool) schemaInput(args map[string]any) map[string]any {
+// values of plain string parameters as "", and under a closed root
+// (closedRootParams) without the parameters it does not declare, which it
+// returns.
+func (t *Tool) schemaInput(args map[string]any) (map[string]any, []string) {
 	var out map[string]any
+	var undeclared []string
+	if t.closedRoot != nil {
+		declared := 0
+		for k := range t.closedRoot {
+			if _, ok := args[k]; ok {
+				declared++
+			}
+		}
+		if n := len(args) - declared; n > 0 {
+			out, undeclared = make(map[string]any, declared), make([]string, 0, n)
+			for k, v := range args {
+				if t.closedRoot[k] {
+					out[k] = v
+				} else {
+					undeclared = append(undeclared, k)
+				}
+			}
+		}
+	}
 	for name := range t.plainStrings {
 		s, ok := args[name].(string)
 		if !ok || len(s) < plainStringSize {
@@ -82,7 +128,7 @@ func (t *Tool) schemaInput(args map[string]any) map[string]any {
 		out[name] = ""
 	}
 	if out == nil {
-		return args
+		return args, nil
 	}
-	return out
+	return out, undeclared
 }

@@ -1,7 +1,10 @@
 package repair
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -57,5 +60,49 @@ func TestValidateLongContent(t *testing.T) {
 				t.Errorf("violations short %+v, long %+v; want %+v", verdicts[0], verdicts[1], tc.want)
 			}
 		})
+	}
+}
+
+// TestClosedRootSameVerdict: a closed root schema's undeclared parameters,
+// named by the check itself, get the verdict the schema library gives.
+func TestClosedRootSameVerdict(t *testing.T) {
+	reg := mustRegistry(t)
+	schema := func(extra map[string]any) map[string]any {
+		s := map[string]any{"type": "object", "required": []any{"path", "content"}, "additionalProperties": false,
+			"properties": map[string]any{"path": map[string]any{"type": "string"}, "content": map[string]any{"type": "string"},
+				"n": map[string]any{"type": "integer"}}}
+		for k, v := range extra {
+			s[k] = v
+		}
+		return s
+	}
+	closed, err := reg.Compile(ToolDef{Name: "t", Parameters: schema(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// minProperties asserts nothing here but keeps the library's path.
+	library, err := reg.Compile(ToolDef{Name: "t", Parameters: schema(map[string]any{"minProperties": 0})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed.closedRoot == nil || library.closedRoot != nil || reg.Tool("write_to_file").closedRoot == nil {
+		t.Fatal("the closed root is not recognised as such")
+	}
+	for _, args := range []string{
+		`{"path": "a", "content": "b"}`,
+		`{"path": "a", "content": "b", "mode": "w"}`,
+		`{"content": "b", "mode": "w", "n": "x"}`,
+		`{"path": 1, "raw_arguments": "not json", "zz": null}`,
+		unknownParamsText(MaxViolations + 5),
+	} {
+		var got [2]string
+		for i, tool := range []*Tool{closed, library} {
+			res := reg.Validate(Call{Name: "t", Form: FormText, Text: args}, Options{Tools: []*Tool{tool}})
+			echo := slices.Sorted(maps.Keys(res.EchoArgs()))
+			got[i] = fmt.Sprintf("%v omitted %d codes %v echo %v", res.Violations, res.ViolationsOmitted, res.ViolationCodes(), echo)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%.80s:\nclosed root %s\nlibrary     %s", args, got[0], got[1])
+		}
 	}
 }

@@ -36,6 +36,7 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 		Observe:          observe,
 		Uncounted:        uncountedWarning(log, cfg.AuthTokensFile != ""),
 		MaxResponseBytes: cfg.MaxSendMsgBytes,
+		MaxVerdictBytes:  guard.MaxVerdictBytes,
 		Log:              log,
 	})
 	if err != nil {

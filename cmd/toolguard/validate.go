@@ -31,7 +31,8 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	cfg := guard.DefaultConfig()
 	cfg.ToolsFile = *toolsFile
-	g, cleanup, err := guard.New(cfg, guard.Options{})
+	// The server's bound on what a verdict echoes: the same answer.
+	g, cleanup, err := guard.New(cfg, guard.Options{MaxVerdictBytes: guard.MaxVerdictBytes})
 	if err != nil {
 		return fail(stderr, "validate", 2, err)
 	}

@@ -123,3 +123,45 @@ func TestValidateCommandCountsOmitted(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateCommandBounded: the offline verdict is bounded as the
+// server's: unknown parameters are not printed back, and a large content is
+// printed once, whole in arguments_json.
+func TestValidateCommandBounded(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`{"path":"a","content":"b"`)
+	for i := range 100_000 {
+		fmt.Fprintf(&many, `,"k%d":1`, i)
+	}
+	many.WriteString("}")
+	content := strings.Repeat("x", 400_000)
+	tests := []struct {
+		name, stdin, wantArgs string
+		elided                int
+	}{
+		{"100,000 unknown parameters", many.String(), `{"content":"b","path":"a"}`, 0},
+		{"a 400 KB content", `{"path":"a","content":"` + content + `"}`, `{"content":"` + content + `","path":"a"}`, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			run([]string{"validate", "--tool", "write_to_file"}, strings.NewReader(tc.stdin), &out, &errOut)
+			var v struct {
+				ArgumentsJSON string         `json:"arguments_json"`
+				Arguments     map[string]any `json:"arguments"`
+				Elided        []struct {
+					Field string `json:"field"`
+				} `json:"elided"`
+			}
+			if err := json.Unmarshal([]byte(out.String()), &v); err != nil {
+				t.Fatalf("stdout is not a verdict: %v\n%.500s%s", err, out.String(), errOut.String())
+			}
+			if v.ArgumentsJSON != tc.wantArgs || len(v.Arguments) != 2 || len(v.Elided) != tc.elided {
+				t.Errorf("arguments_json %.100s, %d arguments, elided %v", v.ArgumentsJSON, len(v.Arguments), v.Elided)
+			}
+			if out.Len() > 512<<10 {
+				t.Errorf("printed %d bytes", out.Len())
+			}
+		})
+	}
+}

@@ -879,10 +879,13 @@ type Verdict struct {
 	// by a short "<elided N bytes sha256:...>" string. Execute responses carry
 	// file content at most once (in the diff) and no value or diff that would
 	// push an answer past the server's send limit, so a change that was made
-	// is never reported as failed for its size. Other answers echo the
-	// arguments whole unless they would pass the send limit; an elision with
-	// an empty `field` stands for the arguments as a whole (both fields are
-	// then empty).
+	// is never reported as failed for its size. Other answers stay under
+	// 512 KiB: they leave out the parameters UNEXPECTED_PARAM violations name,
+	// carry a string over 64 KiB in `arguments_json` alone (its marker in
+	// `arguments`), and elide values from `arguments_json` too only past that
+	// bound. An elision with an empty `field` stands for the arguments as a
+	// whole: `arguments` is then empty, and `arguments_json` too unless it
+	// holds them (its SHA-256 is the elision's).
 	Elided        []*Elision `protobuf:"bytes,12,rep,name=elided,proto3" json:"elided,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
