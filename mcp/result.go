@@ -141,7 +141,7 @@ func readResult(r *guard.Read) *sdk.CallToolResult {
 		about = fmt.Sprintf("%s: empty file, sha256 %s", r.Path, r.SHA256)
 	}
 	if r.Truncated {
-		about += fmt.Sprintf(". The text stopped at the size limit; read on with offset %d", r.EndLine+1)
+		about += ". The text stopped at the size limit; read on with " + r.ReadOn()
 	}
 	content := r.Content
 	if content == "" {

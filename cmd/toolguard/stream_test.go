@@ -293,7 +293,8 @@ func TestStreamCommand(t *testing.T) {
 // TestStreamRaw feeds raw text one byte per read, so each read splits
 // tags and multi-byte characters.
 func TestStreamRaw(t *testing.T) {
-	text := `Voilà <tool_call>{"name": "write_to_file", "arguments": {"path": "é.py", "content": "ünï"}}</tool_call> fin`
+	text := `Voilà <tool_call>{"name": "write_to_file", "arguments": {"path": "é.py", "content": "ünï"}}</tool_call>
+fin`
 	tests := []struct {
 		name     string
 		stdin    io.Reader
@@ -316,7 +317,7 @@ func TestStreamRaw(t *testing.T) {
 				return
 			}
 			r := parseStreamOutput(t, out.String())
-			if r.text != "Voilà  fin" || len(r.complete) != 1 || !r.complete[0].GetVerdict().GetOk() ||
+			if r.text != "Voilà \nfin" || len(r.complete) != 1 || !r.complete[0].GetVerdict().GetOk() ||
 				r.complete[0].GetVerdict().GetArgumentsJson() != `{"content":"ünï","path":"é.py"}` || r.done == nil {
 				t.Errorf("text %q, call_complete %v, done %v", r.text, r.complete, r.done)
 			}
