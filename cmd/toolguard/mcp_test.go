@@ -247,7 +247,7 @@ func TestServeMCPHTTPBounds(t *testing.T) {
 		return resp.StatusCode
 	}
 	code := 0
-	for range 500 { // until the server listens
+	for range 3000 { // until the server listens (30 s on a busy machine)
 		if code = initialize(""); code != 0 {
 			break
 		}
