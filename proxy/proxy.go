@@ -358,6 +358,13 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 // streamProcessor follows a streamed answer: the rescue (when on and
 // asked for), then the fixer f of the request's API.
 func (p *Proxy) streamProcessor(rs *request, f *fixer, rescue bool) eventProcessor {
+	if rescue && p.observingRescue() && len(rs.tools) > 0 {
+		var next eventProcessor = openAIFixer{f}
+		if rs.api == apiAnthropic {
+			next = anthropicFixer{f}
+		}
+		return p.newRescueTap(rs, next)
+	}
 	if rs.api == apiAnthropic {
 		if rescue && p.rescuing() {
 			return &anthropicRescue{next: anthropicFixer{f}, f: f, p: p, rs: rs}

@@ -43,6 +43,7 @@ type rescuer struct {
 	off     bool // given up: the rest goes as it came
 	index   int  // the next rescued call's position in the answer
 	idPfx   string
+	dry     bool // observe mode: record, rescue nothing
 }
 
 // rescuePiece is text, or a rescued call.
@@ -58,12 +59,13 @@ type rescuedCall struct {
 
 // newRescuer returns a rescuer for one text, or nil when the rescue is off
 // or the request declared no tool it could name. firstIndex is the index
-// the first rescued call takes among the answer's calls.
+// the first rescued call takes among the answer's calls. In observe mode
+// the rescuer is dry: it records what it would rescue and rescues nothing.
 func (p *Proxy) newRescuer(rs *request, firstIndex int) *rescuer {
-	if !p.rescuing() || len(rs.tools) == 0 {
+	if !p.rescuing() && !p.observingRescue() || len(rs.tools) == 0 {
 		return nil
 	}
-	r := &rescuer{p: p, rs: rs, index: firstIndex, idPfx: "call_"}
+	r := &rescuer{p: p, rs: rs, index: firstIndex, idPfx: "call_", dry: !p.enforce()}
 	if rs.api == apiAnthropic {
 		r.idPfx = "toolu_"
 	}
@@ -225,9 +227,15 @@ func (r *rescuer) check(e stream.Event) *rescuedCall {
 		rs.log.Info("call in the text not rescued: not valid", zap.String("tool", tool.Name()), zap.Strings("violations", codes))
 		return nil
 	}
-	call := &rescuedCall{id: r.idPfx + randomID(), name: v.ToolName, args: v.ArgumentsJSON}
 	p.metrics.call(rs.api, actionRescued)
 	rs.actions[actionRescued]++
+	if r.dry {
+		rs.log.Info("tool call observed: would be rescued from the text, sent as written", zap.Int("index", r.index),
+			zap.String("tool", v.ToolName), zap.Strings("repairs", repairCodes(v.Repairs)), zap.String("mode", ModeObserve))
+		r.index++
+		return nil
+	}
+	call := &rescuedCall{id: r.idPfx + randomID(), name: v.ToolName, args: v.ArgumentsJSON}
 	rs.log.Info("tool call rescued from the text", zap.Int("index", r.index), zap.String("tool", call.name),
 		zap.String("id", call.id), zap.Strings("repairs", repairCodes(v.Repairs)))
 	return call

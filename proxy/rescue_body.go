@@ -9,7 +9,17 @@ import (
 // rescueBody rescues the calls left in the text of a non-streamed answer
 // (rescue.go); an answer with none to rescue is sent byte for byte.
 func (p *Proxy) rescueBody(rs *request, body []byte) []byte {
-	if !p.rescuing() || len(rs.tools) == 0 {
+	if !p.rescuing() && !p.observingRescue() || len(rs.tools) == 0 {
+		return body
+	}
+	if !p.enforce() {
+		// Observe mode: the rescue records what it would do, and the
+		// answer goes out as it came.
+		if rs.api == apiAnthropic {
+			p.rescueAnthropicBody(rs, body)
+		} else {
+			p.rescueOpenAIBody(rs, body)
+		}
 		return body
 	}
 	if rs.api == apiAnthropic {

@@ -26,6 +26,11 @@ type markdown struct {
 	closing bool // the line so far may close the open fence
 	lineQ   bool // the line starts with '>'
 
+	// group: an opening wrapper stood after prose on its line, so the call
+	// it wraps does too, on whatever line it opens. closed: a call closed
+	// on this line, so a wrapper now closes it rather than opening one.
+	group, closed bool
+
 	// A run of backticks or tildes not yet ended, and where it began.
 	run     int
 	runChar byte
@@ -115,7 +120,7 @@ func (m *markdown) newline() {
 	case m.fence == 0 && !m.started:
 		m.span, m.quote = 0, false
 	}
-	m.indent, m.started, m.prose, m.info, m.closing, m.lineQ = 0, false, false, false, false, false
+	m.indent, m.started, m.prose, m.info, m.closing, m.lineQ, m.closed = 0, false, false, false, false, false, false
 }
 
 // quoted reports whether markup starting at the next byte, which is not a
@@ -127,8 +132,24 @@ func (m *markdown) quoted() bool {
 	return m.fence != 0 || m.span > 0 || m.quote
 }
 
-// inline reports whether prose stands before the next byte on its line.
-func (m *markdown) inline() bool { return m.prose }
+// wrapper notes a wrapper token.
+func (m *markdown) wrapper() {
+	if !m.closed {
+		m.group = m.group || m.prose
+	}
+	m.markup()
+}
+
+// opened notes a call opening and reports whether prose stands before it
+// on its line, or before the wrapper that opened its group on its own.
+func (m *markdown) opened() bool {
+	inline := m.prose || m.group
+	m.markup()
+	return inline
+}
+
+// callClosed notes a call closing.
+func (m *markdown) callClosed() { m.group, m.closed = false, true }
 
 // markup notes that markup (a call, a wrapper) took the line so far: what
 // follows on the line is no fence or blockquote marker.

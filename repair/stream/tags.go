@@ -235,7 +235,7 @@ func (p *textParser) prose() bool {
 			p.pos++
 		case wrapper:
 			p.startTail()
-			p.md.markup()
+			p.md.wrapper()
 			p.callBoundary()
 			p.pos += n
 			if p.frames() { // a message ends: its quotes and its line
@@ -258,10 +258,9 @@ func (p *textParser) indexTrigger(b []byte) int {
 }
 
 func (p *textParser) open(name string, n int) {
-	inline := p.md.inline()
 	p.gap()
 	p.startTail()
-	p.md.markup()
+	inline := p.md.opened()
 	p.callBoundary()
 	p.flushText()
 	p.base += p.pos
@@ -435,6 +434,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 		p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: call.Name, Call: call, Truncated: truncated,
 			Offset: c.start, End: p.base + end, Inline: c.inline})
 	}
+	p.md.callClosed()
 	p.marked(p.base+end, false)
 	p.base += end
 	p.buf = p.buf[:copy(p.buf, p.buf[end:])]
