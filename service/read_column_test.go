@@ -15,12 +15,12 @@ import (
 	"github.com/toolguard/toolguard/service"
 )
 
-// longLine is 700 KB on one line, two-byte characters among one-byte ones,
+// longLine is 750 KB on one line, two-byte characters among one-byte ones,
 // so cuts fall next to characters.
 var longLine = strings.Repeat("héllo wörld, ", 50_000)
 
 // TestReadFileReadsOnInLongLine follows next_offset and next_column over
-// gRPC until the end: the pieces join into the file, a 700 KB line
+// gRPC until the end: the pieces join into the file, a 750 KB line
 // included, and every reply fits the send bound. ReadFile used to stop
 // after the line's first 256 KiB, with no way on but skipping the rest.
 func TestReadFileReadsOnInLongLine(t *testing.T) {

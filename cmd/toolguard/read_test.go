@@ -46,7 +46,7 @@ func TestReadCommand(t *testing.T) {
 
 // TestReadCommandLongLine follows next_offset and next_column through
 // `toolguard read --column` until the end: the pieces join into the file, a
-// 700 KB line included; a column inside a character exits 2 naming the one
+// 750 KB line included; a column inside a character exits 2 naming the one
 // to give.
 func TestReadCommandLongLine(t *testing.T) {
 	ws := t.TempDir()
