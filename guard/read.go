@@ -100,22 +100,52 @@ type Read struct {
 	NextColumn int
 }
 
+// Next is the offset and column of the read that returns the rest of a
+// truncated one: line EndLine+1, or line EndLine from NextColumn when the
+// cut fell inside it (column 0: from the line's start). 0, 0 when the read
+// was not truncated.
+func (r *Read) Next() (offset, column int) {
+	switch {
+	case !r.Truncated:
+		return 0, 0
+	case r.NextColumn > 0:
+		return r.EndLine, r.NextColumn
+	default:
+		return r.EndLine + 1, 0
+	}
+}
+
 // ReadOn says how to read the rest of a truncated read, as read_file's
 // arguments: "offset 7", or "offset 3 and column 262081" within a line
 // longer than the bound. "" when the read was not truncated.
 func (r *Read) ReadOn() string {
+	offset, column := r.Next()
 	switch {
-	case !r.Truncated:
+	case offset == 0:
 		return ""
-	case r.NextColumn > 0:
-		return fmt.Sprintf("offset %d and column %d", r.EndLine, r.NextColumn)
+	case column > 0:
+		return fmt.Sprintf("offset %d and column %d", offset, column)
 	default:
-		return fmt.Sprintf("offset %d", r.EndLine+1)
+		return fmt.Sprintf("offset %d", offset)
 	}
 }
 
+// ColumnError refuses the column of a read asked for in fields (ReadFile):
+// there the column is the caller's, copied from a previous answer's, so a
+// wrong one is the caller's mistake, not a verdict counted in the session.
+type ColumnError struct {
+	// Line and Column are the ones asked for; Message says which column to
+	// give instead.
+	Line, Column int
+	Message      string
+}
+
+func (e *ColumnError) Error() string { return e.Message }
+
 // ReadFile reads a file as the ReadFile RPC asks: through read_file's
-// checks, counted in the session as a call of the model.
+// checks, counted in the session as a call of the model. A column past the
+// end of its line or inside a character is a *ColumnError, and nothing is
+// counted.
 func (g *Guard) ReadFile(ctx context.Context, req ReadRequest) (*Read, error) {
 	args := map[string]any{"path": req.Path}
 	if req.Offset != 0 {
@@ -134,17 +164,23 @@ func (g *Guard) ReadFile(ctx context.Context, req ReadRequest) (*Read, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode read arguments: %w", err)
 	}
-	return g.ReadCall(ctx, ExecuteRequest{
+	return g.readCall(ctx, ExecuteRequest{
 		ValidateRequest: ValidateRequest{SessionID: req.SessionID, ModelID: req.ModelID, MistakeLimit: req.MistakeLimit,
 			NoSession: req.NoSession, Call: repair.Call{Name: ReadToolName, Form: repair.FormText, Text: string(text)}},
 		Workspace: req.Workspace,
-	})
+	}, true)
 }
 
 // ReadCall repairs and validates a read_file call (under any of its names)
 // and reads the file. A refused path, a binary file or a range past the end
 // is a verdict the model can act on.
 func (g *Guard) ReadCall(ctx context.Context, req ExecuteRequest) (*Read, error) {
+	return g.readCall(ctx, req, false)
+}
+
+// readCall is ReadCall; callersColumn returns a wrong column as a
+// *ColumnError instead of a violation.
+func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn bool) (*Read, error) {
 	ws, err := g.workspace(req.Workspace)
 	if err != nil {
 		return nil, err
@@ -159,7 +195,7 @@ func (g *Guard) ReadCall(ctx context.Context, req ExecuteRequest) (*Read, error)
 	}
 	out := &Read{}
 	if res.OK() {
-		if err := g.read(ws, res, out); err != nil {
+		if err := g.read(ws, res, out, callersColumn); err != nil {
 			return nil, err
 		}
 	}
@@ -179,8 +215,9 @@ func (g *Guard) ReadCall(ctx context.Context, req ExecuteRequest) (*Read, error)
 	return out, nil
 }
 
-// read fills out from the file res names, or adds the violation that refuses it.
-func (g *Guard) read(ws *workspace.Workspace, res *repair.Result, out *Read) error {
+// read fills out from the file res names, or adds the violation that
+// refuses it; a wrong column is returned instead when it is the caller's.
+func (g *Guard) read(ws *workspace.Workspace, res *repair.Result, out *Read, callersColumn bool) error {
 	path, _ := res.Args["path"].(string)
 	var rng lineRange
 	numbered, _ := res.Args["line_numbers"].(bool)
@@ -210,7 +247,14 @@ func (g *Guard) read(ws *workspace.Workspace, res *repair.Result, out *Read) err
 		return nil
 	}
 	sel, err := selectLines(data, rng, g.maxReadBytes(), numbered)
-	if err != nil {
+	var ce *ColumnError
+	switch {
+	case errors.As(err, &ce) && callersColumn:
+		return ce
+	case errors.As(err, &ce):
+		res.Violate(repair.CodeInvalidValue, "column", ce.Message)
+		return nil
+	case err != nil:
 		var re *rangeError
 		errors.As(err, &re)
 		res.Violate(repair.CodeInvalidValue, re.param, re.msg)
@@ -342,13 +386,13 @@ func firstByte(lines []string, start, column int) (int, error) {
 	}
 	switch {
 	case column > len(line):
-		return 0, &rangeError{"column", fmt.Sprintf("column %d is past the end of line %d, which has %d bytes; give a column from 1 to %d", column, start, len(line), max(len(line), 1))}
+		return 0, &ColumnError{Line: start, Column: column, Message: fmt.Sprintf("column %d is past the end of line %d, which has %d bytes; give a column from 1 to %d", column, start, len(line), max(len(line), 1))}
 	case !utf8.RuneStart(line[column-1]):
 		n := column - 1
 		for n > 0 && !utf8.RuneStart(line[n]) {
 			n--
 		}
-		return 0, &rangeError{"column", fmt.Sprintf("column %d of line %d falls inside a character; give column %d, where it starts", column, start, n+1)}
+		return 0, &ColumnError{Line: start, Column: column, Message: fmt.Sprintf("column %d of line %d falls inside a character; give column %d, where it starts", column, start, n+1)}
 	}
 	return column - 1, nil
 }

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,7 +73,9 @@ func TestReadOnLongLine(t *testing.T) {
 }
 
 // TestReadColumn: a column starts the first line there; one past the line
-// or inside a character is refused with the column to give instead.
+// or inside a character is refused with the column to give instead: a
+// violation on column for a read_file call, a *ColumnError, counted
+// nowhere, for a read asked for in fields (the column is then the caller's).
 func TestReadColumn(t *testing.T) {
 	g, dir := newWorkspaceGuard(t)
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("héllo\nworld\n"), 0o644); err != nil {
@@ -92,14 +95,25 @@ func TestReadColumn(t *testing.T) {
 	for _, tt := range tests {
 		tt.req.SessionID = "s"
 		r, err := g.ReadFile(context.Background(), tt.req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		var ce *ColumnError
 		switch {
-		case tt.msg == "" && (!r.OK() || r.Content != tt.want):
-			t.Errorf("%+v: %q (%s), want %q", tt.req, r.Content, r.Feedback, tt.want)
-		case tt.msg != "" && (r.OK() || len(r.Violations) != 1 || r.Violations[0].Param != "column" || r.Violations[0].Message != tt.msg):
-			t.Errorf("%+v: violations %+v, want one on column saying %q", tt.req, r.Violations, tt.msg)
+		case tt.msg == "" && (err != nil || !r.OK() || r.Content != tt.want):
+			t.Errorf("%+v: %v %+v, want %q", tt.req, err, r, tt.want)
+		case tt.msg != "" && (!errors.As(err, &ce) || ce.Message != tt.msg || ce.Line != max(tt.req.Offset, 1) || ce.Column != tt.req.Column):
+			t.Errorf("%+v: %v, want a ColumnError saying %q", tt.req, err, tt.msg)
 		}
+		if tt.msg == "" {
+			continue
+		}
+		text, _ := json.Marshal(map[string]any{"path": tt.req.Path, "column": tt.req.Column})
+		r, err = g.ReadCall(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: "call",
+			Call: repair.Call{Name: ReadToolName, Form: repair.FormText, Text: string(text)}}})
+		if err != nil || r.OK() || len(r.Violations) != 1 || r.Violations[0].Param != "column" || r.Violations[0].Message != tt.msg {
+			t.Errorf("read_file %s: %v %+v, want one violation on column saying %q", text, err, r, tt.msg)
+		}
+	}
+	// The refused reads in fields were not the model's: nothing counted.
+	if st, err := g.Session(context.Background(), "s"); err != nil || st.Mistakes.Consecutive != 0 {
+		t.Errorf("session s after refused columns: %+v %v, want no mistake", st, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,6 +38,7 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	var fc *guard.FileChangedError
 	var locked *workspace.LockTimeoutError
 	var idle *StreamIdleError
+	var col *guard.ColumnError
 	switch {
 	case errors.As(err, &fe):
 		return fieldStatus(fe)
@@ -53,6 +55,12 @@ func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	case errors.As(err, &wt):
 		return withDetails(codes.InvalidArgument, wt.Error(), "WRONG_RPC", map[string]string{"tool": wt.Tool},
 			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "call.name", Description: wt.Error(), Reason: "WRONG_RPC"}}})
+	case errors.As(err, &col):
+		// The caller's column, copied from an answer's next_column: its
+		// mistake, with the column to give instead.
+		return withDetails(codes.InvalidArgument, col.Error(), "INVALID_COLUMN",
+			map[string]string{"line": strconv.Itoa(col.Line), "column": strconv.Itoa(col.Column)},
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "column", Description: col.Error(), Reason: "INVALID_COLUMN"}}})
 	case errors.As(err, &fc):
 		return withDetails(codes.FailedPrecondition, fc.Error(), "FILE_CHANGED", map[string]string{"path": fc.Path},
 			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: "FILE_CHANGED", Subject: fc.Path, Description: "the file changed since it was read; read it again"}}})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,13 +14,15 @@ import (
 
 // runRead mirrors ReadFile offline. Exit status: 0 when the file was read, 1
 // when the read was refused (the verdict says why), 2 for a bad command line
-// or workspace.
+// (a column past its line's end or inside a character included) or
+// workspace.
 func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg := service.DefaultConfig()
-	fs := newFlagSet("read", "Usage: toolguard read --workspace DIR --path PATH [--offset N] [--limit N] [--line-numbers]\n\n", stderr)
+	fs := newFlagSet("read", "Usage: toolguard read --workspace DIR --path PATH [--offset N] [--column N] [--limit N] [--line-numbers]\n\n", stderr)
 	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	path := fs.String("path", "", "path of the file, as the model wrote it")
 	offset := fs.Uint("offset", 0, "1-based first `line` (0: the first)")
+	column := fs.Uint("column", 0, "1-based `byte` of line --offset to start at, to read on in a line longer than one answer: a truncated answer's next_column (0: the first)")
 	limit := fs.Uint("limit", 0, "how many `lines` (0: to the end)")
 	numbered := fs.Bool("line-numbers", false, `number the lines as "  12 | code"`)
 	model := fs.String("model", "", "model id")
@@ -33,8 +36,8 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	const maxLine = 1<<31 - 1
-	if *offset > maxLine || *limit > maxLine {
-		return fail(stderr, "read", 2, fmt.Errorf("--offset and --limit must be at most %d", maxLine))
+	if *offset > maxLine || *limit > maxLine || *column > maxLine {
+		return fail(stderr, "read", 2, fmt.Errorf("--offset, --column and --limit must be at most %d", maxLine))
 	}
 	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
 	if err != nil {
@@ -42,7 +45,10 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = cleanup() }()
 	r, err := g.ReadFile(context.Background(), guard.ReadRequest{SessionID: "cli", ModelID: *model, Path: *path,
-		Offset: int(*offset), Limit: int(*limit), LineNumbers: *numbered})
+		Offset: int(*offset), Limit: int(*limit), Column: int(*column), LineNumbers: *numbered})
+	if ce := (*guard.ColumnError)(nil); errors.As(err, &ce) {
+		err = fmt.Errorf("--column: %w", err)
+	}
 	if err != nil {
 		return fail(stderr, "read", 2, err)
 	}

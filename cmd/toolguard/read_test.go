@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -39,5 +41,52 @@ func TestReadCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadCommandLongLine follows next_offset and next_column through
+// `toolguard read --column` until the end: the pieces join into the file, a
+// 750 KB line included; a column inside a character exits 2 naming the one
+// to give.
+func TestReadCommandLongLine(t *testing.T) {
+	ws := t.TempDir()
+	content := "first\n" + strings.Repeat("héllo wörld, ", 50_000) + "\nlast\n"
+	if err := os.WriteFile(filepath.Join(ws, "long.txt"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"read", "--workspace", ws, "--path", "long.txt"}
+	var got strings.Builder
+	for reads := 1; ; reads++ {
+		if reads > 10 {
+			t.Fatalf("%d reads and not at the end: %d of %d bytes", reads, got.Len(), len(content))
+		}
+		var out, errOut strings.Builder
+		if code := run(args, strings.NewReader(""), &out, &errOut); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
+		}
+		var resp struct {
+			Content    string `json:"content"`
+			Truncated  bool   `json:"truncated"`
+			NextOffset int    `json:"next_offset"`
+			NextColumn int    `json:"next_column"`
+		}
+		if err := json.Unmarshal([]byte(out.String()), &resp); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		got.WriteString(resp.Content)
+		if !resp.Truncated {
+			break
+		}
+		args = []string{"read", "--workspace", ws, "--path", "long.txt", "--offset", strconv.Itoa(resp.NextOffset), "--column", strconv.Itoa(resp.NextColumn)}
+	}
+	if got.String() != content {
+		t.Errorf("the reads joined are %d bytes, want the file's %d", got.Len(), len(content))
+	}
+
+	var out, errOut strings.Builder
+	code := run([]string{"read", "--workspace", ws, "--path", "long.txt", "--offset", "2", "--column", "3"}, strings.NewReader(""), &out, &errOut)
+	want := "toolguard read: --column: column 3 of line 2 falls inside a character; give column 2, where it starts\n"
+	if code != 2 || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("column inside é: exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut.String(), out.String(), want)
 	}
 }

@@ -150,9 +150,11 @@ func ExecutionToWriteResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *too
 // ReadToProto converts a read to its API form; the file fields stay empty
 // when the verdict is not usable.
 func ReadToProto(pv *toolguardv1.Verdict, r *guard.Read) *toolguardv1.ReadFileResponse {
+	offset, column := r.Next()
 	return &toolguardv1.ReadFileResponse{
 		Verdict: pv, Path: r.Path, Content: r.Content, Sha256: r.SHA256, Size: uint64(max(r.Size, 0)),
 		TotalLines: uint32(r.TotalLines), StartLine: uint32(max(r.StartLine, 0)), EndLine: uint32(max(r.EndLine, 0)), Truncated: r.Truncated,
+		NextOffset: uint32(max(offset, 0)), NextColumn: uint32(max(column, 0)),
 	}
 }
 

@@ -421,6 +421,28 @@ class ExecuteTest(ServerTestCase):
             self.assertTrue(resp.verdict.feedback)
             self.assertEqual(resp.content, "")
 
+    def test_read_on_in_a_long_line(self) -> None:
+        content = "first\n" + "héllo wörld, " * 50_000 + "\nlast\n"
+        (self.server.workspace / "long.txt").write_text(content, encoding="utf-8")
+        pieces, offset, column = [], 0, 0
+        for _ in range(10):
+            resp = self.client.read("long.txt", offset=offset, column=column)
+            self.assertTrue(resp.verdict.ok, resp.verdict.feedback)
+            pieces.append(resp.content)
+            if not resp.truncated:
+                break
+            offset, column = resp.next_offset, resp.next_column
+        self.assertFalse(resp.truncated)
+        self.assertEqual("".join(pieces), content)
+
+        with self.assertRaises(ToolGuardError) as caught:
+            self.client.read("long.txt", offset=2, column=3)
+        err = caught.exception
+        self.assertEqual(err.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(err.reason, "INVALID_COLUMN")
+        self.assertEqual(err.message, "column 3 of line 2 falls inside a character; give column 2, where it starts")
+        self.assertEqual([f.field for f in err.field_violations], ["column"])
+
     def test_missing_edit_is_edit_not_found(self) -> None:
         path = self.server.workspace / "keep.py"
         path.write_text("x = 1\n")

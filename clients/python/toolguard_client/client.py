@@ -324,6 +324,7 @@ class ToolGuardClient:
         offset: int = 0,
         limit: int = 0,
         line_numbers: bool = False,
+        column: int = 0,
         timeout: float | None = None,
     ) -> pb.ReadFileResponse:
         """Reads a text file of the workspace (ReadFile), confined and
@@ -332,7 +333,9 @@ class ToolGuardClient:
         A refused path, a binary file or an offset past the end is a response
         whose ``verdict.ok`` is false (``OUTSIDE_WORKSPACE``,
         ``DENIED_PATH``, ``FILE_NOT_FOUND``, ``BINARY_FILE``,
-        ``INVALID_VALUE``), counted in the session, not an exception.
+        ``INVALID_VALUE``), counted in the session, not an exception. A
+        ``column`` past the end of its line or inside a character raises
+        ``INVALID_ARGUMENT`` (``INVALID_COLUMN``), naming the column to give.
 
         Args:
             path: The file, as the model wrote it.
@@ -340,14 +343,18 @@ class ToolGuardClient:
             limit: How many lines; 0 for all of them.
             line_numbers: Number the lines as ``"  12 | code"``, the shape an
                 edit's old text may carry back.
+            column: 1-based byte of line ``offset`` to start at, to read on
+                inside a line longer than one answer; 0 for its first.
 
         Returns:
             ``verdict``, ``path``, ``content``, ``sha256`` (of the whole
             file, for a later ``expected_sha256``), ``size``,
-            ``total_lines``, ``start_line``, ``end_line`` and ``truncated``.
+            ``total_lines``, ``start_line``, ``end_line``, ``truncated``, and
+            when truncated ``next_offset`` and ``next_column``: the
+            ``offset`` and ``column`` of the read that returns the rest.
         """
         req = pb.ReadFileRequest(context=self.context(), path=path, offset=offset, limit=limit,
-                                 line_numbers=line_numbers)
+                                 line_numbers=line_numbers, column=column)
         return self._unary(self._stub.ReadFile, req, timeout)
 
     def list_tools(self, model_id: str | None = None, *, timeout: float | None = None) -> pb.ListToolsResponse:

@@ -323,6 +323,12 @@ export interface ReadInput extends RequestOptions {
    * carry back.
    */
   lineNumbers?: boolean;
+  /**
+   * 1-based byte of line `offset` to start at, to read on inside a line
+   * longer than one answer (a truncated response's `nextColumn`); 0 or
+   * absent for its first.
+   */
+  column?: number;
 }
 
 /**
@@ -701,12 +707,16 @@ export class ToolGuardClient {
    * deny-aware as writes are. A refused path, a binary file or an offset
    * past the end is a verdict (`OUTSIDE_WORKSPACE`, `DENIED_PATH`,
    * `FILE_NOT_FOUND`, `BINARY_FILE`, `INVALID_VALUE`) counted in the
-   * session, not an exception.
+   * session, not an exception. A `column` past the end of its line or
+   * inside a character is an `INVALID_ARGUMENT` error (`INVALID_COLUMN`)
+   * naming the column to give.
    *
    * @param path the file, as the model wrote it.
    * @returns `verdict`, `path`, `content`, `sha256` of the whole file (for
    *   a later `expectedSha256`), `size`, `totalLines`, `startLine`,
-   *   `endLine` and `truncated`.
+   *   `endLine`, `truncated`, and when truncated `nextOffset` and
+   *   `nextColumn`: the `offset` and `column` of the read that returns the
+   *   rest.
    */
   async read(path: string, input: ReadInput = {}): Promise<ReadFileResponse> {
     const request = {
@@ -715,6 +725,7 @@ export class ToolGuardClient {
       offset: input.offset ?? 0,
       limit: input.limit ?? 0,
       lineNumbers: input.lineNumbers ?? false,
+      column: input.column ?? 0,
     };
     return this.#unary(() => this.raw.readFile(request, callOptions(input)));
   }

@@ -435,6 +435,29 @@ describe("ReadFile", () => {
     assert.equal(await readFile(join(server.workspace, "read/r.py"), "utf8"), "a = 1\nb = 20\nc = 3\n");
   });
 
+  it("reads on inside a long line with nextOffset and nextColumn", async () => {
+    const content = "first\n" + "héllo wörld, ".repeat(50_000) + "\nlast\n";
+    await put("read/long.txt", content);
+    const pieces: string[] = [];
+    let next = { offset: 0, column: 0 };
+    let truncated = true;
+    for (let reads = 0; truncated && reads < 10; reads++) {
+      const res = await session().read("read/long.txt", next);
+      assert.equal(res.verdict?.ok, true, res.verdict?.feedback);
+      pieces.push(res.content);
+      truncated = res.truncated;
+      next = { offset: res.nextOffset, column: res.nextColumn };
+    }
+    assert.equal(truncated, false);
+    assert.equal(pieces.join(""), content);
+
+    const err = await rejection(() => session().read("read/long.txt", { offset: 2, column: 3 }));
+    assert.equal(err.code, Code.InvalidArgument);
+    assert.equal(err.reason, "INVALID_COLUMN");
+    assert.equal(err.rawMessage, "column 3 of line 2 falls inside a character; give column 2, where it starts");
+    assert.equal(err.fieldViolations[0]?.field, "column");
+  });
+
   it("refuses an escape and a binary file as verdicts", async () => {
     await put("read/blob.bin", "\u0000\u0001");
     for (const [path, code] of [["../escape.txt", "OUTSIDE_WORKSPACE"], ["read/blob.bin", "BINARY_FILE"]] as const) {

@@ -2205,7 +2205,13 @@ type ReadFileRequest struct {
 	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
 	// Prefix each line with its number, right-aligned, as `  12 | code`;
 	// carriage returns and a byte order mark are then left out.
-	LineNumbers   bool `protobuf:"varint,5,opt,name=line_numbers,json=lineNumbers,proto3" json:"line_numbers,omitempty"`
+	LineNumbers bool `protobuf:"varint,5,opt,name=line_numbers,json=lineNumbers,proto3" json:"line_numbers,omitempty"`
+	// 1-based byte of line `offset` to start at, to read on inside a line
+	// longer than one answer: a truncated response's `next_column`.
+	// Optional; 0 means the line's first byte. A column past the end of the
+	// line, or inside a UTF-8 character, fails with INVALID_ARGUMENT
+	// (INVALID_COLUMN), whose message names the column to give instead.
+	Column        uint32 `protobuf:"varint,6,opt,name=column,proto3" json:"column,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2275,12 +2281,19 @@ func (x *ReadFileRequest) GetLineNumbers() bool {
 	return false
 }
 
+func (x *ReadFileRequest) GetColumn() uint32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
 // ReadFileResponse carries the verdict and, when it is usable, the text.
 type ReadFileResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The verdict on the read; `ok` is false when the file was not read
 	// (OUTSIDE_WORKSPACE, DENIED_PATH, FILE_NOT_FOUND, NOT_REGULAR_FILE,
-	// FILE_TOO_LARGE, BINARY_FILE, INVALID_VALUE for a range past the end),
+	// FILE_TOO_LARGE, BINARY_FILE, INVALID_VALUE for an offset past the end),
 	// and the fields below are then empty.
 	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
 	// Workspace-relative path of the file read (a link's target when the
@@ -2302,10 +2315,18 @@ type ReadFileResponse struct {
 	// 1-based last line returned; less than `start_line` when none was (an
 	// empty file).
 	EndLine uint32 `protobuf:"varint,8,opt,name=end_line,json=endLine,proto3" json:"end_line,omitempty"`
-	// The range was cut at the server's byte bound after `end_line`; read
-	// on from `end_line + 1`. A single line longer than the bound is cut
-	// inside it.
-	Truncated     bool `protobuf:"varint,9,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// The range was cut at the server's byte bound, after line `end_line` or,
+	// when that line alone is longer than the bound, inside it. Read on with
+	// `next_offset` and `next_column`.
+	Truncated bool `protobuf:"varint,9,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// When `truncated`, the `offset` of the read that returns the rest:
+	// `end_line + 1`, or `end_line` when the cut fell inside that line. 0
+	// otherwise.
+	NextOffset uint32 `protobuf:"varint,10,opt,name=next_offset,json=nextOffset,proto3" json:"next_offset,omitempty"`
+	// When the cut fell inside line `end_line`, the `column` of the read that
+	// returns the rest: the 1-based byte of that line it starts at. 0
+	// otherwise (read on from the line's start).
+	NextColumn    uint32 `protobuf:"varint,11,opt,name=next_column,json=nextColumn,proto3" json:"next_column,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2401,6 +2422,20 @@ func (x *ReadFileResponse) GetTruncated() bool {
 		return x.Truncated
 	}
 	return false
+}
+
+func (x *ReadFileResponse) GetNextOffset() uint32 {
+	if x != nil {
+		return x.NextOffset
+	}
+	return 0
+}
+
+func (x *ReadFileResponse) GetNextColumn() uint32 {
+	if x != nil {
+		return x.NextColumn
+	}
+	return 0
 }
 
 // EditResult is the outcome of one edit of a call.
@@ -3899,13 +3934,14 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\achanges\x18\x04 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x18\n" +
 	"\aapplied\x18\x05 \x01(\bR\aapplied\x126\n" +
 	"\vdiff_elided\x18\x06 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
-	"diffElided\"\xae\x01\n" +
+	"diffElided\"\xc6\x01\n" +
 	"\x0fReadFileRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
 	"\x06offset\x18\x03 \x01(\rR\x06offset\x12\x14\n" +
 	"\x05limit\x18\x04 \x01(\rR\x05limit\x12!\n" +
-	"\fline_numbers\x18\x05 \x01(\bR\vlineNumbers\"\x96\x02\n" +
+	"\fline_numbers\x18\x05 \x01(\bR\vlineNumbers\x12\x16\n" +
+	"\x06column\x18\x06 \x01(\rR\x06column\"\xd8\x02\n" +
 	"\x10ReadFileResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
@@ -3917,7 +3953,12 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\n" +
 	"start_line\x18\a \x01(\rR\tstartLine\x12\x19\n" +
 	"\bend_line\x18\b \x01(\rR\aendLine\x12\x1c\n" +
-	"\ttruncated\x18\t \x01(\bR\ttruncated\"\xa2\x02\n" +
+	"\ttruncated\x18\t \x01(\bR\ttruncated\x12\x1f\n" +
+	"\vnext_offset\x18\n" +
+	" \x01(\rR\n" +
+	"nextOffset\x12\x1f\n" +
+	"\vnext_column\x18\v \x01(\rR\n" +
+	"nextColumn\"\xa2\x02\n" +
 	"\n" +
 	"EditResult\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +

@@ -75,8 +75,10 @@ type ToolGuardServiceClient interface {
 	// refusals. It returns a range of lines, optionally numbered in the
 	// read-tool shape (`  12 | code`) that edit text may carry back, and the
 	// whole file's SHA-256 for a later edit's `expected_sha256`. A refused
-	// path, a binary file or a range past the end is a verdict with feedback,
-	// counted in the session like any call of the model.
+	// path, a binary file or an offset past the end is a verdict with
+	// feedback, counted in the session like any call of the model. A line
+	// longer than one answer is read on with `column`, as a truncated
+	// answer's `next_offset` and `next_column` say.
 	ReadFile(ctx context.Context, in *ReadFileRequest, opts ...grpc.CallOption) (*ReadFileResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
@@ -220,8 +222,10 @@ type ToolGuardServiceServer interface {
 	// refusals. It returns a range of lines, optionally numbered in the
 	// read-tool shape (`  12 | code`) that edit text may carry back, and the
 	// whole file's SHA-256 for a later edit's `expected_sha256`. A refused
-	// path, a binary file or a range past the end is a verdict with feedback,
-	// counted in the session like any call of the model.
+	// path, a binary file or an offset past the end is a verdict with
+	// feedback, counted in the session like any call of the model. A line
+	// longer than one answer is read on with `column`, as a truncated
+	// answer's `next_offset` and `next_column` say.
 	ReadFile(context.Context, *ReadFileRequest) (*ReadFileResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the

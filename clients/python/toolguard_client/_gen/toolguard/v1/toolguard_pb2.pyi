@@ -256,23 +256,27 @@ class ParamUpdateEvent(_message.Message):
     def __init__(self, index: _Optional[int] = ..., param: _Optional[str] = ..., append: _Optional[str] = ..., value_json: _Optional[str] = ...) -> None: ...
 
 class ReadFileRequest(_message.Message):
-    __slots__ = ["context", "limit", "line_numbers", "offset", "path"]
+    __slots__ = ["column", "context", "limit", "line_numbers", "offset", "path"]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     LINE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    column: int
     context: RequestContext
     limit: int
     line_numbers: bool
     offset: int
     path: str
-    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., line_numbers: bool = ...) -> None: ...
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., line_numbers: bool = ..., column: _Optional[int] = ...) -> None: ...
 
 class ReadFileResponse(_message.Message):
-    __slots__ = ["content", "end_line", "path", "sha256", "size", "start_line", "total_lines", "truncated", "verdict"]
+    __slots__ = ["content", "end_line", "next_column", "next_offset", "path", "sha256", "size", "start_line", "total_lines", "truncated", "verdict"]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     END_LINE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_COLUMN_FIELD_NUMBER: _ClassVar[int]
+    NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     SHA256_FIELD_NUMBER: _ClassVar[int]
     SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -282,6 +286,8 @@ class ReadFileResponse(_message.Message):
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     content: str
     end_line: int
+    next_column: int
+    next_offset: int
     path: str
     sha256: str
     size: int
@@ -289,7 +295,7 @@ class ReadFileResponse(_message.Message):
     total_lines: int
     truncated: bool
     verdict: Verdict
-    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., content: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., total_lines: _Optional[int] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., truncated: bool = ...) -> None: ...
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., content: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., total_lines: _Optional[int] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., truncated: bool = ..., next_offset: _Optional[int] = ..., next_column: _Optional[int] = ...) -> None: ...
 
 class Repair(_message.Message):
     __slots__ = ["code", "detail", "param"]

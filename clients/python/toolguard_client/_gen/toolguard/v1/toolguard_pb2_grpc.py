@@ -123,8 +123,10 @@ class ToolGuardServiceServicer(object):
         refusals. It returns a range of lines, optionally numbered in the
         read-tool shape (`  12 | code`) that edit text may carry back, and the
         whole file's SHA-256 for a later edit's `expected_sha256`. A refused
-        path, a binary file or a range past the end is a verdict with feedback,
-        counted in the session like any call of the model.
+        path, a binary file or an offset past the end is a verdict with
+        feedback, counted in the session like any call of the model. A line
+        longer than one answer is read on with `column`, as a truncated
+        answer's `next_offset` and `next_column` say.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
