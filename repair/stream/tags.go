@@ -174,7 +174,7 @@ func (p *textParser) write(s string) {
 		part := s[:min(len(s), maxRun)]
 		s = s[len(part):]
 		if p.tail.on && p.keepTail() {
-			p.tail.raw = append(p.tail.raw, part...)
+			growAppend(&p.tail.raw, part)
 		}
 		growAppend(&p.buf, part)
 		p.call.scan.src, p.call.scan.srcOff = part, len(p.buf)-len(part)
@@ -258,6 +258,7 @@ func (p *textParser) indexTrigger(b []byte) int {
 }
 
 func (p *textParser) open(name string, n int) {
+	p.confirmTail()
 	p.gap()
 	p.startTail()
 	inline := p.md.opened()
@@ -435,6 +436,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 			Offset: c.start, End: p.base + end, Inline: c.inline})
 	}
 	p.md.callClosed()
+	p.tail.closed = p.base + end
 	p.marked(p.base+end, false)
 	p.base += end
 	p.buf = p.buf[:copy(p.buf, p.buf[end:])]

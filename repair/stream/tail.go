@@ -18,6 +18,15 @@ type tail struct {
 	nl      bool   // a line ended since the last markup
 	from    int    // where the kept bytes start in the response
 	ws      []byte // the white space since the last markup
+	closed  int    // where the last call closed
+	// pv is a string value's growth while events wait, joined: one
+	// event for a value streamed in many small pieces.
+	pv struct {
+		on    bool
+		index int
+		param string
+		text  []byte
+	}
 	raw     []byte
 	lost    bool // raw is gone: past the bound, or a call dropped in it
 	over    bool // size grew past the bound: the calls are dropped
@@ -84,16 +93,53 @@ func (p *textParser) route(e Event) {
 		}
 		return
 	}
+	p.joinPreview()
 	t.queue = append(t.queue, e)
 }
 
-// routeParam is route for a string value's growth.
+// routeParam is route for a string value's growth; while events wait, the
+// growth of one value is joined into one event.
 func (p *textParser) routeParam(index int, param, text string) {
-	if !p.tail.waiting {
+	t := &p.tail
+	switch {
+	case !t.waiting:
 		p.paramSink(index, param, text)
+	case t.over:
+	case t.pv.on && t.pv.index == index && t.pv.param == param:
+		t.pv.text = append(t.pv.text, text...)
+	default:
+		p.joinPreview()
+		t.pv.on, t.pv.index, t.pv.param = true, index, param
+		t.pv.text = append(t.pv.text[:0], text...)
+	}
+}
+
+// joinPreview queues the joined growth of a value.
+func (p *textParser) joinPreview() {
+	if pv := &p.tail.pv; pv.on {
+		pv.on = false
+		p.tail.queue = append(p.tail.queue, Event{Kind: EventParam, Index: pv.index, Param: pv.param, Text: string(pv.text)})
+	}
+}
+
+// confirmTail delivers the calls waiting when a call opens on a later line
+// than the last markup: their lines ended in markup. The bytes kept from
+// the end of the last of them on stay kept for the calls that follow.
+func (p *textParser) confirmTail() {
+	t := &p.tail
+	if !t.waiting || !t.nl {
 		return
 	}
-	p.route(Event{Kind: EventParam, Index: index, Param: param, Text: text})
+	var keep []byte
+	from := t.closed
+	if p.layout && !t.lost && !t.over {
+		keep = t.raw[from-t.from:]
+	}
+	p.releaseTail(false)
+	if keep != nil {
+		t.on, t.from = true, from
+		t.raw = append(t.raw[:0], keep...)
+	}
 }
 
 // marked notes markup ending at offset; framing markup (harmony's message
@@ -107,7 +153,7 @@ func (p *textParser) marked(offset int, frames bool) {
 	if !t.on || t.over || bound <= 0 || offset-t.from <= bound {
 		return
 	}
-	t.over, t.lost, t.raw = true, true, nil
+	t.over, t.lost, t.raw, t.pv.on = true, true, nil, false
 	if t.waiting {
 		p.sink(tailTooLargeEvent(t.queue[0].Index, bound))
 	}
@@ -145,6 +191,7 @@ func (p *textParser) releaseTail(prose bool) {
 		return
 	}
 	p.flushText()
+	p.joinPreview()
 	t.waiting = false
 	for _, e := range t.queue {
 		if e.Kind == EventParam && e.JSON == "" {
@@ -169,7 +216,10 @@ func (p *textParser) gap() {
 
 func (p *textParser) endTail() {
 	t := &p.tail
-	t.on, t.waiting, t.lost, t.over, t.nl = false, false, false, false, false
+	t.on, t.waiting, t.lost, t.over, t.nl, t.pv.on = false, false, false, false, false, false
+	if cap(t.pv.text) > shrinkCapacity {
+		t.pv.text = nil
+	}
 	clear(t.queue)
 	t.queue = t.queue[:0]
 	if cap(t.raw) > shrinkCapacity {
