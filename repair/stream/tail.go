@@ -27,10 +27,10 @@ type tail struct {
 		param string
 		text  []byte
 	}
-	raw     []byte
-	lost    bool // raw is gone: past the bound, or a call dropped in it
-	over    bool // size grew past the bound: the calls are dropped
-	queue   []Event
+	raw   []byte
+	lost  bool // raw is gone: past the bound, or a call dropped in it
+	over  bool // size grew past the bound: the calls are dropped
+	queue []Event
 }
 
 // CodeCallQuoted: prose followed the call, so it was quoted text, not a
