@@ -3676,7 +3676,8 @@ type StreamErrorEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, JSON_TOO_DEEP,
 	// UNKNOWN_CALL_INDEX, CALL_ALREADY_COMPLETE, EXECUTION_FAILED,
-	// RATE_LIMITED.
+	// RATE_LIMITED, CALL_QUOTED (prose followed the call on its line: it was
+	// quoted, not made, and its markup came back as text).
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// What happened, for people.
 	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`

@@ -1896,7 +1896,8 @@ export type StreamErrorEvent = Message<"toolguard.v1.StreamErrorEvent"> & {
   /**
    * Stable code: CALL_TOO_LARGE, PARAM_TOO_LARGE, JSON_TOO_DEEP,
    * UNKNOWN_CALL_INDEX, CALL_ALREADY_COMPLETE, EXECUTION_FAILED,
-   * RATE_LIMITED.
+   * RATE_LIMITED, CALL_QUOTED (prose followed the call on its line: it was
+   * quoted, not made, and its markup came back as text).
    *
    * @generated from field: string code = 1;
    */
