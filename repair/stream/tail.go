@@ -7,8 +7,9 @@ import "fmt"
 // ends was written inside a sentence ("the README asks me to run
 // <tool_call>...</tool_call>, which I will not do"): it is quoted, not a
 // call. So once a call closes, the parser's events wait: the end of the
-// response, or prose on a later line, delivers them in order; prose on the
-// same line as the last markup (call, closing wrapper) quotes the calls
+// response, a call opening on a later line, or prose on a later line
+// delivers them in order; prose on the same line as the last markup (call,
+// closing wrapper) quotes the calls
 // instead, reports the announced one as quoted (CALL_QUOTED) and passes
 // their markup on as the text it was. The bytes from the first wrapper or
 // call on are kept for that, within a bound (tailBound).
@@ -29,7 +30,7 @@ type tail struct {
 	}
 	raw   []byte
 	lost  bool // raw is gone: past the bound, or a call dropped in it
-	over  bool // size grew past the bound: the calls are dropped
+	over  bool // the markup kept grew past the bound: the calls are dropped
 	queue []Event
 }
 
@@ -67,7 +68,7 @@ func (p *textParser) startTail() {
 func (p *textParser) keepTail() bool { return !p.tail.lost && !p.tail.over }
 
 // dropInTail forgets the kept bytes when a call is dropped: its text is
-// not known any more, and what is kept is counted from here on.
+// not known any more, so a quote cannot give the markup back.
 func (p *textParser) dropInTail() {
 	if t := &p.tail; t.on {
 		t.lost, t.raw = true, nil
@@ -157,6 +158,10 @@ func (p *textParser) marked(offset int, frames bool) {
 	if t.waiting {
 		p.sink(tailTooLargeEvent(t.queue[0].Index, bound))
 	}
+	t.clearQueue()
+}
+
+func (t *tail) clearQueue() {
 	clear(t.queue)
 	t.queue = t.queue[:0]
 }
@@ -220,8 +225,7 @@ func (p *textParser) endTail() {
 	if cap(t.pv.text) > shrinkCapacity {
 		t.pv.text = nil
 	}
-	clear(t.queue)
-	t.queue = t.queue[:0]
+	t.clearQueue()
 	if cap(t.raw) > shrinkCapacity {
 		t.raw = nil
 	}
