@@ -1,5 +1,7 @@
 package stream
 
+import "bytes"
+
 // Markup that a response only quotes is text, not a call: a call inside a
 // Markdown code fence, an inline code span or a blockquote is an example
 // the model shows, whatever its format. markdown follows the prose around
@@ -39,7 +41,17 @@ type markdown struct {
 
 // feed follows the prose b.
 func (m *markdown) feed(b []byte) {
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		// Inside a line of prose only newlines and runs of backticks or
+		// tildes change anything: skip to the next.
+		if m.run == 0 && m.prose && !m.closing {
+			k := bytes.IndexAny(b[i:], "\n`~")
+			if k < 0 {
+				return
+			}
+			i += k
+		}
+		c := b[i]
 		if m.run > 0 && c != m.runChar {
 			m.endRun()
 		}
