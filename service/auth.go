@@ -336,7 +336,7 @@ var guardedCall = selector.MatchFunc(func(_ context.Context, call interceptors.C
 
 func authInterceptor(a *authenticator) interceptor {
 	return interceptor{
-		name:   "auth",
+		name:   linkAuth,
 		unary:  selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(a.authenticate), guardedCall),
 		stream: selector.StreamServerInterceptor(auth.StreamServerInterceptor(a.authenticate), guardedCall),
 	}

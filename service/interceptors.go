@@ -20,6 +20,16 @@ import (
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
+// The links of the chain by name, as logs and tests know them.
+const (
+	linkRequestID = "request-id"
+	linkLogging   = "logging"
+	linkMetrics   = "metrics"
+	linkAuth      = "auth"
+	linkRateLimit = "rate-limit"
+	linkRecovery  = "recovery"
+)
+
 // interceptor is one named link of the chain, in unary and stream forms.
 type interceptor struct {
 	name   string
@@ -35,12 +45,12 @@ func interceptorChain(log *zap.Logger, links ...interceptor) []interceptor {
 	access := accessLog{log: log.WithOptions(zap.WithCaller(false))}
 	recoveryOpt := recovery.WithRecoveryHandlerContext(recoveryHandler(log))
 	chain := []interceptor{
-		{name: "request-id", unary: unaryRequestID, stream: streamRequestID},
-		{name: "logging", unary: access.unary, stream: access.stream},
+		{name: linkRequestID, unary: unaryRequestID, stream: streamRequestID},
+		{name: linkLogging, unary: access.unary, stream: access.stream},
 	}
 	chain = append(chain, links...)
 	return append(chain,
-		interceptor{name: "recovery", unary: recovery.UnaryServerInterceptor(recoveryOpt), stream: recovery.StreamServerInterceptor(recoveryOpt)})
+		interceptor{name: linkRecovery, unary: recovery.UnaryServerInterceptor(recoveryOpt), stream: recovery.StreamServerInterceptor(recoveryOpt)})
 }
 
 // chainOptions installs a chain, first interceptor outermost.

@@ -259,7 +259,7 @@ func rateLimitInterceptor(l *rateLimiter) interceptor {
 		return handler(srv, ss)
 	}
 	return interceptor{
-		name:   "rate-limit",
+		name:   linkRateLimit,
 		unary:  selector.UnaryServerInterceptor(unary, guardedCall),
 		stream: selector.StreamServerInterceptor(stream, guardedCall),
 	}

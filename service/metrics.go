@@ -27,10 +27,10 @@ func newMetrics(cfg Config, log *zap.Logger) (*observe.Endpoint, *grpcprom.Serve
 // time it measures leaves out the access log, and a panic or a refusal is
 // counted with its code. Without logging it goes first.
 func withMetricsInterceptor(chain []interceptor, m *grpcprom.ServerMetrics) []interceptor {
-	link := interceptor{name: "metrics", unary: m.UnaryServerInterceptor(), stream: m.StreamServerInterceptor()}
+	link := interceptor{name: linkMetrics, unary: m.UnaryServerInterceptor(), stream: m.StreamServerInterceptor()}
 	at := 0
 	for i, ic := range chain {
-		if ic.name == "logging" {
+		if ic.name == linkLogging {
 			at = i + 1
 			break
 		}
