@@ -34,7 +34,7 @@ func (c *Caller) sessionKey(id string) string {
 	if c == nil {
 		return id
 	}
-	return c.Principal + "\x00" + id
+	return guard.SessionKey(c.Principal, true, id)
 }
 
 const callerKey = "toolguard.caller"

@@ -43,7 +43,7 @@ import (
 
 // maxSessionIDBytes bounds the session header, as the gRPC API bounds
 // session ids.
-const maxSessionIDBytes = 256
+const maxSessionIDBytes = guard.MaxSessionIDBytes
 
 // Options are a Proxy's collaborators; the zero value is usable.
 type Options struct {

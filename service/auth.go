@@ -102,20 +102,12 @@ func (c *Caller) scope(sessionID, workspace string, executes bool) (string, erro
 }
 
 func (c *Caller) sessionKey(id string) string {
-	if !c.authenticated {
-		return id
-	}
-	return c.Principal + "\x00" + id
+	return guard.SessionKey(c.Principal, c.authenticated, id)
 }
 
-// splitSessionKey takes a session key apart for logs, which never show the
-// NUL byte. Without authentication every key is an id as sent.
+// splitSessionKey takes a session key apart for logs.
 func splitSessionKey(key string, authenticated bool) (principal, id string) {
-	if !authenticated {
-		return AnonymousPrincipal, key
-	}
-	principal, id, _ = strings.Cut(key, "\x00")
-	return principal, id
+	return guard.SplitSessionKey(key, authenticated, AnonymousPrincipal)
 }
 
 // AuthError refuses a call without a valid bearer token (UNAUTHENTICATED).

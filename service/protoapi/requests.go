@@ -23,8 +23,8 @@ import (
 
 // Limits on request fields; the message size bounds everything else.
 const (
-	// MaxSessionIDBytes bounds session ids.
-	MaxSessionIDBytes = 256
+	// MaxSessionIDBytes bounds session ids, as in every front end.
+	MaxSessionIDBytes = guard.MaxSessionIDBytes
 	maxToolNameBytes  = 256
 	maxModelIDBytes   = 256
 	maxToolsPerCall   = 128
