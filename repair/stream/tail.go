@@ -22,7 +22,19 @@ type tail struct {
 	lost    bool // raw is gone: past the bound, or a call dropped in it
 	over    bool // size grew past the bound: the calls are dropped
 	queue   []Event
+	// grow is the text of the last queued EventParam while the value
+	// grows: one event, not one per piece of input.
+	grow    []byte
+	growing bool
 }
+
+// queuedEventBytes is what a queued event counts for against the tail's
+// bound, about its size in memory: many tiny calls on a line, or a value
+// in one-byte pieces, would otherwise hold many times the bytes kept.
+const queuedEventBytes = 256
+
+// minQueued is the fewest events a bounded tail may queue, for small bounds.
+const minQueued = 256
 
 // CodeCallQuoted: prose followed the call, so it was quoted text, not a
 // call; its markup passes on as text.
@@ -84,16 +96,36 @@ func (p *textParser) route(e Event) {
 		}
 		return
 	}
+	t.endGrow()
 	t.queue = append(t.queue, e)
+	if bound := p.tailBound(); bound > 0 && len(t.queue) > max(bound/queuedEventBytes, minQueued) {
+		p.overTail()
+	}
 }
 
-// routeParam is route for a string value's growth.
+// routeParam is route for a string value's growth: while calls wait, the
+// growth of one value is queued as one event.
 func (p *textParser) routeParam(index int, param, text string) {
-	if !p.tail.waiting {
+	t := &p.tail
+	switch {
+	case !t.waiting:
 		p.paramSink(index, param, text)
-		return
+	case t.growing && !t.over && t.queue[len(t.queue)-1].Index == index && t.queue[len(t.queue)-1].Param == param:
+		t.grow = append(t.grow, text...)
+	default:
+		p.route(Event{Kind: EventParam, Index: index, Param: param})
+		if t.waiting && !t.over {
+			t.grow, t.growing = append(t.grow[:0], text...), true
+		}
 	}
-	p.route(Event{Kind: EventParam, Index: index, Param: param, Text: text})
+}
+
+// endGrow sets the growing value's text on its queued event.
+func (t *tail) endGrow() {
+	if t.growing {
+		t.queue[len(t.queue)-1].Text = string(t.grow)
+		t.grow, t.growing = t.grow[:0], false
+	}
 }
 
 // marked notes markup ending at offset; framing markup (harmony's message
@@ -107,12 +139,19 @@ func (p *textParser) marked(offset int, frames bool) {
 	if !t.on || t.over || bound <= 0 || offset-t.from <= bound {
 		return
 	}
+	p.overTail()
+}
+
+// overTail lets the kept bytes and the waiting calls go: the tail grew
+// past its bound.
+func (p *textParser) overTail() {
+	t := &p.tail
 	t.over, t.lost, t.raw = true, true, nil
 	if t.waiting {
-		p.sink(tailTooLargeEvent(t.queue[0].Index, bound))
+		p.sink(tailTooLargeEvent(t.queue[0].Index, p.tailBound()))
 	}
 	clear(t.queue)
-	t.queue = t.queue[:0]
+	t.queue, t.grow, t.growing = t.queue[:0], t.grow[:0], false
 }
 
 // frames reports whether the wrappers of the current format frame messages.
@@ -146,6 +185,7 @@ func (p *textParser) releaseTail(prose bool) {
 	}
 	p.flushText()
 	t.waiting = false
+	t.endGrow()
 	for _, e := range t.queue {
 		if e.Kind == EventParam && e.JSON == "" {
 			p.paramSink(e.Index, e.Param, e.Text)
@@ -169,11 +209,15 @@ func (p *textParser) gap() {
 
 func (p *textParser) endTail() {
 	t := &p.tail
-	t.on, t.waiting, t.lost, t.over, t.nl = false, false, false, false, false
+	t.on, t.waiting, t.lost, t.over, t.nl, t.growing = false, false, false, false, false, false
 	clear(t.queue)
 	t.queue = t.queue[:0]
 	if cap(t.raw) > shrinkCapacity {
 		t.raw = nil
 	}
+	if cap(t.grow) > shrinkCapacity {
+		t.grow = nil
+	}
+	t.grow = t.grow[:0]
 	t.raw, t.ws = t.raw[:0], t.ws[:0]
 }
