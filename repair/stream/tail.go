@@ -47,7 +47,7 @@ func callQuotedEvent(e Event) Event {
 
 func tailTooLargeEvent(index, limit int) Event {
 	return Event{Kind: EventError, Index: index, Code: CodeCallTooLarge,
-		Text: fmt.Sprintf("call %d and the calls after it were dropped: the calls awaiting the end of the response grew past %d bytes", index, limit)}
+		Text: fmt.Sprintf("call %d and the calls after it were dropped: the calls awaiting the end of the response grew past %d bytes, each of their events counting %d", index, limit, queuedEventBytes)}
 }
 
 // tailBound bounds the bytes kept from the first wrapper or call of a
