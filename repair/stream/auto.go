@@ -106,7 +106,7 @@ func (p *textParser) autoTry(f Format, b []byte, current bool) (match, bool, str
 	if !current {
 		p.list = false // Mistral's and Llama's lists are their own
 	}
-	m, wrapper, name, n := p.autoMatch(f, b, current)
+	m, wrapper, name, n := p.autoMatch(f, b, current, false)
 	if m != matched {
 		p.list = list
 	}
@@ -114,7 +114,9 @@ func (p *textParser) autoTry(f Format, b []byte, current bool) (match, bool, str
 	return m, wrapper, name, n
 }
 
-func (p *textParser) autoMatch(f Format, b []byte, current bool) (match, bool, string, int) {
+// autoMatch is autoTry's question; nested says b follows an opening
+// wrapper, where a wrapper answers at its own end.
+func (p *textParser) autoMatch(f Format, b []byte, current, nested bool) (match, bool, string, int) {
 	if m := autoGuard(f, b); m != matched {
 		return m, false, "", 0
 	}
@@ -150,11 +152,16 @@ func (p *textParser) autoMatch(f Format, b []byte, current bool) (match, bool, s
 		return noMatch, false, "", 0
 	case f == Harmony:
 		return matched, true, "", n // a whole message header
+	case nested:
+		// A wrapper right after a wrapper: no call follows the first
+		// whatever follows this one. Reading on would go through a run
+		// of wrappers at each of them, in time quadratic in the run.
+		return matched, true, "", n
 	}
 	// An opening wrapper: a call of the format must follow it.
 	p.runProse, p.afterCall = false, true
 	m = p.autoFollows(b, n, func(rest []byte) match {
-		cm, cw, _, _ := p.autoMatch(f, rest, true)
+		cm, cw, _, _ := p.autoMatch(f, rest, true, true)
 		if cm == matched && cw {
 			return noMatch
 		}

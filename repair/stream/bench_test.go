@@ -130,3 +130,50 @@ func BenchmarkAutoProse(b *testing.B) {
 		}
 	}
 }
+
+// openerFloods are responses of one opener, or one opener and a tiny call,
+// repeated: the input a parser must read in linear time however it splits.
+var openerFloods = []struct {
+	name   string
+	format Format
+	unit   string
+}{
+	{"mistral/opener", Mistral, "[TOOL_CALLS]"},
+	{"mistral/call", Mistral, `[TOOL_CALLS]f[ARGS]{}`},
+	{"mistral/list", Mistral, `[TOOL_CALLS][{"name":"f","arguments":{}}]`},
+	{"llama3_json/opener", Llama3JSON, `{"name": `},
+	{"llama3_json/call", Llama3JSON, `{"name": "f", "parameters": {}};`},
+	{"auto/mixed", Auto, `<tool_call><function=[TOOL_CALLS]{"name": `},
+	{"auto/hermes", Auto, `<tool_call>`},
+	{"auto/qwen", Auto, `<function=`},
+	{"auto/mistral", Auto, "[TOOL_CALLS]"},
+	{"auto/llama3_json", Auto, `{"name": `},
+	{"auto/call", Auto, `<tool_call>{"name": "f", "arguments": {}}</tool_call>`},
+}
+
+// BenchmarkOpenerFlood measures floods of openers at 1, 2, 4 and 8 MiB, in
+// one piece and in 16-byte pieces: linear when ns/byte stays put as the
+// size doubles.
+func BenchmarkOpenerFlood(b *testing.B) {
+	for _, fl := range openerFloods {
+		for _, size := range []int{1 << 20, 2 << 20, 4 << 20, 8 << 20} {
+			text := strings.Repeat(fl.unit, size/len(fl.unit)+1)[:size]
+			for _, piece := range []int{16, size} {
+				name := fmt.Sprintf("%s/%dMiB/16B", fl.name, size>>20)
+				if piece == size {
+					name = fmt.Sprintf("%s/%dMiB/whole", fl.name, size>>20)
+				}
+				b.Run(name, func(b *testing.B) {
+					b.SetBytes(int64(size))
+					for b.Loop() {
+						p, _ := New(fl.format, Options{MaxCallBytes: 16 << 20}, func(Event) {})
+						for i := 0; i < len(text); i += piece {
+							_ = p.Text(text[i:min(i+piece, len(text))])
+						}
+						_ = p.End(false)
+					}
+				})
+			}
+		}
+	}
+}

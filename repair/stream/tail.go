@@ -34,6 +34,14 @@ type tail struct {
 	queue []Event
 }
 
+// queuedEventBytes is what a queued event counts for against the tail's
+// bound, about its size in memory: many tiny calls on a line would
+// otherwise hold many times the bytes kept.
+const queuedEventBytes = 256
+
+// minQueued is the fewest events a bounded tail may queue, for small bounds.
+const minQueued = 256
+
 // CodeCallQuoted: prose followed the call, so it was quoted text, not a
 // call; its markup passes on as text.
 const CodeCallQuoted = "CALL_QUOTED"
@@ -45,7 +53,7 @@ func callQuotedEvent(e Event) Event {
 
 func tailTooLargeEvent(index, limit int) Event {
 	return Event{Kind: EventError, Index: index, Code: CodeCallTooLarge,
-		Text: fmt.Sprintf("call %d and the calls after it were dropped: the calls awaiting the end of the response grew past %d bytes", index, limit)}
+		Text: fmt.Sprintf("call %d and the calls after it were dropped: the calls awaiting the end of the response grew past %d bytes, each of their events counting %d", index, limit, queuedEventBytes)}
 }
 
 // tailBound bounds the bytes kept from the first wrapper or call of a
@@ -96,6 +104,9 @@ func (p *textParser) route(e Event) {
 	}
 	p.joinPreview()
 	t.queue = append(t.queue, e)
+	if bound := p.tailBound(); bound > 0 && len(t.queue) > max(bound/queuedEventBytes, minQueued) {
+		p.overTail()
+	}
 }
 
 // routeParam is route for a string value's growth; while events wait, the
@@ -154,9 +165,16 @@ func (p *textParser) marked(offset int, frames bool) {
 	if !t.on || t.over || bound <= 0 || offset-t.from <= bound {
 		return
 	}
+	p.overTail()
+}
+
+// overTail lets the kept bytes and the waiting calls go: the tail grew
+// past its bound.
+func (p *textParser) overTail() {
+	t := &p.tail
 	t.over, t.lost, t.raw, t.pv.on = true, true, nil, false
 	if t.waiting {
-		p.sink(tailTooLargeEvent(t.queue[0].Index, bound))
+		p.sink(tailTooLargeEvent(t.queue[0].Index, p.tailBound()))
 	}
 	t.clearQueue()
 }
