@@ -195,6 +195,12 @@ func (p *textParser) quoteTail(offset int) {
 	t := &p.tail
 	if t.waiting && !t.over {
 		p.sink(callQuotedEvent(t.queue[0]))
+		// A call dropped among them is still reported: its text is gone.
+		for _, e := range t.queue {
+			if e.Kind == EventError {
+				p.sink(e)
+			}
+		}
 	}
 	if t.lost {
 		p.text, _ = appendValid(p.text, t.ws, true)
