@@ -123,3 +123,47 @@ func TestBudgetShared(t *testing.T) {
 		t.Errorf("errors %v and %d bytes drawn after the second call", codes, b.used)
 	}
 }
+
+// TestBudgetHeldWhileWaiting checks that a closed call waiting for the
+// end of its line keeps its bytes drawn from the shared budget, so closing
+// calls without ending the response does not hold memory beyond it, and
+// that the response's end gives them back.
+func TestBudgetHeldWhileWaiting(t *testing.T) {
+	b := &testBudget{t: t, limit: 150}
+	var codes []string
+	record := func(e Event) {
+		if e.Kind == EventError {
+			codes = append(codes, e.Code)
+		}
+	}
+	waiting, err := New(XMLTags, Options{Tools: xmlTools, Budget: b}, record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := "<write_to_file><path>a</path><content>" + strings.Repeat("x", 40) + "</content></write_to_file>"
+	if err := waiting.Text(call); err != nil {
+		t.Fatal(err)
+	}
+	if b.used < len(call) {
+		t.Fatalf("%d bytes drawn while a %d-byte call waits", b.used, len(call))
+	}
+	other, err := New(XMLTags, Options{Tools: xmlTools, Budget: b}, record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Text(call); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(codes, []string{CodeCallTooLarge}) {
+		t.Fatalf("errors %v, want the budget's CALL_TOO_LARGE for the second call", codes)
+	}
+	if err := waiting.End(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.End(false); err != nil {
+		t.Fatal(err)
+	}
+	if b.used != 0 {
+		t.Errorf("%d bytes still drawn after End", b.used)
+	}
+}

@@ -435,6 +435,7 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 		p.emit(Event{Kind: EventCallClosed, Index: c.index, ID: c.id, Name: call.Name, Call: call, Truncated: truncated,
 			Offset: c.start, End: p.base + end, Inline: c.inline})
 	}
+	p.unhold() // before the tail draws what waits
 	p.md.callClosed()
 	p.tail.closed = p.base + end
 	p.marked(p.base+end, false)
@@ -446,7 +447,6 @@ func (p *textParser) closeCall(bodyEnd, end int, truncated bool) {
 	p.pos = 0
 	p.state = inProse
 	p.callBoundary()
-	p.unhold()
 }
 
 // end closes the input: held text is text, and an open call truncated.

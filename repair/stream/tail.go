@@ -32,6 +32,9 @@ type tail struct {
 	lost  bool // raw is gone: past the bound, or a call dropped in it
 	over  bool // the markup kept grew past the bound: the calls are dropped
 	queue []Event
+	held  int // bytes drawn from Options.Budget while calls wait
+	// callBytes is the size of the calls waiting.
+	callBytes int
 }
 
 // queuedEventBytes is what a queued event counts for against the tail's
@@ -104,8 +107,11 @@ func (p *textParser) route(e Event) {
 	}
 	p.joinPreview()
 	t.queue = append(t.queue, e)
+	if e.Kind == EventCallClosed {
+		t.callBytes += e.End - e.Offset
+	}
 	if bound := p.tailBound(); bound > 0 && len(t.queue) > max(bound/queuedEventBytes, minQueued) {
-		p.overTail()
+		p.overTail(p.tooLargeTail)
 	}
 }
 
@@ -161,20 +167,50 @@ func (p *textParser) confirmTail() {
 func (p *textParser) marked(offset int, frames bool) {
 	t := &p.tail
 	t.ws, t.nl = t.ws[:0], frames
-	bound := p.tailBound()
-	if !t.on || t.over || bound <= 0 || offset-t.from <= bound {
+	if !t.on || t.over {
 		return
 	}
-	p.overTail()
+	if bound := p.tailBound(); bound > 0 && offset-t.from > bound {
+		p.overTail(p.tooLargeTail)
+		return
+	}
+	// The calls that wait are drawn from the budget of every stream's
+	// open calls, which they drew from while open.
+	if t.waiting && !p.drawTail(t.callBytes) {
+		p.overTail(budgetEvent)
+	}
 }
+
+// drawTail draws the bytes kept to n from Options.Budget.
+func (p *textParser) drawTail(n int) bool {
+	b, t := p.opts.Budget, &p.tail
+	if b == nil || n <= t.held {
+		return true
+	}
+	if !b.Grow(n - t.held) {
+		return false
+	}
+	t.held = n
+	return true
+}
+
+func (p *textParser) releaseTailDraw() {
+	if t := &p.tail; t.held > 0 {
+		p.opts.Budget.Release(t.held)
+		t.held = 0
+	}
+}
+
+func (p *textParser) tooLargeTail(index int) Event { return tailTooLargeEvent(index, p.tailBound()) }
 
 // overTail lets the kept bytes and the waiting calls go: the tail grew
 // past its bound.
-func (p *textParser) overTail() {
+func (p *textParser) overTail(report func(index int) Event) {
 	t := &p.tail
-	t.over, t.lost, t.raw, t.pv.on = true, true, nil, false
+	t.over, t.lost, t.raw, t.pv.on, t.callBytes = true, true, nil, false, 0
+	p.releaseTailDraw()
 	if t.waiting {
-		p.sink(tailTooLargeEvent(t.queue[0].Index, p.tailBound()))
+		p.sink(report(t.queue[0].Index))
 	}
 	t.clearQueue()
 }
@@ -245,7 +281,8 @@ func (p *textParser) gap() {
 
 func (p *textParser) endTail() {
 	t := &p.tail
-	t.on, t.waiting, t.lost, t.over, t.nl, t.pv.on = false, false, false, false, false, false
+	t.on, t.waiting, t.lost, t.over, t.nl, t.pv.on, t.callBytes = false, false, false, false, false, false, 0
+	p.releaseTailDraw()
 	if cap(t.pv.text) > shrinkCapacity {
 		t.pv.text = nil
 	}
