@@ -1,4 +1,6 @@
-package service
+// Package logthrottle writes a warning that may fire on every call during an
+// outage at most once a second, for every front end that has one.
+package logthrottle
 
 import (
 	"sync"
@@ -7,12 +9,13 @@ import (
 	"go.uber.org/zap"
 )
 
-const warnEvery = time.Second
+// Every is the least interval between two warnings of one Warning.
+const Every = time.Second
 
-// throttledWarning is a warning that may fire on every call during an
-// outage: the first at once, then at most one per warnEvery, counting those
+// Warning is a warning that may fire on every call during an
+// outage: the first at once, then at most one per Every, counting those
 // left unwritten (not_logged_since_last).
-type throttledWarning struct {
+type Warning struct {
 	log *zap.Logger
 	msg string
 
@@ -21,11 +24,14 @@ type throttledWarning struct {
 	skipped int
 }
 
-func newThrottledWarning(log *zap.Logger, msg string) *throttledWarning {
-	return &throttledWarning{log: log, msg: msg}
+// New returns a warning that logs msg on log.
+func New(log *zap.Logger, msg string) *Warning {
+	return &Warning{log: log, msg: msg}
 }
 
-func (w *throttledWarning) warn(fields ...zap.Field) {
+// Warn logs the warning with fields, unless one was logged less than
+// Every ago.
+func (w *Warning) Warn(fields ...zap.Field) {
 	w.mu.Lock()
 	now := time.Now()
 	if now.Before(w.next) {
@@ -34,7 +40,7 @@ func (w *throttledWarning) warn(fields ...zap.Field) {
 		return
 	}
 	skipped := w.skipped
-	w.skipped, w.next = 0, now.Add(warnEvery)
+	w.skipped, w.next = 0, now.Add(Every)
 	w.mu.Unlock()
 	w.log.Warn(w.msg, append(fields, zap.Int("not_logged_since_last", skipped))...)
 }
