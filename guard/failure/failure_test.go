@@ -96,3 +96,30 @@ func TestReasonsInSource(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsTable: docs/codes.md's table of reasons is this package's table,
+// so the list is typed once. On a difference the test prints the table.
+func TestDocsTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| reason | kind | retry | meaning |\n|---|---|---|---|\n")
+	for _, in := range failure.Reasons() {
+		retry := ""
+		if in.Retryable {
+			retry = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", in.Reason, in.Kind, retry, in.Description)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "docs", "codes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- reasons:begin -->\n", "<!-- reasons:end -->"
+	doc := string(src)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("docs/codes.md has no %q … %q section", begin, end)
+	}
+	if got := doc[i+len(begin) : j]; got != b.String() {
+		t.Fatalf("docs/codes.md's reasons differ from failure's table; it should read:\n%s", b.String())
+	}
+}
