@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/guard/failure"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -36,7 +36,7 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 		res, err := s.run(ctx, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
 		p.done()
 		if err != nil {
-			return s.failure(ctx, tool, err)
+			return s.failure(tool, err)
 		}
 		return res, nil
 	}
@@ -71,24 +71,38 @@ func (s *Server) run(ctx context.Context, action guard.Action, req guard.Execute
 	return validateResult(v), nil
 }
 
-// failure turns a guard error into what the model can act on, or a
-// protocol error for the server's own faults.
-func (s *Server) failure(ctx context.Context, tool string, err error) (*sdk.CallToolResult, error) {
-	var fc *guard.FileChangedError
-	var uw *guard.UnknownWorkspaceError
-	switch {
-	case errors.As(err, &fc):
-		return errorResult(fmt.Sprintf("%s changed while toolguard was working on it; read it again and redo the change. Nothing was written.", fc.Path)), nil
-	case errors.As(err, &uw):
-		return errorResult(fmt.Sprintf("toolguard has no workspace to act on (%v); the server was started without one.", err)), nil
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+// failure renders a guard error by its kind (failure.Classify): what the
+// model can act on is a tool result with isError set, saying what to do;
+// the server's own faults and a cancelled call are protocol errors.
+func (s *Server) failure(tool string, err error) (*sdk.CallToolResult, error) {
+	f := failure.Classify(err)
+	switch f.Kind {
+	case failure.Canceled, failure.Timeout:
 		return nil, err
+	case failure.Internal:
+		s.log.Error("mcp: call failed", zap.String("tool", tool), zap.Error(err))
+		return nil, fmt.Errorf("toolguard: internal error in %s", tool)
+	case failure.Unavailable:
+		return nil, fmt.Errorf("toolguard: %s", f.Message)
+	case failure.StoreDegraded:
+		s.storeDown.Warn(zap.String("tool", tool), zap.Error(err))
 	}
-	if msg, ok := guard.StorageMessage(err); ok {
-		return errorResult(msg), nil
+	return errorResult(failureText(f)), nil
+}
+
+// failureText is the sentence a model reads for a failure that is not its
+// call's: what happened, whether anything was written, what to do.
+func failureText(f failure.Failure) string {
+	switch f.Kind {
+	case failure.Conflict:
+		return fmt.Sprintf("%s changed while toolguard was working on it; read it again and redo the change. Nothing was written.", f.Subject)
+	case failure.NotFound:
+		return fmt.Sprintf("toolguard has no workspace to act on (%v); the server was started without one.", f.Err)
+	case failure.StoreDegraded:
+		return "toolguard's session store cannot be reached; send the call again in a moment."
 	}
-	s.log.Error("mcp: call failed", zap.String("tool", tool), zap.Error(err))
-	return nil, fmt.Errorf("toolguard: internal error in %s", tool)
+	// Locked says to send the call again; Storage what would help.
+	return f.Message
 }
 
 func errorResult(text string) *sdk.CallToolResult {

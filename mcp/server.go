@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -92,6 +93,8 @@ type Server struct {
 	roots   sync.Map               // *sdk.ServerSession -> *rootsEntry
 
 	sessions *sessionSlots // the HTTP handler's
+
+	storeDown *logthrottle.Warning // every call may fail while the store is down
 }
 
 // New builds a Server over g.
@@ -104,7 +107,8 @@ func New(g *guard.Guard, opts Options) (*Server, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Server{g: g, opts: opts, log: log, stdioID: "stdio-" + hex.EncodeToString(b[:]), servers: map[string]*sdk.Server{}}, nil
+	return &Server{g: g, opts: opts, log: log, stdioID: "stdio-" + hex.EncodeToString(b[:]), servers: map[string]*sdk.Server{},
+		storeDown: logthrottle.New(log, "mcp: session store unreachable: call failed")}, nil
 }
 
 // Connect serves one session on t, for tests and embedders; it returns once

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/guard/failure"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/repair/stream"
 )
@@ -108,7 +109,14 @@ func (p *Proxy) conclude(rs *request, c callInfo) decision {
 	})
 	if err != nil {
 		// Only the session store can fail here: the call goes as written.
-		rs.log.Error("tool call not checked", zap.Int("index", c.index), zap.String("tool", c.tool.Name()), zap.Error(err))
+		// A store down or closing is no fault of the proxy's.
+		f := failure.Classify(err)
+		level := zap.WarnLevel
+		if f.Kind == failure.Internal {
+			level = zap.ErrorLevel
+		}
+		rs.log.Log(level, "tool call not checked", zap.Int("index", c.index), zap.String("tool", c.tool.Name()),
+			zap.Stringer("kind", f.Kind), zap.String("reason", string(f.Reason)), zap.Error(err))
 		return p.record(rs, c, nil, p.failure("the call could not be checked"))
 	}
 	if c.streamed {

@@ -38,6 +38,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/guard/failure"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -268,12 +269,8 @@ func (p *Proxy) newRequest(ctx context.Context, a api, body []byte, sessionID st
 		if err != nil {
 			// The call goes on as written; the reason tells a schema that
 			// refers outside itself (never loaded) from a broken one.
-			reason := "INVALID_TOOL_DEFINITION"
-			if te := (*guard.InvalidToolDefinitionError)(nil); errors.As(err, &te) {
-				reason = te.Reason()
-			}
 			log.Debug("declared tool not repaired: its schema does not compile", zap.Int("tool_index", i), zap.String("tool", def.Name),
-				zap.String("reason", reason), zap.Error(err))
+				zap.String("reason", string(failure.Classify(err).Reason)), zap.Error(err))
 			continue
 		}
 		rs.tools = append(rs.tools, t)

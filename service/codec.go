@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/toolguard/toolguard/internal/logthrottle"
 )
 
 // wireCodec is grpc-go's proto codec, except that a wireMessage receives a
@@ -20,13 +22,13 @@ import (
 // UTF-8 is still sent.
 type wireCodec struct {
 	proto   encoding.CodecV2
-	notUTF8 *throttledWarning
+	notUTF8 *logthrottle.Warning
 }
 
 func newWireCodec(log *zap.Logger) wireCodec {
 	return wireCodec{
 		proto:   encoding.GetCodecV2(protocodec.Name),
-		notUTF8: newThrottledWarning(log, "response strings were not valid UTF-8: invalid bytes sent as U+FFFD"),
+		notUTF8: logthrottle.New(log, "response strings were not valid UTF-8: invalid bytes sent as U+FFFD"),
 	}
 }
 
@@ -52,7 +54,7 @@ func (c wireCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if err2 != nil {
 		return nil, errors.Join(err, err2)
 	}
-	c.notUTF8.warn(zap.String("message", string(m.ProtoReflect().Descriptor().FullName())), zap.Strings("fields", fixed))
+	c.notUTF8.Warn(zap.String("message", string(m.ProtoReflect().Descriptor().FullName())), zap.Strings("fields", fixed))
 	return data, nil
 }
 

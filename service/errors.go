@@ -3,9 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
-	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -14,87 +11,98 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/toolguard/toolguard/guard"
-	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/guard/failure"
 	"github.com/toolguard/toolguard/service/protoapi"
-	"github.com/toolguard/toolguard/session"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // ErrorDomain is the google.rpc.ErrorInfo domain of toolguard's errors.
 const ErrorDomain = "toolguard.dev"
 
-// toStatus is the one place domain errors become gRPC statuses. Callers'
-// mistakes get a precise code and a stable reason; anything unexpected is
-// logged here and leaves as a bare INTERNAL.
+// toStatus is the one place domain errors become gRPC statuses: the
+// server's own refusals here, the core's classified by failure.Classify.
+// Callers' mistakes get a precise code and a stable reason; anything
+// unexpected is logged here and leaves as a bare INTERNAL.
 func (s *toolGuardService) toStatus(ctx context.Context, err error) error {
 	if st := refusalStatus(err); st != nil {
 		return st
 	}
 	var fe *protoapi.FieldError
-	var te *guard.InvalidToolDefinitionError
-	var we *guard.UnknownWorkspaceError
-	var wt *guard.WrongToolError
-	var fc *guard.FileChangedError
-	var locked *workspace.LockTimeoutError
 	var idle *StreamIdleError
-	var col *guard.ColumnError
 	switch {
 	case errors.As(err, &fe):
 		return fieldStatus(fe)
-	case errors.As(err, &te):
-		field := fmt.Sprintf("tools[%d]", te.Index)
-		reason, meta := te.Reason(), map[string]string{"tool": te.Name}
-		if re := (*repair.SchemaRefError)(nil); errors.As(te.Err, &re) {
-			meta["ref"] = re.Ref
-		}
-		return withDetails(codes.InvalidArgument, te.Error(), reason, meta,
-			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: te.Err.Error(), Reason: reason}}})
-	case errors.As(err, &we):
-		return withDetails(codes.NotFound, we.Error(), "WORKSPACE_NOT_FOUND", map[string]string{"workspace": we.Name})
-	case errors.As(err, &wt):
-		return withDetails(codes.InvalidArgument, wt.Error(), "WRONG_RPC", map[string]string{"tool": wt.Tool},
-			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "call.name", Description: wt.Error(), Reason: "WRONG_RPC"}}})
-	case errors.As(err, &col):
-		// The caller's column, copied from an answer's next_column: its
-		// mistake, with the column to give instead.
-		return withDetails(codes.InvalidArgument, col.Error(), "INVALID_COLUMN",
-			map[string]string{"line": strconv.Itoa(col.Line), "column": strconv.Itoa(col.Column)},
-			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "column", Description: col.Error(), Reason: "INVALID_COLUMN"}}})
-	case errors.As(err, &fc):
-		return withDetails(codes.FailedPrecondition, fc.Error(), "FILE_CHANGED", map[string]string{"path": fc.Path},
-			&errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: "FILE_CHANGED", Subject: fc.Path, Description: "the file changed since it was read; read it again"}}})
-	case errors.As(err, &locked):
-		// ABORTED: a concurrency conflict the client resolves by retrying the
-		// call, not by reading the file again (FILE_CHANGED).
-		return withDetails(codes.Aborted, locked.Error(), "FILE_LOCKED", map[string]string{"path": locked.Path, "waited": locked.Waited.Round(time.Millisecond).String()},
-			&errdetails.RetryInfo{RetryDelay: durationpb.New(100 * time.Millisecond)})
 	case errors.As(err, &idle):
-		return withDetails(codes.DeadlineExceeded, idle.Error(), "STREAM_IDLE_TIMEOUT", map[string]string{"idle_timeout": idle.Timeout.String()})
-	case errors.Is(err, session.ErrUnavailable):
-		// Before the context cases: the cause may be a dial timeout. Every
-		// call fails while the store is down, hence the throttle.
-		id, _ := callAnnotation(ctx, sessionIDField).(string)
-		s.storeDown.warn(zap.String(requestIDField, requestIDFromContext(ctx)), zap.String(principalField, PrincipalFromContext(ctx)),
-			zap.String(sessionIDField, id), zap.Error(storeError(err)))
-		return withDetails(codes.Unavailable, "the session store cannot be reached; try again later", "SESSION_STORE_UNAVAILABLE", nil)
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, "request cancelled")
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
-	case errors.Is(err, session.ErrClosed):
-		return withDetails(codes.Unavailable, "server is shutting down", "SHUTTING_DOWN", nil)
-	case errors.Is(err, workspace.ErrFull):
-		// The environment's fault, for an operator: logged in full.
-		s.log.Error("workspace file system full", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
-		return withDetails(codes.ResourceExhausted, guard.WorkspaceFullMessage, "WORKSPACE_FULL", nil)
-	case errors.Is(err, workspace.ErrReadOnly):
-		s.log.Error("workspace file system read-only", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
-		return withDetails(codes.FailedPrecondition, guard.WorkspaceReadOnlyMessage, "WORKSPACE_READ_ONLY", nil)
-	default:
-		s.log.Error("internal error", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
-		return status.Error(codes.Internal, "internal error")
+		return withDetails(codes.DeadlineExceeded, idle.Error(), string(failure.StreamIdleTimeout), map[string]string{"idle_timeout": idle.Timeout.String()})
 	}
+	f := failure.Classify(err)
+	switch f.Kind {
+	case failure.StoreDegraded:
+		// Every call fails while the store is down, hence the throttle.
+		id, _ := callAnnotation(ctx, sessionIDField).(string)
+		s.storeDown.Warn(zap.String(requestIDField, requestIDFromContext(ctx)), zap.String(principalField, PrincipalFromContext(ctx)),
+			zap.String(sessionIDField, id), zap.Error(storeError(err)))
+	case failure.Storage:
+		// The environment's fault, for an operator: logged in full.
+		s.log.Error(storageLog[f.Reason], zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+	case failure.Internal:
+		s.log.Error("internal error", zap.String(requestIDField, requestIDFromContext(ctx)), zap.Error(err))
+	}
+	return failureStatus(f)
+}
+
+var storageLog = map[failure.Reason]string{
+	failure.WorkspaceFull:     "workspace file system full",
+	failure.WorkspaceReadOnly: "workspace file system read-only",
+}
+
+// kindCodes is each kind's gRPC code.
+var kindCodes = map[failure.Kind]codes.Code{
+	failure.Internal:        codes.Internal,
+	failure.Invalid:         codes.InvalidArgument,
+	failure.NotFound:        codes.NotFound,
+	failure.Conflict:        codes.FailedPrecondition,
+	failure.Locked:          codes.Aborted, // a concurrency conflict resolved by retrying the call, not by reading the file again
+	failure.OverLimit:       codes.ResourceExhausted,
+	failure.Storage:         codes.FailedPrecondition,
+	failure.StoreDegraded:   codes.Unavailable,
+	failure.Unauthenticated: codes.Unauthenticated,
+	failure.Denied:          codes.PermissionDenied,
+	failure.Timeout:         codes.DeadlineExceeded,
+	failure.Canceled:        codes.Canceled,
+	failure.Unavailable:     codes.Unavailable,
+}
+
+// grpcCode is a failure's code: its kind's, but a full disk is out of a
+// resource rather than in the wrong state.
+func grpcCode(f failure.Failure) codes.Code {
+	if f.Reason == failure.WorkspaceFull {
+		return codes.ResourceExhausted
+	}
+	return kindCodes[f.Kind]
+}
+
+// failureStatus renders a classified failure: its code, ErrorInfo with its
+// reason, and the detail its kind calls for.
+func failureStatus(f failure.Failure) error {
+	code := grpcCode(f)
+	if f.Reason == "" {
+		return status.Error(code, f.Message)
+	}
+	var more []protoadapt.MessageV1
+	switch {
+	case f.Field != "":
+		desc := f.FieldDetail
+		if desc == "" {
+			desc = f.Message
+		}
+		more = append(more, &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: f.Field, Description: desc, Reason: string(f.Reason)}}})
+	case f.Kind == failure.Conflict:
+		more = append(more, &errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: string(f.Reason), Subject: f.Subject, Description: "the file changed since it was read; read it again"}}})
+	}
+	if f.RetryAfter > 0 {
+		more = append(more, &errdetails.RetryInfo{RetryDelay: durationpb.New(f.RetryAfter)})
+	}
+	return withDetails(code, f.Message, string(f.Reason), f.Meta, more...)
 }
 
 // refusalStatus converts a refusal of access or over a limit, or returns
@@ -107,7 +115,7 @@ func refusalStatus(err error) error {
 	case errors.As(err, &ae):
 		return withDetails(codes.Unauthenticated, ae.Message, ae.Reason, nil)
 	case errors.As(err, &ng):
-		return withDetails(codes.PermissionDenied, ng.Error(), "WORKSPACE_NOT_GRANTED", map[string]string{"principal": ng.Principal, "workspace": ng.Workspace})
+		return withDetails(codes.PermissionDenied, ng.Error(), string(failure.WorkspaceNotGranted), map[string]string{"principal": ng.Principal, "workspace": ng.Workspace})
 	case errors.As(err, &le):
 		var more []protoadapt.MessageV1
 		if le.RetryAfter > 0 {

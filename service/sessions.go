@@ -5,16 +5,17 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/session"
 )
 
 // uncountedWarning is the guard's Uncounted hook: a throttled warning naming
 // the principal and the session apart.
 func uncountedWarning(log *zap.Logger, authenticated bool) func(key string, err error) {
-	w := newThrottledWarning(log, "session store unreachable: call not counted")
+	w := logthrottle.New(log, "session store unreachable: call not counted")
 	return func(key string, err error) {
 		principal, id := splitSessionKey(key, authenticated)
-		w.warn(zap.String(principalField, principal), zap.String(sessionIDField, id), zap.Error(storeError(err)))
+		w.Warn(zap.String(principalField, principal), zap.String(sessionIDField, id), zap.Error(storeError(err)))
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -23,6 +22,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/session/redistest"
 )
@@ -196,39 +196,6 @@ func checkStoreUnavailable(t *testing.T, what string, err error) {
 	t.Fatalf("%s during the outage: %v, want ErrorInfo reason SESSION_STORE_UNAVAILABLE", what, st.Details())
 }
 
-// TestThrottledWarning: however often it fires, at most one warning per
-// warnEvery, each saying how many were not logged since the last.
-func TestThrottledWarning(t *testing.T) {
-	core, logs := observer.New(zapcore.DebugLevel)
-	w := newThrottledWarning(zap.New(core), "store down")
-	start := time.Now()
-	const calls = 10_000
-	for i := range calls {
-		w.warn(zap.String("session_id", fmt.Sprint("s", i)))
-	}
-	elapsed := time.Since(start)
-	n := logs.Len()
-	if n == 0 || time.Duration(n-1)*warnEvery > elapsed {
-		t.Fatalf("%d warnings in %v: want at most one per %v", n, elapsed, warnEvery)
-	}
-	first := logs.All()[0]
-	if first.Level != zapcore.WarnLevel || first.Message != "store down" || first.ContextMap()["session_id"] != "s0" || first.ContextMap()["not_logged_since_last"] != int64(0) {
-		t.Fatalf("first warning %v %q %v", first.Level, first.Message, first.ContextMap())
-	}
-	// The next warning, once the interval has passed, counts the rest.
-	w.mu.Lock()
-	w.next = time.Time{}
-	w.mu.Unlock()
-	w.warn(zap.String("session_id", "last"))
-	var skipped int64
-	for _, e := range logs.All()[1:] {
-		skipped += e.ContextMap()["not_logged_since_last"].(int64)
-	}
-	if want := int64(calls - n); skipped != want {
-		t.Fatalf("warnings account for %d unlogged calls, want %d", skipped, want)
-	}
-}
-
 // hasNUL reports whether a log entry shows a NUL byte anywhere, raw or
 // escaped.
 func hasNUL(e observer.LoggedEntry) bool {
@@ -276,7 +243,7 @@ func TestSessionStoreOutageLogs(t *testing.T) {
 		t.Run(tt.method, func(t *testing.T) {
 			// GetSession and ResetSession share their warning: let the last
 			// interval pass.
-			time.Sleep(warnEvery)
+			time.Sleep(logthrottle.Every)
 			const burst, workers = 1000, 8
 			start := time.Now()
 			var wg sync.WaitGroup
@@ -320,7 +287,7 @@ func TestSessionStoreOutageLogs(t *testing.T) {
 				t.Errorf("%d access-log lines for %d calls", access, burst)
 			}
 			// The first warning comes at once, then one per interval at most.
-			if limit := 1 + int(elapsed/warnEvery); warned == 0 || warned > limit {
+			if limit := 1 + int(elapsed/logthrottle.Every); warned == 0 || warned > limit {
 				t.Errorf("%d warnings for %d calls in %v: want between 1 and %d", warned, burst, elapsed, limit)
 			}
 			t.Logf("%d calls in %v: %d warning lines", burst, elapsed, warned)

@@ -10,6 +10,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/service/protoapi"
 )
@@ -26,7 +27,7 @@ type toolGuardService struct {
 	streams      *streamSlots
 	rates        *rateLimiter
 	idleTimeout  time.Duration
-	storeDown    *throttledWarning
+	storeDown    *logthrottle.Warning
 	listings     sync.Map
 }
 
@@ -46,7 +47,7 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 		Budget: &streamBudget{limit: int64(cfg.MaxStreamBufferBytes)}}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
 		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, rates: rates, idleTimeout: cfg.StreamIdleTimeout,
-		storeDown: newThrottledWarning(log, "session store unreachable: call failed")}, cleanup, nil
+		storeDown: logthrottle.New(log, "session store unreachable: call failed")}, cleanup, nil
 }
 
 func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {

@@ -68,12 +68,7 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 		ex, err = g.ExecuteEdit(context.Background(), req)
 	}
 	if err != nil {
-		if msg, ok := guard.StorageMessage(err); ok {
-			// The sentence first: the cause alone reads like a bug.
-			fmt.Fprintf(stderr, "toolguard %s: %s\n(%v)\n", kind, msg, err)
-			return 2
-		}
-		return fail(stderr, kind, 2, err)
+		return guardFailure(stderr, kind, err)
 	}
 	pv, err := protoapi.VerdictToProto(ex.Verdict, "")
 	if err != nil {

@@ -50,7 +50,7 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		err = fmt.Errorf("--column: %w", err)
 	}
 	if err != nil {
-		return fail(stderr, "read", 2, err)
+		return guardFailure(stderr, "read", err)
 	}
 	pv, err := protoapi.VerdictToProto(r.Verdict, "")
 	if err != nil {
