@@ -20,6 +20,7 @@ type fileOp struct {
 	param string // the parameter the path came from, for violations
 	path  string // as the model wrote it
 	rel   string
+	at    workspace.Resolved // rel, for OpenLocked
 	edits []indexedEdit
 	// Patch operations (apply_patch); zero for plain edits.
 	kind         edit.OpKind
@@ -60,13 +61,12 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 		return nil
 	}
 	var rels []string
-	resolved := make(map[*fileOp]workspace.Resolved, len(ops))
 	for _, op := range ops {
 		r, ok := resolve(ws, res, op.param, op.path)
 		if !ok {
 			continue
 		}
-		resolved[op], op.rel = r, r.Rel()
+		op.at, op.rel = r, r.Rel()
 		rels = append(rels, op.rel)
 		if op.moveTo != "" {
 			if to, ok := resolve(ws, res, op.param, op.moveTo); ok {
@@ -87,7 +87,7 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 
 	failed := false
 	for _, op := range ops {
-		ok, err := openOp(ws, res, op, resolved[op])
+		ok, err := openOp(ws, res, op)
 		if err != nil {
 			return err
 		}
@@ -128,8 +128,8 @@ type heldFile interface {
 
 // openOp opens and reads op's file under the batch's lock; a missing file
 // is no error, a refused one a violation (ok false).
-func openOp(ws *workspace.Workspace, res *repair.Result, op *fileOp, r workspace.Resolved) (ok bool, err error) {
-	f, err := ws.OpenLocked(r)
+func openOp(ws *workspace.Workspace, res *repair.Result, op *fileOp) (ok bool, err error) {
+	f, err := ws.OpenLocked(op.at)
 	switch {
 	case err == nil:
 		op.file, op.old, op.existed, op.oldHash = f, string(f.Data()), f.Info().Exists, f.Info().SHA256
