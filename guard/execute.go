@@ -287,13 +287,13 @@ func keepLineEndings(res *repair.Result, old, content string) string {
 }
 
 // resolve maps a model's path into the workspace; a refusal is a violation.
-func resolve(ws *workspace.Workspace, res *repair.Result, param, path string) (string, bool) {
-	rel, err := ws.Resolve(path)
+func resolve(ws *workspace.Workspace, res *repair.Result, param, path string) (workspace.Resolved, bool) {
+	r, err := ws.ResolveFile(path)
 	if err != nil {
 		res.Violate(violationCode(err), param, err.Error())
-		return "", false
+		return workspace.Resolved{}, false
 	}
-	return rel, true
+	return r, true
 }
 
 // open opens a file for a read-modify-write; a refusal becomes a violation
@@ -311,26 +311,6 @@ func open(ws *workspace.Workspace, res *repair.Result, param, path string) (*wor
 	}
 	res.Violate(violationCode(err), param, err.Error())
 	return nil, nil
-}
-
-// read reads a file; a missing one is not an error, a refused one is a
-// violation (ok false).
-func read(ws *workspace.Workspace, res *repair.Result, param, rel string) (content []byte, existed bool, sha string, ok bool, err error) {
-	data, info, err := ws.ReadFile(rel)
-	switch {
-	case err == nil:
-		return data, true, info.SHA256, true, nil
-	case workspace.IsCode(err, workspace.CodeNotFound):
-		return nil, false, "", true, nil
-	case workspace.IsCode(err, workspace.CodeConflict):
-		return nil, false, "", false, &FileChangedError{Path: rel, Expected: "(as opened)", Actual: "(changed while being read)"}
-	}
-	var we *workspace.Error
-	if errors.As(err, &we) {
-		res.Violate(violationCode(err), param, err.Error())
-		return nil, false, "", false, nil
-	}
-	return nil, false, "", false, fmt.Errorf("read %s: %w", rel, err)
 }
 
 // fileError turns a failure about the path into a violation the model can

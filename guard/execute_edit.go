@@ -20,6 +20,7 @@ type fileOp struct {
 	param string // the parameter the path came from, for violations
 	path  string // as the model wrote it
 	rel   string
+	at    workspace.Resolved // rel, for OpenLocked
 	edits []indexedEdit
 	// Patch operations (apply_patch); zero for plain edits.
 	kind         edit.OpKind
@@ -30,6 +31,9 @@ type fileOp struct {
 	old, updated string
 	existed      bool
 	oldHash      string
+	// file is rel held from its read to its write: walked, read and hashed
+	// once, compared once at the commit.
+	file heldFile
 	// skip marks an operation that cannot be carried out at all; with
 	// partial, the rest of the batch goes ahead.
 	skip bool
@@ -58,14 +62,15 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	}
 	var rels []string
 	for _, op := range ops {
-		rel, ok := resolve(ws, res, op.param, op.path)
+		r, ok := resolve(ws, res, op.param, op.path)
 		if !ok {
 			continue
 		}
-		op.rel = rel
-		rels = append(rels, rel)
+		op.at, op.rel = r, r.Rel()
+		rels = append(rels, op.rel)
 		if op.moveTo != "" {
-			if op.moveRel, ok = resolve(ws, res, op.param, op.moveTo); ok {
+			if to, ok := resolve(ws, res, op.param, op.moveTo); ok {
+				op.moveRel = to.Rel()
 				rels = append(rels, op.moveRel)
 			}
 		}
@@ -78,19 +83,19 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 		return err
 	}
 	defer unlock()
+	defer closeFiles(slices.Clone(ops)) // before unlock; skipped ops are dropped from ops below
 
 	failed := false
 	for _, op := range ops {
-		content, existed, hash, ok, err := read(ws, res, op.param, op.rel)
+		ok, err := openOp(ws, res, op)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return nil
 		}
-		op.old, op.existed, op.oldHash = string(content), existed, hash
-		if req.ExpectedSHA256 != "" && len(ops) == 1 && !strings.EqualFold(req.ExpectedSHA256, hash) {
-			return &FileChangedError{Path: op.rel, Expected: req.ExpectedSHA256, Actual: hash}
+		if req.ExpectedSHA256 != "" && len(ops) == 1 && !strings.EqualFold(req.ExpectedSHA256, op.oldHash) {
+			return &FileChangedError{Path: op.rel, Expected: req.ExpectedSHA256, Actual: op.oldHash}
 		}
 		if !g.applyOp(res, op, ex) {
 			failed = true
@@ -113,6 +118,39 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 		return nil
 	}
 	return g.commit(ws, res, ops, ex)
+}
+
+// heldFile is a file held for its write (*workspace.File; tests inject failures).
+type heldFile interface {
+	Write(data []byte) error
+	Close()
+}
+
+// openOp opens and reads op's file under the batch's lock; a missing file
+// is no error, a refused one a violation (ok false).
+func openOp(ws *workspace.Workspace, res *repair.Result, op *fileOp) (ok bool, err error) {
+	f, err := ws.OpenLocked(op.at)
+	switch {
+	case err == nil:
+		op.file, op.old, op.existed, op.oldHash = f, string(f.Data()), f.Info().Exists, f.Info().SHA256
+		return true, nil
+	case workspace.IsCode(err, workspace.CodeConflict):
+		return false, &FileChangedError{Path: op.rel, Expected: "(as opened)", Actual: "(changed while being read)"}
+	}
+	var we *workspace.Error
+	if errors.As(err, &we) {
+		res.Violate(violationCode(err), op.param, err.Error())
+		return false, nil
+	}
+	return false, fmt.Errorf("read %s: %w", op.rel, err)
+}
+
+func closeFiles(ops []*fileOp) {
+	for _, op := range ops {
+		if op.file != nil {
+			op.file.Close()
+		}
+	}
 }
 
 // applyOp computes one file's new content and reports whether every edit
@@ -334,8 +372,9 @@ type fileWriter interface {
 	Remove(p string) error
 }
 
-// commit writes every changed file atomically; if one fails, those written
-// are put back. If that fails too, the error wraps neither cause: it must
+// commit writes every changed file atomically, through the file held since
+// its read, which compares it once with the file read; if one fails, those
+// written are put back. If that fails too, the error wraps neither cause: it must
 // not pass for a failure that left the files unchanged.
 func (g *Guard) commit(ws fileWriter, res *repair.Result, ops []*fileOp, ex *Execution) error {
 	var done []*fileOp
@@ -368,7 +407,7 @@ func (g *Guard) commit(ws fileWriter, res *repair.Result, ops []*fileOp, ex *Exe
 		case op.updated == op.old && op.existed:
 			continue
 		default:
-			if _, err = ws.WriteFile(op.rel, []byte(op.updated), workspace.WriteOptions{ExpectedSHA256: op.oldHash}); err == nil {
+			if err = op.file.Write([]byte(op.updated)); err == nil {
 				ex.written += int64(len(op.updated))
 			}
 		}

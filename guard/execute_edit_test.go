@@ -109,6 +109,21 @@ func (w *failingWriter) Remove(p string) error {
 	return w.fail("remove", p, w.calls[p])
 }
 
+// held is p as held since its read, written through w.
+func (w *failingWriter) held(p string) heldFile { return failingFile{w, p} }
+
+type failingFile struct {
+	w *failingWriter
+	p string
+}
+
+func (f failingFile) Write(data []byte) error {
+	_, err := f.w.WriteFile(f.p, data, workspace.WriteOptions{})
+	return err
+}
+
+func (failingFile) Close() {}
+
 // TestCommitRollback: when a batch fails on a full disk after a first file
 // was written, the error is the full disk's only if that file was put
 // back; otherwise the error must not claim the files are unchanged.
@@ -132,8 +147,8 @@ func TestCommitRollback(t *testing.T) {
 				return nil
 			}}
 			ops := []*fileOp{
-				{param: "patch", rel: "a.txt", old: "a\n", updated: "A\n", existed: true},
-				{param: "patch", rel: "b.txt", updated: "B\n"},
+				{param: "patch", rel: "a.txt", old: "a\n", updated: "A\n", existed: true, file: w.held("a.txt")},
+				{param: "patch", rel: "b.txt", updated: "B\n", file: w.held("b.txt")},
 			}
 			ex := &Execution{}
 			err := (&Guard{}).commit(w, &repair.Result{}, ops, ex)

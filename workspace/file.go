@@ -33,6 +33,42 @@ func (w *Workspace) OpenFile(p string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return w.open(p, rel, unlock)
+}
+
+// Resolved is a path Resolve accepted, with the workspace that did: a batch
+// resolves its paths to lock them together, then opens each with
+// OpenLocked, which neither cleans nor matches it again.
+type Resolved struct {
+	w   *Workspace
+	rel string
+}
+
+// ResolveFile is Resolve for a file OpenLocked is to open.
+func (w *Workspace) ResolveFile(p string) (Resolved, error) {
+	rel, err := w.Resolve(p)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return Resolved{w: w, rel: rel}, nil
+}
+
+// Rel returns the path as Resolve returned it.
+func (r Resolved) Rel() string { return r.rel }
+
+// OpenLocked is OpenFile for a caller that holds the path's lock already,
+// taken with the other paths of its batch (Lock); Close leaves the lock to
+// it. Messages name the path as resolved.
+func (w *Workspace) OpenLocked(r Resolved) (*File, error) {
+	if r.w != w {
+		return nil, fmt.Errorf("workspace: open %q: resolved by another workspace", r.rel)
+	}
+	return w.open(r.rel, r.rel, func() {})
+}
+
+// open walks to rel, locked by the caller, and reads it; unlock is the
+// file's to release from then on.
+func (w *Workspace) open(p, rel string, unlock func()) (*File, error) {
 	t, err := w.inspect(p, rel, followFinal|allowMissing)
 	if err != nil {
 		unlock()

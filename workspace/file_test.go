@@ -120,3 +120,63 @@ func TestOpenFileChangedBeforeWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenLockedUnderBatchLock: files of a batch, locked together, are
+// opened without taking their locks again; each is resolved, walked, read
+// and hashed once from its resolve to its write, and Close leaves the lock
+// to the batch.
+func TestOpenLockedUnderBatchLock(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, e.in("a.txt"), "a\n", 0o644)
+	w := e.open(t, Options{})
+	before := w.IOCounts()
+	ra, err := w.ResolveFile("./a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := w.ResolveFile("d/b.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Rel() != "a.txt" || rb.Rel() != "d/b.txt" {
+		t.Fatalf("resolved %q, %q", ra.Rel(), rb.Rel())
+	}
+	unlock, err := w.Lock(ra.Rel(), rb.Rel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	fa, err := w.OpenLocked(ra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := w.OpenLocked(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(fa.Data()) != "a\n" || fb.Info().Exists {
+		t.Fatalf("a %q, b %+v", fa.Data(), fb.Info())
+	}
+	if err := fa.Write([]byte("A\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := fb.Write([]byte("B\n")); err != nil {
+		t.Fatal(err)
+	}
+	fa.Close()
+	fb.Close()
+	if w.locks.len() != 2 {
+		t.Fatalf("%d paths locked after Close, want the batch's 2", w.locks.len())
+	}
+	want := IOCounts{Resolves: 2, Walks: 2, Reads: 1, Hashes: 1} // b.txt did not exist
+	if got := w.IOCounts().Sub(before); got != want {
+		t.Errorf("file work %+v, want %+v", got, want)
+	}
+	if got := readString(t, e.in("a.txt")) + readString(t, e.in("d/b.txt")); got != "A\nB\n" {
+		t.Errorf("files %q", got)
+	}
+	other := e.open(t, Options{})
+	if _, err := other.OpenLocked(ra); err == nil {
+		t.Error("opened a path another workspace resolved")
+	}
+}

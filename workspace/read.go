@@ -13,6 +13,7 @@ import (
 
 // openChecked opens t and checks it again with fstat, as it may have been swapped since.
 func (w *Workspace) openChecked(orig string, t *target) (*os.File, fs.FileInfo, error) {
+	w.counts.reads.Add(1)
 	f, err := t.dir().OpenFile(t.name, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, nil, w.ioError("open", orig, t.rel, err)
@@ -51,6 +52,7 @@ func (w *Workspace) read(orig string, t *target) ([]byte, FileInfo, fs.FileInfo,
 	if int64(len(data)) > w.maxBytes {
 		return nil, FileInfo{}, nil, w.tooLarge(orig, int64(len(data)))
 	}
+	w.counts.hashes.Add(1)
 	info := FileInfo{Path: t.rel, Exists: true, Size: int64(len(data)), Mode: fi.Mode().Perm(), SHA256: SHA256Hex(data)}
 	return data, info, fi, nil
 }
@@ -85,6 +87,7 @@ func (w *Workspace) hash(orig string, t *target) (string, fs.FileMode, error) {
 	defer func() { _ = f.Close() }()
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
+	w.counts.hashes.Add(1)
 	h := sha256.New()
 	var n int64
 	for {

@@ -42,6 +42,7 @@ const (
 // the last name must be a regular file, missing (allowMissing) or a relative
 // link (followFinal), inspected in turn. t is never nil; the caller closes it.
 func (w *Workspace) inspect(orig, rel string, flags int) (*target, error) {
+	w.counts.walks.Add(1)
 	if rel == "." {
 		return &target{w: w, rel: rel, missing: -1}, refuse(CodeNotRegular, rel, fmt.Sprintf("path %q is the workspace root, a directory; give the path of a file", orig), nil)
 	}

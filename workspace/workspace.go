@@ -72,6 +72,7 @@ type Workspace struct {
 	// tempMaxAge is SweepTemps' bound: a temporary file this old is no write's.
 	tempMaxAge time.Duration
 	hooks      hooks
+	counts     ioCounters
 	closeOnce  sync.Once
 	closeErr   error
 }
@@ -175,6 +176,7 @@ func (w *Workspace) MaxFileBytes() int64 { return w.maxBytes }
 // Resolve maps a path as a model wrote it to a cleaned workspace-relative
 // slash path, or refuses it. It is idempotent; every method resolves its paths.
 func (w *Workspace) Resolve(p string) (string, error) {
+	w.counts.resolves.Add(1)
 	rel, err := w.clean(p)
 	if err != nil {
 		return "", err
