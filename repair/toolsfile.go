@@ -3,7 +3,6 @@ package repair
 import (
 	_ "embed"
 	"fmt"
-	"os"
 
 	"sigs.k8s.io/yaml"
 )
@@ -78,19 +77,6 @@ func ParseToolsFile(data []byte) (ToolsFile, error) {
 	var f ToolsFile
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
 		return ToolsFile{}, fmt.Errorf("parse tools file: %w", err)
-	}
-	return f, nil
-}
-
-// LoadToolsFile reads and parses a tools file.
-func LoadToolsFile(path string) (ToolsFile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ToolsFile{}, fmt.Errorf("read tools file: %w", err)
-	}
-	f, err := ParseToolsFile(data)
-	if err != nil {
-		return ToolsFile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
