@@ -7,8 +7,6 @@ import (
 	"os"
 	"reflect"
 	"testing"
-
-	"github.com/toolguard/toolguard/repair"
 )
 
 // conformanceCase is one line of repair/testdata/json_repair_cases.jsonl,
@@ -69,10 +67,7 @@ var conformanceSides = []struct {
 	name string
 	run  func(string) (any, error)
 }{
-	{"toolguard", func(s string) (any, error) {
-		r, err := repair.RepairJSON(s, repair.JSONOptions{})
-		return r.Value, err
-	}},
+	{"toolguard", tgRepair},
 	{"kaptinlin", func(s string) (any, error) {
 		out, err := kapRepair(s)
 		if err != nil {

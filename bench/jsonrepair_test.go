@@ -15,9 +15,11 @@ import (
 	"github.com/kaptinlin/jsonrepair"
 
 	"github.com/toolguard/toolguard/repair"
+	tgjson "github.com/toolguard/toolguard/repair/jsonrepair"
 )
 
-// The JSON repair comparison: toolguard's repair.RepairJSON beside
+// The JSON repair comparison: toolguard's JSON repair (repair/jsonrepair,
+// which repair.RepairJSON wraps with repair codes) beside
 // github.com/kaptinlin/jsonrepair (a Go port of the npm jsonrepair) and
 // encoding/json, on the corpus of Generate. Targets: on broken input
 // toolguard at least 5× kaptinlin's throughput; on valid input at most 1.5×
@@ -26,12 +28,12 @@ import (
 // toolguard returns decoded values, kaptinlin repaired text; kaptinlin is
 // measured both as the text repair it is ("kaptinlin") and followed by the
 // encoding/json decode a caller needs to use its output ("kaptinlin+decode").
-// toolguard runs without schema keys (JSONOptions{}), knowing no more about
+// toolguard runs without schema keys (Options{}), knowing no more about
 // the text than kaptinlin does.
 
 // tgRepair is toolguard's side: text in, decoded value out.
 func tgRepair(s string) (any, error) {
-	r, err := repair.RepairJSON(s, repair.JSONOptions{})
+	r, err := tgjson.Repair(s, tgjson.Options{})
 	return r.Value, err
 }
 

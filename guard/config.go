@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -280,7 +281,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 func newRegistry(toolsFile string, noBuiltins bool) (*repair.Registry, error) {
 	var files []repair.ToolsFile
 	if toolsFile != "" {
-		f, err := repair.LoadToolsFile(toolsFile)
+		f, err := loadToolsFile(toolsFile)
 		if err != nil {
 			return nil, err
 		}
@@ -300,6 +301,20 @@ func newRegistry(toolsFile string, noBuiltins bool) (*repair.Registry, error) {
 		return nil, fmt.Errorf("tool registry: %w", err)
 	}
 	return reg, nil
+}
+
+// loadToolsFile reads and parses a tools file; repair, which does no I/O,
+// parses it.
+func loadToolsFile(path string) (repair.ToolsFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return repair.ToolsFile{}, fmt.Errorf("read tools file: %w", err)
+	}
+	f, err := repair.ParseToolsFile(data)
+	if err != nil {
+		return repair.ToolsFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
 }
 
 // openWorkspaces opens cfg's workspaces, each appended to opened (for a

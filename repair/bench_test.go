@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolguard/toolguard/repair/jsonrepair"
 )
 
 // kbContent is about 1 KB of Python, the size of a typical small write.
@@ -82,7 +84,7 @@ func BenchmarkUnknownParams(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := decodeJSON(text); err != nil {
+				if _, err := jsonrepair.Decode(text); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolguard/toolguard/repair/jsonrepair"
 )
 
 // normalizeObject renames aliases to canonical names, then coerces each
@@ -326,13 +328,13 @@ func coerceString(s string, t jsonTypes) (any, string, bool) {
 
 // coerceContainer parses a stringified array or object the schema admits.
 func coerceContainer(s string, t jsonTypes) (any, string, bool) {
-	r, err := RepairJSON(s, JSONOptions{})
+	r, err := jsonrepair.Repair(s, jsonrepair.Options{})
 	if err != nil || r.Truncated {
 		return nil, "", false
 	}
 	how := ""
-	if len(r.Repairs) > 0 {
-		how = " (repaired: " + r.Repairs[0].Detail + ")"
+	if len(r.Fixes) > 0 {
+		how = " (repaired: " + r.Fixes[0].Detail + ")"
 	}
 	switch r.Value.(type) {
 	case []any:

@@ -238,3 +238,5 @@ func skipDigits(s string, i int) int {
 	}
 	return i
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/toolguard/toolguard/repair/jsonrepair"
 )
 
 // Options tune one validation.
@@ -212,7 +215,7 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 // repairJSON parses JSON text, repairing it if it must. Text cut off
 // mid-value is kept for display but TRUNCATED, never executed.
 func (p *pipeline) repairJSON(text, param string) (any, bool) {
-	r, err := RepairJSON(text, JSONOptions{Keys: p.toolKeys()})
+	r, err := jsonrepair.Repair(text, jsonrepair.Options{Keys: p.toolKeys()})
 	switch {
 	case errors.Is(err, ErrTooDeep):
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
@@ -224,8 +227,8 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
 		return nil, false
 	}
-	for _, rp := range r.Repairs {
-		p.res.repair(rp.Code, param, rp.Detail)
+	for _, f := range r.Fixes {
+		p.res.repair(fixCode[f.Kind], param, f.Detail)
 	}
 	if r.Truncated {
 		p.res.Violate(CodeTruncated, param, "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
@@ -255,7 +258,7 @@ func (p *pipeline) restoreOpening(text string) (string, string, bool) {
 		return "", "", false
 	}
 	restored := open + t
-	r, err := RepairJSON(restored, JSONOptions{Keys: p.toolKeys()})
+	r, err := jsonrepair.Repair(restored, jsonrepair.Options{Keys: p.toolKeys()})
 	if _, isObj := r.Value.(map[string]any); err != nil || !isObj || r.Truncated {
 		return "", "", false
 	}
@@ -277,7 +280,7 @@ func (p *pipeline) objectIn(v any) map[string]any {
 		if !strings.HasPrefix(t, "{") {
 			return nil
 		}
-		r, err := RepairJSON(t, JSONOptions{Keys: p.toolKeys()})
+		r, err := jsonrepair.Repair(t, jsonrepair.Options{Keys: p.toolKeys()})
 		if err != nil {
 			return nil
 		}
@@ -285,8 +288,8 @@ func (p *pipeline) objectIn(v any) map[string]any {
 		if obj == nil {
 			return nil
 		}
-		for _, rp := range r.Repairs {
-			p.res.repair(rp.Code, "", rp.Detail)
+		for _, f := range r.Fixes {
+			p.res.repair(fixCode[f.Kind], "", f.Detail)
 		}
 		if r.Truncated {
 			p.res.Violate(CodeTruncated, "", "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
@@ -393,4 +396,32 @@ func joinPath(base, name string) string {
 		return name
 	}
 	return base + "/" + name
+}
+
+// skipInlineSpace skips the spaces of one line, as the JSON repair reads them.
+func skipInlineSpace(s string, j int) int {
+	for j < len(s) {
+		if s[j] == ' ' || s[j] == '\t' {
+			j++
+			continue
+		}
+		if s[j] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if isSpaceRune(r) && r != '\n' {
+				j += size
+				continue
+			}
+		}
+		break
+	}
+	return j
+}
+
+// isSpaceRune reports JSON whitespace and the Unicode spaces models emit.
+func isSpaceRune(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\u00a0', '\u180e', '\u200b', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200a'
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/toolguard/toolguard/repair/jsonrepair"
 )
 
 // An XML tool call can only hand over strings, so a parameter the schema
@@ -237,7 +239,7 @@ func (r *xmlReader) value(start int, tag string, sch *jsonschema.Schema, follows
 	if follows != nil {
 		k = textEnd(r.s, k, closing, follows)
 	}
-	leaf := toValidUTF8(TrimLayout(r.s[start:k])) // as JSON inside the tag would read
+	leaf := jsonrepair.ToValidUTF8(TrimLayout(r.s[start:k])) // as JSON inside the tag would read
 	var v any = leaf
 	if nv, _, ok := coerce(leaf, t, itemsOf(sch)); ok {
 		v = nv

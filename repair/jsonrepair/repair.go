@@ -1,42 +1,65 @@
-package repair
+// Package jsonrepair reads the JSON models write: strict JSON on a fast
+// path (Decode), and, when that fails, a tolerant one-pass parser that
+// repairs quotes, Python literals, commas, colons, comments, escapes, fences
+// and prose around, and truncation (Repair). It knows no tools and no repair
+// codes: the caller names what the Fixes say.
+package jsonrepair
 
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
-// RepairedJSON is the outcome of RepairJSON.
-type RepairedJSON struct {
+// Result is the outcome of Repair.
+type Result struct {
 	// Value is map[string]any, []any, string, json.Number, bool or nil.
 	Value any
-	// Repairs (JSON_REPAIRED, PYTHON_LITERAL) is empty for valid JSON.
-	Repairs []Repair
+	// Fixes say what was repaired, in order; empty for valid JSON.
+	Fixes []Fix
 	// Truncated reports text that ended inside a value: Value shows what
 	// arrived but is not the model's intent.
 	Truncated bool
 }
 
-// JSONOptions make RepairJSON schema-aware.
-type JSONOptions struct {
+// Fix is one kind of change Repair made to the text.
+type Fix struct {
+	Kind   Kind
+	Detail string
+}
+
+// Kind tells the JSON repairs from the Python literals read as JSON.
+type Kind uint8
+
+const (
+	// Syntax is JSON syntax repaired: quotes, commas, brackets, fences.
+	Syntax Kind = iota
+	// Python is Python literals read as JSON: True, None, 'strings', tuples.
+	Python
+)
+
+// Options make Repair schema-aware.
+type Options struct {
 	// Keys are the object keys expected at any depth (nil: any). A quote
 	// followed by a comma then ends a string only before one of them.
 	Keys map[string]bool
 }
 
-// RepairJSON parses text as JSON, repairing what models get wrong (quotes,
+// Repair parses text as JSON, repairing what models get wrong (quotes,
 // Python literals, commas, colons, comments, escapes, fences and prose
 // around, truncation). Valid JSON takes the strict fast path. Nesting past
-// MaxJSONDepth is an error wrapping ErrTooDeep.
-func RepairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
+// MaxDepth is an error wrapping ErrTooDeep.
+func Repair(text string, opts Options) (Result, error) {
 	if !plainlyBroken(text) {
-		v, err := decodeJSON(text)
+		v, err := Decode(text)
 		if err == nil {
-			return RepairedJSON{Value: v}, nil
+			return Result{Value: v}, nil
 		}
 		if errors.Is(err, ErrTooDeep) {
-			return RepairedJSON{}, err
+			return Result{}, err
 		}
 	}
 	return repairJSON(text, opts)
@@ -97,16 +120,16 @@ var errInvalidText = errors.New("invalid control character or \\u escape")
 // repairJSON is the tolerant parser, for text the strict one rejected. It
 // builds values in one pass; the only look-ahead decides whether a quote
 // ends a string.
-func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
+func repairJSON(text string, opts Options) (Result, error) {
 	if un, ok := unescapeEscapedJSON(text); ok {
 		r, err := repairJSON(un, opts)
 		if err == nil {
-			r.Repairs = append([]Repair{{Code: CodeJSONRepaired, Detail: "decoded JSON that was escaped as a string body"}}, r.Repairs...)
+			r.Fixes = append([]Fix{{Kind: Syntax, Detail: "decoded JSON that was escaped as a string body"}}, r.Fixes...)
 		}
 		return r, err
 	}
 	if v, ok := fencedJSON(text); ok {
-		return RepairedJSON{Value: v, Repairs: []Repair{{Code: CodeJSONRepaired, Detail: "removed a code fence"}}}, nil
+		return Result{Value: v, Fixes: []Fix{{Kind: Syntax, Detail: "removed a code fence"}}}, nil
 	}
 	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1, keyQuote: -1}
 	bufs := parseBuffersPool.Get().(*parseBuffers)
@@ -115,18 +138,34 @@ func repairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
 	bufs.keep(p.scratch, p.marks)
 	parseBuffersPool.Put(bufs)
 	if p.tooDeep >= 0 {
-		return RepairedJSON{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
+		return Result{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
 	}
 	if p.keyQuote >= 0 {
-		return RepairedJSON{}, fmt.Errorf("the key at offset %d, %s: %w", p.keyQuote, quote(clipText(text[p.keyQuote:], 40)), ErrKeyQuote)
+		return Result{}, fmt.Errorf("the key at offset %d, %s: %w", p.keyQuote, strconv.Quote(clipText(text[p.keyQuote:], 40)), ErrKeyQuote)
 	}
 	if err != nil {
-		return RepairedJSON{}, err
+		return Result{}, err
 	}
 	if p.invalid {
-		return RepairedJSON{}, errInvalidText
+		return Result{}, errInvalidText
 	}
-	return RepairedJSON{Value: v, Repairs: p.repairs(), Truncated: p.truncated}, nil
+	return Result{Value: v, Fixes: p.fixes(), Truncated: p.truncated}, nil
+}
+
+// clipText returns s, or its first n characters and an ellipsis.
+func clipText(s string, n int) string {
+	end := 0
+	for range n {
+		if end >= len(s) {
+			return s
+		}
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	if end >= len(s) {
+		return s
+	}
+	return s[:end] + "…"
 }
 
 // fencedJSON returns the value of valid JSON in a code fence, opened,
@@ -146,7 +185,7 @@ func fencedJSON(text string) (any, bool) {
 	if !opened && !closed {
 		return nil, false
 	}
-	v, err := decodeJSON(body)
+	v, err := Decode(body)
 	return v, err == nil
 }
 

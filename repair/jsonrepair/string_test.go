@@ -1,4 +1,4 @@
-package repair
+package jsonrepair
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package repair
+package jsonrepair
 
 import (
 	"encoding/json"
@@ -86,6 +86,14 @@ func normaliseNumber(raw string) (string, bool) {
 	return n, true
 }
 
+func isJSONNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil
+}
+
 func isValueEnd(c byte) bool {
 	switch c {
 	case ',', '}', ']', ')', '{', '[', '"', '\'', ':', ' ', '\t', '\n', '\r', '#':
@@ -119,7 +127,7 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 		}
 		p.i++
 	}
-	word := toValidUTF8(strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) }))
+	word := ToValidUTF8(strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) }))
 	if word == "" {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package repair
+package jsonrepair
 
 import (
 	"encoding/json"
@@ -9,12 +9,13 @@ import (
 	"github.com/toolguard/toolguard/internal/jsonesc"
 )
 
-// MaxJSONDepth bounds the nesting RepairJSON parses, so input cannot exhaust the stack.
-const MaxJSONDepth = 512
+// MaxDepth bounds the nesting Decode and Repair parse, so input cannot
+// exhaust the stack.
+const MaxDepth = 512
 
-// ErrTooDeep is wrapped by RepairJSON's error for text nesting past
-// MaxJSONDepth: no value rather than one cut short.
-var ErrTooDeep = fmt.Errorf("objects and arrays nest more than %d levels deep", MaxJSONDepth)
+// ErrTooDeep is wrapped by the error of Decode and Repair for text nesting
+// past MaxDepth: no value rather than one cut short.
+var ErrTooDeep = fmt.Errorf("objects and arrays nest more than %d levels deep", MaxDepth)
 
 // SyntaxError is a strict-JSON parse failure at a byte offset.
 type SyntaxError struct {
@@ -31,10 +32,10 @@ func (p *strictParser) tooDeep() error {
 	return &SyntaxError{Offset: p.i, Msg: ErrTooDeep.Error(), err: ErrTooDeep}
 }
 
-// decodeJSON parses one strict JSON value, the fast path every arguments
+// Decode parses one strict JSON value, the fast path every arguments
 // text takes first. Strings without escapes share s's memory; invalid UTF-8
 // becomes U+FFFD byte by byte, as in encoding/json (protobuf needs UTF-8).
-func decodeJSON(s string) (any, error) {
+func Decode(s string) (any, error) {
 	p := strictParser{s: s}
 	p.skipSpace()
 	v, err := p.value(0)
@@ -96,7 +97,7 @@ func (p *strictParser) value(depth int) (any, error) {
 }
 
 func (p *strictParser) object(depth int) (any, error) {
-	if depth > MaxJSONDepth {
+	if depth > MaxDepth {
 		return nil, p.tooDeep()
 	}
 	p.i++ // {
@@ -143,7 +144,7 @@ func (p *strictParser) object(depth int) (any, error) {
 }
 
 func (p *strictParser) array(depth int) (any, error) {
-	if depth > MaxJSONDepth {
+	if depth > MaxDepth {
 		return nil, p.tooDeep()
 	}
 	p.i++ // [
@@ -226,7 +227,7 @@ func (p *strictParser) str() (string, error) {
 			raw := p.s[start:p.i]
 			p.i++
 			if !ascii && !utf8.ValidString(raw) {
-				return toValidUTF8(raw), nil
+				return ToValidUTF8(raw), nil
 			}
 			return raw, nil
 		case c == '\\':
@@ -245,7 +246,7 @@ func (p *strictParser) str() (string, error) {
 func (p *strictParser) escapedStr(start int) (string, error) {
 	var b strings.Builder
 	b.Grow(p.rawStringLen(start)) // decoded text is never longer than raw
-	b.WriteString(toValidUTF8(p.s[start:p.i]))
+	b.WriteString(ToValidUTF8(p.s[start:p.i]))
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -306,9 +307,9 @@ func (p *strictParser) rawStringLen(start int) int {
 	return nextUnescaped(p.s, p.i, '"') - start
 }
 
-// toValidUTF8 replaces each invalid byte with U+FFFD (strings.ToValidUTF8
-// would merge runs, unlike encoding/json).
-func toValidUTF8(s string) string {
+// ToValidUTF8 replaces each invalid byte with U+FFFD, as Decode reads
+// strings (strings.ToValidUTF8 would merge runs, unlike encoding/json).
+func ToValidUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}

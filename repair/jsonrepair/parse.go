@@ -1,4 +1,4 @@
-package repair
+package jsonrepair
 
 import (
 	"slices"
@@ -16,7 +16,7 @@ type repairParser struct {
 	truncated bool
 	invalid   bool // errInvalidText, whatever else parses
 	depth     int
-	tooDeep   int       // where nesting passed MaxJSONDepth, or -1
+	tooDeep   int       // where nesting passed MaxDepth, or -1
 	keyQuote  int       // where an unknown key lacks its closing quote, or -1
 	tuples    int       // open Python tuples, in which ')' ends a bare value
 	marks     []strMark // str's buffer
@@ -35,17 +35,17 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-func (p *repairParser) repairs() []Repair {
-	var out []Repair
+func (p *repairParser) fixes() []Fix {
+	var out []Fix
 	if len(p.found) > 0 {
-		out = append(out, Repair{Code: CodeJSONRepaired, Detail: strings.Join(p.found, "; ")})
+		out = append(out, Fix{Kind: Syntax, Detail: strings.Join(p.found, "; ")})
 	}
 	if len(p.python) > 0 {
-		out = append(out, Repair{Code: CodePythonLiteral, Detail: strings.Join(p.python, "; ")})
+		out = append(out, Fix{Kind: Python, Detail: strings.Join(p.python, "; ")})
 	}
 	if len(out) == 0 {
 		// The strict parser rejected the text: something changed (invalid UTF-8).
-		out = append(out, Repair{Code: CodeJSONRepaired, Detail: "normalised the JSON text"})
+		out = append(out, Fix{Kind: Syntax, Detail: "normalised the JSON text"})
 	}
 	return out
 }
@@ -156,9 +156,9 @@ func (p *repairParser) fencedValues() (any, bool) {
 		} else {
 			rest = ""
 		}
-		if v, err := decodeJSON(block); err == nil {
+		if v, err := Decode(block); err == nil {
 			// The usual fence holds valid JSON: the strict parser's value,
-			// as RepairJSON gives for the same text unfenced.
+			// as Repair gives for the same text unfenced.
 			values = append(values, v)
 			if rest == "" {
 				break
@@ -353,7 +353,7 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 		return nil, false
 	}
 	switch c := p.s[p.i]; {
-	case (c == '{' || c == '[' || c == '(') && p.depth >= MaxJSONDepth:
+	case (c == '{' || c == '[' || c == '(') && p.depth >= MaxDepth:
 		// Nothing more is parsed: a value cut short would pass for the whole.
 		p.tooDeep, p.i = p.i, len(p.s)
 		return nil, false

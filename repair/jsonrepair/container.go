@@ -1,4 +1,4 @@
-package repair
+package jsonrepair
 
 import (
 	"fmt"
@@ -218,7 +218,7 @@ func (p *repairParser) key() (string, bool) {
 	if p.i == start {
 		return "", false
 	}
-	k := toValidUTF8(p.s[start:p.i])
+	k := ToValidUTF8(p.s[start:p.i])
 	if !p.eof() && (p.s[p.i] == '"' || p.s[p.i] == '\'') {
 		if a := skipInlineSpace(p.s, p.i+1); a < len(p.s) && p.s[a] == ':' {
 			p.i++ // a":  — the key's opening quote was forgotten
