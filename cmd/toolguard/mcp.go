@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
-	"net/http"
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/net/netutil"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/mcp"
@@ -183,35 +180,9 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	if err != nil {
 		return err
 	}
-	return serveHTTP(ctx, cfg, log, h)
-}
-
-// serveHTTP serves h on cfg.HTTP until ctx ends, then lets calls finish.
-// Connections are capped and bounded in time while they send headers or sit
-// idle; a body's time is bounded per request (mcp/limits.go), not by
-// ReadTimeout, which would cut streams when it passed.
-func serveHTTP(ctx context.Context, cfg mcpConfig, log *zap.Logger, h http.Handler) error {
-	ln, err := net.Listen("tcp", cfg.HTTP)
-	if err != nil {
-		return err
-	}
-	ln = netutil.LimitListener(ln, cfg.MaxConnections)
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	log.Info("serving MCP over streamable HTTP", zap.String("version", version), zap.String("address", ln.Addr().String()),
-		zap.Bool("authentication", cfg.AuthTokensFile != ""))
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
+	log.Info("starting MCP over streamable HTTP", zap.String("version", version), zap.Bool("authentication", cfg.AuthTokensFile != ""))
+	return mcp.ListenAndServeHTTP(ctx, h, mcp.HTTPServeOptions{Listen: cfg.HTTP, MaxConnections: cfg.MaxConnections,
+		ShutdownTimeout: cfg.ShutdownTimeout, Log: log})
 }
 
 type nopWriteCloser struct{ io.Writer }
