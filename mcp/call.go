@@ -47,14 +47,12 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 // run carries out one call and renders its outcome.
 func (s *Server) run(ctx context.Context, action guard.Action, req guard.ExecuteRequest) (*sdk.CallToolResult, error) {
 	switch action {
-	case guard.ActionWrite:
-		ex, err := s.g.ExecuteWrite(ctx, req)
-		if err != nil {
-			return nil, err
+	case guard.ActionWrite, guard.ActionEdit:
+		execute := s.g.ExecuteWrite
+		if action == guard.ActionEdit {
+			execute = s.g.ExecuteEdit
 		}
-		return executionResult(ex), nil
-	case guard.ActionEdit:
-		ex, err := s.g.ExecuteEdit(ctx, req)
+		ex, err := execute(ctx, req)
 		if err != nil {
 			return nil, err
 		}

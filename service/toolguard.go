@@ -73,45 +73,53 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 }
 
 func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.ExecuteWriteRequest) (*toolguardv1.ExecuteWriteResponse, error) {
-	logSessionID(ctx, req.GetContext().GetSessionId())
-	in, err := protoapi.ExecuteRequest(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), false, s.maxJSONDepth)
+	pv, ex, err := s.execute(ctx, executeCall{req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), false}, s.guard.ExecuteWrite)
 	if err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, true); err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	ex, err := s.guard.ExecuteWrite(ctx, in)
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	s.logVerdict(ctx, ex.Verdict)
-	pv, err := protoapi.VerdictToProto(ex.Verdict, req.GetCall().GetId())
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
+		return nil, err
 	}
 	return protoapi.ExecutionToWriteResponse(pv, ex), nil
 }
 
 func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.ExecuteEditRequest) (*toolguardv1.ExecuteEditResponse, error) {
-	logSessionID(ctx, req.GetContext().GetSessionId())
-	in, err := protoapi.ExecuteRequest(req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), req.GetPartial(), s.maxJSONDepth)
+	pv, ex, err := s.execute(ctx, executeCall{req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), req.GetPartial()}, s.guard.ExecuteEdit)
 	if err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, true); err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	ex, err := s.guard.ExecuteEdit(ctx, in)
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	s.logVerdict(ctx, ex.Verdict)
-	pv, err := protoapi.VerdictToProto(ex.Verdict, req.GetCall().GetId())
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
+		return nil, err
 	}
 	return protoapi.ExecutionToEditResponse(pv, ex), nil
+}
+
+// executeCall is what ExecuteWrite and ExecuteEdit requests share.
+type executeCall struct {
+	rc             *toolguardv1.RequestContext
+	call           *toolguardv1.ToolCall
+	tools          []*toolguardv1.ToolDefinition
+	expectedSHA256 string
+	dryRun         bool
+	partial        bool
+}
+
+// execute checks an execute request, scopes its session to the caller, runs
+// it with the guard's use case and gives the verdict; errors are statuses.
+func (s *toolGuardService) execute(ctx context.Context, c executeCall,
+	run func(context.Context, guard.ExecuteRequest) (*guard.Execution, error)) (*toolguardv1.Verdict, *guard.Execution, error) {
+	logSessionID(ctx, c.rc.GetSessionId())
+	in, err := protoapi.ExecuteRequest(c.rc, c.call, c.tools, c.expectedSHA256, c.dryRun, c.partial, s.maxJSONDepth)
+	if err != nil {
+		return nil, nil, s.toStatus(ctx, err)
+	}
+	if in.SessionID, err = callerFromContext(ctx).scope(in.SessionID, in.Workspace, true); err != nil {
+		return nil, nil, s.toStatus(ctx, err)
+	}
+	ex, err := run(ctx, in)
+	if err != nil {
+		return nil, nil, s.toStatus(ctx, err)
+	}
+	s.logVerdict(ctx, ex.Verdict)
+	pv, err := protoapi.VerdictToProto(ex.Verdict, c.call.GetId())
+	if err != nil {
+		return nil, nil, s.toStatus(ctx, err)
+	}
+	return pv, ex, nil
 }
 
 func (s *toolGuardService) ReadFile(ctx context.Context, req *toolguardv1.ReadFileRequest) (*toolguardv1.ReadFileResponse, error) {
