@@ -47,8 +47,8 @@ var (
 		string(edit.StrategyFuzzy), rungNone,
 	}
 	observedStreamFormats = stream.Formats()
-	outcomeValues  = []string{"usable", "unusable"}
-	streamOutcomes = []string{
+	outcomeValues         = []string{"usable", "unusable"}
+	streamOutcomes        = []string{
 		string(guard.StreamCallUsable), string(guard.StreamCallUnusable), string(guard.StreamCallTruncated),
 	}
 )

@@ -246,6 +246,7 @@ func TestServerCrashChild(t *testing.T) {
 // temporary files before serving, and at the end a fresh in-process server
 // on the workspace serves writes and edits.
 func TestServerCrashKill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seed1, seed2 := rand.Uint64(), rand.Uint64()
 	t.Logf("seed %d %d", seed1, seed2)

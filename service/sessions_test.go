@@ -88,6 +88,7 @@ func canceledContext() context.Context {
 // server stays SERVING; the warnings are rate-limited and never show the
 // password. Once Redis is back on the same port, counting resumes.
 func TestRedisOutage(t *testing.T) {
+	t.Parallel()
 	const secret = "outage-pw"
 	rds := redistest.Start(t, redistest.Options{Password: secret})
 	cfg := redisConfig(t, rds)
@@ -209,6 +210,7 @@ func hasNUL(e observer.LoggedEntry) bool {
 // warnings are throttled and name the principal and the session apart,
 // never the store's key, which joins them with a NUL byte.
 func TestSessionStoreOutageLogs(t *testing.T) {
+	t.Parallel()
 	rds := redistest.Start(t)
 	cfg := redisConfig(t, rds)
 	const token = "alice-token-0123456789abcdef0123456789"

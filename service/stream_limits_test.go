@@ -379,6 +379,7 @@ func TestStreamBufferBudget(t *testing.T) {
 // fit the default pod's memory, still let a write of the largest file
 // (MaxFileBytes) be streamed and executed.
 func TestStreamDefaultsHoldLargestWrite(t *testing.T) {
+	t.Parallel()
 	def := service.DefaultConfig()
 	c, ws := startWorkspace(t, service.Config{})
 	content := strings.Repeat("x := f(y) // a line\n", int(def.MaxFileBytes)/20)

@@ -159,6 +159,7 @@ func bigContent() string {
 }
 
 func TestStreamLargeWriteExecuted(t *testing.T) {
+	t.Parallel()
 	c, ws := startWorkspace(t, service.Config{})
 	content := bigContent()
 	args, err := json.Marshal(map[string]string{"path": "big/openai.go", "content": content})
@@ -186,6 +187,7 @@ func TestStreamLargeWriteExecuted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			events, err := streamRun(t, c, tt.frames)
 			if err != nil {
 				t.Fatal(err)

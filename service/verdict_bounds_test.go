@@ -74,6 +74,7 @@ func TestUnknownParamsReplyBounded(t *testing.T) {
 // is listed with its size and hash, and a usable call's arguments come
 // whole in arguments_json while they fit, once.
 func TestVerdictReplyBounded(t *testing.T) {
+	t.Parallel()
 	content := func(n int) string { return strings.Repeat("x", n) }
 	openTool, err := structpb.NewStruct(map[string]any{"type": "object", "additionalProperties": true})
 	if err != nil {
