@@ -15,6 +15,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/mcp"
 	"github.com/toolguard/toolguard/service"
 )
@@ -49,7 +50,7 @@ func defaultMCPConfig() mcpConfig {
 // server beyond loopback, as serve does.
 func (c mcpConfig) Validate() error {
 	errs := []error{c.Config.Config.Validate()}
-	if c.HTTP != "" && c.AuthTokensFile == "" && !c.AllowUnauthenticated && !service.IsLoopback(c.HTTP) {
+	if c.HTTP != "" && c.AuthTokensFile == "" && !c.AllowUnauthenticated && !auth.IsLoopback(c.HTTP) {
 		errs = append(errs, fmt.Errorf("refusing to serve MCP on %s without authentication: it is not a loopback address; "+
 			"set --auth-tokens-file, or --allow-unauthenticated if that is intended", c.HTTP))
 	}
@@ -153,7 +154,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 		SessionTimeout: cfg.HTTPSessionTimeout, MaxSessions: cfg.MaxHTTPSessions, MaxSessionsPerPrincipal: cfg.MaxHTTPSessionsPerPrincipal,
 		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, AllowedOrigins: cfg.AllowedOrigins, BodyTimeout: cfg.HTTPBodyTimeout}
 	if cfg.HTTP != "" && cfg.AuthTokensFile != "" {
-		if opts.Principals, err = service.TokenPrincipals(cfg.AuthTokensFile, dirs); err != nil {
+		if opts.Principals, err = auth.TokenPrincipals(cfg.AuthTokensFile, dirs); err != nil {
 			return err
 		}
 	}
@@ -167,7 +168,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	}
 	var verify mcp.Verifier
 	if cfg.AuthTokensFile != "" {
-		check, err := service.TokenVerifier(cfg.AuthTokensFile, dirs)
+		check, err := auth.TokenVerifier(cfg.AuthTokensFile, dirs)
 		if err != nil {
 			return err
 		}
