@@ -166,18 +166,10 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 		log.Info("serving MCP on stdio", zap.String("version", version), zap.Any("workspaces", dirs))
 		return srv.RunIO(ctx, io.NopCloser(stdin), nopWriteCloser{stdout})
 	}
-	var verify mcp.Verifier
+	var verify auth.Verifier
 	if cfg.AuthTokensFile != "" {
-		check, err := auth.TokenVerifier(cfg.AuthTokensFile, dirs)
-		if err != nil {
+		if verify, err = auth.TokenVerifier(cfg.AuthTokensFile, dirs); err != nil {
 			return err
-		}
-		verify = func(token string) (*mcp.Caller, error) {
-			c, err := check(token)
-			if err != nil {
-				return nil, err
-			}
-			return &mcp.Caller{Principal: c.Principal, MayUse: c.MayUse}, nil
 		}
 	}
 	h, err := srv.HTTPHandler(verify)
