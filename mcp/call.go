@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -16,7 +17,8 @@ import (
 // handler runs one tool's calls through the guard: the arguments as the
 // model wrote them, counted in the MCP session.
 func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.ToolHandler {
-	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		defer func(start time.Time) { s.metrics.call(tool, start, res, err) }(time.Now())
 		c := callerOf(req)
 		ws, refusal := s.workspaceFor(ctx, req.Session, c)
 		if refusal != "" {
@@ -33,7 +35,7 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 		if err := ctx.Err(); err != nil {
 			return nil, err // cancelled: nothing done
 		}
-		res, err := s.run(ctx, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
+		res, err = s.run(ctx, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
 		p.done()
 		if err != nil {
 			return s.failure(tool, err)

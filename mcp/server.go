@@ -41,6 +41,9 @@ type Options struct {
 	MaxRequestBytes int64
 	// Log receives what the clients cannot be told; nil logs nothing.
 	Log *zap.Logger
+	// Metrics, when set, registers the MCP calls' counter and latency
+	// (metrics.go); the guard's Observer counts verdicts and codes.
+	Metrics Registerer
 
 	// The streamable HTTP transport's bounds (limits.go); zero values take
 	// the defaults.
@@ -96,6 +99,7 @@ type Server struct {
 	sessions *sessionSlots // the HTTP handler's
 
 	storeDown *logthrottle.Warning // every call may fail while the store is down
+	metrics   *callMetrics
 }
 
 // New builds a Server over g.
@@ -108,8 +112,12 @@ func New(g *guard.Guard, opts Options) (*Server, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
+	metrics, err := newCallMetrics(opts.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: register metrics: %w", err)
+	}
 	return &Server{g: g, opts: opts, log: log, stdioID: "stdio-" + hex.EncodeToString(b[:]), servers: map[string]*sdk.Server{},
-		storeDown: logthrottle.New(log, "mcp: session store unreachable: call failed")}, nil
+		storeDown: logthrottle.New(log, "mcp: session store unreachable: call failed"), metrics: metrics}, nil
 }
 
 // Connect serves one session on t, for tests and embedders; it returns once

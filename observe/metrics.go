@@ -46,9 +46,7 @@ var (
 		string(edit.StrategyUnicode), string(edit.StrategyIndent), string(edit.StrategyBlockAnchor),
 		string(edit.StrategyFuzzy), rungNone,
 	}
-	observedStreamFormats = []stream.Format{stream.XMLTags, stream.OpenAI, stream.Anthropic, stream.Hermes, stream.QwenXML, stream.MiniMax,
-		stream.Harmony, stream.DeepSeekV3, stream.DeepSeekV31, stream.KimiK2, stream.Mistral, stream.Llama3JSON,
-		stream.GLM45, stream.Pythonic, stream.ClaudeXML, stream.Auto}
+	observedStreamFormats = stream.Formats()
 	outcomeValues  = []string{"usable", "unusable"}
 	streamOutcomes = []string{
 		string(guard.StreamCallUsable), string(guard.StreamCallUnusable), string(guard.StreamCallTruncated),

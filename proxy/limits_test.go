@@ -40,7 +40,7 @@ func newLimitProxy(t *testing.T, upstream http.Handler, edit func(*Config)) (*te
 	tp := newTestProxy(t, upstream, edit)
 	done := make(chan struct{}, 64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tp.Proxy.ServeHTTP(w, r)
+		tp.ServeHTTP(w, r)
 		done <- struct{}{}
 	}))
 	t.Cleanup(srv.Close)

@@ -18,11 +18,10 @@ func (p *Proxy) observingRescue() bool { return p.cfg.Rescue && !p.enforce() }
 // event on as it came.
 type rescueTap struct {
 	eventProcessor
-	p     *Proxy
-	rs    *request
-	r     *rescuer
-	c     rescueChunk
-	index int // the next call's position in the answer (Anthropic: the block)
+	p  *Proxy
+	rs *request
+	r  *rescuer
+	c  rescueChunk
 }
 
 func (p *Proxy) newRescueTap(rs *request, next eventProcessor) eventProcessor {

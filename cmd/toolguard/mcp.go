@@ -7,16 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
-	"net/http"
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/net/netutil"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/mcp"
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 )
 
@@ -57,6 +55,9 @@ func (c mcpConfig) Validate() error {
 	if c.AuthTokensFile != "" && c.HTTP == "" {
 		errs = append(errs, errors.New("--auth-tokens-file needs --http: stdio has no bearer tokens"))
 	}
+	if c.MetricsListen != "" {
+		errs = append(errs, observe.CheckListen(c.MetricsListen, c.HTTP, "MCP server's port"))
+	}
 	return errors.Join(append(errs, c.validateHTTP()...)...)
 }
 
@@ -92,7 +93,7 @@ func (c mcpConfig) validateHTTP() []error {
 // mcpCoreSettings are serve's settings that mean the same for the MCP server.
 var mcpCoreSettings = []string{"workspace", "workspaces", "create-workspaces", "agent-root", "tools-file", "max-file-bytes", "deny",
 	"fuzzy-threshold", "mistake-limit", "session-ttl", "max-sessions", "session-store", "redis-url", "redis-key-prefix", "redis-timeout",
-	"auth-tokens-file", "allow-unauthenticated", "rate-limit", "rate-burst", "log-format", "log-level", "shutdown-timeout"}
+	"auth-tokens-file", "allow-unauthenticated", "rate-limit", "rate-burst", "log-format", "log-level", "shutdown-timeout", "metrics-listen"}
 
 func mcpSettings() []setting[mcpConfig] {
 	out := []setting[mcpConfig]{
@@ -138,7 +139,12 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	if err := prepareWorkspaces(cfg.Config, log); err != nil {
 		return err
 	}
-	g, cleanup, err := guard.New(cfg.Config.Config, guard.Options{Log: log})
+	gopts, reg, stopMetrics, err := mcpMetrics(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopMetrics() }()
+	g, cleanup, err := guard.New(cfg.Config.Config, gopts)
 	if err != nil {
 		return err
 	}
@@ -152,7 +158,8 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	maxRequest := 2*cfg.MaxFileBytes + 1<<20
 	opts := mcp.Options{ModelID: cfg.Model, Version: version, Workspaces: dirs, MaxRequestBytes: maxRequest, Log: log,
 		SessionTimeout: cfg.HTTPSessionTimeout, MaxSessions: cfg.MaxHTTPSessions, MaxSessionsPerPrincipal: cfg.MaxHTTPSessionsPerPrincipal,
-		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, AllowedOrigins: cfg.AllowedOrigins, BodyTimeout: cfg.HTTPBodyTimeout}
+		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, AllowedOrigins: cfg.AllowedOrigins, BodyTimeout: cfg.HTTPBodyTimeout,
+		Metrics: reg}
 	if cfg.HTTP != "" && cfg.AuthTokensFile != "" {
 		if opts.Principals, err = auth.TokenPrincipals(cfg.AuthTokensFile, dirs); err != nil {
 			return err
@@ -176,35 +183,26 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	if err != nil {
 		return err
 	}
-	return serveHTTP(ctx, cfg, log, h)
+	log.Info("starting MCP over streamable HTTP", zap.String("version", version), zap.Bool("authentication", cfg.AuthTokensFile != ""))
+	return mcp.ListenAndServeHTTP(ctx, h, mcp.HTTPServeOptions{Listen: cfg.HTTP, MaxConnections: cfg.MaxConnections,
+		ShutdownTimeout: cfg.ShutdownTimeout, Log: log})
 }
 
-// serveHTTP serves h on cfg.HTTP until ctx ends, then lets calls finish.
-// Connections are capped and bounded in time while they send headers or sit
-// idle; a body's time is bounded per request (mcp/limits.go), not by
-// ReadTimeout, which would cut streams when it passed.
-func serveHTTP(ctx context.Context, cfg mcpConfig, log *zap.Logger, h http.Handler) error {
-	ln, err := net.Listen("tcp", cfg.HTTP)
+// mcpMetrics starts the metrics endpoint of --metrics-listen: the guard's
+// Observer counts verdicts and codes, the MCP server its calls and their
+// latency. Without the flag there is none and stop does nothing.
+func mcpMetrics(cfg mcpConfig, log *zap.Logger) (guard.Options, mcp.Registerer, func() error, error) {
+	opts := guard.Options{Log: log}
+	if cfg.MetricsListen == "" {
+		return opts, nil, func() error { return nil }, nil
+	}
+	ep, err := observe.NewEndpoint(cfg.MetricsListen, cfg.ShutdownTimeout, log.Named("metrics"))
 	if err != nil {
-		return err
+		return opts, nil, nil, err
 	}
-	ln = netutil.LimitListener(ln, cfg.MaxConnections)
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-	log.Info("serving MCP over streamable HTTP", zap.String("version", version), zap.String("address", ln.Addr().String()),
-		zap.Bool("authentication", cfg.AuthTokensFile != ""))
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
+	ep.Start()
+	opts.Observe = ep.Observer
+	return opts, ep, ep.Stop, nil
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -15,6 +15,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair/stream"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/protoapi"
 )
@@ -35,8 +36,7 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg.Workspace = "" // only --execute opens one
 	fs := newFlagSet("stream", streamUsage, stderr)
 	var o streamFlags
-	fs.StringVar(&o.format, "format", "", "`format` the model writes tool calls in: xml_tags, openai, anthropic, hermes, qwen_xml, minimax, "+
-		"glm45, harmony, deepseek_v3, deepseek_v31, kimi_k2, mistral, pythonic, llama3_json, claude_xml or auto (or the STREAM_FORMAT_* name); required unless the start frame sets it")
+	fs.StringVar(&o.format, "format", "", "`format` the model writes tool calls in: "+stream.FormatList()+" (or the STREAM_FORMAT_* name); required unless the start frame sets it")
 	fs.StringVar(&o.session, "session", "cli", "session `id` the calls are counted in")
 	fs.StringVar(&o.model, "model", "", "model `id`, selects model-specific fixes and tool variants")
 	fs.StringVar(&o.finishReason, "finish-reason", "", "finish `reason` of the end frame added when the input has none (e.g. stop, length)")
@@ -150,8 +150,7 @@ func parseStreamFormat(s string) (toolguardv1.StreamFormat, error) {
 	name := "STREAM_FORMAT_" + strings.TrimPrefix(strings.ToUpper(s), "STREAM_FORMAT_")
 	v, ok := toolguardv1.StreamFormat_value[name]
 	if !ok || v == int32(toolguardv1.StreamFormat_STREAM_FORMAT_UNSPECIFIED) {
-		return 0, fmt.Errorf("--format %q: want xml_tags, openai, anthropic, hermes, qwen_xml, minimax, "+
-			"glm45, harmony, deepseek_v3, deepseek_v31, kimi_k2, mistral, pythonic, llama3_json, claude_xml or auto", s)
+		return 0, fmt.Errorf("--format %q: want %s", s, stream.FormatList())
 	}
 	return toolguardv1.StreamFormat(v), nil
 }

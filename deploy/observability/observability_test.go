@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/toolguard/toolguard/mcp"
 	"github.com/toolguard/toolguard/proxy"
 	"github.com/toolguard/toolguard/service"
 )
@@ -42,7 +43,7 @@ func registered(t *testing.T) map[string]bool {
 	serve(t, px.Serve)
 
 	names := map[string]bool{}
-	for _, n := range append(srv.MetricNames(), px.MetricNames()...) {
+	for _, n := range slices.Concat(srv.MetricNames(), px.MetricNames(), mcp.MetricNames()) {
 		names[n] = true
 		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 			names[n+suffix] = true
@@ -183,7 +184,8 @@ func TestDashboard(t *testing.T) {
 	for _, want := range []string{"toolguard_verdicts_total", "toolguard_repairs_total", "toolguard_violations_total",
 		"toolguard_mistake_limit_reached_total", "grpc_server_handling_seconds_bucket", "toolguard_streams_open",
 		"toolguard_streams_max", "toolguard_proxy_calls_total", "toolguard_mistakes_not_counted_total",
-		"toolguard_edit_outcomes_total", "toolguard_stream_calls_total", "grpc_server_handled_total"} {
+		"toolguard_edit_outcomes_total", "toolguard_stream_calls_total", "grpc_server_handled_total",
+		"toolguard_mcp_calls_total", "toolguard_mcp_call_duration_seconds_bucket"} {
 		if !shown[want] {
 			t.Errorf("no panel shows %s", want)
 		}

@@ -88,7 +88,7 @@ func (auto) opener(p *textParser, b []byte) (match, bool, string, int) {
 		case needMore:
 			return needMore, false, "", 0
 		case matched:
-			a.format, a.syntax = f, textFormats[f]
+			a.format, a.syntax = f, formats[f].syntax
 			p.trigger = autoTrigger
 			if t, ok := a.syntax.(triggered); ok {
 				p.trigger = t.triggers() + "["
@@ -120,7 +120,7 @@ func (p *textParser) autoMatch(f Format, b []byte, current, nested bool) (match,
 	if m := autoGuard(f, b); m != matched {
 		return m, false, "", 0
 	}
-	syntax := textFormats[f]
+	syntax := formats[f].syntax
 	m, wrapper, name, n := syntax.opener(p, b)
 	switch {
 	case m != matched:

@@ -1,6 +1,6 @@
 package stream
 
-// White space around calls in the formats of layoutFormats is layout, not
+// White space around calls in the formats with layout (formats.go) is layout, not
 // prose: the newlines inside a <tool_call> wrapper, between two calls, and
 // before the first call or after the last when nothing else stands there
 // pass on as no text at all. A run of text between two calls (or a call
@@ -12,11 +12,6 @@ package stream
 // maxLayout is the longest run of white space held as possible layout; a
 // longer one is not layout and passes on as text.
 const maxLayout = 4 << 10
-
-// layoutFormats are the formats whose white space around calls is layout.
-var layoutFormats = map[Format]bool{Hermes: true, QwenXML: true, MiniMax: true,
-	Harmony: true, DeepSeekV3: true, DeepSeekV31: true, KimiK2: true, Mistral: true, Llama3JSON: true,
-	GLM45: true, Pythonic: true, ClaudeXML: true, Auto: true}
 
 // addText takes p.buf[from:to], prose, and returns the bytes used: a
 // character split at the end waits unless final. After a call, white space

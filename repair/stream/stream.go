@@ -67,40 +67,36 @@ const (
 	Llama3JSON Format = 14
 )
 
-var formatNames = map[Format]string{
-	XMLTags: "xml_tags", OpenAI: "openai", Anthropic: "anthropic",
-	Hermes: "hermes", QwenXML: "qwen_xml", MiniMax: "minimax",
-	Harmony: "harmony", DeepSeekV3: "deepseek_v3", DeepSeekV31: "deepseek_v31",
-	KimiK2: "kimi_k2", Mistral: "mistral", Llama3JSON: "llama3_json",
-	GLM45: "glm45", Pythonic: "pythonic", ClaudeXML: "claude_xml",
-	Auto: "auto",
-}
-
 // String returns the format's name, as ParseFormat accepts it.
 func (f Format) String() string {
-	if s, ok := formatNames[f]; ok {
-		return s
+	if info, ok := formats[f]; ok {
+		return info.name
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
 // ParseFormat returns the format with the given name.
 func ParseFormat(name string) (Format, error) {
-	for f, s := range formatNames {
-		if s == name {
+	for f, info := range formats {
+		if info.name == name {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown stream format %q: want one of %s", name, formatList())
+	return 0, fmt.Errorf("unknown stream format %q: want %s", name, FormatList())
 }
 
-// formatList names the formats, in order, for messages.
-func formatList() string {
+// Formats lists every format, in the order of their values.
+func Formats() []Format { return slices.Sorted(maps.Keys(formats)) }
+
+// FormatList names the formats, in order, for messages and usage texts:
+// "xml_tags, openai, ... or auto".
+func FormatList() string {
 	var names []string
-	for _, f := range slices.Sorted(maps.Keys(formatNames)) {
-		names = append(names, formatNames[f])
+	for _, f := range Formats() {
+		names = append(names, formats[f].name)
 	}
-	return strings.Join(names, ", ")
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " or " + names[last]
 }
 
 // Structured reports whether calls arrive as ToolDelta fragments.
@@ -230,7 +226,7 @@ type Parser struct {
 // New returns a parser that reports events to emit, synchronously from
 // Text, ToolDelta and End.
 func New(format Format, opts Options, emit func(Event)) (*Parser, error) {
-	if _, ok := formatNames[format]; !ok {
+	if _, ok := formats[format]; !ok {
 		return nil, fmt.Errorf("unknown stream format %d", int(format))
 	}
 	p := &Parser{format: format, emit: emit}

@@ -739,7 +739,8 @@ func TestCallerMistakes(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for f, name := range formatNames {
+	for _, f := range Formats() {
+		name := formats[f].name
 		got, err := ParseFormat(name)
 		if err != nil || got != f || f.String() != name {
 			t.Errorf("ParseFormat(%q) = %v, %v", name, got, err)
@@ -747,6 +748,13 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("json"); err == nil {
 		t.Error("unknown format name accepted")
+	}
+	// A format reads text with a machine of its own unless its calls
+	// arrive as fragments.
+	for _, f := range Formats() {
+		if (formats[f].syntax == nil) != f.Structured() {
+			t.Errorf("format %s: machine %T, structured %v", f, formats[f].syntax, f.Structured())
+		}
 	}
 }
 

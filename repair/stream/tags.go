@@ -69,20 +69,6 @@ type triggered interface {
 	triggers() string
 }
 
-var textFormats = map[Format]textFormat{
-	XMLTags:   xmlTags{},
-	Hermes:    hermes{},
-	QwenXML:   qwenXML,
-	MiniMax:   miniMax,
-	GLM45:     glm45{},
-	Pythonic:  pythonic{},
-	ClaudeXML: claudeXML,
-	Auto:      auto{},
-	// JSON arguments after a header of tokens, or JSON bodies.
-	Harmony: harmony{}, DeepSeekV3: deepSeek{v3: true}, DeepSeekV31: deepSeek{},
-	KimiK2: kimi{}, Mistral: mistral{}, Llama3JSON: llama3{},
-}
-
 type textState uint8
 
 const (
@@ -142,8 +128,8 @@ const (
 )
 
 func newTextParser(format Format, opts Options, emit func(Event)) *textParser {
-	p := &textParser{format: format, syntax: textFormats[format], opts: opts, sink: emit, paramSink: opts.ParamText,
-		maxTag: defaultMaxTag, layout: layoutFormats[format], trigger: "<"}
+	p := &textParser{format: format, syntax: formats[format].syntax, opts: opts, sink: emit, paramSink: opts.ParamText,
+		maxTag: defaultMaxTag, layout: formats[format].layout, trigger: "<"}
 	// Events go through the tail, which holds them while a closed call
 	// waits for the end of the response (tail.go).
 	p.emit, p.opts.ParamText = p.route, p.routeParam

@@ -196,24 +196,22 @@ func toolDefsFromProto(defs []*toolguardv1.ToolDefinition, field string, maxJSON
 	return out, nil
 }
 
-// streamFormats maps the API's stream formats to the parser's.
-var streamFormats = map[toolguardv1.StreamFormat]stream.Format{
-	toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS:     stream.XMLTags,
-	toolguardv1.StreamFormat_STREAM_FORMAT_OPENAI:       stream.OpenAI,
-	toolguardv1.StreamFormat_STREAM_FORMAT_ANTHROPIC:    stream.Anthropic,
-	toolguardv1.StreamFormat_STREAM_FORMAT_HERMES:       stream.Hermes,
-	toolguardv1.StreamFormat_STREAM_FORMAT_QWEN_XML:     stream.QwenXML,
-	toolguardv1.StreamFormat_STREAM_FORMAT_MINIMAX:      stream.MiniMax,
-	toolguardv1.StreamFormat_STREAM_FORMAT_GLM45:        stream.GLM45,
-	toolguardv1.StreamFormat_STREAM_FORMAT_HARMONY:      stream.Harmony,
-	toolguardv1.StreamFormat_STREAM_FORMAT_DEEPSEEK_V3:  stream.DeepSeekV3,
-	toolguardv1.StreamFormat_STREAM_FORMAT_DEEPSEEK_V31: stream.DeepSeekV31,
-	toolguardv1.StreamFormat_STREAM_FORMAT_KIMI_K2:      stream.KimiK2,
-	toolguardv1.StreamFormat_STREAM_FORMAT_MISTRAL:      stream.Mistral,
-	toolguardv1.StreamFormat_STREAM_FORMAT_PYTHONIC:     stream.Pythonic,
-	toolguardv1.StreamFormat_STREAM_FORMAT_LLAMA3_JSON:  stream.Llama3JSON,
-	toolguardv1.StreamFormat_STREAM_FORMAT_CLAUDE_XML:   stream.ClaudeXML,
-	toolguardv1.StreamFormat_STREAM_FORMAT_AUTO:         stream.Auto,
+// streamFormats maps the API's stream formats to the parser's, by name:
+// STREAM_FORMAT_HERMES is the parser's hermes (TestStreamFormatsMatch
+// checks that each side has the other).
+var streamFormats = func() map[toolguardv1.StreamFormat]stream.Format {
+	out := map[toolguardv1.StreamFormat]stream.Format{}
+	for _, f := range stream.Formats() {
+		if v, ok := toolguardv1.StreamFormat_value[StreamFormatEnumName(f)]; ok {
+			out[toolguardv1.StreamFormat(v)] = f
+		}
+	}
+	return out
+}()
+
+// StreamFormatEnumName is the API's name of a parser's format.
+func StreamFormatEnumName(f stream.Format) string {
+	return "STREAM_FORMAT_" + strings.ToUpper(f.String())
 }
 
 // streamRequestFromProto checks a start frame and converts it. The frame's

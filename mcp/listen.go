@@ -1,0 +1,54 @@
+package mcp
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/net/netutil"
+
+	"github.com/toolguard/toolguard/internal/lifecycle"
+)
+
+// HTTPServeOptions bound the HTTP server that carries the streamable
+// transport.
+type HTTPServeOptions struct {
+	Listen string
+	// MaxConnections caps the connections open at once; more wait to be
+	// accepted.
+	MaxConnections  int
+	ShutdownTimeout time.Duration
+	Log             *zap.Logger
+}
+
+// httpServer serves an MCP handler the way every front end serves: bound
+// first, stopped gracefully within a bound (internal/lifecycle).
+type httpServer struct {
+	run      lifecycle.Runner
+	maxConns int
+}
+
+func (s *httpServer) Serve(ctx context.Context, lis net.Listener) error {
+	return s.run.Serve(ctx, netutil.LimitListener(lis, s.maxConns))
+}
+
+// ListenAndServeHTTP serves h (Server.HTTPHandler) on o.Listen until ctx
+// ends, then lets the calls in flight finish within o.ShutdownTimeout.
+// Headers and idle connections are bounded in time; a body's time is
+// bounded per request (limits.go), not by ReadTimeout, which would cut the
+// event streams when it passed.
+func ListenAndServeHTTP(ctx context.Context, h http.Handler, o HTTPServeOptions) error {
+	log := o.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return lifecycle.ListenAndServe(ctx, o.Listen, func() (*httpServer, error) {
+		s := &httpServer{maxConns: o.MaxConnections}
+		s.run.Server = lifecycle.HTTP(&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10})
+		s.run.Log, s.run.Name, s.run.Work, s.run.Stopped = log, "MCP over streamable HTTP", "requests", "MCP server stopped"
+		s.run.ShutdownTimeout = o.ShutdownTimeout
+		return s, nil
+	})
+}
