@@ -25,7 +25,7 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 			return errorResult(refusal), nil
 		}
 		vr := guard.ValidateRequest{
-			SessionID: c.sessionKey(s.sessionID(req.Session)),
+			SessionID: sessionKey(c, s.sessionID(req.Session)),
 			ModelID:   modelID,
 			// The SDK hands the arguments over as sent: repairs see them whole.
 			Call: repair.Call{Name: tool, Form: repair.FormText, Text: string(req.Params.Arguments)},

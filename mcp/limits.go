@@ -16,7 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/time/rate"
+
+	"github.com/toolguard/toolguard/internal/ratelimit"
 )
 
 // Bounds of the streamable HTTP transport (issue 27): every session the SDK
@@ -213,41 +214,16 @@ func writeRPCError(w http.ResponseWriter, status, code int, message string) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// rateLimiter is a token bucket per principal. Principals come from the
-// tokens file (or are the one anonymous caller), so buckets are few and
-// never evicted. It mirrors the gRPC server's (service/limits.go): front
-// ends do not import each other.
-type rateLimiter struct {
-	limit rate.Limit
-	burst int
-
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
-}
+// rateLimiter is the per-principal limit (internal/ratelimit), refusing
+// with 429 and Retry-After. nil limits nothing.
+type rateLimiter struct{ *ratelimit.Limiter }
 
 func newRateLimiter(perSecond float64, burst int) *rateLimiter {
-	if perSecond <= 0 {
+	l := ratelimit.New(perSecond, burst)
+	if l == nil {
 		return nil
 	}
-	return &rateLimiter{limit: rate.Limit(perSecond), burst: max(burst, 1), buckets: map[string]*rate.Limiter{}}
-}
-
-// wait is how long the principal must wait before its next request; a
-// refused request costs nothing.
-func (l *rateLimiter) wait(principal string) time.Duration {
-	l.mu.Lock()
-	b := l.buckets[principal]
-	if b == nil {
-		b = rate.NewLimiter(l.limit, l.burst)
-		l.buckets[principal] = b
-	}
-	l.mu.Unlock()
-	res := b.Reserve()
-	if d := res.Delay(); d > 0 {
-		res.Cancel()
-		return d
-	}
-	return 0
+	return &rateLimiter{l}
 }
 
 func (l *rateLimiter) limitRate(next http.Handler) http.Handler {
@@ -256,13 +232,13 @@ func (l *rateLimiter) limitRate(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		principal, _ := principalOf(r)
-		if d := l.wait(principal); d > 0 {
+		if d := l.Take(principal); d > 0 {
 			who := "this server's callers"
 			if principal != "" {
 				who = fmt.Sprintf("principal %q", principal)
 			}
 			refuse(w, &limitRefusal{http.StatusTooManyRequests, fmt.Sprintf(
-				"%s made more than %g requests a second (burst %d); retry in %s", who, float64(l.limit), l.burst, d.Round(time.Millisecond)), d})
+				"%s made more than %g requests a second (burst %d); retry in %s", who, l.PerSecond(), l.Burst(), d.Round(time.Millisecond)), d})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/mcp"
 )
 
@@ -23,11 +24,11 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // principals when tokens is not nil.
 func httpServer(t *testing.T, s *mcp.Server, tokens map[string]string) *httptest.Server {
 	t.Helper()
-	var verify mcp.Verifier
+	var verify auth.Verifier
 	if tokens != nil {
-		verify = func(token string) (*mcp.Caller, error) {
+		verify = func(token string) (*auth.Caller, error) {
 			if p, ok := tokens[token]; ok {
-				return &mcp.Caller{Principal: p, MayUse: func(string) bool { return true }}, nil
+				return auth.NewCaller(p, auth.AllWorkspaces), nil
 			}
 			return nil, errors.New("unknown token")
 		}

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/mcp"
 	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/workspace"
@@ -326,11 +327,11 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestHTTPTokens(t *testing.T) {
 	docs := t.TempDir()
 	s, ws := newServer(t, guard.Config{Workspaces: []string{"docs=" + docs}}, mcp.Options{})
-	callers := map[string]*mcp.Caller{
-		"docs-token": {Principal: "writer", MayUse: func(w string) bool { return w == "docs" }},
-		"none-token": {Principal: "nobody", MayUse: func(string) bool { return false }},
+	callers := map[string]*auth.Caller{
+		"docs-token": auth.NewCaller("writer", "docs"),
+		"none-token": auth.NewCaller("nobody"),
 	}
-	h, err := s.HTTPHandler(func(token string) (*mcp.Caller, error) {
+	h, err := s.HTTPHandler(func(token string) (*auth.Caller, error) {
 		if c := callers[token]; c != nil {
 			return c, nil
 		}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/repair"
 )
@@ -193,7 +194,7 @@ func annotations(a guard.Action) *sdk.ToolAnnotations {
 // parameter picks the tools' family; verify, when set, authenticates every
 // request by its bearer token (tokens.go). The Options' HTTP bounds apply
 // (limits.go): origin, then token, rate, sessions, and the SDK.
-func (s *Server) HTTPHandler(verify Verifier) (http.Handler, error) {
+func (s *Server) HTTPHandler(verify auth.Verifier) (http.Handler, error) {
 	if _, err := s.server(s.opts.ModelID); err != nil {
 		return nil, err
 	}

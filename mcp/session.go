@@ -11,53 +11,45 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 )
 
-// Caller is who an HTTP request comes from, as the tokens file names it.
-type Caller struct {
-	Principal string
-	// MayUse reports whether the caller's grants include a workspace.
-	MayUse func(workspace string) bool
-}
-
-// Verifier checks a bearer token: the caller it names, or an error.
-type Verifier func(token string) (*Caller, error)
-
 // sessionKey keys an authenticated caller's sessions with its principal, as
-// the gRPC server does, so one principal never counts in another's.
-func (c *Caller) sessionKey(id string) string {
+// the gRPC server does, so one principal never counts in another's. Without
+// tokens (c nil) the id is used as sent.
+func sessionKey(c *auth.Caller, id string) string {
 	if c == nil {
 		return id
 	}
-	return guard.SessionKey(c.Principal, true, id)
+	return guard.SessionKey(c.Principal, c.Authenticated(), id)
 }
 
 const callerKey = "toolguard.caller"
 
 // requireToken refuses HTTP requests without a valid bearer token and hands
 // the caller to the tool handlers (the SDK's TokenInfo).
-func requireToken(verify Verifier, next http.Handler) http.Handler {
-	return auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+func requireToken(verify auth.Verifier, next http.Handler) http.Handler {
+	return sdkauth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
 		c, err := verify(token)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+			return nil, fmt.Errorf("%w: %v", sdkauth.ErrInvalidToken, err)
 		}
 		// UserID binds an MCP session to its principal: the SDK refuses a
 		// session id presented with another principal's token.
-		return &auth.TokenInfo{UserID: c.Principal, Extra: map[string]any{callerKey: c}}, nil
-	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+		return &sdkauth.TokenInfo{UserID: c.Principal, Extra: map[string]any{callerKey: c}}, nil
+	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
 }
 
-func callerOf(req *sdk.CallToolRequest) *Caller {
+func callerOf(req *sdk.CallToolRequest) *auth.Caller {
 	if req.Extra == nil || req.Extra.TokenInfo == nil {
 		return nil
 	}
-	c, _ := req.Extra.TokenInfo.Extra[callerKey].(*Caller)
+	c, _ := req.Extra.TokenInfo.Extra[callerKey].(*auth.Caller)
 	return c
 }
 
@@ -85,7 +77,7 @@ func (s *Server) rootsChanged(_ context.Context, req *sdk.RootsListChangedReques
 // workspaceFor picks the workspace a session's calls act on: the default
 // one, narrowed by the client's roots to the workspaces inside one of them
 // and by the caller's grants. A refusal is a message for the model.
-func (s *Server) workspaceFor(ctx context.Context, ss *sdk.ServerSession, c *Caller) (string, string) {
+func (s *Server) workspaceFor(ctx context.Context, ss *sdk.ServerSession, c *auth.Caller) (string, string) {
 	names := make([]string, 0, len(s.opts.Workspaces))
 	for name := range s.opts.Workspaces {
 		names = append(names, name)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/observe"
 )
 
@@ -138,7 +139,7 @@ func (c Config) Validate() error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("listen address %q: want host:port", c.Listen))
-	} else if !c.AllowUnauthenticated && !isLoopback(c.Listen) {
+	} else if !c.AllowUnauthenticated && !auth.IsLoopback(c.Listen) {
 		errs = append(errs, fmt.Errorf("refusing to listen on %s: it is not a loopback address, and the proxy authenticates no one, so anyone who can reach it could use the upstream through it; "+
 			"set --allow-unauthenticated (TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED=true) if an open proxy on this address is intended", c.Listen))
 	}
@@ -206,22 +207,6 @@ func (c Config) upstreamURL() (*url.URL, error) {
 		return nil, errors.New("upstream: the URL may not hold credentials; clients send their own keys")
 	}
 	return u, nil
-}
-
-// isLoopback reports whether a listen address binds loopback only: an IP
-// loopback address or localhost. An empty host binds every interface.
-// (service.IsLoopback's rule; front ends do not import each other.)
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return true // listening fails with a clearer error
-	}
-	if host == "localhost" {
-		return true
-	}
-	host, _, _ = strings.Cut(host, "%") // an IPv6 zone
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // validHeaderName reports whether s is an HTTP header field name (a token).

@@ -15,6 +15,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -46,7 +47,7 @@ func TestAccessChainOrder(t *testing.T) {
 func TestRefusalsAndPrincipalsAreLogged(t *testing.T) {
 	cfg := testConfig(t)
 	const token = "alice-token-0123456789abcdef0123456789"
-	cfg.AuthTokensFile = writeFile(t, "tokens.yaml", "tokens:\n  - principal: alice\n    sha256: "+HashToken(token)+"\n    workspaces: [default]\n")
+	cfg.AuthTokensFile = writeFile(t, "tokens.yaml", "tokens:\n  - principal: alice\n    sha256: "+auth.HashToken(token)+"\n    workspaces: [default]\n")
 	ts := startTestServer(t, cfg)
 	client := toolguardv1.NewToolGuardServiceClient(ts.conn)
 
@@ -76,52 +77,10 @@ func writeFile(t *testing.T, name, content string) string {
 	return path
 }
 
-func TestParseTokens(t *testing.T) {
-	hash := HashToken("one-token-0123456789abcdef0123456789")
-	workspaces := map[string]string{"default": "/ws", "docs": "/docs"}
-	entry := func(principal, sha string, workspaces ...string) string {
-		return "  - principal: " + principal + "\n    sha256: " + sha + "\n    workspaces: [" + strings.Join(workspaces, ", ") + "]\n"
-	}
-	tests := []struct {
-		name    string
-		file    string
-		wantErr string
-	}{
-		{name: "yaml", file: "tokens:\n" + entry("alice", hash, "default", "docs")},
-		{name: "json", file: `{"tokens": [{"principal": "alice", "sha256": "` + strings.ToUpper(hash) + `", "workspaces": ["*"]}]}`},
-		{name: "no workspaces", file: "tokens:\n" + entry("reader", hash)},
-		{name: "empty", file: "tokens: []\n", wantErr: "no tokens"},
-		{name: "unknown field", file: "tokens:\n" + entry("alice", hash, "default") + "    role: admin\n", wantErr: "role"},
-		{name: "token not hashed", file: "tokens:\n" + entry("alice", "s3cret", "default"), wantErr: "64 hex digits"},
-		{name: "no principal", file: "tokens:\n" + entry(`""`, hash, "default"), wantErr: "principal: required"},
-		{name: "anonymous is reserved", file: "tokens:\n" + entry("anonymous", hash, "default"), wantErr: "reserved"},
-		{name: "principal with a space", file: "tokens:\n" + entry(`"al ice"`, hash, "default"), wantErr: "visible ASCII"},
-		{name: "unknown workspace", file: "tokens:\n" + entry("alice", hash, "web"), wantErr: `workspace "web": the server has no such workspace (it has default, docs)`},
-		{name: "same token twice", file: "tokens:\n" + entry("alice", hash, "default") + entry("bob", hash, "docs"), wantErr: "the same token as tokens[0] (alice)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, err := parseTokens([]byte(tt.file), workspaces)
-			if tt.wantErr == "" {
-				if err != nil || len(a.tokens) == 0 {
-					t.Fatalf("parseTokens: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
-			}
-		})
-	}
-	if _, err := loadAuthenticator(filepath.Join(t.TempDir(), "missing.yaml"), workspaces); err == nil || !strings.Contains(err.Error(), "auth tokens file") {
-		t.Errorf("missing tokens file: %v", err)
-	}
-}
-
 func TestCallerScope(t *testing.T) {
-	alice := &Caller{Principal: "alice", authenticated: true, workspaces: map[string]bool{"docs": true}}
+	alice := caller{auth.NewCaller("alice", "docs")}
 	tests := []struct {
-		caller    *Caller
+		caller    caller
 		workspace string
 		executes  bool
 		wantKey   string
@@ -131,7 +90,7 @@ func TestCallerScope(t *testing.T) {
 		{caller: alice, workspace: "docs", executes: true, wantKey: "alice\x00s"},
 		{caller: alice, executes: true, denied: guard.DefaultWorkspaceName},
 		{caller: alice, workspace: "web", denied: "web"},
-		{caller: anonymousCaller, workspace: "web", executes: true, wantKey: "s"},
+		{caller: caller{auth.Anonymous()}, workspace: "web", executes: true, wantKey: "s"},
 	}
 	for _, tt := range tests {
 		key, err := tt.caller.scope("s", tt.workspace, tt.executes)
@@ -145,7 +104,7 @@ func TestCallerScope(t *testing.T) {
 			t.Errorf("%s %q executes=%v: %q, %v; want %q", tt.caller.Principal, tt.workspace, tt.executes, key, err, tt.wantKey)
 		}
 	}
-	if got := PrincipalFromContext(context.Background()); got != AnonymousPrincipal {
+	if got := PrincipalFromContext(context.Background()); got != auth.AnonymousPrincipal {
 		t.Errorf("principal outside a call = %q", got)
 	}
 }
@@ -170,10 +129,10 @@ func TestRateLimiterPerPrincipal(t *testing.T) {
 }
 
 func TestStreamSlots(t *testing.T) {
-	alice := &Caller{Principal: "alice", authenticated: true}
-	bob := &Caller{Principal: "bob", authenticated: true}
+	alice := auth.NewCaller("alice")
+	bob := auth.NewCaller("bob")
 	slots := newStreamSlots(Config{MaxStreams: 3, MaxStreamsPerPrincipal: 2, AuthTokensFile: "t"}, 2)
-	wantReason := func(what string, c *Caller, reason string) {
+	wantReason := func(what string, c *auth.Caller, reason string) {
 		t.Helper()
 		var le *LimitError
 		if _, err := slots.acquire(c); !errors.As(err, &le) || le.Reason != reason {
@@ -200,7 +159,7 @@ func TestStreamSlots(t *testing.T) {
 	}
 	wantReason("bob's third stream", bob, "TOO_MANY_STREAMS_FOR_PRINCIPAL")
 	wantReason("alice, the server full again", alice, "TOO_MANY_STREAMS")
-	if _, err := slots.acquire(anonymousCaller); err == nil {
+	if _, err := slots.acquire(auth.Anonymous()); err == nil {
 		t.Fatal("an anonymous stream beyond max streams")
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/servicetest"
 )
@@ -52,7 +53,7 @@ func tokensFile(t *testing.T, ps ...principal) string {
 	var b strings.Builder
 	b.WriteString("tokens:\n")
 	for _, p := range ps {
-		fmt.Fprintf(&b, "  - principal: %s\n    sha256: %s\n    workspaces: [%q]\n", p.name, service.HashToken(p.token), strings.Join(p.workspaces, `", "`))
+		fmt.Fprintf(&b, "  - principal: %s\n    sha256: %s\n    workspaces: [%q]\n", p.name, auth.HashToken(p.token), strings.Join(p.workspaces, `", "`))
 	}
 	path := filepath.Join(t.TempDir(), "tokens.yaml")
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
@@ -151,7 +152,7 @@ func TestAuthRefusals(t *testing.T) {
 		{"another scheme", metadata.AppendToOutgoingContext(ctx, "authorization", "Basic "+alice.token), "TOKEN_REQUIRED"},
 		{"empty bearer", metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "), "TOKEN_REQUIRED"},
 		{"wrong token", as(principal{token: "not-a-token-of-this-server-000000000000"}), "TOKEN_INVALID"},
-		{"a token's hash as the token", as(principal{token: service.HashToken(alice.token)}), "TOKEN_INVALID"},
+		{"a token's hash as the token", as(principal{token: auth.HashToken(alice.token)}), "TOKEN_INVALID"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -344,27 +345,5 @@ func TestAuthDisabled(t *testing.T) {
 	r, err := c.GetSession(as(principal{token: "other"}), &toolguardv1.GetSessionRequest{SessionId: "anon"})
 	if err != nil || r.GetSession().GetMistakes().GetConsecutive() != 1 {
 		t.Fatalf("anonymous session: %v, %v", r, err)
-	}
-}
-
-// TestTokenVerifier: the tokens file's check as other front ends use it.
-func TestTokenVerifier(t *testing.T) {
-	verify, err := service.TokenVerifier(tokensFile(t, alice, bob), map[string]string{"default": t.TempDir(), "docs": t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := verify(alice.token)
-	if err != nil || c.Principal != "alice" || !c.MayUse("default") || c.MayUse("docs") {
-		t.Fatalf("alice: %+v %v", c, err)
-	}
-	if _, err := verify("not-a-token"); err == nil {
-		t.Error("an unknown token passed")
-	}
-	ws := map[string]string{"default": t.TempDir(), "docs": t.TempDir()}
-	if n, err := service.TokenPrincipals(tokensFile(t, alice, bob), ws); n != 2 || err != nil {
-		t.Errorf("principals of alice and bob: %d, %v", n, err)
-	}
-	if n, err := service.TokenPrincipals(tokensFile(t, alice), ws); n != 1 || err != nil {
-		t.Errorf("principals of alice: %d, %v", n, err)
 	}
 }

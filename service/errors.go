@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/toolguard/toolguard/guard/failure"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
@@ -108,7 +109,7 @@ func failureStatus(f failure.Failure) error {
 // refusalStatus converts a refusal of access or over a limit, or returns
 // nil; the interceptors use it too.
 func refusalStatus(err error) error {
-	var ae *AuthError
+	var ae *auth.Error
 	var ng *WorkspaceNotGrantedError
 	var le *LimitError
 	switch {

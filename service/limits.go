@@ -12,9 +12,10 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
 
+	"github.com/toolguard/toolguard/internal/auth"
+	"github.com/toolguard/toolguard/internal/ratelimit"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -131,8 +132,8 @@ func (cs collectorFuncs) Collect(ch chan<- prometheus.Metric) {
 
 // acquire takes a slot for the caller without waiting, or refuses with
 // TOO_MANY_STREAMS_FOR_PRINCIPAL or TOO_MANY_STREAMS.
-func (s *streamSlots) acquire(c *Caller) (release func(), err error) {
-	shared := s.share > 0 && c.authenticated
+func (s *streamSlots) acquire(c *auth.Caller) (release func(), err error) {
+	shared := s.share > 0 && c.Authenticated()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -188,32 +189,16 @@ func (b *streamBudget) Grow(n int) bool {
 
 func (b *streamBudget) Release(n int) { b.used.Add(-int64(n)) }
 
-// rateLimiter is a token bucket per principal; principals are few (from the
-// tokens file), so buckets are never evicted. nil limits nothing.
-type rateLimiter struct {
-	limit rate.Limit
-	burst int
-
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
-}
+// rateLimiter is the per-principal limit (internal/ratelimit), refusing
+// with a LimitError. nil limits nothing.
+type rateLimiter struct{ *ratelimit.Limiter }
 
 func newRateLimiter(perSecond float64, burst int) *rateLimiter {
-	if perSecond <= 0 {
+	l := ratelimit.New(perSecond, burst)
+	if l == nil {
 		return nil
 	}
-	return &rateLimiter{limit: rate.Limit(perSecond), burst: burst, buckets: map[string]*rate.Limiter{}}
-}
-
-func (l *rateLimiter) bucket(principal string) *rate.Limiter {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[principal]
-	if !ok {
-		b = rate.NewLimiter(l.limit, l.burst)
-		l.buckets[principal] = b
-	}
-	return b
+	return &rateLimiter{l}
 }
 
 // allow takes a token, or refuses with RATE_LIMITED and the time until the
@@ -222,21 +207,14 @@ func (l *rateLimiter) allow(principal string) error {
 	if l == nil {
 		return nil
 	}
-	r := l.bucket(principal).Reserve()
-	delay := r.Delay()
-	if r.OK() && delay == 0 {
+	delay := l.Take(principal)
+	if delay == 0 {
 		return nil
-	}
-	// Refused calls cost nothing: an early retry does not push the next
-	// token further away.
-	r.Cancel()
-	if !r.OK() {
-		delay = time.Duration(float64(time.Second) / float64(l.limit))
 	}
 	return &LimitError{
 		Reason: "RATE_LIMITED",
 		Message: fmt.Sprintf("principal %q is over its rate limit of %g calls per second (bursts of %d); retry in %s",
-			principal, float64(l.limit), l.burst, delay.Round(time.Millisecond)),
+			principal, l.PerSecond(), l.Burst(), delay.Round(time.Millisecond)),
 		Metadata:   map[string]string{"principal": principal},
 		RetryAfter: delay,
 	}
@@ -267,6 +245,6 @@ func rateLimitInterceptor(l *rateLimiter) interceptor {
 
 // accessInterceptors decide whether a call may run: who the caller is, then
 // whether it is over its rate.
-func accessInterceptors(a *authenticator, l *rateLimiter) []interceptor {
-	return []interceptor{authInterceptor(a), rateLimitInterceptor(l)}
+func accessInterceptors(tokens *auth.Tokens, l *rateLimiter) []interceptor {
+	return []interceptor{authInterceptor(tokens), rateLimitInterceptor(l)}
 }

@@ -22,6 +22,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/session/redistest"
@@ -214,7 +215,7 @@ func TestSessionStoreOutageLogs(t *testing.T) {
 	rds := redistest.Start(t)
 	cfg := redisConfig(t, rds)
 	const token = "alice-token-0123456789abcdef0123456789"
-	cfg.AuthTokensFile = writeFile(t, "tokens.yaml", "tokens:\n  - principal: alice\n    sha256: "+HashToken(token)+"\n    workspaces: [default]\n")
+	cfg.AuthTokensFile = writeFile(t, "tokens.yaml", "tokens:\n  - principal: alice\n    sha256: "+auth.HashToken(token)+"\n    workspaces: [default]\n")
 	ts := startTestServer(t, cfg)
 	c := toolguardv1.NewToolGuardServiceClient(ts.conn)
 	// A bound to detect a hang, generous for a loaded machine.

@@ -16,7 +16,7 @@ import (
 // server's stream slots, given back before the client sees the stream end.
 func (s *toolGuardService) StreamToolCalls(srv grpc.BidiStreamingServer[toolguardv1.StreamToolCallsRequest, toolguardv1.StreamToolCallsResponse]) error {
 	ctx := srv.Context()
-	release, err := s.streams.acquire(callerFromContext(ctx))
+	release, err := s.streams.acquire(callerFromContext(ctx).Caller)
 	if err != nil {
 		return s.toStatus(ctx, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/internal/auth"
 )
 
 const maxTokenBytes = 4096
@@ -47,6 +47,6 @@ func runHashToken(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	case len(token) < minTokenBytes:
 		fmt.Fprintf(stderr, "toolguard hash-token: warning: the token is only %d bytes; use a random one of at least %d (openssl rand -hex 32)\n", len(token), minTokenBytes)
 	}
-	fmt.Fprintln(stdout, service.HashToken(token))
+	fmt.Fprintln(stdout, auth.HashToken(token))
 	return 0
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/mcp"
 	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
@@ -47,7 +48,7 @@ func defaultMCPConfig() mcpConfig {
 // server beyond loopback, as serve does.
 func (c mcpConfig) Validate() error {
 	errs := []error{c.Config.Config.Validate()}
-	if c.HTTP != "" && c.AuthTokensFile == "" && !c.AllowUnauthenticated && !service.IsLoopback(c.HTTP) {
+	if c.HTTP != "" && c.AuthTokensFile == "" && !c.AllowUnauthenticated && !auth.IsLoopback(c.HTTP) {
 		errs = append(errs, fmt.Errorf("refusing to serve MCP on %s without authentication: it is not a loopback address; "+
 			"set --auth-tokens-file, or --allow-unauthenticated if that is intended", c.HTTP))
 	}
@@ -160,7 +161,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, AllowedOrigins: cfg.AllowedOrigins, BodyTimeout: cfg.HTTPBodyTimeout,
 		Metrics: reg}
 	if cfg.HTTP != "" && cfg.AuthTokensFile != "" {
-		if opts.Principals, err = service.TokenPrincipals(cfg.AuthTokensFile, dirs); err != nil {
+		if opts.Principals, err = auth.TokenPrincipals(cfg.AuthTokensFile, dirs); err != nil {
 			return err
 		}
 	}
@@ -172,18 +173,10 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 		log.Info("serving MCP on stdio", zap.String("version", version), zap.Any("workspaces", dirs))
 		return srv.RunIO(ctx, io.NopCloser(stdin), nopWriteCloser{stdout})
 	}
-	var verify mcp.Verifier
+	var verify auth.Verifier
 	if cfg.AuthTokensFile != "" {
-		check, err := service.TokenVerifier(cfg.AuthTokensFile, dirs)
-		if err != nil {
+		if verify, err = auth.TokenVerifier(cfg.AuthTokensFile, dirs); err != nil {
 			return err
-		}
-		verify = func(token string) (*mcp.Caller, error) {
-			c, err := check(token)
-			if err != nil {
-				return nil, err
-			}
-			return &mcp.Caller{Principal: c.Principal, MayUse: c.MayUse}, nil
 		}
 	}
 	h, err := srv.HTTPHandler(verify)

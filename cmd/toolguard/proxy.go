@@ -9,8 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/proxy"
-	"github.com/toolguard/toolguard/service"
 )
 
 // proxySettings declares every proxy.Config field once. The variables are
@@ -100,7 +100,7 @@ func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
 		zap.Int64("max_held_bytes", cfg.MaxHeldBytes),
 		zap.Int("max_concurrent_requests", cfg.MaxConcurrentRequests),
 	)
-	if cfg.AllowUnauthenticated && !service.IsLoopback(cfg.Listen) {
+	if cfg.AllowUnauthenticated && !auth.IsLoopback(cfg.Listen) {
 		log.Warn("listening beyond loopback without authentication (--allow-unauthenticated): whoever reaches the proxy can use the upstream through it", zap.String("listen", cfg.Listen))
 	}
 	if err := proxy.ListenAndServe(ctx, cfg, log); err != nil {
