@@ -192,7 +192,7 @@ func annotations(a guard.Action) *sdk.ToolAnnotations {
 
 // HTTPHandler serves streamable HTTP. Each request's `model` query
 // parameter picks the tools' family; verify, when set, authenticates every
-// request by its bearer token (tokens.go). The Options' HTTP bounds apply
+// request by its bearer token (internal/auth). The Options' HTTP bounds apply
 // (limits.go): origin, then token, rate, sessions, and the SDK.
 func (s *Server) HTTPHandler(verify auth.Verifier) (http.Handler, error) {
 	if _, err := s.server(s.opts.ModelID); err != nil {
