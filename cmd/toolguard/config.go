@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/service"
 )
@@ -33,9 +34,57 @@ type setting[C any] struct {
 
 func init() { observe.Version = version }
 
-// serveSettings declares every service.Config field once; a test fails when
-// a field has no entry.
-var serveSettings = []setting[service.Config]{
+// lift makes settings of a configuration part of a configuration holding it.
+func lift[P, C any](settings []setting[P], part func(*C) *P) []setting[C] {
+	out := make([]setting[C], len(settings))
+	for i, s := range settings {
+		out[i] = setting[C]{s.flag, s.env, s.usage, func(c *C) flag.Value { return s.value(part(c)) }}
+	}
+	return out
+}
+
+// coreSettings declares every guard.Config field once: serve, proxy, mcp
+// and the offline commands share them.
+var coreSettings = []setting[guard.Config]{
+	{"workspace", "TOOLGUARD_WORKSPACE", "default workspace `directory` (must exist unless it is the default, which is created)",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.Workspace) }},
+	{"tools-file", "TOOLGUARD_TOOLS_FILE", "optional YAML or JSON `file` of custom tool definitions",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.ToolsFile) }},
+	{"mistake-limit", "TOOLGUARD_MISTAKE_LIMIT", "`number` of consecutive mistakes at which a verdict reports limit_reached",
+		func(c *guard.Config) flag.Value { return (*uint32Value)(&c.MistakeLimit) }},
+	{"session-ttl", "TOOLGUARD_SESSION_TTL", "idle `duration` after which a session is forgotten",
+		func(c *guard.Config) flag.Value { return (*durationValue)(&c.SessionTTL) }},
+	{"max-sessions", "TOOLGUARD_MAX_SESSIONS", "maximum `number` of sessions kept in memory; the least recently seen is evicted first",
+		func(c *guard.Config) flag.Value { return (*intValue)(&c.MaxSessions) }},
+	{"session-store", "TOOLGUARD_SESSION_STORE", "where session counters live: `memory` (this replica's own) or redis (shared by every replica; needs --redis-url)",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.SessionStore) }},
+	{"redis-url", "TOOLGUARD_REDIS_URL", "`URL` of the Redis server of the redis session store: redis://[user:password@]host:port/db, or rediss:// for TLS (never logged: it may hold a password)",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.RedisURL) }},
+	{"redis-key-prefix", "TOOLGUARD_REDIS_KEY_PREFIX", "`prefix` of the sessions' Redis keys; replicas that share sessions share it",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.RedisKeyPrefix) }},
+	{"redis-timeout", "TOOLGUARD_REDIS_TIMEOUT", "`duration` each Redis dial, read or write may take; a call whose count times out is answered with mistakes.not_counted",
+		func(c *guard.Config) flag.Value { return (*durationValue)(&c.RedisTimeout) }},
+	{"mode", "TOOLGUARD_MODE", "`mode`: enforce, or observe: a stream with execute_on_complete executes nothing (its verdicts are computed and sent all the same)",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.Mode) }},
+	{"workspaces", "TOOLGUARD_WORKSPACES", "more named workspaces, as comma-separated `name=dir` pairs (the --workspace one is \"default\")",
+		func(c *guard.Config) flag.Value { return (*listValue)(&c.Workspaces) }},
+	{"agent-root", "TOOLGUARD_AGENT_ROOT", "the workspace root as the agent sees it (`path`, e.g. /home/user/project): absolute paths under it map onto the workspace",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.AgentRoot) }},
+	{"max-file-bytes", "TOOLGUARD_MAX_FILE_BYTES", "largest file toolguard reads or writes, in `bytes`",
+		func(c *guard.Config) flag.Value { return (*int64Value)(&c.MaxFileBytes) }},
+	{"deny", "TOOLGUARD_DENY", "comma-separated gitignore-style `patterns` no call may touch, beside .git/ and each workspace's .toolguardignore",
+		func(c *guard.Config) flag.Value { return (*listValue)(&c.Deny) }},
+	{"lock-dir", "TOOLGUARD_LOCK_DIR", "`directory` of the lock files that serialise changes to a file across every server sharing the workspaces: outside them, on the same volume, on a file system with flock(2) (empty: locks within this process only; see docs/replicas.md)",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.LockDir) }},
+	{"lock-timeout", "TOOLGUARD_LOCK_TIMEOUT", "longest `duration` a call waits for a file another call is changing before it fails with ABORTED (FILE_LOCKED)",
+		func(c *guard.Config) flag.Value { return (*durationValue)(&c.LockTimeout) }},
+	{"fuzzy-threshold", "TOOLGUARD_FUZZY_THRESHOLD", "lowest similarity (0..1) at which a fuzzy edit match is accepted",
+		func(c *guard.Config) flag.Value { return (*float64Value)(&c.FuzzyThreshold) }},
+}
+
+// serveSettings declares every service.Config field once, the core's
+// among them; a test fails when a field has no entry.
+var serveSettings = append([]setting[service.Config]{
 	{"listen", "TOOLGUARD_LISTEN", "TCP `address` to listen on",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.Listen) }},
 	{"auth-tokens-file", "TOOLGUARD_AUTH_TOKENS_FILE", "YAML or JSON `file` of bearer tokens (as SHA-256, see hash-token), each with its principal and workspaces (empty: no authentication)",
@@ -64,12 +113,8 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*float64Value)(&c.RateLimit) }},
 	{"rate-burst", "TOOLGUARD_RATE_BURST", "calls a principal may make at once above --rate-limit (`number`)",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.RateBurst) }},
-	{"workspace", "TOOLGUARD_WORKSPACE", "default workspace `directory` (must exist unless it is the default, which is created)",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.Workspace) }},
 	{"create-workspaces", "TOOLGUARD_CREATE_WORKSPACES", "create the --workspace and --workspaces folders that do not exist",
 		func(c *service.Config) flag.Value { return (*boolValue)(&c.CreateWorkspaces) }},
-	{"tools-file", "TOOLGUARD_TOOLS_FILE", "optional YAML or JSON `file` of custom tool definitions",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.ToolsFile) }},
 	{"log-format", "TOOLGUARD_LOG_FORMAT", "log `format`: json or console",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.LogFormat) }},
 	{"log-level", "TOOLGUARD_LOG_LEVEL", "log `level`: debug, info, warn or error",
@@ -80,22 +125,6 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.OTLPEndpoint) }},
 	{"otlp-insecure", "TOOLGUARD_OTLP_INSECURE", "export traces to the OTLP endpoint in plaintext rather than TLS",
 		func(c *service.Config) flag.Value { return (*boolValue)(&c.OTLPInsecure) }},
-	{"mistake-limit", "TOOLGUARD_MISTAKE_LIMIT", "`number` of consecutive mistakes at which a verdict reports limit_reached",
-		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MistakeLimit) }},
-	{"session-ttl", "TOOLGUARD_SESSION_TTL", "idle `duration` after which a session is forgotten",
-		func(c *service.Config) flag.Value { return (*durationValue)(&c.SessionTTL) }},
-	{"max-sessions", "TOOLGUARD_MAX_SESSIONS", "maximum `number` of sessions kept in memory; the least recently seen is evicted first",
-		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxSessions) }},
-	{"session-store", "TOOLGUARD_SESSION_STORE", "where session counters live: `memory` (this replica's own) or redis (shared by every replica; needs --redis-url)",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.SessionStore) }},
-	{"redis-url", "TOOLGUARD_REDIS_URL", "`URL` of the Redis server of the redis session store: redis://[user:password@]host:port/db, or rediss:// for TLS (never logged: it may hold a password)",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.RedisURL) }},
-	{"redis-key-prefix", "TOOLGUARD_REDIS_KEY_PREFIX", "`prefix` of the sessions' Redis keys; replicas that share sessions share it",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.RedisKeyPrefix) }},
-	{"redis-timeout", "TOOLGUARD_REDIS_TIMEOUT", "`duration` each Redis dial, read or write may take; a call whose count times out is answered with mistakes.not_counted",
-		func(c *service.Config) flag.Value { return (*durationValue)(&c.RedisTimeout) }},
-	{"mode", "TOOLGUARD_MODE", "`mode`: enforce, or observe: a stream with execute_on_complete executes nothing (its verdicts are computed and sent all the same)",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.Mode) }},
 	{"max-recv-msg-bytes", "TOOLGUARD_MAX_RECV_MSG_BYTES", "largest gRPC message the server accepts, in `bytes`",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxRecvMsgBytes) }},
 	{"max-send-msg-bytes", "TOOLGUARD_MAX_SEND_MSG_BYTES", "largest gRPC message the server sends, in `bytes`",
@@ -108,27 +137,13 @@ var serveSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.MaxConnectionAge) }},
 	{"max-connection-age-grace", "TOOLGUARD_MAX_CONNECTION_AGE_GRACE", "`duration` calls may run on after their connection was asked to reconnect (0: no limit)",
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.MaxConnectionAgeGrace) }},
-	{"workspaces", "TOOLGUARD_WORKSPACES", "more named workspaces, as comma-separated `name=dir` pairs (the --workspace one is \"default\")",
-		func(c *service.Config) flag.Value { return (*listValue)(&c.Workspaces) }},
-	{"agent-root", "TOOLGUARD_AGENT_ROOT", "the workspace root as the agent sees it (`path`, e.g. /home/user/project): absolute paths under it map onto the workspace",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.AgentRoot) }},
-	{"max-file-bytes", "TOOLGUARD_MAX_FILE_BYTES", "largest file toolguard reads or writes, in `bytes`",
-		func(c *service.Config) flag.Value { return (*int64Value)(&c.MaxFileBytes) }},
-	{"deny", "TOOLGUARD_DENY", "comma-separated gitignore-style `patterns` no call may touch, beside .git/ and each workspace's .toolguardignore",
-		func(c *service.Config) flag.Value { return (*listValue)(&c.Deny) }},
-	{"lock-dir", "TOOLGUARD_LOCK_DIR", "`directory` of the lock files that serialise changes to a file across every server sharing the workspaces: outside them, on the same volume, on a file system with flock(2) (empty: locks within this process only; see docs/replicas.md)",
-		func(c *service.Config) flag.Value { return (*stringValue)(&c.LockDir) }},
-	{"lock-timeout", "TOOLGUARD_LOCK_TIMEOUT", "longest `duration` a call waits for a file another call is changing before it fails with ABORTED (FILE_LOCKED)",
-		func(c *service.Config) flag.Value { return (*durationValue)(&c.LockTimeout) }},
-	{"fuzzy-threshold", "TOOLGUARD_FUZZY_THRESHOLD", "lowest similarity (0..1) at which a fuzzy edit match is accepted",
-		func(c *service.Config) flag.Value { return (*float64Value)(&c.FuzzyThreshold) }},
 	{"max-call-bytes", "TOOLGUARD_MAX_CALL_BYTES", "largest streamed tool call (arguments or whole block) in `bytes`",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxCallBytes) }},
 	{"max-param-bytes", "TOOLGUARD_MAX_PARAM_BYTES", "largest parameter value of a streamed tool call in `bytes`",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxParamBytes) }},
 	{"max-stream-buffer-bytes", "TOOLGUARD_MAX_STREAM_BUFFER_BYTES", "most `bytes` of open calls all streams hold together; a call growing past what is left is dropped with CALL_TOO_LARGE",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamBufferBytes) }},
-}
+}, lift(coreSettings, func(c *service.Config) *guard.Config { return &c.Config })...)
 
 // bindSettings registers a flag for every setting, bound to cfg's field. The
 // defaults usage shows are cfg's values now: bind before applying the
@@ -369,4 +384,31 @@ func (v *float64Value) String() string {
 		return "0"
 	}
 	return strconv.FormatFloat(float64(*v), 'g', -1, 64)
+}
+
+// bindSetting registers a core setting's flag on fs, without its
+// environment twin, so the offline commands share serve's parsing and
+// wording.
+func bindSetting(fs *flag.FlagSet, cfg *guard.Config, name string) {
+	s := coreSetting(name)
+	fs.Var(s.value(cfg), s.flag, s.usage)
+}
+
+// coreSetting is the core's setting of that flag name.
+func coreSetting(name string) setting[guard.Config] {
+	for _, s := range coreSettings {
+		if s.flag == name {
+			return s
+		}
+	}
+	panic("no core setting " + name)
+}
+
+func serveSetting(name string) setting[service.Config] {
+	for _, s := range serveSettings {
+		if s.flag == name {
+			return s
+		}
+	}
+	panic("no serve setting " + name)
 }

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolguard/toolguard/guard"
-	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
@@ -27,7 +26,7 @@ func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // call was usable and carried out (or would be), 1 when not, 2 for a bad
 // command line, input or workspace.
 func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg := service.DefaultConfig()
+	cfg := guard.DefaultConfig()
 	fs := newFlagSet(kind, fmt.Sprintf("Usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind), stderr)
 	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
@@ -36,7 +35,7 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	bindSetting(fs, &cfg, "agent-root")
 	// The server's deny list and lock directory from serve's variables, so an
 	// offline call gets the server's policy and waits for the servers' edits.
-	withEnv := []setting[service.Config]{serveSetting("deny"), serveSetting("lock-dir"), serveSetting("lock-timeout")}
+	withEnv := []setting[guard.Config]{coreSetting("deny"), coreSetting("lock-dir"), coreSetting("lock-timeout")}
 	bindSettings(fs, withEnv, &cfg)
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
 	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")
@@ -52,7 +51,7 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	if err != nil {
 		return fail(stderr, kind, 2, err)
 	}
-	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
+	g, cleanup, err := guard.New(cfg, guard.Options{})
 	if err != nil {
 		return fail(stderr, kind, 2, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/toolguard/toolguard/guard"
-	"github.com/toolguard/toolguard/service"
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
@@ -17,7 +16,7 @@ import (
 // (a column past its line's end or inside a character included) or
 // workspace.
 func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	cfg := service.DefaultConfig()
+	cfg := guard.DefaultConfig()
 	fs := newFlagSet("read", "Usage: toolguard read --workspace DIR --path PATH [--offset N] [--column N] [--limit N] [--line-numbers]\n\n", stderr)
 	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	path := fs.String("path", "", "path of the file, as the model wrote it")
@@ -27,7 +26,7 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	numbered := fs.Bool("line-numbers", false, `number the lines as "  12 | code"`)
 	model := fs.String("model", "", "model id")
 	bindSetting(fs, &cfg, "agent-root")
-	withEnv := []setting[service.Config]{serveSetting("deny")}
+	withEnv := []setting[guard.Config]{coreSetting("deny")}
 	bindSettings(fs, withEnv, &cfg)
 	if err := applyEnv(withEnv, &cfg, os.LookupEnv); err != nil {
 		return fail(stderr, "read", 2, err)
@@ -39,7 +38,7 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *offset > maxLine || *limit > maxLine || *column > maxLine {
 		return fail(stderr, "read", 2, fmt.Errorf("--offset, --column and --limit must be at most %d", maxLine))
 	}
-	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
+	g, cleanup, err := guard.New(cfg, guard.Options{})
 	if err != nil {
 		return fail(stderr, "read", 2, err)
 	}

@@ -32,8 +32,10 @@ import (
 // mistake (the events before it are printed); 1 when the output cannot be
 // written or the core fails.
 func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg := service.DefaultConfig()
+	cfg := guard.DefaultConfig()
 	cfg.Workspace = "" // only --execute opens one
+	def := service.DefaultConfig()
+	limits := protoapi.StreamLimits{MaxCallBytes: def.MaxCallBytes, MaxParamBytes: def.MaxParamBytes, MaxJSONDepth: def.MaxJSONDepth}
 	fs := newFlagSet("stream", streamUsage, stderr)
 	var o streamFlags
 	fs.StringVar(&o.format, "format", "", "`format` the model writes tool calls in: "+stream.FormatList()+" (or the STREAM_FORMAT_* name); required unless the start frame sets it")
@@ -46,17 +48,17 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "with --execute: show each execution and its diff, write nothing")
 	fs.BoolVar(&o.partial, "partial", false, "with --execute: apply the edits of a batch that can be applied")
 	bindSetting(fs, &cfg, "tools-file")
-	bindSetting(fs, &cfg, "max-call-bytes")
-	bindSetting(fs, &cfg, "max-param-bytes")
+	fs.IntVar(&limits.MaxCallBytes, "max-call-bytes", limits.MaxCallBytes, "largest streamed tool call in `bytes`")
+	fs.IntVar(&limits.MaxParamBytes, "max-param-bytes", limits.MaxParamBytes, "largest parameter value of a streamed tool call in `bytes`")
 	fs.BoolVar(&o.raw, "raw", false, "stdin is the model's raw text, not JSON frames (text formats only)")
 	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
 		return code
 	}
 	fs.Visit(func(f *flag.Flag) { o.set = append(o.set, f.Name) })
-	if err := o.check(cfg); err != nil {
+	if err := o.check(cfg, limits); err != nil {
 		return fail(stderr, "stream", 2, err)
 	}
-	g, cleanup, err := guard.New(cfg.Config, guard.Options{})
+	g, cleanup, err := guard.New(cfg, guard.Options{})
 	if err != nil {
 		return fail(stderr, "stream", 2, err)
 	}
@@ -68,7 +70,6 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		src.lines = bufio.NewScanner(stdin)
 		src.lines.Buffer(make([]byte, 0, 64<<10), maxStdinBytes)
 	}
-	limits := protoapi.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth}
 	err = protoapi.RunStream(context.Background(), g, protoapi.StreamOptions{Limits: limits}, src.recv, streamPrinter(stdout))
 	if err == nil {
 		err = src.rest()
@@ -112,7 +113,7 @@ type streamFlags struct {
 
 func (o *streamFlags) given(name string) bool { return slices.Contains(o.set, name) }
 
-func (o *streamFlags) check(cfg service.Config) error {
+func (o *streamFlags) check(cfg guard.Config, limits protoapi.StreamLimits) error {
 	if o.format != "" {
 		f, err := parseStreamFormat(o.format)
 		if err != nil {
@@ -130,7 +131,7 @@ func (o *streamFlags) check(cfg service.Config) error {
 			}
 		}
 	}
-	if cfg.MaxCallBytes <= 0 || cfg.MaxParamBytes <= 0 {
+	if limits.MaxCallBytes <= 0 || limits.MaxParamBytes <= 0 {
 		return errors.New("--max-call-bytes and --max-param-bytes must be positive")
 	}
 	if o.raw {
@@ -398,20 +399,4 @@ func (s *frameSource) rest() error {
 		return &inputError{where: where, err: fmt.Errorf("input continues after the end frame (%s)", end)}
 	}
 	return nil
-}
-
-// bindSetting registers serve's flag name on fs, without its environment
-// twin, so the offline commands share its parsing and wording.
-func bindSetting(fs *flag.FlagSet, cfg *service.Config, name string) {
-	s := serveSetting(name)
-	fs.Var(s.value(cfg), s.flag, s.usage)
-}
-
-func serveSetting(name string) setting[service.Config] {
-	for _, s := range serveSettings {
-		if s.flag == name {
-			return s
-		}
-	}
-	panic("no serve setting " + name)
 }
