@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair/jsonrepair"
 )
@@ -254,7 +253,7 @@ func (p *pipeline) restoreOpening(text string) (string, string, bool) {
 	if end <= 0 || body[end] != '"' || !p.declares(body[:end]) {
 		return "", "", false
 	}
-	if c := skipInlineSpace(body, end+1); c >= len(body) || body[c] != ':' {
+	if c := jsonrepair.SkipInlineSpace(body, end+1); c >= len(body) || body[c] != ':' {
 		return "", "", false
 	}
 	restored := open + t
@@ -396,32 +395,4 @@ func joinPath(base, name string) string {
 		return name
 	}
 	return base + "/" + name
-}
-
-// skipInlineSpace skips the spaces of one line, as the JSON repair reads them.
-func skipInlineSpace(s string, j int) int {
-	for j < len(s) {
-		if s[j] == ' ' || s[j] == '\t' {
-			j++
-			continue
-		}
-		if s[j] >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if isSpaceRune(r) && r != '\n' {
-				j += size
-				continue
-			}
-		}
-		break
-	}
-	return j
-}
-
-// isSpaceRune reports JSON whitespace and the Unicode spaces models emit.
-func isSpaceRune(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\u00a0', '\u180e', '\u200b', '\u202f', '\u205f', '\u3000', '\ufeff':
-		return true
-	}
-	return r >= '\u2000' && r <= '\u200a'
 }

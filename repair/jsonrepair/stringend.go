@@ -286,6 +286,10 @@ func isQuoteAt(s string, k int) bool {
 	return ok
 }
 
+// SkipInlineSpace skips from j the spaces of one line, Unicode spaces
+// included, as the repair reads them.
+func SkipInlineSpace(s string, j int) int { return skipInlineSpace(s, j) }
+
 func skipInlineSpace(s string, j int) int {
 	for j < len(s) {
 		if s[j] == ' ' || s[j] == '\t' {
