@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync/atomic"
 
 	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/internal/budget"
 )
 
 // The bounds of all requests together: how many run at once
@@ -18,31 +19,10 @@ import (
 // still arriving. Each request's own bounds (MaxRequestBytes,
 // MaxResponseBytes, MaxCallBytes) stay as they were.
 
-// budget is the server-wide budget of held bytes (serve's streamBudget,
-// for the proxy's holders).
-type budget struct {
-	limit int64
-	used  atomic.Int64
-}
-
-func (b *budget) grow(n int64) bool {
-	for {
-		used := b.used.Load()
-		if used+n > b.limit {
-			return false
-		}
-		if b.used.CompareAndSwap(used, used+n) {
-			return true
-		}
-	}
-}
-
-func (b *budget) release(n int64) { b.used.Add(-n) }
-
 // hold is what one holder (a request's body, a stream's buffers) has
 // drawn from the budget. It is used by one goroutine at a time.
 type hold struct {
-	b *budget
+	b *budget.Bytes
 	n int64
 }
 
@@ -53,8 +33,8 @@ func (h *hold) set(n int64) bool {
 	case d == 0:
 		return true
 	case d < 0:
-		h.b.release(-d)
-	case !h.b.grow(d):
+		h.b.Release64(-d)
+	case !h.b.Grow64(d):
 		return false
 	}
 	h.n = n

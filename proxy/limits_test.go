@@ -167,7 +167,7 @@ func TestHeldBytesBudget(t *testing.T) {
 				t.Fatalf("after the first, a request as large: %v %v %s", a.err, a.resp, a.body)
 			}
 			<-done
-			if n := tp.budget.used.Load(); n != 0 {
+			if n := tp.budget.Used(); n != 0 {
 				t.Errorf("%d bytes still counted after every request", n)
 			}
 		})
@@ -193,7 +193,7 @@ func TestHeldBytesBudget(t *testing.T) {
 				t.Fatalf("with the budget free, the call was not repaired:\n%s", a.body)
 			}
 			<-done
-			if n := tp.budget.used.Load(); n != 0 {
+			if n := tp.budget.Used(); n != 0 {
 				t.Errorf("%d bytes still counted after every request", n)
 			}
 		})
@@ -217,7 +217,7 @@ func TestHeldBytesBudget(t *testing.T) {
 			t.Fatalf("with the budget free, the answer was not repaired")
 		}
 		<-done
-		if n := tp.budget.used.Load(); n != 0 {
+		if n := tp.budget.Used(); n != 0 {
 			t.Errorf("%d bytes still counted after every request", n)
 		}
 	})
@@ -377,7 +377,7 @@ func TestOversizedEvent(t *testing.T) {
 			if !bytes.Equal(out, in[:len(out)]) {
 				t.Fatalf("the client got other bytes than the upstream's")
 			}
-			if n := tp.budget.used.Load(); n > int64(len(req)) {
+			if n := tp.budget.Used(); n > int64(len(req)) {
 				t.Errorf("the proxy counts %d bytes held while the line passes; only the request's %d may be", n, len(req))
 			}
 			close(gate)

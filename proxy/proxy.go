@@ -39,6 +39,7 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/guard/failure"
+	"github.com/toolguard/toolguard/internal/budget"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -74,8 +75,8 @@ type Proxy struct {
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	metrics  *proxyMetrics
-	budget   *budget      // bytes held by all requests (MaxHeldBytes)
-	running  atomic.Int64 // requests being handled (MaxConcurrentRequests)
+	budget   *budget.Bytes // bytes held by all requests (MaxHeldBytes)
+	running  atomic.Int64  // requests being handled (MaxConcurrentRequests)
 }
 
 // New builds a proxy: a guard without tools of its own (a request's calls
@@ -94,7 +95,7 @@ func New(cfg Config, opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u, budget: &budget{limit: cfg.MaxHeldBytes}}
+	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u, budget: budget.New(cfg.MaxHeldBytes)}
 	if opts.Metrics != nil {
 		p.metrics = newProxyMetrics(cfg.Mode)
 		if err := opts.Metrics.Register(p.metrics.vec); err != nil {

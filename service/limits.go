@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
@@ -166,28 +165,6 @@ func (s *streamSlots) acquire(c *auth.Caller) (release func(), err error) {
 		}
 	}), nil
 }
-
-// streamBudget is the server-wide budget of the bytes open streams hold of
-// their calls (MaxStreamBufferBytes): otherwise each stream could hold
-// MaxCallBytes of each of its calls.
-type streamBudget struct {
-	limit int64
-	used  atomic.Int64
-}
-
-func (b *streamBudget) Grow(n int) bool {
-	for {
-		used := b.used.Load()
-		if used+int64(n) > b.limit {
-			return false
-		}
-		if b.used.CompareAndSwap(used, used+int64(n)) {
-			return true
-		}
-	}
-}
-
-func (b *streamBudget) Release(n int) { b.used.Add(-int64(n)) }
 
 // rateLimiter is the per-principal limit (internal/ratelimit), refusing
 // with a LimitError. nil limits nothing.

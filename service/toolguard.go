@@ -10,6 +10,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/budget"
 	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/service/protoapi"
@@ -44,7 +45,10 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 		return nil, nil, err
 	}
 	limits := protoapi.StreamLimits{MaxCallBytes: cfg.MaxCallBytes, MaxParamBytes: cfg.MaxParamBytes, MaxJSONDepth: cfg.MaxJSONDepth,
-		Budget: &streamBudget{limit: int64(cfg.MaxStreamBufferBytes)}}
+		// The bytes open streams hold of their calls, all streams together
+		// (MaxStreamBufferBytes): otherwise each could hold MaxCallBytes
+		// of each of its calls.
+		Budget: budget.New(int64(cfg.MaxStreamBufferBytes))}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
 		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, rates: rates, idleTimeout: cfg.StreamIdleTimeout,
 		storeDown: logthrottle.New(log, "session store unreachable: call failed")}, cleanup, nil
