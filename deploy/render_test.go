@@ -207,18 +207,22 @@ const settingsDir = "../cmd/toolguard"
 
 var settingEnvRE = regexp.MustCompile(`^TOOLGUARD_[A-Z0-9_]+$`)
 
+// settingTables are the package-level tables that declare `toolguard
+// serve`'s settings: the core's and the server's own.
+var settingTables = map[string]bool{"coreSettings": true, "serverSettings": true}
+
 // knownSettings returns the environment variable of every `toolguard serve`
 // setting. Package main cannot be imported, so it reads the source: the
-// package-level table serveSettings, whose entries are composite literals
-// with the variable name as their second field (or as field env). It fails
-// rather than guess when the table is not found in that shape.
+// package-level tables of settingTables, whose entries are composite
+// literals with the variable name as their second field (or as field env).
+// It fails rather than guess when the tables are not found in that shape.
 func knownSettings(dir string) (map[string]bool, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
 	}
 	fset := token.NewFileSet()
-	var table *ast.CompositeLit
+	var tables []*ast.CompositeLit
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -235,19 +239,21 @@ func knownSettings(dir string) (map[string]bool, error) {
 			for _, spec := range gen.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for i, id := range vs.Names {
-					if id.Name == "serveSettings" && i < len(vs.Values) {
-						table, _ = vs.Values[i].(*ast.CompositeLit)
+					if settingTables[id.Name] && i < len(vs.Values) {
+						if table, ok := vs.Values[i].(*ast.CompositeLit); ok {
+							tables = append(tables, table)
+						}
 					}
 				}
 			}
 		}
 	}
-	if table == nil {
-		return nil, fmt.Errorf("no composite literal serveSettings in %s", dir)
+	if len(tables) != len(settingTables) {
+		return nil, fmt.Errorf("found %d of the composite literals %v in %s", len(tables), settingTables, dir)
 	}
 
 	settings := map[string]bool{}
-	for _, elt := range table.Elts {
+	for _, elt := range slices.Concat(tables[0].Elts, tables[1].Elts) {
 		entry, ok := elt.(*ast.CompositeLit)
 		if !ok {
 			return nil, fmt.Errorf("%s: a serveSettings entry is not a composite literal", fset.Position(elt.Pos()))

@@ -82,9 +82,8 @@ var coreSettings = []setting[guard.Config]{
 		func(c *guard.Config) flag.Value { return (*float64Value)(&c.FuzzyThreshold) }},
 }
 
-// serveSettings declares every service.Config field once, the core's
-// among them; a test fails when a field has no entry.
-var serveSettings = append([]setting[service.Config]{
+// serverSettings declares the fields service.Config adds to the core's.
+var serverSettings = []setting[service.Config]{
 	{"listen", "TOOLGUARD_LISTEN", "TCP `address` to listen on",
 		func(c *service.Config) flag.Value { return (*stringValue)(&c.Listen) }},
 	{"auth-tokens-file", "TOOLGUARD_AUTH_TOKENS_FILE", "YAML or JSON `file` of bearer tokens (as SHA-256, see hash-token), each with its principal and workspaces (empty: no authentication)",
@@ -143,7 +142,11 @@ var serveSettings = append([]setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxParamBytes) }},
 	{"max-stream-buffer-bytes", "TOOLGUARD_MAX_STREAM_BUFFER_BYTES", "most `bytes` of open calls all streams hold together; a call growing past what is left is dropped with CALL_TOO_LARGE",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamBufferBytes) }},
-}, lift(coreSettings, func(c *service.Config) *guard.Config { return &c.Config })...)
+}
+
+// serveSettings are every service.Config field's, the core's among them; a
+// test fails when a field has no entry.
+var serveSettings = append(serverSettings, lift(coreSettings, func(c *service.Config) *guard.Config { return &c.Config })...)
 
 // bindSettings registers a flag for every setting, bound to cfg's field. The
 // defaults usage shows are cfg's values now: bind before applying the
