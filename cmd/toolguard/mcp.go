@@ -183,7 +183,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	if err != nil {
 		return err
 	}
-	log.Info("starting MCP over streamable HTTP", zap.String("version", version), zap.Bool("authentication", cfg.AuthTokensFile != ""))
+	log.Info("MCP server over HTTP", zap.String("version", version), zap.Bool("authentication", cfg.AuthTokensFile != ""))
 	return mcp.ListenAndServeHTTP(ctx, h, mcp.HTTPServeOptions{Listen: cfg.HTTP, MaxConnections: cfg.MaxConnections,
 		ShutdownTimeout: cfg.ShutdownTimeout, Log: log})
 }
