@@ -66,8 +66,16 @@ func TestSweeperStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if buf := make([]byte, 1<<20); !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "guard.sweepLoop") {
-		t.Fatal("no sweeper goroutine runs while the guard serves")
+	// The sweeper's goroutine may not have run yet on a busy machine: wait
+	// for it, within a bound no machine needs.
+	running := func() bool {
+		buf := make([]byte, 1<<20)
+		return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "guard.sweepLoop")
+	}
+	for deadline := time.Now().Add(30 * time.Second); !running(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no sweeper goroutine runs while the guard serves")
+		}
 	}
 	if err := cleanup(); err != nil {
 		t.Fatal(err)
