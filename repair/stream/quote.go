@@ -1,6 +1,7 @@
 package stream
 
-import "bytes"
+// mdSpecial are the bytes that change anything inside a line of prose.
+var mdSpecial = [256]bool{'\n': true, '`': true, '~': true}
 
 // Markup that a response only quotes is text, not a call: a call inside a
 // Markdown code fence, an inline code span or a blockquote is an example
@@ -45,11 +46,12 @@ func (m *markdown) feed(b []byte) {
 		// Inside a line of prose only newlines and runs of backticks or
 		// tildes change anything: skip to the next.
 		if m.run == 0 && m.prose && !m.closing {
-			k := bytes.IndexAny(b[i:], "\n`~")
-			if k < 0 {
+			for i < len(b) && !mdSpecial[b[i]] {
+				i++
+			}
+			if i == len(b) {
 				return
 			}
-			i += k
 		}
 		c := b[i]
 		if m.run > 0 && c != m.runChar {
