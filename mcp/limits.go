@@ -214,19 +214,9 @@ func writeRPCError(w http.ResponseWriter, status, code int, message string) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// rateLimiter is the per-principal limit (internal/ratelimit), refusing
-// with 429 and Retry-After. nil limits nothing.
-type rateLimiter struct{ *ratelimit.Limiter }
-
-func newRateLimiter(perSecond float64, burst int) *rateLimiter {
-	l := ratelimit.New(perSecond, burst)
-	if l == nil {
-		return nil
-	}
-	return &rateLimiter{l}
-}
-
-func (l *rateLimiter) limitRate(next http.Handler) http.Handler {
+// limitRate holds each principal to the limit l (internal/ratelimit),
+// refusing with 429 and Retry-After; a nil l limits nothing.
+func limitRate(l *ratelimit.Limiter, next http.Handler) http.Handler {
 	if l == nil {
 		return next
 	}

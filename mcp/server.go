@@ -21,6 +21,7 @@ import (
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/internal/logthrottle"
+	"github.com/toolguard/toolguard/internal/ratelimit"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -219,7 +220,7 @@ func (s *Server) HTTPHandler(verify auth.Verifier) (http.Handler, error) {
 		return srv
 	}, &sdk.StreamableHTTPOptions{PropagateRequestCancellation: true, MaxRequestBodyBytes: o.MaxRequestBytes, SessionTimeout: timeout})
 	h := s.sessions.limitSessions(sdkHandler)
-	h = newRateLimiter(o.RateLimit, o.RateBurst).limitRate(h)
+	h = limitRate(ratelimit.New(o.RateLimit, o.RateBurst), h)
 	if verify != nil {
 		h = requireToken(verify, h)
 	}
