@@ -214,7 +214,7 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 // repairJSON parses JSON text, repairing it if it must. Text cut off
 // mid-value is kept for display but TRUNCATED, never executed.
 func (p *pipeline) repairJSON(text, param string) (any, bool) {
-	r, err := jsonrepair.Repair(text, jsonrepair.Options{Keys: p.toolKeys()})
+	r, err := jsonrepair.Repair(text, p.repairOptions())
 	switch {
 	case errors.Is(err, ErrTooDeep):
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
@@ -257,7 +257,7 @@ func (p *pipeline) restoreOpening(text string) (string, string, bool) {
 		return "", "", false
 	}
 	restored := open + t
-	r, err := jsonrepair.Repair(restored, jsonrepair.Options{Keys: p.toolKeys()})
+	r, err := jsonrepair.Repair(restored, p.repairOptions())
 	if _, isObj := r.Value.(map[string]any); err != nil || !isObj || r.Truncated {
 		return "", "", false
 	}
@@ -279,7 +279,7 @@ func (p *pipeline) objectIn(v any) map[string]any {
 		if !strings.HasPrefix(t, "{") {
 			return nil
 		}
-		r, err := jsonrepair.Repair(t, jsonrepair.Options{Keys: p.toolKeys()})
+		r, err := jsonrepair.Repair(t, p.repairOptions())
 		if err != nil {
 			return nil
 		}
@@ -298,11 +298,17 @@ func (p *pipeline) objectIn(v any) map[string]any {
 	return nil
 }
 
-func (p *pipeline) toolKeys() map[string]bool {
+// repairOptions make JSON repair follow the tool's keys where its schema
+// lists them, object depth by depth.
+func (p *pipeline) repairOptions() jsonrepair.Options {
 	if p.tool == nil {
-		return nil
+		return jsonrepair.Options{}
 	}
-	return p.tool.keys
+	levels := p.tool.levels
+	if levels == nil {
+		levels = []map[string]bool{} // known tool, no keys listed: any
+	}
+	return jsonrepair.Options{Levels: levels}
 }
 
 func (p *pipeline) declares(key string) bool {

@@ -293,3 +293,83 @@ func describeType(t jsonTypes) string {
 		return fmt.Sprintf("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
 }
+
+// maxKeyLevels bounds the object depths keyLevels follows.
+const maxKeyLevels = 16
+
+// keyLevels lists the keys the schema declares by the depth of the object
+// they stand in, the parameters' object first, for JSON repair
+// (jsonrepair.Options.Levels). A depth at which some value the schema
+// allows may be an object it lists no keys for (an untyped value,
+// {type: object}, an array without an item schema) expects any key, and so
+// does every depth below it: there the text's structure decides alone.
+func keyLevels(s *jsonschema.Schema) []map[string]bool {
+	var levels []map[string]bool
+	open := maxKeyLevels // the first depth that expects any key
+	seen := map[*jsonschema.Schema]int{}
+	var walk func(s *jsonschema.Schema, d int)
+	walk = func(s *jsonschema.Schema, d int) {
+		s = deref(s)
+		if d >= open {
+			return
+		}
+		if s == nil {
+			open = d
+			return
+		}
+		// A schema is walked again only when reached shallower.
+		if sd, ok := seen[s]; ok && sd <= d {
+			return
+		}
+		seen[s] = d
+		if alts, _ := alternativesOf(s); len(alts) > 0 {
+			for _, a := range alts {
+				walk(a, d)
+			}
+			return
+		}
+		types := allowedTypes(s)
+		if types == nil && s.Properties == nil && itemsOf(s) == nil {
+			open = d // untyped: any value, objects of any keys included
+			return
+		}
+		if types == nil || types["object"] {
+			props := propsOf(s)
+			if len(props) == 0 {
+				open = d
+				return
+			}
+			for len(levels) <= d {
+				levels = append(levels, map[string]bool{})
+			}
+			for k, ps := range props {
+				levels[d][k] = true
+				walk(ps, d+1)
+			}
+		}
+		if types == nil || types["array"] {
+			if it := itemsOf(s); it != nil {
+				walk(it, d)
+			} else if types["array"] {
+				open = d
+			}
+		}
+	}
+	walk(s, 0)
+	if open < len(levels) {
+		levels = levels[:open]
+	}
+	return levels
+}
+
+// allowedTypes are the JSON types a schema names, or nil when it names none.
+func allowedTypes(s *jsonschema.Schema) map[string]bool {
+	if s.Types == nil || s.Types.IsEmpty() {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, t := range s.Types.ToStrings() {
+		out[t] = true
+	}
+	return out
+}

@@ -25,9 +25,9 @@ type Tool struct {
 	holdsText map[string]bool
 	find      map[string]bool
 	replace   map[string]bool
-	// keys are the names and aliases at any depth: what JSON repair may
-	// expect after a comma.
-	keys    map[string]bool
+	// levels are the keys by object depth (keyLevels), the aliases with
+	// the parameters': where JSON repair may trust a key to end a string.
+	levels  []map[string]bool
 	order   []string       // display order: required ones first
 	rank    map[string]int // place in order
 	example map[string]any
@@ -99,7 +99,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 	if err := t.addAliases(r.groups, top, declared); err != nil {
 		return nil, err
 	}
-	t.index(declared)
+	t.index()
 	t.example = def.Example
 	if t.example == nil {
 		t.example = synthesizeExample(schema)
@@ -166,13 +166,12 @@ func (t *Tool) addAliases(groups []ParamAliases, top, declared map[string]bool) 
 }
 
 // index builds the lookups of keys, folded spellings and parameter order.
-func (t *Tool) index(declared map[string]bool) {
-	t.keys = make(map[string]bool, len(declared)+len(t.aliasOf))
-	for k := range declared {
-		t.keys[k] = true
-	}
-	for a := range t.aliasOf {
-		t.keys[a] = true
+func (t *Tool) index() {
+	t.levels = keyLevels(t.schema)
+	if len(t.levels) > 0 {
+		for a := range t.aliasOf {
+			t.levels[0][a] = true
+		}
 	}
 	t.folds = foldIndex(t.schema, t.aliasOf)
 	for _, f := range t.folds {

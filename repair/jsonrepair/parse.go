@@ -10,6 +10,10 @@ type repairParser struct {
 	s    string
 	i    int
 	keys map[string]bool
+	// levels are the keys by object depth (Options.Levels); objects is the
+	// depth of the object being read.
+	levels  []map[string]bool
+	objects int
 	// found are the kinds of repair made, each once, in order.
 	found     []string
 	python    []string
@@ -165,7 +169,7 @@ func (p *repairParser) fencedValues() (any, bool) {
 			}
 			continue
 		}
-		sub := &repairParser{s: block, keys: p.keys, tooDeep: -1, keyQuote: -1, scratch: p.scratch}
+		sub := &repairParser{s: block, keys: p.keys, levels: p.levels, tooDeep: -1, keyQuote: -1, scratch: p.scratch}
 		v, err := sub.document()
 		p.scratch = sub.scratch
 		if sub.tooDeep >= 0 {
@@ -360,6 +364,12 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	case c == '{':
 		p.depth++
 		defer func() { p.depth-- }()
+		if p.levels != nil {
+			outer := p.keys
+			p.keys = p.levelKeys(p.objects)
+			p.objects++
+			defer func() { p.objects--; p.keys = outer }()
+		}
 		return p.object(), true
 	case c == '[':
 		p.depth++
@@ -406,4 +416,12 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 		}
 	}
 	return p.unquoted(ctx)
+}
+
+// levelKeys are the keys expected in an object at depth d (0: outermost).
+func (p *repairParser) levelKeys(d int) map[string]bool {
+	if d < len(p.levels) {
+		return p.levels[d]
+	}
+	return nil
 }

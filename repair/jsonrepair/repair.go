@@ -46,6 +46,12 @@ type Options struct {
 	// Keys are the object keys expected at any depth (nil: any). A quote
 	// followed by a comma then ends a string only before one of them.
 	Keys map[string]bool
+	// Levels, when set, are the keys expected by the depth of the object
+	// they stand in, the outermost first, in place of Keys: a nil level, or
+	// one past the end, expects any key. The schema then sorts quotes only
+	// where it lists the keys; in an object it leaves open (an untyped
+	// array's items, {type: object}) the text's own structure decides.
+	Levels []map[string]bool
 }
 
 // Repair parses text as JSON, repairing what models get wrong (quotes,
@@ -131,7 +137,10 @@ func repairJSON(text string, opts Options) (Result, error) {
 	if v, ok := fencedJSON(text); ok {
 		return Result{Value: v, Fixes: []Fix{{Kind: Syntax, Detail: "removed a code fence"}}}, nil
 	}
-	p := &repairParser{s: text, keys: opts.Keys, tooDeep: -1, keyQuote: -1}
+	p := &repairParser{s: text, keys: opts.Keys, levels: opts.Levels, tooDeep: -1, keyQuote: -1}
+	if p.levels != nil {
+		p.keys = nil // set by level as objects open (parse.go)
+	}
 	bufs := parseBuffersPool.Get().(*parseBuffers)
 	p.scratch, p.marks = bufs.scratch[:0], bufs.marks[:0]
 	v, err := p.document()
