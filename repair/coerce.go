@@ -78,6 +78,9 @@ func (p *pipeline) normalizeValue(v any, s *jsonschema.Schema, path string) any 
 		p.res.repair(CodeTypeCoerced, path, how)
 		v = nv
 	}
+	if nv, ok := p.unquote(v, s, path); ok {
+		v = nv
+	}
 	return p.normalizeInside(v, s, path)
 }
 
