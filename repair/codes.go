@@ -15,6 +15,10 @@ const (
 	CodeTypeCoerced             = "TYPE_COERCED"
 	CodeDuplicateDropped        = "DUPLICATE_DROPPED"
 	CodeReplacementCharsRemoved = "REPLACEMENT_CHARS_REMOVED"
+	// CodeCommentaryDropped: a commentary parameter the schema does not
+	// declare (explanation, reason) was dropped: it cannot change what the
+	// call does (nearmiss.go).
+	CodeCommentaryDropped = "COMMENTARY_DROPPED"
 	// CodeXMLRepaired: a tag the model left out, inferred while the call
 	// was split out of its text (a stream parser's).
 	CodeXMLRepaired = "XML_REPAIRED"

@@ -33,6 +33,8 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 	for _, a := range renames {
 		p.renameAlias(m, a, path)
 	}
+	p.dropCommentary(m, props, path)
+	p.renameNearMiss(m, s, props, path)
 	for k, v := range m {
 		if ps, ok := props[k]; ok {
 			m[k] = p.normalizeValue(v, ps, joinPath(path, k))

@@ -59,13 +59,12 @@ func TestValidateXMLStructures(t *testing.T) {
 		violations []string
 	}{
 		{
-			name: "vlinder multi replace seed: items read, only the undeclared explanation refused",
+			name: "vlinder multi replace seed as written: items read, the commentary dropped, usable",
 			call: Call{Form: FormXML, Text: seedMultiReplace},
 			tool: "multi_edit",
-			args: `{"edits":[{"new_text":"single line","old_text":"line1\\nline2","path":"test.txt"}],"explanation":"Replace multi-line text"}`,
-			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:edits", "TYPE_COERCED:edits",
+			args: `{"edits":[{"new_text":"single line","old_text":"line1\\nline2","path":"test.txt"}]}`,
+			repairs: []string{"TOOL_ALIAS:", "ALIAS_RENAMED:edits", "COMMENTARY_DROPPED:explanation", "TYPE_COERCED:edits",
 				"ALIAS_RENAMED:edits/0/path", "ALIAS_RENAMED:edits/0/new_text", "ALIAS_RENAMED:edits/0/old_text"},
-			violations: []string{"UNEXPECTED_PARAM:explanation"},
 		},
 		{
 			name: "vlinder multi replace across two files",

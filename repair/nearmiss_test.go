@@ -1,0 +1,68 @@
+package repair
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestNearMissAndCommentary: the one unknown parameter near the one
+// missing required parameter is renamed, saying why; with more of either,
+// or nothing near, both are reported. Commentary the schema does not
+// declare is dropped and reported; declared, it is a parameter like any.
+func TestNearMissAndCommentary(t *testing.T) {
+	reg := mustRegistry(t)
+	var tools []*Tool
+	for _, def := range []ToolDef{
+		{Name: "save_file", Parameters: map[string]any{"type": "object", "required": []any{"target_name", "body"},
+			"properties": map[string]any{"target_name": map[string]any{"type": "string"}, "body": map[string]any{"type": "string"}}}},
+		{Name: "decide", Parameters: map[string]any{"type": "object", "required": []any{"choice"},
+			"properties": map[string]any{"choice": map[string]any{"type": "string"}, "reason": map[string]any{"type": "string"}}}},
+	} {
+		tool, err := reg.Compile(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
+	tests := []struct {
+		name, tool, text, args string
+		ok                     bool
+		repairs, violations    []string
+	}{
+		{"plural", "save_file", `{"target_name": "a", "bodys": "x"}`, `{"body":"x","target_name":"a"}`, true,
+			[]string{"ALIAS_RENAMED:body"}, nil},
+		{"case and separator", "save_file", `{"TargetName": "a", "body": "x"}`, `{"body":"x","target_name":"a"}`, true,
+			[]string{"ALIAS_RENAMED:target_name"}, nil},
+		{"a letter off", "save_file", `{"target_name": "a", "bodu": "x"}`, `{"body":"x","target_name":"a"}`, true,
+			[]string{"ALIAS_RENAMED:body"}, nil},
+		{"two unknown: which is a guess", "save_file", `{"target_name": "a", "bodys": "x", "bodies": "y"}`, `{"bodies":"y","bodys":"x","target_name":"a"}`, false,
+			nil, []string{"MISSING_REQUIRED:body", "UNEXPECTED_PARAM:bodies", "UNEXPECTED_PARAM:bodys"}},
+		{"nothing near", "save_file", `{"target_name": "a", "payload": "x"}`, `{"payload":"x","target_name":"a"}`, false,
+			nil, []string{"MISSING_REQUIRED:body", "UNEXPECTED_PARAM:payload"}},
+		{"cursor commentary dropped", "save_file", `{"target_name": "a", "body": "x", "explanation": "saving it"}`, `{"body":"x","target_name":"a"}`, true,
+			[]string{"COMMENTARY_DROPPED:explanation"}, nil},
+		{"declared reason kept", "decide", `{"choice": "b", "reason": "faster"}`, `{"choice":"b","reason":"faster"}`, true, nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := reg.Validate(Call{Name: tc.tool, Form: FormText, Text: tc.text}, Options{Tools: tools})
+			if res.OK() != tc.ok {
+				t.Fatalf("ok %v, want %v: %v", res.OK(), tc.ok, res.Violations)
+			}
+			if got := argsJSON(t, res.Args); got != tc.args {
+				t.Errorf("args = %s, want %s", got, tc.args)
+			}
+			var repairs, violations []string
+			for _, r := range res.Repairs {
+				repairs = append(repairs, r.Code+":"+r.Param)
+			}
+			for _, v := range res.Violations {
+				violations = append(violations, v.Code+":"+v.Param)
+			}
+			slices.Sort(violations)
+			if !slices.Equal(repairs, tc.repairs) || !slices.Equal(violations, tc.violations) {
+				t.Errorf("repairs %v, violations %v; want %v, %v", repairs, violations, tc.repairs, tc.violations)
+			}
+		})
+	}
+}
