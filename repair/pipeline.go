@@ -151,17 +151,10 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 	}
 	switch call.Form {
 	case FormParams:
-		args := make(map[string]any, len(call.Params))
-		for k, v := range call.Params {
-			args[k] = v
-		}
-		return args, true
+		return p.paramArgs(call.Params), true
 	case FormXML:
 		params, truncated := parseXMLParams(xmlBody, p.isContentParam)
-		args := make(map[string]any, len(params))
-		for k, v := range params {
-			args[k] = v
-		}
+		args := p.paramArgs(params)
 		if truncated != "" {
 			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(truncated, maxQuoted), clipText(truncated, maxQuoted)))
 		}
@@ -313,6 +306,20 @@ func (p *pipeline) repairOptions() jsonrepair.Options {
 
 func (p *pipeline) declares(key string) bool {
 	return p.tool != nil && p.tool.canonicalParam(key, p.tool.schema) != ""
+}
+
+// paramArgs are the arguments of parameters given as text (XML tags,
+// params already split). A value that is no file content or edit text is
+// trimmed, as Cline and Roo trim them: <path>  a.py  </path> names a.py.
+func (p *pipeline) paramArgs(params map[string]string) map[string]any {
+	args := make(map[string]any, len(params))
+	for k, v := range params {
+		if !p.isContentParam(k) {
+			v = strings.TrimSpace(v)
+		}
+		args[k] = v
+	}
+	return args
 }
 
 // isContentParam reports whether an XML parameter, any spelling, carries
