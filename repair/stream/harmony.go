@@ -46,7 +46,11 @@ func (harmony) opener(p *textParser, b []byte) (match, bool, string, int) {
 }
 
 func (harmony) begin(p *textParser, n int) textState {
-	return p.beginArgs(n, harmonyClosers)
+	st := p.beginArgs(n, harmonyClosers)
+	// Servers often take <|call|> for a stop token and keep it: a body
+	// complete when the response ends is the whole call.
+	p.call.stopOptional = true
+	return st
 }
 
 // harmonyRecipient returns the tool a message header addresses with to=,

@@ -125,3 +125,31 @@ func everyN(n int) func(k int) []int {
 		return out
 	}
 }
+
+// TestHarmonyCallWithoutItsStop: servers take <|call|> for a stop token and
+// keep it, so a gpt-oss call whose arguments are complete when the response
+// ends is the whole call, not a truncated one; a body cut short still is.
+func TestHarmonyCallWithoutItsStop(t *testing.T) {
+	head := "<|channel|>analysis<|message|>Need to write.<|end|><|start|>assistant<|channel|>commentary to=functions.write_to_file <|constrain|>json<|message|>"
+	tests := []struct {
+		name, in  string
+		truncated bool
+	}{
+		{"gpt-oss via vllm, <|call|> swallowed", head + `{"path": "a.txt", "content": "hi"}`, false},
+		{"gpt-oss cut inside its arguments", head + `{"path": "a.txt", "content": "h`, true},
+	}
+	for _, tt := range tests {
+		for _, f := range []Format{Harmony, Auto} {
+			for _, n := range []int{0, 1, 7} {
+				pieces := []piece{text(tt.in)}
+				if n > 0 {
+					pieces = resplit(pieces, everyN(n))
+				}
+				got := feed(t, f, Options{Tools: xmlTools}, pieces, false)
+				if len(got.Calls) != 1 || got.Calls[0].Truncated != tt.truncated || got.Calls[0].Name != "write_to_file" {
+					t.Errorf("%s, %s, pieces of %d: calls %+v, want one, truncated %v", tt.name, f, n, got.Calls, tt.truncated)
+				}
+			}
+		}
+	}
+}

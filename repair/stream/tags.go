@@ -109,8 +109,11 @@ type openCall struct {
 	closers   []string
 	stop      byte
 	fenced    bool // DeepSeek V3: the arguments are in a ``` fence
-	scan      jsonScanner
-	hermes    hermesCall
+	// stopOptional: the closer may be swallowed as a stop token (harmony's
+	// <|call|>), so a body complete at the end is the whole call.
+	stopOptional bool
+	scan         jsonScanner
+	hermes       hermesCall
 }
 
 // match answers "does this tag start here?".
@@ -452,8 +455,9 @@ func (p *textParser) end() {
 	case inHermes:
 		c := &p.call
 		c.scan.finish(p.buf)
-		// A value that ends a call by itself may end with the input.
-		complete := len(c.closers) == 0 && c.scan.state == stDone
+		// A value that ends a call by itself may end with the input, as may
+		// one whose closer a server may swallow as a stop token.
+		complete := (len(c.closers) == 0 || c.stopOptional) && c.scan.state == stDone
 		p.closeCall(len(p.buf), len(p.buf), !complete)
 	case inPyCall:
 		p.pyEndCall()
