@@ -32,7 +32,14 @@ func (kimi) opener(p *textParser, b []byte) (match, bool, string, int) {
 	if m := literal(b, kimiCallBegin); m != matched {
 		return m, false, "", 0
 	}
+	// Models put a newline or spaces before the call's id.
 	i := len(kimiCallBegin)
+	for i < len(b) && isJSONSpace(b[i]) && i < p.headerBound() {
+		i++
+	}
+	if i == len(b) {
+		return needMore, false, "", 0
+	}
 	m, end, next := p.field(b, i, kimiArgsBegin)
 	if m != matched || kimiName(headerName(b[i:end])) == "" {
 		return m, false, "", 0

@@ -153,3 +153,22 @@ func TestHarmonyCallWithoutItsStop(t *testing.T) {
 		}
 	}
 }
+
+// TestKimiSpaceAfterCallBegin: Kimi K2 may put a newline or spaces between
+// <|tool_call_begin|> and the call's id; the call is still read, not leaked
+// into the text.
+func TestKimiSpaceAfterCallBegin(t *testing.T) {
+	in := "Reading it.<|tool_calls_section_begin|><|tool_call_begin|>\n  functions.read_file:0<|tool_call_argument_begin|>{\"path\": \"a.py\"}<|tool_call_end|><|tool_calls_section_end|>"
+	for _, f := range []Format{KimiK2, Auto} {
+		for _, n := range []int{0, 1, 5} {
+			pieces := []piece{text(in)}
+			if n > 0 {
+				pieces = resplit(pieces, everyN(n))
+			}
+			got := feed(t, f, Options{Tools: xmlTools}, pieces, false)
+			if len(got.Calls) != 1 || got.Calls[0].Name != "read_file" || got.Calls[0].Truncated || got.Text != "Reading it." {
+				t.Errorf("%s, pieces of %d: text %q, calls %+v", f, n, got.Text, got.Calls)
+			}
+		}
+	}
+}
