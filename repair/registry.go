@@ -134,7 +134,25 @@ func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
 			return t, true
 		}
 	}
+	if base, ok := trimNameNoise(name); ok {
+		if t, _ := r.resolve(base, extra); t != nil {
+			return t, true
+		}
+	}
 	return nil, false
+}
+
+// trimNameNoise takes off what chat templates and servers leave around a
+// tool's name: the "functions." namespace (harmony, Kimi), an end-of-text
+// "</s>", and DeepSeek's full-width tokens ("<｜tool▁sep｜>") and what
+// follows them. ok is false when nothing was taken off or nothing is left.
+func trimNameNoise(name string) (string, bool) {
+	base := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(name), "functions."), "</s>")
+	if k := strings.Index(base, "<｜"); k >= 0 {
+		base = base[:k]
+	}
+	base = strings.TrimSpace(base)
+	return base, base != "" && base != name
 }
 
 func (r *Registry) resolve(name string, extra []*Tool) (t *Tool, aliased bool) {

@@ -109,3 +109,29 @@ func TestTemplateTokensInToolName(t *testing.T) {
 		})
 	}
 }
+
+// TestNameNoise: what servers leave around a tool's name (the functions.
+// namespace, an end-of-text </s>, DeepSeek's full-width tokens) comes off
+// when the rest names a tool; a name that is only noise names none.
+func TestNameNoise(t *testing.T) {
+	reg := mustRegistry(t)
+	tests := []struct{ name, want string }{
+		{"functions.write_to_file", "write_to_file"},
+		{"write_to_file</s>", "write_to_file"},
+		{"edit<｜tool▁sep｜>", "edit"},
+		{"functions.Write", "write_to_file"},
+		{"functions.", ""},
+		{"</s>", ""},
+		{"functions.no_such_tool", ""},
+	}
+	for _, tt := range tests {
+		got, _ := reg.Resolve(tt.name, nil)
+		name := ""
+		if got != nil {
+			name = got.Name()
+		}
+		if name != tt.want {
+			t.Errorf("Resolve(%q) = %q, want %q", tt.name, name, tt.want)
+		}
+	}
+}
