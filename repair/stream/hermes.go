@@ -27,11 +27,25 @@ const (
 	hermesClose = "</tool_call>"
 )
 
-func (hermes) opener(_ *textParser, b []byte) (match, bool, string, int) {
+func (hermes) triggers() string { return "<{" }
+
+// opener matches <tool_call>, or, where the response starts, the bare
+// object {"name": ..., "arguments": ...} a server left without its tags
+// (llamaShape), which its own end closes.
+func (hermes) opener(p *textParser, b []byte) (match, bool, string, int) {
+	if b[0] == '{' {
+		if p.runProse || p.afterCall || p.base+p.pos-len(p.space) != 0 {
+			return noMatch, false, "", 0
+		}
+		return llamaShape(b, p.headerBound()), false, "", 0
+	}
 	return literal(b, hermesOpen), false, "", len(hermesOpen)
 }
 
 func (hermes) begin(p *textParser, n int) textState {
+	if n == 0 { // a bare object: its own end closes it
+		return p.beginBody(n, nil)
+	}
 	return p.beginBody(n, hermesClosers)
 }
 

@@ -172,3 +172,29 @@ func TestKimiSpaceAfterCallBegin(t *testing.T) {
 		}
 	}
 }
+
+// TestHermesBareObject: a Hermes response that is one bare call object, its
+// <tool_call> tags dropped by the server, is the call; an object after
+// prose, or of another shape, stays text.
+func TestHermesBareObject(t *testing.T) {
+	tests := []struct {
+		name, in, text string
+		calls          int
+	}{
+		{"qwen2.5 call without its tags", "\n{\"name\": \"write_to_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"hi\"}}\n", "", 1},
+		{"an object after prose", "Here: {\"name\": \"write_to_file\", \"arguments\": {}}", "Here: {\"name\": \"write_to_file\", \"arguments\": {}}", 0},
+		{"an object of another shape", "{\"a\": 1}", "{\"a\": 1}", 0},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{0, 1, 6} {
+			pieces := []piece{text(tt.in)}
+			if n > 0 {
+				pieces = resplit(pieces, everyN(n))
+			}
+			got := feed(t, Hermes, Options{Tools: xmlTools}, pieces, false)
+			if len(got.Calls) != tt.calls || got.Text != tt.text || tt.calls == 1 && (got.Calls[0].Name != "write_to_file" || got.Calls[0].Truncated) {
+				t.Errorf("%s, pieces of %d: text %q, calls %+v", tt.name, n, got.Text, got.Calls)
+			}
+		}
+	}
+}
