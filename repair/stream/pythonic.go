@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/toolguard/toolguard/repair"
@@ -98,8 +99,10 @@ func (p *textParser) pyProse() bool {
 	for p.pos < len(p.buf) {
 		b := p.buf[p.pos:]
 		if py.phase == pyAfter {
-			p.pos += p.addText(p.pos, len(p.buf), false)
-			return false
+			if !p.pyTokenAfterProse(b) {
+				return false
+			}
+			continue
 		}
 		i := 0
 		for i < len(b) && isJSONSpace(b[i]) && py.phase != pyEnd {
@@ -121,6 +124,33 @@ func (p *textParser) pyProse() bool {
 		}
 	}
 	return false
+}
+
+// pyTokenAfterProse passes text on up to a <|python_start|> that opens a
+// list after prose (Llama 4 writes one after a sentence), outside quotes:
+// true when the token starts at p.pos and the list is to be read.
+func (p *textParser) pyTokenAfterProse(b []byte) bool {
+	for {
+		k := bytes.IndexByte(b, '<')
+		if k < 0 {
+			p.pos += p.addText(p.pos, p.pos+len(b), false)
+			return false
+		}
+		p.addText(p.pos, p.pos+k, true)
+		p.pos += k
+		b = b[k:]
+		m := literal(b, pyStartToken)
+		switch {
+		case m == needMore:
+			return false
+		case m == matched && !p.md.quoted():
+			p.py.phase = pyStart
+			return true
+		}
+		p.addText(p.pos, p.pos+1, true)
+		p.pos++
+		b = b[1:]
+	}
 }
 
 // pyStep reads at b, past white space, what the phase expects: true when a

@@ -198,3 +198,27 @@ func TestHermesBareObject(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonicStartAfterProse: Llama 4 writes <|python_start|> after a
+// sentence; the list after it is read, and a quoted token stays text.
+func TestPythonicStartAfterProse(t *testing.T) {
+	tests := []struct {
+		name, in, text string
+		calls          int
+	}{
+		{"llama 4 after a sentence", "I'll read it.<|python_start|>[read_file(path='a.py')]<|python_end|>", "I'll read it.", 1},
+		{"the token quoted in inline code", "Lists open with `<|python_start|>[read_file(path='a.py')]` here.", "Lists open with `<|python_start|>[read_file(path='a.py')]` here.", 0},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{0, 1, 4} {
+			pieces := []piece{text(tt.in)}
+			if n > 0 {
+				pieces = resplit(pieces, everyN(n))
+			}
+			got := feed(t, Pythonic, Options{Tools: xmlTools}, pieces, false)
+			if len(got.Calls) != tt.calls || got.Text != tt.text || tt.calls == 1 && got.Calls[0].Name != "read_file" {
+				t.Errorf("%s, pieces of %d: text %q, calls %+v", tt.name, n, got.Text, got.Calls)
+			}
+		}
+	}
+}
