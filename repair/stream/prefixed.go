@@ -42,9 +42,32 @@ func (prefixedTags) valueClose(*textParser, string) (string, bool) { return para
 // tool declares, when the parser knows the tool) starts the next value.
 // A repeated or undeclared name stays text, so a file quoting its own tag
 // is kept; the newline before the tag is layout, as before a closing tag.
+//
+// So does the call's end tag when the closing wrapper follows it, past
+// white space (vLLM reads qwen3-coder's calls so): the two closing tags
+// prove the value complete; next is then "".
 func (f prefixedTags) cutsValue(p *textParser, b []byte) (match, string) {
+	if m := f.endsCall(b); m != noMatch {
+		return m, ""
+	}
 	m, name, _ := f.param(p, b)
 	return p.cutsAt(m, name)
+}
+
+// endsCall matches at b the call's end tag followed, past white space, by
+// the closing wrapper.
+func (f prefixedTags) endsCall(b []byte) match {
+	if m := literal(b, f.endTag); m != matched {
+		return m
+	}
+	i := len(f.endTag)
+	for i < len(b) && isJSONSpace(b[i]) && i < maxLayout {
+		i++
+	}
+	if i == len(b) {
+		return needMore
+	}
+	return literal(b[i:], f.wrappers[1])
 }
 
 // cutsAt decides, for a parameter tag matched at a line start inside a

@@ -3,6 +3,8 @@ package stream
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolguard/toolguard/repair"
 )
 
 // TestQuotedCalls checks that markup a response only quotes is text in
@@ -218,6 +220,26 @@ func TestPythonicStartAfterProse(t *testing.T) {
 			got := feed(t, Pythonic, Options{Tools: xmlTools}, pieces, false)
 			if len(got.Calls) != tt.calls || got.Text != tt.text || tt.calls == 1 && got.Calls[0].Name != "read_file" {
 				t.Errorf("%s, pieces of %d: text %q, calls %+v", tt.name, n, got.Text, got.Calls)
+			}
+		}
+	}
+}
+
+// TestQwenMissingParameterClose: qwen3-coder leaves out </parameter> before
+// </function></tool_call>; the two closing tags prove the value complete, as
+// vLLM reads it, so the call is whole and says what was inferred.
+func TestQwenMissingParameterClose(t *testing.T) {
+	in := "<tool_call>\n<function=write_to_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nhello\n</function>\n</tool_call>"
+	for _, f := range []Format{QwenXML, Auto} {
+		for _, n := range []int{0, 1, 7} {
+			pieces := []piece{text(in)}
+			if n > 0 {
+				pieces = resplit(pieces, everyN(n))
+			}
+			got := feed(t, f, Options{Tools: xmlTools}, pieces, false)
+			if len(got.Calls) != 1 || got.Calls[0].Truncated || got.Calls[0].Params["content"] != "hello" || got.Calls[0].Params["path"] != "a.txt" ||
+				len(got.Calls[0].Repairs) != 1 || got.Calls[0].Repairs[0].Code != repair.CodeXMLRepaired {
+				t.Errorf("%s, pieces of %d: calls %+v", f, n, got.Calls)
 			}
 		}
 	}

@@ -355,8 +355,12 @@ func (p *textParser) cutValue(next string) {
 	p.closeValue(p.pos)
 	p.state = inCall
 	if !c.dropped && !c.repeat {
+		where := fmt.Sprintf("where parameter %q opened on the next line", next)
+		if next == "" {
+			where = "where the call closed on the next line"
+		}
 		c.repairs = append(c.repairs, repair.Repair{Code: repair.CodeXMLRepaired, Param: c.param,
-			Detail: fmt.Sprintf("the value of %q had no closing tag %s; it ended where parameter %q opened on the next line", c.param, c.paramClose, next)})
+			Detail: fmt.Sprintf("the value of %q had no closing tag %s; it ended %s", c.param, c.paramClose, where)})
 	}
 }
 
