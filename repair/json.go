@@ -14,6 +14,11 @@ var ErrTooDeep = jsonrepair.ErrTooDeep
 // guessing where the key ends could misread the call.
 var ErrKeyQuote = jsonrepair.ErrKeyQuote
 
+// ErrAmbiguousQuote reports a string whose end the text leaves open: a
+// quote inside it could end it as well as the one that does, so either
+// reading could be the model's and neither is chosen.
+var ErrAmbiguousQuote = jsonrepair.ErrAmbiguousQuote
+
 // RepairedJSON is the outcome of RepairJSON.
 type RepairedJSON struct {
 	// Value is map[string]any, []any, string, json.Number, bool or nil.

@@ -215,6 +215,9 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 	case errors.Is(err, ErrKeyQuote):
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON: %v. Close each key's quote before its colon (\"name\": value) and send one JSON object of parameters.", err))
 		return nil, false
+	case errors.Is(err, ErrAmbiguousQuote):
+		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON: %v. Escape every quote inside a string value as \\\" and end each string with its closing quote, then send the whole call again.", err))
+		return nil, false
 	case err != nil:
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments are not valid JSON and could not be repaired (%v). Send one JSON object of parameters.", err))
 		return nil, false

@@ -1,6 +1,9 @@
 package repair
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestStructureFirstUnderLooseSchemas: where the schema lists no keys (an
 // array without an item schema, {type: object}), the text's own structure
@@ -49,5 +52,24 @@ func TestStructureFirstUnderLooseSchemas(t *testing.T) {
 				t.Errorf("args = %s, want %s", got, tc.args)
 			}
 		})
+	}
+}
+
+// TestAmbiguousQuoteFeedback: a value whose end the text leaves open is
+// refused with what to do, under any schema.
+func TestAmbiguousQuoteFeedback(t *testing.T) {
+	reg := mustRegistry(t)
+	tool, err := reg.Compile(ToolDef{Name: "write_file", Parameters: map[string]any{"type": "object", "properties": map[string]any{
+		"path": map[string]any{"type": "string"}, "content": map[string]any{"type": "string"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := reg.Validate(Call{Name: "write_file", Form: FormText, Text: `{"path": "a.txt", "content": "she said \"yes\" and "no" twice}`}, Options{Tools: []*Tool{tool}})
+	if res.OK() {
+		t.Fatalf("usable: %v", res.Args)
+	}
+	if len(res.Violations) != 1 || res.Violations[0].Code != CodeUnparseable ||
+		!strings.Contains(res.Violations[0].Message, `Escape every quote inside a string value as \"`) {
+		t.Fatalf("violations = %+v", res.Violations)
 	}
 }

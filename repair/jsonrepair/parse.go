@@ -22,9 +22,14 @@ type repairParser struct {
 	depth     int
 	tooDeep   int       // where nesting passed MaxDepth, or -1
 	keyQuote  int       // where an unknown key lacks its closing quote, or -1
+	ambiguous int       // where a string starts whose end the text leaves open, or -1
 	tuples    int       // open Python tuples, in which ')' ends a bare value
 	marks     []strMark // str's buffer
 	scratch   []byte    // where str builds a string that differs from the source
+}
+
+func newParser(s string, keys map[string]bool, levels []map[string]bool) *repairParser {
+	return &repairParser{s: s, keys: keys, levels: levels, tooDeep: -1, keyQuote: -1, ambiguous: -1}
 }
 
 // note records a kind of repair, once.
@@ -169,7 +174,8 @@ func (p *repairParser) fencedValues() (any, bool) {
 			}
 			continue
 		}
-		sub := &repairParser{s: block, keys: p.keys, levels: p.levels, tooDeep: -1, keyQuote: -1, scratch: p.scratch}
+		sub := newParser(block, p.keys, p.levels)
+		sub.scratch = p.scratch
 		v, err := sub.document()
 		p.scratch = sub.scratch
 		if sub.tooDeep >= 0 {
@@ -177,6 +183,9 @@ func (p *repairParser) fencedValues() (any, bool) {
 		}
 		if sub.keyQuote >= 0 && p.keyQuote < 0 {
 			p.keyQuote = sub.keyQuote + len(p.s) - len(body)
+		}
+		if sub.ambiguous >= 0 && p.ambiguous < 0 {
+			p.ambiguous = sub.ambiguous + len(p.s) - len(body)
 		}
 		if err == nil {
 			values = append(values, v)

@@ -120,6 +120,12 @@ var errNothing = errors.New("no JSON value found")
 // guessing where the key ends could misread the call.
 var ErrKeyQuote = errors.New("has no closing quote before its colon")
 
+// ErrAmbiguousQuote reports a string with a quote left unescaped inside it
+// whose end the text does not settle: it has no closing quote of its own,
+// or a quote inside it could end it as well as the one that does. Each
+// reading gives another value, so none is chosen.
+var ErrAmbiguousQuote = errors.New("has a quote inside it that could also end it, and no closing quote settles which")
+
 // errInvalidText is text no repair should paper over (NUL, a malformed \u).
 var errInvalidText = errors.New("invalid control character or \\u escape")
 
@@ -137,7 +143,7 @@ func repairJSON(text string, opts Options) (Result, error) {
 	if v, ok := fencedJSON(text); ok {
 		return Result{Value: v, Fixes: []Fix{{Kind: Syntax, Detail: "removed a code fence"}}}, nil
 	}
-	p := &repairParser{s: text, keys: opts.Keys, levels: opts.Levels, tooDeep: -1, keyQuote: -1}
+	p := newParser(text, opts.Keys, opts.Levels)
 	if p.levels != nil {
 		p.keys = nil // set by level as objects open (parse.go)
 	}
@@ -151,6 +157,9 @@ func repairJSON(text string, opts Options) (Result, error) {
 	}
 	if p.keyQuote >= 0 {
 		return Result{}, fmt.Errorf("the key at offset %d, %s: %w", p.keyQuote, strconv.Quote(clipText(text[p.keyQuote:], 40)), ErrKeyQuote)
+	}
+	if p.ambiguous >= 0 {
+		return Result{}, fmt.Errorf("the string at offset %d, %s: %w", p.ambiguous, strconv.Quote(clipText(text[p.ambiguous:], 40)), ErrAmbiguousQuote)
 	}
 	if err != nil {
 		return Result{}, err

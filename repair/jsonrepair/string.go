@@ -17,7 +17,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 	p.i += size
 	// The text stays a slice of the source until something must change;
 	// then it is built in the parser's scratch buffer.
-	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), buf: p.scratch[:0]}
+	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), buf: p.scratch[:0], open: p.i - size}
 	// marks are the commas and closing brackets met, where a string whose
 	// closing quote was forgotten may end; the buffer is reused.
 	marks := p.marks[:0]
@@ -44,6 +44,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 			// The usual escape, decoded here: in escaped code it comes
 			// every few bytes.
 			if e, ok := jsonesc.Simple(p.s[p.i+1]); ok {
+				t.escapedQuote = t.escapedQuote || e == t.close
 				t.build(p.i)
 				t.buf = append(t.buf, e)
 				p.i += 2
@@ -91,7 +92,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 		}
 		p.i += rsize
 	}
-	return p.unclosed(t.String(p.i), marks, ctx)
+	return p.unclosed(&t, marks, ctx)
 }
 
 // plainRunes returns where the run of valid non-ASCII characters from i
@@ -221,36 +222,73 @@ func (p *repairParser) controlChar(t *strText) {
 // its closing quote forgotten, at an earlier comma.
 func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx parseCtx) (string, bool) {
 	if p.endsString(p.i+size, ctx) {
+		if t.escapedQuote && t.raw && p.ambiguous < 0 {
+			// Quotes both escaped and not: whether the backslashes are
+			// JSON's or the content's, the text does not say.
+			p.ambiguous = t.open
+		}
 		out := t.String(p.i)
 		p.i += size
 		return out, true
 	}
 	if m, ok := p.earlierEnd(marks, ctx); ok {
+		p.settledBy(t)
 		return p.endAt(m, t.String(p.i)), true
 	}
 	p.note("escaped quotes inside strings")
+	t.raw = true
+	// A quote before a space or a comma could have closed the string, the
+	// rest being stray text ("data" AAAA); one before a word opens a
+	// quotation ("sic") and could not.
+	if j := p.i + size; j < len(p.s) && strings.IndexByte(" \t\r\n,}]", p.s[j]) >= 0 {
+		t.inner = true
+	}
 	return "", false
+}
+
+// settledBy records a string ended where its own closing quote is not: if
+// a quote inside it was taken for content, that quote could have ended it
+// as well, and the text leaves two readings.
+func (p *repairParser) settledBy(t *strText) {
+	if t.inner && p.ambiguous < 0 {
+		p.ambiguous = t.open
+	}
 }
 
 // unclosed ends a string the text ended inside: where its closing quote was
 // evidently forgotten, else at the end, truncated.
-func (p *repairParser) unclosed(text string, marks []strMark, ctx parseCtx) string {
+func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) string {
+	text := t.String(p.i)
 	if ctx == ctxArray {
 		// ["hello, world] — in an array a comma is the likelier end.
 		for _, m := range marks {
 			if m.c == ',' {
+				p.settledBy(t)
 				return p.endAt(m, text)
 			}
 		}
 	}
 	if ctx == ctxObjectValue {
 		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
+			p.settledBy(t)
 			return p.endAt(m, text)
 		}
 	}
 	if m, ok := trailingBracket(p.s, marks); ok {
-		// {"url":"https://x/} — forgotten before the closing brackets.
-		return p.endAt(m, text)
+		// {"url":"https://x/} — forgotten before the closing brackets. Only
+		// where the text before them balances its own brackets: one it left
+		// open means the bracket is content and the text was cut off after
+		// it; one it closed unopened means it may have ended there instead.
+		switch unclosed, unopened := bracketBalance(text[:m.n]); {
+		case unclosed:
+		case unopened:
+			t.inner = true
+			p.settledBy(t)
+			return p.endAt(m, text)
+		default:
+			p.settledBy(t)
+			return p.endAt(m, text)
+		}
 	}
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
@@ -290,6 +328,11 @@ type strText struct {
 	close    byte // the ASCII closing quote
 	buf      []byte
 	building bool
+	open     int  // the opening quote's offset
+	inner    bool // a quote that could have closed it was taken for content
+	// escapedQuote: the string escapes its closing quote somewhere (\");
+	// raw: it holds one unescaped.
+	escapedQuote, raw bool
 }
 
 func (t *strText) keep(from, to int) {
@@ -388,6 +431,26 @@ func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool
 		return m, true
 	}
 	return strMark{}, false
+}
+
+// bracketBalance reports whether text leaves a bracket open, or closes
+// one it never opened.
+func bracketBalance(text string) (unclosed, unopened bool) {
+	var curly, square int
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '{':
+			curly++
+		case '}':
+			curly--
+		case '[':
+			square++
+		case ']':
+			square--
+		}
+		unopened = unopened || curly < 0 || square < 0
+	}
+	return curly > 0 || square > 0, unopened
 }
 
 func trimBrackets(s string) string {

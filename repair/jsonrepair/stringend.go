@@ -86,8 +86,11 @@ func (p *repairParser) continuesStructure(n, budget int) bool {
 // they close every container, the document is over.
 func (p *repairParser) continuesAfterClosing(n, budget, closed int) bool {
 	n = skipAllSpace(p.s, n)
-	if n >= len(p.s) || budget == 0 || strings.HasPrefix(p.s[n:], "```") || closed >= p.depth && closed > 0 {
+	if n >= len(p.s) || budget == 0 || strings.HasPrefix(p.s[n:], "```") {
 		return true
+	}
+	if closed >= p.depth && closed > 0 {
+		return !closesLikeString(p.s[n:], closed)
 	}
 	switch p.s[n] {
 	case '}', ']', ')':
@@ -100,6 +103,32 @@ func (p *repairParser) continuesAfterClosing(n, budget, closed int) bool {
 			strings.IndexByte("{[]}-", p.s[m]) >= 0 || startsLiteral(p.s[m:])
 	}
 	return false
+}
+
+// closesLikeString reports whether the text after a document that closed
+// with a string is itself a string's rest: words that end with a quote and
+// the same closing brackets, opening nothing. Then the quote that seemed to
+// close the document was one inside the string ({"x": "is {"a": "b"}, not
+// a string"}).
+func closesLikeString(rest string, closed int) bool {
+	rest = strings.TrimRightFunc(rest, isSpaceRune)
+	if strings.ContainsAny(rest, "{[") || strings.HasPrefix(rest, "```") {
+		return false
+	}
+	body := strings.TrimRightFunc(rest, func(r rune) bool { return r == '}' || r == ']' || isSpaceRune(r) })
+	if strings.Count(rest[len(body):], "}")+strings.Count(rest[len(body):], "]") != closed || body == "" {
+		return false
+	}
+	r, size := utf8.DecodeLastRuneInString(body)
+	if _, ok := openQuote(r); !ok {
+		return false
+	}
+	for _, r := range body[:len(body)-size] {
+		if _, ok := openQuote(r); ok {
+			return false // more strings: members ("b": "c"}), not one string's rest
+		}
+	}
+	return true
 }
 
 func startsLiteral(s string) bool {

@@ -1,0 +1,58 @@
+package jsonrepair
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// TestQuoteReadings: a string's end is taken from the text only where the
+// text settles it. A quote inside a string that could have ended it (one
+// before a space or a comma), with no closing quote of the string's own to
+// settle which, leaves two readings and the text is refused; so does a
+// string that escapes its quote in one place and not in another. Where
+// one reading is the text's, it is read.
+func TestQuoteReadings(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       string // "" when refused as ambiguous
+		truncated  bool
+	}{
+		// Refused: two readings.
+		{"stray word after a closing quote, no quote at the end", `{"path": "a.py" AAAA }`, "", false},
+		{"literal after a closing quote", `{"recursive": "yes" true}`, "", false},
+		{"forgotten quote with a quotation before a space", `{"content": "say "hi" twice}`, "", false},
+		{"item with quotes, ended by a comma", `{"args": ["say "hi" to, "bob"]}`, "", false},
+		{"quotes escaped and not", `{"content": "x = \"a\" + "b""}`, "", false},
+		{"a closer the text never opened", `{"key": "value} key2: value2}`, "", false},
+		// One reading.
+		{"forgotten closing quote before the bracket", `{"url": "https://x.org/a}`, `{"url":"https://x.org/a"}`, false},
+		{"quotation inside a value", `{"msg": "he said "hi" twice"}`, `{"msg":"he said \"hi\" twice"}`, false},
+		{"item with a quotation", `{"args": ["say "hi" to", "bob"]}`, `{"args":["say \"hi\" to","bob"]}`, false},
+		{"forgotten quote after a call", `{"content": "print("hi") }`, `{"content":"print(\"hi\")"}`, false},
+		{"object text inside a value, then more words", `{"x": "the answer is {"a": "b"}, not a string"}`, `{"x":"the answer is {\"a\": \"b\"}, not a string"}`, false},
+		{"a member after a value that closes", `{"a": "x"}, "b": "y"}`, `{"a":"x","b":"y"}`, false},
+		{"quoted key inside an unclosed value", `{"x": "a, {"k": 1}, "y": 2}`, `{"x":"a, {\"k\": 1}","y":2}`, false},
+		// Cut off after a bracket of the content: the content's, not a
+		// forgotten quote's end.
+		{"code cut after its closing brace", "{\"content\": \"function f() {\\n  return 1;\\n}", `{"content":"function f() {\n  return 1;\n}"}`, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Repair(tc.text, Options{})
+			if tc.want == "" {
+				if !errors.Is(err, ErrAmbiguousQuote) {
+					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(r.Value)
+			if string(got) != tc.want || r.Truncated != tc.truncated {
+				t.Errorf("got %s truncated=%v, want %s truncated=%v", got, r.Truncated, tc.want, tc.truncated)
+			}
+		})
+	}
+}
