@@ -73,3 +73,27 @@ func TestAmbiguousQuoteFeedback(t *testing.T) {
 		t.Fatalf("violations = %+v", res.Violations)
 	}
 }
+
+// TestExtraKeyUnderTypedItems: a member the item schema does not list,
+// written as cleanly as its neighbours, is a member to report, never text
+// read into the string before it (qwen TodoWrite with a priority field).
+func TestExtraKeyUnderTypedItems(t *testing.T) {
+	reg := mustRegistry(t)
+	tool, err := reg.Compile(ToolDef{Name: "todo_write", Parameters: map[string]any{"type": "object", "properties": map[string]any{
+		"todos": map[string]any{"type": "array", "items": map[string]any{"type": "object", "additionalProperties": false,
+			"properties": map[string]any{"content": map[string]any{"type": "string"}, "id": map[string]any{"type": "string"},
+				"status": map[string]any{"type": "string"}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{
+		`{"todos": [{'content': 'a', 'id': '1', 'priority': 'high', 'status': 'pending'}]}`,
+		`{"todos": [{'content': 'a', 'id': '1', 'status': 'pending', 'priority': 'high'}, {'content': 'b', 'id': '2', 'status': 'pending'}]}`,
+		`{"todos": [{"content": "a", "id": "1", "status": "pending", "priority": "high"}]}`,
+	} {
+		res := reg.Validate(Call{Name: "todo_write", Form: FormText, Text: text}, Options{Tools: []*Tool{tool}})
+		if res.OK() || len(res.Violations) != 1 || res.Violations[0].Code != CodeUnexpectedParam || res.Violations[0].Param != "todos/0/priority" {
+			t.Errorf("%s: ok=%v args=%v violations=%+v, want UNEXPECTED_PARAM at todos/0/priority", text, res.OK(), res.Args, res.Violations)
+		}
+	}
+}

@@ -56,3 +56,28 @@ func TestQuoteReadings(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownMemberAfterQuote: with the schema's keys known, a clean member
+// of another name after a quote ends the string only where the object then
+// closes its containers to the end, or goes on to a sibling object (a list
+// of items); code that holds a dict goes on and stays content.
+func TestUnknownMemberAfterQuote(t *testing.T) {
+	levels := []map[string]bool{{"edits": true, "content": true, "path": true}, {"old_string": true, "new_string": true, "id": true}}
+	tests := []struct{ name, text, want string }{
+		{"dict in code content", `{"content": "d = {"a": "x", "b": "y"}", "path": "p"}`, `{"content":"d = {\"a\": \"x\", \"b\": \"y\"}","path":"p"}`},
+		{"dict in an edit's text", `{"edits": [{"old_string": "f({"a": "x", "b": "y"}, 1)", "new_string": "g()"}]}`, `{"edits":[{"new_string":"g()","old_string":"f({\"a\": \"x\", \"b\": \"y\"}, 1)"}]}`},
+		{"extra member of an item", `{"edits": [{'id': '1', 'priority': 'high'}]}`, `{"edits":[{"id":"1","priority":"high"}]}`},
+		{"extra member, then a sibling", `{"edits": [{'id': '1', 'priority': 'high'}, {'id': '2'}]}`, `{"edits":[{"id":"1","priority":"high"},{"id":"2"}]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Repair(tc.text, Options{Levels: levels})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -90,7 +90,7 @@ func (p *repairParser) continuesAfterClosing(n, budget, closed int) bool {
 		return true
 	}
 	if closed >= p.depth && closed > 0 {
-		return !closesLikeString(p.s[n:], closed)
+		return !p.closesLikeString(n, closed)
 	}
 	switch p.s[n] {
 	case '}', ']', ')':
@@ -99,36 +99,51 @@ func (p *repairParser) continuesAfterClosing(n, budget, closed int) bool {
 		return closed > 0 // }{ or ][: concatenated values
 	case ',':
 		m := skipAllSpace(p.s, n+1)
-		return m >= len(p.s) || p.memberFollows(m) || isQuoteAt(p.s, m) || isDigit(p.s[m]) ||
-			strings.IndexByte("{[]}-", p.s[m]) >= 0 || startsLiteral(p.s[m:])
+		if m < len(p.s) && (isDigit(p.s[m]) || p.s[m] == '-' || startsLiteral(p.s[m:])) {
+			return scalarEnds(p.s, m)
+		}
+		return m >= len(p.s) || p.memberFollows(m) || isQuoteAt(p.s, m) || strings.IndexByte("{[]}", p.s[m]) >= 0
 	}
 	return false
 }
 
+// scalarEnds reports whether the number or literal at m is followed by a
+// comma, a closing bracket or the end, as an item of a list is: `}, 1]`
+// goes on as JSON, `}, 1)` is code inside a string.
+func scalarEnds(s string, m int) bool {
+	q := m
+	for q < len(s) && (isKeyByte(s[q]) || strings.IndexByte("-+.", s[q]) >= 0) {
+		q++
+	}
+	q = skipAllSpace(s, q)
+	return q >= len(s) || strings.IndexByte(",]}", s[q]) >= 0
+}
+
 // closesLikeString reports whether the text after a document that closed
-// with a string is itself a string's rest: words that end with a quote and
-// the same closing brackets, opening nothing. Then the quote that seemed to
-// close the document was one inside the string ({"x": "is {"a": "b"}, not
-// a string"}).
-func closesLikeString(rest string, closed int) bool {
-	rest = strings.TrimRightFunc(rest, isSpaceRune)
-	if strings.ContainsAny(rest, "{[") || strings.HasPrefix(rest, "```") {
-		return false
-	}
-	body := strings.TrimRightFunc(rest, func(r rune) bool { return r == '}' || r == ']' || isSpaceRune(r) })
-	if strings.Count(rest[len(body):], "}")+strings.Count(rest[len(body):], "]") != closed || body == "" {
-		return false
-	}
-	r, size := utf8.DecodeLastRuneInString(body)
-	if _, ok := openQuote(r); !ok {
-		return false
-	}
-	for _, r := range body[:len(body)-size] {
-		if _, ok := openQuote(r); ok {
-			return false // more strings: members ("b": "c"}), not one string's rest
+// with a string is itself the string's rest: text that opens nothing, then
+// the quote that ends the string where structure follows (a member, or the
+// same closing brackets to the end). Then the quote that seemed to close
+// the document was one inside the string: {"x": "is {"a": "b"}, not a
+// string"}, {"content": "d = {"a": "x"}", "path": "p"}.
+func (p *repairParser) closesLikeString(n, closed int) bool {
+	rest := p.s[n:]
+	for i, r := range rest {
+		if r == '{' || r == '[' {
+			return false
 		}
+		if _, ok := openQuote(r); !ok {
+			continue
+		}
+		j := n + i + utf8.RuneLen(r)
+		k := skipAllSpace(p.s, j)
+		if k < len(p.s) && p.s[k] == ',' {
+			return p.memberFollows(k + 1)
+		}
+		after := p.s[k:]
+		body := strings.TrimLeftFunc(after, func(r rune) bool { return r == '}' || r == ']' || isSpaceRune(r) })
+		return body == "" && strings.Count(after, "}")+strings.Count(after, "]") == closed
 	}
-	return true
+	return false
 }
 
 func startsLiteral(s string) bool {
@@ -233,10 +248,32 @@ func (p *repairParser) lastMembers(n int) bool {
 			}
 			continue
 		case '}':
-			rest := skipAllSpace(p.s, m+1)
-			return rest >= len(p.s) || strings.HasPrefix(p.s[rest:], "```")
+			return p.closesToEnd(m + 1)
 		}
 		return false
+	}
+	return false
+}
+
+// closesToEnd reports whether the text from n, after an object's closing
+// brace, only closes the containers around it to the end of the text, or
+// goes on to a sibling object ({'id': '1', 'extra': 'x'}, {'id': '2'}]}):
+// a list of items, not code inside a string, which goes on otherwise.
+func (p *repairParser) closesToEnd(n int) bool {
+	for range p.depth + 1 {
+		n = skipAllSpace(p.s, n)
+		if n >= len(p.s) || strings.HasPrefix(p.s[n:], "```") {
+			return true
+		}
+		switch p.s[n] {
+		case '}', ']':
+			n++
+		case ',':
+			m := skipAllSpace(p.s, n+1)
+			return p.depth > 1 && m < len(p.s) && p.s[m] == '{'
+		default:
+			return false
+		}
 	}
 	return false
 }
