@@ -96,7 +96,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		return nil, err
 	}
 	t.holdsText = textHolders(schema, t.find, t.replace)
-	if err := t.addAliases(r.groups, top, declared); err != nil {
+	if err := t.addAliases(r, top, declared); err != nil {
 		return nil, err
 	}
 	t.index()
@@ -133,20 +133,23 @@ func (t *Tool) markParams(top, declared map[string]bool) error {
 
 // addAliases records the spellings of the parameters: the shared groups,
 // the tool's own aliases (last, so they win) and the variants' names.
-func (t *Tool) addAliases(groups []ParamAliases, top, declared map[string]bool) error {
+func (t *Tool) addAliases(r *Registry, top, declared map[string]bool) error {
 	def := t.def
 	for _, p := range def.ParamAliases {
 		if !declared[p.Param] {
 			return fmt.Errorf("tool %q: aliases given for undeclared parameter %q", def.Name, p.Param)
 		}
 	}
-	for _, g := range slices.Concat(groups, def.ParamAliases) {
+	t.allowSharedEmpty(r, top, declared)
+	for _, g := range slices.Concat(r.groups, def.ParamAliases) {
 		if !declared[g.Param] {
 			continue
 		}
 		for _, a := range g.Aliases {
 			t.aliasOf[a] = g.Param
 		}
+	}
+	for _, g := range def.ParamAliases {
 		if g.AllowEmpty {
 			t.allowEmpty[g.Param] = true
 		}
@@ -163,6 +166,37 @@ func (t *Tool) addAliases(groups []ParamAliases, top, declared map[string]bool) 
 		delete(t.aliasOf, p) // a declared name is never an alias of another
 	}
 	return nil
+}
+
+// allowSharedEmpty lets "" stand for a tool's file content, as it does for
+// the built-in write: the parameters it names as content, and those a
+// shared group allows empty (content, new_text, in any spelling) where the
+// tool also takes a file path. A caller's own write tool writes an empty
+// __init__.py as the built-in one does; elsewhere "" still counts as
+// missing, a value the model lost track of.
+func (t *Tool) allowSharedEmpty(r *Registry, top, declared map[string]bool) {
+	for c := range t.content {
+		if !t.find[c] && !t.replace[c] {
+			t.allowEmpty[c] = true
+		}
+	}
+	filePath := false
+	for p := range top {
+		filePath = filePath || r.isPathName(p)
+	}
+	if !filePath {
+		return
+	}
+	for _, g := range r.groups {
+		if !g.AllowEmpty {
+			continue
+		}
+		for _, name := range append([]string{g.Param}, g.Aliases...) {
+			if declared[name] {
+				t.allowEmpty[name] = true
+			}
+		}
+	}
 }
 
 // index builds the lookups of keys, folded spellings and parameter order.
