@@ -43,6 +43,7 @@ type textParser struct {
 	afterCall bool     // a call or a wrapper tag came before
 	md        markdown // quote.go: the prose's code and quotes
 	tail      tail     // tail.go: the calls awaiting the end of the response
+	glmHead   glmHead  // glm.go: what GLM-4.5's opener read past the name
 }
 
 // textFormat is what one format adds to the tag machine.
@@ -101,6 +102,8 @@ type openCall struct {
 	repeat     bool            // a parameter met before: not shown
 	seen       map[string]bool // the parameters met
 	repairs    []repair.Repair // closing tags inferred
+	head       string          // GLM-4.5: a key the name ran into, its <arg_key> left out
+	refusal    string          // why the call cannot be read (GLM-4.5)
 
 	// Hermes, and formats that name the call in a header: the JSON body,
 	// ended by one of closers (all starting with stop) outside its strings,
