@@ -231,3 +231,14 @@ func startsAny(b []byte, lits []string) bool {
 	}
 	return false
 }
+
+// start reads, at the start of the response, a harmony call that stands
+// alone with its tokens stripped (stripped.go).
+func (auto) start(p *textParser, b []byte) (match, string, int) {
+	m, name, n := harmony{}.start(p, b)
+	if m == matched {
+		p.auto.format, p.auto.syntax = Harmony, formats[Harmony].syntax
+		p.trigger = autoTrigger
+	}
+	return m, name, n
+}

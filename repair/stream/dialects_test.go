@@ -13,7 +13,7 @@ import (
 // their formats: tokens a server swallowed or stripped, tags a model left
 // out. TestParser and TestChunkInvariance run them in every split.
 func dialectCases() []streamCase {
-	return slices.Concat(harmonyStopCases(), glmDialectCases())
+	return slices.Concat(harmonyStopCases(), glmDialectCases(), harmonyStrippedCases())
 }
 
 // harmonyStopCases: vLLM, Ollama and LM Studio take gpt-oss's <|call|> for
@@ -141,4 +141,67 @@ func TestGLMRunInAmbiguous(t *testing.T) {
 			}
 		}
 	}
+}
+
+// harmonyStrippedCases: servers that drop gpt-oss's special tokens leave a
+// call in the content as its header's words and its JSON (llama.cpp,
+// LM Studio and Workers AI reports). It is the call where it is the whole
+// response and names a declared tool; after prose, followed by anything,
+// or to an undeclared tool, it stays text.
+func harmonyStrippedCases() []streamCase {
+	args := `{"path":"hello.py","content":"print(1)\n"}`
+	call := func(in string) outcome {
+		return outcome{
+			Starts: map[int]string{0: "write_to_file"},
+			Shown:  map[int]map[string]string{0: {"path": "hello.py", "content": "print(1)\n"}},
+			Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormText, Text: args, Repairs: []repair.Repair{{Code: repair.CodeXMLRepaired,
+				Detail: `the call came as text, its harmony tokens (<|channel|>, <|message|>, <|call|>) stripped by the server; the response is only its header, naming the declared tool "write_to_file", and its arguments`}}}},
+		}
+	}
+	asText := func(in string) outcome {
+		return outcome{Text: in, Starts: map[int]string{}, Shown: map[int]map[string]string{}}
+	}
+	quoted := func(in string) outcome {
+		return outcome{Text: in, Starts: map[int]string{0: "write_to_file"},
+			Shown: map[int]map[string]string{0: {"path": "hello.py", "content": "print(1)\n"}}, Errors: []string{CodeCallQuoted}}
+	}
+	tests := []struct {
+		name, in string
+		want     func(string) outcome
+	}{
+		{"gpt-oss via vLLM, <|constrain|> and <|message|> stripped", "to=functions.write_to_file json" + args, call},
+		{"gpt-oss via llama.cpp, the channel and the start header's role glued on", "assistantcommentary to=functions.write_to_file json\n" + args + "\n", call},
+		{"gpt-oss a code constraint, white space around", "\n commentary to=functions.write_to_file code " + args + "\n\n", call},
+		{"gpt-oss the constraint glued to the name", "commentary to=functions.write_to_filejson" + args, call},
+		{"gpt-oss a tool not declared is text", `to=functions.delete_file json{"path":"hello.py"}`, asText},
+		{"gpt-oss after its analysis, tokens stripped, is text", "analysisNeed to write.assistantcommentary to=functions.write_to_file json" + args, asText},
+		{"gpt-oss prose quoting the header is text", "The log shows to=functions.write_to_file json" + args, asText},
+		{"gpt-oss prose after it on its line", "to=functions.write_to_file json" + args + " was sent.", quoted},
+		{"gpt-oss prose after it on a later line", "to=functions.write_to_file json" + args + "\n\nassistantfinalDone.", quoted},
+	}
+	cut := "to=functions.write_to_file json" + args[:33]
+	head := "to=functions.write_to_file json" + args
+	tests = append(tests, []struct {
+		name, in string
+		want     func(string) outcome
+	}{
+		{"gpt-oss stripped, cut inside its arguments", cut, func(string) outcome {
+			o := call(cut)
+			o.Calls[0].Text, o.Calls[0].Truncated, o.Shown[0] = args[:33], true, map[string]string{"path": "hello.py", "content": "pri"}
+			return o
+		}},
+		{"gpt-oss stripped, then a call with its tokens: the first is text", head + "<|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{\"path\":\"a.go\"}<|call|>", func(string) outcome {
+			return outcome{Text: head, Starts: map[int]string{0: "write_to_file", 1: "read_file"},
+				Shown:  map[int]map[string]string{0: {"path": "hello.py", "content": "print(1)\n"}, 1: {"path": "a.go"}},
+				Calls:  []closed{{Index: 1, Name: "read_file", Form: repair.FormText, Text: `{"path":"a.go"}`}},
+				Errors: []string{CodeCallQuoted}}
+		}},
+	}...)
+	var cases []streamCase
+	for _, f := range []Format{Harmony, Auto} {
+		for _, tt := range tests {
+			cases = append(cases, streamCase{name: f.String() + " " + tt.name, format: f, pieces: []piece{text(tt.in)}, want: tt.want(tt.in)})
+		}
+	}
+	return cases
 }
