@@ -261,7 +261,7 @@ func truncationAdvice(res *Result) string {
 		where = "before the end of the call"
 	}
 	return fmt.Sprintf("\nYour call to %s was cut off %s, so nothing was done. "+
-		"The call is small, so its size was not the cause: resend the whole call, complete to its end.\n", name, where)
+		"The call itself is small, so writing it in pieces would not help: resend the whole call, complete to its end.\n", name, where)
 }
 
 // argsBytes is about the size of arguments as written: their keys and
