@@ -196,7 +196,7 @@ func TestViolateCapsFrontEndViolations(t *testing.T) {
 	if !res.Has(CodeTruncated) || res.OK() {
 		t.Errorf("Has(TRUNCATED) = %v, OK = %v; want true, false", res.Has(CodeTruncated), res.OK())
 	}
-	if fb := Feedback(res, Mistakes{Consecutive: 1, Limit: 3}); !strings.Contains(fb, "cut off before the tool call was complete") {
+	if fb := Feedback(res, Mistakes{Consecutive: 1, Limit: 3}); !strings.Contains(fb, "Your call to write_to_file was cut off") {
 		t.Errorf("feedback lacks the truncation advice:\n%s", fb)
 	}
 }

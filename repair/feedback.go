@@ -65,9 +65,7 @@ func FeedbackOutcome(res *Result, m Mistakes, outcome string) string {
 		b.WriteString(received(res))
 	}
 	if res.Has(CodeTruncated) {
-		b.WriteString("\nYour output was cut off before the tool call was complete, so nothing was done. " +
-			"Do not resend the same large call: write the file in smaller pieces " +
-			"(create it with the first part, then add the rest with edits).\n")
+		b.WriteString(truncationAdvice(res))
 	}
 	if res.Tool != nil {
 		v := res.Tool.view(res.Family)
@@ -226,4 +224,67 @@ func xmlPreview(name string, v any) string {
 		return fmt.Sprintf("<%s>%s</%s>\n", name, s, name)
 	}
 	return fmt.Sprintf("<%s>%s…</%s> (%d characters)\n", name, cut, name, utf8.RuneCountInString(s))
+}
+
+// largeCutBytes is the size of arguments from which a call cut off may
+// have met the model's output limit: about 500 tokens, below any limit
+// servers set. A smaller call was cut for another reason (a stop token, a
+// dropped connection), and writing it in pieces would not help.
+const largeCutBytes = 2 << 10
+
+// truncationAdvice says what was cut and what to do: a large call is
+// written in smaller pieces; a small one is resent whole.
+func truncationAdvice(res *Result) string {
+	param := ""
+	for _, v := range res.Violations {
+		if v.Code == CodeTruncated {
+			param = v.Param
+			break
+		}
+	}
+	size := argsBytes(res.Args)
+	if size >= largeCutBytes {
+		return fmt.Sprintf("\nYour output was cut off after %d bytes of this tool call, before it was complete, so nothing was done. "+
+			"Do not resend the same large call: write the file in smaller pieces "+
+			"(create it with the first part, then add the rest with edits).\n", size)
+	}
+	name := clipText(res.ToolName, maxQuoted)
+	var where string
+	switch value, ok := res.Args[param].(string); {
+	case param != "" && ok && res.Form == FormXML:
+		where = fmt.Sprintf("inside the value of %s after %d bytes; its end tag </%s> never came", quote(param), len(value), clipText(param, maxQuoted))
+	case param != "" && ok:
+		where = fmt.Sprintf("inside the value of %s after %d bytes", quote(param), len(value))
+	case res.Args != nil:
+		where = fmt.Sprintf("after %d bytes of arguments, before the end of the call", size)
+	default:
+		where = "before the end of the call"
+	}
+	return fmt.Sprintf("\nYour call to %s was cut off %s, so nothing was done. "+
+		"The call itself is small, so writing it in pieces would not help: resend the whole call, complete to its end.\n", name, where)
+}
+
+// argsBytes is about the size of arguments as written: their keys and
+// string values' bytes, other values' JSON.
+func argsBytes(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case map[string]any:
+		n := 0
+		for k, e := range x {
+			n += len(k) + argsBytes(e)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += argsBytes(e)
+		}
+		return n
+	case nil:
+		return 0
+	}
+	raw, _ := EncodeJSON(v)
+	return len(raw)
 }

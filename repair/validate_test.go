@@ -618,10 +618,25 @@ func TestFeedback(t *testing.T) {
 			want:     []string{`"absolutePath": "/home/user/project/src/hello.py"`, `Received: {"absolutePath":"a.py"}`},
 		},
 		{
-			name:     "truncation advice",
+			name:     "a small XML call cut inside a value says what was cut, not to write in pieces",
 			call:     Call{Form: FormXML, Text: "<write_to_file><path>a.py</path><content>\nabc"},
 			mistakes: Mistakes{Consecutive: 1, Limit: 3},
-			want:     []string{"cut off", "smaller pieces"},
+			want:     []string{`Your call to write_to_file was cut off inside the value of "content" after 3 bytes; its end tag </content> never came`, "resend the whole call"},
+			not:      []string{"smaller pieces"},
+		},
+		{
+			name:     "a small JSON call cut off says what was cut",
+			call:     Call{Name: "write_to_file", Form: FormText, Text: `{"path": "a.py", "content": "print(1)`},
+			mistakes: Mistakes{Consecutive: 1, Limit: 3},
+			want:     []string{"Your call to write_to_file was cut off", "resend the whole call"},
+			not:      []string{"smaller pieces"},
+		},
+		{
+			name:     "a large call cut off is written in smaller pieces",
+			call:     Call{Form: FormXML, Text: "<write_to_file><path>a.py</path><content>\n" + strings.Repeat("print(1)\n", 400)},
+			mistakes: Mistakes{Consecutive: 1, Limit: 3},
+			want:     []string{"cut off after", "smaller pieces"},
+			not:      []string{"resend the whole call"},
 		},
 		{
 			name:     "long values are previewed",

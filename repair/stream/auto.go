@@ -135,12 +135,13 @@ func (p *textParser) autoMatch(f Format, b []byte, current, nested bool) (match,
 		}), false, name, n
 	case f == GLM45:
 		// A word right after <tool_call> is a name only before an
-		// argument or the call's end.
+		// argument or the call's end, or the </arg_key> of a key it ran
+		// into.
 		if isJSONSpace(b[len(hermesOpen)]) {
 			return noMatch, false, "", 0
 		}
 		return p.autoFollows(b, n, func(rest []byte) match {
-			m, _ := anyLiteral(rest, glmKey, hermesClose)
+			m, _ := anyLiteral(rest, glmKey, hermesClose, glmKeyClose)
 			return m
 		}), false, name, n
 	case !wrapper:
@@ -229,4 +230,15 @@ func startsAny(b []byte, lits []string) bool {
 		}
 	}
 	return false
+}
+
+// start reads, at the start of the response, a harmony call that stands
+// alone with its tokens stripped (stripped.go).
+func (auto) start(p *textParser, b []byte) (match, string, int) {
+	m, name, n := harmony{}.start(p, b)
+	if m == matched {
+		p.auto.format, p.auto.syntax = Harmony, formats[Harmony].syntax
+		p.trigger = autoTrigger
+	}
+	return m, name, n
 }

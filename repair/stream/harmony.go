@@ -2,7 +2,10 @@ package stream
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
+
+	"github.com/toolguard/toolguard/repair"
 )
 
 // harmony is gpt-oss's format. The output is a run of messages, each a
@@ -46,6 +49,14 @@ func (harmony) opener(p *textParser, b []byte) (match, bool, string, int) {
 }
 
 func (harmony) begin(p *textParser, n int) textState {
+	if p.stripped { // stripped.go: the arguments' own end closes the call
+		p.stripped = false
+		p.tail.whole = true
+		st := p.beginArgs(n, nil)
+		p.call.repairs = append(p.call.repairs, repair.Repair{Code: repair.CodeXMLRepaired,
+			Detail: fmt.Sprintf("the call came as text, its harmony tokens (<|channel|>, <|message|>, <|call|>) stripped by the server; the response is only its header, naming the declared tool %q, and its arguments", p.call.name)})
+		return st
+	}
 	st := p.beginArgs(n, harmonyClosers)
 	// Servers often take <|call|> for a stop token and keep it: a body
 	// complete when the response ends is the whole call.

@@ -217,7 +217,7 @@ func (h *hermesCall) start(name string) {
 func (h *hermesCall) call(block []byte) repair.Call {
 	body := block[h.p.call.bodyStart:]
 	if h.direct {
-		return repair.Call{Name: h.p.call.name, Form: repair.FormText, Text: h.directArgs(block)}
+		return repair.Call{Name: h.p.call.name, Form: repair.FormText, Text: h.directArgs(block), Repairs: h.p.call.repairs}
 	}
 	name, args := string(h.name), ""
 	switch {

@@ -343,6 +343,8 @@ func jsonFormatSeeds(format Format, long, huge, spaces string) []string {
 			head + `{"x": [[[[[[[[[[1]]]]]]]]]]} <|end|> after <|call|>`,
 			head + `{"c": "` + huge + `"}<|call|>` + head + "{\"n\": [" + strings.Repeat("1,", 64) + "<|call|>",
 			"<|channel|>commentary to=<|message|>x<|end|><|channel|> to=functions.b <|message|>",
+			"\n assistantcommentary to=functions.write_to_filejson\n" + `{"path": "a", "content": "` + huge + `"}` + spaces + "x",
+			"to=functions.read_file code {\"path\": [" + strings.Repeat("1,", 64) + head + "{}<|call|>",
 		}
 	case Mistral:
 		return []string{

@@ -32,7 +32,7 @@ func (p *textParser) addText(from, to int, final bool) int {
 			p.releaseTail(true)
 		case i == len(b):
 			return i
-		case p.tail.nl:
+		case p.tail.nl && !p.tail.whole:
 			p.releaseTail(true)
 		default:
 			p.quoteTail(p.base + from + i)

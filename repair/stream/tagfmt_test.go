@@ -311,6 +311,8 @@ func tagFormatSeeds(format Format) []string {
 			"<tool_call>a<arg_key>x</arg_key><arg_value>v </arg_value> w </tool_call> </arg_value></tool_call>",
 			"\n<tool_call>a\n</tool_call>\n \n<tool_call>b\n</tool_call>\n",
 			"<tool_call>\xff\xe2\x82\n<arg_key>\xe2\x82\xac</arg_key><arg_value>\xe2\x82\xac</arg_va",
+			"<tool_call>write_to_filepath</arg_key>a.txt</arg_value>\n<arg_key>content</arg_key>\n" + huge + "</arg_value>\n</tool_call>",
+			"<tool_call>read_file \n path</arg_key><arg_value>a</arg_value><tool_call>xpath</arg_key></tool_call><tool_call>a\n" + long + "</arg_key>",
 		}
 	case Pythonic:
 		return []string{

@@ -43,6 +43,10 @@ type textParser struct {
 	afterCall bool     // a call or a wrapper tag came before
 	md        markdown // quote.go: the prose's code and quotes
 	tail      tail     // tail.go: the calls awaiting the end of the response
+	glmHead   glmHead  // glm.go: what GLM-4.5's opener read past the name
+	// stripped.go: the start of the response was looked at; the call
+	// opening is a header whose tokens a server stripped.
+	startDone, stripped bool
 }
 
 // textFormat is what one format adds to the tag machine.
@@ -101,6 +105,8 @@ type openCall struct {
 	repeat     bool            // a parameter met before: not shown
 	seen       map[string]bool // the parameters met
 	repairs    []repair.Repair // closing tags inferred
+	head       string          // GLM-4.5: a key the name ran into, its <arg_key> left out
+	refusal    string          // why the call cannot be read (GLM-4.5)
 
 	// Hermes, and formats that name the call in a header: the JSON body,
 	// ended by one of closers (all starting with stop) outside its strings,
@@ -202,6 +208,11 @@ func (p *textParser) run() {
 
 // prose passes text through until a call opens (true) or the input ends.
 func (p *textParser) prose() bool {
+	if !p.startDone {
+		if m := p.atStart(); m != noMatch {
+			return m == matched
+		}
+	}
 	for p.pos < len(p.buf) {
 		k := p.indexTrigger(p.buf[p.pos:])
 		if k < 0 {
@@ -216,6 +227,11 @@ func (p *textParser) prose() bool {
 			continue
 		}
 		m, wrapper, name, n := p.syntax.opener(p, p.buf[p.pos:])
+		if m == matched && p.tail.whole && p.tail.waiting {
+			// More markup after a call that stands alone: all of it is text.
+			p.quoteTail(p.base + p.pos)
+			p.space, p.runProse = p.space[:0], true
+		}
 		switch {
 		case m == needMore:
 			return false

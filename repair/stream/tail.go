@@ -20,6 +20,7 @@ type tail struct {
 	from    int    // where the kept bytes start in the response
 	ws      []byte // the white space since the last markup
 	closed  int    // where the last call closed
+	whole   bool   // the call waiting must be the whole response: prose on a later line quotes it too (stripped.go)
 	// pv is a string value's growth while events wait, joined: one
 	// event for a value streamed in many small pieces.
 	pv struct {
@@ -281,7 +282,7 @@ func (p *textParser) gap() {
 
 func (p *textParser) endTail() {
 	t := &p.tail
-	t.on, t.waiting, t.lost, t.over, t.nl, t.pv.on, t.callBytes = false, false, false, false, false, false, 0
+	t.on, t.waiting, t.lost, t.over, t.nl, t.whole, t.pv.on, t.callBytes = false, false, false, false, false, false, false, 0
 	p.releaseTailDraw()
 	if cap(t.pv.text) > shrinkCapacity {
 		t.pv.text = nil
