@@ -26,6 +26,7 @@ type fileOp struct {
 	kind         edit.OpKind
 	content      string // Add
 	chunks       []edit.PatchChunk
+	unmarked     bool // the patch had neither Begin nor End Patch (edit.CheckUnmarked)
 	moveTo       string
 	moveRel      string
 	old, updated string
@@ -188,6 +189,10 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		ok := true
 		for i, r := range results {
 			ok = g.recordEdit(res, ex, EditOutcome{Index: i, Path: op.rel, EditResult: r}, op.param) && ok
+		}
+		if _, why, whole := edit.CheckUnmarked(op.chunks, results); op.unmarked && ok && !whole {
+			res.Violate(repair.CodeTruncated, op.param, fmt.Sprintf("The patch is incomplete: %s: %s.", op.rel, why))
+			ok = false
 		}
 		if ok {
 			op.updated = updated
@@ -495,7 +500,7 @@ func planEdits(res *repair.Result) []*fileOp {
 				return nil
 			}
 			op := opFor(p.Path, "patch")
-			op.kind, op.content, op.chunks, op.moveTo = p.Kind, p.Content, p.Chunks, p.MoveTo
+			op.kind, op.content, op.chunks, op.moveTo, op.unmarked = p.Kind, p.Content, p.Chunks, p.MoveTo, patch.Unmarked
 		}
 	}
 	return ops
