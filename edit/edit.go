@@ -33,6 +33,11 @@ type Edit struct {
 	OldText    string
 	NewText    string
 	ReplaceAll bool
+	// StartLine is a hint (1-based, 0 for none): the file's line where the
+	// old text starts, as Roo's ":start_line:" gives it. It only chooses
+	// among several matches of the same rung (hint.go's atHint); a single
+	// match is taken wherever it is, and the hint is never written.
+	StartLine int
 }
 
 // Status is the outcome of an edit.
@@ -145,10 +150,18 @@ func ApplyEdits(content string, edits []Edit, opts MatchOptions) (string, []Edit
 	opts = opts.withDefaults()
 	results := make([]EditResult, len(edits))
 	d := newDoc(content)
+	var moved []LineMap // the applied edits, to follow the later ones' start lines
+	hints := slices.ContainsFunc(edits, func(e Edit) bool { return e.StartLine > 0 })
 	for i, e := range edits {
+		for _, m := range moved {
+			e.StartLine = m.Line(e.StartLine)
+		}
 		out, r, _ := applyScoped(d, e, opts, scope{})
 		results[i] = r
 		if out != content {
+			if hints {
+				moved = append(moved, NewLineMap(content, out))
+			}
 			content = out
 			d = newDoc(content)
 		}
@@ -218,6 +231,12 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 		}
 	}
 	similarityRung := found.strategy == StrategyBlockAnchor || found.strategy == StrategyFuzzy
+	hinted := len(ms) > 1 && e.StartLine > 0 && !e.ReplaceAll && !sc.preferFirst
+	if hinted {
+		if at, ok := d.atHint(ms, e.StartLine); ok {
+			ms, hinted = at, false
+		}
+	}
 	switch {
 	case len(ms) == 1:
 	case sc.preferFirst:
@@ -225,7 +244,11 @@ func applyScoped(d *doc, e Edit, opts MatchOptions, sc scope) (string, EditResul
 	case e.ReplaceAll && !similarityRung:
 		ms = nonOverlapping(ms)
 	default:
-		return content, d.ambiguous(found.strategy, ms, opts), applied{}
+		r := d.ambiguous(found.strategy, ms, opts)
+		if hinted {
+			r.Hint += hintNote(e.StartLine)
+		}
+		return content, r, applied{}
 	}
 
 	return d.replace(ms, q, e.NewText, found.strategy, opts)

@@ -43,6 +43,10 @@ const (
 // Patch is a parsed apply_patch text: its file operations in order.
 type Patch struct {
 	Ops []PatchOp
+	// Unmarked: the patch has neither "*** Begin Patch" nor "*** End
+	// Patch" and ends with a context line. It is whole only if every
+	// chunk's context matches the file: see CheckUnmarked.
+	Unmarked bool
 }
 
 // PatchOp is one file's operation.
@@ -130,6 +134,7 @@ type patchParser struct {
 	i        int
 	wrappers []wrapper // around the patch, outermost first
 	count    int       // lines in the text given: the last has no line end
+	unmarked bool      // neither Begin nor End Patch (unmarkedEnd)
 }
 
 // ParsePatch parses an apply_patch text.
@@ -162,7 +167,46 @@ func ParsePatch(patch string) (*Patch, error) {
 	if len(out.Ops) == 0 {
 		return nil, &PatchError{Msg: "the patch has no file operation: use \"*** Add File: PATH\", \"*** Delete File: PATH\" or \"*** Update File: PATH\""}
 	}
+	if p.unmarked {
+		if err := p.checkUnmarkedEnd(out); err != nil {
+			return nil, err
+		}
+		out.Unmarked = true
+	}
 	return out, nil
+}
+
+// checkUnmarkedEnd makes sure the context line that ends an unmarked patch
+// is the last old line of its last Update chunk.
+func (p *patchParser) checkUnmarkedEnd(out *Patch) error {
+	last := p.lines[len(p.lines)-1]
+	op := out.Ops[len(out.Ops)-1]
+	if op.Kind == OpUpdate && len(op.Chunks) > 0 {
+		c := op.Chunks[len(op.Chunks)-1]
+		if n := len(c.OldLines); n > 0 && c.OldLines[n-1] == last.text[1:] {
+			return nil
+		}
+	}
+	return &PatchError{Line: last.num, Truncated: true, Msg: "the patch ends without \"*** End Patch\", so it may have been cut off; " + resend}
+}
+
+// CheckUnmarked judges the results of applying an unmarked patch's chunks
+// (ApplyChunks): such a patch is whole only if every chunk that has old
+// lines matched them on a whole-line equality rung (EXACT, TRIM_END, TRIM,
+// INDENT), so that its last context line is the file's. It returns the
+// first chunk that did not, and why.
+func CheckUnmarked(chunks []PatchChunk, results []EditResult) (int, string, bool) {
+	for i, r := range results {
+		if i >= len(chunks) || len(chunks[i].OldLines) == 0 || r.Status != StatusApplied {
+			continue
+		}
+		switch r.Strategy {
+		case StrategyExact, StrategyTrimEnd, StrategyTrim, StrategyIndent:
+			continue
+		}
+		return i, fmt.Sprintf("the patch has neither \"*** Begin Patch\" nor \"*** End Patch\", so only context lines that match the file show it arrived whole, and chunk %d (line %d) matched only approximately (%s); %s", i+1, chunks[i].Line, r.Strategy, resend), false
+	}
+	return 0, "", true
 }
 
 // op reads the next file operation; ok is false at the end of the patch.

@@ -101,6 +101,10 @@ func (p *patchParser) end() error {
 			return p.closeWrappers(rest)
 		}
 	}
+	if k, ok := p.unmarkedEnd(); ok {
+		p.lines, p.unmarked = p.lines[:k+1], true
+		return nil
+	}
 	last := p.lines[len(p.lines)-1]
 	for _, w := range p.wrappers {
 		if strings.TrimSpace(last.text) == w.closer {
@@ -152,4 +156,35 @@ func (p *patchParser) closeWrappers(rest []patchLine) error {
 	return &PatchError{Line: open.line, Truncated: true, Msg: fmt.Sprintf(
 		"the %s opened by %q has no closing %q line after \"*** End Patch\": the text was probably cut off; nothing was applied: resend the whole patch and its closing %q line (a long one as several smaller patches)",
 		open.what, shorten(open.opener), open.closer, open.closer)}
+}
+
+// unmarkedEnd reads the end of a patch written with neither "*** Begin
+// Patch" nor "*** End Patch", as Codex models sometimes send one: without
+// the begin marker the missing end marker is no evidence of a cut. Such a
+// patch is whole when its last line (before the wrappers' closing lines,
+// which must all be there) is a context line: the caller then checks that
+// every chunk's context matches the file (Patch.Unmarked). It returns the
+// index of that last line.
+func (p *patchParser) unmarkedEnd() (int, bool) {
+	for _, l := range p.lines {
+		if kind, _, ok := marker(l.text); ok && kind == "begin patch" {
+			return 0, false
+		}
+	}
+	k := len(p.lines) - 1
+	for i := len(p.wrappers) - 1; i >= 0; i-- {
+		if k < 0 || strings.TrimSpace(p.lines[k].text) != p.wrappers[i].closer {
+			return 0, false // a wrapper left open: cut off
+		}
+		for k--; k >= 0 && isBlank(p.lines[k].text); k-- {
+		}
+	}
+	if k < 0 {
+		return 0, false
+	}
+	t := p.lines[k].text
+	if !strings.HasPrefix(t, " ") || isBlank(t) || isMarker(t) {
+		return 0, false
+	}
+	return k, true
 }

@@ -26,6 +26,7 @@ type fileOp struct {
 	kind         edit.OpKind
 	content      string // Add
 	chunks       []edit.PatchChunk
+	unmarked     bool // the patch had neither Begin nor End Patch (edit.CheckUnmarked)
 	moveTo       string
 	moveRel      string
 	old, updated string
@@ -189,6 +190,10 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		for i, r := range results {
 			ok = g.recordEdit(res, ex, EditOutcome{Index: i, Path: op.rel, EditResult: r}, op.param) && ok
 		}
+		if _, why, whole := edit.CheckUnmarked(op.chunks, results); op.unmarked && ok && !whole {
+			res.Violate(repair.CodeTruncated, op.param, fmt.Sprintf("The patch is incomplete: %s: %s.", op.rel, why))
+			ok = false
+		}
 		if ok {
 			op.updated = updated
 		} else {
@@ -205,7 +210,11 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		return false
 	}
 	content, ok := op.old, true
+	var moved []edit.LineMap // applied edits, to follow later start lines (Roo's :start_line:)
 	for _, e := range op.edits {
+		for _, m := range moved {
+			e.edit.StartLine = m.Line(e.edit.StartLine)
+		}
 		out, r := edit.ApplyEdit(content, e.edit, g.match)
 		if r.Status == edit.StatusNotFound {
 			if out2, r2, detail, tried := g.retryDecoded(content, e.edit); tried {
@@ -216,6 +225,9 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 			}
 		}
 		if g.recordEdit(res, ex, EditOutcome{Index: e.index, Path: op.rel, EditResult: r}, e.param) {
+			if out != content && hasStartLine(op.edits) {
+				moved = append(moved, edit.NewLineMap(content, out))
+			}
 			content = out
 		} else {
 			ok = false
@@ -237,7 +249,7 @@ func (g *Guard) retryDecoded(content string, e edit.Edit) (out string, r edit.Ed
 		return "", edit.EditResult{}, "", false
 	}
 	newText, kept, refusal := decodeNewText(e.NewText)
-	try := edit.Edit{OldText: oldDec, NewText: newText, ReplaceAll: e.ReplaceAll}
+	try := edit.Edit{OldText: oldDec, NewText: newText, ReplaceAll: e.ReplaceAll, StartLine: e.StartLine}
 	if refusal != "" {
 		try.NewText = e.NewText
 	}
@@ -464,12 +476,8 @@ func planEdits(res *repair.Result) []*fileOp {
 		}
 	case "replace_in_file":
 		edits, err := edit.ParseSearchReplace(str(args, "diff"))
-		if errors.Is(err, edit.ErrTruncated) {
-			res.Violate(repair.CodeTruncated, "diff", fmt.Sprintf("The diff is incomplete: %v. It was probably cut off (the output may have hit a length limit), so nothing was changed: resend the whole diff, every block ending with \"+++++++ REPLACE\".", err))
-			return nil
-		}
 		if err != nil {
-			res.Violate(repair.CodeInvalidValue, "diff", fmt.Sprintf("The diff is not valid SEARCH/REPLACE blocks: %v. Each block is \"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".", err))
+			repair.ViolateSearchReplace(res, "diff", err)
 			return nil
 		}
 		op := opFor(str(args, "path"), "path")
@@ -492,8 +500,13 @@ func planEdits(res *repair.Result) []*fileOp {
 				return nil
 			}
 			op := opFor(p.Path, "patch")
-			op.kind, op.content, op.chunks, op.moveTo = p.Kind, p.Content, p.Chunks, p.MoveTo
+			op.kind, op.content, op.chunks, op.moveTo, op.unmarked = p.Kind, p.Content, p.Chunks, p.MoveTo, patch.Unmarked
 		}
 	}
 	return ops
+}
+
+// hasStartLine reports whether an edit of the file carries a start line.
+func hasStartLine(edits []indexedEdit) bool {
+	return slices.ContainsFunc(edits, func(e indexedEdit) bool { return e.edit.StartLine > 0 })
 }

@@ -63,6 +63,7 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 			default:
 				// Not file text: no markup target keeps its entities.
 				m[k] = p.decodeEntities(x, param, "")
+				p.checkSearchReplace(m[k].(string), param)
 			}
 		case map[string]any:
 			p.fixObject(x, param, target, false)
@@ -83,7 +84,8 @@ func fixableKeys(t *Tool, m map[string]any, top bool) []string {
 	for k, v := range m {
 		switch v := v.(type) {
 		case string:
-			if t.IsTextParam(k, top) || strings.Contains(v, "&") {
+			// "===" is the cheap sign of a SEARCH/REPLACE block's separator.
+			if t.IsTextParam(k, top) || strings.Contains(v, "&") || strings.Contains(v, "===") {
 				keys = append(keys, k)
 			}
 		case map[string]any, []any:

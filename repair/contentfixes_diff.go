@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,12 +21,15 @@ type diffEdit struct {
 }
 
 // diffEdits parses a diff parameter; false when param is no diff or does
-// not parse (executing it reports why).
+// not parse. A SEARCH/REPLACE diff that does not parse is refused here,
+// with the parser's reason (see ViolateSearchReplace); a patch is judged
+// when executed, against its files.
 func (p *pipeline) diffEdits(param, s, target string) ([]diffEdit, bool) {
 	switch {
-	case p.tool.Name() == "replace_in_file" && param == "diff":
+	case p.isSearchReplace(param, s):
 		edits, err := edit.ParseSearchReplace(s)
 		if err != nil {
+			ViolateSearchReplace(p.res, param, err)
 			return nil, false
 		}
 		out := make([]diffEdit, len(edits))
@@ -83,4 +87,43 @@ func (p *pipeline) fixDiff(s, param, target string) (string, bool) {
 		}
 	}
 	return s, true
+}
+
+// isSearchReplace tells whether a string parameter is read as SEARCH/REPLACE
+// blocks: replace_in_file's diff always; any other parameter whose value
+// has a block's frame (edit.LooksLikeSearchReplace), except the file content
+// and edit text of other tools, which may quote a diff as what the file
+// holds. A diff parameter of a caller's own tool is one unless its value is
+// plainly another format (a unified diff).
+func (p *pipeline) isSearchReplace(param, s string) bool {
+	t := p.tool
+	if t.Name() == "replace_in_file" && param == "diff" {
+		return true
+	}
+	if (t.content[param] || t.find[param] || t.replace[param]) && param != "diff" && t.CanonicalParam(param) != "diff" {
+		return false
+	}
+	return edit.LooksLikeSearchReplace(s)
+}
+
+// checkSearchReplace refuses a string parameter that is SEARCH/REPLACE
+// blocks and does not parse.
+func (p *pipeline) checkSearchReplace(s, param string) {
+	if !p.isSearchReplace(param, s) {
+		return
+	}
+	if _, err := edit.ParseSearchReplace(s); err != nil {
+		ViolateSearchReplace(p.res, param, err)
+	}
+}
+
+// ViolateSearchReplace records why a SEARCH/REPLACE diff cannot be used:
+// TRUNCATED when it ends inside a block, INVALID_VALUE otherwise, each with
+// the parser's line and what to do. Validation and execution say the same.
+func ViolateSearchReplace(res *Result, param string, err error) {
+	if errors.Is(err, edit.ErrTruncated) {
+		res.Violate(CodeTruncated, param, fmt.Sprintf("The diff is incomplete: %v. It was probably cut off (the output may have hit a length limit), so nothing was changed: resend the whole diff, every block ending with \"+++++++ REPLACE\".", err))
+		return
+	}
+	res.Violate(CodeInvalidValue, param, fmt.Sprintf("The diff is not valid SEARCH/REPLACE blocks: %v. Each block is \"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".", err))
 }
