@@ -64,7 +64,7 @@ func TestQuoteReadings(t *testing.T) {
 func TestUnknownMemberAfterQuote(t *testing.T) {
 	levels := []map[string]bool{{"edits": true, "content": true, "path": true}, {"old_string": true, "new_string": true, "id": true}}
 	tests := []struct{ name, text, want string }{
-		{"dict in code content", `{"content": "d = {"a": "x", "b": "y"}", "path": "p"}`, `{"content":"d = {\"a\": \"x\", \"b\": \"y\"}","path":"p"}`},
+		{"dict in code content", `{"content": "d = {"a": "x", "b": "y"} or e", "path": "p"}`, `{"content":"d = {\"a\": \"x\", \"b\": \"y\"} or e","path":"p"}`},
 		{"dict in an edit's text", `{"edits": [{"old_string": "f({"a": "x", "b": "y"}, 1)", "new_string": "g()"}]}`, `{"edits":[{"new_string":"g()","old_string":"f({\"a\": \"x\", \"b\": \"y\"}, 1)"}]}`},
 		{"extra member of an item", `{"edits": [{'id': '1', 'priority': 'high'}]}`, `{"edits":[{"id":"1","priority":"high"}]}`},
 		{"extra member, then a sibling", `{"edits": [{'id': '1', 'priority': 'high'}, {'id': '2'}]}`, `{"edits":[{"id":"1","priority":"high"},{"id":"2"}]}`},

@@ -2,6 +2,7 @@ package jsonrepair
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -120,19 +121,24 @@ func scalarEnds(s string, m int) bool {
 }
 
 // closesLikeString reports whether the text after a document that closed
-// with a string is itself the string's rest: text that opens nothing, then
+// with a string is itself the string's rest: words that open nothing, then
 // the quote that ends the string where structure follows (a member, or the
 // same closing brackets to the end). Then the quote that seemed to close
 // the document was one inside the string: {"x": "is {"a": "b"}, not a
-// string"}, {"content": "d = {"a": "x"}", "path": "p"}.
+// string"}, {"content": "d = {"a": "x"} + y", "path": "p"}.
 func (p *repairParser) closesLikeString(n, closed int) bool {
 	rest := p.s[n:]
+	words := false
 	for i, r := range rest {
 		if r == '{' || r == '[' {
 			return false
 		}
 		if _, ok := openQuote(r); !ok {
+			words = words || unicode.IsLetter(r) || unicode.IsDigit(r)
 			continue
+		}
+		if !words {
+			return false // "} at the end, or "}", "b": — a stray quote, not a rest
 		}
 		j := n + i + utf8.RuneLen(r)
 		k := skipAllSpace(p.s, j)
