@@ -8,14 +8,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// commentaryParams are the names models and agent prompts (Cursor,
-// Copilot) add to say why a call is made; dropped where a schema does not
-// declare them.
-var commentaryParams = []string{"explanation", "reason", "rationale", "reasoning", "thought", "thoughts", "justification"}
-
-// dropCommentary drops the commentary parameters props does not declare.
+// dropCommentary drops the commentary parameters (the tools files'
+// commentary_params) props does not declare.
 func (p *pipeline) dropCommentary(m map[string]any, props map[string]*jsonschema.Schema, path string) {
-	for _, k := range commentaryParams {
+	for _, k := range p.reg.commentary {
 		if _, declared := props[k]; declared {
 			continue
 		}

@@ -66,3 +66,36 @@ func TestNearMissAndCommentary(t *testing.T) {
 		})
 	}
 }
+
+// TestCommentaryParamsConfigured: a tools file's commentary_params replaces
+// the built-in list; [] drops none.
+func TestCommentaryParamsConfigured(t *testing.T) {
+	save := ToolDef{Name: "save_note", Parameters: map[string]any{"type": "object", "additionalProperties": false,
+		"properties": map[string]any{"text": map[string]any{"type": "string"}}}}
+	tests := []struct {
+		name string
+		list []string
+		text string
+		ok   bool
+	}{
+		{"built-in list drops explanation", nil, `{"text": "x", "explanation": "why"}`, true},
+		{"own list drops its name", []string{"why_this"}, `{"text": "x", "why_this": "because"}`, true},
+		{"own list replaces the built-in one", []string{"why_this"}, `{"text": "x", "explanation": "why"}`, false},
+		{"empty list drops none", []string{}, `{"text": "x", "explanation": "why"}`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, err := NewRegistry(ToolsFile{CommentaryParams: tc.list, Tools: []ToolDef{save}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := reg.Validate(Call{Name: "save_note", Form: FormText, Text: tc.text}, Options{})
+			if res.OK() != tc.ok {
+				t.Fatalf("OK = %v, want %v (violations %+v)", res.OK(), tc.ok, res.Violations)
+			}
+			if tc.ok && (len(res.Repairs) != 1 || res.Repairs[0].Code != CodeCommentaryDropped) {
+				t.Errorf("repairs = %+v, want one COMMENTARY_DROPPED", res.Repairs)
+			}
+		})
+	}
+}

@@ -14,6 +14,8 @@ type Registry struct {
 	folded map[string]*Tool // folded names and aliases (see foldName)
 	mux    map[string]*multiplexer
 	groups []ParamAliases
+	// commentary: ToolsFile.CommentaryParams, the last file's that sets it.
+	commentary []string
 }
 
 type multiplexer struct {
@@ -39,7 +41,7 @@ func NewRegistryWithoutTools() (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("built-in tools: %w", err)
 	}
-	return newRegistry(ToolsFile{ParamGroups: builtin.ParamGroups}, nil)
+	return newRegistry(ToolsFile{ParamGroups: builtin.ParamGroups, CommentaryParams: builtin.CommentaryParams}, nil)
 }
 
 func newRegistry(builtin ToolsFile, files []ToolsFile) (*Registry, error) {
@@ -52,6 +54,9 @@ func newRegistry(builtin ToolsFile, files []ToolsFile) (*Registry, error) {
 	all := append([]ToolsFile{builtin}, files...)
 	for _, f := range all {
 		r.groups = append(r.groups, f.ParamGroups...)
+		if f.CommentaryParams != nil {
+			r.commentary = f.CommentaryParams
+		}
 	}
 	for i, f := range all {
 		for _, def := range f.Tools {

@@ -67,9 +67,14 @@ type MultiplexerDef struct {
 // ToolsFile is the format of tools files (YAML or JSON).
 type ToolsFile struct {
 	// ParamGroups apply to every tool declaring the parameter, at any depth.
-	ParamGroups  []ParamAliases   `json:"param_groups,omitempty"`
-	Tools        []ToolDef        `json:"tools"`
-	Multiplexers []MultiplexerDef `json:"multiplexers,omitempty"`
+	ParamGroups []ParamAliases `json:"param_groups,omitempty"`
+	// CommentaryParams are the parameters that only say why a call is made
+	// (explanation, reason): dropped, and reported, where a tool's schema
+	// does not declare them. A file that sets the list replaces the one
+	// before it; [] drops none.
+	CommentaryParams []string         `json:"commentary_params,omitempty"`
+	Tools            []ToolDef        `json:"tools"`
+	Multiplexers     []MultiplexerDef `json:"multiplexers,omitempty"`
 }
 
 // ParseToolsFile parses a tools file in YAML or JSON; a misspelt key is an error.
