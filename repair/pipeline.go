@@ -226,7 +226,7 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 		p.res.repair(fixCode[f.Kind], param, f.Detail)
 	}
 	if r.Truncated {
-		p.res.Violate(CodeTruncated, param, "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+		p.res.Violate(CodeTruncated, param, "The arguments end before they are complete (a value or a bracket is left open), so the call was not used.")
 	}
 	return r.Value, true
 }
@@ -287,7 +287,7 @@ func (p *pipeline) objectIn(v any) map[string]any {
 			p.res.repair(fixCode[f.Kind], "", f.Detail)
 		}
 		if r.Truncated {
-			p.res.Violate(CodeTruncated, "", "The arguments were cut off before they were complete (the output hit a length limit), so the call was not used.")
+			p.res.Violate(CodeTruncated, "", "The arguments end before they are complete (a value or a bracket is left open), so the call was not used.")
 		}
 		return obj
 	}
