@@ -74,6 +74,7 @@ func TestUnknownMemberAfterQuote(t *testing.T) {
 		{"dict in an edit's text", `{"edits": [{"old_string": "f({"a": "x", "b": "y"}, 1)", "new_string": "g()"}]}`, `{"edits":[{"new_string":"g()","old_string":"f({\"a\": \"x\", \"b\": \"y\"}, 1)"}]}`},
 		{"extra member of an item", `{"edits": [{'id': '1', 'priority': 'high'}]}`, `{"edits":[{"id":"1","priority":"high"}]}`},
 		{"extra member, then a sibling", `{"edits": [{'id': '1', 'priority': 'high'}, {'id': '2'}]}`, `{"edits":[{"id":"1","priority":"high"},{"id":"2"}]}`},
+		{"braces and a key in an edit's text", `{"edits": [{"old_string": "f({"a": 1}, {"b": 2})", "new_string": "g()"}]}`, `{"edits":[{"new_string":"g()","old_string":"f({\"a\": 1}, {\"b\": 2})"}]}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,6 +96,23 @@ func TestStrayQuoteAsKey(t *testing.T) {
 	for _, text := range []string{`{"arguments": {"x": 1296}"}}`, `{"a" ]`} {
 		if r, err := Repair(text, Options{}); !errors.Is(err, ErrKeyQuote) {
 			t.Errorf("%s: err = %v (value %v), want ErrKeyQuote", text, err, r.Value)
+		}
+	}
+}
+
+// TestSiblingInsideValue: a value that took quotes for content and holds
+// its object's end and a sibling item with one of the item's keys may
+// have ended before the brace; the text leaves both readings.
+func TestSiblingInsideValue(t *testing.T) {
+	levels := []map[string]bool{{"todos": true}, {"content": true, "status": true}}
+	for _, text := range []string{
+		`{"todos": [{"content": "a", "status": "done" extra}, {"content": "b", "status": "open"}]}`,
+		`{"todos": [{'content': 'a', 'status': 'done}, {'content': 'b', 'status': 'open'}]}`,
+		`{"todos": ["a & b, false, {"status": -71}]}`,
+	} {
+		if r, err := Repair(text, Options{Levels: levels}); !errors.Is(err, ErrAmbiguousQuote) {
+			got, _ := json.Marshal(r.Value)
+			t.Errorf("%s: err = %v (value %s), want ErrAmbiguousQuote", text, err, got)
 		}
 	}
 }

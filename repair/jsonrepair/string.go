@@ -269,9 +269,12 @@ func (p *repairParser) settle(t *strText) {
 //   - a quote before a closing bracket inside it, with no words from there
 //     to this quote: path"}" is a path and a stray "} as much as a path
 //     ending in "};
-//   - an item ending where another quote follows with no comma, having
-//     taken a quote for content: ["say "hi""] is "say \"hi\"" as much as
-//     two items;
+//   - an item ending where another quote follows with no comma, or a
+//     colon, having taken a quote for content: ["say "hi""] is
+//     "say \"hi\"" as much as two items;
+//   - a value holding the end of its object and the start of a sibling
+//     with one of its keys ("done" extra}, {"id": ...): the string may
+//     have ended before the brace, the item after it its own;
 //   - an odd count of quotes taken for content, the last opening a
 //     quotation of several words, this one before a comma or a bracket:
 //     f"Hello, {name}!", — the quotation's end and a forgotten closing
@@ -288,7 +291,10 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if k >= len(p.s) {
 		return false
 	}
-	if ctx == ctxArray && isQuoteAt(p.s, k) {
+	if ctx == ctxArray && (isQuoteAt(p.s, k) || p.s[k] == ':') {
+		return true
+	}
+	if ctx == ctxObjectValue && p.holdsSibling(t.start, p.i) {
 		return true
 	}
 	return t.close == '"' && t.quotation > 0 && strings.ContainsRune(p.s[t.quotation:p.i], ' ') &&
@@ -301,6 +307,35 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 func (p *repairParser) quotationOpen(t *strText) bool {
 	src := p.s[t.start:p.i]
 	return (t.rawQuotes+strings.Count(src, "\u201c")+strings.Count(src, "\u201e"))%2 == 1
+}
+
+// holdsSibling reports whether s[from:to] holds an object's closing
+// brace, a comma and an opening one, then a member whose key the object
+// being read knows: the next item of a list.
+func (p *repairParser) holdsSibling(from, to int) bool {
+	if p.keys == nil {
+		return false
+	}
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(p.s[i:to], '}')
+		if j < 0 {
+			return false
+		}
+		i += j
+		n := skipAllSpace(p.s, i+1)
+		if n >= to || p.s[n] != ',' {
+			continue
+		}
+		n = skipAllSpace(p.s, n+1)
+		if n >= to || p.s[n] != '{' {
+			continue
+		}
+		n = skipAllSpace(p.s, n+1)
+		if key, _, ok := p.memberAt(n); ok && n < to && p.keys[key] {
+			return true
+		}
+	}
+	return false
 }
 
 func hasWords(s string) bool {
