@@ -29,6 +29,7 @@ func TestQuoteReadings(t *testing.T) {
 		{"a quotation of words left open before a member", `{"content": "return f"Hello, {name}!", "path": "a.py"}`, "", false},
 		{"a stray quote and brace after the last value", `{"arguments": {"path": "web/index.html"}"}}`, "", false},
 		{"more closing brackets than open containers", "{\"content\": \"fn main() {\\n  println!(\\\"}\\\");\\n}}", "", false},
+		{"an item's quote forgotten before words and a colon", `{"todos": ["x, y: z]}`, "", false},
 		// One reading.
 		{"forgotten closing quote before the bracket", `{"url": "https://x.org/a}`, `{"url":"https://x.org/a"}`, false},
 		{"quotation inside a value", `{"msg": "he said "hi" twice"}`, `{"msg":"he said \"hi\" twice"}`, false},

@@ -356,9 +356,18 @@ func (p *repairParser) settledBy(t *strText) {
 func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) string {
 	text := t.String(p.i)
 	if ctx == ctxArray {
-		// ["hello, world] — in an array a comma is the likelier end.
-		for _, m := range marks {
+		// ["hello, world] — in an array a comma is the likelier end; not
+		// before words and a colon (["x, y: z]), a member no array holds:
+		// there the comma is the text's as much.
+		for k, m := range marks {
 			if m.c == ',' {
+				next := len(p.s)
+				if k+1 < len(marks) {
+					next = marks[k+1].src
+				}
+				if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
+					t.inner = true
+				}
 				p.settledBy(t)
 				return p.endAt(m, text)
 			}
@@ -394,6 +403,16 @@ func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) strin
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
 	return strings.TrimRightFunc(text, isSpaceRune)
+}
+
+// valueStartAt reports a value starting at n: a quote, a number, a
+// bracket or a literal.
+func valueStartAt(s string, n int) bool {
+	if n >= len(s) {
+		return false
+	}
+	c := s[n]
+	return isQuoteAt(s, n) || isDigit(c) || c == '-' || c == '[' || c == '{' || startsLiteral(s[n:])
 }
 
 // closersPastDepth reports more closing brackets from m than containers
