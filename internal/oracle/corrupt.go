@@ -160,6 +160,13 @@ func (g *Gen) apply(c *Case, k Kind, st *style) bool {
 		c.Text += `"}`
 	case MissingQuote, StrayWords:
 		ends := valueEnds(c.Text)
+		if st.rawQuote {
+			// Quotes left unescaped hide where values end: find the ends
+			// in the text with them escaped, where the model put them.
+			esc := *st
+			esc.rawQuote = false
+			ends = rawOffsets(encode(c.Args, esc), valueEnds(encode(c.Args, esc)))
+		}
 		if len(ends) == 0 {
 			return false
 		}
@@ -304,6 +311,37 @@ func valueEnds(text string) []int {
 			q = c
 		case strings.IndexByte(",}]", c) >= 0 && i > 0 && (isWordByte(text[i-1])):
 			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// rawOffsets maps offsets in text, double quotes in its strings escaped,
+// to the same places with those quotes left unescaped (one byte less for
+// each \" before).
+func rawOffsets(text string, offsets []int) []int {
+	out := make([]int, 0, len(offsets))
+	removed, k := 0, 0
+	var q byte
+	for i := 0; i <= len(text) && k < len(offsets); i++ {
+		for k < len(offsets) && offsets[k] == i {
+			out = append(out, i-removed)
+			k++
+		}
+		if i == len(text) {
+			break
+		}
+		c := text[i]
+		switch {
+		case q != 0 && c == '\\':
+			if i+1 < len(text) && text[i+1] == '"' && q == '"' {
+				removed++
+			}
+			i++
+		case q != 0 && c == q:
+			q = 0
+		case q == 0 && (c == '"' || c == '\''):
+			q = c
 		}
 	}
 	return out

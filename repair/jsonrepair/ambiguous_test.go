@@ -25,6 +25,11 @@ func TestQuoteReadings(t *testing.T) {
 		{"item with quotes, ended by a comma", `{"args": ["say "hi" to, "bob"]}`, "", false},
 		{"quotes escaped and not", `{"content": "x = \"a\" + "b""}`, "", false},
 		{"a closer the text never opened", `{"key": "value} key2: value2}`, "", false},
+		{"an item with a quotation, then a quote", `{"todos": ["say "hi""]}`, "", false},
+		{"a quotation of words left open before a member", `{"content": "return f"Hello, {name}!", "path": "a.py"}`, "", false},
+		{"a stray quote and brace after the last value", `{"arguments": {"path": "web/index.html"}"}}`, "", false},
+		{"more closing brackets than open containers", "{\"content\": \"fn main() {\\n  println!(\\\"}\\\");\\n}}", "", false},
+		{"an item's quote forgotten before words and a colon", `{"todos": ["x, y: z]}`, "", false},
 		// One reading.
 		{"forgotten closing quote before the bracket", `{"url": "https://x.org/a}`, `{"url":"https://x.org/a"}`, false},
 		{"quotation inside a value", `{"msg": "he said "hi" twice"}`, `{"msg":"he said \"hi\" twice"}`, false},
@@ -33,6 +38,8 @@ func TestQuoteReadings(t *testing.T) {
 		{"object text inside a value, then more words", `{"x": "the answer is {"a": "b"}, not a string"}`, `{"x":"the answer is {\"a\": \"b\"}, not a string"}`, false},
 		{"a member after a value that closes", `{"a": "x"}, "b": "y"}`, `{"a":"x","b":"y"}`, false},
 		{"quoted key inside an unclosed value", `{"x": "a, {"k": 1}, "y": 2}`, `{"x":"a, {\"k\": 1}","y":2}`, false},
+		{"an item's quote forgotten before the next", `{"tags": [false, "50 items,"100% sure"]}`, `{"tags":[false,"50 items","100% sure"]}`, false},
+		{"a quotation of one word before a member", `{"a": "x "b", "c": "d"}`, `{"a":"x \"b","c":"d"}`, false},
 		// Cut off after a bracket of the content: the content's, not a
 		// forgotten quote's end.
 		{"code cut after its closing brace", "{\"content\": \"function f() {\\n  return 1;\\n}", `{"content":"function f() {\n  return 1;\n}"}`, true},
@@ -68,6 +75,7 @@ func TestUnknownMemberAfterQuote(t *testing.T) {
 		{"dict in an edit's text", `{"edits": [{"old_string": "f({"a": "x", "b": "y"}, 1)", "new_string": "g()"}]}`, `{"edits":[{"new_string":"g()","old_string":"f({\"a\": \"x\", \"b\": \"y\"}, 1)"}]}`},
 		{"extra member of an item", `{"edits": [{'id': '1', 'priority': 'high'}]}`, `{"edits":[{"id":"1","priority":"high"}]}`},
 		{"extra member, then a sibling", `{"edits": [{'id': '1', 'priority': 'high'}, {'id': '2'}]}`, `{"edits":[{"id":"1","priority":"high"},{"id":"2"}]}`},
+		{"braces and a key in an edit's text", `{"edits": [{"old_string": "f({"a": 1}, {"b": 2})", "new_string": "g()"}]}`, `{"edits":[{"new_string":"g()","old_string":"f({\"a\": 1}, {\"b\": 2})"}]}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,5 +87,33 @@ func TestUnknownMemberAfterQuote(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStrayQuoteAsKey: a quote after an object's last member, before the
+// closing brackets, reads as a key without its closing quote as much as a
+// stray one, and is refused as such.
+func TestStrayQuoteAsKey(t *testing.T) {
+	for _, text := range []string{`{"arguments": {"x": 1296}"}}`, `{"a" ]`} {
+		if r, err := Repair(text, Options{}); !errors.Is(err, ErrKeyQuote) {
+			t.Errorf("%s: err = %v (value %v), want ErrKeyQuote", text, err, r.Value)
+		}
+	}
+}
+
+// TestSiblingInsideValue: a value that took quotes for content and holds
+// its object's end and a sibling item with one of the item's keys may
+// have ended before the brace; the text leaves both readings.
+func TestSiblingInsideValue(t *testing.T) {
+	levels := []map[string]bool{{"todos": true}, {"content": true, "status": true}}
+	for _, text := range []string{
+		`{"todos": [{"content": "a", "status": "done" extra}, {"content": "b", "status": "open"}]}`,
+		`{"todos": [{'content': 'a', 'status': 'done}, {'content': 'b', 'status': 'open'}]}`,
+		`{"todos": ["a & b, false, {"status": -71}]}`,
+	} {
+		if r, err := Repair(text, Options{Levels: levels}); !errors.Is(err, ErrAmbiguousQuote) {
+			got, _ := json.Marshal(r.Value)
+			t.Errorf("%s: err = %v (value %s), want ErrAmbiguousQuote", text, err, got)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package jsonrepair
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/internal/jsonesc"
@@ -222,10 +223,8 @@ func (p *repairParser) controlChar(t *strText) {
 // its closing quote forgotten, at an earlier comma.
 func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx parseCtx) (string, bool) {
 	if p.endsString(p.i+size, ctx) {
-		if t.escapedQuote && t.raw && p.ambiguous < 0 {
-			// Quotes both escaped and not: whether the backslashes are
-			// JSON's or the content's, the text does not say.
-			p.ambiguous = t.open
+		if t.escapedQuote && t.raw || p.otherEnd(t, size, ctx) {
+			p.settle(t)
 		}
 		out := t.String(p.i)
 		p.i += size
@@ -237,13 +236,110 @@ func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx p
 	}
 	p.note("escaped quotes inside strings")
 	t.raw = true
+	t.rawQuotes++
 	// A quote before a space or a comma could have closed the string, the
 	// rest being stray text ("data" AAAA); one before a word opens a
 	// quotation ("sic") and could not.
 	if j := p.i + size; j < len(p.s) && strings.IndexByte(" \t\r\n,}]", p.s[j]) >= 0 {
 		t.inner = true
 	}
+	// One before a word opens a quotation, the string's words from there
+	// on its text.
+	t.quotation = 0
+	if r, _ := utf8.DecodeRuneInString(p.s[p.i+size:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+		t.quotation = p.i + size
+	}
+	// One before a closing bracket could have closed it with the bracket
+	// (a stray "} after the value); the words after it tell.
+	if k := skipInlineSpace(p.s, p.i+size); k < len(p.s) && (p.s[k] == '}' || p.s[k] == ']') {
+		t.closer = p.i + size
+	}
 	return "", false
+}
+
+// settle records that the string's end is one of two readings.
+func (p *repairParser) settle(t *strText) {
+	if p.ambiguous < 0 {
+		p.ambiguous = t.open
+	}
+}
+
+// otherEnd reports whether a string ending at the quote at p.i had another
+// end the text reads as well as this one:
+//   - a quote before a closing bracket inside it, with no words from there
+//     to this quote: path"}" is a path and a stray "} as much as a path
+//     ending in "};
+//   - an item ending where another quote follows with no comma, or a
+//     colon, having taken a quote for content: ["say "hi""] is
+//     "say \"hi\"" as much as two items;
+//   - a value holding the end of its object and the start of a sibling
+//     with one of its keys ("done" extra}, {"id": ...): the string may
+//     have ended before the brace, the item after it its own;
+//   - an odd count of quotes taken for content, the last opening a
+//     quotation of several words, this one before a comma or a bracket:
+//     f"Hello, {name}!", — the quotation's end and a forgotten closing
+//     quote, as much as the string's end. A quote before one word
+//     ("a", or 5'3") may be a stray one as much.
+func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
+	if !t.raw {
+		return false
+	}
+	if t.closer > 0 && !hasWords(p.s[t.closer:p.i]) {
+		return true
+	}
+	k := skipInlineSpace(p.s, p.i+size)
+	if k >= len(p.s) {
+		return false
+	}
+	if ctx == ctxArray && (isQuoteAt(p.s, k) || p.s[k] == ':') {
+		return true
+	}
+	if ctx == ctxObjectValue && p.holdsSibling(t.start, p.i) {
+		return true
+	}
+	return t.close == '"' && t.quotation > 0 && strings.ContainsRune(p.s[t.quotation:p.i], ' ') &&
+		p.quotationOpen(t) && strings.IndexByte(",}]", p.s[k]) >= 0
+}
+
+// quotationOpen reports an odd count of double quotes in a string's text
+// before p.i, the typographic ones that only open (“ „) with those taken
+// for content: a quotation is left open.
+func (p *repairParser) quotationOpen(t *strText) bool {
+	src := p.s[t.start:p.i]
+	return (t.rawQuotes+strings.Count(src, "\u201c")+strings.Count(src, "\u201e"))%2 == 1
+}
+
+// holdsSibling reports whether s[from:to] holds an object's closing
+// brace, a comma and an opening one, then a member whose key the object
+// being read knows: the next item of a list.
+func (p *repairParser) holdsSibling(from, to int) bool {
+	if p.keys == nil {
+		return false
+	}
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(p.s[i:to], '}')
+		if j < 0 {
+			return false
+		}
+		i += j
+		n := skipAllSpace(p.s, i+1)
+		if n >= to || p.s[n] != ',' {
+			continue
+		}
+		n = skipAllSpace(p.s, n+1)
+		if n >= to || p.s[n] != '{' {
+			continue
+		}
+		n = skipAllSpace(p.s, n+1)
+		if key, _, ok := p.memberAt(n); ok && n < to && p.keys[key] {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWords(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
 // settledBy records a string ended where its own closing quote is not: if
@@ -260,9 +356,18 @@ func (p *repairParser) settledBy(t *strText) {
 func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) string {
 	text := t.String(p.i)
 	if ctx == ctxArray {
-		// ["hello, world] — in an array a comma is the likelier end.
-		for _, m := range marks {
+		// ["hello, world] — in an array a comma is the likelier end; not
+		// before words and a colon (["x, y: z]), a member no array holds:
+		// there the comma is the text's as much.
+		for k, m := range marks {
 			if m.c == ',' {
+				next := len(p.s)
+				if k+1 < len(marks) {
+					next = marks[k+1].src
+				}
+				if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
+					t.inner = true
+				}
 				p.settledBy(t)
 				return p.endAt(m, text)
 			}
@@ -275,13 +380,18 @@ func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) strin
 		}
 	}
 	if m, ok := trailingBracket(p.s, marks); ok {
+		if ctx == ctxKey && p.keyQuote < 0 {
+			// {"a": 1}"}} — a key with no colon nor value before the
+			// closing brackets is a stray quote as much as a key.
+			p.keyQuote = t.open
+		}
 		// {"url":"https://x/} — forgotten before the closing brackets. Only
 		// where the text before them balances its own brackets: one it left
 		// open means the bracket is content and the text was cut off after
 		// it; one it closed unopened means it may have ended there instead.
 		switch unclosed, unopened := bracketBalance(text[:m.n]); {
 		case unclosed:
-		case unopened:
+		case unopened, p.closersPastDepth(m):
 			t.inner = true
 			p.settledBy(t)
 			return p.endAt(m, text)
@@ -293,6 +403,24 @@ func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) strin
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
 	return strings.TrimRightFunc(text, isSpaceRune)
+}
+
+// valueStartAt reports a value starting at n: a quote, a number, a
+// bracket or a literal.
+func valueStartAt(s string, n int) bool {
+	if n >= len(s) {
+		return false
+	}
+	c := s[n]
+	return isQuoteAt(s, n) || isDigit(c) || c == '-' || c == '[' || c == '{' || startsLiteral(s[n:])
+}
+
+// closersPastDepth reports more closing brackets from m than containers
+// are open: the first ones may be the content's ("}\n}}" ending code) or
+// one too many, and the balance of the text before them cannot tell, a
+// bracket in a string of the code counting as much as one of its blocks.
+func (p *repairParser) closersPastDepth(m strMark) bool {
+	return strings.Count(p.s[m.src:], "}")+strings.Count(p.s[m.src:], "]") > p.depth
 }
 
 // earlierEnd reports whether the string should have ended at an earlier
@@ -330,6 +458,10 @@ type strText struct {
 	building bool
 	open     int  // the opening quote's offset
 	inner    bool // a quote that could have closed it was taken for content
+	// rawQuotes counts the closing quotes taken for content; closer is
+	// where the text after the last one before a closing bracket starts,
+	// quotation where the last one opened a quotation (0 if it did not).
+	rawQuotes, closer, quotation int
 	// escapedQuote: the string escapes its closing quote somewhere (\");
 	// raw: it holds one unescaped.
 	escapedQuote, raw bool

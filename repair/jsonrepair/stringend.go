@@ -52,9 +52,10 @@ func (p *repairParser) endsElement(k int) bool {
 	if commentAt(p.s, k) {
 		return true
 	}
-	// A missing comma before another value: "a" "b", "a" 2.
+	// A missing comma before another value: "a" "b", "a" 2; not before
+	// words that start with a digit ("50 items,"100% sure"]).
 	c := p.s[k]
-	return isQuoteAt(p.s, k) || isDigit(c) || c == '[' || c == '{'
+	return isQuoteAt(p.s, k) || isDigit(c) && scalarEnds(p.s, k) || c == '[' || c == '{'
 }
 
 func (p *repairParser) endsMemberValue(k int) bool {
