@@ -64,12 +64,6 @@ var oracleKnown = map[string]string{
 	// Words after a value are read as a bare key, item or comment that
 	// takes the rest of the line: {"n": 1 extra} gives a member "extra".
 	string(oracle.StrayWords): "stray words read as a key, an item or a comment (jsonrepair literal.go, parse.go)",
-	// A value's quote left out before words and a colon, in an object
-	// of unknown keys ({"k": "x, y: z}} gives k "x" and y "z", as both
-	// libraries of the conformance corpus read it), or after a quotation
-	// of one word ({"k": "say "hi"} gives `say "hi`, as `"a"a","b"`
-	// is read).
-	string(oracle.MissingQuote): "a quote left out before a bare key, or after a one-word quotation (jsonrepair string.go)",
 	// Text that ends after a complete value, a number or a separator is
 	// closed as if only its brackets were missing: a cut before further
 	// members or items ({"todos": [{...}, {...}  with a third to come;

@@ -117,3 +117,27 @@ func TestSiblingInsideValue(t *testing.T) {
 		}
 	}
 }
+
+// TestGuessedMemberUnderOpenSchema: `, y: z` in a value missing its
+// closing quote is a member as both libraries read it without a schema;
+// under a schema that lists no keys there, it is one reading of two.
+func TestGuessedMemberUnderOpenSchema(t *testing.T) {
+	text := `{"todos": [{"name": "x, y: z}]}`
+	r, err := Repair(text, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(r.Value); string(got) != `{"todos":[{"name":"x","y":"z"}]}` {
+		t.Errorf("no schema: got %s", got)
+	}
+	if _, err := Repair(text, Options{Levels: []map[string]bool{{"todos": true}}}); !errors.Is(err, ErrAmbiguousQuote) {
+		t.Errorf("open level under a schema: err = %v, want ErrAmbiguousQuote", err)
+	}
+	r, err = Repair(text, Options{Levels: []map[string]bool{{"todos": true}, {"name": true, "y": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(r.Value); string(got) != `{"todos":[{"name":"x","y":"z"}]}` {
+		t.Errorf("declared key: got %s", got)
+	}
+}

@@ -23,6 +23,7 @@ type repairParser struct {
 	tooDeep   int       // where nesting passed MaxDepth, or -1
 	keyQuote  int       // where an unknown key lacks its closing quote, or -1
 	ambiguous int       // where a string starts whose end the text leaves open, or -1
+	openSplit bool      // memberAfterComma found a member where the schema lists no keys
 	tuples    int       // open Python tuples, in which ')' ends a bare value
 	marks     []strMark // str's buffer
 	scratch   []byte    // where str builds a string that differs from the source

@@ -231,6 +231,7 @@ func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx p
 		return out, true
 	}
 	if m, ok := p.earlierEnd(marks, ctx); ok {
+		p.guessedSplit(t)
 		p.settledBy(t)
 		return p.endAt(m, t.String(p.i)), true
 	}
@@ -278,7 +279,8 @@ func (p *repairParser) settle(t *strText) {
 //   - an odd count of quotes taken for content, the last opening a
 //     quotation of several words, this one before a comma or a bracket:
 //     f"Hello, {name}!", — the quotation's end and a forgotten closing
-//     quote, as much as the string's end. A quote before one word
+//     quote, as much as the string's end; of one word, before the
+//     brackets that end the text. A quote before one word elsewhere
 //     ("a", or 5'3") may be a stray one as much.
 func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if !t.raw {
@@ -297,8 +299,14 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if ctx == ctxObjectValue && p.holdsSibling(t.start, p.i) {
 		return true
 	}
-	return t.close == '"' && t.quotation > 0 && strings.ContainsRune(p.s[t.quotation:p.i], ' ') &&
-		p.quotationOpen(t) && strings.IndexByte(",}]", p.s[k]) >= 0
+	if t.close != '"' || t.quotation == 0 || !p.quotationOpen(t) {
+		return false
+	}
+	// A quotation of one word ("a"b) may be a stray quote; before the
+	// brackets that end the text, where a forgotten quote goes, it is a
+	// quotation as much ({"k": "say "hi"}).
+	several := strings.ContainsRune(p.s[t.quotation:p.i], ' ')
+	return several && strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
 }
 
 // quotationOpen reports an odd count of double quotes in a string's text
@@ -342,6 +350,14 @@ func hasWords(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
+// guessedSplit makes a string ended before a member only the schema
+// leaves open (memberAfterComma) one the text leaves two readings of.
+func (p *repairParser) guessedSplit(t *strText) {
+	if p.openSplit {
+		t.inner, p.openSplit = true, false
+	}
+}
+
 // settledBy records a string ended where its own closing quote is not: if
 // a quote inside it was taken for content, that quote could have ended it
 // as well, and the text leaves two readings.
@@ -375,6 +391,7 @@ func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) strin
 	}
 	if ctx == ctxObjectValue {
 		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
+			p.guessedSplit(t)
 			p.settledBy(t)
 			return p.endAt(m, text)
 		}
@@ -560,6 +577,11 @@ func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool
 		if strings.TrimSpace(p.s[a+1:end]) != "" && end != len(p.s) {
 			return strMark{}, false // the quote must follow the colon directly
 		}
+		// Under a schema that lists no keys here (an untyped item, a
+		// wrapper's object), `, y: z` is a member only by guess: the text
+		// reads as well as one value ("x, y: z"). Without a schema it is
+		// read as both libraries read it.
+		p.openSplit = p.keys == nil && p.levels != nil
 		return m, true
 	}
 	return strMark{}, false
