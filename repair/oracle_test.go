@@ -72,11 +72,11 @@ var oracleKnown = map[string]string{
 	// the string end is guessed past the quote ({"k": "x, y: z"\n``` gives
 	// k "x" and y "z" for an untyped tool).
 	"missing_close+code_fence": "string end guessed past a quote and a fence (stringend.go)",
-	// Text that ends after a complete value, a number or a separator is
-	// closed as if only its brackets were missing: a cut before further
-	// members or items ({"todos": [{...}, {...}  with a third to come;
-	// {"n": 145  for 1454) comes back usable without them.
-	string(oracle.Cut): "a cut read as missing closing brackets (jsonrepair container.go)",
+	// A cut inside the key after a string value ({"a": "x", "  or
+	// {'a': 'x', 'b'): the quote before the comma is not taken for the
+	// string's end, as no member follows it, and the value runs to the
+	// last quote.
+	string(oracle.Cut): "a key cut off read into the string before it (stringend.go memberAt)",
 	// An XML block's parameter tag written twice or left out: the value
 	// keeps the repeated tag (<path><path>a</path> names "<path>a") or the
 	// text of a parameter whose opening tag is lost is dropped.

@@ -72,6 +72,7 @@ func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
 	for {
 		p.skipCommas()
 		if p.eof() {
+			p.cutAfterSeparator()
 			return bare, colons
 		}
 		if c := p.s[p.i]; c == '}' || c == ']' || c == '{' || c == '[' {
@@ -154,6 +155,7 @@ func (p *repairParser) memberValue(m map[string]any, key string) (colon bool, ne
 func (p *repairParser) afterMember() memberNext {
 	p.skipSpace()
 	if p.eof() {
+		p.cutAfterValue()
 		return objectEnds
 	}
 	switch p.s[p.i] {
@@ -333,6 +335,7 @@ func (p *repairParser) array(close byte) []any {
 		p.skipCommas()
 		if p.eof() {
 			p.note("added missing closing brackets")
+			p.cutAfterSeparator()
 			return a
 		}
 		c := p.s[p.i]
@@ -413,6 +416,7 @@ func (p *repairParser) afterElement(close byte) bool {
 	p.skipSpace()
 	if p.eof() {
 		p.note("added missing closing brackets")
+		p.cutAfterValue()
 		return false
 	}
 	switch p.s[p.i] {
@@ -427,4 +431,28 @@ func (p *repairParser) afterElement(close byte) bool {
 		p.note("added missing commas")
 	}
 	return true
+}
+
+// The text ends with containers open: it was cut off (a length limit, a
+// stream that stopped early) or its closing brackets were forgotten. Only
+// the last is a repair, and only where the end shows a complete call:
+//
+//   - after an opener, a comma or a colon, inside a key, a number or a
+//     literal (number, unquoted), or inside a string, the next character
+//     was still to come: cut off;
+//   - after a complete value with only the outermost container open, the
+//     forgotten final brace models often leave out: repaired;
+//   - after a complete value inside a nested container ({"command": ["a"),
+//     the items or members after it are as likely as the brackets: cut off.
+
+// cutAfterSeparator marks the text cut off where it ends after an opener
+// or a comma.
+func (p *repairParser) cutAfterSeparator() { p.truncated = true }
+
+// cutAfterValue marks the text cut off where it ends after a complete
+// value in a nested container.
+func (p *repairParser) cutAfterValue() {
+	if p.depth > 1 {
+		p.truncated = true
+	}
 }
