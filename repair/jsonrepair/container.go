@@ -169,8 +169,18 @@ func (p *repairParser) afterMember() memberNext {
 		return objectEnds
 	default:
 		if p.atQuote() || isKeyByte(p.s[p.i]) {
+			if !p.atQuote() {
+				if _, _, member := p.memberAt(p.i); !member {
+					// {"limit": 1454 oops}: a word, not a key.
+					p.strayText(p.i)
+				}
+			}
 			p.note("added missing commas")
 		} else {
+			if p.s[p.i] == '(' {
+				// {"n": 1708 (see above)}: words in parentheses.
+				p.strayText(p.i)
+			}
 			p.i++ // garbage between members
 			p.note("removed stray characters")
 		}
@@ -369,7 +379,7 @@ func (p *repairParser) array(close byte) []any {
 			v = p.pairsObject(k)
 		}
 		a = append(a, v)
-		if !p.afterElement(close) {
+		if !p.afterElement(close, !p.bareWordAt(start)) {
 			return a
 		}
 	}
@@ -411,8 +421,17 @@ func (p *repairParser) pairsObject(k string) map[string]any {
 	return m
 }
 
+// bareWordAt reports an unquoted word at i that is no number or literal.
+func (p *repairParser) bareWordAt(i int) bool {
+	c := p.s[i]
+	return c == '(' || isKeyByte(c) && !isDigit(c) && !isQuoteAt(p.s, i) && !p.atLiteralAt(i)
+}
+
 // afterElement reads the separator after an element; false at the end.
-func (p *repairParser) afterElement(close byte) bool {
+// After a JSON value (quoted, a number, a literal, a container), a bare
+// word with no comma before it is no item but a stray word; in a list of
+// bare words ([a\nb]) it is the next one.
+func (p *repairParser) afterElement(close byte, jsonValue bool) bool {
 	p.skipSpace()
 	if p.eof() {
 		p.note("added missing closing brackets")
@@ -428,6 +447,10 @@ func (p *repairParser) afterElement(close byte) bool {
 		}
 	case close, ']', '}', ')':
 	default:
+		if c := p.s[p.i]; jsonValue && (c == '(' || !p.atValueStart()) {
+			// ["x"\nDone.], [1600 extra]: a word, not an item.
+			p.strayText(p.i)
+		}
 		p.note("added missing commas")
 	}
 	return true

@@ -136,6 +136,11 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 		return nil, false
 	}
 	p.skipStrayQuote()
+	if first, rest, spaced := strings.Cut(word, " "); spaced && rest != "" && isLiteralWord(first) {
+		// [true oops], {"x": null extra}: a literal and a stray word, or
+		// words that start like one; neither reading is sure.
+		p.strayText(start + len(first) + 1)
+	}
 	switch word {
 	case "true", "false", "null":
 		return map[string]any{"true": true, "false": false, "null": nil}[word], true
@@ -179,4 +184,13 @@ func (p *repairParser) skipStrayQuote() {
 			p.note("added missing quotes")
 		}
 	}
+}
+
+// isLiteralWord reports the words unquoted reads as a literal.
+func isLiteralWord(w string) bool {
+	switch w {
+	case "true", "false", "null", "True", "TRUE", "False", "FALSE", "None", "Null", "NULL", "undefined", "NaN", "Infinity", "-Infinity":
+		return true
+	}
+	return false
 }
