@@ -61,14 +61,16 @@ func oracleForms(c oracle.Case, rng *rand.Rand) map[string]Call {
 // counted in the table's WRONG column and logged; every other silent-wrong
 // result fails the test.
 var oracleKnown = map[string]string{
-	// Words after a value are read as a bare key, item or comment that
-	// takes the rest of the line: {"n": 1 extra} gives a member "extra".
-	string(oracle.StrayWords): "stray words read as a key, an item or a comment (jsonrepair literal.go, parse.go)",
-	// Text that ends after a complete value, a number or a separator is
-	// closed as if only its brackets were missing: a cut before further
-	// members or items ({"todos": [{...}, {...}  with a third to come;
-	// {"n": 145  for 1454) comes back usable without them.
-	string(oracle.Cut): "a cut read as missing closing brackets (jsonrepair container.go)",
+	// Words after a value: a `// note` comment on a one-line text takes the
+	// rest of the line, brackets and members with it, as both libraries of
+	// the conformance corpus read it (comments-008); a quote followed by a
+	// word ("pending" extra}) is read into the value.
+	string(oracle.StrayWords): "a line comment taking the rest of a one-line text, a word after a quote (jsonrepair parse.go, stringend.go)",
+	// A cut inside the key after a string value ({"a": "x", "  or
+	// {'a': 'x', 'b'): the quote before the comma is not taken for the
+	// string's end, as no member follows it, and the value runs to the
+	// last quote.
+	string(oracle.Cut): "a key cut off read into the string before it (stringend.go memberAt)",
 	// An XML block's parameter tag written twice or left out: the value
 	// keeps the repeated tag (<path><path>a</path> names "<path>a") or the
 	// text of a parameter whose opening tag is lost is dropped.

@@ -74,6 +74,10 @@ type Case struct {
 	Args map[string]any
 	// Text is the arguments text as sent.
 	Text string
+	// Arrived, for a cut that lands right after a complete top-level
+	// member, are the keys of the members before it: the text is then also
+	// a shorter call whose final brace was forgotten (see Judge).
+	Arrived []string
 }
 
 // Name joins the case's kinds: "python_literals+code_fence".
@@ -187,6 +191,7 @@ func (g *Gen) apply(c *Case, k Kind, st *style) bool {
 		for k > 0 && !utf8.RuneStart(c.Text[k]) {
 			k--
 		}
+		c.Arrived = arrived(c.Args, c.Text[:k], *st)
 		c.Text = c.Text[:k]
 	case DoubleEncoded:
 		c.Text = JSON(c.Text)
@@ -196,14 +201,40 @@ func (g *Gen) apply(c *Case, k Kind, st *style) bool {
 		}
 		c.Text = `{"raw_arguments": ` + JSON(c.Text) + `}`
 	case Wrapped:
-		if t.ParamSchema("arguments") != nil {
+		if t.ParamSchema("arguments") != nil || slices.Contains(c.Kinds, Cut) {
 			return false
 		}
 		c.Text = `{"arguments": ` + c.Text + `}`
 	case Fence:
+		if slices.Contains(c.Kinds, Cut) {
+			return false
+		}
 		c.Text = "```json\n" + c.Text + "\n```"
 	}
 	return true
+}
+
+// writesAfter reports the wrappers that write text after the arguments
+// (a closing brace, a fence): after a cut, which ends the output, nothing
+// is written, so they do not combine with one.
+func writesAfter(k Kind) bool { return k == Wrapped || k == Fence }
+
+// arrived returns the keys of the top-level members of args written out
+// whole in cut, when cut ends right after one of them (and is not the
+// whole text but its final brace): a shorter call that forgot its brace
+// reads the same.
+func arrived(args map[string]any, cut string, st style) []string {
+	keys := slices.Sorted(maps.Keys(args))
+	for n := 1; n < len(keys); n++ {
+		part := make(map[string]any, n)
+		for _, k := range keys[:n] {
+			part[k] = args[k]
+		}
+		if text := encode(part, st); text[:len(text)-1] == cut {
+			return keys[:n]
+		}
+	}
+	return nil
 }
 
 // changeValue changes one top-level string value that f accepts.

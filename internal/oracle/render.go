@@ -61,6 +61,14 @@ func Render(format string, c Case, rng *rand.Rand) (Response, bool) {
 		return renderTags(format, c)
 	}
 	args := c.Text
+	// A cut ends the output: a format that writes JSON or a fence after
+	// the arguments (hermes, llama3_json, deepseek_v3, mistral's list)
+	// cannot carry one, as the wrapped kind cannot (a response cut inside
+	// them is the stream corruption stream_cut).
+	cut := slices.Contains(c.Kinds, Cut)
+	if cut && slices.Contains([]string{"hermes", "llama3_json", "deepseek_v3"}, format) {
+		return Response{}, false
+	}
 	tag := func(s string) Seg { return Seg{Text: s, Tag: true} }
 	txt := func(s string) Seg { return Seg{Text: s} }
 	var segs []Seg
@@ -82,7 +90,7 @@ func Render(format string, c Case, rng *rand.Rand) (Response, bool) {
 		segs = []Seg{tag("<|tool_calls_section_begin|>"), tag("<|tool_call_begin|>"), txt("functions." + name + ":0"),
 			tag("<|tool_call_argument_begin|>"), txt(args), tag("<|tool_call_end|>"), tag("<|tool_calls_section_end|>")}
 	case "mistral":
-		if rng.IntN(2) == 0 {
+		if rng.IntN(2) == 0 && !cut {
 			segs = []Seg{tag("[TOOL_CALLS]"), txt("[{\"name\": " + JSON(name) + ", \"arguments\": " + args + "}]")}
 		} else {
 			segs = []Seg{tag("[TOOL_CALLS]"), txt(name), tag("[ARGS]"), txt(args)}

@@ -72,6 +72,7 @@ func (p *repairParser) members(m map[string]any) (bare []string, colons bool) {
 	for {
 		p.skipCommas()
 		if p.eof() {
+			p.cutAfterSeparator()
 			return bare, colons
 		}
 		if c := p.s[p.i]; c == '}' || c == ']' || c == '{' || c == '[' {
@@ -154,6 +155,7 @@ func (p *repairParser) memberValue(m map[string]any, key string) (colon bool, ne
 func (p *repairParser) afterMember() memberNext {
 	p.skipSpace()
 	if p.eof() {
+		p.cutAfterValue()
 		return objectEnds
 	}
 	switch p.s[p.i] {
@@ -167,8 +169,18 @@ func (p *repairParser) afterMember() memberNext {
 		return objectEnds
 	default:
 		if p.atQuote() || isKeyByte(p.s[p.i]) {
+			if !p.atQuote() {
+				if _, _, member := p.memberAt(p.i); !member {
+					// {"limit": 1454 oops}: a word, not a key.
+					p.strayText(p.i)
+				}
+			}
 			p.note("added missing commas")
 		} else {
+			if p.s[p.i] == '(' {
+				// {"n": 1708 (see above)}: words in parentheses.
+				p.strayText(p.i)
+			}
 			p.i++ // garbage between members
 			p.note("removed stray characters")
 		}
@@ -333,6 +345,7 @@ func (p *repairParser) array(close byte) []any {
 		p.skipCommas()
 		if p.eof() {
 			p.note("added missing closing brackets")
+			p.cutAfterSeparator()
 			return a
 		}
 		c := p.s[p.i]
@@ -366,7 +379,7 @@ func (p *repairParser) array(close byte) []any {
 			v = p.pairsObject(k)
 		}
 		a = append(a, v)
-		if !p.afterElement(close) {
+		if !p.afterElement(close, !p.bareWordAt(start)) {
 			return a
 		}
 	}
@@ -408,11 +421,21 @@ func (p *repairParser) pairsObject(k string) map[string]any {
 	return m
 }
 
+// bareWordAt reports an unquoted word at i that is no number or literal.
+func (p *repairParser) bareWordAt(i int) bool {
+	c := p.s[i]
+	return c == '(' || isKeyByte(c) && !isDigit(c) && !isQuoteAt(p.s, i) && !p.atLiteralAt(i)
+}
+
 // afterElement reads the separator after an element; false at the end.
-func (p *repairParser) afterElement(close byte) bool {
+// After a JSON value (quoted, a number, a literal, a container), a bare
+// word with no comma before it is no item but a stray word; in a list of
+// bare words ([a\nb]) it is the next one.
+func (p *repairParser) afterElement(close byte, jsonValue bool) bool {
 	p.skipSpace()
 	if p.eof() {
 		p.note("added missing closing brackets")
+		p.cutAfterValue()
 		return false
 	}
 	switch p.s[p.i] {
@@ -424,7 +447,35 @@ func (p *repairParser) afterElement(close byte) bool {
 		}
 	case close, ']', '}', ')':
 	default:
+		if c := p.s[p.i]; jsonValue && (c == '(' || !p.atValueStart()) {
+			// ["x"\nDone.], [1600 extra]: a word, not an item.
+			p.strayText(p.i)
+		}
 		p.note("added missing commas")
 	}
 	return true
+}
+
+// The text ends with containers open: it was cut off (a length limit, a
+// stream that stopped early) or its closing brackets were forgotten. Only
+// the last is a repair, and only where the end shows a complete call:
+//
+//   - after an opener, a comma or a colon, inside a key, a number or a
+//     literal (number, unquoted), or inside a string, the next character
+//     was still to come: cut off;
+//   - after a complete value with only the outermost container open, the
+//     forgotten final brace models often leave out: repaired;
+//   - after a complete value inside a nested container ({"command": ["a"),
+//     the items or members after it are as likely as the brackets: cut off.
+
+// cutAfterSeparator marks the text cut off where it ends after an opener
+// or a comma.
+func (p *repairParser) cutAfterSeparator() { p.truncated = true }
+
+// cutAfterValue marks the text cut off where it ends after a complete
+// value in a nested container.
+func (p *repairParser) cutAfterValue() {
+	if p.depth > 1 {
+		p.truncated = true
+	}
 }

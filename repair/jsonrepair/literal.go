@@ -51,6 +51,10 @@ func (p *repairParser) number(ctx parseCtx) any {
 		p.note("quoted a number with a leading zero")
 		return raw
 	}
+	if p.eof() && p.depth > 0 {
+		// A number's last digit does not show: 12 may be the start of 1204.
+		p.truncated = true
+	}
 	if n, ok := normaliseNumber(raw); ok {
 		if n != raw {
 			p.note("completed a number")
@@ -132,6 +136,11 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 		return nil, false
 	}
 	p.skipStrayQuote()
+	if first, rest, spaced := strings.Cut(word, " "); spaced && rest != "" && isLiteralWord(first) {
+		// [true oops], {"x": null extra}: a literal and a stray word, or
+		// words that start like one; neither reading is sure.
+		p.strayText(start + len(first) + 1)
+	}
 	switch word {
 	case "true", "false", "null":
 		return map[string]any{"true": true, "false": false, "null": nil}[word], true
@@ -144,6 +153,11 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	case "None", "Null", "NULL", "undefined", "NaN", "Infinity", "-Infinity":
 		p.notePython("converted True/False/None")
 		return nil, true
+	}
+	if p.i >= len(p.s) && p.depth > 0 {
+		// A bare word at the end of the text inside a container (a
+		// literal or a value cut short: Fal, tru, hel) shows no end.
+		p.truncated = true
 	}
 	if p.i >= len(p.s) {
 		for _, lit := range []string{"true", "false", "null"} {
@@ -170,4 +184,13 @@ func (p *repairParser) skipStrayQuote() {
 			p.note("added missing quotes")
 		}
 	}
+}
+
+// isLiteralWord reports the words unquoted reads as a literal.
+func isLiteralWord(w string) bool {
+	switch w {
+	case "true", "false", "null", "True", "TRUE", "False", "FALSE", "None", "Null", "NULL", "undefined", "NaN", "Infinity", "-Infinity":
+		return true
+	}
+	return false
 }

@@ -24,13 +24,22 @@ type repairParser struct {
 	keyQuote  int       // where an unknown key lacks its closing quote, or -1
 	ambiguous int       // where a string starts whose end the text leaves open, or -1
 	openSplit bool      // memberAfterComma found a member where the schema lists no keys
+	stray     int       // where text starts that is neither a value nor a separator, or -1
 	tuples    int       // open Python tuples, in which ')' ends a bare value
 	marks     []strMark // str's buffer
 	scratch   []byte    // where str builds a string that differs from the source
 }
 
 func newParser(s string, keys map[string]bool, levels []map[string]bool) *repairParser {
-	return &repairParser{s: s, keys: keys, levels: levels, tooDeep: -1, keyQuote: -1, ambiguous: -1}
+	return &repairParser{s: s, keys: keys, levels: levels, tooDeep: -1, keyQuote: -1, ambiguous: -1, stray: -1}
+}
+
+// strayText marks text at i that the repair cannot place: a word after a
+// value that could be a value as well as junk. The text is refused.
+func (p *repairParser) strayText(i int) {
+	if p.stray < 0 {
+		p.stray = i
+	}
 }
 
 // note records a kind of repair, once.
@@ -184,6 +193,9 @@ func (p *repairParser) fencedValues() (any, bool) {
 		}
 		if sub.keyQuote >= 0 && p.keyQuote < 0 {
 			p.keyQuote = sub.keyQuote + len(p.s) - len(body)
+		}
+		if sub.stray >= 0 && p.stray < 0 {
+			p.stray = sub.stray + len(p.s) - len(body)
 		}
 		if sub.ambiguous >= 0 && p.ambiguous < 0 {
 			p.ambiguous = sub.ambiguous + len(p.s) - len(body)
@@ -352,9 +364,11 @@ func (p *repairParser) atValueStart() bool {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func (p *repairParser) atLiteralWord() bool {
+func (p *repairParser) atLiteralWord() bool { return p.atLiteralAt(p.i) }
+
+func (p *repairParser) atLiteralAt(i int) bool {
 	for _, w := range []string{"true", "false", "null", "True", "False", "None"} {
-		if strings.HasPrefix(p.s[p.i:], w) {
+		if strings.HasPrefix(p.s[i:], w) {
 			return true
 		}
 	}

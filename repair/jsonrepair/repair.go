@@ -126,6 +126,12 @@ var ErrKeyQuote = errors.New("has no closing quote before its colon")
 // reading gives another value, so none is chosen.
 var ErrAmbiguousQuote = errors.New("has a quote inside it that could also end it, and no closing quote settles which")
 
+// ErrStrayText reports text after a value that is neither a value nor a
+// separator: a bare word ({"limit": 1454 oops}, [true oops]) or a comment
+// that swallows the rest of the call. Read as a value it adds one the
+// model may not have meant; dropped, it may lose one; so neither is done.
+var ErrStrayText = errors.New("is neither a value nor a separator: a stray word that could be a value or junk")
+
 // errInvalidText is text no repair should paper over (NUL, a malformed \u).
 var errInvalidText = errors.New("invalid control character or \\u escape")
 
@@ -160,6 +166,9 @@ func repairJSON(text string, opts Options) (Result, error) {
 	}
 	if p.ambiguous >= 0 {
 		return Result{}, fmt.Errorf("the string at offset %d, %s: %w", p.ambiguous, strconv.Quote(clipText(text[p.ambiguous:], 40)), ErrAmbiguousQuote)
+	}
+	if p.stray >= 0 {
+		return Result{}, fmt.Errorf("the text at offset %d, %s, %w", p.stray, strconv.Quote(clipText(text[p.stray:], 40)), ErrStrayText)
 	}
 	if err != nil {
 		return Result{}, err
