@@ -47,7 +47,8 @@ func (w *Workspace) resolveDir(p string) (string, error) {
 
 // MakeDir creates the folder p and its missing parents. created is false
 // when it was already a folder; a file in the way is EXISTS.
-func (w *Workspace) MakeDir(p string) (rel string, created bool, err error) {
+// With dryRun it checks all that and changes nothing.
+func (w *Workspace) MakeDir(p string, dryRun bool) (rel string, created bool, err error) {
 	if rel, err = w.resolveDir(p); err != nil {
 		return "", false, err
 	}
@@ -61,6 +62,9 @@ func (w *Workspace) MakeDir(p string) (rel string, created bool, err error) {
 			return rel, false, nil
 		}
 		return "", false, refuse(CodeExists, rel, fmt.Sprintf("%q is %s, so no folder can be made there; pick another name", p, kindOf(t.info.Mode())), nil)
+	}
+	if dryRun {
+		return rel, true, nil
 	}
 	if w.hooks.afterCheck != nil {
 		w.hooks.afterCheck(rel)
@@ -178,6 +182,12 @@ func (w *Workspace) walkTree(orig string, d *os.Root, rel string, depth int, n *
 	return nil
 }
 
+// MoveOptions qualify a Move.
+type MoveOptions struct {
+	Overwrite bool // replace a regular file at the destination
+	DryRun    bool // check everything, change nothing
+}
+
 // Moved is what Move did.
 type Moved struct {
 	From, To string
@@ -190,7 +200,7 @@ type Moved struct {
 // or a folder (whose names are checked first: none may be denied where it is
 // or where it goes). It replaces nothing unless overwrite, and then only a
 // regular file; links at either end are refused, not followed.
-func (w *Workspace) Move(from, to string, overwrite bool) (Moved, error) {
+func (w *Workspace) Move(from, to string, opts MoveOptions) (Moved, error) {
 	fr, err := w.resolveDir(from)
 	if err != nil {
 		return Moved{}, err
@@ -210,7 +220,7 @@ func (w *Workspace) Move(from, to string, overwrite bool) (Moved, error) {
 	}
 	defer tt.close()
 	m := Moved{From: fr, To: tr, IsDir: ft.info.IsDir()}
-	if err := w.checkMove(from, to, ft, tt, &m, overwrite); err != nil || fr == tr {
+	if err := w.checkMove(from, to, ft, tt, &m, opts.Overwrite); err != nil || fr == tr || opts.DryRun {
 		return m, err
 	}
 	if w.hooks.afterCheck != nil {
@@ -254,6 +264,12 @@ func (w *Workspace) checkMove(from, to string, ft, tt *target, m *Moved, overwri
 	return nil
 }
 
+// DeleteOptions qualify a Delete.
+type DeleteOptions struct {
+	Recursive bool // a folder and everything in it
+	DryRun    bool // check everything, change nothing
+}
+
 // Deleted is what Delete did.
 type Deleted struct {
 	Path    string
@@ -265,7 +281,7 @@ type Deleted struct {
 // name below it is checked first (none may be denied), then removed name by
 // name through the folders held open, links as links. A folder that gains a
 // denied name meanwhile stops the delete there.
-func (w *Workspace) Delete(p string, recursive bool) (Deleted, error) {
+func (w *Workspace) Delete(p string, opts DeleteOptions) (Deleted, error) {
 	rel, err := w.resolveDir(p)
 	if err != nil {
 		return Deleted{}, err
@@ -276,13 +292,16 @@ func (w *Workspace) Delete(p string, recursive bool) (Deleted, error) {
 	}
 	defer t.close()
 	d := Deleted{Path: rel, IsDir: t.info.IsDir()}
-	if d.IsDir && !recursive {
+	if d.IsDir && !opts.Recursive {
 		return d, refuse(CodeIsDirectory, rel, fmt.Sprintf("%q is a folder; nothing was deleted. Set recursive to delete it and everything in it", p), nil)
 	}
 	if d.IsDir {
 		if d.Entries, err = w.checkTree(p, t, rel, ""); err != nil {
 			return d, err
 		}
+	}
+	if opts.DryRun {
+		return d, nil
 	}
 	if w.hooks.afterCheck != nil {
 		w.hooks.afterCheck(rel)
@@ -316,3 +335,7 @@ func (w *Workspace) removeTree(orig string, t *target, rel string) error {
 		return nil
 	})
 }
+
+// ResolvePath is Resolve for a path that may name a folder (a trailing "/"
+// allowed): the key Lock takes for MakeDir, Move and Delete.
+func (w *Workspace) ResolvePath(p string) (string, error) { return w.resolveDir(p) }

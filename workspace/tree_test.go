@@ -32,49 +32,97 @@ func TestTreeEscapes(t *testing.T) {
 		op   func(w *Workspace) error
 		code string // "" succeeds
 	}{
-		{"mkdir new with parents", func(w *Workspace) error { _, _, err := w.MakeDir("n/m/o"); return err }, ""},
-		{"mkdir existing", func(w *Workspace) error { _, c, err := w.MakeDir("dir/"); return must(!c, err) }, ""},
-		{"mkdir over file", func(w *Workspace) error { _, _, err := w.MakeDir("a.txt"); return err }, CodeExists},
-		{"mkdir dotdot", func(w *Workspace) error { _, _, err := w.MakeDir("../outside/new"); return err }, CodeOutsideWorkspace},
-		{"mkdir absolute outside", func(w *Workspace) error { _, _, err := w.MakeDir("/tmp/tg-new"); return err }, CodeOutsideWorkspace},
-		{"mkdir through link", func(w *Workspace) error { _, _, err := w.MakeDir("outlink/new"); return err }, CodeSymlink},
-		{"mkdir denied", func(w *Workspace) error { _, _, err := w.MakeDir(".git/hooks2"); return err }, CodeDeniedPath},
-		{"mkdir denied case variant", func(w *Workspace) error { _, _, err := w.MakeDir(".GIT/x"); return err }, CodeDeniedPath},
-		{"mkdir root", func(w *Workspace) error { _, _, err := w.MakeDir("/"); return err }, "any"},
+		{"mkdir new with parents", func(w *Workspace) error { _, _, err := w.MakeDir("n/m/o", false); return err }, ""},
+		{"mkdir existing", func(w *Workspace) error { _, c, err := w.MakeDir("dir/", false); return must(!c, err) }, ""},
+		{"mkdir over file", func(w *Workspace) error { _, _, err := w.MakeDir("a.txt", false); return err }, CodeExists},
+		{"mkdir dotdot", func(w *Workspace) error { _, _, err := w.MakeDir("../outside/new", false); return err }, CodeOutsideWorkspace},
+		{"mkdir absolute outside", func(w *Workspace) error { _, _, err := w.MakeDir("/tmp/tg-new", false); return err }, CodeOutsideWorkspace},
+		{"mkdir through link", func(w *Workspace) error { _, _, err := w.MakeDir("outlink/new", false); return err }, CodeSymlink},
+		{"mkdir denied", func(w *Workspace) error { _, _, err := w.MakeDir(".git/hooks2", false); return err }, CodeDeniedPath},
+		{"mkdir denied case variant", func(w *Workspace) error { _, _, err := w.MakeDir(".GIT/x", false); return err }, CodeDeniedPath},
+		{"mkdir root", func(w *Workspace) error { _, _, err := w.MakeDir("/", false); return err }, "any"},
 
-		{"move file", func(w *Workspace) error { _, err := w.Move("a.txt", "new/a.txt", false); return err }, ""},
-		{"move folder", func(w *Workspace) error { _, err := w.Move("dir", "moved/dir", false); return err }, ""},
-		{"move onto existing", func(w *Workspace) error { _, err := w.Move("a.txt", "b.txt", false); return err }, CodeExists},
-		{"move onto existing overwrite", func(w *Workspace) error { _, err := w.Move("a.txt", "b.txt", true); return err }, ""},
-		{"move onto folder", func(w *Workspace) error { _, err := w.Move("a.txt", "dir", true); return err }, CodeExists},
-		{"move folder into itself", func(w *Workspace) error { _, err := w.Move("dir", "dir/sub/dir", false); return err }, CodeInvalidPath},
-		{"move out dotdot", func(w *Workspace) error { _, err := w.Move("a.txt", "../outside/a.txt", false); return err }, CodeOutsideWorkspace},
-		{"move out absolute", func(w *Workspace) error { _, err := w.Move("a.txt", "/tmp/a.txt", false); return err }, CodeOutsideWorkspace},
-		{"move out through link", func(w *Workspace) error { _, err := w.Move("a.txt", "outlink/a.txt", false); return err }, CodeSymlink},
-		{"move out through absolute link", func(w *Workspace) error { _, err := w.Move("a.txt", "abslink/a.txt", false); return err }, CodeSymlink},
-		{"move in from outside", func(w *Workspace) error { _, err := w.Move("outlink/canary.txt", "c.txt", false); return err }, CodeSymlink},
-		{"move a link", func(w *Workspace) error { _, err := w.Move("outlink", "l2", false); return err }, CodeSymlink},
-		{"move a hard link", func(w *Workspace) error { _, err := w.Move("hard.txt", "h2.txt", false); return err }, CodeHardlink},
-		{"move onto a link", func(w *Workspace) error { _, err := w.Move("a.txt", "dir2/canarylink", true); return err }, CodeSymlink},
-		{"move denied source", func(w *Workspace) error { _, err := w.Move("cfg/.env", "cfg/env", false); return err }, CodeDeniedPath},
-		{"move denied source case", func(w *Workspace) error { _, err := w.Move(".Git/config", "c", false); return err }, CodeDeniedPath},
-		{"move to denied", func(w *Workspace) error { _, err := w.Move("a.txt", "secret/a.txt", false); return err }, CodeDeniedPath},
-		{"move folder holding denied", func(w *Workspace) error { _, err := w.Move("cfg", "cfg2", false); return err }, CodeDeniedPath},
-		{"move folder under denied", func(w *Workspace) error { _, err := w.Move("dir", "x/secret", false); return err }, "any"},
+		{"move file", func(w *Workspace) error {
+			_, err := w.Move("a.txt", "new/a.txt", MoveOptions{Overwrite: false})
+			return err
+		}, ""},
+		{"move folder", func(w *Workspace) error {
+			_, err := w.Move("dir", "moved/dir", MoveOptions{Overwrite: false})
+			return err
+		}, ""},
+		{"move onto existing", func(w *Workspace) error { _, err := w.Move("a.txt", "b.txt", MoveOptions{}); return err }, CodeExists},
+		{"move onto existing overwrite", func(w *Workspace) error { _, err := w.Move("a.txt", "b.txt", MoveOptions{Overwrite: true}); return err }, ""},
+		{"move onto folder", func(w *Workspace) error { _, err := w.Move("a.txt", "dir", MoveOptions{Overwrite: true}); return err }, CodeExists},
+		{"move folder into itself", func(w *Workspace) error {
+			_, err := w.Move("dir", "dir/sub/dir", MoveOptions{Overwrite: false})
+			return err
+		}, CodeInvalidPath},
+		{"move out dotdot", func(w *Workspace) error {
+			_, err := w.Move("a.txt", "../outside/a.txt", MoveOptions{Overwrite: false})
+			return err
+		}, CodeOutsideWorkspace},
+		{"move out absolute", func(w *Workspace) error {
+			_, err := w.Move("a.txt", "/tmp/a.txt", MoveOptions{Overwrite: false})
+			return err
+		}, CodeOutsideWorkspace},
+		{"move out through link", func(w *Workspace) error {
+			_, err := w.Move("a.txt", "outlink/a.txt", MoveOptions{Overwrite: false})
+			return err
+		}, CodeSymlink},
+		{"move out through absolute link", func(w *Workspace) error {
+			_, err := w.Move("a.txt", "abslink/a.txt", MoveOptions{Overwrite: false})
+			return err
+		}, CodeSymlink},
+		{"move in from outside", func(w *Workspace) error {
+			_, err := w.Move("outlink/canary.txt", "c.txt", MoveOptions{Overwrite: false})
+			return err
+		}, CodeSymlink},
+		{"move a link", func(w *Workspace) error { _, err := w.Move("outlink", "l2", MoveOptions{Overwrite: false}); return err }, CodeSymlink},
+		{"move a hard link", func(w *Workspace) error {
+			_, err := w.Move("hard.txt", "h2.txt", MoveOptions{Overwrite: false})
+			return err
+		}, CodeHardlink},
+		{"move onto a link", func(w *Workspace) error {
+			_, err := w.Move("a.txt", "dir2/canarylink", MoveOptions{Overwrite: true})
+			return err
+		}, CodeSymlink},
+		{"move denied source", func(w *Workspace) error {
+			_, err := w.Move("cfg/.env", "cfg/env", MoveOptions{Overwrite: false})
+			return err
+		}, CodeDeniedPath},
+		{"move denied source case", func(w *Workspace) error {
+			_, err := w.Move(".Git/config", "c", MoveOptions{Overwrite: false})
+			return err
+		}, CodeDeniedPath},
+		{"move to denied", func(w *Workspace) error {
+			_, err := w.Move("a.txt", "secret/a.txt", MoveOptions{Overwrite: false})
+			return err
+		}, CodeDeniedPath},
+		{"move folder holding denied", func(w *Workspace) error { _, err := w.Move("cfg", "cfg2", MoveOptions{Overwrite: false}); return err }, CodeDeniedPath},
+		{"move folder under denied", func(w *Workspace) error {
+			_, err := w.Move("dir", "x/secret", MoveOptions{Overwrite: false})
+			return err
+		}, "any"},
 
-		{"delete file", func(w *Workspace) error { _, err := w.Delete("a.txt", false); return err }, ""},
-		{"delete folder without recursive", func(w *Workspace) error { _, err := w.Delete("dir", false); return err }, CodeIsDirectory},
-		{"delete folder", func(w *Workspace) error { _, err := w.Delete("dir/", true); return err }, ""},
-		{"delete folder with link out", func(w *Workspace) error { _, err := w.Delete("dir2", true); return err }, ""},
-		{"delete folder holding denied", func(w *Workspace) error { _, err := w.Delete("cfg", true); return err }, CodeDeniedPath},
-		{"delete denied", func(w *Workspace) error { _, err := w.Delete(".git", true); return err }, CodeDeniedPath},
-		{"delete denied case", func(w *Workspace) error { _, err := w.Delete("SECRET/key", true); return err }, CodeDeniedPath},
-		{"delete link", func(w *Workspace) error { _, err := w.Delete("outlink", true); return err }, CodeSymlink},
-		{"delete through link", func(w *Workspace) error { _, err := w.Delete("outlink/canary.txt", false); return err }, CodeSymlink},
-		{"delete hard link", func(w *Workspace) error { _, err := w.Delete("hard.txt", false); return err }, CodeHardlink},
-		{"delete dotdot", func(w *Workspace) error { _, err := w.Delete("../outside", true); return err }, CodeOutsideWorkspace},
-		{"delete root", func(w *Workspace) error { _, err := w.Delete(".", true); return err }, "any"},
-		{"delete absolute outside", func(w *Workspace) error { _, err := w.Delete(filepath.Join(os.TempDir(), "x"), true); return err }, CodeOutsideWorkspace},
+		{"delete file", func(w *Workspace) error { _, err := w.Delete("a.txt", DeleteOptions{Recursive: false}); return err }, ""},
+		{"delete folder without recursive", func(w *Workspace) error { _, err := w.Delete("dir", DeleteOptions{Recursive: false}); return err }, CodeIsDirectory},
+		{"delete folder", func(w *Workspace) error { _, err := w.Delete("dir/", DeleteOptions{Recursive: true}); return err }, ""},
+		{"delete folder with link out", func(w *Workspace) error { _, err := w.Delete("dir2", DeleteOptions{Recursive: true}); return err }, ""},
+		{"delete folder holding denied", func(w *Workspace) error { _, err := w.Delete("cfg", DeleteOptions{Recursive: true}); return err }, CodeDeniedPath},
+		{"delete denied", func(w *Workspace) error { _, err := w.Delete(".git", DeleteOptions{Recursive: true}); return err }, CodeDeniedPath},
+		{"delete denied case", func(w *Workspace) error { _, err := w.Delete("SECRET/key", DeleteOptions{Recursive: true}); return err }, CodeDeniedPath},
+		{"delete link", func(w *Workspace) error { _, err := w.Delete("outlink", DeleteOptions{Recursive: true}); return err }, CodeSymlink},
+		{"delete through link", func(w *Workspace) error {
+			_, err := w.Delete("outlink/canary.txt", DeleteOptions{Recursive: false})
+			return err
+		}, CodeSymlink},
+		{"delete hard link", func(w *Workspace) error { _, err := w.Delete("hard.txt", DeleteOptions{Recursive: false}); return err }, CodeHardlink},
+		{"delete dotdot", func(w *Workspace) error { _, err := w.Delete("../outside", DeleteOptions{Recursive: true}); return err }, CodeOutsideWorkspace},
+		{"delete root", func(w *Workspace) error { _, err := w.Delete(".", DeleteOptions{Recursive: true}); return err }, "any"},
+		{"delete absolute outside", func(w *Workspace) error {
+			_, err := w.Delete(filepath.Join(os.TempDir(), "x"), DeleteOptions{Recursive: true})
+			return err
+		}, CodeOutsideWorkspace},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,11 +185,11 @@ func TestTreeSwapDuringOperation(t *testing.T) {
 			}
 			switch op {
 			case "move":
-				_, _ = w.Move("d/f.txt", "d/moved.txt", false)
+				_, _ = w.Move("d/f.txt", "d/moved.txt", MoveOptions{Overwrite: false})
 			case "delete":
-				_, _ = w.Delete("d/g", true)
+				_, _ = w.Delete("d/g", DeleteOptions{Recursive: true})
 			case "mkdir":
-				_, _, _ = w.MakeDir("d/new")
+				_, _, _ = w.MakeDir("d/new", false)
 			}
 			if !maps(treeHash(t, e.out), out) {
 				t.Fatal("outside changed")
@@ -157,7 +205,7 @@ func TestDeleteTreeCounts(t *testing.T) {
 	writeFile(t, e.in("d/s/b"), "b", 0o644)
 	symlink(t, "../../outside/canary.txt", e.in("d/s/l"))
 	w := e.open(t, Options{})
-	d, err := w.Delete("d", true)
+	d, err := w.Delete("d", DeleteOptions{Recursive: true})
 	if err != nil || !d.IsDir || d.Entries != 4 {
 		t.Fatalf("Delete = %+v, %v; want a folder of 4 names", d, err)
 	}
