@@ -52,6 +52,15 @@ type Config struct {
 	// RedisTimeout: a count that times out is answered uncounted.
 	RedisTimeout time.Duration
 
+	// UndoSessionBytes, UndoTotalBytes and UndoTTL bound undo_edit's
+	// history: the before-images one session keeps, those every session
+	// keeps together (the memory store; Redis is bounded by its TTL and
+	// maxmemory), and how long one is kept. The history lives where the
+	// sessions do (SessionStore).
+	UndoSessionBytes int64
+	UndoTotalBytes   int64
+	UndoTTL          time.Duration
+
 	// Mode is ModeEnforce or ModeObserve: a stream with execute on
 	// complete executes nothing, its verdicts computed all the same.
 	// Empty is enforce.
@@ -86,6 +95,10 @@ func DefaultConfig() Config {
 		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
 		RedisTimeout:   session.DefaultRedisTimeout,
 		Mode:           ModeEnforce,
+
+		UndoSessionBytes: session.DefaultHistorySessionBytes,
+		UndoTotalBytes:   session.DefaultHistoryTotalBytes,
+		UndoTTL:          session.DefaultHistoryTTL,
 	}
 }
 
@@ -112,6 +125,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxFileBytes <= 0 {
 		errs = append(errs, errors.New("max file bytes must be positive"))
+	}
+	if c.UndoSessionBytes < 0 || c.UndoTotalBytes < 0 || c.UndoTTL < 0 {
+		errs = append(errs, errors.New("undo history bounds must not be negative (0 keeps no history)"))
 	}
 	if c.FuzzyThreshold <= 0 || c.FuzzyThreshold > 1 {
 		errs = append(errs, errors.New("fuzzy threshold must be in (0, 1]"))
@@ -216,6 +232,9 @@ type Options struct {
 	Log *zap.Logger
 	// Sessions, when set, replaces the store cfg selects; it is not closed.
 	Sessions session.Store
+	// History, when set, replaces undo_edit's history cfg selects; it is
+	// not closed.
+	History session.History
 }
 
 // New builds a guard from its settings (Redis must answer now); front ends
@@ -259,6 +278,10 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		}
 		cleanups.Add("session store", store.Close)
 	}
+	history := opts.History
+	if history == nil {
+		history = openHistory(cfg, store)
+	}
 	var observer Observer
 	if opts.Observe != nil {
 		if observer, err = opts.Observe(reg); err != nil {
@@ -273,7 +296,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
-		observeOnly: cfg.Mode == ModeObserve,
+		observeOnly: cfg.Mode == ModeObserve, history: history, log: log,
 	}
 	return g, cleanups.Run, nil
 }
@@ -373,4 +396,17 @@ func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 	default:
 		return nil, fmt.Errorf("session store %q: want %s or %s", cfg.SessionStore, SessionStoreMemory, SessionStoreRedis)
 	}
+}
+
+// openHistory returns undo_edit's history where the sessions live: Redis
+// when the store is Redis, else memory; nil when a bound is 0.
+func openHistory(cfg Config, store session.Store) session.History {
+	if cfg.UndoSessionBytes == 0 || cfg.UndoTotalBytes == 0 || cfg.UndoTTL == 0 {
+		return nil
+	}
+	opts := session.HistoryOptions{SessionBytes: cfg.UndoSessionBytes, TotalBytes: cfg.UndoTotalBytes, TTL: cfg.UndoTTL}
+	if r, ok := store.(*session.Redis); ok {
+		return r.History(opts)
+	}
+	return session.NewMemoryHistory(opts)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/workspace"
 )
 
@@ -19,6 +20,11 @@ const (
 	CodeFileExists    = "FILE_EXISTS"
 	CodeNotRegular    = "NOT_REGULAR_FILE"
 	CodeFileTooLarge  = "FILE_TOO_LARGE"
+	// CodeEditCount refuses an edit whose expected_replacements is not the
+	// number of occurrences.
+	CodeEditCount = "EDIT_COUNT_MISMATCH"
+	// CodeIsDirectory refuses a delete of a folder without recursive.
+	CodeIsDirectory = "IS_DIRECTORY"
 )
 
 // ExecuteRequest is a call to validate and carry out in a workspace.
@@ -51,6 +57,8 @@ const (
 	ChangeDeleted
 	ChangeMoved
 	ChangeUnchanged
+	// ChangeDirectoryCreated: create_directory made a folder.
+	ChangeDirectoryCreated
 )
 
 // FileChange describes one file's change.
@@ -61,6 +69,10 @@ type FileChange struct {
 	SHA256         string
 	Size           int
 	MovedTo        string
+	// Directory: the path is a folder (created, moved or deleted); Entries
+	// counts the names below one moved or deleted.
+	Directory bool
+	Entries   int
 }
 
 // Execution is the outcome of ExecuteWrite or ExecuteEdit; it fits the
@@ -189,7 +201,7 @@ func (g *Guard) ActionOf(t *repair.Tool) Action {
 // execute is what ExecuteWrite and ExecuteEdit share; execution failures
 // count as mistakes too.
 func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
-	run func(*workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error) (*Execution, error) {
+	run func(context.Context, *workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error) (*Execution, error) {
 	ws, err := g.workspace(req.Workspace)
 	if err != nil {
 		return nil, err
@@ -204,7 +216,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	ex := &Execution{}
 	ran := res.OK()
 	if ran {
-		if err := run(ws, req, res, ex); err != nil {
+		if err := run(ctx, ws, withExpected(req, res), res, ex); err != nil {
 			return nil, err
 		}
 	}
@@ -223,7 +235,16 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	return ex, nil
 }
 
-func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
+// withExpected takes the hash the model gave (expected_sha256, as read_file
+// gave it) when the caller gave none.
+func withExpected(req ExecuteRequest, res *repair.Result) ExecuteRequest {
+	if req.ExpectedSHA256 == "" {
+		req.ExpectedSHA256, _ = res.Args["expected_sha256"].(string)
+	}
+	return req
+}
+
+func (g *Guard) write(ctx context.Context, ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
 	path, _ := res.Args["path"].(string)
 	content, _ := res.Args["content"].(string)
 	f, err := open(ws, res, "path", path)
@@ -264,6 +285,7 @@ func (g *Guard) write(ws *workspace.Workspace, req ExecuteRequest, res *repair.R
 	}
 	ex.written += int64(len(content))
 	ex.Applied = true
+	g.remember(ctx, req, ws, session.Change{Path: rel, Existed: existed, Before: old, AfterSHA256: change.SHA256})
 	return nil
 }
 
@@ -343,6 +365,10 @@ func violationCode(err error) string {
 		return CodeNotRegular
 	case workspace.CodeTooLarge:
 		return CodeFileTooLarge
+	case workspace.CodeExists:
+		return CodeFileExists
+	case workspace.CodeIsDirectory:
+		return CodeIsDirectory
 	default:
 		return repair.CodeInvalidValue
 	}

@@ -13,7 +13,8 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-var editTools = []string{"edit", "multi_edit", "replace_in_file", "apply_patch"}
+var editTools = []string{"edit", "multi_edit", "replace_in_file", "apply_patch",
+	"create_directory", "move_file", "delete_file", "insert_text", "undo_edit"}
 
 // fileOp is everything one call does to one file.
 type fileOp struct {
@@ -35,6 +36,8 @@ type fileOp struct {
 	// file is rel held from its read to its write: walked, read and hashed
 	// once, compared once at the commit.
 	file heldFile
+	// insert is insert_text's: the text and the line it goes after.
+	insert *insertion
 	// skip marks an operation that cannot be carried out at all; with
 	// partial, the rest of the batch goes ahead.
 	skip bool
@@ -44,6 +47,13 @@ type indexedEdit struct {
 	index int
 	param string // where the edit's old text came from ("edits/2/old_text")
 	edit  edit.Edit
+	// expected is the edit's expected_replacements, 0 when not given.
+	expected int
+}
+
+type insertion struct {
+	line int
+	text string
 }
 
 // ExecuteEdit validates an edit call and applies every edit, exact match
@@ -55,7 +65,13 @@ func (g *Guard) ExecuteEdit(ctx context.Context, req ExecuteRequest) (*Execution
 	return g.execute(ctx, req, editTools, g.edit)
 }
 
-func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
+func (g *Guard) edit(ctx context.Context, ws *workspace.Workspace, req ExecuteRequest, res *repair.Result, ex *Execution) error {
+	switch res.ToolName {
+	case "create_directory", "move_file", "delete_file":
+		return g.changePath(ctx, ws, req, res, ex)
+	case "undo_edit":
+		return g.undo(ctx, ws, req, res, ex)
+	}
 	ex.batch = &editBatch{partial: req.Partial, dryRun: req.DryRun}
 	ops := planEdits(res)
 	if !res.OK() {
@@ -118,7 +134,11 @@ func (g *Guard) edit(ws *workspace.Workspace, req ExecuteRequest, res *repair.Re
 	if !g.checkAnswer(res, ex) || req.DryRun {
 		return nil
 	}
-	return g.commit(ws, res, ops, ex)
+	if err := g.commit(ws, res, ops, ex); err != nil || !ex.Applied {
+		return err
+	}
+	g.rememberOps(ctx, req, ws, ops)
+	return nil
 }
 
 // heldFile is a file held for its write (*workspace.File; tests inject failures).
@@ -201,6 +221,9 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 		}
 		return ok
 	}
+	if op.insert != nil {
+		return insertOp(res, op)
+	}
 	if !op.existed {
 		res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist. Create it with write_to_file, or check the path.", op.rel))
 		for _, e := range op.edits {
@@ -223,6 +246,11 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 					res.AddRepair(repair.CodeEscapesDecoded, e.param, fmt.Sprintf("edit %d: %s", e.index+1, detail))
 				}
 			}
+		}
+		if e.expected > 0 && !expectedCount(res, op.rel, e, r) {
+			out, ok = content, false
+			ex.Edits = append(ex.Edits, EditOutcome{Index: e.index, Path: op.rel, EditResult: r})
+			continue
 		}
 		if g.recordEdit(res, ex, EditOutcome{Index: e.index, Path: op.rel, EditResult: r}, e.param) {
 			if out != content && hasStartLine(op.edits) {
@@ -456,7 +484,12 @@ func planEdits(res *repair.Result) []*fileOp {
 	case "edit":
 		op := opFor(str(args, "path"), "path")
 		replaceAll, _ := args["replace_all"].(bool)
-		op.edits = append(op.edits, indexedEdit{index: 0, param: "old_text", edit: edit.Edit{OldText: str(args, "old_text"), NewText: str(args, "new_text"), ReplaceAll: replaceAll}})
+		expected, _ := intArg(args["expected_replacements"])
+		op.edits = append(op.edits, indexedEdit{index: 0, param: "old_text", expected: expected,
+			edit: edit.Edit{OldText: str(args, "old_text"), NewText: str(args, "new_text"), ReplaceAll: replaceAll || expected > 1}})
+	case "insert_text":
+		line, _ := intArg(args["insert_line"])
+		opFor(str(args, "path"), "path").insert = &insertion{line: line, text: str(args, "new_text")}
 	case "multi_edit":
 		top := str(args, "path")
 		items, _ := args["edits"].([]any)
@@ -509,4 +542,45 @@ func planEdits(res *repair.Result) []*fileOp {
 // hasStartLine reports whether an edit of the file carries a start line.
 func hasStartLine(edits []indexedEdit) bool {
 	return slices.ContainsFunc(edits, func(e indexedEdit) bool { return e.edit.StartLine > 0 })
+}
+
+// expectedCount checks an edit's expected_replacements against the
+// occurrences found (Gemini CLI's replace): a different count is refused
+// with the actual one.
+func expectedCount(res *repair.Result, rel string, e indexedEdit, r edit.EditResult) bool {
+	found := 0
+	switch r.Status {
+	case edit.StatusApplied:
+		found = max(len(r.Matches), 1)
+	case edit.StatusAmbiguous:
+		found = len(r.Matches)
+	case edit.StatusNotFound, edit.StatusAlreadyApplied:
+		return true // the edit's own verdict says it better
+	}
+	if found == e.expected {
+		return true
+	}
+	res.Violate(CodeEditCount, "expected_replacements", fmt.Sprintf(
+		"Expected %d occurrence(s) of old_text in %s but found %d; nothing was replaced. Set expected_replacements to %d to replace them all, or add surrounding lines to old_text to pick the ones meant.",
+		e.expected, rel, found, found))
+	return false
+}
+
+// insertOp computes insert_text's content: the text as whole lines after
+// the line given, in the file's line endings.
+func insertOp(res *repair.Result, op *fileOp) bool {
+	if !op.existed {
+		res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist. Create it with write_to_file, or check the path.", op.rel))
+		op.skip = true
+		return false
+	}
+	out, ok := edit.InsertAfter(op.old, op.insert.line, op.insert.text)
+	if !ok {
+		res.Violate(repair.CodeInvalidValue, "insert_line", fmt.Sprintf(
+			"Invalid `insert_line` parameter: %d. It should be within the range of lines of the file: [0, %d].", op.insert.line, edit.LineCount(op.old)))
+		op.skip = true
+		return false
+	}
+	op.updated = out
+	return true
 }

@@ -4,6 +4,8 @@
 package guard
 
 import (
+	"go.uber.org/zap"
+
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -35,6 +37,8 @@ type Guard struct {
 	uncounted        func(sessionID string, err error)
 	observeOnly      bool // Config.Mode observe: streams execute nothing
 	readTool         *repair.Tool
+	history          session.History // undo_edit's; nil records nothing
+	log              *zap.Logger
 }
 
 // Registry returns the server's tool registry.

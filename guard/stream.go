@@ -363,7 +363,7 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 			return nil, err
 		}
 		ex = &Execution{}
-		if err := run(ws, req, res, ex); err != nil {
+		if err := run(s.ctx, ws, withExpected(req, res), res, ex); err != nil {
 			var changed *FileChangedError
 			var locked *workspace.LockTimeoutError
 			if !errors.As(err, &changed) && !errors.As(err, &locked) {
@@ -395,7 +395,7 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 }
 
 // runner returns how a usable call is executed, nil to only validate it.
-func (g *Guard) runner(res *repair.Result) func(*workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error {
+func (g *Guard) runner(res *repair.Result) func(context.Context, *workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error {
 	switch {
 	case res.Tool == nil:
 		return nil

@@ -70,7 +70,7 @@ type Read struct {
 
 var changeKinds = map[guard.ChangeKind]string{
 	guard.ChangeCreated: "CREATED", guard.ChangeModified: "MODIFIED", guard.ChangeDeleted: "DELETED",
-	guard.ChangeMoved: "MOVED", guard.ChangeUnchanged: "UNCHANGED",
+	guard.ChangeMoved: "MOVED", guard.ChangeUnchanged: "UNCHANGED", guard.ChangeDirectoryCreated: "DIRECTORY_CREATED",
 }
 
 func verdictOf(v *guard.Verdict) *Verdict {
@@ -101,16 +101,7 @@ func executionResult(ex *guard.Execution) *sdk.CallToolResult {
 	for _, c := range ex.Changes {
 		kind := changeKinds[c.Kind]
 		sv.Changes = append(sv.Changes, Change{Path: c.Path, Kind: kind, PreviousSHA256: c.PreviousSHA256, SHA256: c.SHA256, Size: c.Size, MovedTo: c.MovedTo})
-		switch c.Kind {
-		case guard.ChangeUnchanged:
-			fmt.Fprintf(&b, "%s: unchanged (the content was already as requested), sha256 %s\n", c.Path, c.SHA256)
-		case guard.ChangeDeleted:
-			fmt.Fprintf(&b, "%s: deleted\n", c.Path)
-		case guard.ChangeMoved:
-			fmt.Fprintf(&b, "%s: moved to %s, %d bytes, sha256 %s\n", c.Path, c.MovedTo, c.Size, c.SHA256)
-		default:
-			fmt.Fprintf(&b, "%s: %s, %d bytes, sha256 %s\n", c.Path, strings.ToLower(kind), c.Size, c.SHA256)
-		}
+		b.WriteString(guard.DescribeChange(c) + "\n")
 	}
 	for _, e := range ex.Edits {
 		sv.Edits = append(sv.Edits, Edit{Index: e.Index, Path: e.Path, Status: string(e.Status), Strategy: string(e.Strategy), Similarity: e.Similarity, Line: e.Line})

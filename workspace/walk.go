@@ -35,6 +35,7 @@ func (t *target) close() {
 const (
 	followFinal  = 1 << iota // follow a relative link in the last component
 	allowMissing             // the file and its directories may be missing
+	allowDir                 // the last name may be a directory (MakeDir, Move, Delete)
 )
 
 // inspect is the one walk of every operation: each directory of rel is
@@ -145,6 +146,8 @@ func (w *Workspace) checkLast(orig, rel string, fi fs.FileInfo, flags int) error
 		return refuse(CodeSymlink, rel, fmt.Sprintf(
 			"%q is a symbolic link; toolguard does not delete, move or replace links. Use the path of the real file instead", orig), nil)
 	case mode&fs.ModeSymlink != 0:
+		return nil
+	case mode.IsDir() && flags&allowDir != 0:
 		return nil
 	case !mode.IsRegular():
 		return w.notRegular(orig, rel, mode)

@@ -181,9 +181,11 @@ func fileChangeToProto(c guard.FileChange) *toolguardv1.FileChange {
 	kinds := map[guard.ChangeKind]toolguardv1.FileChangeKind{
 		guard.ChangeCreated: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_CREATED, guard.ChangeModified: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_MODIFIED,
 		guard.ChangeDeleted: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_DELETED, guard.ChangeMoved: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_MOVED,
-		guard.ChangeUnchanged: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_UNCHANGED,
+		guard.ChangeUnchanged:        toolguardv1.FileChangeKind_FILE_CHANGE_KIND_UNCHANGED,
+		guard.ChangeDirectoryCreated: toolguardv1.FileChangeKind_FILE_CHANGE_KIND_DIRECTORY_CREATED,
 	}
-	return &toolguardv1.FileChange{Path: c.Path, Kind: kinds[c.Kind], PreviousSha256: c.PreviousSHA256, Sha256: c.SHA256, Size: uint64(c.Size), MovedTo: c.MovedTo}
+	return &toolguardv1.FileChange{Path: c.Path, Kind: kinds[c.Kind], PreviousSha256: c.PreviousSHA256, Sha256: c.SHA256, Size: uint64(c.Size), MovedTo: c.MovedTo,
+		Directory: c.Directory, Entries: uint32(min(max(c.Entries, 0), 1<<31))}
 }
 
 func editStatusToProto(s edit.Status) toolguardv1.EditStatus {

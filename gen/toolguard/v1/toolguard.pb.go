@@ -246,6 +246,8 @@ const (
 	FileChangeKind_FILE_CHANGE_KIND_MOVED FileChangeKind = 4
 	// The content was already as requested.
 	FileChangeKind_FILE_CHANGE_KIND_UNCHANGED FileChangeKind = 5
+	// create_directory made a folder.
+	FileChangeKind_FILE_CHANGE_KIND_DIRECTORY_CREATED FileChangeKind = 6
 )
 
 // Enum value maps for FileChangeKind.
@@ -257,14 +259,16 @@ var (
 		3: "FILE_CHANGE_KIND_DELETED",
 		4: "FILE_CHANGE_KIND_MOVED",
 		5: "FILE_CHANGE_KIND_UNCHANGED",
+		6: "FILE_CHANGE_KIND_DIRECTORY_CREATED",
 	}
 	FileChangeKind_value = map[string]int32{
-		"FILE_CHANGE_KIND_UNSPECIFIED": 0,
-		"FILE_CHANGE_KIND_CREATED":     1,
-		"FILE_CHANGE_KIND_MODIFIED":    2,
-		"FILE_CHANGE_KIND_DELETED":     3,
-		"FILE_CHANGE_KIND_MOVED":       4,
-		"FILE_CHANGE_KIND_UNCHANGED":   5,
+		"FILE_CHANGE_KIND_UNSPECIFIED":       0,
+		"FILE_CHANGE_KIND_CREATED":           1,
+		"FILE_CHANGE_KIND_MODIFIED":          2,
+		"FILE_CHANGE_KIND_DELETED":           3,
+		"FILE_CHANGE_KIND_MOVED":             4,
+		"FILE_CHANGE_KIND_UNCHANGED":         5,
+		"FILE_CHANGE_KIND_DIRECTORY_CREATED": 6,
 	}
 )
 
@@ -2572,7 +2576,11 @@ type FileChange struct {
 	// Size after the change, in bytes.
 	Size uint64 `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
 	// For moves: the new workspace-relative path.
-	MovedTo       string `protobuf:"bytes,6,opt,name=moved_to,json=movedTo,proto3" json:"moved_to,omitempty"`
+	MovedTo string `protobuf:"bytes,6,opt,name=moved_to,json=movedTo,proto3" json:"moved_to,omitempty"`
+	// The path is a folder (created, moved or deleted).
+	Directory bool `protobuf:"varint,7,opt,name=directory,proto3" json:"directory,omitempty"`
+	// The names below a folder moved or deleted.
+	Entries       uint32 `protobuf:"varint,8,opt,name=entries,proto3" json:"entries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2647,6 +2655,20 @@ func (x *FileChange) GetMovedTo() string {
 		return x.MovedTo
 	}
 	return ""
+}
+
+func (x *FileChange) GetDirectory() bool {
+	if x != nil {
+		return x.Directory
+	}
+	return false
+}
+
+func (x *FileChange) GetEntries() uint32 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
 }
 
 // StreamToolCallsRequest is one frame of a streamed model response.
@@ -3973,7 +3995,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x06column\x18\a \x01(\rR\x06column\x12\x12\n" +
 	"\x04hint\x18\b \x01(\tR\x04hint\x12\x1f\n" +
 	"\vmatch_lines\x18\t \x03(\rR\n" +
-	"matchLines\"\xc2\x01\n" +
+	"matchLines\"\xfa\x01\n" +
 	"\n" +
 	"FileChange\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x120\n" +
@@ -3981,7 +4003,9 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x0fprevious_sha256\x18\x03 \x01(\tR\x0epreviousSha256\x12\x16\n" +
 	"\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x12\n" +
 	"\x04size\x18\x05 \x01(\x04R\x04size\x12\x19\n" +
-	"\bmoved_to\x18\x06 \x01(\tR\amovedTo\"\xb4\x01\n" +
+	"\bmoved_to\x18\x06 \x01(\tR\amovedTo\x12\x1c\n" +
+	"\tdirectory\x18\a \x01(\bR\tdirectory\x12\x18\n" +
+	"\aentries\x18\b \x01(\rR\aentries\"\xb4\x01\n" +
 	"\x16StreamToolCallsRequest\x121\n" +
 	"\x05start\x18\x01 \x01(\v2\x19.toolguard.v1.StreamStartH\x00R\x05start\x121\n" +
 	"\x05delta\x18\x02 \x01(\v2\x19.toolguard.v1.StreamDeltaH\x00R\x05delta\x12+\n" +
@@ -4077,14 +4101,15 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x16MATCH_STRATEGY_UNICODE\x10\x04\x12\x19\n" +
 	"\x15MATCH_STRATEGY_INDENT\x10\x05\x12\x1f\n" +
 	"\x1bMATCH_STRATEGY_BLOCK_ANCHOR\x10\x06\x12\x18\n" +
-	"\x14MATCH_STRATEGY_FUZZY\x10\a*\xc9\x01\n" +
+	"\x14MATCH_STRATEGY_FUZZY\x10\a*\xf1\x01\n" +
 	"\x0eFileChangeKind\x12 \n" +
 	"\x1cFILE_CHANGE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18FILE_CHANGE_KIND_CREATED\x10\x01\x12\x1d\n" +
 	"\x19FILE_CHANGE_KIND_MODIFIED\x10\x02\x12\x1c\n" +
 	"\x18FILE_CHANGE_KIND_DELETED\x10\x03\x12\x1a\n" +
 	"\x16FILE_CHANGE_KIND_MOVED\x10\x04\x12\x1e\n" +
-	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05*\xeb\x03\n" +
+	"\x1aFILE_CHANGE_KIND_UNCHANGED\x10\x05\x12&\n" +
+	"\"FILE_CHANGE_KIND_DIRECTORY_CREATED\x10\x06*\xeb\x03\n" +
 	"\fStreamFormat\x12\x1d\n" +
 	"\x19STREAM_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16STREAM_FORMAT_XML_TAGS\x10\x01\x12\x18\n" +

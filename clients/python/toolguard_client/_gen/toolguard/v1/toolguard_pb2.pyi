@@ -19,6 +19,7 @@ EDIT_STATUS_NO_OP: EditStatus
 EDIT_STATUS_UNSPECIFIED: EditStatus
 FILE_CHANGE_KIND_CREATED: FileChangeKind
 FILE_CHANGE_KIND_DELETED: FileChangeKind
+FILE_CHANGE_KIND_DIRECTORY_CREATED: FileChangeKind
 FILE_CHANGE_KIND_MODIFIED: FileChangeKind
 FILE_CHANGE_KIND_MOVED: FileChangeKind
 FILE_CHANGE_KIND_UNCHANGED: FileChangeKind
@@ -180,20 +181,24 @@ class Execution(_message.Message):
     def __init__(self, edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., diff: _Optional[str] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ...) -> None: ...
 
 class FileChange(_message.Message):
-    __slots__ = ["kind", "moved_to", "path", "previous_sha256", "sha256", "size"]
+    __slots__ = ["directory", "entries", "kind", "moved_to", "path", "previous_sha256", "sha256", "size"]
+    DIRECTORY_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     MOVED_TO_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_SHA256_FIELD_NUMBER: _ClassVar[int]
     SHA256_FIELD_NUMBER: _ClassVar[int]
     SIZE_FIELD_NUMBER: _ClassVar[int]
+    directory: bool
+    entries: int
     kind: FileChangeKind
     moved_to: str
     path: str
     previous_sha256: str
     sha256: str
     size: int
-    def __init__(self, path: _Optional[str] = ..., kind: _Optional[_Union[FileChangeKind, str]] = ..., previous_sha256: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., moved_to: _Optional[str] = ...) -> None: ...
+    def __init__(self, path: _Optional[str] = ..., kind: _Optional[_Union[FileChangeKind, str]] = ..., previous_sha256: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., moved_to: _Optional[str] = ..., directory: bool = ..., entries: _Optional[int] = ...) -> None: ...
 
 class GetSessionRequest(_message.Message):
     __slots__ = ["session_id"]
