@@ -61,16 +61,6 @@ func oracleForms(c oracle.Case, rng *rand.Rand) map[string]Call {
 // counted in the table's WRONG column and logged; every other silent-wrong
 // result fails the test.
 var oracleKnown = map[string]string{
-	// Words after a value: a `// note` comment on a one-line text takes the
-	// rest of the line, brackets and members with it, as both libraries of
-	// the conformance corpus read it (comments-008); a quote followed by a
-	// word ("pending" extra}) is read into the value.
-	string(oracle.StrayWords): "a line comment taking the rest of a one-line text, a word after a quote (jsonrepair parse.go, stringend.go)",
-	// A cut inside the key after a string value ({"a": "x", "  or
-	// {'a': 'x', 'b'): the quote before the comma is not taken for the
-	// string's end, as no member follows it, and the value runs to the
-	// last quote.
-	string(oracle.Cut): "a key cut off read into the string before it (stringend.go memberAt)",
 	// An XML block's parameter tag written twice or left out: the value
 	// keeps the repeated tag (<path><path>a</path> names "<path>a") or the
 	// text of a parameter whose opening tag is lost is dropped.

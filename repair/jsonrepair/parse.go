@@ -263,6 +263,28 @@ func isSpaceRune(r rune) bool {
 	return r >= '\u2000' && r <= '\u200a'
 }
 
+// commentToEnd marks, under a schema, a line comment at p.i (end bytes
+// long, or to the end) on the text's last line, with containers open, and holds their structure
+// (`"a": "x" // note, "b": 1}`): a comment as both libraries read it, or
+// a note the model wrote inside the call, dropping members with the
+// closing brackets. Without a schema it is read as a comment.
+func (p *repairParser) commentToEnd(end int) {
+	text := p.s[p.i:]
+	if end >= 0 {
+		text = text[:end]
+	}
+	if p.levels != nil && p.depth > 0 && p.stray < 0 && strings.ContainsAny(text, "\"'}]:") {
+		p.stray = p.i
+	}
+}
+
+// lastLine reports whether rest, from a line end, holds only space and a
+// closing code fence: the line before it was the text's last.
+func lastLine(rest string) bool {
+	rest = strings.TrimSpace(rest)
+	return rest == "" || strings.Trim(rest, "`") == ""
+}
+
 // skipSpace skips whitespace, comments and Markdown code fences.
 func (p *repairParser) skipSpace() {
 	for p.i < len(p.s) {
@@ -286,6 +308,9 @@ func (p *repairParser) skipSpace() {
 			p.note("removed comments")
 		case c == '/' && p.i+1 < len(p.s) && p.s[p.i+1] == '/', c == '#':
 			end := strings.IndexByte(p.s[p.i:], '\n')
+			if end < 0 || lastLine(p.s[p.i+end:]) {
+				p.commentToEnd(end)
+			}
 			if end < 0 {
 				p.i = len(p.s)
 			} else {

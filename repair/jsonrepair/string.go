@@ -291,7 +291,10 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	}
 	k := skipInlineSpace(p.s, p.i+size)
 	if k >= len(p.s) {
-		return false
+		// The text's last character, containers open: the quote that could
+		// have closed the string before it may have, the text cut off in
+		// the next key ("x", " or 'x','tags').
+		return t.inner && p.depth > 0
 	}
 	if ctx == ctxArray && (isQuoteAt(p.s, k) || p.s[k] == ':') {
 		return true
