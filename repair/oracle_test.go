@@ -77,11 +77,6 @@ var oracleKnown = map[string]string{
 	// members or items ({"todos": [{...}, {...}  with a third to come;
 	// {"n": 145  for 1454) comes back usable without them.
 	string(oracle.Cut): "a cut read as missing closing brackets (jsonrepair container.go)",
-	// An XML block's parameter tag written twice or left out: the value
-	// keeps the repeated tag (<path><path>a</path> names "<path>a") or the
-	// text of a parameter whose opening tag is lost is dropped.
-	"xml+" + string(oracle.DupTag):  "a repeated opening tag kept in the value (xml.go)",
-	"xml+" + string(oracle.DropTag): "text of a parameter without its opening tag dropped (xml.go)",
 }
 
 // oracleKnownClass returns the known class a case on a form falls in.
