@@ -54,47 +54,71 @@ func (x *xmlParams) strayClosing(gap string) bool {
 			continue
 		}
 		tag := gap[at+2 : j]
-		before := strings.TrimSpace(gap[:at])
-		shape := fmt.Sprintf("<%s>value</%s>", tag, tag)
-		if isParamElement(tag) {
-			shape = fmt.Sprintf("<%s name=\"…\">value</%s>", tag, tag)
-		}
-		what := fmt.Sprintf("The closing tag </%s> has no opening tag", clipText(tag, maxQuoted))
-		if before != "" {
-			what = fmt.Sprintf("The text %s before the closing tag </%s> has no opening tag", quote(before), clipText(tag, maxQuoted))
-		}
 		param := tag
 		if isParamElement(tag) {
 			param = ""
 		}
-		x.refuse(param, what+", so where its value starts is lost and the call was not read. Write each parameter as "+shape+" and send the whole call again.")
+		x.refuse(param, LostOpeningMessage(gap[:at], gap[at:j+1]))
 		return true
 	}
 }
 
-// ownTags judges a value's own element tags at its ends (see above): raw
-// is the value as found between opening, the element's opening tag as
-// written, and its closing tag. It returns the value with a repeated tag
-// taken out, or refuses (false).
+// ownTags judges a value's own element tags (OwnTags): raw is the value
+// as found after opening, the element's opening tag as written. It
+// returns the value with a repeated tag taken out, or refuses (false).
 func (x *xmlParams) ownTags(name, tag, opening, raw string) (string, bool) {
-	closing := "</" + tag + ">"
-	opens, closes := countOpening(raw, tag), strings.Count(raw, closing)
+	v, repaired, refusal := OwnTags(name, raw, opening, "<"+tag, "</"+tag+">", true, true)
+	switch {
+	case refusal != "":
+		x.refuse(name, refusal)
+		return "", false
+	case repaired != "":
+		x.repaired(name, repaired)
+	}
+	return v, true
+}
+
+// OwnTags judges a tag format's value by its element's own tags (see
+// above): raw is the value as found, layout included; opening its opening
+// tag as written; openPrefix what any opening tag of the element starts
+// with ("<parameter", "<arg_value"); closing its closing tag. text says
+// the value may hold a closing tag that nothing in it opens away from its
+// end (file content); elsewhere one that ends its line, where layout puts
+// a value's end, means a parameter's opening tag was lost (one inside a
+// line is text). exact says a tag repeated with nothing between may be taken out
+// (a stream parser takes it out itself, so its previews never show it). It
+// returns the value with a tag written twice taken out and the repair's
+// detail, or why the call is refused.
+func OwnTags(param, raw, opening, openPrefix, closing string, text, exact bool) (v, repaired, refusal string) {
+	opens, closes := CountOpening(raw, openPrefix), strings.Count(raw, closing)
 	trimmed := strings.TrimSpace(raw)
 	switch {
-	case opens > closes && strings.HasPrefix(raw, opening):
-		x.repaired(name, fmt.Sprintf("the opening tag %s was written twice; the second was taken out of the value", clipText(opening, maxQuoted)))
-		return raw[len(opening):], true
-	case opens > closes && startsWithOwn(trimmed, tag):
-		x.refuse(name, fmt.Sprintf("The value of %s starts with a second opening tag <%s> that is never closed: the tag was written twice, or the value holds it, so the call was not read. Write the tag once; if the value holds the tag, close it inside the value too.", quote(name), clipText(tag, maxQuoted)))
-		return "", false
-	case closes > opens && strings.HasSuffix(raw, closing):
-		x.repaired(name, fmt.Sprintf("the closing tag %s was written twice; the first was taken out of the value", closing))
-		return raw[:len(raw)-len(closing)], true
+	case exact && opening != "" && opens > closes && strings.HasPrefix(raw, opening):
+		return raw[len(opening):], fmt.Sprintf("the opening tag %s was written twice; the second was taken out of the value", clipText(opening, maxQuoted)), ""
+	case opens > closes && CountOpening(trimmed[:min(len(trimmed), len(openPrefix)+1)], openPrefix) == 1:
+		second := trimmed[:strings.IndexByte(trimmed, '>')+1]
+		if second == "" {
+			second = openPrefix
+		}
+		return raw, "", fmt.Sprintf("The value of %s starts with a second opening tag %s that is never closed: the tag was written twice, or the value holds it, so the call was not read. Write the tag once; if the value holds the tag, close it inside the value too.", quote(param), clipText(second, maxQuoted))
+	case exact && closes > opens && strings.HasSuffix(raw, closing):
+		return raw[:len(raw)-len(closing)], fmt.Sprintf("the closing tag %s was written twice; the first was taken out of the value", clipText(closing, maxQuoted)), ""
 	case closes > opens && strings.HasSuffix(trimmed, closing):
-		x.refuse(name, fmt.Sprintf("The value of %s ends with a second closing tag %s that nothing in it opens: the tag was written twice, or the value holds it, so the call was not read. Write the tag once; if the value holds the tag, open it inside the value too.", quote(name), clipText(closing, maxQuoted)))
-		return "", false
+		return raw, "", fmt.Sprintf("The value of %s ends with a second closing tag %s that nothing in it opens: the tag was written twice, or the value holds it, so the call was not read. Write the tag once; if the value holds the tag, open it inside the value too.", quote(param), clipText(closing, maxQuoted))
+	case closes > opens && !text && endsLine(raw, closing):
+		return raw, "", fmt.Sprintf("The value of %s holds a closing tag %s that nothing in it opens: a parameter's opening tag was lost, or the value holds the tag, so the call was not read. Write each parameter with its opening and closing tag and send the whole call again.", quote(param), clipText(closing, maxQuoted))
 	}
-	return raw, true
+	return raw, "", ""
+}
+
+// LostOpeningMessage refuses a closing tag that closes no parameter:
+// before is the text before it since the last value or the block's start.
+func LostOpeningMessage(before, closing string) string {
+	what := fmt.Sprintf("The closing tag %s closes no parameter", clipText(closing, maxQuoted))
+	if before = strings.TrimSpace(before); before != "" {
+		what = fmt.Sprintf("The text %s before the closing tag %s belongs to no parameter", quote(before), clipText(closing, maxQuoted))
+	}
+	return what + ": an opening tag is missing or malformed, so where a value starts is unknown and the call was not read. Write each parameter with its opening and its closing tag, and send the whole call again."
 }
 
 // doubledClosing passes over a closing tag written twice with nothing
@@ -108,24 +132,19 @@ func (x *xmlParams) doubledClosing(name, closing, body string, i int) int {
 	return i + len(closing)
 }
 
-// startsWithOwn reports whether s opens with an opening tag of tag.
-func startsWithOwn(s, tag string) bool {
-	t, _, _, ok := openingTagAt(s, 0)
-	return ok && t == tag
-}
-
-// countOpening counts the opening tags of tag in s.
-func countOpening(s, tag string) int {
+// CountOpening counts the opening tags in s that start with prefix ("<tag"
+// followed by '>', '=', '/' or white space, so attributes of any kind).
+func CountOpening(s, prefix string) int {
 	n := 0
 	for off := 0; ; {
-		k := strings.Index(s[off:], "<"+tag)
+		k := strings.Index(s[off:], prefix)
 		if k < 0 {
 			return n
 		}
-		if t, _, _, ok := openingTagAt(s, off+k); ok && t == tag {
+		off += k + len(prefix)
+		if off < len(s) && strings.IndexByte(" \t\r\n>/=", s[off]) >= 0 {
 			n++
 		}
-		off += k + 1
 	}
 }
 
@@ -140,7 +159,7 @@ func (p *pipeline) toolTagTwice(opening, body string) string {
 		return body
 	}
 	closing := "</" + tag + ">"
-	opens, closes := countOpening(body, tag), strings.Count(body, closing)
+	opens, closes := CountOpening(body, "<"+tag), strings.Count(body, closing)
 	switch {
 	case opens > closes && strings.HasPrefix(body, opening):
 		p.res.repair(CodeXMLRepaired, "", fmt.Sprintf("the opening tag %s was written twice; the second was taken out", clipText(opening, maxQuoted)))
@@ -150,4 +169,18 @@ func (p *pipeline) toolTagTwice(opening, body string) string {
 		return body[:len(body)-len(closing)]
 	}
 	return body
+}
+
+// endsLine reports whether closing stands in s at the end of a line.
+func endsLine(s, closing string) bool {
+	for off := 0; ; {
+		k := strings.Index(s[off:], closing)
+		if k < 0 {
+			return false
+		}
+		off += k + len(closing)
+		if rest := s[off:]; strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, "\r\n") {
+			return true
+		}
+	}
 }

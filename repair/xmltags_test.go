@@ -101,22 +101,22 @@ func TestXMLTagsTwiceOrLost(t *testing.T) {
 		{
 			name:    "a non-content closing tag twice with a line between",
 			text:    "<write_to_file>\n<path>a.py</path>\n</path>\n<content>x</content>\n</write_to_file>",
-			refusal: "The closing tag </path> has no opening tag",
+			refusal: "The closing tag </path> closes no parameter",
 		},
 		{
 			name:    "Cline content opening tag lost",
 			text:    "<write_to_file>\n<path>a.py</path>\nx = 1\n</content>\n</write_to_file>",
-			refusal: `The text "x = 1" before the closing tag </content> has no opening tag`,
+			refusal: `The text "x = 1" before the closing tag </content> belongs to no parameter`,
 		},
 		{
 			name:    "OpenHands optional parameter opening tag lost",
 			text:    "<str_replace_based_edit_tool>\n<command>view</command>\n<path>a.py</path>\n[1, 20]</view_range>\n</str_replace_based_edit_tool>",
-			refusal: `The text "[1, 20]" before the closing tag </view_range> has no opening tag`,
+			refusal: `The text "[1, 20]" before the closing tag </view_range> belongs to no parameter`,
 		},
 		{
 			name:    "Claude invoke parameter opening tag lost",
 			text:    "<function_calls>\n<invoke name=\"write_to_file\">\n<parameter name=\"path\">a.py</parameter>\nx = 1</parameter>\n</invoke>\n</function_calls>",
-			refusal: `The text "x = 1" before the closing tag </parameter> has no opening tag`,
+			refusal: `The text "x = 1" before the closing tag </parameter> belongs to no parameter`,
 		},
 	}
 	for _, tc := range tests {

@@ -383,7 +383,7 @@ func TestXMLParamsSplit(t *testing.T) {
 			name:    "an unterminated attribute is text",
 			body:    "<parameter name=\"content>abc</parameter><path>a</path>",
 			want:    map[string]string{},
-			refusal: "The text \"<parameter name=\\\"content>abc\" before the closing tag </parameter> has no opening tag",
+			refusal: "The text \"<parameter name=\\\"content>abc\" before the closing tag </parameter> belongs to no parameter",
 		},
 	}
 	for _, tc := range tests {

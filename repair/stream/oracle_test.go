@@ -125,18 +125,12 @@ var oracleStreamKnown = map[string]string{
 	string(oracle.UnescapedQuotes): "string end guessed for an unescaped inner quote (jsonrepair/stringend.go)",
 	string(oracle.StrayQuote):      `a stray "} read into the last string value (jsonrepair/stringend.go)`,
 	string(oracle.Cut):             "a cut read as missing closing brackets (jsonrepair container.go)",
-	// A format's tag written twice stays in a value: <path><path>a</path>
-	// names "<path>a", a value followed by </parameter></parameter> ends
-	// with "</parameter>" (tag formats); in the JSON formats a repeated or
-	// dropped token leaves a call read from the wrong text.
 	// OpenAI's calls have no end marker: arguments cut off in a stream
 	// that ended normally are closed as in the cut above.
 	string(oracle.StreamCut): "a cut response's arguments read as missing closing brackets (jsonrepair container.go)",
 	// In a Hermes body the fence's closing line follows the last value,
 	// its brace left out: the string end is read past the quote.
 	"missing_close+code_fence": "string end read past a quote and a fence (jsonrepair/stringend.go)",
-	string(oracle.DupTag):      "a repeated format tag read into a value or a second call",
-	string(oracle.DropTag):     "a dropped format tag: a value's text lost or read into another",
 }
 
 func oracleStreamKnownClass(c oracle.Case, sk oracle.Kind, format Format) (string, bool) {
