@@ -164,7 +164,14 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 				p.res.repair(r.Code, r.Param, r.Detail)
 			}
 		}
-		args := p.paramArgs(x.params)
+		params := x.params
+		if p.tool != nil && x.truncated == "" {
+			var ok bool
+			if params, ok = p.rooMultiFile(params); !ok {
+				return nil, false
+			}
+		}
+		args := p.paramArgs(params)
 		if x.truncated != "" {
 			p.res.Violate(CodeTruncated, x.truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(x.truncated, maxQuoted), clipText(x.truncated, maxQuoted)))
 		}
