@@ -9,8 +9,9 @@ import (
 // value that holds its own element's tag where markup could be (a second
 // opening tag right after the opening tag, a closing tag right before the
 // real one) has two readings: the model repeated the tag, or the value
-// holds it. Only an exact repetition with nothing between is read as the
-// model's (reported as XML_REPAIRED); with layout between, the call is
+// holds it. Only an exact repetition with nothing between, which alone
+// leaves the tag unclosed (or unopened), is read as the model's (reported
+// as XML_REPAIRED); with layout between, or more of them, the call is
 // refused. A value that opens and closes the tag as often is kept: file
 // content holds markup. A closing tag with no opening tag means the
 // parameter's opening tag, and so where its text started, was lost: the
@@ -93,7 +94,7 @@ func OwnTags(param, raw, opening, openPrefix, closing string, text, exact bool) 
 	opens, closes := CountOpening(raw, openPrefix), strings.Count(raw, closing)
 	trimmed := strings.TrimSpace(raw)
 	switch {
-	case exact && opening != "" && opens > closes && strings.HasPrefix(raw, opening):
+	case exact && opening != "" && opens == closes+1 && strings.HasPrefix(raw, opening):
 		return raw[len(opening):], fmt.Sprintf("the opening tag %s was written twice; the second was taken out of the value", clipText(opening, maxQuoted)), ""
 	case opens > closes && CountOpening(trimmed[:min(len(trimmed), len(openPrefix)+1)], openPrefix) == 1:
 		second := trimmed[:strings.IndexByte(trimmed, '>')+1]
@@ -101,7 +102,7 @@ func OwnTags(param, raw, opening, openPrefix, closing string, text, exact bool) 
 			second = openPrefix
 		}
 		return raw, "", fmt.Sprintf("The value of %s starts with a second opening tag %s that is never closed: the tag was written twice, or the value holds it, so the call was not read. Write the tag once; if the value holds the tag, close it inside the value too.", quote(param), clipText(second, maxQuoted))
-	case exact && closes > opens && strings.HasSuffix(raw, closing):
+	case exact && closes == opens+1 && strings.HasSuffix(raw, closing):
 		return raw[:len(raw)-len(closing)], fmt.Sprintf("the closing tag %s was written twice; the first was taken out of the value", clipText(closing, maxQuoted)), ""
 	case closes > opens && strings.HasSuffix(trimmed, closing):
 		return raw, "", fmt.Sprintf("The value of %s ends with a second closing tag %s that nothing in it opens: the tag was written twice, or the value holds it, so the call was not read. Write the tag once; if the value holds the tag, open it inside the value too.", quote(param), clipText(closing, maxQuoted))
@@ -161,10 +162,10 @@ func (p *pipeline) toolTagTwice(opening, body string) string {
 	closing := "</" + tag + ">"
 	opens, closes := CountOpening(body, "<"+tag), strings.Count(body, closing)
 	switch {
-	case opens > closes && strings.HasPrefix(body, opening):
+	case opens == closes+1 && strings.HasPrefix(body, opening):
 		p.res.repair(CodeXMLRepaired, "", fmt.Sprintf("the opening tag %s was written twice; the second was taken out", clipText(opening, maxQuoted)))
 		return body[len(opening):]
-	case closes > opens && strings.HasSuffix(body, closing):
+	case closes == opens+1 && strings.HasSuffix(body, closing):
 		p.res.repair(CodeXMLRepaired, "", fmt.Sprintf("the closing tag %s was written twice; the first was taken out", clipText(closing, maxQuoted)))
 		return body[:len(body)-len(closing)]
 	}

@@ -64,8 +64,8 @@ func (p *textParser) valueOpening() string {
 // judgeOpening looks, before any of the value is shown, at whether it
 // starts with its own opening tag again, nothing between: then the value
 // starts after it, so the previews never show it, and closeValue judges
-// whether the value closes that tag (two readings) or not (written
-// twice). false: the bytes so far could still be the tag.
+// whether the value's tags balance without it (written twice) or not (two
+// readings). false: the bytes so far could still be the tag.
 func (p *textParser) judgeOpening() bool {
 	c := &p.call
 	v := p.buf[c.valStart:]
@@ -132,12 +132,12 @@ func (p *textParser) judgeValue(raw string) string {
 	_, prefix := vt.valueOpening("")
 	closing := c.paramClose
 	if c.openTwice {
-		if repair.CountOpening(raw, prefix)+1 > strings.Count(raw, closing) {
+		if repair.CountOpening(raw, prefix) == strings.Count(raw, closing) {
 			c.repairs = append(c.repairs, repair.Repair{Code: repair.CodeXMLRepaired, Param: c.param,
 				Detail: fmt.Sprintf("the opening tag %s was written twice; the second was taken out", c.opening)})
 			return raw
 		}
-		p.refuse(fmt.Sprintf("The value of %q starts with its opening tag %s a second time and closes it too: the tag was written twice, or the value holds it, so the call was not read. Write the tag once.", c.param, c.opening))
+		p.refuse(fmt.Sprintf("The value of %q starts with its opening tag %s a second time, and its tags do not balance without it: the tag was written twice, or the value holds it, so the call was not read. Write the tag once.", c.param, c.opening))
 		return raw
 	}
 	if _, _, refusal := repair.OwnTags(c.param, raw, "", prefix, closing, p.textParam(c.param), false); refusal != "" {

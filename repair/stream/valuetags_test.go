@@ -132,7 +132,7 @@ func valueTagCases() []streamCase {
 				Starts: map[int]string{0: "write_to_file"},
 				Shown:  map[int]map[string]string{0: {"path": "a.xml", "content": "v</parameter>"}},
 				Calls: []closed{{Index: 0, Name: "write_to_file", Form: repair.FormParams, Params: map[string]string{"path": "a.xml", "content": "v</parameter>"},
-					Unparseable: `The value of "content" starts with its opening tag <parameter name="content"> a second time and closes it too: the tag was written twice, or the value holds it, so the call was not read. Write the tag once.`}},
+					Unparseable: `The value of "content" starts with its opening tag <parameter name="content"> a second time, and its tags do not balance without it: the tag was written twice, or the value holds it, so the call was not read. Write the tag once.`}},
 			},
 		},
 		{
