@@ -120,3 +120,37 @@ func unescape(lines []string) []string {
 	}
 	return out
 }
+
+// WithStartLine gives the first block of a diff the start line hint line
+// (1-based) when its header has none, as Roo Code applies the start line
+// given beside a diff (multi-file apply_diff's <start_line>). A block
+// that has its own hint keeps it; the diff is returned unchanged then, and
+// when it has no block or line is not positive.
+func WithStartLine(diff string, line int) string {
+	if line <= 0 {
+		return diff
+	}
+	lines := strings.SplitAfter(diff, "\n")
+	for i, l := range lines {
+		if !searchRe.MatchString(strings.TrimRight(l, "\r\n")) {
+			continue
+		}
+		for _, h := range lines[i+1:] {
+			m := hintRe.FindStringSubmatch(strings.TrimRight(h, "\r\n"))
+			if m == nil {
+				break
+			}
+			if m[1] == "start" {
+				return diff
+			}
+		}
+		eol := l[len(strings.TrimRight(l, "\r\n")):]
+		if eol == "" {
+			eol = "\n"
+			lines[i] += eol
+		}
+		lines[i] += fmt.Sprintf(":start_line:%d", line) + eol
+		return strings.Join(lines, "")
+	}
+	return diff
+}

@@ -179,3 +179,34 @@ func TestLineMap(t *testing.T) {
 		}
 	}
 }
+
+// TestWithStartLine: a start line given beside a diff goes to its first
+// block when that block has no hint of its own.
+func TestWithStartLine(t *testing.T) {
+	for _, tt := range []struct {
+		name, diff string
+		line       int
+		want       []Edit
+	}{
+		{"Roo block without a header", "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", 12,
+			[]Edit{{OldText: "a\n", NewText: "b\n", StartLine: 12}}},
+		{"Roo header without a hint", "<<<<<<< SEARCH\n-------\na\n=======\nb\n>>>>>>> REPLACE", 3,
+			[]Edit{{OldText: "a\n", NewText: "b\n", StartLine: 3}}},
+		{"the block's own hint wins", "<<<<<<< SEARCH\n:start_line:7\n-------\na\n=======\nb\n>>>>>>> REPLACE", 3,
+			[]Edit{{OldText: "a\n", NewText: "b\n", StartLine: 7}}},
+		{"only the first block", "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>> REPLACE\n", 2,
+			[]Edit{{OldText: "a\n", NewText: "b\n", StartLine: 2}, {OldText: "c\n", NewText: "d\n"}}},
+		{"CRLF", "<<<<<<< SEARCH\r\na\r\n=======\r\nb\r\n>>>>>>> REPLACE\r\n", 4,
+			[]Edit{{OldText: "a\n", NewText: "b\n", StartLine: 4}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseSearchReplace(WithStartLine(tt.diff, tt.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

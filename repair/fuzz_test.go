@@ -101,6 +101,10 @@ func FuzzValidateXML(f *testing.F) {
 		"<todo_write><todos><todo><id>1</id><content>a</content><status>pending</status></todo><todo>{\"id\":\"2\",\"content\":\"b\",\"status\":\"completed\"}</todo></todos></todo_write>",
 		"<function_calls>\n<invoke name='write_to_file'>\n<parameter name=\"content\">x</parameter>y\n</parameter>\n<parameter name=\"path\">a</parameter>\n</invoke>\n<invoke name=\"edit\"></invoke>\n</function_calls>",
 		"<invoke name=\"todo_write\"><parameter name=\"todos\"><item><id>1</id><content>a</content><status>done</status></item></parameter></invoke>",
+		// Tags written twice or lost, and Roo's multi-file apply_diff.
+		"<write_to_file><write_to_file><path><path>a</path></path><content><content>x</content></content></write_to_file></write_to_file>",
+		"<write_to_file>\n<path>a</path>\nx\n</content>\n</write_to_file>",
+		"<apply_diff><args><file><path>m.py</path><diff><content>\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n</content><start_line>3</start_line></diff></file></args></apply_diff>",
 	} {
 		f.Add(seed)
 	}

@@ -61,11 +61,6 @@ func oracleForms(c oracle.Case, rng *rand.Rand) map[string]Call {
 // counted in the table's WRONG column and logged; every other silent-wrong
 // result fails the test.
 var oracleKnown = map[string]string{
-	// An XML block's parameter tag written twice or left out: the value
-	// keeps the repeated tag (<path><path>a</path> names "<path>a") or the
-	// text of a parameter whose opening tag is lost is dropped.
-	"xml+" + string(oracle.DupTag):  "a repeated opening tag kept in the value (xml.go)",
-	"xml+" + string(oracle.DropTag): "text of a parameter without its opening tag dropped (xml.go)",
 }
 
 // oracleKnownClass returns the known class a case on a form falls in.

@@ -54,11 +54,12 @@ func (p *pipeline) run(call Call) {
 	}
 	name, xmlBody, xmlClosed := call.Name, "", true
 	if call.Form == FormXML {
-		var tag string
-		tag, xmlBody, xmlClosed = splitToolBlock(call.Text, func(tag string) bool {
+		var tag, opening string
+		tag, opening, xmlBody, xmlClosed = splitToolBlock(call.Text, func(tag string) bool {
 			t, _ := p.reg.Resolve(tag, p.opts.Tools)
 			return t != nil || p.reg.multiplexer(tag) != nil || tag == call.Name
 		})
+		xmlBody = p.toolTagTwice(opening, xmlBody)
 		if name == "" {
 			name = tag
 		}
@@ -153,10 +154,26 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 	case FormParams:
 		return p.paramArgs(call.Params), true
 	case FormXML:
-		params, truncated := parseXMLParams(xmlBody, p.isContentParam)
+		x := parseXMLParams(xmlBody, p.isContentParam)
+		if x.refusal != "" {
+			p.res.Violate(CodeUnparseable, x.refusalParam, x.refusal)
+			return nil, false
+		}
+		for _, r := range x.repairs {
+			if !slices.Contains(p.res.Repairs, r) { // a multiplexed tool's body is read twice
+				p.res.repair(r.Code, r.Param, r.Detail)
+			}
+		}
+		params := x.params
+		if p.tool != nil && x.truncated == "" {
+			var ok bool
+			if params, ok = p.rooMultiFile(params); !ok {
+				return nil, false
+			}
+		}
 		args := p.paramArgs(params)
-		if truncated != "" {
-			p.res.Violate(CodeTruncated, truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(truncated, maxQuoted), clipText(truncated, maxQuoted)))
+		if x.truncated != "" {
+			p.res.Violate(CodeTruncated, x.truncated, fmt.Sprintf("The value of <%s> was cut off before its closing tag </%s>.", clipText(x.truncated, maxQuoted), clipText(x.truncated, maxQuoted)))
 		}
 		return args, true
 	default:

@@ -12,12 +12,13 @@ import (
 // whole; a container of calls (<function_calls>) is read into. A wrapper
 // naming an unknown tool is the block only when no other is found, so
 // prose quoting the syntax does not hide the call. With no tool element
-// the whole text is the body.
-func splitToolBlock(text string, isTool func(string) bool) (tool, body string, closed bool) {
+// the whole text is the body. opening is the block's opening tag as
+// written.
+func splitToolBlock(text string, isTool func(string) bool) (tool, opening, body string, closed bool) {
 	// The first wrapper of an unknown tool: its body is found only if used.
-	unknownEnd, unknownTag, unknownName := -1, "", ""
+	unknownAt, unknownEnd, unknownTag, unknownName := 0, -1, "", ""
 	for i := 0; ; {
-		tag, attr, end, ok := nextOpeningTag(text, i)
+		at, tag, attr, end, ok := nextOpeningTagAt(text, i)
 		if !ok {
 			break
 		}
@@ -26,16 +27,16 @@ func splitToolBlock(text string, isTool func(string) bool) (tool, body string, c
 		case attr == "" && isTool(tag):
 			rest := text[end:]
 			if k := strings.LastIndex(rest, closing); k >= 0 {
-				return tag, rest[:k], true
+				return tag, text[at:end], rest[:k], true
 			}
-			return tag, rest, false
+			return tag, text[at:end], rest, false
 		case attr != "" && slices.Contains(toolWrappers, local):
 			if isTool(attr) {
 				body, closed := wrapperBody(text[end:], tag)
-				return attr, body, closed
+				return attr, text[at:end], body, closed
 			}
 			if unknownEnd < 0 {
-				unknownEnd, unknownTag, unknownName = end, tag, attr
+				unknownAt, unknownEnd, unknownTag, unknownName = at, end, tag, attr
 			}
 		case attr == "" && slices.Contains(callContainers, local):
 			i = end
@@ -49,9 +50,9 @@ func splitToolBlock(text string, isTool func(string) bool) (tool, body string, c
 	}
 	if unknownEnd >= 0 {
 		body, closed := wrapperBody(text[unknownEnd:], unknownTag)
-		return unknownName, body, closed
+		return unknownName, text[unknownAt:unknownEnd], body, closed
 	}
-	return "", text, true
+	return "", "", text, true
 }
 
 // Elements that carry a name in a name attribute rather than in their tag,
@@ -97,18 +98,25 @@ func wrapperBody(rest, tag string) (string, bool) {
 // nextOpeningTag finds the first opening tag (see openingTagAt) at or
 // after text[i].
 func nextOpeningTag(text string, i int) (tag, attr string, end int, ok bool) {
+	_, tag, attr, end, ok = nextOpeningTagAt(text, i)
+	return tag, attr, end, ok
+}
+
+// nextOpeningTagAt is nextOpeningTag that also returns where the tag
+// starts.
+func nextOpeningTagAt(text string, i int) (at int, tag, attr string, end int, ok bool) {
 	for i < len(text) {
 		j := strings.IndexByte(text[i:], '<')
 		if j < 0 {
-			return "", "", 0, false
+			return 0, "", "", 0, false
 		}
 		i += j
 		if tag, attr, end, ok := openingTagAt(text, i); ok {
-			return tag, attr, end, true
+			return i, tag, attr, end, true
 		}
 		i++
 	}
-	return "", "", 0, false
+	return 0, "", "", 0, false
 }
 
 // openingTagAt reports whether an opening tag starts at text[i]: "<tag>"
@@ -193,14 +201,18 @@ func IsTagNameByte(c byte, first bool) bool {
 // parseXMLParams splits a tool block body into its parameters, written
 // <name>V</name> or <parameter name="name">V</parameter>. A content value
 // runs to its last closing tag (a </content> inside a file is kept), any
-// other to its first, so markup in it stays text. truncated names the
-// parameter whose closing tag never came.
-func parseXMLParams(body string, isContent func(string) bool) (params map[string]string, truncated string) {
-	params = map[string]string{}
+// other to its first, so markup in it stays text. A tag written twice or
+// a closing tag with no opening one is judged by xmltags.go.
+func parseXMLParams(body string, isContent func(string) bool) xmlParams {
+	out := xmlParams{params: map[string]string{}}
 	for i := 0; ; {
-		tag, attr, start, ok := nextOpeningTag(body, i)
-		if !ok {
-			break
+		at, tag, attr, start, ok := nextOpeningTagAt(body, i)
+		gap := body[i:]
+		if ok {
+			gap = body[i:at]
+		}
+		if out.strayClosing(gap) || !ok {
+			return out
 		}
 		name, named := tag, attr != "" && isParamElement(tag)
 		if named {
@@ -217,17 +229,22 @@ func parseXMLParams(body string, isContent func(string) bool) (params map[string
 			k = strings.Index(body[start:], closing)
 		}
 		if k < 0 {
-			if _, dup := params[name]; !dup {
-				params[name] = TrimLayout(body[start:])
+			if _, dup := out.params[name]; !dup {
+				out.params[name] = TrimLayout(body[start:])
 			}
-			return params, name
+			out.truncated = name
+			return out
 		}
-		if _, dup := params[name]; !dup {
-			params[name] = TrimLayout(body[start : start+k])
+		v, ok := out.ownTags(name, tag, body[at:start], body[start:start+k])
+		if !ok {
+			return out
+		}
+		if _, dup := out.params[name]; !dup {
+			out.params[name] = TrimLayout(v)
 		}
 		i = start + k + len(closing)
+		i = out.doubledClosing(name, closing, body, i)
 	}
-	return params, ""
 }
 
 // namedContentEnd finds where a content value given as <parameter

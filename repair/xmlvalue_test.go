@@ -2,6 +2,7 @@ package repair
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -354,6 +355,7 @@ func TestXMLParamsSplit(t *testing.T) {
 		name, body string
 		want       map[string]string
 		truncated  string
+		refusal    string
 	}{
 		{
 			name: "parameter elements, content last",
@@ -377,16 +379,22 @@ func TestXMLParamsSplit(t *testing.T) {
 			truncated: "content",
 		},
 		{
-			name: "an unterminated attribute is text",
-			body: "<parameter name=\"content>abc</parameter><path>a</path>",
-			want: map[string]string{"path": "a"},
+			// Its closing tag then closes nothing: the value is not lost silently.
+			name:    "an unterminated attribute is text",
+			body:    "<parameter name=\"content>abc</parameter><path>a</path>",
+			want:    map[string]string{},
+			refusal: "The text \"<parameter name=\\\"content>abc\" before the closing tag </parameter> belongs to no parameter",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, truncated := parseXMLParams(tc.body, content)
+			x := parseXMLParams(tc.body, content)
+			got, truncated := x.params, x.truncated
 			if !reflect.DeepEqual(got, tc.want) || truncated != tc.truncated {
 				t.Errorf("got %q, %q; want %q, %q", got, truncated, tc.want, tc.truncated)
+			}
+			if !strings.HasPrefix(x.refusal, tc.refusal) || (tc.refusal == "") != (x.refusal == "") {
+				t.Errorf("refusal %q, want one starting %q", x.refusal, tc.refusal)
 			}
 		})
 	}

@@ -104,6 +104,10 @@ func (f glm45) param(p *textParser, b []byte) (match, string, int) {
 		return m, "", 0
 	}
 	c.head = ""
+	if bytes.Contains(b[:n], []byte(glmKeyClose+glmKeyClose)) && !c.dropped && !c.seen[key] {
+		c.repairs = append(c.repairs, repair.Repair{Code: repair.CodeXMLRepaired, Param: key,
+			Detail: fmt.Sprintf("the closing tag %s was written twice; the second was taken out", glmKeyClose)})
+	}
 	if !valueTag && !c.dropped && !c.seen[key] {
 		c.repairs = append(c.repairs, repair.Repair{Code: repair.CodeXMLRepaired, Param: key,
 			Detail: fmt.Sprintf("the value of %q had no opening tag %s; it was read from %s to its closing tag %s", key, glmValue, glmKeyClose, glmClose)})
@@ -127,6 +131,13 @@ func (glm45) readParam(p *textParser, b []byte, head string, strict bool) (m mat
 	if i == 0 {
 		if m, key, i = p.glmKeyTag(b); m != matched {
 			return m, "", 0, false
+		}
+		// </arg_key> written twice, nothing between: one (param reports it).
+		switch literal(b[i:], glmKeyClose) {
+		case needMore:
+			return needMore, "", 0, false
+		case matched:
+			i += len(glmKeyClose)
 		}
 	}
 	j, m := p.glmGap(b, i)
@@ -206,11 +217,7 @@ func (f glm45) cutsValue(p *textParser, b []byte) (match, string) {
 	return p.cutsAt(m, name)
 }
 
-func (glm45) call(p *textParser, _ []byte, _ int) repair.Call {
-	c := p.paramsCall()
-	c.Unparseable = p.call.refusal
-	return c
-}
+func (glm45) call(p *textParser, _ []byte, _ int) repair.Call { return p.paramsCall() }
 
 // glmHead is what the opener read past the name, for begin: the key of a
 // first parameter whose <arg_key> the model left out and the repair that

@@ -125,12 +125,6 @@ var oracleStreamKnown = map[string]string{
 	// before the tool, and so its schema, is known, and read as both
 	// libraries read it without one (comments-008).
 	string(oracle.StrayWords): "a line comment in a Hermes body, read before the schema is known (hermes.go)",
-	// A format's tag written twice stays in a value: <path><path>a</path>
-	// names "<path>a", a value followed by </parameter></parameter> ends
-	// with "</parameter>" (tag formats); in the JSON formats a repeated or
-	// dropped token leaves a call read from the wrong text.
-	string(oracle.DupTag):  "a repeated format tag read into a value or a second call",
-	string(oracle.DropTag): "a dropped format tag: a value's text lost or read into another",
 }
 
 func oracleStreamKnownClass(c oracle.Case, sk oracle.Kind, format Format) (string, bool) {

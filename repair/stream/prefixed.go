@@ -92,7 +92,7 @@ func (prefixedTags) call(p *textParser, _ []byte, _ int) repair.Call { return p.
 
 // paramsCall is the open call of a tag format, its values split out.
 func (p *textParser) paramsCall() repair.Call {
-	return repair.Call{Name: p.call.name, Form: repair.FormParams, Params: p.call.params, Repairs: p.call.repairs}
+	return repair.Call{Name: p.call.name, Form: repair.FormParams, Params: p.call.params, Repairs: p.call.repairs, Unparseable: p.call.refusal}
 }
 
 // prefixed matches lit, a name (maybe quoted) and '>'.

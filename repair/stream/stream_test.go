@@ -211,7 +211,7 @@ type streamCase struct {
 }
 
 func streamCases() []streamCase {
-	return slices.Concat(tagCases(), jsonFormatCases(), autoCases(), dialectCases())
+	return slices.Concat(tagCases(), jsonFormatCases(), autoCases(), dialectCases(), valueTagCases())
 }
 
 func tagCases() []streamCase {

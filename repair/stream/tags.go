@@ -97,16 +97,22 @@ type openCall struct {
 
 	param      string
 	paramClose string
-	followRule bool // its closing tag closes it only before one of follows
-	valStart   int
-	emitted    int // how far the value has been shown
-	layoutDone bool
-	showed     bool
-	repeat     bool            // a parameter met before: not shown
-	seen       map[string]bool // the parameters met
-	repairs    []repair.Repair // closing tags inferred
-	head       string          // GLM-4.5: a key the name ran into, its <arg_key> left out
-	refusal    string          // why the call cannot be read (GLM-4.5)
+	valOpen    int // where the value's opening tag starts
+	gapStart   int // where the text between parameters starts
+	// valuetags.go: the value's opening tag as written, whether its start
+	// was looked at for the tag written twice, and whether it was.
+	opening               string
+	openJudged, openTwice bool
+	followRule            bool // its closing tag closes it only before one of follows
+	valStart              int
+	emitted               int // how far the value has been shown
+	layoutDone            bool
+	showed                bool
+	repeat                bool            // a parameter met before: not shown
+	seen                  map[string]bool // the parameters met
+	repairs               []repair.Repair // closing tags inferred
+	head                  string          // GLM-4.5: a key the name ran into, its <arg_key> left out
+	refusal               string          // why the call cannot be read
 
 	// Hermes, and formats that name the call in a header: the JSON body,
 	// ended by one of closers (all starting with stop) outside its strings,
@@ -277,6 +283,7 @@ func (p *textParser) open(name string, n int) {
 	p.call = openCall{index: p.next, name: name, scan: scan, hermes: hermesCall{p: p, argsStart: -1}, start: p.base, inline: inline}
 	p.next++
 	p.state = p.syntax.begin(p, n)
+	p.call.gapStart = p.pos
 	if p.state == inCall {
 		p.emit(Event{Kind: EventCallStarted, Index: p.call.index, Name: name, Offset: p.call.start, Inline: inline})
 	}
@@ -300,6 +307,13 @@ func (p *textParser) inCall() bool {
 			p.openValue(name, n)
 			return true
 		}
+		switch m, n := p.strayClosing(p.buf[p.pos:]); m {
+		case needMore:
+			return false
+		case matched:
+			p.pos += n
+			continue
+		}
 		p.pos++ // not a tag of ours: layout or stray text between parameters
 	}
 	return false
@@ -319,8 +333,10 @@ func (p *textParser) openValue(name string, n int) {
 	c := &p.call
 	c.param = name
 	c.paramClose, c.followRule = p.syntax.valueClose(p, name)
+	c.valOpen = p.pos
 	p.pos += n
 	c.valStart, c.emitted, c.layoutDone, c.showed = p.pos, p.pos, false, false
+	c.opening, c.openJudged, c.openTwice = p.valueOpening(), false, false
 	// A repeated parameter is not shown: the call keeps its first value.
 	if c.seen == nil {
 		c.seen = map[string]bool{}
@@ -333,6 +349,9 @@ func (p *textParser) openValue(name string, n int) {
 // inValue reads a value up to its closing tag.
 func (p *textParser) inValue() bool {
 	c := &p.call
+	if !c.openJudged && !p.judgeOpening() {
+		return false
+	}
 	for p.nextTag() {
 		if p.pos > 0 && p.buf[p.pos-1] == '\n' {
 			switch m, next := p.syntax.cutsValue(p, p.buf[p.pos:]); m {
@@ -345,8 +364,9 @@ func (p *textParser) inValue() bool {
 			}
 		}
 		m := literal(p.buf[p.pos:], c.paramClose)
+		end, next := p.pos, p.pos+len(c.paramClose)
 		if m == matched && c.followRule {
-			m = anyFollows(p.buf[p.pos+len(c.paramClose):], c.follows)
+			m, end, next = p.closesValue(p.pos)
 		}
 		if m == needMore {
 			break
@@ -355,9 +375,9 @@ func (p *textParser) inValue() bool {
 			p.pos++
 			continue
 		}
-		p.closeValue(p.pos)
-		p.pos += len(c.paramClose)
-		p.state = inCall
+		p.closeValue(end)
+		p.pos = next
+		p.state, c.gapStart = inCall, p.pos
 		return true
 	}
 	p.showValue(p.pos, false)
@@ -369,7 +389,7 @@ func (p *textParser) inValue() bool {
 func (p *textParser) cutValue(next string) {
 	c := &p.call
 	p.closeValue(p.pos)
-	p.state = inCall
+	p.state, c.gapStart = inCall, p.pos
 	if !c.dropped && !c.repeat {
 		where := fmt.Sprintf("where parameter %q opened on the next line", next)
 		if next == "" {
@@ -427,7 +447,7 @@ func (p *textParser) closeValue(end int) {
 	p.showValue(end, true)
 	if c.params != nil && !c.dropped {
 		if _, dup := c.params[c.param]; !dup {
-			c.params[c.param] = repair.TrimLayout(validString(p.buf[c.valStart:end]))
+			c.params[c.param] = repair.TrimLayout(p.judgeValue(validString(p.buf[c.valStart:end])))
 		}
 	}
 }
@@ -557,7 +577,7 @@ func (p *textParser) compact() {
 	}
 	if p.state != inProse {
 		c := &p.call
-		c.valStart, c.emitted = 0, 0
+		c.valStart, c.emitted, c.valOpen, c.gapStart = 0, 0, 0, 0
 		if p.state == inHermes { // the scanner, muted, moves with the buffer
 			c.scan.pos -= n
 			c.scan.bareStart -= n
