@@ -35,6 +35,10 @@ type JSONOptions struct {
 	// Keys are the object keys expected at any depth (nil: any). A quote
 	// followed by a comma then ends a string only before one of them.
 	Keys map[string]bool
+	// ForCall: the text is a tool call's arguments or the envelope around
+	// them, its schema not at hand; readings only a schema could settle are
+	// refused (jsonrepair.Options.ForCall).
+	ForCall bool
 }
 
 // RepairJSON parses text as JSON, repairing what models get wrong (quotes,
@@ -43,7 +47,7 @@ type JSONOptions struct {
 // JSON_REPAIRED and PYTHON_LITERAL. Valid JSON takes the strict fast path.
 // Nesting past MaxJSONDepth is an error wrapping ErrTooDeep.
 func RepairJSON(text string, opts JSONOptions) (RepairedJSON, error) {
-	r, err := jsonrepair.Repair(text, jsonrepair.Options{Keys: opts.Keys})
+	r, err := jsonrepair.Repair(text, jsonrepair.Options{Keys: opts.Keys, ForCall: opts.ForCall})
 	if err != nil {
 		return RepairedJSON{}, err
 	}

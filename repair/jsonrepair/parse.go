@@ -24,6 +24,7 @@ type repairParser struct {
 	keyQuote  int       // where an unknown key lacks its closing quote, or -1
 	ambiguous int       // where a string starts whose end the text leaves open, or -1
 	openSplit bool      // memberAfterComma found a member where the schema lists no keys
+	forCall   bool      // Options.ForCall, or a schema's Levels: guesses a schema must settle are refused
 	stray     int       // where text starts that is neither a value nor a separator, or -1
 	tuples    int       // open Python tuples, in which ')' ends a bare value
 	marks     []strMark // str's buffer
@@ -185,7 +186,7 @@ func (p *repairParser) fencedValues() (any, bool) {
 			continue
 		}
 		sub := newParser(block, p.keys, p.levels)
-		sub.scratch = p.scratch
+		sub.scratch, sub.forCall = p.scratch, p.forCall
 		v, err := sub.document()
 		p.scratch = sub.scratch
 		if sub.tooDeep >= 0 {
@@ -193,6 +194,9 @@ func (p *repairParser) fencedValues() (any, bool) {
 		}
 		if sub.keyQuote >= 0 && p.keyQuote < 0 {
 			p.keyQuote = sub.keyQuote + len(p.s) - len(body)
+		}
+		if sub.stray >= 0 && p.stray < 0 {
+			p.stray = sub.stray + len(p.s) - len(body)
 		}
 		if sub.stray >= 0 && p.stray < 0 {
 			p.stray = sub.stray + len(p.s) - len(body)
@@ -273,7 +277,7 @@ func (p *repairParser) commentToEnd(end int) {
 	if end >= 0 {
 		text = text[:end]
 	}
-	if p.levels != nil && p.depth > 0 && p.stray < 0 && strings.ContainsAny(text, "\"'}]:") {
+	if p.forCall && p.depth > 0 && p.stray < 0 && strings.ContainsAny(text, "\"'}]:") {
 		p.stray = p.i
 	}
 }

@@ -52,6 +52,13 @@ type Options struct {
 	// where it lists the keys; in an object it leaves open (an untyped
 	// array's items, {type: object}) the text's own structure decides.
 	Levels []map[string]bool
+	// ForCall reads text that is a tool call's arguments, or the envelope
+	// around them, as Levels do where they list no keys: a reading only a
+	// schema could settle (a member guessed after a comma in a value
+	// missing its quote, a line comment holding the rest of the text) is
+	// refused. Without it, and without Levels, such text is read as the
+	// JSON-repair libraries read it.
+	ForCall bool
 }
 
 // Repair parses text as JSON, repairing what models get wrong (quotes,
@@ -150,6 +157,7 @@ func repairJSON(text string, opts Options) (Result, error) {
 		return Result{Value: v, Fixes: []Fix{{Kind: Syntax, Detail: "removed a code fence"}}}, nil
 	}
 	p := newParser(text, opts.Keys, opts.Levels)
+	p.forCall = opts.ForCall || opts.Levels != nil
 	if p.levels != nil {
 		p.keys = nil // set by level as objects open (parse.go)
 	}

@@ -584,7 +584,7 @@ func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool
 		// wrapper's object), `, y: z` is a member only by guess: the text
 		// reads as well as one value ("x, y: z"). Without a schema it is
 		// read as both libraries read it.
-		p.openSplit = p.keys == nil && p.levels != nil
+		p.openSplit = p.keys == nil && p.forCall
 		return m, true
 	}
 	return strMark{}, false

@@ -262,7 +262,7 @@ func (h *hermesCall) directArgs(block []byte) string {
 // hermesFallback reads a body the scanner could not follow (a Python dict,
 // a nested "function" object) with JSON repair.
 func hermesFallback(body string) (name, args string) {
-	r, err := repair.RepairJSON(body, repair.JSONOptions{})
+	r, err := repair.RepairJSON(body, repair.JSONOptions{ForCall: true})
 	if err != nil {
 		return "", body
 	}

@@ -120,11 +120,6 @@ func (env *oracleEnv) run(t testing.TB, format Format, c oracle.Case, r oracle.R
 // the stream paths and the engine does not fix yet, with their reasons;
 // counted and logged, not failed. Every other one fails the test.
 var oracleStreamKnown = map[string]string{
-	// A line comment in a Hermes body takes the rest of its line, members
-	// and brackets with it: the body is repaired to find the call's name
-	// before the tool, and so its schema, is known, and read as both
-	// libraries read it without one (comments-008).
-	string(oracle.StrayWords): "a line comment in a Hermes body, read before the schema is known (hermes.go)",
 }
 
 func oracleStreamKnownClass(c oracle.Case, sk oracle.Kind, format Format) (string, bool) {
