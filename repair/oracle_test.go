@@ -60,8 +60,7 @@ func oracleForms(c oracle.Case, rng *rand.Rand) map[string]Call {
 // found and the engine does not fix yet, each with its reason. They are
 // counted in the table's WRONG column and logged; every other silent-wrong
 // result fails the test.
-var oracleKnown = map[string]string{
-}
+var oracleKnown = map[string]string{}
 
 // oracleKnownClass returns the known class a case on a form falls in.
 func oracleKnownClass(form string, c oracle.Case) (string, bool) {

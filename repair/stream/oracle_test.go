@@ -119,8 +119,7 @@ func (env *oracleEnv) run(t testing.TB, format Format, c oracle.Case, r oracle.R
 // oracleStreamKnown are the silent-wrong classes the oracle has found in
 // the stream paths and the engine does not fix yet, with their reasons;
 // counted and logged, not failed. Every other one fails the test.
-var oracleStreamKnown = map[string]string{
-}
+var oracleStreamKnown = map[string]string{}
 
 func oracleStreamKnownClass(c oracle.Case, sk oracle.Kind, format Format) (string, bool) {
 	if _, ok := oracleStreamKnown[c.Name()]; ok {
