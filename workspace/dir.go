@@ -185,6 +185,10 @@ func (w *Workspace) Walk(ctx context.Context, p string, opts WalkOptions, fn Wal
 // errStop ends a walk at a bound, Cut saying which.
 var errStop = errors.New("walk bound reached")
 
+// ResolveDir is Resolve for a folder to walk: "" and "." are the root, a
+// trailing "/" is fine; it does not look at the folder.
+func (w *Workspace) ResolveDir(p string) (string, error) { return w.resolveDir(p) }
+
 // resolveDir is Resolve for a directory: the root is "." and a trailing "/" is fine.
 func (w *Workspace) resolveDir(p string) (string, error) {
 	if strings.TrimSpace(p) == "" || p == "." || p == "./" {
