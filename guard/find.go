@@ -17,15 +17,16 @@ func init() { registerLook(FindToolName, (*Guard).findCall) }
 // Found is what find_files answers.
 type Found struct {
 	// Pattern is the glob as given; Path the folder searched.
-	Pattern, Path string
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
 	// Matches are in walk order: by name in each folder, a folder's
 	// entries right after it.
-	Matches []DirEntry
+	Matches []DirEntry `json:"matches"`
 	// Omitted counts the matches past MaxResults; Partial says the search
 	// stopped early (time, or the scan bound), so there may be more.
-	Omitted    int
-	Partial    bool
-	MaxResults int
+	Omitted    int  `json:"omitted"`
+	Partial    bool `json:"partial,omitempty"`
+	MaxResults int  `json:"max_results"`
 }
 
 // FindRequest is a find asked for in fields (FindFiles, the CLI).

@@ -29,36 +29,40 @@ func init() { registerLook(ListToolName, (*Guard).listCall) }
 // DirEntry is one entry of a listing or a find.
 type DirEntry struct {
 	// Path is workspace-relative; Name its last element.
-	Path, Name string
-	Type       workspace.EntryType
+	Path string              `json:"path"`
+	Name string              `json:"name"`
+	Type workspace.EntryType `json:"type"`
 	// Size is a regular file's size in bytes.
-	Size int64
+	Size int64 `json:"size,omitempty"`
 	// Target is a link's target as written; links are never followed.
-	Target string
+	Target string `json:"link_target,omitempty"`
 	// Depth is 1 for the entries of the folder listed.
-	Depth int
+	Depth int `json:"depth"`
 	// Omitted counts a shown folder's own entries the bound left out.
-	Omitted int
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // Listing is a folder's entries, or a tree's, as list_directory answers.
 type Listing struct {
 	// Path is the folder listed, workspace-relative ("." the root).
-	Path  string
-	Depth int
+	Path  string `json:"path"`
+	Depth int    `json:"depth"`
 	// Entries are in tree order: by name in each folder, a folder's
 	// entries right after it; the shallower levels are shown first when
 	// the bound cuts.
-	Entries []DirEntry
+	Entries []DirEntry `json:"entries"`
 	// Totals of the entries shown.
-	Files, Dirs, Links, Others int
-	Bytes                      int64
+	Files  int   `json:"files"`
+	Dirs   int   `json:"directories"`
+	Links  int   `json:"symlinks"`
+	Others int   `json:"others"`
+	Bytes  int64 `json:"total_bytes"`
 	// Omitted counts the entries not shown; Partial says the count
 	// stopped early (time, or the scan bound), so there may be more.
-	Omitted int
-	Partial bool
+	Omitted int  `json:"omitted"`
+	Partial bool `json:"partial,omitempty"`
 	// MaxEntries is the bound applied.
-	MaxEntries int
+	MaxEntries int `json:"max_entries"`
 }
 
 // ListRequest is a listing asked for in fields (ListDirectory, the CLI).

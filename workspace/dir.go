@@ -24,8 +24,14 @@ const (
 )
 
 func (t EntryType) String() string {
+	if t < 0 || t > EntryOther {
+		return "other"
+	}
 	return [...]string{"file", "dir", "link", "other"}[t]
 }
+
+// MarshalText writes the type as String does, for JSON answers.
+func (t EntryType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
 // Defaults and ceilings of WalkOptions.
 const (
