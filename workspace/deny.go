@@ -113,6 +113,9 @@ func (p *pattern) matchName(j int, name, folded string) bool {
 	if ok, err := path.Match(p.segs[j], name); ok && err == nil {
 		return true
 	}
+	if folded == name && p.folded[j] == p.segs[j] {
+		return false // the same match again
+	}
 	ok, err := path.Match(p.folded[j], folded)
 	return ok && err == nil
 }
