@@ -5,7 +5,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -31,7 +30,11 @@ func BenchmarkTreeVsFind(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dirs := []string{filepath.Join(runtime.GOROOT(), "src"), repo}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	dirs := []string{filepath.Join(string(bytes.TrimSpace(goroot)), "src"), repo}
 	var guards []*guard.Guard
 	var spaces []*workspace.Workspace
 	for _, d := range dirs {

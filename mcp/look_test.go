@@ -43,7 +43,7 @@ func TestLookTools(t *testing.T) {
 			if res.IsError || !strings.HasPrefix(text(res), "[FILE] src/a.go (10 B)\n0 folders, 1 file (10 B).\nRepaired: \"directory\" renamed to \"path\"") {
 				t.Fatalf("alias params: %q", text(res))
 			}
-			res, sc = call(t, cs, "find_files", `{"pattern":"**/*.go"}`)
+			res, _ = call(t, cs, "find_files", `{"pattern":"**/*.go"}`)
 			if res.IsError || text(res) != "src/a.go\n1 path matching \"**/*.go\" in the workspace.\n" {
 				t.Fatalf("glob: %q", text(res))
 			}
