@@ -180,6 +180,8 @@ const (
 	ActionEdit
 	// ActionRead: ReadCall.
 	ActionRead
+	// ActionLook: LookCall, the read-only tools that look around (look.go).
+	ActionLook
 )
 
 // ActionOf says how a tool of the registry (or ReadTool) is carried out;
@@ -190,6 +192,8 @@ func (g *Guard) ActionOf(t *repair.Tool) Action {
 		return ActionRead
 	case !t.Builtin():
 		return ActionValidate
+	case isLook(t):
+		return ActionLook
 	case slices.Contains(writeTools, t.Name()):
 		return ActionWrite
 	case slices.Contains(editTools, t.Name()):

@@ -57,6 +57,12 @@ func (s *Server) run(ctx context.Context, action guard.Action, req guard.Execute
 			return nil, err
 		}
 		return executionResult(ex), nil
+	case guard.ActionLook:
+		lk, err := s.g.LookCall(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return lookResult(lk), nil
 	case guard.ActionRead:
 		r, err := s.g.ReadCall(ctx, req)
 		if err != nil {

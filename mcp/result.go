@@ -27,6 +27,8 @@ type Verdict struct {
 	Edits     []Edit          `json:"edits,omitempty"`
 	Diff      string          `json:"diff,omitempty"`
 	Read      *Read           `json:"read,omitempty"`
+	// Result is what a look tool found (a listing, matches, ...).
+	Result guard.LookResult `json:"result,omitempty"`
 }
 
 // Mistakes is the session's consecutive-mistake state.
@@ -149,4 +151,15 @@ func validateResult(v *guard.Verdict) *sdk.CallToolResult {
 		sv.Arguments = json.RawMessage(v.ArgumentsJSON)
 	}
 	return result(sv, v.Feedback, fmt.Sprintf("The %s call is valid. Arguments: %s\n%s", v.ToolName, v.ArgumentsJSON, repairsLine(v.Repairs)))
+}
+
+// lookResult gives what a look tool found as the model reads it, and its
+// structured form beside the verdict.
+func lookResult(lk *guard.Look) *sdk.CallToolResult {
+	sv := verdictOf(lk.Verdict)
+	if !lk.OK() || lk.Result == nil {
+		return result(sv, lk.Feedback)
+	}
+	sv.Result = lk.Result
+	return result(sv, "", lk.Result.Text()+repairsLine(lk.Repairs))
 }

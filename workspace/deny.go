@@ -113,6 +113,9 @@ func (p *pattern) matchName(j int, name, folded string) bool {
 	if ok, err := path.Match(p.segs[j], name); ok && err == nil {
 		return true
 	}
+	if folded == name && p.folded[j] == p.segs[j] {
+		return false // the same match again
+	}
 	ok, err := path.Match(p.folded[j], folded)
 	return ok && err == nil
 }
@@ -166,21 +169,25 @@ func newMatcher(lines []string, source func(i int) string) *matcher {
 }
 
 // denied reports the pattern that denies comps, as written or canonical.
-func (m *matcher) denied(comps []string) *pattern {
+func (m *matcher) denied(comps []string) *pattern { return m.deniedAs(comps, false) }
+
+// deniedAs is denied; isDir says the last name is a directory, which
+// dir-only patterns ("build/") match too: a listing sees directories.
+func (m *matcher) deniedAs(comps []string, isDir bool) *pattern {
 	if m == nil || len(m.pats) == 0 || len(comps) == 0 {
 		return nil
 	}
-	if p := m.decide(comps); p != nil {
+	if p := m.decide(comps, isDir); p != nil {
 		return p
 	}
 	if alt, ok := canonicalPath(comps); ok {
-		return m.decide(alt)
+		return m.decide(alt, isDir)
 	}
 	return nil
 }
 
 // decide reports the last pattern matching comps or one of its directories, if it denies.
-func (m *matcher) decide(comps []string) *pattern {
+func (m *matcher) decide(comps []string, isDir bool) *pattern {
 	folded := make([]string, len(comps))
 	for i, c := range comps {
 		folded[i] = fold(c)
@@ -191,8 +198,8 @@ func (m *matcher) decide(comps []string) *pattern {
 		p := &m.pats[k]
 		p.prefixMatches(comps, folded, hits)
 		for i, hit := range hits {
-			// A dir-only pattern does not match the target, a file.
-			if hit && (!p.dirOnly || i < len(comps)-1) {
+			// A dir-only pattern does not match the target, unless a directory.
+			if hit && (!p.dirOnly || isDir || i < len(comps)-1) {
 				decision[i] = p
 			}
 		}

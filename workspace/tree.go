@@ -25,9 +25,9 @@ const CodeExists = "EXISTS"
 // CodeIsDirectory refuses a delete of a folder without recursive.
 const CodeIsDirectory = "IS_DIRECTORY"
 
-// resolveDir resolves a path that may name a folder: a trailing "/" is
+// resolveTreePath resolves a path that may name a folder: a trailing "/" is
 // the folder's own spelling there.
-func (w *Workspace) resolveDir(p string) (string, error) {
+func (w *Workspace) resolveTreePath(p string) (string, error) {
 	q := strings.TrimRight(toSlash(p), "/")
 	if q == "" && p != "" {
 		q = "/"
@@ -49,7 +49,7 @@ func (w *Workspace) resolveDir(p string) (string, error) {
 // when it was already a folder; a file in the way is EXISTS.
 // With dryRun it checks all that and changes nothing.
 func (w *Workspace) MakeDir(p string, dryRun bool) (rel string, created bool, err error) {
-	if rel, err = w.resolveDir(p); err != nil {
+	if rel, err = w.resolveTreePath(p); err != nil {
 		return "", false, err
 	}
 	t, err := w.inspect(p, rel, allowMissing|allowDir)
@@ -85,9 +85,9 @@ func (w *Workspace) MakeDir(p string, dryRun bool) (rel string, created bool, er
 	return rel, true, w.syncDirs(t)
 }
 
-// Entry is what a check of a path found: its workspace-relative path and
+// PathState is what a check of a path found: its workspace-relative path and
 // whether it is a folder, and for a folder the names it holds.
-type Entry struct {
+type PathState struct {
 	Path    string
 	IsDir   bool
 	Entries int // names below a folder, every level
@@ -98,17 +98,17 @@ type Entry struct {
 // Stat inspects p without following a link as its last name: a regular
 // file (hashed) or a folder (its names counted and checked as Move and
 // Delete would). Refusals are those of the operations.
-func (w *Workspace) Stat(p string) (Entry, error) {
-	rel, err := w.resolveDir(p)
+func (w *Workspace) Stat(p string) (PathState, error) {
+	rel, err := w.resolveTreePath(p)
 	if err != nil {
-		return Entry{}, err
+		return PathState{}, err
 	}
 	t, err := w.inspect(p, rel, allowDir)
 	if err != nil {
-		return Entry{}, err
+		return PathState{}, err
 	}
 	defer t.close()
-	e := Entry{Path: rel, IsDir: t.info.IsDir(), Size: t.info.Size()}
+	e := PathState{Path: rel, IsDir: t.info.IsDir(), Size: t.info.Size()}
 	if e.IsDir {
 		e.Size = 0
 		e.Entries, err = w.checkTree(p, t, rel, "")
@@ -201,11 +201,11 @@ type Moved struct {
 // or where it goes). It replaces nothing unless overwrite, and then only a
 // regular file; links at either end are refused, not followed.
 func (w *Workspace) Move(from, to string, opts MoveOptions) (Moved, error) {
-	fr, err := w.resolveDir(from)
+	fr, err := w.resolveTreePath(from)
 	if err != nil {
 		return Moved{}, err
 	}
-	tr, err := w.resolveDir(to)
+	tr, err := w.resolveTreePath(to)
 	if err != nil {
 		return Moved{}, err
 	}
@@ -282,7 +282,7 @@ type Deleted struct {
 // name through the folders held open, links as links. A folder that gains a
 // denied name meanwhile stops the delete there.
 func (w *Workspace) Delete(p string, opts DeleteOptions) (Deleted, error) {
-	rel, err := w.resolveDir(p)
+	rel, err := w.resolveTreePath(p)
 	if err != nil {
 		return Deleted{}, err
 	}
@@ -338,4 +338,4 @@ func (w *Workspace) removeTree(orig string, t *target, rel string) error {
 
 // ResolvePath is Resolve for a path that may name a folder (a trailing "/"
 // allowed): the key Lock takes for MakeDir, Move and Delete.
-func (w *Workspace) ResolvePath(p string) (string, error) { return w.resolveDir(p) }
+func (w *Workspace) ResolvePath(p string) (string, error) { return w.resolveTreePath(p) }

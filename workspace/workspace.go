@@ -83,6 +83,7 @@ type hooks struct {
 	write          func(f *os.File, data []byte) (int, error) // replaces f.Write for the temporary file
 	beforeRename   func(tmpRel, rel string) error             // temporary file complete
 	beforeReadlink func(rel string)                           // a link seen by lstat, before reading it
+	beforeOpenDir  func(rel string)                           // a walk's directory seen by lstat, before opening it
 }
 
 // Open opens dir as a workspace, reads its .toolguardignore and removes the

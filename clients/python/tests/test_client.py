@@ -412,6 +412,29 @@ class ExecuteTest(ServerTestCase):
         self.assertTrue(edit.applied, edit.verdict.feedback)
         self.assertEqual(path.read_bytes(), b"a = 1\nb = 20\nc = 3\n")
 
+    def test_list_and_find(self) -> None:
+        ws = self.server.workspace
+        (ws / "look" / "sub").mkdir(parents=True)
+        (ws / "look" / "a.py").write_bytes(b"x = 1\n")
+        (ws / "look" / "sub" / "b_test.py").write_bytes(b"y\n")
+        resp = self.client.list_directory("look", depth=2)
+        self.assertTrue(resp.verdict.ok, resp.verdict.feedback)
+        self.assertEqual([e.path for e in resp.entries], ["look/a.py", "look/sub", "look/sub/b_test.py"])
+        self.assertEqual(resp.entries[1].type, pb.ENTRY_TYPE_DIRECTORY)
+        self.assertEqual((resp.files, resp.directories, resp.total_bytes), (2, 1, 8))
+        self.assertIn("[FILE] look/a.py (6 B)", resp.text)
+        cut = self.client.list_directory("look", depth=2, max_entries=1)
+        self.assertEqual((len(cut.entries), cut.omitted), (1, 2))
+        found = self.client.find_files("*.py", path="look", exclude=["*_test.py"])
+        self.assertTrue(found.verdict.ok, found.verdict.feedback)
+        self.assertEqual([m.path for m in found.matches], ["look/a.py"])
+        for resp in (self.client.list_directory("../"), self.client.list_directory(".git")):
+            self.assertFalse(resp.verdict.ok)
+            self.assertEqual(len(resp.entries), 0)
+        bad = self.client.find_files("[a-")
+        self.assertFalse(bad.verdict.ok)
+        self.assertCodes(bad.verdict.violations, "INVALID_VALUE")
+
     def test_read_refusals_are_verdicts(self) -> None:
         (self.server.workspace / "blob.bin").write_bytes(b"\x00\x01\x02")
         for name, code in (("../escape.txt", "OUTSIDE_WORKSPACE"), ("blob.bin", "BINARY_FILE")):

@@ -357,6 +357,65 @@ class ToolGuardClient:
                                  line_numbers=line_numbers, column=column)
         return self._unary(self._stub.ReadFile, req, timeout)
 
+    def list_directory(
+        self,
+        path: str = "",
+        *,
+        depth: int = 0,
+        max_entries: int = 0,
+        exclude: Iterable[str] = (),
+        gitignore: bool = False,
+        timeout: float | None = None,
+    ) -> pb.ListDirectoryResponse:
+        """Lists a folder of the workspace, or a tree with ``depth``
+        (ListDirectory): each entry's type, size and a link's target (links
+        are never followed); denied and ignored paths never appear.
+
+        A refused folder or a bad pattern is a response whose
+        ``verdict.ok`` is false, counted in the session, not an exception.
+
+        Args:
+            path: The folder, as the model wrote it; empty for the root.
+            depth: Levels to list, 1 to 32; 0 for 1.
+            max_entries: The most entries to return; 0 for 200 (capped at 5000).
+            exclude: Glob patterns to leave out: a name without ``/``, a
+                path below the folder with it.
+            gitignore: Leave out what the ``.gitignore`` files ignore.
+
+        Returns:
+            ``verdict``, ``path``, ``entries`` (tree order, each with
+            ``omitted`` for a folder the bound cut), totals, ``omitted``,
+            ``partial`` and ``text``, the listing as the model reads it.
+        """
+        req = pb.ListDirectoryRequest(context=self.context(), path=path, depth=depth, max_entries=max_entries,
+                                      exclude=list(exclude), gitignore=gitignore)
+        return self._unary(self._stub.ListDirectory, req, timeout)
+
+    def find_files(
+        self,
+        pattern: str,
+        *,
+        path: str = "",
+        exclude: Iterable[str] = (),
+        max_results: int = 0,
+        gitignore: bool = False,
+        timeout: float | None = None,
+    ) -> pb.FindFilesResponse:
+        """Finds paths of the workspace by a glob (FindFiles): ``**`` across
+        folders, a pattern without ``/`` matching names at any depth.
+
+        A bad pattern or a refused folder is a response whose
+        ``verdict.ok`` is false (``INVALID_VALUE`` with feedback), not an
+        exception.
+
+        Returns:
+            ``verdict``, ``path``, ``matches`` (by name, folder by folder),
+            ``omitted``, ``partial`` and ``text``.
+        """
+        req = pb.FindFilesRequest(context=self.context(), pattern=pattern, path=path, exclude=list(exclude),
+                                  max_results=max_results, gitignore=gitignore)
+        return self._unary(self._stub.FindFiles, req, timeout)
+
     def list_tools(self, model_id: str | None = None, *, timeout: float | None = None) -> pb.ListToolsResponse:
         """Lists the server's tools (ListTools) rendered for a model family.
 

@@ -46,6 +46,8 @@ import {
   type ExecuteWriteResponse,
   type ListToolsResponse,
   type ReadFileResponse,
+  type ListDirectoryResponse,
+  type FindFilesResponse,
   type RequestContextSchema,
   type Session,
   type StreamDelta,
@@ -313,6 +315,30 @@ export type EditInput = WriteInput & {
 };
 
 /** Input of {@link ToolGuardClient.read}. */
+/** Options of a listing (ListDirectory). */
+export interface ListInput extends RequestOptions {
+  /** Levels to list, 1 to 32; 0 or absent for 1. */
+  depth?: number;
+  /** The most entries to return; 0 or absent for 200 (capped at 5000). */
+  maxEntries?: number;
+  /** Glob patterns to leave out: a name without "/", a path below the folder with it. */
+  exclude?: string[];
+  /** Leave out what the .gitignore files ignore. */
+  gitignore?: boolean;
+}
+
+/** Options of a find (FindFiles). */
+export interface FindInput extends RequestOptions {
+  /** The folder to search in; empty or absent for the root. */
+  path?: string;
+  /** Glob patterns of paths to leave out. */
+  exclude?: string[];
+  /** The most paths to return; 0 or absent for 200 (capped at 5000). */
+  maxResults?: number;
+  /** Leave out what the .gitignore files ignore. */
+  gitignore?: boolean;
+}
+
 export interface ReadInput extends RequestOptions {
   /** 1-based first line; 0 or absent for the first. */
   offset?: number;
@@ -728,6 +754,48 @@ export class ToolGuardClient {
       column: input.column ?? 0,
     };
     return this.#unary(() => this.raw.readFile(request, callOptions(input)));
+  }
+
+  /**
+   * ListDirectory: a folder of the context's workspace, or a tree with
+   * `depth`: each entry's type, size and a link's target (never followed);
+   * denied and ignored paths never appear. A refused folder or a bad
+   * pattern is a verdict counted in the session, not an exception.
+   *
+   * @param path the folder, as the model wrote it; "" for the root.
+   * @returns `verdict`, `path`, `entries` (tree order, `omitted` on a folder
+   *   the bound cut), totals, `omitted`, `partial` and `text`.
+   */
+  async listDirectory(path = "", input: ListInput = {}): Promise<ListDirectoryResponse> {
+    const request = {
+      context: this.#requestContext(),
+      path,
+      depth: input.depth ?? 0,
+      maxEntries: input.maxEntries ?? 0,
+      exclude: input.exclude ?? [],
+      gitignore: input.gitignore ?? false,
+    };
+    return this.#unary(() => this.raw.listDirectory(request, callOptions(input)));
+  }
+
+  /**
+   * FindFiles: paths of the context's workspace matching a glob (`**`
+   * across folders; a pattern without "/" matches names at any depth). A
+   * bad pattern is a verdict (`INVALID_VALUE`) with feedback.
+   *
+   * @returns `verdict`, `path`, `matches` (by name, folder by folder),
+   *   `omitted`, `partial` and `text`.
+   */
+  async findFiles(pattern: string, input: FindInput = {}): Promise<FindFilesResponse> {
+    const request = {
+      context: this.#requestContext(),
+      pattern,
+      path: input.path ?? "",
+      exclude: input.exclude ?? [],
+      maxResults: input.maxResults ?? 0,
+      gitignore: input.gitignore ?? false,
+    };
+    return this.#unary(() => this.raw.findFiles(request, callOptions(input)));
   }
 
   /**

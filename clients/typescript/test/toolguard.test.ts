@@ -470,6 +470,30 @@ describe("ReadFile", () => {
   });
 });
 
+describe("ListDirectory and FindFiles", () => {
+  it("lists a tree, cuts it honestly and finds by a glob", async () => {
+    await put("look/a.py", "x = 1\n");
+    await put("look/sub/b_test.py", "y\n");
+    const res = await session().listDirectory("look", { depth: 2 });
+    assert.equal(res.verdict?.ok, true, res.verdict?.feedback);
+    assert.deepEqual(res.entries.map((e) => e.path), ["look/a.py", "look/sub", "look/sub/b_test.py"]);
+    assert.deepEqual([res.files, res.directories, res.totalBytes], [2, 1, 8n]);
+    assert.ok(res.text.includes("[FILE] look/a.py (6 B)"), res.text);
+    const cut = await session().listDirectory("look", { depth: 2, maxEntries: 1 });
+    assert.deepEqual([cut.entries.length, cut.omitted], [1, 2]);
+    const found = await session().findFiles("*.py", { path: "look", exclude: ["*_test.py"] });
+    assert.equal(found.verdict?.ok, true, found.verdict?.feedback);
+    assert.deepEqual(found.matches.map((m) => m.path), ["look/a.py"]);
+    for (const path of ["../", ".git"]) {
+      const refused = await session().listDirectory(path);
+      assert.equal(refused.verdict?.ok, false);
+      assert.equal(refused.entries.length, 0);
+    }
+    const bad = await session().findFiles("[a-");
+    assert.deepEqual(bad.verdict?.violations.map((v) => v.code), ["INVALID_VALUE"]);
+  });
+});
+
 describe("ExecuteEdit", () => {
   it("applies an edit", async () => {
     await put("edit/app.py", 'def main():\n    print("hello")\n');

@@ -432,6 +432,63 @@ func (StreamFormat) EnumDescriptor() ([]byte, []int) {
 	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{4}
 }
 
+// EntryType is what an entry is; a link is a link, whatever it points to.
+type EntryType int32
+
+const (
+	EntryType_ENTRY_TYPE_UNSPECIFIED EntryType = 0
+	EntryType_ENTRY_TYPE_FILE        EntryType = 1
+	EntryType_ENTRY_TYPE_DIRECTORY   EntryType = 2
+	EntryType_ENTRY_TYPE_SYMLINK     EntryType = 3
+	// A named pipe, socket or device.
+	EntryType_ENTRY_TYPE_OTHER EntryType = 4
+)
+
+// Enum value maps for EntryType.
+var (
+	EntryType_name = map[int32]string{
+		0: "ENTRY_TYPE_UNSPECIFIED",
+		1: "ENTRY_TYPE_FILE",
+		2: "ENTRY_TYPE_DIRECTORY",
+		3: "ENTRY_TYPE_SYMLINK",
+		4: "ENTRY_TYPE_OTHER",
+	}
+	EntryType_value = map[string]int32{
+		"ENTRY_TYPE_UNSPECIFIED": 0,
+		"ENTRY_TYPE_FILE":        1,
+		"ENTRY_TYPE_DIRECTORY":   2,
+		"ENTRY_TYPE_SYMLINK":     3,
+		"ENTRY_TYPE_OTHER":       4,
+	}
+)
+
+func (x EntryType) Enum() *EntryType {
+	p := new(EntryType)
+	*p = x
+	return p
+}
+
+func (x EntryType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EntryType) Descriptor() protoreflect.EnumDescriptor {
+	return file_toolguard_v1_toolguard_proto_enumTypes[5].Descriptor()
+}
+
+func (EntryType) Type() protoreflect.EnumType {
+	return &file_toolguard_v1_toolguard_proto_enumTypes[5]
+}
+
+func (x EntryType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EntryType.Descriptor instead.
+func (EntryType) EnumDescriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{5}
+}
+
 // RequestContext identifies who a call belongs to. Every call-carrying request
 // has one.
 type RequestContext struct {
@@ -3824,6 +3881,526 @@ func (x *StreamDoneEvent) GetMistakes() *MistakeState {
 	return nil
 }
 
+// ListDirectoryRequest asks for a folder's entries, or a tree.
+type ListDirectoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the listing belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// The folder, as the model wrote it: workspace-relative, or absolute
+	// inside the agent's view of the workspace. Optional; empty is the root.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// How many levels to list, 1 to 32. Optional; 0 means 1 (the folder's own
+	// entries).
+	Depth uint32 `protobuf:"varint,3,opt,name=depth,proto3" json:"depth,omitempty"`
+	// The most entries to return. Optional; 0 means 200; the server caps it
+	// at 5000.
+	MaxEntries uint32 `protobuf:"varint,4,opt,name=max_entries,json=maxEntries,proto3" json:"max_entries,omitempty"`
+	// Glob patterns of entries to leave out: without "/" a name at any depth
+	// (`node_modules`, `*.log`), with "/" a path below the folder
+	// (`build/**`). A folder left out is not entered. At most 64.
+	Exclude []string `protobuf:"bytes,5,rep,name=exclude,proto3" json:"exclude,omitempty"`
+	// Leave out what the `.gitignore` files ignore.
+	Gitignore     bool `protobuf:"varint,6,opt,name=gitignore,proto3" json:"gitignore,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDirectoryRequest) Reset() {
+	*x = ListDirectoryRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDirectoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDirectoryRequest) ProtoMessage() {}
+
+func (x *ListDirectoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDirectoryRequest.ProtoReflect.Descriptor instead.
+func (*ListDirectoryRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ListDirectoryRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *ListDirectoryRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ListDirectoryRequest) GetDepth() uint32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *ListDirectoryRequest) GetMaxEntries() uint32 {
+	if x != nil {
+		return x.MaxEntries
+	}
+	return 0
+}
+
+func (x *ListDirectoryRequest) GetExclude() []string {
+	if x != nil {
+		return x.Exclude
+	}
+	return nil
+}
+
+func (x *ListDirectoryRequest) GetGitignore() bool {
+	if x != nil {
+		return x.Gitignore
+	}
+	return false
+}
+
+// DirectoryEntry is one entry of a listing or a find.
+type DirectoryEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Workspace-relative path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The last element of the path.
+	Name string    `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Type EntryType `protobuf:"varint,3,opt,name=type,proto3,enum=toolguard.v1.EntryType" json:"type,omitempty"`
+	// A regular file's size in bytes.
+	Size uint64 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	// A link's target exactly as written; links are never followed.
+	LinkTarget string `protobuf:"bytes,5,opt,name=link_target,json=linkTarget,proto3" json:"link_target,omitempty"`
+	// 1 for the entries of the folder listed, 2 for those below, ...
+	Depth uint32 `protobuf:"varint,6,opt,name=depth,proto3" json:"depth,omitempty"`
+	// For a folder of a listing: how many of its own entries the bound left out.
+	Omitted       uint32 `protobuf:"varint,7,opt,name=omitted,proto3" json:"omitted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DirectoryEntry) Reset() {
+	*x = DirectoryEntry{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DirectoryEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DirectoryEntry) ProtoMessage() {}
+
+func (x *DirectoryEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DirectoryEntry.ProtoReflect.Descriptor instead.
+func (*DirectoryEntry) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *DirectoryEntry) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *DirectoryEntry) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DirectoryEntry) GetType() EntryType {
+	if x != nil {
+		return x.Type
+	}
+	return EntryType_ENTRY_TYPE_UNSPECIFIED
+}
+
+func (x *DirectoryEntry) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *DirectoryEntry) GetLinkTarget() string {
+	if x != nil {
+		return x.LinkTarget
+	}
+	return ""
+}
+
+func (x *DirectoryEntry) GetDepth() uint32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *DirectoryEntry) GetOmitted() uint32 {
+	if x != nil {
+		return x.Omitted
+	}
+	return 0
+}
+
+// ListDirectoryResponse carries the verdict and, when usable, the entries.
+type ListDirectoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict; `ok` is false when the folder was not listed
+	// (OUTSIDE_WORKSPACE, DENIED_PATH for a denied folder or a link,
+	// FILE_NOT_FOUND, NOT_REGULAR_FILE for a file, INVALID_VALUE for a bad
+	// pattern), and the fields below are then empty.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// The folder listed, workspace-relative ("." is the root).
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// In tree order: by name in each folder, a folder's entries right after it.
+	Entries []*DirectoryEntry `protobuf:"bytes,3,rep,name=entries,proto3" json:"entries,omitempty"`
+	// Totals of the entries returned.
+	Files       uint32 `protobuf:"varint,4,opt,name=files,proto3" json:"files,omitempty"`
+	Directories uint32 `protobuf:"varint,5,opt,name=directories,proto3" json:"directories,omitempty"`
+	Symlinks    uint32 `protobuf:"varint,6,opt,name=symlinks,proto3" json:"symlinks,omitempty"`
+	Others      uint32 `protobuf:"varint,7,opt,name=others,proto3" json:"others,omitempty"`
+	// Sum of the sizes of the files returned.
+	TotalBytes uint64 `protobuf:"varint,8,opt,name=total_bytes,json=totalBytes,proto3" json:"total_bytes,omitempty"`
+	// Entries not returned because of `max_entries`.
+	Omitted uint32 `protobuf:"varint,9,opt,name=omitted,proto3" json:"omitted,omitempty"`
+	// The listing stopped early (time, or the server's scan bound): there may
+	// be more than `omitted`.
+	Partial bool `protobuf:"varint,10,opt,name=partial,proto3" json:"partial,omitempty"`
+	// The listing as the model reads it: `[DIR] src/`, `[FILE] a.go (1.2 KB)`,
+	// then totals and what was left out.
+	Text          string `protobuf:"bytes,11,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDirectoryResponse) Reset() {
+	*x = ListDirectoryResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDirectoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDirectoryResponse) ProtoMessage() {}
+
+func (x *ListDirectoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDirectoryResponse.ProtoReflect.Descriptor instead.
+func (*ListDirectoryResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *ListDirectoryResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *ListDirectoryResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ListDirectoryResponse) GetEntries() []*DirectoryEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *ListDirectoryResponse) GetFiles() uint32 {
+	if x != nil {
+		return x.Files
+	}
+	return 0
+}
+
+func (x *ListDirectoryResponse) GetDirectories() uint32 {
+	if x != nil {
+		return x.Directories
+	}
+	return 0
+}
+
+func (x *ListDirectoryResponse) GetSymlinks() uint32 {
+	if x != nil {
+		return x.Symlinks
+	}
+	return 0
+}
+
+func (x *ListDirectoryResponse) GetOthers() uint32 {
+	if x != nil {
+		return x.Others
+	}
+	return 0
+}
+
+func (x *ListDirectoryResponse) GetTotalBytes() uint64 {
+	if x != nil {
+		return x.TotalBytes
+	}
+	return 0
+}
+
+func (x *ListDirectoryResponse) GetOmitted() uint32 {
+	if x != nil {
+		return x.Omitted
+	}
+	return 0
+}
+
+func (x *ListDirectoryResponse) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
+func (x *ListDirectoryResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// FindFilesRequest asks for the paths matching a glob.
+type FindFilesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the search belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// The glob: without "/" it matches a name at any depth (`*.go`), with "/"
+	// a path below `path` (`src/**/*_test.go`); a trailing "/" matches
+	// folders only. Required.
+	Pattern string `protobuf:"bytes,2,opt,name=pattern,proto3" json:"pattern,omitempty"`
+	// The folder to search in. Optional; empty is the root.
+	Path string `protobuf:"bytes,3,opt,name=path,proto3" json:"path,omitempty"`
+	// Glob patterns of paths to leave out, as for `pattern`; a folder left
+	// out is not searched. At most 64.
+	Exclude []string `protobuf:"bytes,4,rep,name=exclude,proto3" json:"exclude,omitempty"`
+	// The most paths to return. Optional; 0 means 200; capped at 5000.
+	MaxResults uint32 `protobuf:"varint,5,opt,name=max_results,json=maxResults,proto3" json:"max_results,omitempty"`
+	// Leave out what the `.gitignore` files ignore.
+	Gitignore     bool `protobuf:"varint,6,opt,name=gitignore,proto3" json:"gitignore,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindFilesRequest) Reset() {
+	*x = FindFilesRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindFilesRequest) ProtoMessage() {}
+
+func (x *FindFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindFilesRequest.ProtoReflect.Descriptor instead.
+func (*FindFilesRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *FindFilesRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *FindFilesRequest) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
+}
+
+func (x *FindFilesRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *FindFilesRequest) GetExclude() []string {
+	if x != nil {
+		return x.Exclude
+	}
+	return nil
+}
+
+func (x *FindFilesRequest) GetMaxResults() uint32 {
+	if x != nil {
+		return x.MaxResults
+	}
+	return 0
+}
+
+func (x *FindFilesRequest) GetGitignore() bool {
+	if x != nil {
+		return x.Gitignore
+	}
+	return false
+}
+
+// FindFilesResponse carries the verdict and, when usable, the matches.
+type FindFilesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict; `ok` is false for a refused folder or a bad pattern
+	// (INVALID_VALUE, with feedback saying what is wrong).
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// The folder searched, workspace-relative.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// By name, folder by folder.
+	Matches []*DirectoryEntry `protobuf:"bytes,3,rep,name=matches,proto3" json:"matches,omitempty"`
+	// Matches not returned because of `max_results`.
+	Omitted uint32 `protobuf:"varint,4,opt,name=omitted,proto3" json:"omitted,omitempty"`
+	// The search stopped early (time, depth or the scan bound): there may be
+	// more.
+	Partial bool `protobuf:"varint,5,opt,name=partial,proto3" json:"partial,omitempty"`
+	// The matches as the model reads them, one path a line.
+	Text          string `protobuf:"bytes,6,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindFilesResponse) Reset() {
+	*x = FindFilesResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindFilesResponse) ProtoMessage() {}
+
+func (x *FindFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindFilesResponse.ProtoReflect.Descriptor instead.
+func (*FindFilesResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *FindFilesResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *FindFilesResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *FindFilesResponse) GetMatches() []*DirectoryEntry {
+	if x != nil {
+		return x.Matches
+	}
+	return nil
+}
+
+func (x *FindFilesResponse) GetOmitted() uint32 {
+	if x != nil {
+		return x.Omitted
+	}
+	return 0
+}
+
+func (x *FindFilesResponse) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
+func (x *FindFilesResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 var File_toolguard_v1_toolguard_proto protoreflect.FileDescriptor
 
 const file_toolguard_v1_toolguard_proto_rawDesc = "" +
@@ -4079,7 +4656,53 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x0fStreamDoneEvent\x12#\n" +
 	"\rfinish_reason\x18\x01 \x01(\tR\ffinishReason\x12\x14\n" +
 	"\x05calls\x18\x02 \x01(\rR\x05calls\x126\n" +
-	"\bmistakes\x18\x03 \x01(\v2\x1a.toolguard.v1.MistakeStateR\bmistakes*{\n" +
+	"\bmistakes\x18\x03 \x01(\v2\x1a.toolguard.v1.MistakeStateR\bmistakes\"\xd1\x01\n" +
+	"\x14ListDirectoryRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x14\n" +
+	"\x05depth\x18\x03 \x01(\rR\x05depth\x12\x1f\n" +
+	"\vmax_entries\x18\x04 \x01(\rR\n" +
+	"maxEntries\x12\x18\n" +
+	"\aexclude\x18\x05 \x03(\tR\aexclude\x12\x1c\n" +
+	"\tgitignore\x18\x06 \x01(\bR\tgitignore\"\xca\x01\n" +
+	"\x0eDirectoryEntry\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12+\n" +
+	"\x04type\x18\x03 \x01(\x0e2\x17.toolguard.v1.EntryTypeR\x04type\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x04R\x04size\x12\x1f\n" +
+	"\vlink_target\x18\x05 \x01(\tR\n" +
+	"linkTarget\x12\x14\n" +
+	"\x05depth\x18\x06 \x01(\rR\x05depth\x12\x18\n" +
+	"\aomitted\x18\a \x01(\rR\aomitted\"\xe9\x02\n" +
+	"\x15ListDirectoryResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x126\n" +
+	"\aentries\x18\x03 \x03(\v2\x1c.toolguard.v1.DirectoryEntryR\aentries\x12\x14\n" +
+	"\x05files\x18\x04 \x01(\rR\x05files\x12 \n" +
+	"\vdirectories\x18\x05 \x01(\rR\vdirectories\x12\x1a\n" +
+	"\bsymlinks\x18\x06 \x01(\rR\bsymlinks\x12\x16\n" +
+	"\x06others\x18\a \x01(\rR\x06others\x12\x1f\n" +
+	"\vtotal_bytes\x18\b \x01(\x04R\n" +
+	"totalBytes\x12\x18\n" +
+	"\aomitted\x18\t \x01(\rR\aomitted\x12\x18\n" +
+	"\apartial\x18\n" +
+	" \x01(\bR\apartial\x12\x12\n" +
+	"\x04text\x18\v \x01(\tR\x04text\"\xd1\x01\n" +
+	"\x10FindFilesRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x18\n" +
+	"\apattern\x18\x02 \x01(\tR\apattern\x12\x12\n" +
+	"\x04path\x18\x03 \x01(\tR\x04path\x12\x18\n" +
+	"\aexclude\x18\x04 \x03(\tR\aexclude\x12\x1f\n" +
+	"\vmax_results\x18\x05 \x01(\rR\n" +
+	"maxResults\x12\x1c\n" +
+	"\tgitignore\x18\x06 \x01(\bR\tgitignore\"\xd8\x01\n" +
+	"\x11FindFilesResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x126\n" +
+	"\amatches\x18\x03 \x03(\v2\x1c.toolguard.v1.DirectoryEntryR\amatches\x12\x18\n" +
+	"\aomitted\x18\x04 \x01(\rR\aomitted\x12\x18\n" +
+	"\apartial\x18\x05 \x01(\bR\apartial\x12\x12\n" +
+	"\x04text\x18\x06 \x01(\tR\x04text*{\n" +
 	"\rArgumentsForm\x12\x1e\n" +
 	"\x1aARGUMENTS_FORM_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ARGUMENTS_FORM_TEXT\x10\x01\x12\x19\n" +
@@ -4128,7 +4751,13 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x16STREAM_FORMAT_PYTHONIC\x10\r\x12\x1d\n" +
 	"\x19STREAM_FORMAT_LLAMA3_JSON\x10\x0e\x12\x1c\n" +
 	"\x18STREAM_FORMAT_CLAUDE_XML\x10\x0f\x12\x16\n" +
-	"\x12STREAM_FORMAT_AUTO\x10\x102\xc5\x05\n" +
+	"\x12STREAM_FORMAT_AUTO\x10\x10*\x84\x01\n" +
+	"\tEntryType\x12\x1a\n" +
+	"\x16ENTRY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fENTRY_TYPE_FILE\x10\x01\x12\x18\n" +
+	"\x14ENTRY_TYPE_DIRECTORY\x10\x02\x12\x16\n" +
+	"\x12ENTRY_TYPE_SYMLINK\x10\x03\x12\x14\n" +
+	"\x10ENTRY_TYPE_OTHER\x10\x042\xed\x06\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
@@ -4137,7 +4766,9 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\fResetSession\x12!.toolguard.v1.ResetSessionRequest\x1a\".toolguard.v1.ResetSessionResponse\x12U\n" +
 	"\fExecuteWrite\x12!.toolguard.v1.ExecuteWriteRequest\x1a\".toolguard.v1.ExecuteWriteResponse\x12R\n" +
 	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponse\x12I\n" +
-	"\bReadFile\x12\x1d.toolguard.v1.ReadFileRequest\x1a\x1e.toolguard.v1.ReadFileResponse\x12b\n" +
+	"\bReadFile\x12\x1d.toolguard.v1.ReadFileRequest\x1a\x1e.toolguard.v1.ReadFileResponse\x12X\n" +
+	"\rListDirectory\x12\".toolguard.v1.ListDirectoryRequest\x1a#.toolguard.v1.ListDirectoryResponse\x12L\n" +
+	"\tFindFiles\x12\x1e.toolguard.v1.FindFilesRequest\x1a\x1f.toolguard.v1.FindFilesResponse\x12b\n" +
 	"\x0fStreamToolCalls\x12$.toolguard.v1.StreamToolCallsRequest\x1a%.toolguard.v1.StreamToolCallsResponse(\x010\x01B=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
 
 var (
@@ -4152,142 +4783,159 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 	return file_toolguard_v1_toolguard_proto_rawDescData
 }
 
-var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
 	(MatchStrategy)(0),               // 2: toolguard.v1.MatchStrategy
 	(FileChangeKind)(0),              // 3: toolguard.v1.FileChangeKind
 	(StreamFormat)(0),                // 4: toolguard.v1.StreamFormat
-	(*RequestContext)(nil),           // 5: toolguard.v1.RequestContext
-	(*ToolCall)(nil),                 // 6: toolguard.v1.ToolCall
-	(*StringParams)(nil),             // 7: toolguard.v1.StringParams
-	(*ToolDefinition)(nil),           // 8: toolguard.v1.ToolDefinition
-	(*ParamAliases)(nil),             // 9: toolguard.v1.ParamAliases
-	(*Verdict)(nil),                  // 10: toolguard.v1.Verdict
-	(*Elision)(nil),                  // 11: toolguard.v1.Elision
-	(*Repair)(nil),                   // 12: toolguard.v1.Repair
-	(*Violation)(nil),                // 13: toolguard.v1.Violation
-	(*MistakeState)(nil),             // 14: toolguard.v1.MistakeState
-	(*ValidateToolCallRequest)(nil),  // 15: toolguard.v1.ValidateToolCallRequest
-	(*ValidateToolCallResponse)(nil), // 16: toolguard.v1.ValidateToolCallResponse
-	(*ListToolsRequest)(nil),         // 17: toolguard.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),        // 18: toolguard.v1.ListToolsResponse
-	(*ToolSpec)(nil),                 // 19: toolguard.v1.ToolSpec
-	(*GetSessionRequest)(nil),        // 20: toolguard.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 21: toolguard.v1.GetSessionResponse
-	(*ResetSessionRequest)(nil),      // 22: toolguard.v1.ResetSessionRequest
-	(*ResetSessionResponse)(nil),     // 23: toolguard.v1.ResetSessionResponse
-	(*Session)(nil),                  // 24: toolguard.v1.Session
-	(*ExecuteWriteRequest)(nil),      // 25: toolguard.v1.ExecuteWriteRequest
-	(*ExecuteWriteResponse)(nil),     // 26: toolguard.v1.ExecuteWriteResponse
-	(*ExecuteEditRequest)(nil),       // 27: toolguard.v1.ExecuteEditRequest
-	(*ExecuteEditResponse)(nil),      // 28: toolguard.v1.ExecuteEditResponse
-	(*ReadFileRequest)(nil),          // 29: toolguard.v1.ReadFileRequest
-	(*ReadFileResponse)(nil),         // 30: toolguard.v1.ReadFileResponse
-	(*EditResult)(nil),               // 31: toolguard.v1.EditResult
-	(*FileChange)(nil),               // 32: toolguard.v1.FileChange
-	(*StreamToolCallsRequest)(nil),   // 33: toolguard.v1.StreamToolCallsRequest
-	(*StreamStart)(nil),              // 34: toolguard.v1.StreamStart
-	(*StreamOptions)(nil),            // 35: toolguard.v1.StreamOptions
-	(*StreamDelta)(nil),              // 36: toolguard.v1.StreamDelta
-	(*ToolCallDelta)(nil),            // 37: toolguard.v1.ToolCallDelta
-	(*StreamEnd)(nil),                // 38: toolguard.v1.StreamEnd
-	(*StreamToolCallsResponse)(nil),  // 39: toolguard.v1.StreamToolCallsResponse
-	(*TextEvent)(nil),                // 40: toolguard.v1.TextEvent
-	(*CallStartedEvent)(nil),         // 41: toolguard.v1.CallStartedEvent
-	(*ParamUpdateEvent)(nil),         // 42: toolguard.v1.ParamUpdateEvent
-	(*CallCompleteEvent)(nil),        // 43: toolguard.v1.CallCompleteEvent
-	(*Execution)(nil),                // 44: toolguard.v1.Execution
-	(*StreamErrorEvent)(nil),         // 45: toolguard.v1.StreamErrorEvent
-	(*StreamDoneEvent)(nil),          // 46: toolguard.v1.StreamDoneEvent
-	nil,                              // 47: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 48: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 49: google.protobuf.Timestamp
+	(EntryType)(0),                   // 5: toolguard.v1.EntryType
+	(*RequestContext)(nil),           // 6: toolguard.v1.RequestContext
+	(*ToolCall)(nil),                 // 7: toolguard.v1.ToolCall
+	(*StringParams)(nil),             // 8: toolguard.v1.StringParams
+	(*ToolDefinition)(nil),           // 9: toolguard.v1.ToolDefinition
+	(*ParamAliases)(nil),             // 10: toolguard.v1.ParamAliases
+	(*Verdict)(nil),                  // 11: toolguard.v1.Verdict
+	(*Elision)(nil),                  // 12: toolguard.v1.Elision
+	(*Repair)(nil),                   // 13: toolguard.v1.Repair
+	(*Violation)(nil),                // 14: toolguard.v1.Violation
+	(*MistakeState)(nil),             // 15: toolguard.v1.MistakeState
+	(*ValidateToolCallRequest)(nil),  // 16: toolguard.v1.ValidateToolCallRequest
+	(*ValidateToolCallResponse)(nil), // 17: toolguard.v1.ValidateToolCallResponse
+	(*ListToolsRequest)(nil),         // 18: toolguard.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),        // 19: toolguard.v1.ListToolsResponse
+	(*ToolSpec)(nil),                 // 20: toolguard.v1.ToolSpec
+	(*GetSessionRequest)(nil),        // 21: toolguard.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 22: toolguard.v1.GetSessionResponse
+	(*ResetSessionRequest)(nil),      // 23: toolguard.v1.ResetSessionRequest
+	(*ResetSessionResponse)(nil),     // 24: toolguard.v1.ResetSessionResponse
+	(*Session)(nil),                  // 25: toolguard.v1.Session
+	(*ExecuteWriteRequest)(nil),      // 26: toolguard.v1.ExecuteWriteRequest
+	(*ExecuteWriteResponse)(nil),     // 27: toolguard.v1.ExecuteWriteResponse
+	(*ExecuteEditRequest)(nil),       // 28: toolguard.v1.ExecuteEditRequest
+	(*ExecuteEditResponse)(nil),      // 29: toolguard.v1.ExecuteEditResponse
+	(*ReadFileRequest)(nil),          // 30: toolguard.v1.ReadFileRequest
+	(*ReadFileResponse)(nil),         // 31: toolguard.v1.ReadFileResponse
+	(*EditResult)(nil),               // 32: toolguard.v1.EditResult
+	(*FileChange)(nil),               // 33: toolguard.v1.FileChange
+	(*StreamToolCallsRequest)(nil),   // 34: toolguard.v1.StreamToolCallsRequest
+	(*StreamStart)(nil),              // 35: toolguard.v1.StreamStart
+	(*StreamOptions)(nil),            // 36: toolguard.v1.StreamOptions
+	(*StreamDelta)(nil),              // 37: toolguard.v1.StreamDelta
+	(*ToolCallDelta)(nil),            // 38: toolguard.v1.ToolCallDelta
+	(*StreamEnd)(nil),                // 39: toolguard.v1.StreamEnd
+	(*StreamToolCallsResponse)(nil),  // 40: toolguard.v1.StreamToolCallsResponse
+	(*TextEvent)(nil),                // 41: toolguard.v1.TextEvent
+	(*CallStartedEvent)(nil),         // 42: toolguard.v1.CallStartedEvent
+	(*ParamUpdateEvent)(nil),         // 43: toolguard.v1.ParamUpdateEvent
+	(*CallCompleteEvent)(nil),        // 44: toolguard.v1.CallCompleteEvent
+	(*Execution)(nil),                // 45: toolguard.v1.Execution
+	(*StreamErrorEvent)(nil),         // 46: toolguard.v1.StreamErrorEvent
+	(*StreamDoneEvent)(nil),          // 47: toolguard.v1.StreamDoneEvent
+	(*ListDirectoryRequest)(nil),     // 48: toolguard.v1.ListDirectoryRequest
+	(*DirectoryEntry)(nil),           // 49: toolguard.v1.DirectoryEntry
+	(*ListDirectoryResponse)(nil),    // 50: toolguard.v1.ListDirectoryResponse
+	(*FindFilesRequest)(nil),         // 51: toolguard.v1.FindFilesRequest
+	(*FindFilesResponse)(nil),        // 52: toolguard.v1.FindFilesResponse
+	nil,                              // 53: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 54: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 55: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
-	7,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	47, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	48, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
-	9,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	48, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
-	12, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
-	13, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
-	14, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
+	8,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
+	53, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	54, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	10, // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
+	54, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	13, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
+	14, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
+	15, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
 	0,  // 8: toolguard.v1.Verdict.form:type_name -> toolguard.v1.ArgumentsForm
-	11, // 9: toolguard.v1.Verdict.elided:type_name -> toolguard.v1.Elision
-	5,  // 10: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
-	6,  // 11: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
-	8,  // 12: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	10, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
-	19, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
-	8,  // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	48, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	48, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
-	24, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
-	24, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
-	14, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	49, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
-	5,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
-	6,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
-	8,  // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	10, // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
-	32, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
-	11, // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
-	5,  // 28: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
-	6,  // 29: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
-	8,  // 30: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	10, // 31: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
-	31, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
-	32, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
-	11, // 34: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
-	5,  // 35: toolguard.v1.ReadFileRequest.context:type_name -> toolguard.v1.RequestContext
-	10, // 36: toolguard.v1.ReadFileResponse.verdict:type_name -> toolguard.v1.Verdict
+	12, // 9: toolguard.v1.Verdict.elided:type_name -> toolguard.v1.Elision
+	6,  // 10: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
+	7,  // 11: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
+	9,  // 12: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	11, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
+	20, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
+	9,  // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
+	54, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	54, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	25, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
+	25, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
+	15, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
+	55, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	6,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
+	7,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
+	9,  // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	11, // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
+	33, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
+	12, // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
+	6,  // 28: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
+	7,  // 29: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
+	9,  // 30: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	11, // 31: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
+	32, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
+	33, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
+	12, // 34: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
+	6,  // 35: toolguard.v1.ReadFileRequest.context:type_name -> toolguard.v1.RequestContext
+	11, // 36: toolguard.v1.ReadFileResponse.verdict:type_name -> toolguard.v1.Verdict
 	1,  // 37: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
 	2,  // 38: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
 	3,  // 39: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
-	34, // 40: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
-	36, // 41: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
-	38, // 42: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
-	5,  // 43: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
+	35, // 40: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
+	37, // 41: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
+	39, // 42: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
+	6,  // 43: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
 	4,  // 44: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
-	8,  // 45: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
-	35, // 46: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
-	37, // 47: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
-	40, // 48: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
-	41, // 49: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
-	42, // 50: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
-	43, // 51: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
-	45, // 52: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
-	46, // 53: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
-	10, // 54: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
-	44, // 55: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
-	31, // 56: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
-	32, // 57: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
-	11, // 58: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
-	14, // 59: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
-	15, // 60: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	17, // 61: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	20, // 62: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	22, // 63: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	25, // 64: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	27, // 65: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	29, // 66: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
-	33, // 67: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
-	16, // 68: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	18, // 69: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	21, // 70: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	23, // 71: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	26, // 72: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	28, // 73: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	30, // 74: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
-	39, // 75: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
-	68, // [68:76] is the sub-list for method output_type
-	60, // [60:68] is the sub-list for method input_type
-	60, // [60:60] is the sub-list for extension type_name
-	60, // [60:60] is the sub-list for extension extendee
-	0,  // [0:60] is the sub-list for field type_name
+	9,  // 45: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
+	36, // 46: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
+	38, // 47: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
+	41, // 48: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
+	42, // 49: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
+	43, // 50: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
+	44, // 51: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
+	46, // 52: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
+	47, // 53: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
+	11, // 54: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
+	45, // 55: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
+	32, // 56: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
+	33, // 57: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
+	12, // 58: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
+	15, // 59: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
+	6,  // 60: toolguard.v1.ListDirectoryRequest.context:type_name -> toolguard.v1.RequestContext
+	5,  // 61: toolguard.v1.DirectoryEntry.type:type_name -> toolguard.v1.EntryType
+	11, // 62: toolguard.v1.ListDirectoryResponse.verdict:type_name -> toolguard.v1.Verdict
+	49, // 63: toolguard.v1.ListDirectoryResponse.entries:type_name -> toolguard.v1.DirectoryEntry
+	6,  // 64: toolguard.v1.FindFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	11, // 65: toolguard.v1.FindFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	49, // 66: toolguard.v1.FindFilesResponse.matches:type_name -> toolguard.v1.DirectoryEntry
+	16, // 67: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	18, // 68: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	21, // 69: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	23, // 70: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	26, // 71: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	28, // 72: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	30, // 73: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
+	48, // 74: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
+	51, // 75: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
+	34, // 76: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	17, // 77: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	19, // 78: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	22, // 79: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	24, // 80: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	27, // 81: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	29, // 82: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	31, // 83: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
+	50, // 84: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
+	52, // 85: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
+	40, // 86: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	77, // [77:87] is the sub-list for method output_type
+	67, // [67:77] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -4323,8 +4971,8 @@ func file_toolguard_v1_toolguard_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   43,
+			NumEnums:      6,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

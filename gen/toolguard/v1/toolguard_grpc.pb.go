@@ -36,6 +36,8 @@ const (
 	ToolGuardService_ExecuteWrite_FullMethodName     = "/toolguard.v1.ToolGuardService/ExecuteWrite"
 	ToolGuardService_ExecuteEdit_FullMethodName      = "/toolguard.v1.ToolGuardService/ExecuteEdit"
 	ToolGuardService_ReadFile_FullMethodName         = "/toolguard.v1.ToolGuardService/ReadFile"
+	ToolGuardService_ListDirectory_FullMethodName    = "/toolguard.v1.ToolGuardService/ListDirectory"
+	ToolGuardService_FindFiles_FullMethodName        = "/toolguard.v1.ToolGuardService/FindFiles"
 	ToolGuardService_StreamToolCalls_FullMethodName  = "/toolguard.v1.ToolGuardService/StreamToolCalls"
 )
 
@@ -80,6 +82,20 @@ type ToolGuardServiceClient interface {
 	// longer than one answer is read on with `column`, as a truncated
 	// answer's `next_offset` and `next_column` say.
 	ReadFile(ctx context.Context, in *ReadFileRequest, opts ...grpc.CallOption) (*ReadFileResponse, error)
+	// ListDirectory lists a folder of the workspace, one level or a tree
+	// (`depth`), as the built-in tool `list_directory` does: each entry's
+	// type and size, links shown with their target and never followed,
+	// denied and ignored paths never shown nor counted, `.gitignore` honoured
+	// when asked. A large folder is cut at `max_entries`, the shallowest
+	// entries first, and the answer says how many were left out, per folder
+	// and in total. A refused path or pattern is a verdict, counted in the
+	// session like any call of the model.
+	ListDirectory(ctx context.Context, in *ListDirectoryRequest, opts ...grpc.CallOption) (*ListDirectoryResponse, error)
+	// FindFiles finds files and folders by name with a glob (`**` across
+	// folders), as the built-in tool `find_files` does: exclude patterns, a
+	// bound on results, in a stable order (by name, folder by folder). A bad
+	// pattern is a verdict with feedback, never a status.
+	FindFiles(ctx context.Context, in *FindFilesRequest, opts ...grpc.CallOption) (*FindFilesResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -173,6 +189,26 @@ func (c *toolGuardServiceClient) ReadFile(ctx context.Context, in *ReadFileReque
 	return out, nil
 }
 
+func (c *toolGuardServiceClient) ListDirectory(ctx context.Context, in *ListDirectoryRequest, opts ...grpc.CallOption) (*ListDirectoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDirectoryResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_ListDirectory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *toolGuardServiceClient) FindFiles(ctx context.Context, in *FindFilesRequest, opts ...grpc.CallOption) (*FindFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FindFilesResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_FindFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *toolGuardServiceClient) StreamToolCalls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StreamToolCallsRequest, StreamToolCallsResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &ToolGuardService_ServiceDesc.Streams[0], ToolGuardService_StreamToolCalls_FullMethodName, cOpts...)
@@ -227,6 +263,20 @@ type ToolGuardServiceServer interface {
 	// longer than one answer is read on with `column`, as a truncated
 	// answer's `next_offset` and `next_column` say.
 	ReadFile(context.Context, *ReadFileRequest) (*ReadFileResponse, error)
+	// ListDirectory lists a folder of the workspace, one level or a tree
+	// (`depth`), as the built-in tool `list_directory` does: each entry's
+	// type and size, links shown with their target and never followed,
+	// denied and ignored paths never shown nor counted, `.gitignore` honoured
+	// when asked. A large folder is cut at `max_entries`, the shallowest
+	// entries first, and the answer says how many were left out, per folder
+	// and in total. A refused path or pattern is a verdict, counted in the
+	// session like any call of the model.
+	ListDirectory(context.Context, *ListDirectoryRequest) (*ListDirectoryResponse, error)
+	// FindFiles finds files and folders by name with a glob (`**` across
+	// folders), as the built-in tool `find_files` does: exclude patterns, a
+	// bound on results, in a stable order (by name, folder by folder). A bad
+	// pattern is a verdict with feedback, never a status.
+	FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -270,6 +320,12 @@ func (UnimplementedToolGuardServiceServer) ExecuteEdit(context.Context, *Execute
 }
 func (UnimplementedToolGuardServiceServer) ReadFile(context.Context, *ReadFileRequest) (*ReadFileResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReadFile not implemented")
+}
+func (UnimplementedToolGuardServiceServer) ListDirectory(context.Context, *ListDirectoryRequest) (*ListDirectoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDirectory not implemented")
+}
+func (UnimplementedToolGuardServiceServer) FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FindFiles not implemented")
 }
 func (UnimplementedToolGuardServiceServer) StreamToolCalls(grpc.BidiStreamingServer[StreamToolCallsRequest, StreamToolCallsResponse]) error {
 	return status.Error(codes.Unimplemented, "method StreamToolCalls not implemented")
@@ -421,6 +477,42 @@ func _ToolGuardService_ReadFile_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolGuardService_ListDirectory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDirectoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).ListDirectory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_ListDirectory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).ListDirectory(ctx, req.(*ListDirectoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ToolGuardService_FindFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FindFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).FindFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_FindFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).FindFiles(ctx, req.(*FindFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ToolGuardService_StreamToolCalls_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(ToolGuardServiceServer).StreamToolCalls(&grpc.GenericServerStream[StreamToolCallsRequest, StreamToolCallsResponse]{ServerStream: stream})
 }
@@ -462,6 +554,14 @@ var ToolGuardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReadFile",
 			Handler:    _ToolGuardService_ReadFile_Handler,
+		},
+		{
+			MethodName: "ListDirectory",
+			Handler:    _ToolGuardService_ListDirectory_Handler,
+		},
+		{
+			MethodName: "FindFiles",
+			Handler:    _ToolGuardService_FindFiles_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

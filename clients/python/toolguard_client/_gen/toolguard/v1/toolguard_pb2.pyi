@@ -17,6 +17,11 @@ EDIT_STATUS_APPLIED: EditStatus
 EDIT_STATUS_NOT_FOUND: EditStatus
 EDIT_STATUS_NO_OP: EditStatus
 EDIT_STATUS_UNSPECIFIED: EditStatus
+ENTRY_TYPE_DIRECTORY: EntryType
+ENTRY_TYPE_FILE: EntryType
+ENTRY_TYPE_OTHER: EntryType
+ENTRY_TYPE_SYMLINK: EntryType
+ENTRY_TYPE_UNSPECIFIED: EntryType
 FILE_CHANGE_KIND_CREATED: FileChangeKind
 FILE_CHANGE_KIND_DELETED: FileChangeKind
 FILE_CHANGE_KIND_DIRECTORY_CREATED: FileChangeKind
@@ -75,6 +80,24 @@ class CallStartedEvent(_message.Message):
     raw_name: str
     tool_name: str
     def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., tool_name: _Optional[str] = ..., raw_name: _Optional[str] = ..., known: bool = ...) -> None: ...
+
+class DirectoryEntry(_message.Message):
+    __slots__ = ["depth", "link_target", "name", "omitted", "path", "size", "type"]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    LINK_TARGET_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OMITTED_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    depth: int
+    link_target: str
+    name: str
+    omitted: int
+    path: str
+    size: int
+    type: EntryType
+    def __init__(self, path: _Optional[str] = ..., name: _Optional[str] = ..., type: _Optional[_Union[EntryType, str]] = ..., size: _Optional[int] = ..., link_target: _Optional[str] = ..., depth: _Optional[int] = ..., omitted: _Optional[int] = ...) -> None: ...
 
 class EditResult(_message.Message):
     __slots__ = ["column", "hint", "index", "line", "match_lines", "path", "similarity", "status", "strategy"]
@@ -200,6 +223,38 @@ class FileChange(_message.Message):
     size: int
     def __init__(self, path: _Optional[str] = ..., kind: _Optional[_Union[FileChangeKind, str]] = ..., previous_sha256: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., moved_to: _Optional[str] = ..., directory: bool = ..., entries: _Optional[int] = ...) -> None: ...
 
+class FindFilesRequest(_message.Message):
+    __slots__ = ["context", "exclude", "gitignore", "max_results", "path", "pattern"]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_FIELD_NUMBER: _ClassVar[int]
+    GITIGNORE_FIELD_NUMBER: _ClassVar[int]
+    MAX_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    PATTERN_FIELD_NUMBER: _ClassVar[int]
+    context: RequestContext
+    exclude: _containers.RepeatedScalarFieldContainer[str]
+    gitignore: bool
+    max_results: int
+    path: str
+    pattern: str
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., pattern: _Optional[str] = ..., path: _Optional[str] = ..., exclude: _Optional[_Iterable[str]] = ..., max_results: _Optional[int] = ..., gitignore: bool = ...) -> None: ...
+
+class FindFilesResponse(_message.Message):
+    __slots__ = ["matches", "omitted", "partial", "path", "text", "verdict"]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    OMITTED_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[DirectoryEntry]
+    omitted: int
+    partial: bool
+    path: str
+    text: str
+    verdict: Verdict
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., matches: _Optional[_Iterable[_Union[DirectoryEntry, _Mapping]]] = ..., omitted: _Optional[int] = ..., partial: bool = ..., text: _Optional[str] = ...) -> None: ...
+
 class GetSessionRequest(_message.Message):
     __slots__ = ["session_id"]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -211,6 +266,48 @@ class GetSessionResponse(_message.Message):
     SESSION_FIELD_NUMBER: _ClassVar[int]
     session: Session
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+
+class ListDirectoryRequest(_message.Message):
+    __slots__ = ["context", "depth", "exclude", "gitignore", "max_entries", "path"]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_FIELD_NUMBER: _ClassVar[int]
+    GITIGNORE_FIELD_NUMBER: _ClassVar[int]
+    MAX_ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    context: RequestContext
+    depth: int
+    exclude: _containers.RepeatedScalarFieldContainer[str]
+    gitignore: bool
+    max_entries: int
+    path: str
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., path: _Optional[str] = ..., depth: _Optional[int] = ..., max_entries: _Optional[int] = ..., exclude: _Optional[_Iterable[str]] = ..., gitignore: bool = ...) -> None: ...
+
+class ListDirectoryResponse(_message.Message):
+    __slots__ = ["directories", "entries", "files", "omitted", "others", "partial", "path", "symlinks", "text", "total_bytes", "verdict"]
+    DIRECTORIES_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    OMITTED_FIELD_NUMBER: _ClassVar[int]
+    OTHERS_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SYMLINKS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    directories: int
+    entries: _containers.RepeatedCompositeFieldContainer[DirectoryEntry]
+    files: int
+    omitted: int
+    others: int
+    partial: bool
+    path: str
+    symlinks: int
+    text: str
+    total_bytes: int
+    verdict: Verdict
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[DirectoryEntry, _Mapping]]] = ..., files: _Optional[int] = ..., directories: _Optional[int] = ..., symlinks: _Optional[int] = ..., others: _Optional[int] = ..., total_bytes: _Optional[int] = ..., omitted: _Optional[int] = ..., partial: bool = ..., text: _Optional[str] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
     __slots__ = ["model_id"]
@@ -580,4 +677,7 @@ class FileChangeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class StreamFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class EntryType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -51,6 +51,16 @@ class ToolGuardServiceStub(object):
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileRequest.SerializeToString,
                 response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileResponse.FromString,
                 )
+        self.ListDirectory = channel.unary_unary(
+                '/toolguard.v1.ToolGuardService/ListDirectory',
+                request_serializer=toolguard_dot_v1_dot_toolguard__pb2.ListDirectoryRequest.SerializeToString,
+                response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ListDirectoryResponse.FromString,
+                )
+        self.FindFiles = channel.unary_unary(
+                '/toolguard.v1.ToolGuardService/FindFiles',
+                request_serializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.SerializeToString,
+                response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.FromString,
+                )
         self.StreamToolCalls = channel.stream_stream(
                 '/toolguard.v1.ToolGuardService/StreamToolCalls',
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.StreamToolCallsRequest.SerializeToString,
@@ -132,6 +142,30 @@ class ToolGuardServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDirectory(self, request, context):
+        """ListDirectory lists a folder of the workspace, one level or a tree
+        (`depth`), as the built-in tool `list_directory` does: each entry's
+        type and size, links shown with their target and never followed,
+        denied and ignored paths never shown nor counted, `.gitignore` honoured
+        when asked. A large folder is cut at `max_entries`, the shallowest
+        entries first, and the answer says how many were left out, per folder
+        and in total. A refused path or pattern is a verdict, counted in the
+        session like any call of the model.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FindFiles(self, request, context):
+        """FindFiles finds files and folders by name with a glob (`**` across
+        folders), as the built-in tool `find_files` does: exclude patterns, a
+        bound on results, in a stable order (by name, folder by folder). A bad
+        pattern is a verdict with feedback, never a status.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StreamToolCalls(self, request_iterator, context):
         """StreamToolCalls parses tool calls out of a model's response while it
         streams. The client sends one `start` frame, then `delta` frames as the
@@ -187,6 +221,16 @@ def add_ToolGuardServiceServicer_to_server(servicer, server):
                     servicer.ReadFile,
                     request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileRequest.FromString,
                     response_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFileResponse.SerializeToString,
+            ),
+            'ListDirectory': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDirectory,
+                    request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ListDirectoryRequest.FromString,
+                    response_serializer=toolguard_dot_v1_dot_toolguard__pb2.ListDirectoryResponse.SerializeToString,
+            ),
+            'FindFiles': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindFiles,
+                    request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.FromString,
+                    response_serializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.SerializeToString,
             ),
             'StreamToolCalls': grpc.stream_stream_rpc_method_handler(
                     servicer.StreamToolCalls,
@@ -321,6 +365,40 @@ class ToolGuardService(object):
         return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/ReadFile',
             toolguard_dot_v1_dot_toolguard__pb2.ReadFileRequest.SerializeToString,
             toolguard_dot_v1_dot_toolguard__pb2.ReadFileResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListDirectory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/ListDirectory',
+            toolguard_dot_v1_dot_toolguard__pb2.ListDirectoryRequest.SerializeToString,
+            toolguard_dot_v1_dot_toolguard__pb2.ListDirectoryResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def FindFiles(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/FindFiles',
+            toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.SerializeToString,
+            toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toolguard/v1/toolguard.proto.
  */
 export const file_toolguard_v1_toolguard: GenFile = /*@__PURE__*/
-  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24ikwEKD1JlYWRGaWxlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDgoGb2Zmc2V0GAMgASgNEg0KBWxpbWl0GAQgASgNEhQKDGxpbmVfbnVtYmVycxgFIAEoCBIOCgZjb2x1bW4YBiABKA0i7wEKEFJlYWRGaWxlUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EgwKBHBhdGgYAiABKAkSDwoHY29udGVudBgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBITCgt0b3RhbF9saW5lcxgGIAEoDRISCgpzdGFydF9saW5lGAcgASgNEhAKCGVuZF9saW5lGAggASgNEhEKCXRydW5jYXRlZBgJIAEoCBITCgtuZXh0X29mZnNldBgKIAEoDRITCgtuZXh0X2NvbHVtbhgLIAEoDSLXAQoKRWRpdFJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgRwYXRoGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLnRvb2xndWFyZC52MS5FZGl0U3RhdHVzEi0KCHN0cmF0ZWd5GAQgASgOMhsudG9vbGd1YXJkLnYxLk1hdGNoU3RyYXRlZ3kSEgoKc2ltaWxhcml0eRgFIAEoARIMCgRsaW5lGAYgASgNEg4KBmNvbHVtbhgHIAEoDRIMCgRoaW50GAggASgJEhMKC21hdGNoX2xpbmVzGAkgAygNIrMBCgpGaWxlQ2hhbmdlEgwKBHBhdGgYASABKAkSKgoEa2luZBgCIAEoDjIcLnRvb2xndWFyZC52MS5GaWxlQ2hhbmdlS2luZBIXCg9wcmV2aW91c19zaGEyNTYYAyABKAkSDgoGc2hhMjU2GAQgASgJEgwKBHNpemUYBSABKAQSEAoIbW92ZWRfdG8YBiABKAkSEQoJZGlyZWN0b3J5GAcgASgIEg8KB2VudHJpZXMYCCABKA0ioQEKFlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QSKgoFc3RhcnQYASABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtU3RhcnRIABIqCgVkZWx0YRgCIAEoCzIZLnRvb2xndWFyZC52MS5TdHJlYW1EZWx0YUgAEiYKA2VuZBgDIAEoCzIXLnRvb2xndWFyZC52MS5TdHJlYW1FbmRIAEIHCgVmcmFtZSLXAQoLU3RyZWFtU3RhcnQSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIqCgZmb3JtYXQYAiABKA4yGi50b29sZ3VhcmQudjEuU3RyZWFtRm9ybWF0EisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uEhIKCnRvb2xfbmFtZXMYBCADKAkSLAoHb3B0aW9ucxgFIAEoCzIbLnRvb2xndWFyZC52MS5TdHJlYW1PcHRpb25zIn8KDVN0cmVhbU9wdGlvbnMSGwoTZXhlY3V0ZV9vbl9jb21wbGV0ZRgBIAEoCBIPCgdkcnlfcnVuGAIgASgIEg8KB3BhcnRpYWwYAyABKAgSFgoObWF4X2NhbGxfYnl0ZXMYBCABKAQSFwoPbWF4X3BhcmFtX2J5dGVzGAUgASgEIkwKC1N0cmVhbURlbHRhEgwKBHRleHQYASABKAkSLwoKdG9vbF9jYWxscxgCIAMoCzIbLnRvb2xndWFyZC52MS5Ub29sQ2FsbERlbHRhIlkKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCglhcmd1bWVudHMYBCABKAkSDAoEZG9uZRgFIAEoCCIiCglTdHJlYW1FbmQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCSLVAgoXU3RyZWFtVG9vbENhbGxzUmVzcG9uc2USJwoEdGV4dBgBIAEoCzIXLnRvb2xndWFyZC52MS5UZXh0RXZlbnRIABI2CgxjYWxsX3N0YXJ0ZWQYAiABKAsyHi50b29sZ3VhcmQudjEuQ2FsbFN0YXJ0ZWRFdmVudEgAEjYKDHBhcmFtX3VwZGF0ZRgDIAEoCzIeLnRvb2xndWFyZC52MS5QYXJhbVVwZGF0ZUV2ZW50SAASOAoNY2FsbF9jb21wbGV0ZRgEIAEoCzIfLnRvb2xndWFyZC52MS5DYWxsQ29tcGxldGVFdmVudEgAEi8KBWVycm9yGAUgASgLMh4udG9vbGd1YXJkLnYxLlN0cmVhbUVycm9yRXZlbnRIABItCgRkb25lGAYgASgLMh0udG9vbGd1YXJkLnYxLlN0cmVhbURvbmVFdmVudEgAQgcKBWV2ZW50IhkKCVRleHRFdmVudBIMCgR0ZXh0GAEgASgJImEKEENhbGxTdGFydGVkRXZlbnQSDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhAKCHJhd19uYW1lGAQgASgJEg0KBWtub3duGAUgASgIImEKEFBhcmFtVXBkYXRlRXZlbnQSDQoFaW5kZXgYASABKA0SDQoFcGFyYW0YAiABKAkSEAoGYXBwZW5kGAMgASgJSAASFAoKdmFsdWVfanNvbhgEIAEoCUgAQgcKBXZhbHVlIokBChFDYWxsQ29tcGxldGVFdmVudBINCgVpbmRleBgBIAEoDRImCgd2ZXJkaWN0GAIgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSEQoJdHJ1bmNhdGVkGAMgASgIEioKCWV4ZWN1dGlvbhgEIAEoCzIXLnRvb2xndWFyZC52MS5FeGVjdXRpb24iqgEKCUV4ZWN1dGlvbhInCgVlZGl0cxgBIAMoCzIYLnRvb2xndWFyZC52MS5FZGl0UmVzdWx0EikKB2NoYW5nZXMYAiADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEg8KB2FwcGxpZWQYBCABKAgSKgoLZGlmZl9lbGlkZWQYBSABKAsyFS50b29sZ3VhcmQudjEuRWxpc2lvbiJPChBTdHJlYW1FcnJvckV2ZW50EgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgVpbmRleBgDIAEoDUgAiAEBQggKBl9pbmRleCJlCg9TdHJlYW1Eb25lRXZlbnQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCRINCgVjYWxscxgCIAEoDRIsCghtaXN0YWtlcxgDIAEoCzIaLnRvb2xndWFyZC52MS5NaXN0YWtlU3RhdGUqewoNQXJndW1lbnRzRm9ybRIeChpBUkdVTUVOVFNfRk9STV9VTlNQRUNJRklFRBAAEhcKE0FSR1VNRU5UU19GT1JNX1RFWFQQARIZChVBUkdVTUVOVFNfRk9STV9QQVJBTVMQAhIWChJBUkdVTUVOVFNfRk9STV9YTUwQAyqwAQoKRWRpdFN0YXR1cxIbChdFRElUX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0VESVRfU1RBVFVTX0FQUExJRUQQARIfChtFRElUX1NUQVRVU19BTFJFQURZX0FQUExJRUQQAhIZChVFRElUX1NUQVRVU19OT1RfRk9VTkQQAxIZChVFRElUX1NUQVRVU19BTUJJR1VPVVMQBBIVChFFRElUX1NUQVRVU19OT19PUBAFKvEBCg1NYXRjaFN0cmF0ZWd5Eh4KGk1BVENIX1NUUkFURUdZX1VOU1BFQ0lGSUVEEAASGAoUTUFUQ0hfU1RSQVRFR1lfRVhBQ1QQARIbChdNQVRDSF9TVFJBVEVHWV9UUklNX0VORBACEhcKE01BVENIX1NUUkFURUdZX1RSSU0QAxIaChZNQVRDSF9TVFJBVEVHWV9VTklDT0RFEAQSGQoVTUFUQ0hfU1RSQVRFR1lfSU5ERU5UEAUSHwobTUFUQ0hfU1RSQVRFR1lfQkxPQ0tfQU5DSE9SEAYSGAoUTUFUQ0hfU1RSQVRFR1lfRlVaWlkQByrxAQoORmlsZUNoYW5nZUtpbmQSIAocRklMRV9DSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhwKGEZJTEVfQ0hBTkdFX0tJTkRfQ1JFQVRFRBABEh0KGUZJTEVfQ0hBTkdFX0tJTkRfTU9ESUZJRUQQAhIcChhGSUxFX0NIQU5HRV9LSU5EX0RFTEVURUQQAxIaChZGSUxFX0NIQU5HRV9LSU5EX01PVkVEEAQSHgoaRklMRV9DSEFOR0VfS0lORF9VTkNIQU5HRUQQBRImCiJGSUxFX0NIQU5HRV9LSU5EX0RJUkVDVE9SWV9DUkVBVEVEEAYq6wMKDFN0cmVhbUZvcm1hdBIdChlTVFJFQU1fRk9STUFUX1VOU1BFQ0lGSUVEEAASGgoWU1RSRUFNX0ZPUk1BVF9YTUxfVEFHUxABEhgKFFNUUkVBTV9GT1JNQVRfT1BFTkFJEAISGwoXU1RSRUFNX0ZPUk1BVF9BTlRIUk9QSUMQAxIYChRTVFJFQU1fRk9STUFUX0hFUk1FUxAEEhoKFlNUUkVBTV9GT1JNQVRfUVdFTl9YTUwQBRIZChVTVFJFQU1fRk9STUFUX01JTklNQVgQBhIXChNTVFJFQU1fRk9STUFUX0dMTTQ1EAcSGQoVU1RSRUFNX0ZPUk1BVF9IQVJNT05ZEAgSHQoZU1RSRUFNX0ZPUk1BVF9ERUVQU0VFS19WMxAJEh4KGlNUUkVBTV9GT1JNQVRfREVFUFNFRUtfVjMxEAoSGQoVU1RSRUFNX0ZPUk1BVF9LSU1JX0syEAsSGQoVU1RSRUFNX0ZPUk1BVF9NSVNUUkFMEAwSGgoWU1RSRUFNX0ZPUk1BVF9QWVRIT05JQxANEh0KGVNUUkVBTV9GT1JNQVRfTExBTUEzX0pTT04QDhIcChhTVFJFQU1fRk9STUFUX0NMQVVERV9YTUwQDxIWChJTVFJFQU1fRk9STUFUX0FVVE8QEDLFBQoQVG9vbEd1YXJkU2VydmljZRJhChBWYWxpZGF0ZVRvb2xDYWxsEiUudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXF1ZXN0GiYudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRJMCglMaXN0VG9vbHMSHi50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBofLnRvb2xndWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJPCgpHZXRTZXNzaW9uEh8udG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXF1ZXN0GiAudG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXNwb25zZRJVCgxSZXNldFNlc3Npb24SIS50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVxdWVzdBoiLnRvb2xndWFyZC52MS5SZXNldFNlc3Npb25SZXNwb25zZRJVCgxFeGVjdXRlV3JpdGUSIS50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVxdWVzdBoiLnRvb2xndWFyZC52MS5FeGVjdXRlV3JpdGVSZXNwb25zZRJSCgtFeGVjdXRlRWRpdBIgLnRvb2xndWFyZC52MS5FeGVjdXRlRWRpdFJlcXVlc3QaIS50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXNwb25zZRJJCghSZWFkRmlsZRIdLnRvb2xndWFyZC52MS5SZWFkRmlsZVJlcXVlc3QaHi50b29sZ3VhcmQudjEuUmVhZEZpbGVSZXNwb25zZRJiCg9TdHJlYW1Ub29sQ2FsbHMSJC50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVxdWVzdBolLnRvb2xndWFyZC52MS5TdHJlYW1Ub29sQ2FsbHNSZXNwb25zZSgBMAFCPVo7Z2l0aHViLmNvbS90b29sZ3VhcmQvdG9vbGd1YXJkL2dlbi90b29sZ3VhcmQvdjE7dG9vbGd1YXJkdjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24ikwEKD1JlYWRGaWxlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDgoGb2Zmc2V0GAMgASgNEg0KBWxpbWl0GAQgASgNEhQKDGxpbmVfbnVtYmVycxgFIAEoCBIOCgZjb2x1bW4YBiABKA0i7wEKEFJlYWRGaWxlUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EgwKBHBhdGgYAiABKAkSDwoHY29udGVudBgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBITCgt0b3RhbF9saW5lcxgGIAEoDRISCgpzdGFydF9saW5lGAcgASgNEhAKCGVuZF9saW5lGAggASgNEhEKCXRydW5jYXRlZBgJIAEoCBITCgtuZXh0X29mZnNldBgKIAEoDRITCgtuZXh0X2NvbHVtbhgLIAEoDSLXAQoKRWRpdFJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgRwYXRoGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLnRvb2xndWFyZC52MS5FZGl0U3RhdHVzEi0KCHN0cmF0ZWd5GAQgASgOMhsudG9vbGd1YXJkLnYxLk1hdGNoU3RyYXRlZ3kSEgoKc2ltaWxhcml0eRgFIAEoARIMCgRsaW5lGAYgASgNEg4KBmNvbHVtbhgHIAEoDRIMCgRoaW50GAggASgJEhMKC21hdGNoX2xpbmVzGAkgAygNIrMBCgpGaWxlQ2hhbmdlEgwKBHBhdGgYASABKAkSKgoEa2luZBgCIAEoDjIcLnRvb2xndWFyZC52MS5GaWxlQ2hhbmdlS2luZBIXCg9wcmV2aW91c19zaGEyNTYYAyABKAkSDgoGc2hhMjU2GAQgASgJEgwKBHNpemUYBSABKAQSEAoIbW92ZWRfdG8YBiABKAkSEQoJZGlyZWN0b3J5GAcgASgIEg8KB2VudHJpZXMYCCABKA0ioQEKFlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QSKgoFc3RhcnQYASABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtU3RhcnRIABIqCgVkZWx0YRgCIAEoCzIZLnRvb2xndWFyZC52MS5TdHJlYW1EZWx0YUgAEiYKA2VuZBgDIAEoCzIXLnRvb2xndWFyZC52MS5TdHJlYW1FbmRIAEIHCgVmcmFtZSLXAQoLU3RyZWFtU3RhcnQSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIqCgZmb3JtYXQYAiABKA4yGi50b29sZ3VhcmQudjEuU3RyZWFtRm9ybWF0EisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uEhIKCnRvb2xfbmFtZXMYBCADKAkSLAoHb3B0aW9ucxgFIAEoCzIbLnRvb2xndWFyZC52MS5TdHJlYW1PcHRpb25zIn8KDVN0cmVhbU9wdGlvbnMSGwoTZXhlY3V0ZV9vbl9jb21wbGV0ZRgBIAEoCBIPCgdkcnlfcnVuGAIgASgIEg8KB3BhcnRpYWwYAyABKAgSFgoObWF4X2NhbGxfYnl0ZXMYBCABKAQSFwoPbWF4X3BhcmFtX2J5dGVzGAUgASgEIkwKC1N0cmVhbURlbHRhEgwKBHRleHQYASABKAkSLwoKdG9vbF9jYWxscxgCIAMoCzIbLnRvb2xndWFyZC52MS5Ub29sQ2FsbERlbHRhIlkKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCglhcmd1bWVudHMYBCABKAkSDAoEZG9uZRgFIAEoCCIiCglTdHJlYW1FbmQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCSLVAgoXU3RyZWFtVG9vbENhbGxzUmVzcG9uc2USJwoEdGV4dBgBIAEoCzIXLnRvb2xndWFyZC52MS5UZXh0RXZlbnRIABI2CgxjYWxsX3N0YXJ0ZWQYAiABKAsyHi50b29sZ3VhcmQudjEuQ2FsbFN0YXJ0ZWRFdmVudEgAEjYKDHBhcmFtX3VwZGF0ZRgDIAEoCzIeLnRvb2xndWFyZC52MS5QYXJhbVVwZGF0ZUV2ZW50SAASOAoNY2FsbF9jb21wbGV0ZRgEIAEoCzIfLnRvb2xndWFyZC52MS5DYWxsQ29tcGxldGVFdmVudEgAEi8KBWVycm9yGAUgASgLMh4udG9vbGd1YXJkLnYxLlN0cmVhbUVycm9yRXZlbnRIABItCgRkb25lGAYgASgLMh0udG9vbGd1YXJkLnYxLlN0cmVhbURvbmVFdmVudEgAQgcKBWV2ZW50IhkKCVRleHRFdmVudBIMCgR0ZXh0GAEgASgJImEKEENhbGxTdGFydGVkRXZlbnQSDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhAKCHJhd19uYW1lGAQgASgJEg0KBWtub3duGAUgASgIImEKEFBhcmFtVXBkYXRlRXZlbnQSDQoFaW5kZXgYASABKA0SDQoFcGFyYW0YAiABKAkSEAoGYXBwZW5kGAMgASgJSAASFAoKdmFsdWVfanNvbhgEIAEoCUgAQgcKBXZhbHVlIokBChFDYWxsQ29tcGxldGVFdmVudBINCgVpbmRleBgBIAEoDRImCgd2ZXJkaWN0GAIgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSEQoJdHJ1bmNhdGVkGAMgASgIEioKCWV4ZWN1dGlvbhgEIAEoCzIXLnRvb2xndWFyZC52MS5FeGVjdXRpb24iqgEKCUV4ZWN1dGlvbhInCgVlZGl0cxgBIAMoCzIYLnRvb2xndWFyZC52MS5FZGl0UmVzdWx0EikKB2NoYW5nZXMYAiADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEg8KB2FwcGxpZWQYBCABKAgSKgoLZGlmZl9lbGlkZWQYBSABKAsyFS50b29sZ3VhcmQudjEuRWxpc2lvbiJPChBTdHJlYW1FcnJvckV2ZW50EgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgVpbmRleBgDIAEoDUgAiAEBQggKBl9pbmRleCJlCg9TdHJlYW1Eb25lRXZlbnQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCRINCgVjYWxscxgCIAEoDRIsCghtaXN0YWtlcxgDIAEoCzIaLnRvb2xndWFyZC52MS5NaXN0YWtlU3RhdGUimwEKFExpc3REaXJlY3RvcnlSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDAoEcGF0aBgCIAEoCRINCgVkZXB0aBgDIAEoDRITCgttYXhfZW50cmllcxgEIAEoDRIPCgdleGNsdWRlGAUgAygJEhEKCWdpdGlnbm9yZRgGIAEoCCKWAQoORGlyZWN0b3J5RW50cnkSDAoEcGF0aBgBIAEoCRIMCgRuYW1lGAIgASgJEiUKBHR5cGUYAyABKA4yFy50b29sZ3VhcmQudjEuRW50cnlUeXBlEgwKBHNpemUYBCABKAQSEwoLbGlua190YXJnZXQYBSABKAkSDQoFZGVwdGgYBiABKA0SDwoHb21pdHRlZBgHIAEoDSKHAgoVTGlzdERpcmVjdG9yeVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIMCgRwYXRoGAIgASgJEi0KB2VudHJpZXMYAyADKAsyHC50b29sZ3VhcmQudjEuRGlyZWN0b3J5RW50cnkSDQoFZmlsZXMYBCABKA0SEwoLZGlyZWN0b3JpZXMYBSABKA0SEAoIc3ltbGlua3MYBiABKA0SDgoGb3RoZXJzGAcgASgNEhMKC3RvdGFsX2J5dGVzGAggASgEEg8KB29taXR0ZWQYCSABKA0SDwoHcGFydGlhbBgKIAEoCBIMCgR0ZXh0GAsgASgJIpkBChBGaW5kRmlsZXNSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDwoHcGF0dGVybhgCIAEoCRIMCgRwYXRoGAMgASgJEg8KB2V4Y2x1ZGUYBCADKAkSEwoLbWF4X3Jlc3VsdHMYBSABKA0SEQoJZ2l0aWdub3JlGAYgASgIIqgBChFGaW5kRmlsZXNSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRItCgdtYXRjaGVzGAMgAygLMhwudG9vbGd1YXJkLnYxLkRpcmVjdG9yeUVudHJ5Eg8KB29taXR0ZWQYBCABKA0SDwoHcGFydGlhbBgFIAEoCBIMCgR0ZXh0GAYgASgJKnsKDUFyZ3VtZW50c0Zvcm0SHgoaQVJHVU1FTlRTX0ZPUk1fVU5TUEVDSUZJRUQQABIXChNBUkdVTUVOVFNfRk9STV9URVhUEAESGQoVQVJHVU1FTlRTX0ZPUk1fUEFSQU1TEAISFgoSQVJHVU1FTlRTX0ZPUk1fWE1MEAMqsAEKCkVkaXRTdGF0dXMSGwoXRURJVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNFRElUX1NUQVRVU19BUFBMSUVEEAESHwobRURJVF9TVEFUVVNfQUxSRUFEWV9BUFBMSUVEEAISGQoVRURJVF9TVEFUVVNfTk9UX0ZPVU5EEAMSGQoVRURJVF9TVEFUVVNfQU1CSUdVT1VTEAQSFQoRRURJVF9TVEFUVVNfTk9fT1AQBSrxAQoNTWF0Y2hTdHJhdGVneRIeChpNQVRDSF9TVFJBVEVHWV9VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUUkFURUdZX0VYQUNUEAESGwoXTUFUQ0hfU1RSQVRFR1lfVFJJTV9FTkQQAhIXChNNQVRDSF9TVFJBVEVHWV9UUklNEAMSGgoWTUFUQ0hfU1RSQVRFR1lfVU5JQ09ERRAEEhkKFU1BVENIX1NUUkFURUdZX0lOREVOVBAFEh8KG01BVENIX1NUUkFURUdZX0JMT0NLX0FOQ0hPUhAGEhgKFE1BVENIX1NUUkFURUdZX0ZVWlpZEAcq8QEKDkZpbGVDaGFuZ2VLaW5kEiAKHEZJTEVfQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIcChhGSUxFX0NIQU5HRV9LSU5EX0NSRUFURUQQARIdChlGSUxFX0NIQU5HRV9LSU5EX01PRElGSUVEEAISHAoYRklMRV9DSEFOR0VfS0lORF9ERUxFVEVEEAMSGgoWRklMRV9DSEFOR0VfS0lORF9NT1ZFRBAEEh4KGkZJTEVfQ0hBTkdFX0tJTkRfVU5DSEFOR0VEEAUSJgoiRklMRV9DSEFOR0VfS0lORF9ESVJFQ1RPUllfQ1JFQVRFRBAGKusDCgxTdHJlYW1Gb3JtYXQSHQoZU1RSRUFNX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhoKFlNUUkVBTV9GT1JNQVRfWE1MX1RBR1MQARIYChRTVFJFQU1fRk9STUFUX09QRU5BSRACEhsKF1NUUkVBTV9GT1JNQVRfQU5USFJPUElDEAMSGAoUU1RSRUFNX0ZPUk1BVF9IRVJNRVMQBBIaChZTVFJFQU1fRk9STUFUX1FXRU5fWE1MEAUSGQoVU1RSRUFNX0ZPUk1BVF9NSU5JTUFYEAYSFwoTU1RSRUFNX0ZPUk1BVF9HTE00NRAHEhkKFVNUUkVBTV9GT1JNQVRfSEFSTU9OWRAIEh0KGVNUUkVBTV9GT1JNQVRfREVFUFNFRUtfVjMQCRIeChpTVFJFQU1fRk9STUFUX0RFRVBTRUVLX1YzMRAKEhkKFVNUUkVBTV9GT1JNQVRfS0lNSV9LMhALEhkKFVNUUkVBTV9GT1JNQVRfTUlTVFJBTBAMEhoKFlNUUkVBTV9GT1JNQVRfUFlUSE9OSUMQDRIdChlTVFJFQU1fRk9STUFUX0xMQU1BM19KU09OEA4SHAoYU1RSRUFNX0ZPUk1BVF9DTEFVREVfWE1MEA8SFgoSU1RSRUFNX0ZPUk1BVF9BVVRPEBAqhAEKCUVudHJ5VHlwZRIaChZFTlRSWV9UWVBFX1VOU1BFQ0lGSUVEEAASEwoPRU5UUllfVFlQRV9GSUxFEAESGAoURU5UUllfVFlQRV9ESVJFQ1RPUlkQAhIWChJFTlRSWV9UWVBFX1NZTUxJTksQAxIUChBFTlRSWV9UWVBFX09USEVSEAQy7QYKEFRvb2xHdWFyZFNlcnZpY2USYQoQVmFsaWRhdGVUb29sQ2FsbBIlLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVxdWVzdBomLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVzcG9uc2USTAoJTGlzdFRvb2xzEh4udG9vbGd1YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaHy50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2USTwoKR2V0U2Vzc2lvbhIfLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVxdWVzdBogLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVzcG9uc2USVQoMUmVzZXRTZXNzaW9uEiEudG9vbGd1YXJkLnYxLlJlc2V0U2Vzc2lvblJlcXVlc3QaIi50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVzcG9uc2USVQoMRXhlY3V0ZVdyaXRlEiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVXcml0ZVJlcXVlc3QaIi50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVzcG9uc2USUgoLRXhlY3V0ZUVkaXQSIC50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXF1ZXN0GiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVFZGl0UmVzcG9uc2USSQoIUmVhZEZpbGUSHS50b29sZ3VhcmQudjEuUmVhZEZpbGVSZXF1ZXN0Gh4udG9vbGd1YXJkLnYxLlJlYWRGaWxlUmVzcG9uc2USWAoNTGlzdERpcmVjdG9yeRIiLnRvb2xndWFyZC52MS5MaXN0RGlyZWN0b3J5UmVxdWVzdBojLnRvb2xndWFyZC52MS5MaXN0RGlyZWN0b3J5UmVzcG9uc2USTAoJRmluZEZpbGVzEh4udG9vbGd1YXJkLnYxLkZpbmRGaWxlc1JlcXVlc3QaHy50b29sZ3VhcmQudjEuRmluZEZpbGVzUmVzcG9uc2USYgoPU3RyZWFtVG9vbENhbGxzEiQudG9vbGd1YXJkLnYxLlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QaJS50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVzcG9uc2UoATABQj1aO2dpdGh1Yi5jb20vdG9vbGd1YXJkL3Rvb2xndWFyZC9nZW4vdG9vbGd1YXJkL3YxO3Rvb2xndWFyZHYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * RequestContext identifies who a call belongs to. Every call-carrying request
@@ -1975,6 +1975,335 @@ export const StreamDoneEventSchema: GenMessage<StreamDoneEvent> = /*@__PURE__*/
   messageDesc(file_toolguard_v1_toolguard, 41);
 
 /**
+ * ListDirectoryRequest asks for a folder's entries, or a tree.
+ *
+ * @generated from message toolguard.v1.ListDirectoryRequest
+ */
+export type ListDirectoryRequest = Message<"toolguard.v1.ListDirectoryRequest"> & {
+  /**
+   * Who the listing belongs to; `context.workspace` names the workspace.
+   *
+   * @generated from field: toolguard.v1.RequestContext context = 1;
+   */
+  context?: RequestContext | undefined;
+
+  /**
+   * The folder, as the model wrote it: workspace-relative, or absolute
+   * inside the agent's view of the workspace. Optional; empty is the root.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * How many levels to list, 1 to 32. Optional; 0 means 1 (the folder's own
+   * entries).
+   *
+   * @generated from field: uint32 depth = 3;
+   */
+  depth: number;
+
+  /**
+   * The most entries to return. Optional; 0 means 200; the server caps it
+   * at 5000.
+   *
+   * @generated from field: uint32 max_entries = 4;
+   */
+  maxEntries: number;
+
+  /**
+   * Glob patterns of entries to leave out: without "/" a name at any depth
+   * (`node_modules`, `*.log`), with "/" a path below the folder
+   * (`build/**`). A folder left out is not entered. At most 64.
+   *
+   * @generated from field: repeated string exclude = 5;
+   */
+  exclude: string[];
+
+  /**
+   * Leave out what the `.gitignore` files ignore.
+   *
+   * @generated from field: bool gitignore = 6;
+   */
+  gitignore: boolean;
+};
+
+/**
+ * Describes the message toolguard.v1.ListDirectoryRequest.
+ * Use `create(ListDirectoryRequestSchema)` to create a new message.
+ */
+export const ListDirectoryRequestSchema: GenMessage<ListDirectoryRequest> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 42);
+
+/**
+ * DirectoryEntry is one entry of a listing or a find.
+ *
+ * @generated from message toolguard.v1.DirectoryEntry
+ */
+export type DirectoryEntry = Message<"toolguard.v1.DirectoryEntry"> & {
+  /**
+   * Workspace-relative path.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The last element of the path.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: toolguard.v1.EntryType type = 3;
+   */
+  type: EntryType;
+
+  /**
+   * A regular file's size in bytes.
+   *
+   * @generated from field: uint64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * A link's target exactly as written; links are never followed.
+   *
+   * @generated from field: string link_target = 5;
+   */
+  linkTarget: string;
+
+  /**
+   * 1 for the entries of the folder listed, 2 for those below, ...
+   *
+   * @generated from field: uint32 depth = 6;
+   */
+  depth: number;
+
+  /**
+   * For a folder of a listing: how many of its own entries the bound left out.
+   *
+   * @generated from field: uint32 omitted = 7;
+   */
+  omitted: number;
+};
+
+/**
+ * Describes the message toolguard.v1.DirectoryEntry.
+ * Use `create(DirectoryEntrySchema)` to create a new message.
+ */
+export const DirectoryEntrySchema: GenMessage<DirectoryEntry> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 43);
+
+/**
+ * ListDirectoryResponse carries the verdict and, when usable, the entries.
+ *
+ * @generated from message toolguard.v1.ListDirectoryResponse
+ */
+export type ListDirectoryResponse = Message<"toolguard.v1.ListDirectoryResponse"> & {
+  /**
+   * The verdict; `ok` is false when the folder was not listed
+   * (OUTSIDE_WORKSPACE, DENIED_PATH for a denied folder or a link,
+   * FILE_NOT_FOUND, NOT_REGULAR_FILE for a file, INVALID_VALUE for a bad
+   * pattern), and the fields below are then empty.
+   *
+   * @generated from field: toolguard.v1.Verdict verdict = 1;
+   */
+  verdict?: Verdict | undefined;
+
+  /**
+   * The folder listed, workspace-relative ("." is the root).
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * In tree order: by name in each folder, a folder's entries right after it.
+   *
+   * @generated from field: repeated toolguard.v1.DirectoryEntry entries = 3;
+   */
+  entries: DirectoryEntry[];
+
+  /**
+   * Totals of the entries returned.
+   *
+   * @generated from field: uint32 files = 4;
+   */
+  files: number;
+
+  /**
+   * @generated from field: uint32 directories = 5;
+   */
+  directories: number;
+
+  /**
+   * @generated from field: uint32 symlinks = 6;
+   */
+  symlinks: number;
+
+  /**
+   * @generated from field: uint32 others = 7;
+   */
+  others: number;
+
+  /**
+   * Sum of the sizes of the files returned.
+   *
+   * @generated from field: uint64 total_bytes = 8;
+   */
+  totalBytes: bigint;
+
+  /**
+   * Entries not returned because of `max_entries`.
+   *
+   * @generated from field: uint32 omitted = 9;
+   */
+  omitted: number;
+
+  /**
+   * The listing stopped early (time, or the server's scan bound): there may
+   * be more than `omitted`.
+   *
+   * @generated from field: bool partial = 10;
+   */
+  partial: boolean;
+
+  /**
+   * The listing as the model reads it: `[DIR] src/`, `[FILE] a.go (1.2 KB)`,
+   * then totals and what was left out.
+   *
+   * @generated from field: string text = 11;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message toolguard.v1.ListDirectoryResponse.
+ * Use `create(ListDirectoryResponseSchema)` to create a new message.
+ */
+export const ListDirectoryResponseSchema: GenMessage<ListDirectoryResponse> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 44);
+
+/**
+ * FindFilesRequest asks for the paths matching a glob.
+ *
+ * @generated from message toolguard.v1.FindFilesRequest
+ */
+export type FindFilesRequest = Message<"toolguard.v1.FindFilesRequest"> & {
+  /**
+   * Who the search belongs to; `context.workspace` names the workspace.
+   *
+   * @generated from field: toolguard.v1.RequestContext context = 1;
+   */
+  context?: RequestContext | undefined;
+
+  /**
+   * The glob: without "/" it matches a name at any depth (`*.go`), with "/"
+   * a path below `path` (`src/**\/*_test.go`); a trailing "/" matches
+   * folders only. Required.
+   *
+   * @generated from field: string pattern = 2;
+   */
+  pattern: string;
+
+  /**
+   * The folder to search in. Optional; empty is the root.
+   *
+   * @generated from field: string path = 3;
+   */
+  path: string;
+
+  /**
+   * Glob patterns of paths to leave out, as for `pattern`; a folder left
+   * out is not searched. At most 64.
+   *
+   * @generated from field: repeated string exclude = 4;
+   */
+  exclude: string[];
+
+  /**
+   * The most paths to return. Optional; 0 means 200; capped at 5000.
+   *
+   * @generated from field: uint32 max_results = 5;
+   */
+  maxResults: number;
+
+  /**
+   * Leave out what the `.gitignore` files ignore.
+   *
+   * @generated from field: bool gitignore = 6;
+   */
+  gitignore: boolean;
+};
+
+/**
+ * Describes the message toolguard.v1.FindFilesRequest.
+ * Use `create(FindFilesRequestSchema)` to create a new message.
+ */
+export const FindFilesRequestSchema: GenMessage<FindFilesRequest> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 45);
+
+/**
+ * FindFilesResponse carries the verdict and, when usable, the matches.
+ *
+ * @generated from message toolguard.v1.FindFilesResponse
+ */
+export type FindFilesResponse = Message<"toolguard.v1.FindFilesResponse"> & {
+  /**
+   * The verdict; `ok` is false for a refused folder or a bad pattern
+   * (INVALID_VALUE, with feedback saying what is wrong).
+   *
+   * @generated from field: toolguard.v1.Verdict verdict = 1;
+   */
+  verdict?: Verdict | undefined;
+
+  /**
+   * The folder searched, workspace-relative.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * By name, folder by folder.
+   *
+   * @generated from field: repeated toolguard.v1.DirectoryEntry matches = 3;
+   */
+  matches: DirectoryEntry[];
+
+  /**
+   * Matches not returned because of `max_results`.
+   *
+   * @generated from field: uint32 omitted = 4;
+   */
+  omitted: number;
+
+  /**
+   * The search stopped early (time, depth or the scan bound): there may be
+   * more.
+   *
+   * @generated from field: bool partial = 5;
+   */
+  partial: boolean;
+
+  /**
+   * The matches as the model reads them, one path a line.
+   *
+   * @generated from field: string text = 6;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message toolguard.v1.FindFilesResponse.
+ * Use `create(FindFilesResponseSchema)` to create a new message.
+ */
+export const FindFilesResponseSchema: GenMessage<FindFilesResponse> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 46);
+
+/**
  * ArgumentsForm is the form a call's arguments arrived in.
  *
  * @generated from enum toolguard.v1.ArgumentsForm
@@ -2360,6 +2689,46 @@ export const StreamFormatSchema: GenEnum<StreamFormat> = /*@__PURE__*/
   enumDesc(file_toolguard_v1_toolguard, 4);
 
 /**
+ * EntryType is what an entry is; a link is a link, whatever it points to.
+ *
+ * @generated from enum toolguard.v1.EntryType
+ */
+export enum EntryType {
+  /**
+   * @generated from enum value: ENTRY_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ENTRY_TYPE_FILE = 1;
+   */
+  FILE = 1,
+
+  /**
+   * @generated from enum value: ENTRY_TYPE_DIRECTORY = 2;
+   */
+  DIRECTORY = 2,
+
+  /**
+   * @generated from enum value: ENTRY_TYPE_SYMLINK = 3;
+   */
+  SYMLINK = 3,
+
+  /**
+   * A named pipe, socket or device.
+   *
+   * @generated from enum value: ENTRY_TYPE_OTHER = 4;
+   */
+  OTHER = 4,
+}
+
+/**
+ * Describes the enum toolguard.v1.EntryType.
+ */
+export const EntryTypeSchema: GenEnum<EntryType> = /*@__PURE__*/
+  enumDesc(file_toolguard_v1_toolguard, 5);
+
+/**
  * ToolGuardService repairs and validates LLM tool calls and counts each
  * session's consecutive mistakes.
  *
@@ -2455,6 +2824,36 @@ export const ToolGuardService: GenService<{
     methodKind: "unary";
     input: typeof ReadFileRequestSchema;
     output: typeof ReadFileResponseSchema;
+  },
+  /**
+   * ListDirectory lists a folder of the workspace, one level or a tree
+   * (`depth`), as the built-in tool `list_directory` does: each entry's
+   * type and size, links shown with their target and never followed,
+   * denied and ignored paths never shown nor counted, `.gitignore` honoured
+   * when asked. A large folder is cut at `max_entries`, the shallowest
+   * entries first, and the answer says how many were left out, per folder
+   * and in total. A refused path or pattern is a verdict, counted in the
+   * session like any call of the model.
+   *
+   * @generated from rpc toolguard.v1.ToolGuardService.ListDirectory
+   */
+  listDirectory: {
+    methodKind: "unary";
+    input: typeof ListDirectoryRequestSchema;
+    output: typeof ListDirectoryResponseSchema;
+  },
+  /**
+   * FindFiles finds files and folders by name with a glob (`**` across
+   * folders), as the built-in tool `find_files` does: exclude patterns, a
+   * bound on results, in a stable order (by name, folder by folder). A bad
+   * pattern is a verdict with feedback, never a status.
+   *
+   * @generated from rpc toolguard.v1.ToolGuardService.FindFiles
+   */
+  findFiles: {
+    methodKind: "unary";
+    input: typeof FindFilesRequestSchema;
+    output: typeof FindFilesResponseSchema;
   },
   /**
    * StreamToolCalls parses tool calls out of a model's response while it
