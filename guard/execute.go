@@ -178,6 +178,8 @@ func (g *Guard) ActionOf(t *repair.Tool) Action {
 		return ActionRead
 	case !t.Builtin():
 		return ActionValidate
+	case isReadLookTool(t.Name()):
+		return ActionLook
 	case slices.Contains(writeTools, t.Name()):
 		return ActionWrite
 	case slices.Contains(editTools, t.Name()):

@@ -35,6 +35,7 @@ type Guard struct {
 	uncounted        func(sessionID string, err error)
 	observeOnly      bool // Config.Mode observe: streams execute nothing
 	readTool         *repair.Tool
+	maxMedia         int64 // Config.MaxMediaBytes
 }
 
 // Registry returns the server's tool registry.

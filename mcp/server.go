@@ -183,7 +183,7 @@ func (s *Server) addTools(srv *sdk.Server, modelID, family string) error {
 func annotations(a guard.Action) *sdk.ToolAnnotations {
 	no, yes := false, true
 	switch a {
-	case guard.ActionRead, guard.ActionValidate:
+	case guard.ActionRead, guard.ActionValidate, guard.ActionLook:
 		return &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
 	case guard.ActionWrite:
 		return &sdk.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
