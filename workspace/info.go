@@ -62,6 +62,9 @@ func (w *Workspace) Info(p string, read bool) (PathInfo, error) {
 		return PathInfo{Path: rel}, err
 	}
 	defer t.close()
+	if w.hooks.afterCheck != nil {
+		w.hooks.afterCheck(t.rel)
+	}
 	fi := t.info
 	if !fi.IsDir() {
 		if err := namesDirectory(p, rel); err != nil {
