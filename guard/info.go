@@ -18,13 +18,21 @@ const (
 	maxInfoReadBytes = 64 << 20
 )
 
+// The kinds of PathInfo.Kind.
+const (
+	KindFile      = workspace.KindFile
+	KindDirectory = workspace.KindDirectory
+	KindSymlink   = workspace.KindSymlink
+	KindOther     = workspace.KindOther
+)
+
 // PathInfo is one path's answer of get_file_info: what it is, or the
 // refusal beside it. A denied path is only that: Denied and DeniedBy, no
 // word of whether it exists.
 type PathInfo struct {
 	// Asked is the path as given; Path the workspace-relative one.
 	Asked, Path string
-	// Kind is workspace.KindFile, KindDirectory, KindSymlink or KindOther.
+	// Kind is KindFile, KindDirectory, KindSymlink or KindOther; "" when not described.
 	Kind string
 	Size int64
 	Mode fs.FileMode

@@ -9,7 +9,6 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
-	"github.com/toolguard/toolguard/workspace"
 )
 
 // lookContext checks the context of a read-only request.
@@ -73,8 +72,8 @@ func MediaRequest(req *toolguardv1.ReadMediaFileRequest) (guard.MediaRequest, er
 }
 
 var fileTypes = map[string]toolguardv1.FileType{
-	workspace.KindFile: toolguardv1.FileType_FILE_TYPE_FILE, workspace.KindDirectory: toolguardv1.FileType_FILE_TYPE_DIRECTORY,
-	workspace.KindSymlink: toolguardv1.FileType_FILE_TYPE_SYMLINK, workspace.KindOther: toolguardv1.FileType_FILE_TYPE_OTHER,
+	guard.KindFile: toolguardv1.FileType_FILE_TYPE_FILE, guard.KindDirectory: toolguardv1.FileType_FILE_TYPE_DIRECTORY,
+	guard.KindSymlink: toolguardv1.FileType_FILE_TYPE_SYMLINK, guard.KindOther: toolguardv1.FileType_FILE_TYPE_OTHER,
 }
 
 // InfoToProto converts get_file_info's outcome to its API form.
