@@ -31,6 +31,8 @@ type Config struct {
 	// AgentRoot is the workspace root as the agent sees it.
 	AgentRoot    string
 	MaxFileBytes int64
+	// MaxMediaBytes bounds a file read_media_file returns.
+	MaxMediaBytes int64
 	// Deny holds gitignore-style patterns no call may touch.
 	Deny           []string
 	FuzzyThreshold float64
@@ -86,6 +88,7 @@ const DefaultWorkspaceName = "default"
 func DefaultConfig() Config {
 	return Config{
 		MaxFileBytes:   10 << 20,
+		MaxMediaBytes:  DefaultMaxMediaBytes,
 		FuzzyThreshold: 0.9,
 		LockTimeout:    workspace.DefaultLockTimeout,
 		MistakeLimit:   3,
@@ -128,6 +131,9 @@ func (c Config) Validate() error {
 	}
 	if c.UndoSessionBytes < 0 || c.UndoTotalBytes < 0 || c.UndoTTL < 0 {
 		errs = append(errs, errors.New("undo history bounds must not be negative (0 keeps no history)"))
+	}
+	if c.MaxMediaBytes < 0 {
+		errs = append(errs, errors.New("max media bytes must not be negative"))
 	}
 	if c.FuzzyThreshold <= 0 || c.FuzzyThreshold > 1 {
 		errs = append(errs, errors.New("fuzzy threshold must be in (0, 1]"))
@@ -297,6 +303,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
 		observeOnly: cfg.Mode == ModeObserve, history: history, log: log,
+		maxMedia: cfg.MaxMediaBytes,
 	}
 	return g, cleanups.Run, nil
 }

@@ -39,6 +39,7 @@ type Guard struct {
 	readTool         *repair.Tool
 	history          session.History // undo_edit's; nil records nothing
 	log              *zap.Logger
+	maxMedia         int64 // Config.MaxMediaBytes
 }
 
 // Registry returns the server's tool registry.

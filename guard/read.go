@@ -34,7 +34,7 @@ const (
 // spellings (param groups), its range those of the common read tools.
 var readToolDef = repair.ToolDef{
 	Name: ReadToolName,
-	Description: "Read a text file in the workspace. Returns its lines (all of them, or `limit` lines from line `offset`), " +
+	Description: "Read a text file in the workspace. Returns its lines (all of them, `limit` lines from line `offset`, or the first `head` or last `tail` lines), " +
 		"with `  12 | ` line numbers when `line_numbers` is true, and the file's SHA-256, which an edit may give as its expected hash. " +
 		"A line longer than one answer is read on with `column`, as the cut answer says. Binary files are refused.",
 	Aliases: []string{"Read", "ReadFile", "read", "file_read", "view_file"},
@@ -52,12 +52,21 @@ var readToolDef = repair.ToolDef{
 			"limit":        map[string]any{"type": "integer", "minimum": 1, "description": "How many lines to read. Default: to the end of the file."},
 			"line_numbers": map[string]any{"type": "boolean", "description": "Prefix each line with its number, as `  12 | code`. Default false."},
 			"column":       map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based byte of line `offset` to start at, to read on in a line cut at the size limit. Default 1."},
+			"head":         headParam,
+			"tail":         tailParam,
 		},
 		"required":             []any{"path"},
 		"additionalProperties": false,
 	},
 	Example: map[string]any{"path": "src/main.py", "offset": 1, "limit": 200},
 }
+
+// headParam and tailParam are the line options of every text read tool
+// (the reference file server's read_text_file has them).
+var (
+	headParam = map[string]any{"type": "integer", "minimum": 1, "description": "Return only the first N lines. Not with tail, offset or limit."}
+	tailParam = map[string]any{"type": "integer", "minimum": 1, "description": "Return only the last N lines. Not with head, offset or limit."}
+)
 
 // ReadTool returns the compiled read_file tool, for front ends that list tools.
 func (g *Guard) ReadTool() *repair.Tool { return g.readTool }
@@ -76,11 +85,20 @@ type ReadRequest struct {
 	// Column is the 1-based byte of line Offset to start at (0: 1).
 	Column      int
 	LineNumbers bool
+	// Head and Tail, when set, return the first or last lines (not both,
+	// and neither with Offset or Limit).
+	Head, Tail int
 }
 
 // Read is the outcome of a read. The file fields are set when the verdict is usable.
 type Read struct {
 	*Verdict
+	FileText
+}
+
+// FileText is the text a read returns of one file, and what it says of the
+// whole file.
+type FileText struct {
 	// Path is the workspace-relative path read.
 	Path string
 	// Content holds lines StartLine..EndLine, exactly as in the file, or
@@ -104,7 +122,7 @@ type Read struct {
 // truncated one: line EndLine+1, or line EndLine from NextColumn when the
 // cut fell inside it (column 0: from the line's start). 0, 0 when the read
 // was not truncated.
-func (r *Read) Next() (offset, column int) {
+func (r *FileText) Next() (offset, column int) {
 	switch {
 	case !r.Truncated:
 		return 0, 0
@@ -118,7 +136,7 @@ func (r *Read) Next() (offset, column int) {
 // ReadOn says how to read the rest of a truncated read, as read_file's
 // arguments: "offset 7", or "offset 3 and column 262081" within a line
 // longer than the bound. "" when the read was not truncated.
-func (r *Read) ReadOn() string {
+func (r *FileText) ReadOn() string {
 	offset, column := r.Next()
 	switch {
 	case offset == 0:
@@ -159,6 +177,12 @@ func (g *Guard) ReadFile(ctx context.Context, req ReadRequest) (*Read, error) {
 	}
 	if req.Column != 0 {
 		args["column"] = req.Column
+	}
+	if req.Head != 0 {
+		args["head"] = req.Head
+	}
+	if req.Tail != 0 {
+		args["tail"] = req.Tail
 	}
 	text, err := json.Marshal(args)
 	if err != nil {
@@ -219,50 +243,88 @@ func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn 
 // refuses it; a wrong column is returned instead when it is the caller's.
 func (g *Guard) read(ws *workspace.Workspace, res *repair.Result, out *Read, callersColumn bool) error {
 	path, _ := res.Args["path"].(string)
-	var rng lineRange
-	numbered, _ := res.Args["line_numbers"].(bool)
-	for _, p := range []struct {
-		name string
-		n    *int
-	}{{"offset", &rng.offset}, {"limit", &rng.limit}, {"column", &rng.column}} {
-		var err error
-		if *p.n, err = intArg(res.Args[p.name]); err != nil {
-			res.Violate(repair.CodeInvalidValue, p.name, "offset, limit and column must be whole numbers")
-			return nil
-		}
-	}
-	data, info, err := ws.ReadFile(path)
-	switch {
-	case workspace.IsCode(err, workspace.CodeConflict):
-		return &FileChangedError{Path: path, Expected: "(as opened)", Actual: "(changed while being read)"}
-	case err != nil:
-		if workspace.CodeOf(err) == "" {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-		res.Violate(violationCode(err), "path", err.Error())
+	rng, numbered, bad := rangeOf(res.Args, true)
+	if bad != nil {
+		res.Violate(bad.Code, bad.Param, bad.Message)
 		return nil
 	}
-	if msg := binaryReason(data); msg != "" {
-		res.Violate(CodeBinaryFile, "path", fmt.Sprintf("file %q is %s; read_file returns text only, so it was not read", path, msg))
-		return nil
-	}
-	sel, err := selectLines(data, rng, g.maxReadBytes(), numbered)
+	text, bad, err := g.readText(ws, path, rng, numbered, g.maxReadBytes())
 	var ce *ColumnError
 	switch {
 	case errors.As(err, &ce) && callersColumn:
 		return ce
 	case errors.As(err, &ce):
 		res.Violate(repair.CodeInvalidValue, "column", ce.Message)
-		return nil
 	case err != nil:
-		var re *rangeError
-		errors.As(err, &re)
-		res.Violate(repair.CodeInvalidValue, re.param, re.msg)
-		return nil
+		return err
+	case bad != nil:
+		res.Violate(bad.Code, bad.Param, bad.Message)
+	default:
+		out.FileText = text
 	}
-	*out = Read{Path: info.Path, Content: sel.text, SHA256: info.SHA256, Size: info.Size, TotalLines: sel.total,
-		StartLine: sel.start, EndLine: sel.end, Truncated: sel.truncated, NextColumn: sel.next}
 	return nil
+}
+
+// rangeOf reads the line options of a read tool's arguments: offset, limit
+// and column (withOffset), head, tail and line_numbers; a wrong combination
+// is the violation returned.
+func rangeOf(args map[string]any, withOffset bool) (lineRange, bool, *repair.Violation) {
+	var rng lineRange
+	numbered, _ := args["line_numbers"].(bool)
+	params := []struct {
+		name string
+		n    *int
+	}{{"head", &rng.head}, {"tail", &rng.tail}}
+	if withOffset {
+		params = append(params, []struct {
+			name string
+			n    *int
+		}{{"offset", &rng.offset}, {"limit", &rng.limit}, {"column", &rng.column}}...)
+	}
+	for _, p := range params {
+		var err error
+		if *p.n, err = intArg(args[p.name]); err != nil {
+			return rng, false, &repair.Violation{Code: repair.CodeInvalidValue, Param: p.name, Message: "head, tail, offset, limit and column must be whole numbers"}
+		}
+	}
+	switch {
+	case rng.head > 0 && rng.tail > 0:
+		return rng, false, &repair.Violation{Code: repair.CodeInvalidValue, Param: "tail", Message: "give head or tail, not both"}
+	case (rng.head > 0 || rng.tail > 0) && (rng.offset > 0 || rng.limit > 0 || rng.column > 0):
+		return rng, false, &repair.Violation{Code: repair.CodeInvalidValue, Param: "offset", Message: "give head or tail, or offset and limit, not both"}
+	}
+	return rng, numbered, nil
+}
+
+// readText reads the lines rng selects of the file at path, within maxBytes:
+// the one read of every text read tool, confined and deny-aware, text only.
+// What the model can act on (a refused path, a binary file, a range past the
+// end) is the violation returned; a column that does not fit is a
+// *ColumnError; anything else is the server's error.
+func (g *Guard) readText(ws *workspace.Workspace, path string, rng lineRange, numbered bool, maxBytes int) (FileText, *repair.Violation, error) {
+	data, info, err := ws.ReadFile(path)
+	switch {
+	case workspace.IsCode(err, workspace.CodeConflict):
+		return FileText{}, nil, &FileChangedError{Path: path, Expected: "(as opened)", Actual: "(changed while being read)"}
+	case err != nil:
+		if workspace.CodeOf(err) == "" {
+			return FileText{}, nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		return FileText{}, &repair.Violation{Code: violationCode(err), Param: "path", Message: err.Error()}, nil
+	}
+	if msg := binaryReason(data); msg != "" {
+		return FileText{}, &repair.Violation{Code: CodeBinaryFile, Param: "path", Message: fmt.Sprintf("file %q is %s; text reads return text only, so it was not read (read_media_file returns images and other media)", path, msg)}, nil
+	}
+	sel, err := selectLines(data, rng, maxBytes, numbered)
+	var re *rangeError
+	switch {
+	case errors.As(err, &re):
+		return FileText{}, &repair.Violation{Code: repair.CodeInvalidValue, Param: re.param, Message: re.msg}, nil
+	case err != nil:
+		return FileText{}, nil, err
+	}
+	return FileText{Path: info.Path, Content: sel.text, SHA256: info.SHA256, Size: info.Size, TotalLines: sel.total,
+		StartLine: sel.start, EndLine: sel.end, Truncated: sel.truncated, NextColumn: sel.next}, nil, nil
 }
 
 // maxReadBytes keeps a read's text well inside the answer's budget.
@@ -326,8 +388,8 @@ type selection struct {
 }
 
 // lineRange is a read's range: 1-based first line and byte in it (0: 1),
-// line count (0: to the end).
-type lineRange struct{ offset, column, limit int }
+// line count (0: to the end); or the first head or last tail lines.
+type lineRange struct{ offset, column, limit, head, tail int }
 
 // rangeError refuses a range, naming the argument to change.
 type rangeError struct{ param, msg string }
@@ -340,6 +402,12 @@ func (e *rangeError) Error() string { return e.msg }
 func selectLines(data []byte, r lineRange, maxBytes int, numbered bool) (selection, error) {
 	maxBytes = max(maxBytes, minReadBytes)
 	lines := splitLines(string(data))
+	switch {
+	case r.head > 0:
+		r.offset, r.limit = 1, r.head
+	case r.tail > 0:
+		r.offset, r.limit = max(1, len(lines)-r.tail+1), r.tail
+	}
 	s := selection{total: len(lines), start: max(r.offset, 1)}
 	if s.start > len(lines) && !(s.start == 1 && len(lines) == 0) {
 		return s, &rangeError{"offset", fmt.Sprintf("offset %d is past the end of the file, which has %d lines; give an offset from 1 to %d", s.start, len(lines), max(len(lines), 1))}

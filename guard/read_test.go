@@ -53,6 +53,14 @@ func TestReadFile(t *testing.T) {
 		{name: "invalid UTF-8", req: ReadRequest{Path: "latin1"}, codes: []string{CodeBinaryFile}},
 		{name: "directory", req: ReadRequest{Path: "sub"}, codes: []string{CodeNotRegular}},
 		{name: "negative offset", req: ReadRequest{Path: "a.py", Offset: -1}, codes: []string{repair.CodeInvalidValue}},
+		{name: "head", req: ReadRequest{Path: "a.py", Head: 2}, want: "one\ntwo\n", start: 1, end: 2, total: 4},
+		{name: "head past the end", req: ReadRequest{Path: "a.py", Head: 9}, want: "one\ntwo\nthree\nfour\n", start: 1, end: 4, total: 4},
+		{name: "tail", req: ReadRequest{Path: "a.py", Tail: 2}, want: "three\nfour\n", start: 3, end: 4, total: 4},
+		{name: "tail numbered", req: ReadRequest{Path: "a.py", Tail: 1, LineNumbers: true}, want: "   4 | four\n", start: 4, end: 4, total: 4},
+		{name: "tail longer than the file", req: ReadRequest{Path: "nofinal", Tail: 5}, want: "x\ny", start: 1, end: 2, total: 2},
+		{name: "tail of an empty file", req: ReadRequest{Path: "empty.txt", Tail: 3}, want: "", start: 1, end: 0, total: 0},
+		{name: "head and tail", req: ReadRequest{Path: "a.py", Head: 1, Tail: 1}, codes: []string{repair.CodeInvalidValue}},
+		{name: "tail and offset", req: ReadRequest{Path: "a.py", Tail: 1, Offset: 2}, codes: []string{repair.CodeInvalidValue}},
 	}
 	g, dir := newWorkspaceGuard(t)
 	for name, content := range files {

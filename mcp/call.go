@@ -35,7 +35,7 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 		if err := ctx.Err(); err != nil {
 			return nil, err // cancelled: nothing done
 		}
-		res, err = s.run(ctx, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
+		res, err = s.run(ctx, tool, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
 		p.done()
 		if err != nil {
 			return s.failure(tool, err)
@@ -45,7 +45,7 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 }
 
 // run carries out one call and renders its outcome.
-func (s *Server) run(ctx context.Context, action guard.Action, req guard.ExecuteRequest) (*sdk.CallToolResult, error) {
+func (s *Server) run(ctx context.Context, tool string, action guard.Action, req guard.ExecuteRequest) (*sdk.CallToolResult, error) {
 	switch action {
 	case guard.ActionWrite, guard.ActionEdit:
 		execute := s.g.ExecuteWrite
@@ -58,6 +58,9 @@ func (s *Server) run(ctx context.Context, action guard.Action, req guard.Execute
 		}
 		return executionResult(ex), nil
 	case guard.ActionLook:
+		if _, ok := readLooks[tool]; ok {
+			return s.look(ctx, tool, req)
+		}
 		lk, err := s.g.LookCall(ctx, req)
 		if err != nil {
 			return nil, err

@@ -282,10 +282,10 @@ func newPolicy(deny []string) *policy {
 	return p
 }
 
-// checkDeny refuses rel when it is denied.
-func (w *Workspace) checkDeny(orig, rel string) error {
+// denial returns the pattern that denies rel, nil when none does.
+func (w *Workspace) denial(rel string) (*pattern, error) {
 	if rel == "." {
-		return nil
+		return nil, nil
 	}
 	comps := strings.Split(rel, "/")
 	p := w.policy.builtin.denied(comps)
@@ -295,12 +295,18 @@ func (w *Workspace) checkDeny(orig, rel string) error {
 	if p == nil {
 		fm, err := w.ignoreMatcher()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p = fm.denied(comps)
 	}
-	if p == nil {
-		return nil
+	return p, nil
+}
+
+// checkDeny refuses rel when it is denied.
+func (w *Workspace) checkDeny(orig, rel string) error {
+	p, err := w.denial(rel)
+	if p == nil || err != nil {
+		return err
 	}
 	what := fmt.Sprintf("%q", rel)
 	if orig != rel {

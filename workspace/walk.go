@@ -36,6 +36,7 @@ const (
 	followFinal  = 1 << iota // follow a relative link in the last component
 	allowMissing             // the file and its directories may be missing
 	allowDir                 // the last name may be a directory (MakeDir, Move, Delete)
+	anyKind                  // the last name may be a directory, a link (not followed) or a special file
 )
 
 // inspect is the one walk of every operation: each directory of rel is
@@ -142,6 +143,8 @@ func (w *Workspace) dirError(orig, rel string, comps []string, i int, fi fs.File
 func (w *Workspace) checkLast(orig, rel string, fi fs.FileInfo, flags int) error {
 	mode := fi.Mode()
 	switch {
+	case flags&anyKind != 0 && !mode.IsRegular():
+		return nil
 	case mode&fs.ModeSymlink != 0 && flags&followFinal == 0:
 		return refuse(CodeSymlink, rel, fmt.Sprintf(
 			"%q is a symbolic link; toolguard does not delete, move or replace links. Use the path of the real file instead", orig), nil)

@@ -72,6 +72,8 @@ var coreSettings = []setting[guard.Config]{
 		func(c *guard.Config) flag.Value { return (*stringValue)(&c.AgentRoot) }},
 	{"max-file-bytes", "TOOLGUARD_MAX_FILE_BYTES", "largest file toolguard reads or writes, in `bytes`",
 		func(c *guard.Config) flag.Value { return (*int64Value)(&c.MaxFileBytes) }},
+	{"max-media-bytes", "TOOLGUARD_MAX_MEDIA_BYTES", "largest file read_media_file (ReadMediaFile) returns, in `bytes`",
+		func(c *guard.Config) flag.Value { return (*int64Value)(&c.MaxMediaBytes) }},
 	{"deny", "TOOLGUARD_DENY", "comma-separated gitignore-style `patterns` no call may touch, beside .git/ and each workspace's .toolguardignore",
 		func(c *guard.Config) flag.Value { return (*listValue)(&c.Deny) }},
 	{"undo-session-bytes", "TOOLGUARD_UNDO_SESSION_BYTES", "`bytes` of before-images undo_edit keeps per session, oldest dropped first (0: no undo history)",

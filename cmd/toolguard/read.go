@@ -17,13 +17,14 @@ import (
 // workspace.
 func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg := guard.DefaultConfig()
-	fs := newFlagSet("read", "Usage: toolguard read --workspace DIR --path PATH [--offset N] [--column N] [--limit N] [--line-numbers]\n\n", stderr)
+	fs := newFlagSet("read", "Usage: toolguard read --workspace DIR --path PATH [--offset N] [--column N] [--limit N | --head N | --tail N] [--line-numbers]\n\n", stderr)
 	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
 	path := fs.String("path", "", "path of the file, as the model wrote it")
 	offset := fs.Uint("offset", 0, "1-based first `line` (0: the first)")
 	column := fs.Uint("column", 0, "1-based `byte` of line --offset to start at, to read on in a line longer than one answer: a truncated answer's next_column (0: the first)")
 	limit := fs.Uint("limit", 0, "how many `lines` (0: to the end)")
 	numbered := fs.Bool("line-numbers", false, `number the lines as "  12 | code"`)
+	head, tail := headTailFlags(fs)
 	model := fs.String("model", "", "model id")
 	bindSetting(fs, &cfg, "agent-root")
 	withEnv := []setting[guard.Config]{coreSetting("deny")}
@@ -35,8 +36,8 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	const maxLine = 1<<31 - 1
-	if *offset > maxLine || *limit > maxLine || *column > maxLine {
-		return fail(stderr, "read", 2, fmt.Errorf("--offset, --column and --limit must be at most %d", maxLine))
+	if *offset > maxLine || *limit > maxLine || *column > maxLine || *head > maxLine || *tail > maxLine {
+		return fail(stderr, "read", 2, fmt.Errorf("--offset, --column, --limit, --head and --tail must be at most %d", maxLine))
 	}
 	g, cleanup, err := guard.New(cfg, guard.Options{})
 	if err != nil {
@@ -44,7 +45,7 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer func() { _ = cleanup() }()
 	r, err := g.ReadFile(context.Background(), guard.ReadRequest{SessionID: "cli", ModelID: *model, Path: *path,
-		Offset: int(*offset), Limit: int(*limit), Column: int(*column), LineNumbers: *numbered})
+		Offset: int(*offset), Limit: int(*limit), Column: int(*column), LineNumbers: *numbered, Head: int(*head), Tail: int(*tail)})
 	if ce := (*guard.ColumnError)(nil); errors.As(err, &ce) {
 		err = fmt.Errorf("--column: %w", err)
 	}

@@ -120,6 +120,7 @@ func ReadRequest(req *toolguardv1.ReadFileRequest) (guard.ReadRequest, error) {
 	return guard.ReadRequest{
 		SessionID: rc.GetSessionId(), ModelID: rc.GetModelId(), MistakeLimit: rc.GetMistakeLimit(), Workspace: rc.GetWorkspace(),
 		Path: req.GetPath(), Offset: int(req.GetOffset()), Limit: int(req.GetLimit()), Column: int(req.GetColumn()), LineNumbers: req.GetLineNumbers(),
+		Head: int(req.GetHead()), Tail: int(req.GetTail()),
 	}, nil
 }
 

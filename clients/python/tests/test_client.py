@@ -466,6 +466,35 @@ class ExecuteTest(ServerTestCase):
         self.assertEqual(err.message, "column 3 of line 2 falls inside a character; give column 2, where it starts")
         self.assertEqual([f.field for f in err.field_violations], ["column"])
 
+    def test_info_read_files_and_media(self) -> None:
+        ws = self.server.workspace
+        (ws / "info.py").write_bytes(b"a\nb\nc\n")
+        (ws / "dot.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+        self.assertEqual(self.client.read("info.py", tail=1).content, "c\n")
+
+        info = self.client.file_info(["info.py", ".git/config", "../x"])
+        self.assertTrue(info.verdict.ok, info.verdict.feedback)
+        f, denied, outside = info.files
+        self.assertEqual((f.type, f.total_lines, f.sha256), (pb.FILE_TYPE_FILE, 3, hashlib.sha256(b"a\nb\nc\n").hexdigest()))
+        self.assertTrue(denied.denied)
+        self.assertIn(".git", denied.denied_by)
+        self.assertFalse(denied.HasField("modified"))
+        self.assertEqual(outside.error.code, "OUTSIDE_WORKSPACE")
+
+        many = self.client.read_files(["info.py", "dot.png"], head=1)
+        self.assertTrue(many.verdict.ok, many.verdict.feedback)
+        self.assertEqual(many.files[0].content, "a\n")
+        self.assertEqual(many.files[1].error.code, "BINARY_FILE")
+
+        media = self.client.read_media("dot.png")
+        self.assertTrue(media.verdict.ok, media.verdict.feedback)
+        self.assertEqual((media.mime_type, media.data), ("image/png", b"\x89PNG\r\n\x1a\n\x00\x00"))
+
+        with self.assertRaises(ToolGuardError) as caught:
+            self.client.file_info([])
+        self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(caught.exception.reason, "PATHS_REQUIRED")
+
     def test_missing_edit_is_edit_not_found(self) -> None:
         path = self.server.workspace / "keep.py"
         path.write_text("x = 1\n")

@@ -325,6 +325,8 @@ class ToolGuardClient:
         limit: int = 0,
         line_numbers: bool = False,
         column: int = 0,
+        head: int = 0,
+        tail: int = 0,
         timeout: float | None = None,
     ) -> pb.ReadFileResponse:
         """Reads a text file of the workspace (ReadFile), confined and
@@ -345,6 +347,9 @@ class ToolGuardClient:
                 edit's old text may carry back.
             column: 1-based byte of line ``offset`` to start at, to read on
                 inside a line longer than one answer; 0 for its first.
+            head: Only the first ``head`` lines; 0 for no bound. Not with
+                ``tail``, ``offset`` or ``limit``.
+            tail: Only the last ``tail`` lines; 0 for no bound.
 
         Returns:
             ``verdict``, ``path``, ``content``, ``sha256`` (of the whole
@@ -354,7 +359,7 @@ class ToolGuardClient:
             ``offset`` and ``column`` of the read that returns the rest.
         """
         req = pb.ReadFileRequest(context=self.context(), path=path, offset=offset, limit=limit,
-                                 line_numbers=line_numbers, column=column)
+                                 line_numbers=line_numbers, column=column, head=head, tail=tail)
         return self._unary(self._stub.ReadFile, req, timeout)
 
     def list_directory(
@@ -415,6 +420,60 @@ class ToolGuardClient:
         req = pb.FindFilesRequest(context=self.context(), pattern=pattern, path=path, exclude=list(exclude),
                                   max_results=max_results, gitignore=gitignore)
         return self._unary(self._stub.FindFiles, req, timeout)
+    def file_info(self, paths: Sequence[str], *, timeout: float | None = None) -> pb.GetFileInfoResponse:
+        """Describes paths of the workspace (GetFileInfo): type, size, mode,
+        times, a link's target (never followed), a text file's line count
+        and SHA-256, and whether the path is denied.
+
+        Each path's refusal is beside it (``files[i].error``); a denied path
+        carries only ``denied`` and ``denied_by``. The verdict is a mistake
+        only when no path could be described. No path, or more than 100,
+        raises ``INVALID_ARGUMENT``.
+
+        Returns:
+            ``verdict`` and ``files`` (FileInfo), one per path, in order.
+        """
+        req = pb.GetFileInfoRequest(context=self.context(), paths=list(paths))
+        return self._unary(self._stub.GetFileInfo, req, timeout)
+
+    def read_files(
+        self,
+        paths: Sequence[str],
+        *,
+        head: int = 0,
+        tail: int = 0,
+        line_numbers: bool = False,
+        timeout: float | None = None,
+    ) -> pb.ReadFilesResponse:
+        """Reads several text files (ReadFiles), each through :meth:`read`'s
+        checks, sharing the answer's bytes.
+
+        Each file's refusal is beside it (``files[i].error``); the verdict
+        is a mistake only when no file could be read. No path, or more than
+        50, raises ``INVALID_ARGUMENT``.
+
+        Args:
+            head: Only each file's first ``head`` lines.
+            tail: Only each file's last ``tail`` lines (not with ``head``).
+            line_numbers: As in :meth:`read`.
+
+        Returns:
+            ``verdict`` and ``files`` (FileText), one per path, in order.
+        """
+        req = pb.ReadFilesRequest(context=self.context(), paths=list(paths), head=head, tail=tail,
+                                  line_numbers=line_numbers)
+        return self._unary(self._stub.ReadFiles, req, timeout)
+
+    def read_media(self, path: str, *, timeout: float | None = None) -> pb.ReadMediaFileResponse:
+        """Reads an image, audio or other media file (ReadMediaFile) as bytes
+        and MIME type, up to the server's ``--max-media-bytes``.
+
+        Returns:
+            ``verdict``, ``path``, ``mime_type``, ``data`` (bytes) and
+            ``sha256``; a refusal (``FILE_TOO_LARGE`` included) is a verdict.
+        """
+        req = pb.ReadMediaFileRequest(context=self.context(), path=path)
+        return self._unary(self._stub.ReadMediaFile, req, timeout)
 
     def list_tools(self, model_id: str | None = None, *, timeout: float | None = None) -> pb.ListToolsResponse:
         """Lists the server's tools (ListTools) rendered for a model family.

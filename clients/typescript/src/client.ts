@@ -44,10 +44,13 @@ import {
   ToolGuardService,
   type ExecuteEditResponse,
   type ExecuteWriteResponse,
+  type GetFileInfoResponse,
   type ListToolsResponse,
   type ReadFileResponse,
   type ListDirectoryResponse,
   type FindFilesResponse,
+  type ReadFilesResponse,
+  type ReadMediaFileResponse,
   type RequestContextSchema,
   type Session,
   type StreamDelta,
@@ -355,6 +358,20 @@ export interface ReadInput extends RequestOptions {
    * absent for its first.
    */
   column?: number;
+  /** Only the first `head` lines; not with `tail`, `offset` or `limit`. */
+  head?: number;
+  /** Only the last `tail` lines. */
+  tail?: number;
+}
+
+/** Options of {@link ToolGuardClient.readFiles}. */
+export interface ReadFilesInput extends RequestOptions {
+  /** Only each file's first `head` lines. */
+  head?: number;
+  /** Only each file's last `tail` lines (not with `head`). */
+  tail?: number;
+  /** Number the lines as `"  12 | code"`. */
+  lineNumbers?: boolean;
 }
 
 /**
@@ -752,6 +769,8 @@ export class ToolGuardClient {
       limit: input.limit ?? 0,
       lineNumbers: input.lineNumbers ?? false,
       column: input.column ?? 0,
+      head: input.head ?? 0,
+      tail: input.tail ?? 0,
     };
     return this.#unary(() => this.raw.readFile(request, callOptions(input)));
   }
@@ -796,6 +815,41 @@ export class ToolGuardClient {
       gitignore: input.gitignore ?? false,
     };
     return this.#unary(() => this.raw.findFiles(request, callOptions(input)));
+   * GetFileInfo: describes paths of the context's workspace: type, size,
+   * mode, times, a link's target (never followed), a text file's line
+   * count and SHA-256, and whether the path is denied. Each path's refusal
+   * is beside it (`files[i].error`); a denied path carries only `denied`
+   * and `deniedBy`. The verdict is a mistake only when no path could be
+   * described; no path, or more than 100, is `INVALID_ARGUMENT`.
+   */
+  async fileInfo(paths: string[], input: RequestOptions = {}): Promise<GetFileInfoResponse> {
+    const request = { context: this.#requestContext(), paths };
+    return this.#unary(() => this.raw.getFileInfo(request, callOptions(input)));
+  }
+
+  /**
+   * ReadFiles: reads several text files, each through {@link read}'s
+   * checks, sharing the answer's bytes. Each file's refusal is beside it;
+   * the verdict is a mistake only when no file could be read.
+   */
+  async readFiles(paths: string[], input: ReadFilesInput = {}): Promise<ReadFilesResponse> {
+    const request = {
+      context: this.#requestContext(),
+      paths,
+      head: input.head ?? 0,
+      tail: input.tail ?? 0,
+      lineNumbers: input.lineNumbers ?? false,
+    };
+    return this.#unary(() => this.raw.readFiles(request, callOptions(input)));
+  }
+
+  /**
+   * ReadMediaFile: an image, audio or other media file as bytes and MIME
+   * type, up to the server's `--max-media-bytes`; a refusal is a verdict.
+   */
+  async readMedia(path: string, input: RequestOptions = {}): Promise<ReadMediaFileResponse> {
+    const request = { context: this.#requestContext(), path };
+    return this.#unary(() => this.raw.readMediaFile(request, callOptions(input)));
   }
 
   /**

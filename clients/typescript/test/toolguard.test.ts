@@ -17,6 +17,7 @@ import {
   EditStatus,
   ErrorInfoSchema,
   FileChangeKind,
+  FileType,
   MatchStrategy,
   StreamFormat,
   ToolGuardError,
@@ -491,6 +492,35 @@ describe("ListDirectory and FindFiles", () => {
     }
     const bad = await session().findFiles("[a-");
     assert.deepEqual(bad.verdict?.violations.map((v) => v.code), ["INVALID_VALUE"]);
+describe("GetFileInfo, ReadFiles, ReadMediaFile", () => {
+  it("describes paths, reads several files and a media file, refusals beside each path", async () => {
+    await put("look/a.py", "a\nb\nc\n");
+    await writeFile(join(server.workspace, "look/dot.png"), Buffer.from("\x89PNG\r\n\x1a\n\x00\x00", "latin1"));
+    const tail = await session().read("look/a.py", { tail: 1 });
+    assert.equal(tail.content, "c\n");
+
+    const info = await session().fileInfo(["look/a.py", ".git/config", "../x"]);
+    assert.equal(info.verdict?.ok, true, info.verdict?.feedback);
+    const [f, denied, outside] = info.files;
+    assert.deepEqual([f?.type, f?.totalLines, f?.sha256], [FileType.FILE, 3, sha256("a\nb\nc\n")]);
+    assert.equal(denied?.denied, true);
+    assert.match(denied?.deniedBy ?? "", /\.git/);
+    assert.equal(denied?.modified, undefined);
+    assert.equal(outside?.error?.code, "OUTSIDE_WORKSPACE");
+
+    const many = await session().readFiles(["look/a.py", "look/dot.png"], { head: 1 });
+    assert.equal(many.verdict?.ok, true, many.verdict?.feedback);
+    assert.equal(many.files[0]?.content, "a\n");
+    assert.equal(many.files[1]?.error?.code, "BINARY_FILE");
+
+    const media = await session().readMedia("look/dot.png");
+    assert.equal(media.verdict?.ok, true, media.verdict?.feedback);
+    assert.equal(media.mimeType, "image/png");
+    assert.deepEqual(Buffer.from(media.data), Buffer.from("\x89PNG\r\n\x1a\n\x00\x00", "latin1"));
+
+    const err = await rejection(() => session().fileInfo([]));
+    assert.equal(err.code, Code.InvalidArgument);
+    assert.equal(err.reason, "PATHS_REQUIRED");
   });
 });
 

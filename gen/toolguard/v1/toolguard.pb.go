@@ -489,6 +489,67 @@ func (EntryType) EnumDescriptor() ([]byte, []int) {
 	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{5}
 }
 
+// FileType is what a path is.
+type FileType int32
+
+const (
+	// Not described (refused or denied).
+	FileType_FILE_TYPE_UNSPECIFIED FileType = 0
+	// A regular file.
+	FileType_FILE_TYPE_FILE FileType = 1
+	// A directory.
+	FileType_FILE_TYPE_DIRECTORY FileType = 2
+	// A symbolic link, described and never followed.
+	FileType_FILE_TYPE_SYMLINK FileType = 3
+	// A named pipe, socket or device.
+	FileType_FILE_TYPE_OTHER FileType = 4
+)
+
+// Enum value maps for FileType.
+var (
+	FileType_name = map[int32]string{
+		0: "FILE_TYPE_UNSPECIFIED",
+		1: "FILE_TYPE_FILE",
+		2: "FILE_TYPE_DIRECTORY",
+		3: "FILE_TYPE_SYMLINK",
+		4: "FILE_TYPE_OTHER",
+	}
+	FileType_value = map[string]int32{
+		"FILE_TYPE_UNSPECIFIED": 0,
+		"FILE_TYPE_FILE":        1,
+		"FILE_TYPE_DIRECTORY":   2,
+		"FILE_TYPE_SYMLINK":     3,
+		"FILE_TYPE_OTHER":       4,
+	}
+)
+
+func (x FileType) Enum() *FileType {
+	p := new(FileType)
+	*p = x
+	return p
+}
+
+func (x FileType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FileType) Descriptor() protoreflect.EnumDescriptor {
+	return file_toolguard_v1_toolguard_proto_enumTypes[6].Descriptor()
+}
+
+func (FileType) Type() protoreflect.EnumType {
+	return &file_toolguard_v1_toolguard_proto_enumTypes[6]
+}
+
+func (x FileType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FileType.Descriptor instead.
+func (FileType) EnumDescriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{6}
+}
+
 // RequestContext identifies who a call belongs to. Every call-carrying request
 // has one.
 type RequestContext struct {
@@ -2272,7 +2333,13 @@ type ReadFileRequest struct {
 	// Optional; 0 means the line's first byte. A column past the end of the
 	// line, or inside a UTF-8 character, fails with INVALID_ARGUMENT
 	// (INVALID_COLUMN), whose message names the column to give instead.
-	Column        uint32 `protobuf:"varint,6,opt,name=column,proto3" json:"column,omitempty"`
+	Column uint32 `protobuf:"varint,6,opt,name=column,proto3" json:"column,omitempty"`
+	// Return only the first `head` lines. Optional; not with `tail`,
+	// `offset` or `limit` (a verdict says so).
+	Head uint32 `protobuf:"varint,7,opt,name=head,proto3" json:"head,omitempty"`
+	// Return only the last `tail` lines. Optional; not with `head`,
+	// `offset` or `limit`.
+	Tail          uint32 `protobuf:"varint,8,opt,name=tail,proto3" json:"tail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2345,6 +2412,20 @@ func (x *ReadFileRequest) GetLineNumbers() bool {
 func (x *ReadFileRequest) GetColumn() uint32 {
 	if x != nil {
 		return x.Column
+	}
+	return 0
+}
+
+func (x *ReadFileRequest) GetHead() uint32 {
+	if x != nil {
+		return x.Head
+	}
+	return 0
+}
+
+func (x *ReadFileRequest) GetTail() uint32 {
+	if x != nil {
+		return x.Tail
 	}
 	return 0
 }
@@ -4401,6 +4482,710 @@ func (x *FindFilesResponse) GetText() string {
 	return ""
 }
 
+// GetFileInfoRequest asks for the description of paths.
+type GetFileInfoRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the call belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// Paths as the model wrote them, 1 to 100. Required.
+	Paths         []string `protobuf:"bytes,2,rep,name=paths,proto3" json:"paths,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFileInfoRequest) Reset() {
+	*x = GetFileInfoRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFileInfoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFileInfoRequest) ProtoMessage() {}
+
+func (x *GetFileInfoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFileInfoRequest.ProtoReflect.Descriptor instead.
+func (*GetFileInfoRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *GetFileInfoRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *GetFileInfoRequest) GetPaths() []string {
+	if x != nil {
+		return x.Paths
+	}
+	return nil
+}
+
+// GetFileInfoResponse carries the verdict and each path's description, in
+// the order asked (also when the verdict is not usable).
+type GetFileInfoResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict; `ok` is false when no path could be described.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// One entry per path asked.
+	Files         []*FileInfo `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFileInfoResponse) Reset() {
+	*x = GetFileInfoResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFileInfoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFileInfoResponse) ProtoMessage() {}
+
+func (x *GetFileInfoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFileInfoResponse.ProtoReflect.Descriptor instead.
+func (*GetFileInfoResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *GetFileInfoResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *GetFileInfoResponse) GetFiles() []*FileInfo {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// FileInfo describes one path, or says why it was not described. A denied
+// path carries only `denied`, `denied_by` and `error`: nothing about its
+// content or whether it exists.
+type FileInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The path as asked.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// Workspace-relative path described.
+	ResolvedPath string `protobuf:"bytes,2,opt,name=resolved_path,json=resolvedPath,proto3" json:"resolved_path,omitempty"`
+	// What the path is.
+	Type FileType `protobuf:"varint,3,opt,name=type,proto3,enum=toolguard.v1.FileType" json:"type,omitempty"`
+	// Size in bytes (a link's: the length of its target).
+	Size uint64 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	// Permission bits, e.g. 0644 (420).
+	Mode uint32 `protobuf:"varint,5,opt,name=mode,proto3" json:"mode,omitempty"`
+	// Last modification; always set for a described path.
+	Modified *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=modified,proto3" json:"modified,omitempty"`
+	// Last access, where the platform reports it.
+	Accessed *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=accessed,proto3" json:"accessed,omitempty"`
+	// Creation (birth), where the file system records it.
+	Created *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created,proto3" json:"created,omitempty"`
+	// A link's target exactly as written; it is not followed.
+	LinkTarget string `protobuf:"bytes,9,opt,name=link_target,json=linkTarget,proto3" json:"link_target,omitempty"`
+	// Line count of a regular text file; unset when not counted.
+	TotalLines *uint32 `protobuf:"varint,10,opt,name=total_lines,json=totalLines,proto3,oneof" json:"total_lines,omitempty"`
+	// Hex SHA-256 of a regular file, as expected_sha256 takes it.
+	Sha256 string `protobuf:"bytes,11,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// Why `total_lines` or `sha256` is missing for a regular file (binary,
+	// over the size limit, the call's reading budget spent).
+	NotComputed string `protobuf:"bytes,12,opt,name=not_computed,json=notComputed,proto3" json:"not_computed,omitempty"`
+	// The workspace policy denies the path.
+	Denied bool `protobuf:"varint,13,opt,name=denied,proto3" json:"denied,omitempty"`
+	// The pattern that denies it and where it comes from, e.g.
+	// `pattern ".git" (default)`.
+	DeniedBy string `protobuf:"bytes,14,opt,name=denied_by,json=deniedBy,proto3" json:"denied_by,omitempty"`
+	// Why the path was not described (OUTSIDE_WORKSPACE, DENIED_PATH,
+	// FILE_NOT_FOUND, ...); unset when it was.
+	Error         *Violation `protobuf:"bytes,15,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileInfo) Reset() {
+	*x = FileInfo{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileInfo) ProtoMessage() {}
+
+func (x *FileInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileInfo.ProtoReflect.Descriptor instead.
+func (*FileInfo) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *FileInfo) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *FileInfo) GetResolvedPath() string {
+	if x != nil {
+		return x.ResolvedPath
+	}
+	return ""
+}
+
+func (x *FileInfo) GetType() FileType {
+	if x != nil {
+		return x.Type
+	}
+	return FileType_FILE_TYPE_UNSPECIFIED
+}
+
+func (x *FileInfo) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *FileInfo) GetMode() uint32 {
+	if x != nil {
+		return x.Mode
+	}
+	return 0
+}
+
+func (x *FileInfo) GetModified() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Modified
+	}
+	return nil
+}
+
+func (x *FileInfo) GetAccessed() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Accessed
+	}
+	return nil
+}
+
+func (x *FileInfo) GetCreated() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Created
+	}
+	return nil
+}
+
+func (x *FileInfo) GetLinkTarget() string {
+	if x != nil {
+		return x.LinkTarget
+	}
+	return ""
+}
+
+func (x *FileInfo) GetTotalLines() uint32 {
+	if x != nil && x.TotalLines != nil {
+		return *x.TotalLines
+	}
+	return 0
+}
+
+func (x *FileInfo) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *FileInfo) GetNotComputed() string {
+	if x != nil {
+		return x.NotComputed
+	}
+	return ""
+}
+
+func (x *FileInfo) GetDenied() bool {
+	if x != nil {
+		return x.Denied
+	}
+	return false
+}
+
+func (x *FileInfo) GetDeniedBy() string {
+	if x != nil {
+		return x.DeniedBy
+	}
+	return ""
+}
+
+func (x *FileInfo) GetError() *Violation {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+// ReadFilesRequest asks for several text files.
+type ReadFilesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the call belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// Paths as the model wrote them, 1 to 50. Required.
+	Paths []string `protobuf:"bytes,2,rep,name=paths,proto3" json:"paths,omitempty"`
+	// Return only the first `head` lines of each file. Optional.
+	Head uint32 `protobuf:"varint,3,opt,name=head,proto3" json:"head,omitempty"`
+	// Return only the last `tail` lines of each file. Optional; not with `head`.
+	Tail uint32 `protobuf:"varint,4,opt,name=tail,proto3" json:"tail,omitempty"`
+	// Prefix each line with its number, as ReadFileRequest.line_numbers.
+	LineNumbers   bool `protobuf:"varint,5,opt,name=line_numbers,json=lineNumbers,proto3" json:"line_numbers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFilesRequest) Reset() {
+	*x = ReadFilesRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFilesRequest) ProtoMessage() {}
+
+func (x *ReadFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFilesRequest.ProtoReflect.Descriptor instead.
+func (*ReadFilesRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ReadFilesRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *ReadFilesRequest) GetPaths() []string {
+	if x != nil {
+		return x.Paths
+	}
+	return nil
+}
+
+func (x *ReadFilesRequest) GetHead() uint32 {
+	if x != nil {
+		return x.Head
+	}
+	return 0
+}
+
+func (x *ReadFilesRequest) GetTail() uint32 {
+	if x != nil {
+		return x.Tail
+	}
+	return 0
+}
+
+func (x *ReadFilesRequest) GetLineNumbers() bool {
+	if x != nil {
+		return x.LineNumbers
+	}
+	return false
+}
+
+// ReadFilesResponse carries the verdict and each file's text, in the order
+// asked (also when the verdict is not usable).
+type ReadFilesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict; `ok` is false when no file could be read.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// One entry per path asked.
+	Files         []*FileText `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadFilesResponse) Reset() {
+	*x = ReadFilesResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadFilesResponse) ProtoMessage() {}
+
+func (x *ReadFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadFilesResponse.ProtoReflect.Descriptor instead.
+func (*ReadFilesResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ReadFilesResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *ReadFilesResponse) GetFiles() []*FileText {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// FileText is one file of ReadFiles: its text as ReadFileResponse gives
+// it, or why it was not read.
+type FileText struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The path as asked.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// Workspace-relative path read.
+	ResolvedPath string `protobuf:"bytes,2,opt,name=resolved_path,json=resolvedPath,proto3" json:"resolved_path,omitempty"`
+	// As in ReadFileResponse.
+	Content    string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	Sha256     string `protobuf:"bytes,4,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Size       uint64 `protobuf:"varint,5,opt,name=size,proto3" json:"size,omitempty"`
+	TotalLines uint32 `protobuf:"varint,6,opt,name=total_lines,json=totalLines,proto3" json:"total_lines,omitempty"`
+	StartLine  uint32 `protobuf:"varint,7,opt,name=start_line,json=startLine,proto3" json:"start_line,omitempty"`
+	EndLine    uint32 `protobuf:"varint,8,opt,name=end_line,json=endLine,proto3" json:"end_line,omitempty"`
+	// The text was cut at this file's share of the answer; read on with
+	// ReadFile from `next_offset` (and `next_column`).
+	Truncated  bool   `protobuf:"varint,9,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	NextOffset uint32 `protobuf:"varint,10,opt,name=next_offset,json=nextOffset,proto3" json:"next_offset,omitempty"`
+	NextColumn uint32 `protobuf:"varint,11,opt,name=next_column,json=nextColumn,proto3" json:"next_column,omitempty"`
+	// Why the file was not read (BINARY_FILE, DENIED_PATH, ...); unset when it was.
+	Error         *Violation `protobuf:"bytes,12,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileText) Reset() {
+	*x = FileText{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileText) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileText) ProtoMessage() {}
+
+func (x *FileText) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileText.ProtoReflect.Descriptor instead.
+func (*FileText) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *FileText) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *FileText) GetResolvedPath() string {
+	if x != nil {
+		return x.ResolvedPath
+	}
+	return ""
+}
+
+func (x *FileText) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *FileText) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *FileText) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *FileText) GetTotalLines() uint32 {
+	if x != nil {
+		return x.TotalLines
+	}
+	return 0
+}
+
+func (x *FileText) GetStartLine() uint32 {
+	if x != nil {
+		return x.StartLine
+	}
+	return 0
+}
+
+func (x *FileText) GetEndLine() uint32 {
+	if x != nil {
+		return x.EndLine
+	}
+	return 0
+}
+
+func (x *FileText) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *FileText) GetNextOffset() uint32 {
+	if x != nil {
+		return x.NextOffset
+	}
+	return 0
+}
+
+func (x *FileText) GetNextColumn() uint32 {
+	if x != nil {
+		return x.NextColumn
+	}
+	return 0
+}
+
+func (x *FileText) GetError() *Violation {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+// ReadMediaFileRequest asks for one media file.
+type ReadMediaFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the call belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// Path as the model wrote it. Required.
+	Path          string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadMediaFileRequest) Reset() {
+	*x = ReadMediaFileRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadMediaFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadMediaFileRequest) ProtoMessage() {}
+
+func (x *ReadMediaFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadMediaFileRequest.ProtoReflect.Descriptor instead.
+func (*ReadMediaFileRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ReadMediaFileRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *ReadMediaFileRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+// ReadMediaFileResponse carries the verdict and, when usable, the file.
+type ReadMediaFileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict; `ok` is false when the file was not read (as ReadFile's,
+	// and FILE_TOO_LARGE past --max-media-bytes).
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// Workspace-relative path read.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// MIME type, by content and, where content says too little, extension.
+	MimeType string `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// The file's bytes.
+	Data []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	// Hex SHA-256 of the file.
+	Sha256        string `protobuf:"bytes,5,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadMediaFileResponse) Reset() {
+	*x = ReadMediaFileResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadMediaFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadMediaFileResponse) ProtoMessage() {}
+
+func (x *ReadMediaFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadMediaFileResponse.ProtoReflect.Descriptor instead.
+func (*ReadMediaFileResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *ReadMediaFileResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *ReadMediaFileResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ReadMediaFileResponse) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *ReadMediaFileResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ReadMediaFileResponse) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
 var File_toolguard_v1_toolguard_proto protoreflect.FileDescriptor
 
 const file_toolguard_v1_toolguard_proto_rawDesc = "" +
@@ -4534,14 +5319,16 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\achanges\x18\x04 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x18\n" +
 	"\aapplied\x18\x05 \x01(\bR\aapplied\x126\n" +
 	"\vdiff_elided\x18\x06 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
-	"diffElided\"\xc6\x01\n" +
+	"diffElided\"\xee\x01\n" +
 	"\x0fReadFileRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
 	"\x06offset\x18\x03 \x01(\rR\x06offset\x12\x14\n" +
 	"\x05limit\x18\x04 \x01(\rR\x05limit\x12!\n" +
 	"\fline_numbers\x18\x05 \x01(\bR\vlineNumbers\x12\x16\n" +
-	"\x06column\x18\x06 \x01(\rR\x06column\"\xd8\x02\n" +
+	"\x06column\x18\x06 \x01(\rR\x06column\x12\x12\n" +
+	"\x04head\x18\a \x01(\rR\x04head\x12\x12\n" +
+	"\x04tail\x18\b \x01(\rR\x04tail\"\xd8\x02\n" +
 	"\x10ReadFileResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
@@ -4702,7 +5489,69 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\amatches\x18\x03 \x03(\v2\x1c.toolguard.v1.DirectoryEntryR\amatches\x12\x18\n" +
 	"\aomitted\x18\x04 \x01(\rR\aomitted\x12\x18\n" +
 	"\apartial\x18\x05 \x01(\bR\apartial\x12\x12\n" +
-	"\x04text\x18\x06 \x01(\tR\x04text*{\n" +
+	"\x04text\x18\x06 \x01(\tR\x04text\"b\n" +
+	"\x12GetFileInfoRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x14\n" +
+	"\x05paths\x18\x02 \x03(\tR\x05paths\"t\n" +
+	"\x13GetFileInfoResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12,\n" +
+	"\x05files\x18\x02 \x03(\v2\x16.toolguard.v1.FileInfoR\x05files\"\xb3\x04\n" +
+	"\bFileInfo\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12#\n" +
+	"\rresolved_path\x18\x02 \x01(\tR\fresolvedPath\x12*\n" +
+	"\x04type\x18\x03 \x01(\x0e2\x16.toolguard.v1.FileTypeR\x04type\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x04R\x04size\x12\x12\n" +
+	"\x04mode\x18\x05 \x01(\rR\x04mode\x126\n" +
+	"\bmodified\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bmodified\x126\n" +
+	"\baccessed\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\baccessed\x124\n" +
+	"\acreated\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x12\x1f\n" +
+	"\vlink_target\x18\t \x01(\tR\n" +
+	"linkTarget\x12$\n" +
+	"\vtotal_lines\x18\n" +
+	" \x01(\rH\x00R\n" +
+	"totalLines\x88\x01\x01\x12\x16\n" +
+	"\x06sha256\x18\v \x01(\tR\x06sha256\x12!\n" +
+	"\fnot_computed\x18\f \x01(\tR\vnotComputed\x12\x16\n" +
+	"\x06denied\x18\r \x01(\bR\x06denied\x12\x1b\n" +
+	"\tdenied_by\x18\x0e \x01(\tR\bdeniedBy\x12-\n" +
+	"\x05error\x18\x0f \x01(\v2\x17.toolguard.v1.ViolationR\x05errorB\x0e\n" +
+	"\f_total_lines\"\xab\x01\n" +
+	"\x10ReadFilesRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x14\n" +
+	"\x05paths\x18\x02 \x03(\tR\x05paths\x12\x12\n" +
+	"\x04head\x18\x03 \x01(\rR\x04head\x12\x12\n" +
+	"\x04tail\x18\x04 \x01(\rR\x04tail\x12!\n" +
+	"\fline_numbers\x18\x05 \x01(\bR\vlineNumbers\"r\n" +
+	"\x11ReadFilesResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12,\n" +
+	"\x05files\x18\x02 \x03(\v2\x16.toolguard.v1.FileTextR\x05files\"\xf3\x02\n" +
+	"\bFileText\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12#\n" +
+	"\rresolved_path\x18\x02 \x01(\tR\fresolvedPath\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x16\n" +
+	"\x06sha256\x18\x04 \x01(\tR\x06sha256\x12\x12\n" +
+	"\x04size\x18\x05 \x01(\x04R\x04size\x12\x1f\n" +
+	"\vtotal_lines\x18\x06 \x01(\rR\n" +
+	"totalLines\x12\x1d\n" +
+	"\n" +
+	"start_line\x18\a \x01(\rR\tstartLine\x12\x19\n" +
+	"\bend_line\x18\b \x01(\rR\aendLine\x12\x1c\n" +
+	"\ttruncated\x18\t \x01(\bR\ttruncated\x12\x1f\n" +
+	"\vnext_offset\x18\n" +
+	" \x01(\rR\n" +
+	"nextOffset\x12\x1f\n" +
+	"\vnext_column\x18\v \x01(\rR\n" +
+	"nextColumn\x12-\n" +
+	"\x05error\x18\f \x01(\v2\x17.toolguard.v1.ViolationR\x05error\"b\n" +
+	"\x14ReadMediaFileRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\"\xa5\x01\n" +
+	"\x15ReadMediaFileResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1b\n" +
+	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\x12\x16\n" +
+	"\x06sha256\x18\x05 \x01(\tR\x06sha256*{\n" +
 	"\rArgumentsForm\x12\x1e\n" +
 	"\x1aARGUMENTS_FORM_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ARGUMENTS_FORM_TEXT\x10\x01\x12\x19\n" +
@@ -4757,7 +5606,13 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x0fENTRY_TYPE_FILE\x10\x01\x12\x18\n" +
 	"\x14ENTRY_TYPE_DIRECTORY\x10\x02\x12\x16\n" +
 	"\x12ENTRY_TYPE_SYMLINK\x10\x03\x12\x14\n" +
-	"\x10ENTRY_TYPE_OTHER\x10\x042\xed\x06\n" +
+	"\x10ENTRY_TYPE_OTHER\x10\x04*~\n" +
+	"\bFileType\x12\x19\n" +
+	"\x15FILE_TYPE_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eFILE_TYPE_FILE\x10\x01\x12\x17\n" +
+	"\x13FILE_TYPE_DIRECTORY\x10\x02\x12\x15\n" +
+	"\x11FILE_TYPE_SYMLINK\x10\x03\x12\x13\n" +
+	"\x0fFILE_TYPE_OTHER\x10\x042\xe9\b\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
@@ -4768,7 +5623,10 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponse\x12I\n" +
 	"\bReadFile\x12\x1d.toolguard.v1.ReadFileRequest\x1a\x1e.toolguard.v1.ReadFileResponse\x12X\n" +
 	"\rListDirectory\x12\".toolguard.v1.ListDirectoryRequest\x1a#.toolguard.v1.ListDirectoryResponse\x12L\n" +
-	"\tFindFiles\x12\x1e.toolguard.v1.FindFilesRequest\x1a\x1f.toolguard.v1.FindFilesResponse\x12b\n" +
+	"\tFindFiles\x12\x1e.toolguard.v1.FindFilesRequest\x1a\x1f.toolguard.v1.FindFilesResponse\x12R\n" +
+	"\vGetFileInfo\x12 .toolguard.v1.GetFileInfoRequest\x1a!.toolguard.v1.GetFileInfoResponse\x12L\n" +
+	"\tReadFiles\x12\x1e.toolguard.v1.ReadFilesRequest\x1a\x1f.toolguard.v1.ReadFilesResponse\x12X\n" +
+	"\rReadMediaFile\x12\".toolguard.v1.ReadMediaFileRequest\x1a#.toolguard.v1.ReadMediaFileResponse\x12b\n" +
 	"\x0fStreamToolCalls\x12$.toolguard.v1.StreamToolCallsRequest\x1a%.toolguard.v1.StreamToolCallsResponse(\x010\x01B=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
 
 var (
@@ -4783,8 +5641,8 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 	return file_toolguard_v1_toolguard_proto_rawDescData
 }
 
-var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
@@ -4792,150 +5650,179 @@ var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(FileChangeKind)(0),              // 3: toolguard.v1.FileChangeKind
 	(StreamFormat)(0),                // 4: toolguard.v1.StreamFormat
 	(EntryType)(0),                   // 5: toolguard.v1.EntryType
-	(*RequestContext)(nil),           // 6: toolguard.v1.RequestContext
-	(*ToolCall)(nil),                 // 7: toolguard.v1.ToolCall
-	(*StringParams)(nil),             // 8: toolguard.v1.StringParams
-	(*ToolDefinition)(nil),           // 9: toolguard.v1.ToolDefinition
-	(*ParamAliases)(nil),             // 10: toolguard.v1.ParamAliases
-	(*Verdict)(nil),                  // 11: toolguard.v1.Verdict
-	(*Elision)(nil),                  // 12: toolguard.v1.Elision
-	(*Repair)(nil),                   // 13: toolguard.v1.Repair
-	(*Violation)(nil),                // 14: toolguard.v1.Violation
-	(*MistakeState)(nil),             // 15: toolguard.v1.MistakeState
-	(*ValidateToolCallRequest)(nil),  // 16: toolguard.v1.ValidateToolCallRequest
-	(*ValidateToolCallResponse)(nil), // 17: toolguard.v1.ValidateToolCallResponse
-	(*ListToolsRequest)(nil),         // 18: toolguard.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),        // 19: toolguard.v1.ListToolsResponse
-	(*ToolSpec)(nil),                 // 20: toolguard.v1.ToolSpec
-	(*GetSessionRequest)(nil),        // 21: toolguard.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 22: toolguard.v1.GetSessionResponse
-	(*ResetSessionRequest)(nil),      // 23: toolguard.v1.ResetSessionRequest
-	(*ResetSessionResponse)(nil),     // 24: toolguard.v1.ResetSessionResponse
-	(*Session)(nil),                  // 25: toolguard.v1.Session
-	(*ExecuteWriteRequest)(nil),      // 26: toolguard.v1.ExecuteWriteRequest
-	(*ExecuteWriteResponse)(nil),     // 27: toolguard.v1.ExecuteWriteResponse
-	(*ExecuteEditRequest)(nil),       // 28: toolguard.v1.ExecuteEditRequest
-	(*ExecuteEditResponse)(nil),      // 29: toolguard.v1.ExecuteEditResponse
-	(*ReadFileRequest)(nil),          // 30: toolguard.v1.ReadFileRequest
-	(*ReadFileResponse)(nil),         // 31: toolguard.v1.ReadFileResponse
-	(*EditResult)(nil),               // 32: toolguard.v1.EditResult
-	(*FileChange)(nil),               // 33: toolguard.v1.FileChange
-	(*StreamToolCallsRequest)(nil),   // 34: toolguard.v1.StreamToolCallsRequest
-	(*StreamStart)(nil),              // 35: toolguard.v1.StreamStart
-	(*StreamOptions)(nil),            // 36: toolguard.v1.StreamOptions
-	(*StreamDelta)(nil),              // 37: toolguard.v1.StreamDelta
-	(*ToolCallDelta)(nil),            // 38: toolguard.v1.ToolCallDelta
-	(*StreamEnd)(nil),                // 39: toolguard.v1.StreamEnd
-	(*StreamToolCallsResponse)(nil),  // 40: toolguard.v1.StreamToolCallsResponse
-	(*TextEvent)(nil),                // 41: toolguard.v1.TextEvent
-	(*CallStartedEvent)(nil),         // 42: toolguard.v1.CallStartedEvent
-	(*ParamUpdateEvent)(nil),         // 43: toolguard.v1.ParamUpdateEvent
-	(*CallCompleteEvent)(nil),        // 44: toolguard.v1.CallCompleteEvent
-	(*Execution)(nil),                // 45: toolguard.v1.Execution
-	(*StreamErrorEvent)(nil),         // 46: toolguard.v1.StreamErrorEvent
-	(*StreamDoneEvent)(nil),          // 47: toolguard.v1.StreamDoneEvent
-	(*ListDirectoryRequest)(nil),     // 48: toolguard.v1.ListDirectoryRequest
-	(*DirectoryEntry)(nil),           // 49: toolguard.v1.DirectoryEntry
-	(*ListDirectoryResponse)(nil),    // 50: toolguard.v1.ListDirectoryResponse
-	(*FindFilesRequest)(nil),         // 51: toolguard.v1.FindFilesRequest
-	(*FindFilesResponse)(nil),        // 52: toolguard.v1.FindFilesResponse
-	nil,                              // 53: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 54: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 55: google.protobuf.Timestamp
+	(FileType)(0),                    // 6: toolguard.v1.FileType
+	(*RequestContext)(nil),           // 7: toolguard.v1.RequestContext
+	(*ToolCall)(nil),                 // 8: toolguard.v1.ToolCall
+	(*StringParams)(nil),             // 9: toolguard.v1.StringParams
+	(*ToolDefinition)(nil),           // 10: toolguard.v1.ToolDefinition
+	(*ParamAliases)(nil),             // 11: toolguard.v1.ParamAliases
+	(*Verdict)(nil),                  // 12: toolguard.v1.Verdict
+	(*Elision)(nil),                  // 13: toolguard.v1.Elision
+	(*Repair)(nil),                   // 14: toolguard.v1.Repair
+	(*Violation)(nil),                // 15: toolguard.v1.Violation
+	(*MistakeState)(nil),             // 16: toolguard.v1.MistakeState
+	(*ValidateToolCallRequest)(nil),  // 17: toolguard.v1.ValidateToolCallRequest
+	(*ValidateToolCallResponse)(nil), // 18: toolguard.v1.ValidateToolCallResponse
+	(*ListToolsRequest)(nil),         // 19: toolguard.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),        // 20: toolguard.v1.ListToolsResponse
+	(*ToolSpec)(nil),                 // 21: toolguard.v1.ToolSpec
+	(*GetSessionRequest)(nil),        // 22: toolguard.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 23: toolguard.v1.GetSessionResponse
+	(*ResetSessionRequest)(nil),      // 24: toolguard.v1.ResetSessionRequest
+	(*ResetSessionResponse)(nil),     // 25: toolguard.v1.ResetSessionResponse
+	(*Session)(nil),                  // 26: toolguard.v1.Session
+	(*ExecuteWriteRequest)(nil),      // 27: toolguard.v1.ExecuteWriteRequest
+	(*ExecuteWriteResponse)(nil),     // 28: toolguard.v1.ExecuteWriteResponse
+	(*ExecuteEditRequest)(nil),       // 29: toolguard.v1.ExecuteEditRequest
+	(*ExecuteEditResponse)(nil),      // 30: toolguard.v1.ExecuteEditResponse
+	(*ReadFileRequest)(nil),          // 31: toolguard.v1.ReadFileRequest
+	(*ReadFileResponse)(nil),         // 32: toolguard.v1.ReadFileResponse
+	(*EditResult)(nil),               // 33: toolguard.v1.EditResult
+	(*FileChange)(nil),               // 34: toolguard.v1.FileChange
+	(*StreamToolCallsRequest)(nil),   // 35: toolguard.v1.StreamToolCallsRequest
+	(*StreamStart)(nil),              // 36: toolguard.v1.StreamStart
+	(*StreamOptions)(nil),            // 37: toolguard.v1.StreamOptions
+	(*StreamDelta)(nil),              // 38: toolguard.v1.StreamDelta
+	(*ToolCallDelta)(nil),            // 39: toolguard.v1.ToolCallDelta
+	(*StreamEnd)(nil),                // 40: toolguard.v1.StreamEnd
+	(*StreamToolCallsResponse)(nil),  // 41: toolguard.v1.StreamToolCallsResponse
+	(*TextEvent)(nil),                // 42: toolguard.v1.TextEvent
+	(*CallStartedEvent)(nil),         // 43: toolguard.v1.CallStartedEvent
+	(*ParamUpdateEvent)(nil),         // 44: toolguard.v1.ParamUpdateEvent
+	(*CallCompleteEvent)(nil),        // 45: toolguard.v1.CallCompleteEvent
+	(*Execution)(nil),                // 46: toolguard.v1.Execution
+	(*StreamErrorEvent)(nil),         // 47: toolguard.v1.StreamErrorEvent
+	(*StreamDoneEvent)(nil),          // 48: toolguard.v1.StreamDoneEvent
+	(*ListDirectoryRequest)(nil),     // 49: toolguard.v1.ListDirectoryRequest
+	(*DirectoryEntry)(nil),           // 50: toolguard.v1.DirectoryEntry
+	(*ListDirectoryResponse)(nil),    // 51: toolguard.v1.ListDirectoryResponse
+	(*FindFilesRequest)(nil),         // 52: toolguard.v1.FindFilesRequest
+	(*FindFilesResponse)(nil),        // 53: toolguard.v1.FindFilesResponse
+	(*GetFileInfoRequest)(nil),       // 54: toolguard.v1.GetFileInfoRequest
+	(*GetFileInfoResponse)(nil),      // 55: toolguard.v1.GetFileInfoResponse
+	(*FileInfo)(nil),                 // 56: toolguard.v1.FileInfo
+	(*ReadFilesRequest)(nil),         // 57: toolguard.v1.ReadFilesRequest
+	(*ReadFilesResponse)(nil),        // 58: toolguard.v1.ReadFilesResponse
+	(*FileText)(nil),                 // 59: toolguard.v1.FileText
+	(*ReadMediaFileRequest)(nil),     // 60: toolguard.v1.ReadMediaFileRequest
+	(*ReadMediaFileResponse)(nil),    // 61: toolguard.v1.ReadMediaFileResponse
+	nil,                              // 62: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 63: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 64: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
-	8,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	53, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	54, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
-	10, // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	54, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
-	13, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
-	14, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
-	15, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
+	9,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
+	62, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	63, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	11, // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
+	63, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	14, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
+	15, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
+	16, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
 	0,  // 8: toolguard.v1.Verdict.form:type_name -> toolguard.v1.ArgumentsForm
-	12, // 9: toolguard.v1.Verdict.elided:type_name -> toolguard.v1.Elision
-	6,  // 10: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
-	7,  // 11: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
-	9,  // 12: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	11, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
-	20, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
-	9,  // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	54, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	54, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
-	25, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
-	25, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
-	15, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	55, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
-	6,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
-	7,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
-	9,  // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	11, // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
-	33, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
-	12, // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
-	6,  // 28: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
-	7,  // 29: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
-	9,  // 30: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	11, // 31: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
-	32, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
-	33, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
-	12, // 34: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
-	6,  // 35: toolguard.v1.ReadFileRequest.context:type_name -> toolguard.v1.RequestContext
-	11, // 36: toolguard.v1.ReadFileResponse.verdict:type_name -> toolguard.v1.Verdict
+	13, // 9: toolguard.v1.Verdict.elided:type_name -> toolguard.v1.Elision
+	7,  // 10: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
+	8,  // 11: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
+	10, // 12: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	12, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
+	21, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
+	10, // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
+	63, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	63, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	26, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
+	26, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
+	16, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
+	64, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	7,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
+	8,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
+	10, // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	12, // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
+	34, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
+	13, // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
+	7,  // 28: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
+	8,  // 29: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
+	10, // 30: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	12, // 31: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
+	33, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
+	34, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
+	13, // 34: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
+	7,  // 35: toolguard.v1.ReadFileRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 36: toolguard.v1.ReadFileResponse.verdict:type_name -> toolguard.v1.Verdict
 	1,  // 37: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
 	2,  // 38: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
 	3,  // 39: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
-	35, // 40: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
-	37, // 41: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
-	39, // 42: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
-	6,  // 43: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
+	36, // 40: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
+	38, // 41: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
+	40, // 42: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
+	7,  // 43: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
 	4,  // 44: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
-	9,  // 45: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
-	36, // 46: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
-	38, // 47: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
-	41, // 48: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
-	42, // 49: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
-	43, // 50: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
-	44, // 51: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
-	46, // 52: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
-	47, // 53: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
-	11, // 54: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
-	45, // 55: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
-	32, // 56: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
-	33, // 57: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
-	12, // 58: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
-	15, // 59: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
-	6,  // 60: toolguard.v1.ListDirectoryRequest.context:type_name -> toolguard.v1.RequestContext
+	10, // 45: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
+	37, // 46: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
+	39, // 47: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
+	42, // 48: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
+	43, // 49: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
+	44, // 50: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
+	45, // 51: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
+	47, // 52: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
+	48, // 53: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
+	12, // 54: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
+	46, // 55: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
+	33, // 56: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
+	34, // 57: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
+	13, // 58: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
+	16, // 59: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
+	7,  // 60: toolguard.v1.ListDirectoryRequest.context:type_name -> toolguard.v1.RequestContext
 	5,  // 61: toolguard.v1.DirectoryEntry.type:type_name -> toolguard.v1.EntryType
-	11, // 62: toolguard.v1.ListDirectoryResponse.verdict:type_name -> toolguard.v1.Verdict
-	49, // 63: toolguard.v1.ListDirectoryResponse.entries:type_name -> toolguard.v1.DirectoryEntry
-	6,  // 64: toolguard.v1.FindFilesRequest.context:type_name -> toolguard.v1.RequestContext
-	11, // 65: toolguard.v1.FindFilesResponse.verdict:type_name -> toolguard.v1.Verdict
-	49, // 66: toolguard.v1.FindFilesResponse.matches:type_name -> toolguard.v1.DirectoryEntry
-	16, // 67: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	18, // 68: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	21, // 69: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	23, // 70: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	26, // 71: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	28, // 72: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	30, // 73: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
-	48, // 74: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
-	51, // 75: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
-	34, // 76: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
-	17, // 77: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	19, // 78: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	22, // 79: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	24, // 80: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	27, // 81: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	29, // 82: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	31, // 83: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
-	50, // 84: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
-	52, // 85: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
-	40, // 86: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
-	77, // [77:87] is the sub-list for method output_type
-	67, // [67:77] is the sub-list for method input_type
-	67, // [67:67] is the sub-list for extension type_name
-	67, // [67:67] is the sub-list for extension extendee
-	0,  // [0:67] is the sub-list for field type_name
+	12, // 62: toolguard.v1.ListDirectoryResponse.verdict:type_name -> toolguard.v1.Verdict
+	50, // 63: toolguard.v1.ListDirectoryResponse.entries:type_name -> toolguard.v1.DirectoryEntry
+	7,  // 64: toolguard.v1.FindFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 65: toolguard.v1.FindFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	50, // 66: toolguard.v1.FindFilesResponse.matches:type_name -> toolguard.v1.DirectoryEntry
+	7,  // 67: toolguard.v1.GetFileInfoRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 68: toolguard.v1.GetFileInfoResponse.verdict:type_name -> toolguard.v1.Verdict
+	56, // 69: toolguard.v1.GetFileInfoResponse.files:type_name -> toolguard.v1.FileInfo
+	6,  // 70: toolguard.v1.FileInfo.type:type_name -> toolguard.v1.FileType
+	64, // 71: toolguard.v1.FileInfo.modified:type_name -> google.protobuf.Timestamp
+	64, // 72: toolguard.v1.FileInfo.accessed:type_name -> google.protobuf.Timestamp
+	64, // 73: toolguard.v1.FileInfo.created:type_name -> google.protobuf.Timestamp
+	15, // 74: toolguard.v1.FileInfo.error:type_name -> toolguard.v1.Violation
+	7,  // 75: toolguard.v1.ReadFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 76: toolguard.v1.ReadFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	59, // 77: toolguard.v1.ReadFilesResponse.files:type_name -> toolguard.v1.FileText
+	15, // 78: toolguard.v1.FileText.error:type_name -> toolguard.v1.Violation
+	7,  // 79: toolguard.v1.ReadMediaFileRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 80: toolguard.v1.ReadMediaFileResponse.verdict:type_name -> toolguard.v1.Verdict
+	17, // 81: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	19, // 82: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	22, // 83: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	24, // 84: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	27, // 85: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	29, // 86: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	31, // 87: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
+	49, // 88: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
+	52, // 89: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
+	54, // 90: toolguard.v1.ToolGuardService.GetFileInfo:input_type -> toolguard.v1.GetFileInfoRequest
+	57, // 91: toolguard.v1.ToolGuardService.ReadFiles:input_type -> toolguard.v1.ReadFilesRequest
+	60, // 92: toolguard.v1.ToolGuardService.ReadMediaFile:input_type -> toolguard.v1.ReadMediaFileRequest
+	35, // 93: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	18, // 94: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	20, // 95: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	23, // 96: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	25, // 97: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	28, // 98: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	30, // 99: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	32, // 100: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
+	51, // 101: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
+	53, // 102: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
+	55, // 103: toolguard.v1.ToolGuardService.GetFileInfo:output_type -> toolguard.v1.GetFileInfoResponse
+	58, // 104: toolguard.v1.ToolGuardService.ReadFiles:output_type -> toolguard.v1.ReadFilesResponse
+	61, // 105: toolguard.v1.ToolGuardService.ReadMediaFile:output_type -> toolguard.v1.ReadMediaFileResponse
+	41, // 106: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	94, // [94:107] is the sub-list for method output_type
+	81, // [81:94] is the sub-list for method input_type
+	81, // [81:81] is the sub-list for extension type_name
+	81, // [81:81] is the sub-list for extension extendee
+	0,  // [0:81] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -4966,13 +5853,14 @@ func file_toolguard_v1_toolguard_proto_init() {
 		(*ParamUpdateEvent_ValueJson)(nil),
 	}
 	file_toolguard_v1_toolguard_proto_msgTypes[40].OneofWrappers = []any{}
+	file_toolguard_v1_toolguard_proto_msgTypes[49].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   48,
+			NumEnums:      7,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,6 +38,9 @@ const (
 	ToolGuardService_ReadFile_FullMethodName         = "/toolguard.v1.ToolGuardService/ReadFile"
 	ToolGuardService_ListDirectory_FullMethodName    = "/toolguard.v1.ToolGuardService/ListDirectory"
 	ToolGuardService_FindFiles_FullMethodName        = "/toolguard.v1.ToolGuardService/FindFiles"
+	ToolGuardService_GetFileInfo_FullMethodName      = "/toolguard.v1.ToolGuardService/GetFileInfo"
+	ToolGuardService_ReadFiles_FullMethodName        = "/toolguard.v1.ToolGuardService/ReadFiles"
+	ToolGuardService_ReadMediaFile_FullMethodName    = "/toolguard.v1.ToolGuardService/ReadMediaFile"
 	ToolGuardService_StreamToolCalls_FullMethodName  = "/toolguard.v1.ToolGuardService/StreamToolCalls"
 )
 
@@ -96,6 +99,20 @@ type ToolGuardServiceClient interface {
 	// bound on results, in a stable order (by name, folder by folder). A bad
 	// pattern is a verdict with feedback, never a status.
 	FindFiles(ctx context.Context, in *FindFilesRequest, opts ...grpc.CallOption) (*FindFilesResponse, error)
+	// GetFileInfo describes one or more paths (get_file_info): type, size,
+	// mode, times, a link's target (never followed), a text file's line count
+	// and SHA-256, and whether the path is denied. Each path's refusal is
+	// beside it; the verdict is a mistake only when no path was described.
+	GetFileInfo(ctx context.Context, in *GetFileInfoRequest, opts ...grpc.CallOption) (*GetFileInfoResponse, error)
+	// ReadFiles reads several text files in one call (read_multiple_files),
+	// each through ReadFile's checks, optionally only their first or last
+	// lines. The answer's bytes are shared among the files; each file's
+	// refusal is beside it, and the verdict is a mistake only when no file
+	// was read.
+	ReadFiles(ctx context.Context, in *ReadFilesRequest, opts ...grpc.CallOption) (*ReadFilesResponse, error)
+	// ReadMediaFile reads an image, audio or other file as bytes with its
+	// MIME type (read_media_file), up to the server's media bound.
+	ReadMediaFile(ctx context.Context, in *ReadMediaFileRequest, opts ...grpc.CallOption) (*ReadMediaFileResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -209,6 +226,36 @@ func (c *toolGuardServiceClient) FindFiles(ctx context.Context, in *FindFilesReq
 	return out, nil
 }
 
+func (c *toolGuardServiceClient) GetFileInfo(ctx context.Context, in *GetFileInfoRequest, opts ...grpc.CallOption) (*GetFileInfoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetFileInfoResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_GetFileInfo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *toolGuardServiceClient) ReadFiles(ctx context.Context, in *ReadFilesRequest, opts ...grpc.CallOption) (*ReadFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadFilesResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_ReadFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *toolGuardServiceClient) ReadMediaFile(ctx context.Context, in *ReadMediaFileRequest, opts ...grpc.CallOption) (*ReadMediaFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadMediaFileResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_ReadMediaFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *toolGuardServiceClient) StreamToolCalls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StreamToolCallsRequest, StreamToolCallsResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &ToolGuardService_ServiceDesc.Streams[0], ToolGuardService_StreamToolCalls_FullMethodName, cOpts...)
@@ -277,6 +324,20 @@ type ToolGuardServiceServer interface {
 	// bound on results, in a stable order (by name, folder by folder). A bad
 	// pattern is a verdict with feedback, never a status.
 	FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error)
+	// GetFileInfo describes one or more paths (get_file_info): type, size,
+	// mode, times, a link's target (never followed), a text file's line count
+	// and SHA-256, and whether the path is denied. Each path's refusal is
+	// beside it; the verdict is a mistake only when no path was described.
+	GetFileInfo(context.Context, *GetFileInfoRequest) (*GetFileInfoResponse, error)
+	// ReadFiles reads several text files in one call (read_multiple_files),
+	// each through ReadFile's checks, optionally only their first or last
+	// lines. The answer's bytes are shared among the files; each file's
+	// refusal is beside it, and the verdict is a mistake only when no file
+	// was read.
+	ReadFiles(context.Context, *ReadFilesRequest) (*ReadFilesResponse, error)
+	// ReadMediaFile reads an image, audio or other file as bytes with its
+	// MIME type (read_media_file), up to the server's media bound.
+	ReadMediaFile(context.Context, *ReadMediaFileRequest) (*ReadMediaFileResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -326,6 +387,15 @@ func (UnimplementedToolGuardServiceServer) ListDirectory(context.Context, *ListD
 }
 func (UnimplementedToolGuardServiceServer) FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method FindFiles not implemented")
+}
+func (UnimplementedToolGuardServiceServer) GetFileInfo(context.Context, *GetFileInfoRequest) (*GetFileInfoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetFileInfo not implemented")
+}
+func (UnimplementedToolGuardServiceServer) ReadFiles(context.Context, *ReadFilesRequest) (*ReadFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadFiles not implemented")
+}
+func (UnimplementedToolGuardServiceServer) ReadMediaFile(context.Context, *ReadMediaFileRequest) (*ReadMediaFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadMediaFile not implemented")
 }
 func (UnimplementedToolGuardServiceServer) StreamToolCalls(grpc.BidiStreamingServer[StreamToolCallsRequest, StreamToolCallsResponse]) error {
 	return status.Error(codes.Unimplemented, "method StreamToolCalls not implemented")
@@ -513,6 +583,60 @@ func _ToolGuardService_FindFiles_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolGuardService_GetFileInfo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetFileInfoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).GetFileInfo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_GetFileInfo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).GetFileInfo(ctx, req.(*GetFileInfoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ToolGuardService_ReadFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).ReadFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_ReadFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).ReadFiles(ctx, req.(*ReadFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ToolGuardService_ReadMediaFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadMediaFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).ReadMediaFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_ReadMediaFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).ReadMediaFile(ctx, req.(*ReadMediaFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ToolGuardService_StreamToolCalls_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(ToolGuardServiceServer).StreamToolCalls(&grpc.GenericServerStream[StreamToolCallsRequest, StreamToolCallsResponse]{ServerStream: stream})
 }
@@ -562,6 +686,18 @@ var ToolGuardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FindFiles",
 			Handler:    _ToolGuardService_FindFiles_Handler,
+		},
+		{
+			MethodName: "GetFileInfo",
+			Handler:    _ToolGuardService_GetFileInfo_Handler,
+		},
+		{
+			MethodName: "ReadFiles",
+			Handler:    _ToolGuardService_ReadFiles_Handler,
+		},
+		{
+			MethodName: "ReadMediaFile",
+			Handler:    _ToolGuardService_ReadMediaFile_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -29,6 +29,11 @@ FILE_CHANGE_KIND_MODIFIED: FileChangeKind
 FILE_CHANGE_KIND_MOVED: FileChangeKind
 FILE_CHANGE_KIND_UNCHANGED: FileChangeKind
 FILE_CHANGE_KIND_UNSPECIFIED: FileChangeKind
+FILE_TYPE_DIRECTORY: FileType
+FILE_TYPE_FILE: FileType
+FILE_TYPE_OTHER: FileType
+FILE_TYPE_SYMLINK: FileType
+FILE_TYPE_UNSPECIFIED: FileType
 MATCH_STRATEGY_BLOCK_ANCHOR: MatchStrategy
 MATCH_STRATEGY_EXACT: MatchStrategy
 MATCH_STRATEGY_FUZZY: MatchStrategy
@@ -223,6 +228,68 @@ class FileChange(_message.Message):
     size: int
     def __init__(self, path: _Optional[str] = ..., kind: _Optional[_Union[FileChangeKind, str]] = ..., previous_sha256: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., moved_to: _Optional[str] = ..., directory: bool = ..., entries: _Optional[int] = ...) -> None: ...
 
+class FileInfo(_message.Message):
+    __slots__ = ["accessed", "created", "denied", "denied_by", "error", "link_target", "mode", "modified", "not_computed", "path", "resolved_path", "sha256", "size", "total_lines", "type"]
+    ACCESSED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    DENIED_BY_FIELD_NUMBER: _ClassVar[int]
+    DENIED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    LINK_TARGET_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    MODIFIED_FIELD_NUMBER: _ClassVar[int]
+    NOT_COMPUTED_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_PATH_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    accessed: _timestamp_pb2.Timestamp
+    created: _timestamp_pb2.Timestamp
+    denied: bool
+    denied_by: str
+    error: Violation
+    link_target: str
+    mode: int
+    modified: _timestamp_pb2.Timestamp
+    not_computed: str
+    path: str
+    resolved_path: str
+    sha256: str
+    size: int
+    total_lines: int
+    type: FileType
+    def __init__(self, path: _Optional[str] = ..., resolved_path: _Optional[str] = ..., type: _Optional[_Union[FileType, str]] = ..., size: _Optional[int] = ..., mode: _Optional[int] = ..., modified: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., accessed: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., created: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., link_target: _Optional[str] = ..., total_lines: _Optional[int] = ..., sha256: _Optional[str] = ..., not_computed: _Optional[str] = ..., denied: bool = ..., denied_by: _Optional[str] = ..., error: _Optional[_Union[Violation, _Mapping]] = ...) -> None: ...
+
+class FileText(_message.Message):
+    __slots__ = ["content", "end_line", "error", "next_column", "next_offset", "path", "resolved_path", "sha256", "size", "start_line", "total_lines", "truncated"]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    NEXT_COLUMN_FIELD_NUMBER: _ClassVar[int]
+    NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_PATH_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    end_line: int
+    error: Violation
+    next_column: int
+    next_offset: int
+    path: str
+    resolved_path: str
+    sha256: str
+    size: int
+    start_line: int
+    total_lines: int
+    truncated: bool
+    def __init__(self, path: _Optional[str] = ..., resolved_path: _Optional[str] = ..., content: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., total_lines: _Optional[int] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., truncated: bool = ..., next_offset: _Optional[int] = ..., next_column: _Optional[int] = ..., error: _Optional[_Union[Violation, _Mapping]] = ...) -> None: ...
+
 class FindFilesRequest(_message.Message):
     __slots__ = ["context", "exclude", "gitignore", "max_results", "path", "pattern"]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
@@ -254,6 +321,22 @@ class FindFilesResponse(_message.Message):
     text: str
     verdict: Verdict
     def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., matches: _Optional[_Iterable[_Union[DirectoryEntry, _Mapping]]] = ..., omitted: _Optional[int] = ..., partial: bool = ..., text: _Optional[str] = ...) -> None: ...
+
+class GetFileInfoRequest(_message.Message):
+    __slots__ = ["context", "paths"]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    context: RequestContext
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., paths: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetFileInfoResponse(_message.Message):
+    __slots__ = ["files", "verdict"]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    files: _containers.RepeatedCompositeFieldContainer[FileInfo]
+    verdict: Verdict
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., files: _Optional[_Iterable[_Union[FileInfo, _Mapping]]] = ...) -> None: ...
 
 class GetSessionRequest(_message.Message):
     __slots__ = ["session_id"]
@@ -358,20 +441,24 @@ class ParamUpdateEvent(_message.Message):
     def __init__(self, index: _Optional[int] = ..., param: _Optional[str] = ..., append: _Optional[str] = ..., value_json: _Optional[str] = ...) -> None: ...
 
 class ReadFileRequest(_message.Message):
-    __slots__ = ["column", "context", "limit", "line_numbers", "offset", "path"]
+    __slots__ = ["column", "context", "head", "limit", "line_numbers", "offset", "path", "tail"]
     COLUMN_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     LINE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    TAIL_FIELD_NUMBER: _ClassVar[int]
     column: int
     context: RequestContext
+    head: int
     limit: int
     line_numbers: bool
     offset: int
     path: str
-    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., line_numbers: bool = ..., column: _Optional[int] = ...) -> None: ...
+    tail: int
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., line_numbers: bool = ..., column: _Optional[int] = ..., head: _Optional[int] = ..., tail: _Optional[int] = ...) -> None: ...
 
 class ReadFileResponse(_message.Message):
     __slots__ = ["content", "end_line", "next_column", "next_offset", "path", "sha256", "size", "start_line", "total_lines", "truncated", "verdict"]
@@ -398,6 +485,50 @@ class ReadFileResponse(_message.Message):
     truncated: bool
     verdict: Verdict
     def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., content: _Optional[str] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., total_lines: _Optional[int] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., truncated: bool = ..., next_offset: _Optional[int] = ..., next_column: _Optional[int] = ...) -> None: ...
+
+class ReadFilesRequest(_message.Message):
+    __slots__ = ["context", "head", "line_numbers", "paths", "tail"]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
+    LINE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    TAIL_FIELD_NUMBER: _ClassVar[int]
+    context: RequestContext
+    head: int
+    line_numbers: bool
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    tail: int
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., paths: _Optional[_Iterable[str]] = ..., head: _Optional[int] = ..., tail: _Optional[int] = ..., line_numbers: bool = ...) -> None: ...
+
+class ReadFilesResponse(_message.Message):
+    __slots__ = ["files", "verdict"]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    files: _containers.RepeatedCompositeFieldContainer[FileText]
+    verdict: Verdict
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., files: _Optional[_Iterable[_Union[FileText, _Mapping]]] = ...) -> None: ...
+
+class ReadMediaFileRequest(_message.Message):
+    __slots__ = ["context", "path"]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    context: RequestContext
+    path: str
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., path: _Optional[str] = ...) -> None: ...
+
+class ReadMediaFileResponse(_message.Message):
+    __slots__ = ["data", "mime_type", "path", "sha256", "verdict"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    mime_type: str
+    path: str
+    sha256: str
+    verdict: Verdict
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., mime_type: _Optional[str] = ..., data: _Optional[bytes] = ..., sha256: _Optional[str] = ...) -> None: ...
 
 class Repair(_message.Message):
     __slots__ = ["code", "detail", "param"]
@@ -680,4 +811,7 @@ class StreamFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class EntryType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class FileType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

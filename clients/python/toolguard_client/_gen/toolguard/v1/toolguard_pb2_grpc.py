@@ -61,6 +61,21 @@ class ToolGuardServiceStub(object):
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.SerializeToString,
                 response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.FromString,
                 )
+        self.GetFileInfo = channel.unary_unary(
+                '/toolguard.v1.ToolGuardService/GetFileInfo',
+                request_serializer=toolguard_dot_v1_dot_toolguard__pb2.GetFileInfoRequest.SerializeToString,
+                response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.GetFileInfoResponse.FromString,
+                )
+        self.ReadFiles = channel.unary_unary(
+                '/toolguard.v1.ToolGuardService/ReadFiles',
+                request_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFilesRequest.SerializeToString,
+                response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFilesResponse.FromString,
+                )
+        self.ReadMediaFile = channel.unary_unary(
+                '/toolguard.v1.ToolGuardService/ReadMediaFile',
+                request_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadMediaFileRequest.SerializeToString,
+                response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadMediaFileResponse.FromString,
+                )
         self.StreamToolCalls = channel.stream_stream(
                 '/toolguard.v1.ToolGuardService/StreamToolCalls',
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.StreamToolCallsRequest.SerializeToString,
@@ -166,6 +181,35 @@ class ToolGuardServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetFileInfo(self, request, context):
+        """GetFileInfo describes one or more paths (get_file_info): type, size,
+        mode, times, a link's target (never followed), a text file's line count
+        and SHA-256, and whether the path is denied. Each path's refusal is
+        beside it; the verdict is a mistake only when no path was described.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadFiles(self, request, context):
+        """ReadFiles reads several text files in one call (read_multiple_files),
+        each through ReadFile's checks, optionally only their first or last
+        lines. The answer's bytes are shared among the files; each file's
+        refusal is beside it, and the verdict is a mistake only when no file
+        was read.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadMediaFile(self, request, context):
+        """ReadMediaFile reads an image, audio or other file as bytes with its
+        MIME type (read_media_file), up to the server's media bound.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StreamToolCalls(self, request_iterator, context):
         """StreamToolCalls parses tool calls out of a model's response while it
         streams. The client sends one `start` frame, then `delta` frames as the
@@ -231,6 +275,21 @@ def add_ToolGuardServiceServicer_to_server(servicer, server):
                     servicer.FindFiles,
                     request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.FromString,
                     response_serializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.SerializeToString,
+            ),
+            'GetFileInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetFileInfo,
+                    request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.GetFileInfoRequest.FromString,
+                    response_serializer=toolguard_dot_v1_dot_toolguard__pb2.GetFileInfoResponse.SerializeToString,
+            ),
+            'ReadFiles': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadFiles,
+                    request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFilesRequest.FromString,
+                    response_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadFilesResponse.SerializeToString,
+            ),
+            'ReadMediaFile': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadMediaFile,
+                    request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.ReadMediaFileRequest.FromString,
+                    response_serializer=toolguard_dot_v1_dot_toolguard__pb2.ReadMediaFileResponse.SerializeToString,
             ),
             'StreamToolCalls': grpc.stream_stream_rpc_method_handler(
                     servicer.StreamToolCalls,
@@ -399,6 +458,57 @@ class ToolGuardService(object):
         return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/FindFiles',
             toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.SerializeToString,
             toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetFileInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/GetFileInfo',
+            toolguard_dot_v1_dot_toolguard__pb2.GetFileInfoRequest.SerializeToString,
+            toolguard_dot_v1_dot_toolguard__pb2.GetFileInfoResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReadFiles(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/ReadFiles',
+            toolguard_dot_v1_dot_toolguard__pb2.ReadFilesRequest.SerializeToString,
+            toolguard_dot_v1_dot_toolguard__pb2.ReadFilesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReadMediaFile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/ReadMediaFile',
+            toolguard_dot_v1_dot_toolguard__pb2.ReadMediaFileRequest.SerializeToString,
+            toolguard_dot_v1_dot_toolguard__pb2.ReadMediaFileResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toolguard/v1/toolguard.proto.
  */
 export const file_toolguard_v1_toolguard: GenFile = /*@__PURE__*/
-  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24ikwEKD1JlYWRGaWxlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDgoGb2Zmc2V0GAMgASgNEg0KBWxpbWl0GAQgASgNEhQKDGxpbmVfbnVtYmVycxgFIAEoCBIOCgZjb2x1bW4YBiABKA0i7wEKEFJlYWRGaWxlUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EgwKBHBhdGgYAiABKAkSDwoHY29udGVudBgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBITCgt0b3RhbF9saW5lcxgGIAEoDRISCgpzdGFydF9saW5lGAcgASgNEhAKCGVuZF9saW5lGAggASgNEhEKCXRydW5jYXRlZBgJIAEoCBITCgtuZXh0X29mZnNldBgKIAEoDRITCgtuZXh0X2NvbHVtbhgLIAEoDSLXAQoKRWRpdFJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgRwYXRoGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLnRvb2xndWFyZC52MS5FZGl0U3RhdHVzEi0KCHN0cmF0ZWd5GAQgASgOMhsudG9vbGd1YXJkLnYxLk1hdGNoU3RyYXRlZ3kSEgoKc2ltaWxhcml0eRgFIAEoARIMCgRsaW5lGAYgASgNEg4KBmNvbHVtbhgHIAEoDRIMCgRoaW50GAggASgJEhMKC21hdGNoX2xpbmVzGAkgAygNIrMBCgpGaWxlQ2hhbmdlEgwKBHBhdGgYASABKAkSKgoEa2luZBgCIAEoDjIcLnRvb2xndWFyZC52MS5GaWxlQ2hhbmdlS2luZBIXCg9wcmV2aW91c19zaGEyNTYYAyABKAkSDgoGc2hhMjU2GAQgASgJEgwKBHNpemUYBSABKAQSEAoIbW92ZWRfdG8YBiABKAkSEQoJZGlyZWN0b3J5GAcgASgIEg8KB2VudHJpZXMYCCABKA0ioQEKFlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QSKgoFc3RhcnQYASABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtU3RhcnRIABIqCgVkZWx0YRgCIAEoCzIZLnRvb2xndWFyZC52MS5TdHJlYW1EZWx0YUgAEiYKA2VuZBgDIAEoCzIXLnRvb2xndWFyZC52MS5TdHJlYW1FbmRIAEIHCgVmcmFtZSLXAQoLU3RyZWFtU3RhcnQSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIqCgZmb3JtYXQYAiABKA4yGi50b29sZ3VhcmQudjEuU3RyZWFtRm9ybWF0EisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uEhIKCnRvb2xfbmFtZXMYBCADKAkSLAoHb3B0aW9ucxgFIAEoCzIbLnRvb2xndWFyZC52MS5TdHJlYW1PcHRpb25zIn8KDVN0cmVhbU9wdGlvbnMSGwoTZXhlY3V0ZV9vbl9jb21wbGV0ZRgBIAEoCBIPCgdkcnlfcnVuGAIgASgIEg8KB3BhcnRpYWwYAyABKAgSFgoObWF4X2NhbGxfYnl0ZXMYBCABKAQSFwoPbWF4X3BhcmFtX2J5dGVzGAUgASgEIkwKC1N0cmVhbURlbHRhEgwKBHRleHQYASABKAkSLwoKdG9vbF9jYWxscxgCIAMoCzIbLnRvb2xndWFyZC52MS5Ub29sQ2FsbERlbHRhIlkKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCglhcmd1bWVudHMYBCABKAkSDAoEZG9uZRgFIAEoCCIiCglTdHJlYW1FbmQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCSLVAgoXU3RyZWFtVG9vbENhbGxzUmVzcG9uc2USJwoEdGV4dBgBIAEoCzIXLnRvb2xndWFyZC52MS5UZXh0RXZlbnRIABI2CgxjYWxsX3N0YXJ0ZWQYAiABKAsyHi50b29sZ3VhcmQudjEuQ2FsbFN0YXJ0ZWRFdmVudEgAEjYKDHBhcmFtX3VwZGF0ZRgDIAEoCzIeLnRvb2xndWFyZC52MS5QYXJhbVVwZGF0ZUV2ZW50SAASOAoNY2FsbF9jb21wbGV0ZRgEIAEoCzIfLnRvb2xndWFyZC52MS5DYWxsQ29tcGxldGVFdmVudEgAEi8KBWVycm9yGAUgASgLMh4udG9vbGd1YXJkLnYxLlN0cmVhbUVycm9yRXZlbnRIABItCgRkb25lGAYgASgLMh0udG9vbGd1YXJkLnYxLlN0cmVhbURvbmVFdmVudEgAQgcKBWV2ZW50IhkKCVRleHRFdmVudBIMCgR0ZXh0GAEgASgJImEKEENhbGxTdGFydGVkRXZlbnQSDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhAKCHJhd19uYW1lGAQgASgJEg0KBWtub3duGAUgASgIImEKEFBhcmFtVXBkYXRlRXZlbnQSDQoFaW5kZXgYASABKA0SDQoFcGFyYW0YAiABKAkSEAoGYXBwZW5kGAMgASgJSAASFAoKdmFsdWVfanNvbhgEIAEoCUgAQgcKBXZhbHVlIokBChFDYWxsQ29tcGxldGVFdmVudBINCgVpbmRleBgBIAEoDRImCgd2ZXJkaWN0GAIgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSEQoJdHJ1bmNhdGVkGAMgASgIEioKCWV4ZWN1dGlvbhgEIAEoCzIXLnRvb2xndWFyZC52MS5FeGVjdXRpb24iqgEKCUV4ZWN1dGlvbhInCgVlZGl0cxgBIAMoCzIYLnRvb2xndWFyZC52MS5FZGl0UmVzdWx0EikKB2NoYW5nZXMYAiADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEg8KB2FwcGxpZWQYBCABKAgSKgoLZGlmZl9lbGlkZWQYBSABKAsyFS50b29sZ3VhcmQudjEuRWxpc2lvbiJPChBTdHJlYW1FcnJvckV2ZW50EgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgVpbmRleBgDIAEoDUgAiAEBQggKBl9pbmRleCJlCg9TdHJlYW1Eb25lRXZlbnQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCRINCgVjYWxscxgCIAEoDRIsCghtaXN0YWtlcxgDIAEoCzIaLnRvb2xndWFyZC52MS5NaXN0YWtlU3RhdGUimwEKFExpc3REaXJlY3RvcnlSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDAoEcGF0aBgCIAEoCRINCgVkZXB0aBgDIAEoDRITCgttYXhfZW50cmllcxgEIAEoDRIPCgdleGNsdWRlGAUgAygJEhEKCWdpdGlnbm9yZRgGIAEoCCKWAQoORGlyZWN0b3J5RW50cnkSDAoEcGF0aBgBIAEoCRIMCgRuYW1lGAIgASgJEiUKBHR5cGUYAyABKA4yFy50b29sZ3VhcmQudjEuRW50cnlUeXBlEgwKBHNpemUYBCABKAQSEwoLbGlua190YXJnZXQYBSABKAkSDQoFZGVwdGgYBiABKA0SDwoHb21pdHRlZBgHIAEoDSKHAgoVTGlzdERpcmVjdG9yeVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIMCgRwYXRoGAIgASgJEi0KB2VudHJpZXMYAyADKAsyHC50b29sZ3VhcmQudjEuRGlyZWN0b3J5RW50cnkSDQoFZmlsZXMYBCABKA0SEwoLZGlyZWN0b3JpZXMYBSABKA0SEAoIc3ltbGlua3MYBiABKA0SDgoGb3RoZXJzGAcgASgNEhMKC3RvdGFsX2J5dGVzGAggASgEEg8KB29taXR0ZWQYCSABKA0SDwoHcGFydGlhbBgKIAEoCBIMCgR0ZXh0GAsgASgJIpkBChBGaW5kRmlsZXNSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDwoHcGF0dGVybhgCIAEoCRIMCgRwYXRoGAMgASgJEg8KB2V4Y2x1ZGUYBCADKAkSEwoLbWF4X3Jlc3VsdHMYBSABKA0SEQoJZ2l0aWdub3JlGAYgASgIIqgBChFGaW5kRmlsZXNSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRItCgdtYXRjaGVzGAMgAygLMhwudG9vbGd1YXJkLnYxLkRpcmVjdG9yeUVudHJ5Eg8KB29taXR0ZWQYBCABKA0SDwoHcGFydGlhbBgFIAEoCBIMCgR0ZXh0GAYgASgJKnsKDUFyZ3VtZW50c0Zvcm0SHgoaQVJHVU1FTlRTX0ZPUk1fVU5TUEVDSUZJRUQQABIXChNBUkdVTUVOVFNfRk9STV9URVhUEAESGQoVQVJHVU1FTlRTX0ZPUk1fUEFSQU1TEAISFgoSQVJHVU1FTlRTX0ZPUk1fWE1MEAMqsAEKCkVkaXRTdGF0dXMSGwoXRURJVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNFRElUX1NUQVRVU19BUFBMSUVEEAESHwobRURJVF9TVEFUVVNfQUxSRUFEWV9BUFBMSUVEEAISGQoVRURJVF9TVEFUVVNfTk9UX0ZPVU5EEAMSGQoVRURJVF9TVEFUVVNfQU1CSUdVT1VTEAQSFQoRRURJVF9TVEFUVVNfTk9fT1AQBSrxAQoNTWF0Y2hTdHJhdGVneRIeChpNQVRDSF9TVFJBVEVHWV9VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUUkFURUdZX0VYQUNUEAESGwoXTUFUQ0hfU1RSQVRFR1lfVFJJTV9FTkQQAhIXChNNQVRDSF9TVFJBVEVHWV9UUklNEAMSGgoWTUFUQ0hfU1RSQVRFR1lfVU5JQ09ERRAEEhkKFU1BVENIX1NUUkFURUdZX0lOREVOVBAFEh8KG01BVENIX1NUUkFURUdZX0JMT0NLX0FOQ0hPUhAGEhgKFE1BVENIX1NUUkFURUdZX0ZVWlpZEAcq8QEKDkZpbGVDaGFuZ2VLaW5kEiAKHEZJTEVfQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIcChhGSUxFX0NIQU5HRV9LSU5EX0NSRUFURUQQARIdChlGSUxFX0NIQU5HRV9LSU5EX01PRElGSUVEEAISHAoYRklMRV9DSEFOR0VfS0lORF9ERUxFVEVEEAMSGgoWRklMRV9DSEFOR0VfS0lORF9NT1ZFRBAEEh4KGkZJTEVfQ0hBTkdFX0tJTkRfVU5DSEFOR0VEEAUSJgoiRklMRV9DSEFOR0VfS0lORF9ESVJFQ1RPUllfQ1JFQVRFRBAGKusDCgxTdHJlYW1Gb3JtYXQSHQoZU1RSRUFNX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhoKFlNUUkVBTV9GT1JNQVRfWE1MX1RBR1MQARIYChRTVFJFQU1fRk9STUFUX09QRU5BSRACEhsKF1NUUkVBTV9GT1JNQVRfQU5USFJPUElDEAMSGAoUU1RSRUFNX0ZPUk1BVF9IRVJNRVMQBBIaChZTVFJFQU1fRk9STUFUX1FXRU5fWE1MEAUSGQoVU1RSRUFNX0ZPUk1BVF9NSU5JTUFYEAYSFwoTU1RSRUFNX0ZPUk1BVF9HTE00NRAHEhkKFVNUUkVBTV9GT1JNQVRfSEFSTU9OWRAIEh0KGVNUUkVBTV9GT1JNQVRfREVFUFNFRUtfVjMQCRIeChpTVFJFQU1fRk9STUFUX0RFRVBTRUVLX1YzMRAKEhkKFVNUUkVBTV9GT1JNQVRfS0lNSV9LMhALEhkKFVNUUkVBTV9GT1JNQVRfTUlTVFJBTBAMEhoKFlNUUkVBTV9GT1JNQVRfUFlUSE9OSUMQDRIdChlTVFJFQU1fRk9STUFUX0xMQU1BM19KU09OEA4SHAoYU1RSRUFNX0ZPUk1BVF9DTEFVREVfWE1MEA8SFgoSU1RSRUFNX0ZPUk1BVF9BVVRPEBAqhAEKCUVudHJ5VHlwZRIaChZFTlRSWV9UWVBFX1VOU1BFQ0lGSUVEEAASEwoPRU5UUllfVFlQRV9GSUxFEAESGAoURU5UUllfVFlQRV9ESVJFQ1RPUlkQAhIWChJFTlRSWV9UWVBFX1NZTUxJTksQAxIUChBFTlRSWV9UWVBFX09USEVSEAQy7QYKEFRvb2xHdWFyZFNlcnZpY2USYQoQVmFsaWRhdGVUb29sQ2FsbBIlLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVxdWVzdBomLnRvb2xndWFyZC52MS5WYWxpZGF0ZVRvb2xDYWxsUmVzcG9uc2USTAoJTGlzdFRvb2xzEh4udG9vbGd1YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaHy50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2USTwoKR2V0U2Vzc2lvbhIfLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVxdWVzdBogLnRvb2xndWFyZC52MS5HZXRTZXNzaW9uUmVzcG9uc2USVQoMUmVzZXRTZXNzaW9uEiEudG9vbGd1YXJkLnYxLlJlc2V0U2Vzc2lvblJlcXVlc3QaIi50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVzcG9uc2USVQoMRXhlY3V0ZVdyaXRlEiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVXcml0ZVJlcXVlc3QaIi50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVzcG9uc2USUgoLRXhlY3V0ZUVkaXQSIC50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXF1ZXN0GiEudG9vbGd1YXJkLnYxLkV4ZWN1dGVFZGl0UmVzcG9uc2USSQoIUmVhZEZpbGUSHS50b29sZ3VhcmQudjEuUmVhZEZpbGVSZXF1ZXN0Gh4udG9vbGd1YXJkLnYxLlJlYWRGaWxlUmVzcG9uc2USWAoNTGlzdERpcmVjdG9yeRIiLnRvb2xndWFyZC52MS5MaXN0RGlyZWN0b3J5UmVxdWVzdBojLnRvb2xndWFyZC52MS5MaXN0RGlyZWN0b3J5UmVzcG9uc2USTAoJRmluZEZpbGVzEh4udG9vbGd1YXJkLnYxLkZpbmRGaWxlc1JlcXVlc3QaHy50b29sZ3VhcmQudjEuRmluZEZpbGVzUmVzcG9uc2USYgoPU3RyZWFtVG9vbENhbGxzEiQudG9vbGd1YXJkLnYxLlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QaJS50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVzcG9uc2UoATABQj1aO2dpdGh1Yi5jb20vdG9vbGd1YXJkL3Rvb2xndWFyZC9nZW4vdG9vbGd1YXJkL3YxO3Rvb2xndWFyZHYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24irwEKD1JlYWRGaWxlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDgoGb2Zmc2V0GAMgASgNEg0KBWxpbWl0GAQgASgNEhQKDGxpbmVfbnVtYmVycxgFIAEoCBIOCgZjb2x1bW4YBiABKA0SDAoEaGVhZBgHIAEoDRIMCgR0YWlsGAggASgNIu8BChBSZWFkRmlsZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIMCgRwYXRoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDgoGc2hhMjU2GAQgASgJEgwKBHNpemUYBSABKAQSEwoLdG90YWxfbGluZXMYBiABKA0SEgoKc3RhcnRfbGluZRgHIAEoDRIQCghlbmRfbGluZRgIIAEoDRIRCgl0cnVuY2F0ZWQYCSABKAgSEwoLbmV4dF9vZmZzZXQYCiABKA0SEwoLbmV4dF9jb2x1bW4YCyABKA0i1wEKCkVkaXRSZXN1bHQSDQoFaW5kZXgYASABKA0SDAoEcGF0aBgCIAEoCRIoCgZzdGF0dXMYAyABKA4yGC50b29sZ3VhcmQudjEuRWRpdFN0YXR1cxItCghzdHJhdGVneRgEIAEoDjIbLnRvb2xndWFyZC52MS5NYXRjaFN0cmF0ZWd5EhIKCnNpbWlsYXJpdHkYBSABKAESDAoEbGluZRgGIAEoDRIOCgZjb2x1bW4YByABKA0SDAoEaGludBgIIAEoCRITCgttYXRjaF9saW5lcxgJIAMoDSKzAQoKRmlsZUNoYW5nZRIMCgRwYXRoGAEgASgJEioKBGtpbmQYAiABKA4yHC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZUtpbmQSFwoPcHJldmlvdXNfc2hhMjU2GAMgASgJEg4KBnNoYTI1NhgEIAEoCRIMCgRzaXplGAUgASgEEhAKCG1vdmVkX3RvGAYgASgJEhEKCWRpcmVjdG9yeRgHIAEoCBIPCgdlbnRyaWVzGAggASgNIqEBChZTdHJlYW1Ub29sQ2FsbHNSZXF1ZXN0EioKBXN0YXJ0GAEgASgLMhkudG9vbGd1YXJkLnYxLlN0cmVhbVN0YXJ0SAASKgoFZGVsdGEYAiABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtRGVsdGFIABImCgNlbmQYAyABKAsyFy50b29sZ3VhcmQudjEuU3RyZWFtRW5kSABCBwoFZnJhbWUi1wEKC1N0cmVhbVN0YXJ0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSKgoGZm9ybWF0GAIgASgOMhoudG9vbGd1YXJkLnYxLlN0cmVhbUZvcm1hdBIrCgV0b29scxgDIAMoCzIcLnRvb2xndWFyZC52MS5Ub29sRGVmaW5pdGlvbhISCgp0b29sX25hbWVzGAQgAygJEiwKB29wdGlvbnMYBSABKAsyGy50b29sZ3VhcmQudjEuU3RyZWFtT3B0aW9ucyJ/Cg1TdHJlYW1PcHRpb25zEhsKE2V4ZWN1dGVfb25fY29tcGxldGUYASABKAgSDwoHZHJ5X3J1bhgCIAEoCBIPCgdwYXJ0aWFsGAMgASgIEhYKDm1heF9jYWxsX2J5dGVzGAQgASgEEhcKD21heF9wYXJhbV9ieXRlcxgFIAEoBCJMCgtTdHJlYW1EZWx0YRIMCgR0ZXh0GAEgASgJEi8KCnRvb2xfY2FsbHMYAiADKAsyGy50b29sZ3VhcmQudjEuVG9vbENhbGxEZWx0YSJZCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoJYXJndW1lbnRzGAQgASgJEgwKBGRvbmUYBSABKAgiIgoJU3RyZWFtRW5kEhUKDWZpbmlzaF9yZWFzb24YASABKAki1QIKF1N0cmVhbVRvb2xDYWxsc1Jlc3BvbnNlEicKBHRleHQYASABKAsyFy50b29sZ3VhcmQudjEuVGV4dEV2ZW50SAASNgoMY2FsbF9zdGFydGVkGAIgASgLMh4udG9vbGd1YXJkLnYxLkNhbGxTdGFydGVkRXZlbnRIABI2CgxwYXJhbV91cGRhdGUYAyABKAsyHi50b29sZ3VhcmQudjEuUGFyYW1VcGRhdGVFdmVudEgAEjgKDWNhbGxfY29tcGxldGUYBCABKAsyHy50b29sZ3VhcmQudjEuQ2FsbENvbXBsZXRlRXZlbnRIABIvCgVlcnJvchgFIAEoCzIeLnRvb2xndWFyZC52MS5TdHJlYW1FcnJvckV2ZW50SAASLQoEZG9uZRgGIAEoCzIdLnRvb2xndWFyZC52MS5TdHJlYW1Eb25lRXZlbnRIAEIHCgVldmVudCIZCglUZXh0RXZlbnQSDAoEdGV4dBgBIAEoCSJhChBDYWxsU3RhcnRlZEV2ZW50Eg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRIQCghyYXdfbmFtZRgEIAEoCRINCgVrbm93bhgFIAEoCCJhChBQYXJhbVVwZGF0ZUV2ZW50Eg0KBWluZGV4GAEgASgNEg0KBXBhcmFtGAIgASgJEhAKBmFwcGVuZBgDIAEoCUgAEhQKCnZhbHVlX2pzb24YBCABKAlIAEIHCgV2YWx1ZSKJAQoRQ2FsbENvbXBsZXRlRXZlbnQSDQoFaW5kZXgYASABKA0SJgoHdmVyZGljdBgCIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EhEKCXRydW5jYXRlZBgDIAEoCBIqCglleGVjdXRpb24YBCABKAsyFy50b29sZ3VhcmQudjEuRXhlY3V0aW9uIqoBCglFeGVjdXRpb24SJwoFZWRpdHMYASADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIpCgdjaGFuZ2VzGAIgAygLMhgudG9vbGd1YXJkLnYxLkZpbGVDaGFuZ2USDAoEZGlmZhgDIAEoCRIPCgdhcHBsaWVkGAQgASgIEioKC2RpZmZfZWxpZGVkGAUgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iTwoQU3RyZWFtRXJyb3JFdmVudBIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEgoFaW5kZXgYAyABKA1IAIgBAUIICgZfaW5kZXgiZQoPU3RyZWFtRG9uZUV2ZW50EhUKDWZpbmlzaF9yZWFzb24YASABKAkSDQoFY2FsbHMYAiABKA0SLAoIbWlzdGFrZXMYAyABKAsyGi50b29sZ3VhcmQudjEuTWlzdGFrZVN0YXRlIpsBChRMaXN0RGlyZWN0b3J5UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDQoFZGVwdGgYAyABKA0SEwoLbWF4X2VudHJpZXMYBCABKA0SDwoHZXhjbHVkZRgFIAMoCRIRCglnaXRpZ25vcmUYBiABKAgilgEKDkRpcmVjdG9yeUVudHJ5EgwKBHBhdGgYASABKAkSDAoEbmFtZRgCIAEoCRIlCgR0eXBlGAMgASgOMhcudG9vbGd1YXJkLnYxLkVudHJ5VHlwZRIMCgRzaXplGAQgASgEEhMKC2xpbmtfdGFyZ2V0GAUgASgJEg0KBWRlcHRoGAYgASgNEg8KB29taXR0ZWQYByABKA0ihwIKFUxpc3REaXJlY3RvcnlSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRItCgdlbnRyaWVzGAMgAygLMhwudG9vbGd1YXJkLnYxLkRpcmVjdG9yeUVudHJ5Eg0KBWZpbGVzGAQgASgNEhMKC2RpcmVjdG9yaWVzGAUgASgNEhAKCHN5bWxpbmtzGAYgASgNEg4KBm90aGVycxgHIAEoDRITCgt0b3RhbF9ieXRlcxgIIAEoBBIPCgdvbWl0dGVkGAkgASgNEg8KB3BhcnRpYWwYCiABKAgSDAoEdGV4dBgLIAEoCSKZAQoQRmluZEZpbGVzUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0Eg8KB3BhdHRlcm4YAiABKAkSDAoEcGF0aBgDIAEoCRIPCgdleGNsdWRlGAQgAygJEhMKC21heF9yZXN1bHRzGAUgASgNEhEKCWdpdGlnbm9yZRgGIAEoCCKoAQoRRmluZEZpbGVzUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EgwKBHBhdGgYAiABKAkSLQoHbWF0Y2hlcxgDIAMoCzIcLnRvb2xndWFyZC52MS5EaXJlY3RvcnlFbnRyeRIPCgdvbWl0dGVkGAQgASgNEg8KB3BhcnRpYWwYBSABKAgSDAoEdGV4dBgGIAEoCSJSChJHZXRGaWxlSW5mb1JlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBINCgVwYXRocxgCIAMoCSJkChNHZXRGaWxlSW5mb1Jlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIlCgVmaWxlcxgCIAMoCzIWLnRvb2xndWFyZC52MS5GaWxlSW5mbyKqAwoIRmlsZUluZm8SDAoEcGF0aBgBIAEoCRIVCg1yZXNvbHZlZF9wYXRoGAIgASgJEiQKBHR5cGUYAyABKA4yFi50b29sZ3VhcmQudjEuRmlsZVR5cGUSDAoEc2l6ZRgEIAEoBBIMCgRtb2RlGAUgASgNEiwKCG1vZGlmaWVkGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghhY2Nlc3NlZBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoHY3JlYXRlZBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLbGlua190YXJnZXQYCSABKAkSGAoLdG90YWxfbGluZXMYCiABKA1IAIgBARIOCgZzaGEyNTYYCyABKAkSFAoMbm90X2NvbXB1dGVkGAwgASgJEg4KBmRlbmllZBgNIAEoCBIRCglkZW5pZWRfYnkYDiABKAkSJgoFZXJyb3IYDyABKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uQg4KDF90b3RhbF9saW5lcyKCAQoQUmVhZEZpbGVzUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0Eg0KBXBhdGhzGAIgAygJEgwKBGhlYWQYAyABKA0SDAoEdGFpbBgEIAEoDRIUCgxsaW5lX251bWJlcnMYBSABKAgiYgoRUmVhZEZpbGVzUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EiUKBWZpbGVzGAIgAygLMhYudG9vbGd1YXJkLnYxLkZpbGVUZXh0Iv4BCghGaWxlVGV4dBIMCgRwYXRoGAEgASgJEhUKDXJlc29sdmVkX3BhdGgYAiABKAkSDwoHY29udGVudBgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBITCgt0b3RhbF9saW5lcxgGIAEoDRISCgpzdGFydF9saW5lGAcgASgNEhAKCGVuZF9saW5lGAggASgNEhEKCXRydW5jYXRlZBgJIAEoCBITCgtuZXh0X29mZnNldBgKIAEoDRITCgtuZXh0X2NvbHVtbhgLIAEoDRImCgVlcnJvchgMIAEoCzIXLnRvb2xndWFyZC52MS5WaW9sYXRpb24iUwoUUmVhZE1lZGlhRmlsZVJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIMCgRwYXRoGAIgASgJIn4KFVJlYWRNZWRpYUZpbGVSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSDAoEZGF0YRgEIAEoDBIOCgZzaGEyNTYYBSABKAkqewoNQXJndW1lbnRzRm9ybRIeChpBUkdVTUVOVFNfRk9STV9VTlNQRUNJRklFRBAAEhcKE0FSR1VNRU5UU19GT1JNX1RFWFQQARIZChVBUkdVTUVOVFNfRk9STV9QQVJBTVMQAhIWChJBUkdVTUVOVFNfRk9STV9YTUwQAyqwAQoKRWRpdFN0YXR1cxIbChdFRElUX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0VESVRfU1RBVFVTX0FQUExJRUQQARIfChtFRElUX1NUQVRVU19BTFJFQURZX0FQUExJRUQQAhIZChVFRElUX1NUQVRVU19OT1RfRk9VTkQQAxIZChVFRElUX1NUQVRVU19BTUJJR1VPVVMQBBIVChFFRElUX1NUQVRVU19OT19PUBAFKvEBCg1NYXRjaFN0cmF0ZWd5Eh4KGk1BVENIX1NUUkFURUdZX1VOU1BFQ0lGSUVEEAASGAoUTUFUQ0hfU1RSQVRFR1lfRVhBQ1QQARIbChdNQVRDSF9TVFJBVEVHWV9UUklNX0VORBACEhcKE01BVENIX1NUUkFURUdZX1RSSU0QAxIaChZNQVRDSF9TVFJBVEVHWV9VTklDT0RFEAQSGQoVTUFUQ0hfU1RSQVRFR1lfSU5ERU5UEAUSHwobTUFUQ0hfU1RSQVRFR1lfQkxPQ0tfQU5DSE9SEAYSGAoUTUFUQ0hfU1RSQVRFR1lfRlVaWlkQByrxAQoORmlsZUNoYW5nZUtpbmQSIAocRklMRV9DSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhwKGEZJTEVfQ0hBTkdFX0tJTkRfQ1JFQVRFRBABEh0KGUZJTEVfQ0hBTkdFX0tJTkRfTU9ESUZJRUQQAhIcChhGSUxFX0NIQU5HRV9LSU5EX0RFTEVURUQQAxIaChZGSUxFX0NIQU5HRV9LSU5EX01PVkVEEAQSHgoaRklMRV9DSEFOR0VfS0lORF9VTkNIQU5HRUQQBRImCiJGSUxFX0NIQU5HRV9LSU5EX0RJUkVDVE9SWV9DUkVBVEVEEAYq6wMKDFN0cmVhbUZvcm1hdBIdChlTVFJFQU1fRk9STUFUX1VOU1BFQ0lGSUVEEAASGgoWU1RSRUFNX0ZPUk1BVF9YTUxfVEFHUxABEhgKFFNUUkVBTV9GT1JNQVRfT1BFTkFJEAISGwoXU1RSRUFNX0ZPUk1BVF9BTlRIUk9QSUMQAxIYChRTVFJFQU1fRk9STUFUX0hFUk1FUxAEEhoKFlNUUkVBTV9GT1JNQVRfUVdFTl9YTUwQBRIZChVTVFJFQU1fRk9STUFUX01JTklNQVgQBhIXChNTVFJFQU1fRk9STUFUX0dMTTQ1EAcSGQoVU1RSRUFNX0ZPUk1BVF9IQVJNT05ZEAgSHQoZU1RSRUFNX0ZPUk1BVF9ERUVQU0VFS19WMxAJEh4KGlNUUkVBTV9GT1JNQVRfREVFUFNFRUtfVjMxEAoSGQoVU1RSRUFNX0ZPUk1BVF9LSU1JX0syEAsSGQoVU1RSRUFNX0ZPUk1BVF9NSVNUUkFMEAwSGgoWU1RSRUFNX0ZPUk1BVF9QWVRIT05JQxANEh0KGVNUUkVBTV9GT1JNQVRfTExBTUEzX0pTT04QDhIcChhTVFJFQU1fRk9STUFUX0NMQVVERV9YTUwQDxIWChJTVFJFQU1fRk9STUFUX0FVVE8QECqEAQoJRW50cnlUeXBlEhoKFkVOVFJZX1RZUEVfVU5TUEVDSUZJRUQQABITCg9FTlRSWV9UWVBFX0ZJTEUQARIYChRFTlRSWV9UWVBFX0RJUkVDVE9SWRACEhYKEkVOVFJZX1RZUEVfU1lNTElOSxADEhQKEEVOVFJZX1RZUEVfT1RIRVIQBCp+CghGaWxlVHlwZRIZChVGSUxFX1RZUEVfVU5TUEVDSUZJRUQQABISCg5GSUxFX1RZUEVfRklMRRABEhcKE0ZJTEVfVFlQRV9ESVJFQ1RPUlkQAhIVChFGSUxFX1RZUEVfU1lNTElOSxADEhMKD0ZJTEVfVFlQRV9PVEhFUhAEMukIChBUb29sR3VhcmRTZXJ2aWNlEmEKEFZhbGlkYXRlVG9vbENhbGwSJS50b29sZ3VhcmQudjEuVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QaJi50b29sZ3VhcmQudjEuVmFsaWRhdGVUb29sQ2FsbFJlc3BvbnNlEkwKCUxpc3RUb29scxIeLnRvb2xndWFyZC52MS5MaXN0VG9vbHNSZXF1ZXN0Gh8udG9vbGd1YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEk8KCkdldFNlc3Npb24SHy50b29sZ3VhcmQudjEuR2V0U2Vzc2lvblJlcXVlc3QaIC50b29sZ3VhcmQudjEuR2V0U2Vzc2lvblJlc3BvbnNlElUKDFJlc2V0U2Vzc2lvbhIhLnRvb2xndWFyZC52MS5SZXNldFNlc3Npb25SZXF1ZXN0GiIudG9vbGd1YXJkLnYxLlJlc2V0U2Vzc2lvblJlc3BvbnNlElUKDEV4ZWN1dGVXcml0ZRIhLnRvb2xndWFyZC52MS5FeGVjdXRlV3JpdGVSZXF1ZXN0GiIudG9vbGd1YXJkLnYxLkV4ZWN1dGVXcml0ZVJlc3BvbnNlElIKC0V4ZWN1dGVFZGl0EiAudG9vbGd1YXJkLnYxLkV4ZWN1dGVFZGl0UmVxdWVzdBohLnRvb2xndWFyZC52MS5FeGVjdXRlRWRpdFJlc3BvbnNlEkkKCFJlYWRGaWxlEh0udG9vbGd1YXJkLnYxLlJlYWRGaWxlUmVxdWVzdBoeLnRvb2xndWFyZC52MS5SZWFkRmlsZVJlc3BvbnNlElgKDUxpc3REaXJlY3RvcnkSIi50b29sZ3VhcmQudjEuTGlzdERpcmVjdG9yeVJlcXVlc3QaIy50b29sZ3VhcmQudjEuTGlzdERpcmVjdG9yeVJlc3BvbnNlEkwKCUZpbmRGaWxlcxIeLnRvb2xndWFyZC52MS5GaW5kRmlsZXNSZXF1ZXN0Gh8udG9vbGd1YXJkLnYxLkZpbmRGaWxlc1Jlc3BvbnNlElIKC0dldEZpbGVJbmZvEiAudG9vbGd1YXJkLnYxLkdldEZpbGVJbmZvUmVxdWVzdBohLnRvb2xndWFyZC52MS5HZXRGaWxlSW5mb1Jlc3BvbnNlEkwKCVJlYWRGaWxlcxIeLnRvb2xndWFyZC52MS5SZWFkRmlsZXNSZXF1ZXN0Gh8udG9vbGd1YXJkLnYxLlJlYWRGaWxlc1Jlc3BvbnNlElgKDVJlYWRNZWRpYUZpbGUSIi50b29sZ3VhcmQudjEuUmVhZE1lZGlhRmlsZVJlcXVlc3QaIy50b29sZ3VhcmQudjEuUmVhZE1lZGlhRmlsZVJlc3BvbnNlEmIKD1N0cmVhbVRvb2xDYWxscxIkLnRvb2xndWFyZC52MS5TdHJlYW1Ub29sQ2FsbHNSZXF1ZXN0GiUudG9vbGd1YXJkLnYxLlN0cmVhbVRvb2xDYWxsc1Jlc3BvbnNlKAEwAUI9WjtnaXRodWIuY29tL3Rvb2xndWFyZC90b29sZ3VhcmQvZ2VuL3Rvb2xndWFyZC92MTt0b29sZ3VhcmR2MWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * RequestContext identifies who a call belongs to. Every call-carrying request
@@ -1088,6 +1088,22 @@ export type ReadFileRequest = Message<"toolguard.v1.ReadFileRequest"> & {
    * @generated from field: uint32 column = 6;
    */
   column: number;
+
+  /**
+   * Return only the first `head` lines. Optional; not with `tail`,
+   * `offset` or `limit` (a verdict says so).
+   *
+   * @generated from field: uint32 head = 7;
+   */
+  head: number;
+
+  /**
+   * Return only the last `tail` lines. Optional; not with `head`,
+   * `offset` or `limit`.
+   *
+   * @generated from field: uint32 tail = 8;
+   */
+  tail: number;
 };
 
 /**
@@ -2304,6 +2320,429 @@ export const FindFilesResponseSchema: GenMessage<FindFilesResponse> = /*@__PURE_
   messageDesc(file_toolguard_v1_toolguard, 46);
 
 /**
+ * GetFileInfoRequest asks for the description of paths.
+ *
+ * @generated from message toolguard.v1.GetFileInfoRequest
+ */
+export type GetFileInfoRequest = Message<"toolguard.v1.GetFileInfoRequest"> & {
+  /**
+   * Who the call belongs to; `context.workspace` names the workspace.
+   *
+   * @generated from field: toolguard.v1.RequestContext context = 1;
+   */
+  context?: RequestContext | undefined;
+
+  /**
+   * Paths as the model wrote them, 1 to 100. Required.
+   *
+   * @generated from field: repeated string paths = 2;
+   */
+  paths: string[];
+};
+
+/**
+ * Describes the message toolguard.v1.GetFileInfoRequest.
+ * Use `create(GetFileInfoRequestSchema)` to create a new message.
+ */
+export const GetFileInfoRequestSchema: GenMessage<GetFileInfoRequest> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 47);
+
+/**
+ * GetFileInfoResponse carries the verdict and each path's description, in
+ * the order asked (also when the verdict is not usable).
+ *
+ * @generated from message toolguard.v1.GetFileInfoResponse
+ */
+export type GetFileInfoResponse = Message<"toolguard.v1.GetFileInfoResponse"> & {
+  /**
+   * The verdict; `ok` is false when no path could be described.
+   *
+   * @generated from field: toolguard.v1.Verdict verdict = 1;
+   */
+  verdict?: Verdict | undefined;
+
+  /**
+   * One entry per path asked.
+   *
+   * @generated from field: repeated toolguard.v1.FileInfo files = 2;
+   */
+  files: FileInfo[];
+};
+
+/**
+ * Describes the message toolguard.v1.GetFileInfoResponse.
+ * Use `create(GetFileInfoResponseSchema)` to create a new message.
+ */
+export const GetFileInfoResponseSchema: GenMessage<GetFileInfoResponse> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 48);
+
+/**
+ * FileInfo describes one path, or says why it was not described. A denied
+ * path carries only `denied`, `denied_by` and `error`: nothing about its
+ * content or whether it exists.
+ *
+ * @generated from message toolguard.v1.FileInfo
+ */
+export type FileInfo = Message<"toolguard.v1.FileInfo"> & {
+  /**
+   * The path as asked.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * Workspace-relative path described.
+   *
+   * @generated from field: string resolved_path = 2;
+   */
+  resolvedPath: string;
+
+  /**
+   * What the path is.
+   *
+   * @generated from field: toolguard.v1.FileType type = 3;
+   */
+  type: FileType;
+
+  /**
+   * Size in bytes (a link's: the length of its target).
+   *
+   * @generated from field: uint64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * Permission bits, e.g. 0644 (420).
+   *
+   * @generated from field: uint32 mode = 5;
+   */
+  mode: number;
+
+  /**
+   * Last modification; always set for a described path.
+   *
+   * @generated from field: google.protobuf.Timestamp modified = 6;
+   */
+  modified?: Timestamp | undefined;
+
+  /**
+   * Last access, where the platform reports it.
+   *
+   * @generated from field: google.protobuf.Timestamp accessed = 7;
+   */
+  accessed?: Timestamp | undefined;
+
+  /**
+   * Creation (birth), where the file system records it.
+   *
+   * @generated from field: google.protobuf.Timestamp created = 8;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * A link's target exactly as written; it is not followed.
+   *
+   * @generated from field: string link_target = 9;
+   */
+  linkTarget: string;
+
+  /**
+   * Line count of a regular text file; unset when not counted.
+   *
+   * @generated from field: optional uint32 total_lines = 10;
+   */
+  totalLines?: number | undefined;
+
+  /**
+   * Hex SHA-256 of a regular file, as expected_sha256 takes it.
+   *
+   * @generated from field: string sha256 = 11;
+   */
+  sha256: string;
+
+  /**
+   * Why `total_lines` or `sha256` is missing for a regular file (binary,
+   * over the size limit, the call's reading budget spent).
+   *
+   * @generated from field: string not_computed = 12;
+   */
+  notComputed: string;
+
+  /**
+   * The workspace policy denies the path.
+   *
+   * @generated from field: bool denied = 13;
+   */
+  denied: boolean;
+
+  /**
+   * The pattern that denies it and where it comes from, e.g.
+   * `pattern ".git" (default)`.
+   *
+   * @generated from field: string denied_by = 14;
+   */
+  deniedBy: string;
+
+  /**
+   * Why the path was not described (OUTSIDE_WORKSPACE, DENIED_PATH,
+   * FILE_NOT_FOUND, ...); unset when it was.
+   *
+   * @generated from field: toolguard.v1.Violation error = 15;
+   */
+  error?: Violation | undefined;
+};
+
+/**
+ * Describes the message toolguard.v1.FileInfo.
+ * Use `create(FileInfoSchema)` to create a new message.
+ */
+export const FileInfoSchema: GenMessage<FileInfo> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 49);
+
+/**
+ * ReadFilesRequest asks for several text files.
+ *
+ * @generated from message toolguard.v1.ReadFilesRequest
+ */
+export type ReadFilesRequest = Message<"toolguard.v1.ReadFilesRequest"> & {
+  /**
+   * Who the call belongs to; `context.workspace` names the workspace.
+   *
+   * @generated from field: toolguard.v1.RequestContext context = 1;
+   */
+  context?: RequestContext | undefined;
+
+  /**
+   * Paths as the model wrote them, 1 to 50. Required.
+   *
+   * @generated from field: repeated string paths = 2;
+   */
+  paths: string[];
+
+  /**
+   * Return only the first `head` lines of each file. Optional.
+   *
+   * @generated from field: uint32 head = 3;
+   */
+  head: number;
+
+  /**
+   * Return only the last `tail` lines of each file. Optional; not with `head`.
+   *
+   * @generated from field: uint32 tail = 4;
+   */
+  tail: number;
+
+  /**
+   * Prefix each line with its number, as ReadFileRequest.line_numbers.
+   *
+   * @generated from field: bool line_numbers = 5;
+   */
+  lineNumbers: boolean;
+};
+
+/**
+ * Describes the message toolguard.v1.ReadFilesRequest.
+ * Use `create(ReadFilesRequestSchema)` to create a new message.
+ */
+export const ReadFilesRequestSchema: GenMessage<ReadFilesRequest> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 50);
+
+/**
+ * ReadFilesResponse carries the verdict and each file's text, in the order
+ * asked (also when the verdict is not usable).
+ *
+ * @generated from message toolguard.v1.ReadFilesResponse
+ */
+export type ReadFilesResponse = Message<"toolguard.v1.ReadFilesResponse"> & {
+  /**
+   * The verdict; `ok` is false when no file could be read.
+   *
+   * @generated from field: toolguard.v1.Verdict verdict = 1;
+   */
+  verdict?: Verdict | undefined;
+
+  /**
+   * One entry per path asked.
+   *
+   * @generated from field: repeated toolguard.v1.FileText files = 2;
+   */
+  files: FileText[];
+};
+
+/**
+ * Describes the message toolguard.v1.ReadFilesResponse.
+ * Use `create(ReadFilesResponseSchema)` to create a new message.
+ */
+export const ReadFilesResponseSchema: GenMessage<ReadFilesResponse> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 51);
+
+/**
+ * FileText is one file of ReadFiles: its text as ReadFileResponse gives
+ * it, or why it was not read.
+ *
+ * @generated from message toolguard.v1.FileText
+ */
+export type FileText = Message<"toolguard.v1.FileText"> & {
+  /**
+   * The path as asked.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * Workspace-relative path read.
+   *
+   * @generated from field: string resolved_path = 2;
+   */
+  resolvedPath: string;
+
+  /**
+   * As in ReadFileResponse.
+   *
+   * @generated from field: string content = 3;
+   */
+  content: string;
+
+  /**
+   * @generated from field: string sha256 = 4;
+   */
+  sha256: string;
+
+  /**
+   * @generated from field: uint64 size = 5;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: uint32 total_lines = 6;
+   */
+  totalLines: number;
+
+  /**
+   * @generated from field: uint32 start_line = 7;
+   */
+  startLine: number;
+
+  /**
+   * @generated from field: uint32 end_line = 8;
+   */
+  endLine: number;
+
+  /**
+   * The text was cut at this file's share of the answer; read on with
+   * ReadFile from `next_offset` (and `next_column`).
+   *
+   * @generated from field: bool truncated = 9;
+   */
+  truncated: boolean;
+
+  /**
+   * @generated from field: uint32 next_offset = 10;
+   */
+  nextOffset: number;
+
+  /**
+   * @generated from field: uint32 next_column = 11;
+   */
+  nextColumn: number;
+
+  /**
+   * Why the file was not read (BINARY_FILE, DENIED_PATH, ...); unset when it was.
+   *
+   * @generated from field: toolguard.v1.Violation error = 12;
+   */
+  error?: Violation | undefined;
+};
+
+/**
+ * Describes the message toolguard.v1.FileText.
+ * Use `create(FileTextSchema)` to create a new message.
+ */
+export const FileTextSchema: GenMessage<FileText> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 52);
+
+/**
+ * ReadMediaFileRequest asks for one media file.
+ *
+ * @generated from message toolguard.v1.ReadMediaFileRequest
+ */
+export type ReadMediaFileRequest = Message<"toolguard.v1.ReadMediaFileRequest"> & {
+  /**
+   * Who the call belongs to; `context.workspace` names the workspace.
+   *
+   * @generated from field: toolguard.v1.RequestContext context = 1;
+   */
+  context?: RequestContext | undefined;
+
+  /**
+   * Path as the model wrote it. Required.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message toolguard.v1.ReadMediaFileRequest.
+ * Use `create(ReadMediaFileRequestSchema)` to create a new message.
+ */
+export const ReadMediaFileRequestSchema: GenMessage<ReadMediaFileRequest> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 53);
+
+/**
+ * ReadMediaFileResponse carries the verdict and, when usable, the file.
+ *
+ * @generated from message toolguard.v1.ReadMediaFileResponse
+ */
+export type ReadMediaFileResponse = Message<"toolguard.v1.ReadMediaFileResponse"> & {
+  /**
+   * The verdict; `ok` is false when the file was not read (as ReadFile's,
+   * and FILE_TOO_LARGE past --max-media-bytes).
+   *
+   * @generated from field: toolguard.v1.Verdict verdict = 1;
+   */
+  verdict?: Verdict | undefined;
+
+  /**
+   * Workspace-relative path read.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * MIME type, by content and, where content says too little, extension.
+   *
+   * @generated from field: string mime_type = 3;
+   */
+  mimeType: string;
+
+  /**
+   * The file's bytes.
+   *
+   * @generated from field: bytes data = 4;
+   */
+  data: Uint8Array;
+
+  /**
+   * Hex SHA-256 of the file.
+   *
+   * @generated from field: string sha256 = 5;
+   */
+  sha256: string;
+};
+
+/**
+ * Describes the message toolguard.v1.ReadMediaFileResponse.
+ * Use `create(ReadMediaFileResponseSchema)` to create a new message.
+ */
+export const ReadMediaFileResponseSchema: GenMessage<ReadMediaFileResponse> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 54);
+
+/**
  * ArgumentsForm is the form a call's arguments arrived in.
  *
  * @generated from enum toolguard.v1.ArgumentsForm
@@ -2729,6 +3168,54 @@ export const EntryTypeSchema: GenEnum<EntryType> = /*@__PURE__*/
   enumDesc(file_toolguard_v1_toolguard, 5);
 
 /**
+ * FileType is what a path is.
+ *
+ * @generated from enum toolguard.v1.FileType
+ */
+export enum FileType {
+  /**
+   * Not described (refused or denied).
+   *
+   * @generated from enum value: FILE_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A regular file.
+   *
+   * @generated from enum value: FILE_TYPE_FILE = 1;
+   */
+  FILE = 1,
+
+  /**
+   * A directory.
+   *
+   * @generated from enum value: FILE_TYPE_DIRECTORY = 2;
+   */
+  DIRECTORY = 2,
+
+  /**
+   * A symbolic link, described and never followed.
+   *
+   * @generated from enum value: FILE_TYPE_SYMLINK = 3;
+   */
+  SYMLINK = 3,
+
+  /**
+   * A named pipe, socket or device.
+   *
+   * @generated from enum value: FILE_TYPE_OTHER = 4;
+   */
+  OTHER = 4,
+}
+
+/**
+ * Describes the enum toolguard.v1.FileType.
+ */
+export const FileTypeSchema: GenEnum<FileType> = /*@__PURE__*/
+  enumDesc(file_toolguard_v1_toolguard, 6);
+
+/**
  * ToolGuardService repairs and validates LLM tool calls and counts each
  * session's consecutive mistakes.
  *
@@ -2854,6 +3341,44 @@ export const ToolGuardService: GenService<{
     methodKind: "unary";
     input: typeof FindFilesRequestSchema;
     output: typeof FindFilesResponseSchema;
+  },
+  /**
+   * GetFileInfo describes one or more paths (get_file_info): type, size,
+   * mode, times, a link's target (never followed), a text file's line count
+   * and SHA-256, and whether the path is denied. Each path's refusal is
+   * beside it; the verdict is a mistake only when no path was described.
+   *
+   * @generated from rpc toolguard.v1.ToolGuardService.GetFileInfo
+   */
+  getFileInfo: {
+    methodKind: "unary";
+    input: typeof GetFileInfoRequestSchema;
+    output: typeof GetFileInfoResponseSchema;
+  },
+  /**
+   * ReadFiles reads several text files in one call (read_multiple_files),
+   * each through ReadFile's checks, optionally only their first or last
+   * lines. The answer's bytes are shared among the files; each file's
+   * refusal is beside it, and the verdict is a mistake only when no file
+   * was read.
+   *
+   * @generated from rpc toolguard.v1.ToolGuardService.ReadFiles
+   */
+  readFiles: {
+    methodKind: "unary";
+    input: typeof ReadFilesRequestSchema;
+    output: typeof ReadFilesResponseSchema;
+  },
+  /**
+   * ReadMediaFile reads an image, audio or other file as bytes with its
+   * MIME type (read_media_file), up to the server's media bound.
+   *
+   * @generated from rpc toolguard.v1.ToolGuardService.ReadMediaFile
+   */
+  readMediaFile: {
+    methodKind: "unary";
+    input: typeof ReadMediaFileRequestSchema;
+    output: typeof ReadMediaFileResponseSchema;
   },
   /**
    * StreamToolCalls parses tool calls out of a model's response while it
