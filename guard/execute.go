@@ -192,7 +192,7 @@ func (g *Guard) ActionOf(t *repair.Tool) Action {
 		return ActionRead
 	case !t.Builtin():
 		return ActionValidate
-	case isLook(t), isReadLookTool(t.Name()):
+	case isLook(t):
 		return ActionLook
 	case slices.Contains(writeTools, t.Name()):
 		return ActionWrite

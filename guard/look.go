@@ -26,14 +26,25 @@ type LookResult interface {
 	Text() string
 }
 
-// Look is the outcome of a look call; Result is nil unless the verdict is usable.
+// LookMedia is a LookResult whose answer is a file's bytes rather than text
+// (read_media_file): a front end that carries media (MCP's image and audio
+// content) gives them as they are; Text only describes them.
+type LookMedia interface {
+	LookResult
+	Media() (path, mimeType string, data []byte)
+}
+
+// Look is the outcome of a look call. Result is what the look function
+// answered: nil when the call was refused as a whole; beside an unusable
+// verdict, each part's refusal (a call none of whose paths was served).
 type Look struct {
 	*Verdict
 	Result LookResult
 }
 
 // lookFunc runs a validated call of a look tool; a refusal the model can
-// act on is a violation added to res, an error is the server's.
+// act on is a violation added to res (and a nil result, unless the result
+// says each part's refusal), an error is the server's.
 type lookFunc func(g *Guard, ctx context.Context, ws *workspace.Workspace, res *repair.Result) (LookResult, error)
 
 var lookTools = map[string]lookFunc{}
@@ -90,24 +101,17 @@ func (g *Guard) look(ctx context.Context, req ExecuteRequest, want string) (*Loo
 		return nil, err
 	}
 	out.Verdict = v
-	if !v.OK() {
-		out.Result = nil
-	}
 	return out, nil
 }
 
 // lookRequest runs a look asked for in fields (a typed RPC, the CLI) as a
 // call of tool with args, counted in the session as the model's call.
 func (g *Guard) lookRequest(ctx context.Context, rc RequestContext, tool string, args map[string]any) (*Look, error) {
-	text, err := json.Marshal(args)
+	req, err := rc.call(tool, args)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s arguments: %w", tool, err)
+		return nil, err
 	}
-	return g.look(ctx, ExecuteRequest{
-		ValidateRequest: ValidateRequest{SessionID: rc.SessionID, ModelID: rc.ModelID, MistakeLimit: rc.MistakeLimit,
-			NoSession: rc.NoSession, Call: repair.Call{Name: tool, Form: repair.FormText, Text: string(text)}},
-		Workspace: rc.Workspace,
-	}, tool)
+	return g.look(ctx, req, tool)
 }
 
 // RequestContext is who a request in fields belongs to.
@@ -117,6 +121,19 @@ type RequestContext struct {
 	MistakeLimit uint32
 	NoSession    bool
 	Workspace    string
+}
+
+// call is the call of tool the model would have made with args.
+func (rc RequestContext) call(tool string, args map[string]any) (ExecuteRequest, error) {
+	text, err := json.Marshal(args)
+	if err != nil {
+		return ExecuteRequest{}, fmt.Errorf("encode %s arguments: %w", tool, err)
+	}
+	return ExecuteRequest{
+		ValidateRequest: ValidateRequest{SessionID: rc.SessionID, ModelID: rc.ModelID, MistakeLimit: rc.MistakeLimit,
+			NoSession: rc.NoSession, Call: repair.Call{Name: tool, Form: repair.FormText, Text: string(text)}},
+		Workspace: rc.Workspace,
+	}, nil
 }
 
 // stringList reads an array-of-strings argument (a single string is one).
@@ -134,4 +151,56 @@ func stringList(v any) []string {
 		return out
 	}
 	return nil
+}
+
+// pathsArg returns the paths of a call's `paths` (and `path`, when one is
+// taken), at most maxPaths of them, or the violation that refuses them.
+func pathsArg(args map[string]any, withPath bool, maxPaths int) ([]string, *repair.Violation) {
+	var paths []string
+	if p, ok := args["path"].(string); ok && withPath {
+		paths = append(paths, p)
+	}
+	list, _ := args["paths"].([]any)
+	for _, p := range list {
+		s, ok := p.(string)
+		if !ok {
+			return nil, &repair.Violation{Code: repair.CodeWrongType, Param: "paths", Message: "paths must be a list of strings"}
+		}
+		paths = append(paths, s)
+	}
+	switch {
+	case len(paths) == 0 && withPath:
+		return nil, &repair.Violation{Code: repair.CodeMissingRequired, Param: "paths", Message: "give `path` (one path) or `paths` (a list of paths)"}
+	case len(paths) == 0:
+		return nil, &repair.Violation{Code: repair.CodeMissingRequired, Param: "paths", Message: "`paths` is empty; give at least one path"}
+	case len(paths) > maxPaths:
+		return nil, &repair.Violation{Code: repair.CodeInvalidValue, Param: "paths", Message: fmt.Sprintf("%d paths given; one call takes at most %d, so split it", len(paths), maxPaths)}
+	}
+	return paths, nil
+}
+
+// pathViolation is a refusal of one path, as a violation beside it.
+func pathViolation(err error) *repair.Violation {
+	return &repair.Violation{Code: violationCode(err), Param: "paths", Message: err.Error()}
+}
+
+// noneServed makes a call whose every path failed a mistake: each path's
+// refusal becomes a violation of the call.
+func noneServed(res *repair.Result, errs []*repair.Violation) {
+	for _, e := range errs {
+		if e == nil {
+			return
+		}
+	}
+	for _, e := range errs {
+		res.Violate(e.Code, e.Param, e.Message)
+	}
+}
+
+// nonNil is paths, or an empty list: JSON's null is no list of paths.
+func nonNil(paths []string) []string {
+	if paths == nil {
+		return []string{}
+	}
+	return paths
 }

@@ -79,12 +79,13 @@ func TestGetFileInfo(t *testing.T) {
 	for _, tt := range tests {
 		paths = append(paths, tt.path)
 	}
-	info, err := g.GetFileInfo(context.Background(), InfoRequest{LookContext: LookContext{SessionID: "s"}, Paths: paths})
+	lk, err := g.GetFileInfo(context.Background(), InfoRequest{RequestContext: RequestContext{SessionID: "s"}, Paths: paths})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !info.OK() || info.Mistakes.Consecutive != 0 || len(info.Paths) != len(tests) {
-		t.Fatalf("verdict %+v, %d paths", info.Verdict, len(info.Paths))
+	info := lk.Result.(*Info)
+	if !lk.OK() || lk.Mistakes.Consecutive != 0 || len(info.Paths) != len(tests) {
+		t.Fatalf("verdict %+v, %d paths", lk.Verdict, len(info.Paths))
 	}
 	for i, tt := range tests {
 		got := info.Paths[i]
@@ -116,27 +117,28 @@ func TestGetFileInfo(t *testing.T) {
 func TestLookNoneServed(t *testing.T) {
 	g, _ := lookFixture(t)
 	ctx := context.Background()
-	lc := LookContext{SessionID: "none"}
-	info, err := g.GetFileInfo(ctx, InfoRequest{LookContext: lc, Paths: []string{".git/config", "../x"}})
+	rc := RequestContext{SessionID: "none"}
+	lk, err := g.GetFileInfo(ctx, InfoRequest{RequestContext: rc, Paths: []string{".git/config", "../x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.OK() || info.Mistakes.Consecutive != 1 || len(info.Paths) != 2 || !strings.Contains(info.Feedback, ".git") {
-		t.Fatalf("info: %+v", info.Verdict)
+	if lk.OK() || lk.Mistakes.Consecutive != 1 || len(lk.Result.(*Info).Paths) != 2 || !strings.Contains(lk.Feedback, ".git") {
+		t.Fatalf("info: %+v", lk.Verdict)
 	}
-	many, err := g.ReadFiles(ctx, ReadFilesRequest{LookContext: lc, Paths: []string{"bin.dat", "nope"}})
+	lk, err = g.ReadFiles(ctx, ReadFilesRequest{RequestContext: rc, Paths: []string{"bin.dat", "nope"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if many.OK() || many.Mistakes.Consecutive != 2 || len(many.Files) != 2 {
-		t.Fatalf("read files: %+v", many.Verdict)
+	if lk.OK() || lk.Mistakes.Consecutive != 2 || len(lk.Result.(*ReadMany).Files) != 2 {
+		t.Fatalf("read files: %+v", lk.Verdict)
 	}
-	many, err = g.ReadFiles(ctx, ReadFilesRequest{LookContext: lc, Paths: []string{"bin.dat", "b.txt"}})
+	lk, err = g.ReadFiles(ctx, ReadFilesRequest{RequestContext: rc, Paths: []string{"bin.dat", "b.txt"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !many.OK() || many.Mistakes.Consecutive != 0 || many.Files[0].Error.Code != CodeBinaryFile || many.Files[1].Content != "b\n" {
-		t.Fatalf("read files: %+v %+v", many.Verdict, many.Files)
+	many := lk.Result.(*ReadMany)
+	if !lk.OK() || lk.Mistakes.Consecutive != 0 || many.Files[0].Error.Code != CodeBinaryFile || many.Files[1].Content != "b\n" {
+		t.Fatalf("read files: %+v %+v", lk.Verdict, many.Files)
 	}
 }
 
@@ -162,18 +164,19 @@ func TestReadFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.SessionID = t.Name()
-			r, err := g.ReadFiles(ctx, tt.req)
+			lk, err := g.ReadFiles(ctx, tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tt.codes != nil {
-				if r.OK() || strings.Join(violationCodes(r.Verdict), ",") != strings.Join(tt.codes, ",") {
-					t.Fatalf("violations %v, want %v", violationCodes(r.Verdict), tt.codes)
+				if lk.OK() || strings.Join(violationCodes(lk.Verdict), ",") != strings.Join(tt.codes, ",") {
+					t.Fatalf("violations %v, want %v", violationCodes(lk.Verdict), tt.codes)
 				}
 				return
 			}
-			if !r.OK() || len(r.Files) != len(tt.want) {
-				t.Fatalf("verdict %+v, files %+v", r.Verdict, r.Files)
+			r, _ := lk.Result.(*ReadMany)
+			if !lk.OK() || r == nil || len(r.Files) != len(tt.want) {
+				t.Fatalf("verdict %+v, files %+v", lk.Verdict, r)
 			}
 			for i, w := range tt.want {
 				f := r.Files[i]
@@ -203,10 +206,11 @@ func TestReadFilesShareTheBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := g.ReadFiles(context.Background(), ReadFilesRequest{LookContext: LookContext{SessionID: "s"}, Paths: []string{"short", "long1", "long2"}})
+	lk, err := g.ReadFiles(context.Background(), ReadFilesRequest{RequestContext: RequestContext{SessionID: "s"}, Paths: []string{"short", "long1", "long2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := lk.Result.(*ReadMany)
 	total := 0
 	for _, f := range r.Files {
 		total += len(f.Content)
@@ -235,18 +239,19 @@ func TestReadMedia(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			m, err := g.ReadMedia(context.Background(), MediaRequest{LookContext: LookContext{SessionID: t.Name()}, Path: tt.path})
+			lk, err := g.ReadMedia(context.Background(), MediaRequest{RequestContext: RequestContext{SessionID: t.Name()}, Path: tt.path})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tt.code != "" {
-				if m.OK() || violationCodes(m.Verdict)[0] != tt.code || m.Data != nil {
-					t.Fatalf("%+v", m)
+				if lk.OK() || violationCodes(lk.Verdict)[0] != tt.code || lk.Result != nil {
+					t.Fatalf("%+v", lk)
 				}
 				return
 			}
-			if !m.OK() || m.MIMEType != tt.mime || len(m.Data) == 0 || m.SHA256 != workspace.SHA256Hex(m.Data) {
-				t.Fatalf("%+v, mime %q", m.Verdict, m.MIMEType)
+			m, _ := lk.Result.(*Media)
+			if !lk.OK() || m == nil || m.MIMEType != tt.mime || len(m.Data) == 0 || m.SHA256 != workspace.SHA256Hex(m.Data) {
+				t.Fatalf("%+v, %+v", lk.Verdict, m)
 			}
 		})
 	}
@@ -264,12 +269,12 @@ func TestReadMediaBound(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg.Workspace, "big.png"), []byte("\x89PNG\r\n\x1a\nmore than ten"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := g.ReadMedia(context.Background(), MediaRequest{LookContext: LookContext{SessionID: "s"}, Path: "big.png"})
+	lk, err := g.ReadMedia(context.Background(), MediaRequest{RequestContext: RequestContext{SessionID: "s"}, Path: "big.png"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.OK() || violationCodes(m.Verdict)[0] != CodeFileTooLarge {
-		t.Fatalf("%+v", m.Verdict)
+	if lk.OK() || violationCodes(lk.Verdict)[0] != CodeFileTooLarge {
+		t.Fatalf("%+v", lk.Verdict)
 	}
 }
 
@@ -298,7 +303,7 @@ func TestMediaType(t *testing.T) {
 // TestLookToolsAreLookActions: the three tools are built in, read-only.
 func TestLookToolsAreLookActions(t *testing.T) {
 	g, _ := newWorkspaceGuard(t)
-	for _, name := range readLookTools {
+	for _, name := range []string{InfoToolName, ReadFilesToolName, MediaToolName} {
 		tool := g.Registry().Tool(name)
 		if tool == nil || g.ActionOf(tool) != ActionLook {
 			t.Errorf("%s: %v", name, tool)

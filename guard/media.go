@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path"
@@ -12,13 +13,17 @@ import (
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// DefaultMaxMediaBytes is Config.MaxMediaBytes when unset: a large photo.
-const DefaultMaxMediaBytes = 5 << 20
+const (
+	// MediaToolName reads an image, audio or other binary file whole.
+	MediaToolName = "read_media_file"
+	// DefaultMaxMediaBytes is Config.MaxMediaBytes when unset: a large photo.
+	DefaultMaxMediaBytes = 5 << 20
+)
 
-// Media is the outcome of read_media_file: the file's bytes and MIME type
-// when the verdict is usable.
+func init() { registerLook(MediaToolName, (*Guard).mediaCall) }
+
+// Media is what read_media_file answers: the file's bytes and MIME type.
 type Media struct {
-	*Verdict
 	// Path is the workspace-relative path read.
 	Path     string
 	MIMEType string
@@ -28,49 +33,52 @@ type Media struct {
 
 // MediaRequest asks for one media file, in fields.
 type MediaRequest struct {
-	LookContext
+	RequestContext
 	Path string
 }
 
 // ReadMedia reads a media file as the ReadMediaFile RPC asks: a call of
 // read_media_file, counted in the session as the model's.
-func (g *Guard) ReadMedia(ctx context.Context, req MediaRequest) (*Media, error) {
-	call, err := req.call(MediaToolName, map[string]any{"path": req.Path})
-	if err != nil {
-		return nil, err
-	}
-	return g.MediaCall(ctx, call)
+func (g *Guard) ReadMedia(ctx context.Context, req MediaRequest) (*Look, error) {
+	return g.lookRequest(ctx, req.RequestContext, MediaToolName, map[string]any{"path": req.Path})
 }
 
-// MediaCall repairs and validates a read_media_file call (under any of its
-// names) and reads the file, confined as every read, up to the media bound.
-func (g *Guard) MediaCall(ctx context.Context, req ExecuteRequest) (*Media, error) {
-	out := &Media{}
-	v, err := g.lookFiles(ctx, req, MediaToolName, func(ws *workspace.Workspace, res *repair.Result) error {
-		p, _ := res.Args["path"].(string)
-		data, info, err := ws.ReadFile(p)
-		switch {
-		case workspace.IsCode(err, workspace.CodeConflict):
-			return &FileChangedError{Path: p, Expected: "(as opened)", Actual: "(changed while being read)"}
-		case err != nil && workspace.CodeOf(err) == "":
-			return fmt.Errorf("read %s: %w", p, err)
-		case err != nil:
-			res.Violate(violationCode(err), "path", err.Error())
-		case int64(len(data)) > g.maxMediaBytes():
-			res.Violate(CodeFileTooLarge, "path", fmt.Sprintf("file %q is %d bytes; read_media_file returns files of up to %d bytes", p, len(data), g.maxMediaBytes()))
-		default:
-			out.Path, out.Data, out.SHA256, out.MIMEType = info.Path, data, info.SHA256, MediaType(info.Path, data)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+// mediaCall reads the file of a read_media_file call, confined as every
+// read, up to the media bound.
+func (g *Guard) mediaCall(_ context.Context, ws *workspace.Workspace, res *repair.Result) (LookResult, error) {
+	p, _ := res.Args["path"].(string)
+	data, info, err := ws.ReadFile(p)
+	switch {
+	case workspace.IsCode(err, workspace.CodeConflict):
+		return nil, &FileChangedError{Path: p, Expected: "(as opened)", Actual: "(changed while being read)"}
+	case err != nil && workspace.CodeOf(err) == "":
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	case err != nil:
+		res.Violate(violationCode(err), "path", err.Error())
+	case int64(len(data)) > g.maxMediaBytes():
+		res.Violate(CodeFileTooLarge, "path", fmt.Sprintf("file %q is %d bytes; read_media_file returns files of up to %d bytes", p, len(data), g.maxMediaBytes()))
+	default:
+		return &Media{Path: info.Path, Data: data, SHA256: info.SHA256, MIMEType: MediaType(info.Path, data)}, nil
 	}
-	out.Verdict = v
-	if !v.OK() {
-		*out = Media{Verdict: v}
-	}
-	return out, nil
+	return nil, nil
+}
+
+// Media gives the file as it is, for a front end that carries media.
+func (m *Media) Media() (path, mimeType string, data []byte) { return m.Path, m.MIMEType, m.Data }
+
+// Text describes the file, for a front end that carries only text.
+func (m *Media) Text() string {
+	return fmt.Sprintf("%s: %s, %s, sha256 %s\n", m.Path, m.MIMEType, HumanSize(int64(len(m.Data))), m.SHA256)
+}
+
+// MarshalJSON describes the file; its bytes are the answer's content.
+func (m *Media) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Path     string `json:"path"`
+		MIMEType string `json:"mime_type"`
+		Size     int    `json:"size"`
+		SHA256   string `json:"sha256"`
+	}{m.Path, m.MIMEType, len(m.Data), m.SHA256})
 }
 
 // maxMediaBytes keeps a media answer within the server's bound and well

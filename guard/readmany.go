@@ -2,13 +2,22 @@ package guard
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
 )
 
-// MaxReadFiles bounds the files of one read_multiple_files call.
-const MaxReadFiles = 50
+const (
+	// ReadFilesToolName reads several text files in one call.
+	ReadFilesToolName = "read_multiple_files"
+	// MaxReadFiles bounds the files of one read_multiple_files call.
+	MaxReadFiles = 50
+)
+
+func init() { registerLook(ReadFilesToolName, (*Guard).readFilesCall) }
 
 // FileRead is one file's answer of read_multiple_files: its text, or the
 // refusal beside it.
@@ -19,17 +28,16 @@ type FileRead struct {
 	Error *repair.Violation
 }
 
-// ReadMany is the outcome of read_multiple_files: each file's answer, in
-// the order asked, whether or not the verdict is usable (it is not when no
-// file could be read).
+// ReadMany is what read_multiple_files answers: each file's answer, in the
+// order asked; it stands beside an unusable verdict when no file could be
+// read.
 type ReadMany struct {
-	*Verdict
 	Files []FileRead
 }
 
 // ReadFilesRequest asks for several files, in fields.
 type ReadFilesRequest struct {
-	LookContext
+	RequestContext
 	Paths []string
 	// Head and Tail return each file's first or last lines (not both).
 	Head, Tail  int
@@ -38,7 +46,7 @@ type ReadFilesRequest struct {
 
 // ReadFiles reads files as the ReadFiles RPC asks: a call of
 // read_multiple_files, counted in the session as the model's.
-func (g *Guard) ReadFiles(ctx context.Context, req ReadFilesRequest) (*ReadMany, error) {
+func (g *Guard) ReadFiles(ctx context.Context, req ReadFilesRequest) (*Look, error) {
 	args := map[string]any{"paths": nonNil(req.Paths)}
 	if req.Head != 0 {
 		args["head"] = req.Head
@@ -49,48 +57,32 @@ func (g *Guard) ReadFiles(ctx context.Context, req ReadFilesRequest) (*ReadMany,
 	if req.LineNumbers {
 		args["line_numbers"] = true
 	}
-	call, err := req.call(ReadFilesToolName, args)
-	if err != nil {
-		return nil, err
-	}
-	return g.ReadFilesCall(ctx, call)
+	return g.lookRequest(ctx, req.RequestContext, ReadFilesToolName, args)
 }
 
-// ReadFilesCall repairs and validates a read_multiple_files call (under any
-// of its names) and reads each file through the one text read (readText).
-// The answer's bytes are shared: each file gets what is left divided by the
-// files still to read, so a short file leaves more to those after it, and
-// a file cut at its share says where to read on.
-func (g *Guard) ReadFilesCall(ctx context.Context, req ExecuteRequest) (*ReadMany, error) {
+// readFilesCall reads each file of a read_multiple_files call through the
+// one text read (readText). The answer's bytes are shared: each file gets
+// what is left divided by the files still to read, so a short file leaves
+// more to those after it, and a file cut at its share says where to read on.
+func (g *Guard) readFilesCall(_ context.Context, ws *workspace.Workspace, res *repair.Result) (LookResult, error) {
+	paths, bad := pathsArg(res.Args, false, MaxReadFiles)
+	if bad != nil {
+		res.Violate(bad.Code, bad.Param, bad.Message)
+		return nil, nil
+	}
+	rng, numbered, bad := rangeOf(res.Args, false)
+	if bad != nil {
+		res.Violate(bad.Code, bad.Param, bad.Message)
+		return nil, nil
+	}
 	out := &ReadMany{}
-	v, err := g.lookFiles(ctx, req, ReadFilesToolName, func(ws *workspace.Workspace, res *repair.Result) error {
-		paths, bad := pathsArg(res.Args, false, MaxReadFiles)
-		if bad != nil {
-			res.Violate(bad.Code, bad.Param, bad.Message)
-			return nil
-		}
-		rng, numbered, bad := rangeOf(res.Args, false)
-		if bad != nil {
-			res.Violate(bad.Code, bad.Param, bad.Message)
-			return nil
-		}
-		return g.readEach(ws, res, out, paths, rng, numbered)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out.Verdict = v
-	return out, nil
-}
-
-func (g *Guard) readEach(ws *workspace.Workspace, res *repair.Result, out *ReadMany, paths []string, rng lineRange, numbered bool) error {
 	left := g.maxReadBytes()
 	errs := make([]*repair.Violation, len(paths))
 	for i, p := range paths {
 		share := left / (len(paths) - i)
 		text, bad, err := g.readText(ws, p, rng, numbered, share)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if bad != nil {
 			bad.Param = "paths"
@@ -100,5 +92,57 @@ func (g *Guard) readEach(ws *workspace.Workspace, res *repair.Result, out *ReadM
 		errs[i] = bad
 	}
 	noneServed(res, errs)
-	return nil
+	return out, nil
+}
+
+// Text gives each file's text under its path, or "path: Error - why", the
+// files apart by "\n---\n", as the reference file server writes them.
+func (many *ReadMany) Text() string {
+	parts := make([]string, 0, len(many.Files))
+	for _, f := range many.Files {
+		if f.Error != nil {
+			parts = append(parts, fmt.Sprintf("%s: Error - %s", f.Asked, f.Error.Message))
+			continue
+		}
+		part := fmt.Sprintf("%s:\n%s\n", f.Asked, f.Content)
+		if f.Truncated {
+			part += fmt.Sprintf("(lines %d-%d of %d: cut at the size limit; read on with read_file, %s)\n", f.StartLine, f.EndLine, f.TotalLines, f.ReadOn())
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "\n---\n")
+}
+
+// fileReadJSON is one file as structured answers give it: what was read
+// (the text itself is the answer's), or the refusal.
+type fileReadJSON struct {
+	Path  string            `json:"path"`
+	Read  *readJSON         `json:"read,omitempty"`
+	Error *repair.Violation `json:"error,omitempty"`
+}
+
+type readJSON struct {
+	Path       string `json:"path"`
+	SHA256     string `json:"sha256"`
+	Size       int64  `json:"size"`
+	TotalLines int    `json:"total_lines"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line"`
+	Truncated  bool   `json:"truncated,omitempty"`
+}
+
+// MarshalJSON gives the files as {"files": [...]}, without their text.
+func (many *ReadMany) MarshalJSON() ([]byte, error) {
+	files := make([]fileReadJSON, 0, len(many.Files))
+	for _, f := range many.Files {
+		if f.Error != nil {
+			files = append(files, fileReadJSON{Path: f.Asked, Error: f.Error})
+			continue
+		}
+		files = append(files, fileReadJSON{Path: f.Asked, Read: &readJSON{Path: f.Path, SHA256: f.SHA256, Size: f.Size,
+			TotalLines: f.TotalLines, StartLine: f.StartLine, EndLine: f.EndLine, Truncated: f.Truncated}})
+	}
+	return json.Marshal(struct {
+		Files []fileReadJSON `json:"files"`
+	}{files})
 }

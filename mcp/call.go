@@ -58,9 +58,6 @@ func (s *Server) run(ctx context.Context, tool string, action guard.Action, req 
 		}
 		return executionResult(ex), nil
 	case guard.ActionLook:
-		if _, ok := readLooks[tool]; ok {
-			return s.look(ctx, tool, req)
-		}
 		lk, err := s.g.LookCall(ctx, req)
 		if err != nil {
 			return nil, err

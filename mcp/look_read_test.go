@@ -47,7 +47,8 @@ func TestReadOnlyTools(t *testing.T) {
 				!strings.Contains(txt, "type: symlink") || !strings.Contains(txt, "climbs above the workspace root") {
 				t.Fatalf("info: %v %s", res.IsError, txt)
 			}
-			if info, _ := sc["info"].([]any); len(info) != 4 || info[1].(map[string]any)["denied"] != true {
+			r, _ := sc["result"].(map[string]any)
+			if info, _ := r["files"].([]any); len(info) != 4 || info[1].(map[string]any)["denied"] != true {
 				t.Fatalf("info structured: %v", sc)
 			}
 

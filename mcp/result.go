@@ -153,13 +153,29 @@ func validateResult(v *guard.Verdict) *sdk.CallToolResult {
 	return result(sv, v.Feedback, fmt.Sprintf("The %s call is valid. Arguments: %s\n%s", v.ToolName, v.ArgumentsJSON, repairsLine(v.Repairs)))
 }
 
-// lookResult gives what a look tool found as the model reads it, and its
-// structured form beside the verdict.
+// lookResult gives what a look tool found as the model reads it (after the
+// feedback when each part was refused), and its structured form beside the
+// verdict; media come as image, audio or resource content.
 func lookResult(lk *guard.Look) *sdk.CallToolResult {
 	sv := verdictOf(lk.Verdict)
-	if !lk.OK() || lk.Result == nil {
+	if lk.Result == nil {
 		return result(sv, lk.Feedback)
 	}
 	sv.Result = lk.Result
-	return result(sv, "", lk.Result.Text()+repairsLine(lk.Repairs))
+	if m, ok := lk.Result.(guard.LookMedia); ok && lk.OK() {
+		return &sdk.CallToolResult{Content: []sdk.Content{mediaContent(m.Media())}, StructuredContent: sv}
+	}
+	text := lk.Result.Text() + repairsLine(lk.Repairs)
+	return result(sv, lk.Feedback+"\n\n"+text, text)
+}
+
+// mediaContent is a file's bytes as the MCP content of their type.
+func mediaContent(path, mimeType string, data []byte) sdk.Content {
+	switch {
+	case strings.HasPrefix(mimeType, "image/"):
+		return &sdk.ImageContent{Data: data, MIMEType: mimeType}
+	case strings.HasPrefix(mimeType, "audio/"):
+		return &sdk.AudioContent{Data: data, MIMEType: mimeType}
+	}
+	return &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///" + path, MIMEType: mimeType, Blob: data}}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -14,62 +15,60 @@ import (
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
-// patterns is a repeatable flag: each use adds a pattern.
-type patterns []string
-
-func (p *patterns) String() string     { return strings.Join(*p, ",") }
-func (p *patterns) Set(s string) error { *p = append(*p, s); return nil }
-
-// lookFlags are what list and find share: the workspace and its policy,
-// the folder, the bound, exclusions and .gitignore.
-type lookFlags struct {
-	cfg       guard.Config
-	path      *string
-	exclude   patterns
-	gitignore *bool
-	model     *string
+// lookCommand is what the offline mirrors of the look RPCs share: the
+// workspace and policy flags, the guard, the printing and the exit status
+// (0: answered, 1: refused, the verdict says why, 2: a bad command line or
+// workspace).
+type lookCommand struct {
+	name    string
+	cfg     guard.Config
+	fs      *flag.FlagSet
+	model   *string
+	withEnv []setting[guard.Config]
 }
 
-func newLookFlags(name, usage string, stderr io.Writer) (*lookFlags, *flag.FlagSet, []setting[guard.Config]) {
-	lf := &lookFlags{cfg: guard.DefaultConfig()}
-	fs := newFlagSet(name, usage, stderr)
-	fs.StringVar(&lf.cfg.Workspace, "workspace", ".", "workspace `directory`")
-	lf.path = fs.String("path", "", "the `folder`, as the model wrote it (default the workspace root)")
-	fs.Var(&lf.exclude, "exclude", "glob `pattern` of entries to leave out (repeatable): a name without \"/\", a path below the folder with it")
-	lf.gitignore = fs.Bool("gitignore", false, "leave out what the .gitignore files ignore")
-	lf.model = fs.String("model", "", "model id")
-	bindSetting(fs, &lf.cfg, "agent-root")
-	withEnv := []setting[guard.Config]{coreSetting("deny")}
-	bindSettings(fs, withEnv, &lf.cfg)
-	return lf, fs, withEnv
+// newLookCommand makes the command's flags; withEnv are the core settings
+// it takes beside deny, each with its TOOLGUARD_* variable.
+func newLookCommand(name, usage string, stderr io.Writer, withEnv ...setting[guard.Config]) *lookCommand {
+	c := &lookCommand{name: name, cfg: guard.DefaultConfig(), withEnv: append(withEnv, coreSetting("deny"))}
+	c.fs = newFlagSet(name, usage, stderr)
+	c.fs.StringVar(&c.cfg.Workspace, "workspace", ".", "workspace `directory`")
+	c.model = c.fs.String("model", "", "model id")
+	bindSetting(c.fs, &c.cfg, "agent-root")
+	bindSettings(c.fs, c.withEnv, &c.cfg)
+	return c
 }
 
-// runLook parses the flags, runs the look and prints its response. Exit
-// status: 0 when answered, 1 when refused (the verdict says why), 2 for a
-// bad command line or workspace.
-func runLook(name string, lf *lookFlags, fs *flag.FlagSet, withEnv []setting[guard.Config], args []string, stdout, stderr io.Writer,
-	run func(*guard.Guard, guard.RequestContext) (*guard.Look, error), convert func(*toolguardv1.Verdict, *guard.Look) proto.Message) int {
-	if err := applyEnv(withEnv, &lf.cfg, os.LookupEnv); err != nil {
-		return fail(stderr, name, 2, err)
+// run parses args, builds the guard, runs look with it and prints its
+// response as convert gives it. A FieldError from look is the command
+// line's.
+func (c *lookCommand) run(args []string, stdout, stderr io.Writer,
+	look func(*guard.Guard, guard.RequestContext) (*guard.Look, error), convert func(*toolguardv1.Verdict, *guard.Look) proto.Message) int {
+	if err := applyEnv(c.withEnv, &c.cfg, os.LookupEnv); err != nil {
+		return fail(stderr, c.name, 2, err)
 	}
-	if code, ok := parseCommandFlags(fs, args, stderr); !ok {
+	if code, ok := parseCommandFlags(c.fs, args, stderr); !ok {
 		return code
 	}
-	g, cleanup, err := guard.New(lf.cfg, guard.Options{})
+	g, cleanup, err := guard.New(c.cfg, guard.Options{})
 	if err != nil {
-		return fail(stderr, name, 2, err)
+		return fail(stderr, c.name, 2, err)
 	}
 	defer func() { _ = cleanup() }()
-	lk, err := run(g, guard.RequestContext{SessionID: "cli", ModelID: *lf.model})
-	if err != nil {
-		return guardFailure(stderr, name, err)
+	lk, err := look(g, guard.RequestContext{SessionID: "cli", ModelID: *c.model})
+	var fe *protoapi.FieldError
+	switch {
+	case errors.As(err, &fe):
+		return fail(stderr, c.name, 2, err)
+	case err != nil:
+		return guardFailure(stderr, c.name, err)
 	}
 	pv, err := protoapi.VerdictToProto(lk.Verdict, "")
 	if err != nil {
-		return fail(stderr, name, 2, err)
+		return fail(stderr, c.name, 2, err)
 	}
 	if err := printProto(stdout, convert(pv, lk)); err != nil {
-		return fail(stderr, name, 2, err)
+		return fail(stderr, c.name, 2, err)
 	}
 	if !lk.OK() {
 		return 1
@@ -77,24 +76,48 @@ func runLook(name string, lf *lookFlags, fs *flag.FlagSet, withEnv []setting[gua
 	return 0
 }
 
+// patterns is a repeatable flag: each use adds a pattern.
+type patterns []string
+
+func (p *patterns) String() string     { return strings.Join(*p, ",") }
+func (p *patterns) Set(s string) error { *p = append(*p, s); return nil }
+
+// treeFlags are what list and find add: the folder, exclusions and
+// .gitignore.
+type treeFlags struct {
+	path      *string
+	exclude   patterns
+	gitignore *bool
+}
+
+func newTreeFlags(fs *flag.FlagSet) *treeFlags {
+	tf := &treeFlags{}
+	tf.path = fs.String("path", "", "the `folder`, as the model wrote it (default the workspace root)")
+	fs.Var(&tf.exclude, "exclude", "glob `pattern` of entries to leave out (repeatable): a name without \"/\", a path below the folder with it")
+	tf.gitignore = fs.Bool("gitignore", false, "leave out what the .gitignore files ignore")
+	return tf
+}
+
 // runList mirrors ListDirectory offline.
 func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	lf, fs, withEnv := newLookFlags("list", "Usage: toolguard list --workspace DIR [--path FOLDER] [--depth N] [--max-entries N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
-	depth := fs.Uint("depth", 1, "how many `levels` to list (1 to 32)")
-	maxEntries := fs.Uint("max-entries", guard.DefaultListEntries, "the most `entries` to show")
-	return runLook("list", lf, fs, withEnv, args, stdout, stderr, func(g *guard.Guard, rc guard.RequestContext) (*guard.Look, error) {
-		return g.ListDirectory(context.Background(), guard.ListRequest{RequestContext: rc, Path: *lf.path, Depth: int(min(*depth, 1<<16)),
-			MaxEntries: int(min(*maxEntries, guard.MaxListEntries)), Exclude: lf.exclude, Gitignore: *lf.gitignore})
+	c := newLookCommand("list", "Usage: toolguard list --workspace DIR [--path FOLDER] [--depth N] [--max-entries N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
+	tf := newTreeFlags(c.fs)
+	depth := c.fs.Uint("depth", 1, "how many `levels` to list (1 to 32)")
+	maxEntries := c.fs.Uint("max-entries", guard.DefaultListEntries, "the most `entries` to show")
+	return c.run(args, stdout, stderr, func(g *guard.Guard, rc guard.RequestContext) (*guard.Look, error) {
+		return g.ListDirectory(context.Background(), guard.ListRequest{RequestContext: rc, Path: *tf.path, Depth: int(min(*depth, 1<<16)),
+			MaxEntries: int(min(*maxEntries, guard.MaxListEntries)), Exclude: tf.exclude, Gitignore: *tf.gitignore})
 	}, func(pv *toolguardv1.Verdict, lk *guard.Look) proto.Message { return protoapi.ListToProto(pv, lk) })
 }
 
 // runFind mirrors FindFiles offline.
 func runFind(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	lf, fs, withEnv := newLookFlags("find", "Usage: toolguard find --workspace DIR --pattern GLOB [--path FOLDER] [--max-results N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
-	pattern := fs.String("pattern", "", "the glob `pattern`: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths below the folder")
-	maxResults := fs.Uint("max-results", guard.DefaultListEntries, "the most `paths` to return")
-	return runLook("find", lf, fs, withEnv, args, stdout, stderr, func(g *guard.Guard, rc guard.RequestContext) (*guard.Look, error) {
-		return g.FindFiles(context.Background(), guard.FindRequest{RequestContext: rc, Pattern: *pattern, Path: *lf.path,
-			MaxResults: int(min(*maxResults, guard.MaxListEntries)), Exclude: lf.exclude, Gitignore: *lf.gitignore})
+	c := newLookCommand("find", "Usage: toolguard find --workspace DIR --pattern GLOB [--path FOLDER] [--max-results N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
+	tf := newTreeFlags(c.fs)
+	pattern := c.fs.String("pattern", "", "the glob `pattern`: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths below the folder")
+	maxResults := c.fs.Uint("max-results", guard.DefaultListEntries, "the most `paths` to return")
+	return c.run(args, stdout, stderr, func(g *guard.Guard, rc guard.RequestContext) (*guard.Look, error) {
+		return g.FindFiles(context.Background(), guard.FindRequest{RequestContext: rc, Pattern: *pattern, Path: *tf.path,
+			MaxResults: int(min(*maxResults, guard.MaxListEntries)), Exclude: tf.exclude, Gitignore: *tf.gitignore})
 	}, func(pv *toolguardv1.Verdict, lk *guard.Look) proto.Message { return protoapi.FindToProto(pv, lk) })
 }

@@ -11,20 +11,6 @@ import (
 	"github.com/toolguard/toolguard/repair"
 )
 
-// readLookContext checks the context of a read-only request.
-func readLookContext(rc *toolguardv1.RequestContext) (guard.LookContext, error) {
-	if err := CheckSessionID(rc.GetSessionId(), "context.session_id"); err != nil {
-		return guard.LookContext{}, err
-	}
-	if len(rc.GetModelId()) > maxModelIDBytes {
-		return guard.LookContext{}, &FieldError{Field: "context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
-	}
-	if len(rc.GetWorkspace()) > maxWorkspaceBytes {
-		return guard.LookContext{}, &FieldError{Field: "context.workspace", Reason: "WORKSPACE_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxWorkspaceBytes)}
-	}
-	return guard.LookContext{SessionID: rc.GetSessionId(), ModelID: rc.GetModelId(), MistakeLimit: rc.GetMistakeLimit(), Workspace: rc.GetWorkspace()}, nil
-}
-
 // checkPaths refuses a list of paths the caller filled that no call could
 // take: none, or more than the bound. Each path itself is the model's.
 func checkPaths(paths []string, most int) error {
@@ -39,36 +25,36 @@ func checkPaths(paths []string, most int) error {
 
 // InfoRequest checks a GetFileInfoRequest and converts it.
 func InfoRequest(req *toolguardv1.GetFileInfoRequest) (guard.InfoRequest, error) {
-	lc, err := readLookContext(req.GetContext())
+	rc, err := lookContext(req.GetContext())
 	if err != nil {
 		return guard.InfoRequest{}, err
 	}
 	if err := checkPaths(req.GetPaths(), guard.MaxInfoPaths); err != nil {
 		return guard.InfoRequest{}, err
 	}
-	return guard.InfoRequest{LookContext: lc, Paths: req.GetPaths()}, nil
+	return guard.InfoRequest{RequestContext: rc, Paths: req.GetPaths()}, nil
 }
 
 // ReadFilesRequest checks a ReadFilesRequest and converts it.
 func ReadFilesRequest(req *toolguardv1.ReadFilesRequest) (guard.ReadFilesRequest, error) {
-	lc, err := readLookContext(req.GetContext())
+	rc, err := lookContext(req.GetContext())
 	if err != nil {
 		return guard.ReadFilesRequest{}, err
 	}
 	if err := checkPaths(req.GetPaths(), guard.MaxReadFiles); err != nil {
 		return guard.ReadFilesRequest{}, err
 	}
-	return guard.ReadFilesRequest{LookContext: lc, Paths: req.GetPaths(), Head: int(req.GetHead()), Tail: int(req.GetTail()), LineNumbers: req.GetLineNumbers()}, nil
+	return guard.ReadFilesRequest{RequestContext: rc, Paths: req.GetPaths(), Head: int(req.GetHead()), Tail: int(req.GetTail()), LineNumbers: req.GetLineNumbers()}, nil
 }
 
 // MediaRequest checks a ReadMediaFileRequest and converts it. The path is
 // the model's: an empty or refused one is a verdict.
 func MediaRequest(req *toolguardv1.ReadMediaFileRequest) (guard.MediaRequest, error) {
-	lc, err := readLookContext(req.GetContext())
+	rc, err := lookContext(req.GetContext())
 	if err != nil {
 		return guard.MediaRequest{}, err
 	}
-	return guard.MediaRequest{LookContext: lc, Path: req.GetPath()}, nil
+	return guard.MediaRequest{RequestContext: rc, Path: req.GetPath()}, nil
 }
 
 var fileTypes = map[string]toolguardv1.FileType{
@@ -77,8 +63,12 @@ var fileTypes = map[string]toolguardv1.FileType{
 }
 
 // InfoToProto converts get_file_info's outcome to its API form.
-func InfoToProto(pv *toolguardv1.Verdict, info *guard.Info) *toolguardv1.GetFileInfoResponse {
+func InfoToProto(pv *toolguardv1.Verdict, lk *guard.Look) *toolguardv1.GetFileInfoResponse {
 	out := &toolguardv1.GetFileInfoResponse{Verdict: pv}
+	info, ok := lk.Result.(*guard.Info)
+	if !ok {
+		return out
+	}
 	for _, p := range info.Paths {
 		f := &toolguardv1.FileInfo{Path: p.Asked, ResolvedPath: p.Path, Type: fileTypes[p.Kind], LinkTarget: p.LinkTarget,
 			Sha256: p.SHA256, NotComputed: p.NotComputed, Denied: p.Denied, DeniedBy: p.DeniedBy, Error: violationToProto(p.Error)}
@@ -96,8 +86,12 @@ func InfoToProto(pv *toolguardv1.Verdict, info *guard.Info) *toolguardv1.GetFile
 }
 
 // ReadFilesToProto converts read_multiple_files' outcome to its API form.
-func ReadFilesToProto(pv *toolguardv1.Verdict, many *guard.ReadMany) *toolguardv1.ReadFilesResponse {
+func ReadFilesToProto(pv *toolguardv1.Verdict, lk *guard.Look) *toolguardv1.ReadFilesResponse {
 	out := &toolguardv1.ReadFilesResponse{Verdict: pv}
+	many, ok := lk.Result.(*guard.ReadMany)
+	if !ok {
+		return out
+	}
 	for _, f := range many.Files {
 		offset, column := f.Next()
 		out.Files = append(out.Files, &toolguardv1.FileText{
@@ -110,7 +104,11 @@ func ReadFilesToProto(pv *toolguardv1.Verdict, many *guard.ReadMany) *toolguardv
 }
 
 // MediaToProto converts read_media_file's outcome to its API form.
-func MediaToProto(pv *toolguardv1.Verdict, m *guard.Media) *toolguardv1.ReadMediaFileResponse {
+func MediaToProto(pv *toolguardv1.Verdict, lk *guard.Look) *toolguardv1.ReadMediaFileResponse {
+	m, ok := lk.Result.(*guard.Media)
+	if !ok {
+		return &toolguardv1.ReadMediaFileResponse{Verdict: pv}
+	}
 	return &toolguardv1.ReadMediaFileResponse{Verdict: pv, Path: m.Path, MimeType: m.MIMEType, Data: m.Data, Sha256: m.SHA256}
 }
 
