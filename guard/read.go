@@ -74,12 +74,8 @@ func (g *Guard) ReadTool() *repair.Tool { return g.readTool }
 // ReadRequest is a read asked for in fields (the ReadFile RPC, the CLI);
 // ReadCall takes one as the model wrote it.
 type ReadRequest struct {
-	SessionID    string
-	ModelID      string
-	MistakeLimit uint32
-	NoSession    bool
-	Workspace    string
-	Path         string
+	RequestContext
+	Path string
 	// Offset is the 1-based first line (0: 1); Limit the line count (0: all).
 	Offset, Limit int
 	// Column is the 1-based byte of line Offset to start at (0: 1).
@@ -184,15 +180,11 @@ func (g *Guard) ReadFile(ctx context.Context, req ReadRequest) (*Read, error) {
 	if req.Tail != 0 {
 		args["tail"] = req.Tail
 	}
-	text, err := json.Marshal(args)
+	call, err := req.call(ReadToolName, args)
 	if err != nil {
-		return nil, fmt.Errorf("encode read arguments: %w", err)
+		return nil, err
 	}
-	return g.readCall(ctx, ExecuteRequest{
-		ValidateRequest: ValidateRequest{SessionID: req.SessionID, ModelID: req.ModelID, MistakeLimit: req.MistakeLimit,
-			NoSession: req.NoSession, Call: repair.Call{Name: ReadToolName, Form: repair.FormText, Text: string(text)}},
-		Workspace: req.Workspace,
-	}, true)
+	return g.readCall(ctx, call, true)
 }
 
 // ReadCall repairs and validates a read_file call (under any of its names)

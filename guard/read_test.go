@@ -188,7 +188,7 @@ func TestReadThenEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r, err := g.ReadFile(ctx, ReadRequest{SessionID: "s", Path: "m.go", Offset: 3, Limit: 3, LineNumbers: true})
+	r, err := g.ReadFile(ctx, ReadRequest{RequestContext: RequestContext{SessionID: "s"}, Path: "m.go", Offset: 3, Limit: 3, LineNumbers: true})
 	if err != nil || !r.OK() {
 		t.Fatalf("read: %v %+v", err, r)
 	}

@@ -44,7 +44,7 @@ func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "read", 2, err)
 	}
 	defer func() { _ = cleanup() }()
-	r, err := g.ReadFile(context.Background(), guard.ReadRequest{SessionID: "cli", ModelID: *model, Path: *path,
+	r, err := g.ReadFile(context.Background(), guard.ReadRequest{RequestContext: guard.RequestContext{SessionID: "cli", ModelID: *model}, Path: *path,
 		Offset: int(*offset), Limit: int(*limit), Column: int(*column), LineNumbers: *numbered, Head: int(*head), Tail: int(*tail)})
 	if ce := (*guard.ColumnError)(nil); errors.As(err, &ce) {
 		err = fmt.Errorf("--column: %w", err)

@@ -12,20 +12,6 @@ import (
 // more to the model, this is the caller's field.
 const maxLookPatterns = 64
 
-// lookContext checks a look request's context and converts it.
-func lookContext(rc *toolguardv1.RequestContext) (guard.RequestContext, error) {
-	if err := CheckSessionID(rc.GetSessionId(), "context.session_id"); err != nil {
-		return guard.RequestContext{}, err
-	}
-	if len(rc.GetModelId()) > maxModelIDBytes {
-		return guard.RequestContext{}, &FieldError{Field: "context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
-	}
-	if len(rc.GetWorkspace()) > maxWorkspaceBytes {
-		return guard.RequestContext{}, &FieldError{Field: "context.workspace", Reason: "WORKSPACE_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxWorkspaceBytes)}
-	}
-	return guard.RequestContext{SessionID: rc.GetSessionId(), ModelID: rc.GetModelId(), MistakeLimit: rc.GetMistakeLimit(), Workspace: rc.GetWorkspace()}, nil
-}
-
 func checkPatterns(field string, pats []string) error {
 	if len(pats) > maxLookPatterns {
 		return &FieldError{Field: field, Reason: "TOO_MANY_PATTERNS", Description: fmt.Sprintf("%d patterns; at most %d", len(pats), maxLookPatterns)}
@@ -35,7 +21,7 @@ func checkPatterns(field string, pats []string) error {
 
 // ListRequest checks a ListDirectoryRequest and converts it.
 func ListRequest(req *toolguardv1.ListDirectoryRequest) (guard.ListRequest, error) {
-	rc, err := lookContext(req.GetContext())
+	rc, err := requestContext(req.GetContext())
 	if err != nil {
 		return guard.ListRequest{}, err
 	}
@@ -48,7 +34,7 @@ func ListRequest(req *toolguardv1.ListDirectoryRequest) (guard.ListRequest, erro
 
 // FindRequest checks a FindFilesRequest and converts it.
 func FindRequest(req *toolguardv1.FindFilesRequest) (guard.FindRequest, error) {
-	rc, err := lookContext(req.GetContext())
+	rc, err := requestContext(req.GetContext())
 	if err != nil {
 		return guard.FindRequest{}, err
 	}

@@ -25,7 +25,7 @@ func checkPaths(paths []string, most int) error {
 
 // InfoRequest checks a GetFileInfoRequest and converts it.
 func InfoRequest(req *toolguardv1.GetFileInfoRequest) (guard.InfoRequest, error) {
-	rc, err := lookContext(req.GetContext())
+	rc, err := requestContext(req.GetContext())
 	if err != nil {
 		return guard.InfoRequest{}, err
 	}
@@ -37,7 +37,7 @@ func InfoRequest(req *toolguardv1.GetFileInfoRequest) (guard.InfoRequest, error)
 
 // ReadFilesRequest checks a ReadFilesRequest and converts it.
 func ReadFilesRequest(req *toolguardv1.ReadFilesRequest) (guard.ReadFilesRequest, error) {
-	rc, err := lookContext(req.GetContext())
+	rc, err := requestContext(req.GetContext())
 	if err != nil {
 		return guard.ReadFilesRequest{}, err
 	}
@@ -50,7 +50,7 @@ func ReadFilesRequest(req *toolguardv1.ReadFilesRequest) (guard.ReadFilesRequest
 // MediaRequest checks a ReadMediaFileRequest and converts it. The path is
 // the model's: an empty or refused one is a verdict.
 func MediaRequest(req *toolguardv1.ReadMediaFileRequest) (guard.MediaRequest, error) {
-	rc, err := lookContext(req.GetContext())
+	rc, err := requestContext(req.GetContext())
 	if err != nil {
 		return guard.MediaRequest{}, err
 	}

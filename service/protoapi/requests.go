@@ -107,21 +107,29 @@ func ExecuteRequest(rc *toolguardv1.RequestContext, call *toolguardv1.ToolCall, 
 // ReadRequest checks a ReadFileRequest and converts it to the core's
 // request. The path is the model's: an empty or refused one is a verdict.
 func ReadRequest(req *toolguardv1.ReadFileRequest) (guard.ReadRequest, error) {
-	rc := req.GetContext()
-	if err := CheckSessionID(rc.GetSessionId(), "context.session_id"); err != nil {
+	rc, err := requestContext(req.GetContext())
+	if err != nil {
 		return guard.ReadRequest{}, err
 	}
+	return guard.ReadRequest{
+		RequestContext: rc, Path: req.GetPath(), Offset: int(req.GetOffset()), Limit: int(req.GetLimit()), Column: int(req.GetColumn()),
+		LineNumbers: req.GetLineNumbers(), Head: int(req.GetHead()), Tail: int(req.GetTail()),
+	}, nil
+}
+
+// requestContext checks the context of a request in fields (a read, a
+// look) and converts it.
+func requestContext(rc *toolguardv1.RequestContext) (guard.RequestContext, error) {
+	if err := CheckSessionID(rc.GetSessionId(), "context.session_id"); err != nil {
+		return guard.RequestContext{}, err
+	}
 	if len(rc.GetModelId()) > maxModelIDBytes {
-		return guard.ReadRequest{}, &FieldError{Field: "context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
+		return guard.RequestContext{}, &FieldError{Field: "context.model_id", Reason: "MODEL_ID_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxModelIDBytes)}
 	}
 	if len(rc.GetWorkspace()) > maxWorkspaceBytes {
-		return guard.ReadRequest{}, &FieldError{Field: "context.workspace", Reason: "WORKSPACE_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxWorkspaceBytes)}
+		return guard.RequestContext{}, &FieldError{Field: "context.workspace", Reason: "WORKSPACE_NAME_TOO_LONG", Description: fmt.Sprintf("at most %d bytes", maxWorkspaceBytes)}
 	}
-	return guard.ReadRequest{
-		SessionID: rc.GetSessionId(), ModelID: rc.GetModelId(), MistakeLimit: rc.GetMistakeLimit(), Workspace: rc.GetWorkspace(),
-		Path: req.GetPath(), Offset: int(req.GetOffset()), Limit: int(req.GetLimit()), Column: int(req.GetColumn()), LineNumbers: req.GetLineNumbers(),
-		Head: int(req.GetHead()), Tail: int(req.GetTail()),
-	}, nil
+	return guard.RequestContext{SessionID: rc.GetSessionId(), ModelID: rc.GetModelId(), MistakeLimit: rc.GetMistakeLimit(), Workspace: rc.GetWorkspace()}, nil
 }
 
 func isHexSHA256(s string) bool {
