@@ -93,25 +93,27 @@ type Read struct {
 }
 
 // FileText is the text a read returns of one file, and what it says of the
-// whole file.
+// whole file. Its JSON (structured answers) leaves the text out: that is
+// the answer's content.
 type FileText struct {
 	// Path is the workspace-relative path read.
-	Path string
+	Path string `json:"path"`
 	// Content holds lines StartLine..EndLine, exactly as in the file, or
 	// numbered "  12 | code" (without line breaks' "\r") with LineNumbers.
-	Content string
+	Content string `json:"-"`
 	// SHA256 and Size are the whole file's; TotalLines counts its lines.
-	SHA256     string
-	Size       int64
-	TotalLines int
+	SHA256     string `json:"sha256"`
+	Size       int64  `json:"size"`
+	TotalLines int    `json:"total_lines"`
 	// StartLine and EndLine are the 1-based lines returned (EndLine <
 	// StartLine: none); Truncated says the answer stopped at the byte bound
 	// before the range's end.
-	StartLine, EndLine int
-	Truncated          bool
+	StartLine int  `json:"start_line"`
+	EndLine   int  `json:"end_line"`
+	Truncated bool `json:"truncated,omitempty"`
 	// NextColumn, when the bound cut line EndLine inside it, is the 1-based
 	// byte of that line the rest starts at; 0 otherwise.
-	NextColumn int
+	NextColumn int `json:"-"`
 }
 
 // Next is the offset and column of the read that returns the rest of a

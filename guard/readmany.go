@@ -117,18 +117,8 @@ func (many *ReadMany) Text() string {
 // (the text itself is the answer's), or the refusal.
 type fileReadJSON struct {
 	Path  string            `json:"path"`
-	Read  *readJSON         `json:"read,omitempty"`
+	Read  *FileText         `json:"read,omitempty"`
 	Error *repair.Violation `json:"error,omitempty"`
-}
-
-type readJSON struct {
-	Path       string `json:"path"`
-	SHA256     string `json:"sha256"`
-	Size       int64  `json:"size"`
-	TotalLines int    `json:"total_lines"`
-	StartLine  int    `json:"start_line"`
-	EndLine    int    `json:"end_line"`
-	Truncated  bool   `json:"truncated,omitempty"`
 }
 
 // MarshalJSON gives the files as {"files": [...]}, without their text.
@@ -139,8 +129,7 @@ func (many *ReadMany) MarshalJSON() ([]byte, error) {
 			files = append(files, fileReadJSON{Path: f.Asked, Error: f.Error})
 			continue
 		}
-		files = append(files, fileReadJSON{Path: f.Asked, Read: &readJSON{Path: f.Path, SHA256: f.SHA256, Size: f.Size,
-			TotalLines: f.TotalLines, StartLine: f.StartLine, EndLine: f.EndLine, Truncated: f.Truncated}})
+		files = append(files, fileReadJSON{Path: f.Asked, Read: &f.FileText})
 	}
 	return json.Marshal(struct {
 		Files []fileReadJSON `json:"files"`

@@ -26,7 +26,8 @@ type Verdict struct {
 	Changes   []Change        `json:"changes,omitempty"`
 	Edits     []Edit          `json:"edits,omitempty"`
 	Diff      string          `json:"diff,omitempty"`
-	Read      *Read           `json:"read,omitempty"`
+	// Read describes the text a read_file call returned.
+	Read *guard.FileText `json:"read,omitempty"`
 	// Result is what a look tool found (a listing, matches, ...).
 	Result guard.LookResult `json:"result,omitempty"`
 }
@@ -57,17 +58,6 @@ type Edit struct {
 	Strategy   string  `json:"strategy,omitempty"`
 	Similarity float64 `json:"similarity,omitempty"`
 	Line       int     `json:"line,omitempty"`
-}
-
-// Read describes the text a read_file call returned.
-type Read struct {
-	Path       string `json:"path"`
-	SHA256     string `json:"sha256"`
-	Size       int64  `json:"size"`
-	TotalLines int    `json:"total_lines"`
-	StartLine  int    `json:"start_line"`
-	EndLine    int    `json:"end_line"`
-	Truncated  bool   `json:"truncated,omitempty"`
 }
 
 var changeKinds = map[guard.ChangeKind]string{
@@ -128,7 +118,7 @@ func readResult(r *guard.Read) *sdk.CallToolResult {
 	if !r.OK() {
 		return result(sv, r.Feedback)
 	}
-	sv.Read = &Read{Path: r.Path, SHA256: r.SHA256, Size: r.Size, TotalLines: r.TotalLines, StartLine: r.StartLine, EndLine: r.EndLine, Truncated: r.Truncated}
+	sv.Read = &r.FileText
 	about := fmt.Sprintf("%s: lines %d-%d of %d, %d bytes, sha256 %s", r.Path, r.StartLine, r.EndLine, r.TotalLines, r.Size, r.SHA256)
 	if r.TotalLines == 0 {
 		about = fmt.Sprintf("%s: empty file, sha256 %s", r.Path, r.SHA256)
