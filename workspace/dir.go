@@ -147,7 +147,8 @@ type WalkFunc func(e *Entry) error
 // entirely: not passed on, not entered, not counted. A directory swapped
 // for another (or for a link) between its lstat and its opening is
 // skipped. A context deadline stops the walk with Cut CutTime; a cancelled
-// context returns its error.
+// context returns its error. Move and Delete check a folder with walkTree
+// (tree.go) instead: they refuse what Walk skips.
 func (w *Workspace) Walk(ctx context.Context, p string, opts WalkOptions, fn WalkFunc) (WalkStats, error) {
 	rel, err := w.resolveDir(p)
 	if err != nil {

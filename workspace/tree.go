@@ -146,6 +146,14 @@ func (w *Workspace) checkTree(orig string, t *target, rel, dest string) (int, er
 // walkTree calls visit for every name below d (rel), depth first, a folder
 // after the names it holds; links are names, never followed. Each folder
 // is opened below the one held, as inspect does.
+//
+// It is not Walk (dir.go), whose walk serves looking: Walk starts from a
+// path, skips denied and ignored names, passes a folder before its names,
+// and at a bound stops and says so (Cut, Unread, Deep). Moving or deleting
+// needs the opposite at each of those points: the folder inspect holds,
+// every name seen so that a denied one refuses the whole operation, a
+// folder after its names (removeTree empties it through the handle
+// visit gets), and a bound that refuses rather than answers in part.
 func (w *Workspace) walkTree(orig string, d *os.Root, rel string, depth int, n *int, visit func(sub string, de fs.DirEntry, dir *os.Root) error) error {
 	if depth >= MaxTreeDepth {
 		return refuse(CodeTooLarge, rel, fmt.Sprintf("folder %q is more than %d folders deep; toolguard moves and deletes shallower folders only", orig, MaxTreeDepth), nil)
