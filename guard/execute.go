@@ -202,20 +202,31 @@ func (g *Guard) ActionOf(t *repair.Tool) Action {
 	return ActionValidate
 }
 
+// checkFor opens the request's workspace and repairs and validates its
+// call, which must be of a tool that fits (a typed entry point's, want
+// naming them): a call of another is the caller's WrongToolError.
+func (g *Guard) checkFor(req ExecuteRequest, fits func(*repair.Tool) bool, want string) (*workspace.Workspace, *repair.Result, error) {
+	ws, err := g.workspace(req.Workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := g.check(req.ValidateRequest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Tool != nil && !fits(res.Tool) {
+		return nil, nil, &WrongToolError{Tool: res.Tool.Name(), Want: want}
+	}
+	return ws, res, nil
+}
+
 // execute is what ExecuteWrite and ExecuteEdit share; execution failures
 // count as mistakes too.
 func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	run func(context.Context, *workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error) (*Execution, error) {
-	ws, err := g.workspace(req.Workspace)
+	ws, res, err := g.checkFor(req, func(t *repair.Tool) bool { return slices.Contains(tools, t.Name()) }, strings.Join(tools, ", "))
 	if err != nil {
 		return nil, err
-	}
-	res, err := g.check(req.ValidateRequest)
-	if err != nil {
-		return nil, err
-	}
-	if res.Tool != nil && !slices.Contains(tools, res.Tool.Name()) {
-		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: strings.Join(tools, ", ")}
 	}
 	ex := &Execution{}
 	ran := res.OK()

@@ -68,16 +68,9 @@ func (g *Guard) LookCall(ctx context.Context, req ExecuteRequest) (*Look, error)
 // look is LookCall; want, when set, is the one tool the call may be (a
 // typed RPC's).
 func (g *Guard) look(ctx context.Context, req ExecuteRequest, want string) (*Look, error) {
-	ws, err := g.workspace(req.Workspace)
+	ws, res, err := g.checkFor(req, func(t *repair.Tool) bool { return isLook(t) && (want == "" || t.Name() == want) }, cmp.Or(want, "a look tool"))
 	if err != nil {
 		return nil, err
-	}
-	res, err := g.check(req.ValidateRequest)
-	if err != nil {
-		return nil, err
-	}
-	if res.Tool != nil && (!isLook(res.Tool) || want != "" && res.Tool.Name() != want) {
-		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: cmp.Or(want, "a look tool")}
 	}
 	out := &Look{}
 	if res.OK() {
@@ -91,17 +84,26 @@ func (g *Guard) look(ctx context.Context, req ExecuteRequest, want string) (*Loo
 			return nil, err
 		}
 	}
-	// An answered look is never useless: the workspace may have changed
-	// since the last one, so a repeat stays usable.
-	v, err := g.conclude(ctx, req.ValidateRequest, res, res.OK())
+	v, err := g.concludeAnswered(ctx, req.ValidateRequest, res)
+	if err != nil {
+		return nil, err
+	}
+	out.Verdict = v
+	return out, nil
+}
+
+// concludeAnswered counts a call that only reads (a look, a read) and fits
+// its verdict to the answer's budget. Answered, it is never useless: what
+// it read may have changed since the last one, so a repeat stays usable.
+func (g *Guard) concludeAnswered(ctx context.Context, req ValidateRequest, res *repair.Result) (*Verdict, error) {
+	v, err := g.conclude(ctx, req, res, res.OK())
 	if err != nil {
 		return nil, err
 	}
 	if err := g.fit(v); err != nil {
 		return nil, err
 	}
-	out.Verdict = v
-	return out, nil
+	return v, nil
 }
 
 // lookRequest runs a look asked for in fields (a typed RPC, the CLI) as a

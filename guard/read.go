@@ -199,17 +199,10 @@ func (g *Guard) ReadCall(ctx context.Context, req ExecuteRequest) (*Read, error)
 // readCall is ReadCall; callersColumn returns a wrong column as a
 // *ColumnError instead of a violation.
 func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn bool) (*Read, error) {
-	ws, err := g.workspace(req.Workspace)
-	if err != nil {
-		return nil, err
-	}
 	req.Tools = append([]repair.ToolDef{readToolDef}, req.Tools...)
-	res, err := g.check(req.ValidateRequest)
+	ws, res, err := g.checkFor(req, func(t *repair.Tool) bool { return t.Name() == ReadToolName }, ReadToolName)
 	if err != nil {
 		return nil, err
-	}
-	if res.Tool != nil && res.Tool.Name() != ReadToolName {
-		return nil, &WrongToolError{Tool: res.Tool.Name(), Want: ReadToolName}
 	}
 	out := &Read{}
 	if res.OK() {
@@ -217,13 +210,8 @@ func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn 
 			return nil, err
 		}
 	}
-	// A read answered is never useless: the file may have changed since the
-	// last one, so a repeat of it stays usable.
-	v, err := g.conclude(ctx, req.ValidateRequest, res, res.OK())
+	v, err := g.concludeAnswered(ctx, req.ValidateRequest, res)
 	if err != nil {
-		return nil, err
-	}
-	if err := g.fit(v); err != nil {
 		return nil, err
 	}
 	out.Verdict = v
