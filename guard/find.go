@@ -42,19 +42,8 @@ type FindRequest struct {
 // FindFiles finds files by name as the FindFiles RPC asks, counted in the
 // session as a call of find_files.
 func (g *Guard) FindFiles(ctx context.Context, req FindRequest) (*Look, error) {
-	args := map[string]any{"pattern": req.Pattern}
-	if req.Path != "" {
-		args["path"] = req.Path
-	}
-	if req.MaxResults != 0 {
-		args["max_results"] = req.MaxResults
-	}
-	if len(req.Exclude) > 0 {
-		args["exclude"] = req.Exclude
-	}
-	if req.Gitignore {
-		args["gitignore"] = true
-	}
+	args := setFields(map[string]any{"path": req.Path, "max_results": req.MaxResults, "exclude": req.Exclude, "gitignore": req.Gitignore})
+	args["pattern"] = req.Pattern
 	return g.lookRequest(ctx, req.RequestContext, FindToolName, args)
 }
 

@@ -78,22 +78,8 @@ type ListRequest struct {
 // ListDirectory lists a folder as the ListDirectory RPC asks, counted in
 // the session as a call of list_directory.
 func (g *Guard) ListDirectory(ctx context.Context, req ListRequest) (*Look, error) {
-	args := map[string]any{}
-	if req.Path != "" {
-		args["path"] = req.Path
-	}
-	if req.Depth != 0 {
-		args["depth"] = req.Depth
-	}
-	if req.MaxEntries != 0 {
-		args["max_entries"] = req.MaxEntries
-	}
-	if len(req.Exclude) > 0 {
-		args["exclude"] = req.Exclude
-	}
-	if req.Gitignore {
-		args["gitignore"] = true
-	}
+	args := setFields(map[string]any{"path": req.Path, "depth": req.Depth, "max_entries": req.MaxEntries,
+		"exclude": req.Exclude, "gitignore": req.Gitignore})
 	return g.lookRequest(ctx, req.RequestContext, ListToolName, args)
 }
 

@@ -138,6 +138,29 @@ func (rc RequestContext) call(tool string, args map[string]any) (ExecuteRequest,
 	}, nil
 }
 
+// setFields keeps of a request's fields, named as the tool's arguments, those
+// set: a field left at its zero value is an argument the model left out.
+// The arguments a call always carries are added after.
+func setFields(fields map[string]any) map[string]any {
+	for name, v := range fields {
+		unset := false
+		switch v := v.(type) {
+		case string:
+			unset = v == ""
+		case int:
+			unset = v == 0
+		case bool:
+			unset = !v
+		case []string:
+			unset = len(v) == 0
+		}
+		if unset {
+			delete(fields, name)
+		}
+	}
+	return fields
+}
+
 // stringList reads an array-of-strings argument (a single string is one).
 func stringList(v any) []string {
 	switch x := v.(type) {

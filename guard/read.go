@@ -163,25 +163,9 @@ func (e *ColumnError) Error() string { return e.Message }
 // end of its line or inside a character is a *ColumnError, and nothing is
 // counted.
 func (g *Guard) ReadFile(ctx context.Context, req ReadRequest) (*Read, error) {
-	args := map[string]any{"path": req.Path}
-	if req.Offset != 0 {
-		args["offset"] = req.Offset
-	}
-	if req.Limit != 0 {
-		args["limit"] = req.Limit
-	}
-	if req.LineNumbers {
-		args["line_numbers"] = true
-	}
-	if req.Column != 0 {
-		args["column"] = req.Column
-	}
-	if req.Head != 0 {
-		args["head"] = req.Head
-	}
-	if req.Tail != 0 {
-		args["tail"] = req.Tail
-	}
+	args := setFields(map[string]any{"offset": req.Offset, "limit": req.Limit, "line_numbers": req.LineNumbers,
+		"column": req.Column, "head": req.Head, "tail": req.Tail})
+	args["path"] = req.Path
 	call, err := req.call(ReadToolName, args)
 	if err != nil {
 		return nil, err

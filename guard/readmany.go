@@ -47,16 +47,8 @@ type ReadFilesRequest struct {
 // ReadFiles reads files as the ReadFiles RPC asks: a call of
 // read_multiple_files, counted in the session as the model's.
 func (g *Guard) ReadFiles(ctx context.Context, req ReadFilesRequest) (*Look, error) {
-	args := map[string]any{"paths": nonNil(req.Paths)}
-	if req.Head != 0 {
-		args["head"] = req.Head
-	}
-	if req.Tail != 0 {
-		args["tail"] = req.Tail
-	}
-	if req.LineNumbers {
-		args["line_numbers"] = true
-	}
+	args := setFields(map[string]any{"head": req.Head, "tail": req.Tail, "line_numbers": req.LineNumbers})
+	args["paths"] = nonNil(req.Paths)
 	return g.lookRequest(ctx, req.RequestContext, ReadFilesToolName, args)
 }
 
