@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // lookTree lays out a workspace with something of every kind, and an
@@ -26,15 +27,7 @@ func lookTree(t *testing.T) (*Guard, string) {
 		".git/config": "secret", ".GIT/HEAD": "secret", ".gitignore": "*.log\nbuild/\n",
 		".toolguardignore": "private/\n", "private/p.txt": "secret",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, dir, files)
 	out := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-outside")
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)

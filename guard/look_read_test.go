@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // lookFixture is a workspace with text, binary, denied, linked and outside
@@ -28,15 +29,7 @@ func lookFixture(t *testing.T) (*Guard, string) {
 		"img/dot.png":      "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
 		"img/logo.svg":     "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, dir, files)
 	if err := os.WriteFile(filepath.Join(outside, "canary.txt"), []byte("canary\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/mcp"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestReadOnlyTools calls get_file_info, read_multiple_files and
@@ -21,16 +22,8 @@ func TestReadOnlyTools(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s, dir := newServer(t, guard.Config{}, mcp.Options{})
 			outside := t.TempDir()
-			for name, content := range map[string]string{"a.py": "one\ntwo\nthree\n", "b.txt": "b\n", "dot.png": png, ".git/config": "[core]\n",
-				"tone.mp3": "ID3\x03\x00", filepath.Join("..", filepath.Base(outside), "secret.txt"): "canary\n"} {
-				p := filepath.Join(dir, name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			workspacetest.WriteFiles(t, dir, map[string]string{"a.py": "one\ntwo\nthree\n", "b.txt": "b\n", "dot.png": png, ".git/config": "[core]\n",
+				"tone.mp3": "ID3\x03\x00", filepath.Join("..", filepath.Base(outside), "secret.txt"): "canary\n"})
 			if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "out")); err != nil {
 				t.Fatal(err)
 			}

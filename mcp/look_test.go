@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/mcp"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestLookTools lists and finds over stdio and HTTP: the text the model
@@ -18,14 +19,7 @@ func TestLookTools(t *testing.T) {
 	for name, connect := range transports {
 		t.Run(name, func(t *testing.T) {
 			s, ws := newServer(t, guard.Config{}, mcp.Options{})
-			for p, content := range map[string]string{"src/a.go": "package a\n", "notes.md": "n\n", ".git/config": "x"} {
-				if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(ws, p), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			workspacetest.WriteFiles(t, ws, map[string]string{"src/a.go": "package a\n", "notes.md": "n\n", ".git/config": "x"})
 			if err := os.Symlink("/etc", filepath.Join(ws, "etc")); err != nil {
 				t.Fatal(err)
 			}

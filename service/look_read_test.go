@@ -12,6 +12,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestReadOnlyRPCs: GetFileInfo, ReadFiles and ReadMediaFile over a
@@ -21,15 +22,7 @@ func TestReadOnlyRPCs(t *testing.T) {
 	c, ws := startWorkspace(t, service.Config{})
 	outside := t.TempDir()
 	png := "\x89PNG\r\n\x1a\n\x00\x00"
-	for name, content := range map[string]string{"f.txt": "a\nb\nc\n", "img.png": png, ".git/config": "[core]\n"} {
-		p := filepath.Join(ws, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, ws, map[string]string{"f.txt": "a\nb\nc\n", "img.png": png, ".git/config": "[core]\n"})
 	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("canary\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

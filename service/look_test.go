@@ -13,6 +13,7 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestListAndFind lists and finds over a loopback server: entries with
@@ -20,15 +21,7 @@ import (
 // refusals as verdicts counted in the session.
 func TestListAndFind(t *testing.T) {
 	c, ws := startWorkspace(t, service.Config{Config: guard.Config{AgentRoot: "/home/user/project"}})
-	for name, content := range map[string]string{"src/a.go": "package a\n", "src/b_test.go": "package a\n", "README.md": "hi\n", ".git/config": "x"} {
-		p := filepath.Join(ws, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, ws, map[string]string{"src/a.go": "package a\n", "src/b_test.go": "package a\n", "README.md": "hi\n", ".git/config": "x"})
 	if err := os.Symlink("/etc", filepath.Join(ws, "etc")); err != nil {
 		t.Fatal(err)
 	}

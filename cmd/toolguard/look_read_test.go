@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolguard/toolguard/workspace"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestReadOnlyCommands: info, read-many, read-media and read --head/--tail
@@ -15,15 +16,7 @@ import (
 func TestReadOnlyCommands(t *testing.T) {
 	ws, outside := t.TempDir(), t.TempDir()
 	png := "\x89PNG\r\n\x1a\n\x00\x00"
-	for name, content := range map[string]string{"a.py": "x = 1\ny = 2\nz = 3\n", "img.png": png, ".git/config": "[core]\n"} {
-		p := filepath.Join(ws, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, ws, map[string]string{"a.py": "x = 1\ny = 2\nz = 3\n", "img.png": png, ".git/config": "[core]\n"})
 	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("canary\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

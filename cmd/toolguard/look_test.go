@@ -5,18 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 func TestListAndFindCommands(t *testing.T) {
 	ws := t.TempDir()
-	for p, content := range map[string]string{"src/a.go": "package a\n", "src/a_test.go": "package a\n", "notes.md": "n\n", ".git/config": "x", "x.log": "l"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(ws, p), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, ws, map[string]string{"src/a.go": "package a\n", "src/a_test.go": "package a\n", "notes.md": "n\n", ".git/config": "x", "x.log": "l"})
 	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("*.log\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
