@@ -136,10 +136,10 @@ func TestParseUnifiedDiff(t *testing.T) {
 			{Kind: OpUpdate, Path: "src/calc.go", Line: 1, Chunks: []PatchChunk{
 				{OldLines: []string{"package calc", "", "func Add(a, b int) int {", "\treturn a + b", "}", ""},
 					NewLines: []string{"package calc", "", "// Add adds.", "func Add(a, b int) int {", "\treturn a + b", "}", ""},
-					Line: 5, Unified: true, StartLine: 1},
+					Line:     5, Unified: true, StartLine: 1},
 				{OldLines: []string{"func Sub(a, b int) int {", "\treturn a + b", "}"},
 					NewLines: []string{"func Sub(a, b int) int {", "\treturn a - b", "}"},
-					Line: 13, Unified: true, StartLine: 9},
+					Line:     13, Unified: true, StartLine: 9},
 			}},
 			{Kind: OpAdd, Path: "NEWS.md", Content: "# News\nSub subtracts.\n", Line: 18},
 			{Kind: OpDelete, Path: "old.txt", Line: 26, Chunks: []PatchChunk{
@@ -205,14 +205,14 @@ func TestParseUnifiedDiff(t *testing.T) {
 
 func TestLooksLikeUnifiedDiff(t *testing.T) {
 	for s, want := range map[string]bool{
-		"diff --git a/x b/x\n":                 true,
+		"diff --git a/x b/x\n":                true,
 		"\n\n```diff\n--- a/x\n+++ b/x\n@@\n": true,
-		"--- a/x":                              true, // cut after its first line
-		"@@ -1 +1 @@\n-a\n+b\n":                true,
-		"--- a/x\nnot a header\n":              false,
+		"--- a/x":                             true, // cut after its first line
+		"@@ -1 +1 @@\n-a\n+b\n":               true,
+		"--- a/x\nnot a header\n":             false,
 		"*** Begin Patch\n*** Update File: x\n@@ -1 +1 @@\n-a\n+b\n*** End Patch": false,
-		"*** Update File: x\n--- a/x\n":        false,
-		"":                                     false,
+		"*** Update File: x\n--- a/x\n":                                           false,
+		"":                                                                        false,
 	} {
 		if got := LooksLikeUnifiedDiff(s); got != want {
 			t.Errorf("LooksLikeUnifiedDiff(%q) = %v, want %v", s, got, want)
@@ -405,8 +405,8 @@ func TestApplyUnifiedDiff(t *testing.T) {
 func TestUnifiedHunkRefused(t *testing.T) {
 	cases := []struct {
 		name, content, diff string
-		status             Status
-		hint               string
+		status              Status
+		hint                string
 	}{
 		{"old lines absent: the closest region",
 			"def f():\n    return 1\n\ndef g():\n    y = load()\n    return y\n",
