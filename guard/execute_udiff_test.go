@@ -52,11 +52,11 @@ func TestExecuteUnifiedDiff(t *testing.T) {
 		"diff --git a/win.txt b/win.txt\n--- a/win.txt\n+++ b/win.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n" +
 		"diff --git a/tail.txt b/tail.txt\n--- a/tail.txt\n+++ b/tail.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n"
 	afterGit := map[string]string{
-		"NEWS.md":     "# News\nSub subtracts.\n",
-		"doc/b.md":    "# Doc\nnew\n",
-		"win.txt":     "one\r\n2\r\nthree\r\n",
-		"tail.txt":    "a\nB",
-		"app.py":      udiffFiles["app.py"],
+		"NEWS.md":  "# News\nSub subtracts.\n",
+		"doc/b.md": "# Doc\nnew\n",
+		"win.txt":  "one\r\n2\r\nthree\r\n",
+		"tail.txt": "a\nB",
+		"app.py":   udiffFiles["app.py"],
 	}
 	// Sub's "return a + b" is the second: the hunk header's line chose it.
 	afterGit["src/calc.go"] = "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n// Sub subtracts.\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"
