@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -195,6 +196,90 @@ func TestUnifiedDiffValidation(t *testing.T) {
 			}
 			if got := workspaceFiles(t, dir); got["x"] != "a\nb\nc\nd\n" {
 				t.Errorf("x changed: %q", got["x"])
+			}
+		})
+	}
+}
+
+// TestUnifiedDiffPathEscapes: the paths of a unified diff's headers go
+// through the workspace's confinement like any other: nothing outside it,
+// and no denied path, is read, written or deleted, on either side of a
+// rename, and git's "a/" prefix is no way around it.
+func TestUnifiedDiffPathEscapes(t *testing.T) {
+	outside := t.TempDir()
+	canary := filepath.Join(outside, "canary")
+	if err := os.WriteFile(canary, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, dir := newWorkspaceGuard(t)
+	writeFiles(t, dir, map[string]string{"in.txt": "keep\n", ".git/config": "keep\n"})
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(canary, filepath.Join(dir, "hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	up := "../" + filepath.Base(outside) + "/canary"
+	update := func(from, to string) string {
+		return "--- " + from + "\n+++ " + to + "\n@@ -1 +1 @@\n-keep\n+pwned\n"
+	}
+	for _, tc := range []struct{ name, diff, code string }{
+		{"climbing out", update("a/"+up, "b/"+up), workspace.CodeOutsideWorkspace},
+		{"climbing out past the a/ prefix", update("a/../"+up, "b/../"+up), workspace.CodeOutsideWorkspace},
+		{"absolute", update(canary, canary), workspace.CodeOutsideWorkspace},
+		{"created outside", "--- /dev/null\n+++ b/" + up + "2\n@@ -0,0 +1 @@\n+pwned\n", workspace.CodeOutsideWorkspace},
+		{"deleted outside", "--- a/" + up + "\n+++ /dev/null\n@@ -1 +0,0 @@\n-keep\n", workspace.CodeOutsideWorkspace},
+		{"renamed out", update("a/in.txt", "b/"+up), workspace.CodeOutsideWorkspace},
+		{"through a symlink", update("a/link/canary", "b/link/canary"), workspace.CodeDeniedPath},
+		{"a hard link", update("a/hard.txt", "b/hard.txt"), workspace.CodeDeniedPath},
+		{"into .git", update("a/.git/config", "b/.git/config"), workspace.CodeDeniedPath},
+		{"into .GIT", update("a/.GIT/config", "b/.GIT/config"), workspace.CodeDeniedPath},
+		{"renamed into .git", update("a/in.txt", "b/.git/hooks/pre-commit"), workspace.CodeDeniedPath},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: applyPatchCall(tc.diff)}})
+			if err != nil {
+				t.Fatalf("a refused path must be a verdict, not %v", err)
+			}
+			if ex.OK() || ex.Applied {
+				t.Fatalf("ok %v, applied %v", ex.OK(), ex.Applied)
+			}
+			if got := violationCodes(ex.Verdict); !slices.Contains(got, tc.code) {
+				t.Errorf("violations %v, want %s: %+v", got, tc.code, ex.Violations)
+			}
+			if b, _ := os.ReadFile(canary); string(b) != "keep\n" {
+				t.Fatal("the file outside the workspace changed")
+			}
+			for _, name := range []string{"in.txt", ".git/config", "hard.txt"} {
+				if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != "keep\n" {
+					t.Fatalf("%s changed: %q", name, b)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(outside, "canary2")); err == nil {
+				t.Fatal("a file was created outside the workspace")
+			}
+		})
+	}
+}
+
+// TestUnifiedDiffAliases: a model that names the tool for the format
+// (apply_unified_diff, udiff) and its parameter diff is understood.
+func TestUnifiedDiffAliases(t *testing.T) {
+	for _, name := range []string{"apply_unified_diff", "udiff"} {
+		t.Run(name, func(t *testing.T) {
+			g, dir := newWorkspaceGuard(t)
+			writeFiles(t, dir, map[string]string{"a.txt": "one\ntwo\n"})
+			text, _ := repair.EncodeJSON(map[string]any{"diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"})
+			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(),
+				Call: repair.Call{Name: name, Form: repair.FormText, Text: string(text)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ex.OK() || !ex.Applied {
+				t.Fatalf("ok %v, applied %v: %+v", ex.OK(), ex.Applied, ex.Violations)
+			}
+			if got := workspaceFiles(t, dir)["a.txt"]; got != "one\nTWO\n" {
+				t.Errorf("a.txt = %q", got)
 			}
 		})
 	}
