@@ -30,7 +30,7 @@ func (p *pipeline) diffEdits(param, s, target string) ([]diffEdit, bool) {
 	case p.isSearchReplace(param, s):
 		edits, err := edit.ParseSearchReplace(s)
 		if err != nil {
-			ViolateSearchReplace(p.res, param, err)
+			p.violateSearchReplace(param, s, err)
 			return nil, false
 		}
 		out := make([]diffEdit, len(edits))
@@ -117,8 +117,21 @@ func (p *pipeline) checkSearchReplace(s, param string) {
 		return
 	}
 	if _, err := edit.ParseSearchReplace(s); err != nil {
-		ViolateSearchReplace(p.res, param, err)
+		p.violateSearchReplace(param, s, err)
 	}
+}
+
+// violateSearchReplace refuses a SEARCH/REPLACE diff that does not parse;
+// a unified diff sent where blocks are expected (Roo's apply_diff is
+// replace_in_file) is told where it goes.
+func (p *pipeline) violateSearchReplace(param, s string, err error) {
+	if edit.LooksLikeUnifiedDiff(s) {
+		p.res.Violate(CodeInvalidValue, param, "The diff is a unified diff (\"--- a/PATH\", \"+++ b/PATH\", \"@@\" hunks), not SEARCH/REPLACE blocks: "+
+			"send it as apply_patch's \"patch\", which applies unified diffs, or write each change as a block: "+
+			"\"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".")
+		return
+	}
+	ViolateSearchReplace(p.res, param, err)
 }
 
 // ViolateSearchReplace records why a SEARCH/REPLACE diff cannot be used:
