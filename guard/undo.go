@@ -44,11 +44,16 @@ func (g *Guard) remember(ctx context.Context, req ExecuteRequest, _ *workspace.W
 }
 
 // rememberOps records an edit batch's changes; a file an apply_patch moved
-// is not recorded (undo it with the inverse move and edit).
+// cannot be undone (undo it with the inverse move and an edit), and both its
+// paths say so.
 func (g *Guard) rememberOps(ctx context.Context, req ExecuteRequest, ws *workspace.Workspace, ops []*fileOp) {
 	for _, op := range ops {
 		switch {
 		case op.moveRel != "" && op.moveRel != op.rel:
+			why := fmt.Sprintf("an apply_patch moved %s to %s, and a move made by a patch is not undoable; "+
+				"move it back with move_file and edit it instead", op.rel, op.moveRel)
+			g.remember(ctx, req, ws, session.Change{Path: op.rel, NotUndoable: why})
+			g.remember(ctx, req, ws, session.Change{Path: op.moveRel, NotUndoable: why})
 		case op.kind == edit.OpDelete:
 			g.remember(ctx, req, ws, session.Change{Path: op.rel, Existed: true, Before: []byte(op.old)})
 		case op.existed && op.updated == op.old:
@@ -82,6 +87,9 @@ func (g *Guard) undo(ctx context.Context, ws *workspace.Workspace, req ExecuteRe
 		return nil
 	case err != nil:
 		return fmt.Errorf("undo history: %w", err)
+	case c.NotUndoable != "":
+		res.Violate(CodeNoHistory, "path", fmt.Sprintf("The last change to %s cannot be undone: %s.", rel, c.NotUndoable))
+		return nil
 	}
 	rels := []string{rel}
 	if c.MovedFrom != "" {
