@@ -107,9 +107,8 @@ func (g *Guard) delete(ctx context.Context, ws *workspace.Workspace, req Execute
 	ex.Applied = true
 	switch {
 	case d.IsDir:
-		g.remember(ctx, req, ws, session.Change{Path: d.Path, Directory: true, NotUndoable: fmt.Sprintf(
-			"it was a folder deleted with the %d names in it, and a folder deleted is not kept, so it is not undoable; "+
-				"create it again with create_directory and write_to_file", d.Entries)})
+		g.remember(ctx, req, ws, session.Change{Path: d.Path, Directory: true, NotUndoable: "it was a folder deleted with everything in it, " +
+			"and a folder deleted is not kept, so it is not undoable; create it again with create_directory and write_to_file"})
 	case info.Exists:
 		g.remember(ctx, req, ws, session.Change{Path: d.Path, Existed: true, Before: old})
 	}

@@ -43,7 +43,7 @@ func TestUndoNotUndoable(t *testing.T) {
 		t.Fatalf("apply_patch: %s", ex.Feedback)
 	}
 	for _, c := range []struct{ path, want string }{
-		{"folder", "cannot be undone: it was a folder deleted with the 1 names in it, and a folder deleted is not kept, so it is not undoable"},
+		{"folder", "cannot be undone: it was a folder deleted with everything in it, and a folder deleted is not kept, so it is not undoable"},
 		{"q.txt", "cannot be undone: an apply_patch moved p.txt to q.txt, and a move made by a patch is not undoable"},
 		{"p.txt", "cannot be undone: an apply_patch moved p.txt to q.txt"},
 	} {
