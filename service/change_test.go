@@ -2,11 +2,15 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/service"
@@ -99,5 +103,17 @@ func TestExecuteEditTextEditorMessages(t *testing.T) {
 	}
 	if !strings.Contains(resp.GetVerdict().GetFeedback(), "No replacement was performed, old_str `y` did not appear verbatim in a.py.") {
 		t.Fatalf("feedback: %s", resp.GetVerdict().GetFeedback())
+	}
+	// view is a read: ExecuteEdit refuses it as the caller's routing.
+	_, err = c.ExecuteEdit(context.Background(), &toolguardv1.ExecuteEditRequest{Context: &toolguardv1.RequestContext{SessionId: "te"},
+		Call: jsonCall(t, "str_replace_based_edit_tool", map[string]any{"command": "view", "path": "a.py"})})
+	if !strings.Contains(fmt.Sprint(err), "read_file") || status.Code(err) == codes.OK || status.Code(err) == codes.Internal {
+		t.Fatalf("view on ExecuteEdit: %v", err)
+	}
+	// Validated, it is a usable read_file call.
+	v, err := c.ValidateToolCall(context.Background(), &toolguardv1.ValidateToolCallRequest{Context: &toolguardv1.RequestContext{SessionId: "tv"},
+		Call: jsonCall(t, "str_replace_based_edit_tool", map[string]any{"command": "view", "path": "a.py", "view_range": []int{1, -1}})})
+	if err != nil || !v.GetVerdict().GetOk() || v.GetVerdict().GetToolName() != "read_file" || v.GetVerdict().GetArgumentsJson() != `{"offset":1,"path":"a.py"}` {
+		t.Fatalf("validate view: %v %v", err, v)
 	}
 }
