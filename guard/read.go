@@ -209,7 +209,7 @@ func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn 
 	if err != nil {
 		return nil, err
 	}
-	req.Tools = append([]repair.ToolDef{readToolDef}, req.Tools...)
+	req.Tools = append([]repair.ToolDef{readCallDef}, req.Tools...)
 	res, err := g.check(req.ValidateRequest)
 	if err != nil {
 		return nil, err
@@ -222,6 +222,7 @@ func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn 
 		if err := g.read(ws, res, out, callersColumn); err != nil {
 			return nil, err
 		}
+		g.viewFolder(req.ValidateRequest, res)
 	}
 	// A read answered is never useless: the file may have changed since the
 	// last one, so a repeat of it stays usable.

@@ -398,6 +398,21 @@ class ExecuteTest(ServerTestCase):
         self.assertIn('+    print("hi")', resp.diff)
         self.assertEqual(path.read_text(), 'def main():\n    print("hi")\n')
 
+    def test_move_then_undo(self) -> None:
+        (self.server.workspace / "mv.txt").write_text("moved\n")
+        resp = self.client.edit("move_file", {"source": "mv.txt", "destination": "sub/mv.txt"})
+        self.assertTrue(resp.applied, resp.verdict.feedback)
+        self.assertEqual([(c.path, c.kind, c.moved_to) for c in resp.changes],
+                         [("mv.txt", pb.FILE_CHANGE_KIND_MOVED, "sub/mv.txt")])
+        self.assertEqual((self.server.workspace / "sub" / "mv.txt").read_text(), "moved\n")
+        undo = self.client.edit("undo_edit", {"path": "sub/mv.txt"})
+        self.assertTrue(undo.applied, undo.verdict.feedback)
+        self.assertEqual((self.server.workspace / "mv.txt").read_text(), "moved\n")
+        self.assertFalse((self.server.workspace / "sub" / "mv.txt").exists())
+        again = self.client.edit("undo_edit", {"path": "sub/mv.txt"})
+        self.assertFalse(again.verdict.ok)
+        self.assertEqual([v.code for v in again.verdict.violations], ["NO_HISTORY"])
+
     def test_read_then_edit_with_its_hash(self) -> None:
         path = self.server.workspace / "read.py"
         path.write_bytes(b"a = 1\nb = 2\nc = 3\n")

@@ -546,6 +546,23 @@ describe("ExecuteEdit", () => {
     assert.equal(await readFile(join(server.workspace, "edit/app.py"), "utf8"), 'def main():\n    print("hi")\n');
   });
 
+  it("inserts a line, then undoes it in the same session", async () => {
+    await put("edit/insert.py", "one\ntwo\n");
+    const s = session();
+    const res = await s.edit("insert_text", { arguments: { path: "edit/insert.py", insert_line: 1, new_text: "mid" } });
+    assert.equal(res.applied, true, res.verdict?.feedback);
+    assert.equal(res.changes[0]?.kind, FileChangeKind.MODIFIED);
+    assert.equal(await readFile(join(server.workspace, "edit/insert.py"), "utf8"), "one\nmid\ntwo\n");
+    const undo = await s.edit("undo_edit", { arguments: { path: "edit/insert.py" } });
+    assert.equal(undo.applied, true, undo.verdict?.feedback);
+    assert.equal(await readFile(join(server.workspace, "edit/insert.py"), "utf8"), "one\ntwo\n");
+    const again = await s.edit("undo_edit", { arguments: { path: "edit/insert.py" } });
+    assert.deepEqual(
+      again.verdict?.violations.map((v) => v.code),
+      ["NO_HISTORY"],
+    );
+  });
+
   it("finds drifted old text (curly quotes) with the matching ladder", async () => {
     await put("edit/quotes.py", 'print("hello")\n');
     const res = await session().edit("str_replace", {
