@@ -815,6 +815,9 @@ export class ToolGuardClient {
       gitignore: input.gitignore ?? false,
     };
     return this.#unary(() => this.raw.findFiles(request, callOptions(input)));
+  }
+
+  /**
    * GetFileInfo: describes paths of the context's workspace: type, size,
    * mode, times, a link's target (never followed), a text file's line
    * count and SHA-256, and whether the path is denied. Each path's refusal

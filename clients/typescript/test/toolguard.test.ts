@@ -492,6 +492,9 @@ describe("ListDirectory and FindFiles", () => {
     }
     const bad = await session().findFiles("[a-");
     assert.deepEqual(bad.verdict?.violations.map((v) => v.code), ["INVALID_VALUE"]);
+  });
+});
+
 describe("GetFileInfo, ReadFiles, ReadMediaFile", () => {
   it("describes paths, reads several files and a media file, refusals beside each path", async () => {
     await put("look/a.py", "a\nb\nc\n");
