@@ -255,7 +255,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 			}
 		}
 		if e.expected > 0 && !expectedCount(res, op.rel, e, r) {
-			out, ok = content, false
+			ok = false
 			ex.Edits = append(ex.Edits, EditOutcome{Index: e.index, Path: op.rel, EditResult: r})
 			continue
 		}

@@ -57,8 +57,8 @@ func TestTextEditorView(t *testing.T) {
 			if got := violationCodes(r.Verdict); !slices.Equal(got, tc.codes) {
 				t.Fatalf("violations %v, want %v\n%s", got, tc.codes, r.Feedback)
 			}
-			if r.Content != tc.want || r.Verdict.Result.ToolName != ReadToolName && tc.codes == nil {
-				t.Fatalf("content %q (tool %s), want %q", r.Content, r.Verdict.Result.ToolName, tc.want)
+			if r.Content != tc.want || r.ToolName != ReadToolName && tc.codes == nil {
+				t.Fatalf("content %q (tool %s), want %q", r.Content, r.ToolName, tc.want)
 			}
 			if !strings.Contains(r.Feedback, tc.message) {
 				t.Fatalf("feedback %q, want %q in it", r.Feedback, tc.message)
@@ -68,7 +68,7 @@ func TestTextEditorView(t *testing.T) {
 	// Validated, view is a usable read_file call; sent to be executed as an
 	// edit, it is the caller's routing mistake.
 	v, err := g.Validate(context.Background(), textEditorCall(`{"command":"view","path":"a.py","view_range":[2,3]}`))
-	if err != nil || !v.OK() || v.Result.ToolName != ReadToolName || string(v.ArgumentsJSON) != `{"limit":2,"offset":2,"path":"a.py"}` {
+	if err != nil || !v.OK() || v.ToolName != ReadToolName || string(v.ArgumentsJSON) != `{"limit":2,"offset":2,"path":"a.py"}` {
 		t.Fatalf("validate view: %v %+v", err, v)
 	}
 	var wrong *WrongToolError
@@ -104,8 +104,8 @@ func TestTextEditorMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(ex.Result.Violations) != 1 || ex.Result.Violations[0].Code != tc.code || !strings.HasPrefix(ex.Result.Violations[0].Message, tc.prefix) {
-				t.Fatalf("violations %+v, want %s starting %q", ex.Result.Violations, tc.code, tc.prefix)
+			if len(ex.Violations) != 1 || ex.Violations[0].Code != tc.code || !strings.HasPrefix(ex.Violations[0].Message, tc.prefix) {
+				t.Fatalf("violations %+v, want %s starting %q", ex.Violations, tc.code, tc.prefix)
 			}
 			if ex.Applied {
 				t.Fatal("applied")
