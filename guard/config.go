@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,9 @@ type Config struct {
 	// complete executes nothing, its verdicts computed all the same.
 	// Empty is enforce.
 	Mode string
+
+	// Search bounds each search_files call.
+	Search SearchLimits
 }
 
 // The modes of Config.Mode.
@@ -86,6 +90,7 @@ func DefaultConfig() Config {
 		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
 		RedisTimeout:   session.DefaultRedisTimeout,
 		Mode:           ModeEnforce,
+		Search:         DefaultSearchLimits(),
 	}
 }
 
@@ -122,6 +127,7 @@ func (c Config) Validate() error {
 	if c.LockTimeout <= 0 {
 		errs = append(errs, errors.New("lock timeout must be positive"))
 	}
+	errs = append(errs, c.Search.validate()...)
 	return errors.Join(errs...)
 }
 
@@ -274,6 +280,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
 		observeOnly: cfg.Mode == ModeObserve,
+		search:      cfg.Search.orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
 	}
 	return g, cleanups.Run, nil
 }

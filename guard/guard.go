@@ -35,6 +35,10 @@ type Guard struct {
 	uncounted        func(sessionID string, err error)
 	observeOnly      bool // Config.Mode observe: streams execute nothing
 	readTool         *repair.Tool
+	// search bounds search_files (Config.Search); maxFileBytes is the
+	// largest file a search reads.
+	search       SearchLimits
+	maxFileBytes int64
 }
 
 // Registry returns the server's tool registry.
