@@ -284,7 +284,7 @@ func TestListTools(t *testing.T) {
 				t.Error("write_to_file is not marked built in")
 			}
 		}
-		want := []string{"apply_patch", "edit", "find_files", "list_directory", "multi_edit", "replace_in_file", "todo_write", "write_to_file"}
+		want := []string{"apply_patch", "edit", "find_files", "list_directory", "multi_edit", "replace_in_file", "search_files", "todo_write", "write_to_file"}
 		if !slices.Equal(names, want) {
 			t.Errorf("tools = %v, want %v", names, want)
 		}

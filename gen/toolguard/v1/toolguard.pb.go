@@ -4379,6 +4379,491 @@ func (x *FindFilesResponse) GetText() string {
 	return ""
 }
 
+// SearchFilesRequest asks for the lines of the workspace's files that match
+// a pattern.
+type SearchFilesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the search belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// A regular expression in Go RE2 syntax (no look-around, no
+	// back-references), matched within a line; with `literal`, the text
+	// itself. Required.
+	Pattern string `protobuf:"bytes,2,opt,name=pattern,proto3" json:"pattern,omitempty"`
+	// The folder to search in. Optional; empty is the root.
+	Path string `protobuf:"bytes,3,opt,name=path,proto3" json:"path,omitempty"`
+	// A glob of the files to search: without "/" a name at any depth
+	// (`*.go`, `*.{ts,tsx}`), with "/" a path below `path`. Optional.
+	Include string `protobuf:"bytes,4,opt,name=include,proto3" json:"include,omitempty"`
+	// Glob patterns of paths to leave out; a folder left out is not
+	// searched. At most 64.
+	Exclude []string `protobuf:"bytes,5,rep,name=exclude,proto3" json:"exclude,omitempty"`
+	// Search for the pattern as written, not as a regular expression.
+	Literal bool `protobuf:"varint,6,opt,name=literal,proto3" json:"literal,omitempty"`
+	// Match regardless of letter case.
+	IgnoreCase bool `protobuf:"varint,7,opt,name=ignore_case,json=ignoreCase,proto3" json:"ignore_case,omitempty"`
+	// Match regardless of case unless the pattern has an upper-case letter.
+	SmartCase bool `protobuf:"varint,8,opt,name=smart_case,json=smartCase,proto3" json:"smart_case,omitempty"`
+	// Context lines before and after each match (0 to 20); `before` and
+	// `after`, when set, override `context` on their side.
+	ContextLines uint32 `protobuf:"varint,9,opt,name=context_lines,json=contextLines,proto3" json:"context_lines,omitempty"`
+	Before       uint32 `protobuf:"varint,10,opt,name=before,proto3" json:"before,omitempty"`
+	After        uint32 `protobuf:"varint,11,opt,name=after,proto3" json:"after,omitempty"`
+	// The most matching lines (or files) to return. Optional; 0 means 100;
+	// the server caps it (`--search-max-results`).
+	MaxResults uint32 `protobuf:"varint,12,opt,name=max_results,json=maxResults,proto3" json:"max_results,omitempty"`
+	// `content` (the default): the matching lines; `files_with_matches`: the
+	// paths of the files that match; `count`: each file with its count.
+	OutputMode string `protobuf:"bytes,13,opt,name=output_mode,json=outputMode,proto3" json:"output_mode,omitempty"`
+	// Leave out what the `.gitignore` files ignore.
+	Gitignore     bool `protobuf:"varint,14,opt,name=gitignore,proto3" json:"gitignore,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchFilesRequest) Reset() {
+	*x = SearchFilesRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchFilesRequest) ProtoMessage() {}
+
+func (x *SearchFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchFilesRequest.ProtoReflect.Descriptor instead.
+func (*SearchFilesRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *SearchFilesRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *SearchFilesRequest) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetInclude() string {
+	if x != nil {
+		return x.Include
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetExclude() []string {
+	if x != nil {
+		return x.Exclude
+	}
+	return nil
+}
+
+func (x *SearchFilesRequest) GetLiteral() bool {
+	if x != nil {
+		return x.Literal
+	}
+	return false
+}
+
+func (x *SearchFilesRequest) GetIgnoreCase() bool {
+	if x != nil {
+		return x.IgnoreCase
+	}
+	return false
+}
+
+func (x *SearchFilesRequest) GetSmartCase() bool {
+	if x != nil {
+		return x.SmartCase
+	}
+	return false
+}
+
+func (x *SearchFilesRequest) GetContextLines() uint32 {
+	if x != nil {
+		return x.ContextLines
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetBefore() uint32 {
+	if x != nil {
+		return x.Before
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetAfter() uint32 {
+	if x != nil {
+		return x.After
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetMaxResults() uint32 {
+	if x != nil {
+		return x.MaxResults
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetOutputMode() string {
+	if x != nil {
+		return x.OutputMode
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetGitignore() bool {
+	if x != nil {
+		return x.Gitignore
+	}
+	return false
+}
+
+// SearchMatch is a matching line.
+type SearchMatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Workspace-relative path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The line's number, from 1.
+	Line uint32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	// The byte offset of the first match in the line, from 1.
+	Column uint32 `protobuf:"varint,3,opt,name=column,proto3" json:"column,omitempty"`
+	// The line, cut around the match when longer than 500 bytes.
+	Text string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
+	// The context lines asked for, in order.
+	Before        []string `protobuf:"bytes,5,rep,name=before,proto3" json:"before,omitempty"`
+	After         []string `protobuf:"bytes,6,rep,name=after,proto3" json:"after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchMatch) Reset() {
+	*x = SearchMatch{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchMatch) ProtoMessage() {}
+
+func (x *SearchMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchMatch.ProtoReflect.Descriptor instead.
+func (*SearchMatch) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *SearchMatch) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchMatch) GetLine() uint32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *SearchMatch) GetColumn() uint32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *SearchMatch) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *SearchMatch) GetBefore() []string {
+	if x != nil {
+		return x.Before
+	}
+	return nil
+}
+
+func (x *SearchMatch) GetAfter() []string {
+	if x != nil {
+		return x.After
+	}
+	return nil
+}
+
+// SearchFileCount is a matching file and its count of matching lines (1 in
+// `files_with_matches` mode, which stops at a file's first).
+type SearchFileCount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Count         uint32                 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchFileCount) Reset() {
+	*x = SearchFileCount{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchFileCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchFileCount) ProtoMessage() {}
+
+func (x *SearchFileCount) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchFileCount.ProtoReflect.Descriptor instead.
+func (*SearchFileCount) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *SearchFileCount) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchFileCount) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// SearchFilesResponse carries the verdict and, when usable, the matches.
+type SearchFilesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict; `ok` is false for a refused folder (OUTSIDE_WORKSPACE,
+	// DENIED_PATH, FILE_NOT_FOUND) or a bad pattern or glob (INVALID_VALUE,
+	// with feedback naming the position), and the fields below are then
+	// empty.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// The folder searched, workspace-relative.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// In `content` mode: by path (folder by folder), then line.
+	Matches []*SearchMatch `protobuf:"bytes,3,rep,name=matches,proto3" json:"matches,omitempty"`
+	// In the other modes: the matching files, by path.
+	Files []*SearchFileCount `protobuf:"bytes,4,rep,name=files,proto3" json:"files,omitempty"`
+	// Matching lines found, shown or not, and the files holding them.
+	TotalMatches uint32 `protobuf:"varint,5,opt,name=total_matches,json=totalMatches,proto3" json:"total_matches,omitempty"`
+	FilesMatched uint32 `protobuf:"varint,6,opt,name=files_matched,json=filesMatched,proto3" json:"files_matched,omitempty"`
+	// Lines (or files) not returned because of `max_results`.
+	Omitted uint32 `protobuf:"varint,7,opt,name=omitted,proto3" json:"omitted,omitempty"`
+	// Files read, and files not read: binary (a NUL byte in the first 8 KB),
+	// over `--max-file-bytes`, or unreadable.
+	FilesSearched     uint32 `protobuf:"varint,8,opt,name=files_searched,json=filesSearched,proto3" json:"files_searched,omitempty"`
+	BinarySkipped     uint32 `protobuf:"varint,9,opt,name=binary_skipped,json=binarySkipped,proto3" json:"binary_skipped,omitempty"`
+	LargeSkipped      uint32 `protobuf:"varint,10,opt,name=large_skipped,json=largeSkipped,proto3" json:"large_skipped,omitempty"`
+	UnreadableSkipped uint32 `protobuf:"varint,11,opt,name=unreadable_skipped,json=unreadableSkipped,proto3" json:"unreadable_skipped,omitempty"`
+	BytesRead         uint64 `protobuf:"varint,12,opt,name=bytes_read,json=bytesRead,proto3" json:"bytes_read,omitempty"`
+	// The search stopped early, so there may be more; `cut` says why:
+	// `time`, `files`, `bytes` (the server's bounds) or `entries`.
+	Partial bool   `protobuf:"varint,13,opt,name=partial,proto3" json:"partial,omitempty"`
+	Cut     string `protobuf:"bytes,14,opt,name=cut,proto3" json:"cut,omitempty"`
+	// The answer as the model reads it: `path:line: text` for a match,
+	// `path-line- text` for a context line, then the totals.
+	Text          string `protobuf:"bytes,15,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchFilesResponse) Reset() {
+	*x = SearchFilesResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchFilesResponse) ProtoMessage() {}
+
+func (x *SearchFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchFilesResponse.ProtoReflect.Descriptor instead.
+func (*SearchFilesResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *SearchFilesResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *SearchFilesResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchFilesResponse) GetMatches() []*SearchMatch {
+	if x != nil {
+		return x.Matches
+	}
+	return nil
+}
+
+func (x *SearchFilesResponse) GetFiles() []*SearchFileCount {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *SearchFilesResponse) GetTotalMatches() uint32 {
+	if x != nil {
+		return x.TotalMatches
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetFilesMatched() uint32 {
+	if x != nil {
+		return x.FilesMatched
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetOmitted() uint32 {
+	if x != nil {
+		return x.Omitted
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetFilesSearched() uint32 {
+	if x != nil {
+		return x.FilesSearched
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetBinarySkipped() uint32 {
+	if x != nil {
+		return x.BinarySkipped
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetLargeSkipped() uint32 {
+	if x != nil {
+		return x.LargeSkipped
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetUnreadableSkipped() uint32 {
+	if x != nil {
+		return x.UnreadableSkipped
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetBytesRead() uint64 {
+	if x != nil {
+		return x.BytesRead
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
+func (x *SearchFilesResponse) GetCut() string {
+	if x != nil {
+		return x.Cut
+	}
+	return ""
+}
+
+func (x *SearchFilesResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 var File_toolguard_v1_toolguard_proto protoreflect.FileDescriptor
 
 const file_toolguard_v1_toolguard_proto_rawDesc = "" +
@@ -4678,7 +5163,55 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\amatches\x18\x03 \x03(\v2\x1c.toolguard.v1.DirectoryEntryR\amatches\x12\x18\n" +
 	"\aomitted\x18\x04 \x01(\rR\aomitted\x12\x18\n" +
 	"\apartial\x18\x05 \x01(\bR\apartial\x12\x12\n" +
-	"\x04text\x18\x06 \x01(\tR\x04text*{\n" +
+	"\x04text\x18\x06 \x01(\tR\x04text\"\xbb\x03\n" +
+	"\x12SearchFilesRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x18\n" +
+	"\apattern\x18\x02 \x01(\tR\apattern\x12\x12\n" +
+	"\x04path\x18\x03 \x01(\tR\x04path\x12\x18\n" +
+	"\ainclude\x18\x04 \x01(\tR\ainclude\x12\x18\n" +
+	"\aexclude\x18\x05 \x03(\tR\aexclude\x12\x18\n" +
+	"\aliteral\x18\x06 \x01(\bR\aliteral\x12\x1f\n" +
+	"\vignore_case\x18\a \x01(\bR\n" +
+	"ignoreCase\x12\x1d\n" +
+	"\n" +
+	"smart_case\x18\b \x01(\bR\tsmartCase\x12#\n" +
+	"\rcontext_lines\x18\t \x01(\rR\fcontextLines\x12\x16\n" +
+	"\x06before\x18\n" +
+	" \x01(\rR\x06before\x12\x14\n" +
+	"\x05after\x18\v \x01(\rR\x05after\x12\x1f\n" +
+	"\vmax_results\x18\f \x01(\rR\n" +
+	"maxResults\x12\x1f\n" +
+	"\voutput_mode\x18\r \x01(\tR\n" +
+	"outputMode\x12\x1c\n" +
+	"\tgitignore\x18\x0e \x01(\bR\tgitignore\"\x8f\x01\n" +
+	"\vSearchMatch\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\rR\x04line\x12\x16\n" +
+	"\x06column\x18\x03 \x01(\rR\x06column\x12\x12\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\x12\x16\n" +
+	"\x06before\x18\x05 \x03(\tR\x06before\x12\x14\n" +
+	"\x05after\x18\x06 \x03(\tR\x05after\";\n" +
+	"\x0fSearchFileCount\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\rR\x05count\"\xa9\x04\n" +
+	"\x13SearchFilesResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x123\n" +
+	"\amatches\x18\x03 \x03(\v2\x19.toolguard.v1.SearchMatchR\amatches\x123\n" +
+	"\x05files\x18\x04 \x03(\v2\x1d.toolguard.v1.SearchFileCountR\x05files\x12#\n" +
+	"\rtotal_matches\x18\x05 \x01(\rR\ftotalMatches\x12#\n" +
+	"\rfiles_matched\x18\x06 \x01(\rR\ffilesMatched\x12\x18\n" +
+	"\aomitted\x18\a \x01(\rR\aomitted\x12%\n" +
+	"\x0efiles_searched\x18\b \x01(\rR\rfilesSearched\x12%\n" +
+	"\x0ebinary_skipped\x18\t \x01(\rR\rbinarySkipped\x12#\n" +
+	"\rlarge_skipped\x18\n" +
+	" \x01(\rR\flargeSkipped\x12-\n" +
+	"\x12unreadable_skipped\x18\v \x01(\rR\x11unreadableSkipped\x12\x1d\n" +
+	"\n" +
+	"bytes_read\x18\f \x01(\x04R\tbytesRead\x12\x18\n" +
+	"\apartial\x18\r \x01(\bR\apartial\x12\x10\n" +
+	"\x03cut\x18\x0e \x01(\tR\x03cut\x12\x12\n" +
+	"\x04text\x18\x0f \x01(\tR\x04text*{\n" +
 	"\rArgumentsForm\x12\x1e\n" +
 	"\x1aARGUMENTS_FORM_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ARGUMENTS_FORM_TEXT\x10\x01\x12\x19\n" +
@@ -4732,7 +5265,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x0fENTRY_TYPE_FILE\x10\x01\x12\x18\n" +
 	"\x14ENTRY_TYPE_DIRECTORY\x10\x02\x12\x16\n" +
 	"\x12ENTRY_TYPE_SYMLINK\x10\x03\x12\x14\n" +
-	"\x10ENTRY_TYPE_OTHER\x10\x042\xed\x06\n" +
+	"\x10ENTRY_TYPE_OTHER\x10\x042\xc1\a\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
@@ -4743,7 +5276,8 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\vExecuteEdit\x12 .toolguard.v1.ExecuteEditRequest\x1a!.toolguard.v1.ExecuteEditResponse\x12I\n" +
 	"\bReadFile\x12\x1d.toolguard.v1.ReadFileRequest\x1a\x1e.toolguard.v1.ReadFileResponse\x12X\n" +
 	"\rListDirectory\x12\".toolguard.v1.ListDirectoryRequest\x1a#.toolguard.v1.ListDirectoryResponse\x12L\n" +
-	"\tFindFiles\x12\x1e.toolguard.v1.FindFilesRequest\x1a\x1f.toolguard.v1.FindFilesResponse\x12b\n" +
+	"\tFindFiles\x12\x1e.toolguard.v1.FindFilesRequest\x1a\x1f.toolguard.v1.FindFilesResponse\x12R\n" +
+	"\vSearchFiles\x12 .toolguard.v1.SearchFilesRequest\x1a!.toolguard.v1.SearchFilesResponse\x12b\n" +
 	"\x0fStreamToolCalls\x12$.toolguard.v1.StreamToolCallsRequest\x1a%.toolguard.v1.StreamToolCallsResponse(\x010\x01B=Z;github.com/toolguard/toolguard/gen/toolguard/v1;toolguardv1b\x06proto3"
 
 var (
@@ -4759,7 +5293,7 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 }
 
 var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
@@ -4814,16 +5348,20 @@ var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(*ListDirectoryResponse)(nil),    // 50: toolguard.v1.ListDirectoryResponse
 	(*FindFilesRequest)(nil),         // 51: toolguard.v1.FindFilesRequest
 	(*FindFilesResponse)(nil),        // 52: toolguard.v1.FindFilesResponse
-	nil,                              // 53: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 54: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 55: google.protobuf.Timestamp
+	(*SearchFilesRequest)(nil),       // 53: toolguard.v1.SearchFilesRequest
+	(*SearchMatch)(nil),              // 54: toolguard.v1.SearchMatch
+	(*SearchFileCount)(nil),          // 55: toolguard.v1.SearchFileCount
+	(*SearchFilesResponse)(nil),      // 56: toolguard.v1.SearchFilesResponse
+	nil,                              // 57: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 58: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 59: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	8,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	53, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	54, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	57, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	58, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
 	10, // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	54, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	58, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
 	13, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
 	14, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
 	15, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
@@ -4835,12 +5373,12 @@ var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	11, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
 	20, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
 	9,  // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	54, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	54, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	58, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	58, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
 	25, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
 	25, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
 	15, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	55, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	59, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
 	6,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
 	7,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
 	9,  // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
@@ -4886,31 +5424,37 @@ var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	6,  // 64: toolguard.v1.FindFilesRequest.context:type_name -> toolguard.v1.RequestContext
 	11, // 65: toolguard.v1.FindFilesResponse.verdict:type_name -> toolguard.v1.Verdict
 	49, // 66: toolguard.v1.FindFilesResponse.matches:type_name -> toolguard.v1.DirectoryEntry
-	16, // 67: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	18, // 68: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	21, // 69: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	23, // 70: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	26, // 71: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	28, // 72: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	30, // 73: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
-	48, // 74: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
-	51, // 75: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
-	34, // 76: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
-	17, // 77: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	19, // 78: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	22, // 79: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	24, // 80: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	27, // 81: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	29, // 82: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	31, // 83: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
-	50, // 84: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
-	52, // 85: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
-	40, // 86: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
-	77, // [77:87] is the sub-list for method output_type
-	67, // [67:77] is the sub-list for method input_type
-	67, // [67:67] is the sub-list for extension type_name
-	67, // [67:67] is the sub-list for extension extendee
-	0,  // [0:67] is the sub-list for field type_name
+	6,  // 67: toolguard.v1.SearchFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	11, // 68: toolguard.v1.SearchFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	54, // 69: toolguard.v1.SearchFilesResponse.matches:type_name -> toolguard.v1.SearchMatch
+	55, // 70: toolguard.v1.SearchFilesResponse.files:type_name -> toolguard.v1.SearchFileCount
+	16, // 71: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	18, // 72: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	21, // 73: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	23, // 74: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	26, // 75: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	28, // 76: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	30, // 77: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
+	48, // 78: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
+	51, // 79: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
+	53, // 80: toolguard.v1.ToolGuardService.SearchFiles:input_type -> toolguard.v1.SearchFilesRequest
+	34, // 81: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	17, // 82: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	19, // 83: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	22, // 84: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	24, // 85: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	27, // 86: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	29, // 87: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	31, // 88: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
+	50, // 89: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
+	52, // 90: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
+	56, // 91: toolguard.v1.ToolGuardService.SearchFiles:output_type -> toolguard.v1.SearchFilesResponse
+	40, // 92: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	82, // [82:93] is the sub-list for method output_type
+	71, // [71:82] is the sub-list for method input_type
+	71, // [71:71] is the sub-list for extension type_name
+	71, // [71:71] is the sub-list for extension extendee
+	0,  // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -4947,7 +5491,7 @@ func file_toolguard_v1_toolguard_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   48,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,6 +38,7 @@ const (
 	ToolGuardService_ReadFile_FullMethodName         = "/toolguard.v1.ToolGuardService/ReadFile"
 	ToolGuardService_ListDirectory_FullMethodName    = "/toolguard.v1.ToolGuardService/ListDirectory"
 	ToolGuardService_FindFiles_FullMethodName        = "/toolguard.v1.ToolGuardService/FindFiles"
+	ToolGuardService_SearchFiles_FullMethodName      = "/toolguard.v1.ToolGuardService/SearchFiles"
 	ToolGuardService_StreamToolCalls_FullMethodName  = "/toolguard.v1.ToolGuardService/StreamToolCalls"
 )
 
@@ -96,6 +97,16 @@ type ToolGuardServiceClient interface {
 	// bound on results, in a stable order (by name, folder by folder). A bad
 	// pattern is a verdict with feedback, never a status.
 	FindFiles(ctx context.Context, in *FindFilesRequest, opts ...grpc.CallOption) (*FindFilesResponse, error)
+	// SearchFiles searches the contents of the workspace's files, as the
+	// built-in tool `search_files` does: a regular expression (Go RE2 syntax)
+	// or a literal, case options, context lines, an include glob and exclude
+	// patterns. Matching lines come by path, then line, bounded by
+	// `max_results` and by the server's bounds on files, bytes and time; the
+	// answer says how many more matched and what was skipped (binary files).
+	// Denied and ignored paths are never searched, links never followed. A
+	// bad pattern is a verdict with feedback naming the position, never a
+	// status.
+	SearchFiles(ctx context.Context, in *SearchFilesRequest, opts ...grpc.CallOption) (*SearchFilesResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -209,6 +220,16 @@ func (c *toolGuardServiceClient) FindFiles(ctx context.Context, in *FindFilesReq
 	return out, nil
 }
 
+func (c *toolGuardServiceClient) SearchFiles(ctx context.Context, in *SearchFilesRequest, opts ...grpc.CallOption) (*SearchFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchFilesResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_SearchFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *toolGuardServiceClient) StreamToolCalls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[StreamToolCallsRequest, StreamToolCallsResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &ToolGuardService_ServiceDesc.Streams[0], ToolGuardService_StreamToolCalls_FullMethodName, cOpts...)
@@ -277,6 +298,16 @@ type ToolGuardServiceServer interface {
 	// bound on results, in a stable order (by name, folder by folder). A bad
 	// pattern is a verdict with feedback, never a status.
 	FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error)
+	// SearchFiles searches the contents of the workspace's files, as the
+	// built-in tool `search_files` does: a regular expression (Go RE2 syntax)
+	// or a literal, case options, context lines, an include glob and exclude
+	// patterns. Matching lines come by path, then line, bounded by
+	// `max_results` and by the server's bounds on files, bytes and time; the
+	// answer says how many more matched and what was skipped (binary files).
+	// Denied and ignored paths are never searched, links never followed. A
+	// bad pattern is a verdict with feedback naming the position, never a
+	// status.
+	SearchFiles(context.Context, *SearchFilesRequest) (*SearchFilesResponse, error)
 	// StreamToolCalls parses tool calls out of a model's response while it
 	// streams. The client sends one `start` frame, then `delta` frames as the
 	// model's output arrives, then one `end` frame; the server answers with
@@ -326,6 +357,9 @@ func (UnimplementedToolGuardServiceServer) ListDirectory(context.Context, *ListD
 }
 func (UnimplementedToolGuardServiceServer) FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method FindFiles not implemented")
+}
+func (UnimplementedToolGuardServiceServer) SearchFiles(context.Context, *SearchFilesRequest) (*SearchFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchFiles not implemented")
 }
 func (UnimplementedToolGuardServiceServer) StreamToolCalls(grpc.BidiStreamingServer[StreamToolCallsRequest, StreamToolCallsResponse]) error {
 	return status.Error(codes.Unimplemented, "method StreamToolCalls not implemented")
@@ -513,6 +547,24 @@ func _ToolGuardService_FindFiles_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolGuardService_SearchFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).SearchFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_SearchFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).SearchFiles(ctx, req.(*SearchFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ToolGuardService_StreamToolCalls_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(ToolGuardServiceServer).StreamToolCalls(&grpc.GenericServerStream[StreamToolCallsRequest, StreamToolCallsResponse]{ServerStream: stream})
 }
@@ -562,6 +614,10 @@ var ToolGuardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FindFiles",
 			Handler:    _ToolGuardService_FindFiles_Handler,
+		},
+		{
+			MethodName: "SearchFiles",
+			Handler:    _ToolGuardService_SearchFiles_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

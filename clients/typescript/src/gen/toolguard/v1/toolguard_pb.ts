@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file toolguard/v1/toolguard.proto.
  */
 export const file_toolguard_v1_toolguard: GenFile = /*@__PURE__*/
-  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24ikwEKD1JlYWRGaWxlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDgoGb2Zmc2V0GAMgASgNEg0KBWxpbWl0GAQgASgNEhQKDGxpbmVfbnVtYmVycxgFIAEoCBIOCgZjb2x1bW4YBiABKA0i7wEKEFJlYWRGaWxlUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EgwKBHBhdGgYAiABKAkSDwoHY29udGVudBgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBITCgt0b3RhbF9saW5lcxgGIAEoDRISCgpzdGFydF9saW5lGAcgASgNEhAKCGVuZF9saW5lGAggASgNEhEKCXRydW5jYXRlZBgJIAEoCBITCgtuZXh0X29mZnNldBgKIAEoDRITCgtuZXh0X2NvbHVtbhgLIAEoDSLXAQoKRWRpdFJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgRwYXRoGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLnRvb2xndWFyZC52MS5FZGl0U3RhdHVzEi0KCHN0cmF0ZWd5GAQgASgOMhsudG9vbGd1YXJkLnYxLk1hdGNoU3RyYXRlZ3kSEgoKc2ltaWxhcml0eRgFIAEoARIMCgRsaW5lGAYgASgNEg4KBmNvbHVtbhgHIAEoDRIMCgRoaW50GAggASgJEhMKC21hdGNoX2xpbmVzGAkgAygNIo8BCgpGaWxlQ2hhbmdlEgwKBHBhdGgYASABKAkSKgoEa2luZBgCIAEoDjIcLnRvb2xndWFyZC52MS5GaWxlQ2hhbmdlS2luZBIXCg9wcmV2aW91c19zaGEyNTYYAyABKAkSDgoGc2hhMjU2GAQgASgJEgwKBHNpemUYBSABKAQSEAoIbW92ZWRfdG8YBiABKAkioQEKFlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QSKgoFc3RhcnQYASABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtU3RhcnRIABIqCgVkZWx0YRgCIAEoCzIZLnRvb2xndWFyZC52MS5TdHJlYW1EZWx0YUgAEiYKA2VuZBgDIAEoCzIXLnRvb2xndWFyZC52MS5TdHJlYW1FbmRIAEIHCgVmcmFtZSLXAQoLU3RyZWFtU3RhcnQSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIqCgZmb3JtYXQYAiABKA4yGi50b29sZ3VhcmQudjEuU3RyZWFtRm9ybWF0EisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uEhIKCnRvb2xfbmFtZXMYBCADKAkSLAoHb3B0aW9ucxgFIAEoCzIbLnRvb2xndWFyZC52MS5TdHJlYW1PcHRpb25zIn8KDVN0cmVhbU9wdGlvbnMSGwoTZXhlY3V0ZV9vbl9jb21wbGV0ZRgBIAEoCBIPCgdkcnlfcnVuGAIgASgIEg8KB3BhcnRpYWwYAyABKAgSFgoObWF4X2NhbGxfYnl0ZXMYBCABKAQSFwoPbWF4X3BhcmFtX2J5dGVzGAUgASgEIkwKC1N0cmVhbURlbHRhEgwKBHRleHQYASABKAkSLwoKdG9vbF9jYWxscxgCIAMoCzIbLnRvb2xndWFyZC52MS5Ub29sQ2FsbERlbHRhIlkKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCglhcmd1bWVudHMYBCABKAkSDAoEZG9uZRgFIAEoCCIiCglTdHJlYW1FbmQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCSLVAgoXU3RyZWFtVG9vbENhbGxzUmVzcG9uc2USJwoEdGV4dBgBIAEoCzIXLnRvb2xndWFyZC52MS5UZXh0RXZlbnRIABI2CgxjYWxsX3N0YXJ0ZWQYAiABKAsyHi50b29sZ3VhcmQudjEuQ2FsbFN0YXJ0ZWRFdmVudEgAEjYKDHBhcmFtX3VwZGF0ZRgDIAEoCzIeLnRvb2xndWFyZC52MS5QYXJhbVVwZGF0ZUV2ZW50SAASOAoNY2FsbF9jb21wbGV0ZRgEIAEoCzIfLnRvb2xndWFyZC52MS5DYWxsQ29tcGxldGVFdmVudEgAEi8KBWVycm9yGAUgASgLMh4udG9vbGd1YXJkLnYxLlN0cmVhbUVycm9yRXZlbnRIABItCgRkb25lGAYgASgLMh0udG9vbGd1YXJkLnYxLlN0cmVhbURvbmVFdmVudEgAQgcKBWV2ZW50IhkKCVRleHRFdmVudBIMCgR0ZXh0GAEgASgJImEKEENhbGxTdGFydGVkRXZlbnQSDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhAKCHJhd19uYW1lGAQgASgJEg0KBWtub3duGAUgASgIImEKEFBhcmFtVXBkYXRlRXZlbnQSDQoFaW5kZXgYASABKA0SDQoFcGFyYW0YAiABKAkSEAoGYXBwZW5kGAMgASgJSAASFAoKdmFsdWVfanNvbhgEIAEoCUgAQgcKBXZhbHVlIokBChFDYWxsQ29tcGxldGVFdmVudBINCgVpbmRleBgBIAEoDRImCgd2ZXJkaWN0GAIgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSEQoJdHJ1bmNhdGVkGAMgASgIEioKCWV4ZWN1dGlvbhgEIAEoCzIXLnRvb2xndWFyZC52MS5FeGVjdXRpb24iqgEKCUV4ZWN1dGlvbhInCgVlZGl0cxgBIAMoCzIYLnRvb2xndWFyZC52MS5FZGl0UmVzdWx0EikKB2NoYW5nZXMYAiADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEg8KB2FwcGxpZWQYBCABKAgSKgoLZGlmZl9lbGlkZWQYBSABKAsyFS50b29sZ3VhcmQudjEuRWxpc2lvbiJPChBTdHJlYW1FcnJvckV2ZW50EgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgVpbmRleBgDIAEoDUgAiAEBQggKBl9pbmRleCJlCg9TdHJlYW1Eb25lRXZlbnQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCRINCgVjYWxscxgCIAEoDRIsCghtaXN0YWtlcxgDIAEoCzIaLnRvb2xndWFyZC52MS5NaXN0YWtlU3RhdGUimwEKFExpc3REaXJlY3RvcnlSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDAoEcGF0aBgCIAEoCRINCgVkZXB0aBgDIAEoDRITCgttYXhfZW50cmllcxgEIAEoDRIPCgdleGNsdWRlGAUgAygJEhEKCWdpdGlnbm9yZRgGIAEoCCKWAQoORGlyZWN0b3J5RW50cnkSDAoEcGF0aBgBIAEoCRIMCgRuYW1lGAIgASgJEiUKBHR5cGUYAyABKA4yFy50b29sZ3VhcmQudjEuRW50cnlUeXBlEgwKBHNpemUYBCABKAQSEwoLbGlua190YXJnZXQYBSABKAkSDQoFZGVwdGgYBiABKA0SDwoHb21pdHRlZBgHIAEoDSKHAgoVTGlzdERpcmVjdG9yeVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIMCgRwYXRoGAIgASgJEi0KB2VudHJpZXMYAyADKAsyHC50b29sZ3VhcmQudjEuRGlyZWN0b3J5RW50cnkSDQoFZmlsZXMYBCABKA0SEwoLZGlyZWN0b3JpZXMYBSABKA0SEAoIc3ltbGlua3MYBiABKA0SDgoGb3RoZXJzGAcgASgNEhMKC3RvdGFsX2J5dGVzGAggASgEEg8KB29taXR0ZWQYCSABKA0SDwoHcGFydGlhbBgKIAEoCBIMCgR0ZXh0GAsgASgJIpkBChBGaW5kRmlsZXNSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDwoHcGF0dGVybhgCIAEoCRIMCgRwYXRoGAMgASgJEg8KB2V4Y2x1ZGUYBCADKAkSEwoLbWF4X3Jlc3VsdHMYBSABKA0SEQoJZ2l0aWdub3JlGAYgASgIIqgBChFGaW5kRmlsZXNSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRItCgdtYXRjaGVzGAMgAygLMhwudG9vbGd1YXJkLnYxLkRpcmVjdG9yeUVudHJ5Eg8KB29taXR0ZWQYBCABKA0SDwoHcGFydGlhbBgFIAEoCBIMCgR0ZXh0GAYgASgJKnsKDUFyZ3VtZW50c0Zvcm0SHgoaQVJHVU1FTlRTX0ZPUk1fVU5TUEVDSUZJRUQQABIXChNBUkdVTUVOVFNfRk9STV9URVhUEAESGQoVQVJHVU1FTlRTX0ZPUk1fUEFSQU1TEAISFgoSQVJHVU1FTlRTX0ZPUk1fWE1MEAMqsAEKCkVkaXRTdGF0dXMSGwoXRURJVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNFRElUX1NUQVRVU19BUFBMSUVEEAESHwobRURJVF9TVEFUVVNfQUxSRUFEWV9BUFBMSUVEEAISGQoVRURJVF9TVEFUVVNfTk9UX0ZPVU5EEAMSGQoVRURJVF9TVEFUVVNfQU1CSUdVT1VTEAQSFQoRRURJVF9TVEFUVVNfTk9fT1AQBSrxAQoNTWF0Y2hTdHJhdGVneRIeChpNQVRDSF9TVFJBVEVHWV9VTlNQRUNJRklFRBAAEhgKFE1BVENIX1NUUkFURUdZX0VYQUNUEAESGwoXTUFUQ0hfU1RSQVRFR1lfVFJJTV9FTkQQAhIXChNNQVRDSF9TVFJBVEVHWV9UUklNEAMSGgoWTUFUQ0hfU1RSQVRFR1lfVU5JQ09ERRAEEhkKFU1BVENIX1NUUkFURUdZX0lOREVOVBAFEh8KG01BVENIX1NUUkFURUdZX0JMT0NLX0FOQ0hPUhAGEhgKFE1BVENIX1NUUkFURUdZX0ZVWlpZEAcqyQEKDkZpbGVDaGFuZ2VLaW5kEiAKHEZJTEVfQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIcChhGSUxFX0NIQU5HRV9LSU5EX0NSRUFURUQQARIdChlGSUxFX0NIQU5HRV9LSU5EX01PRElGSUVEEAISHAoYRklMRV9DSEFOR0VfS0lORF9ERUxFVEVEEAMSGgoWRklMRV9DSEFOR0VfS0lORF9NT1ZFRBAEEh4KGkZJTEVfQ0hBTkdFX0tJTkRfVU5DSEFOR0VEEAUq6wMKDFN0cmVhbUZvcm1hdBIdChlTVFJFQU1fRk9STUFUX1VOU1BFQ0lGSUVEEAASGgoWU1RSRUFNX0ZPUk1BVF9YTUxfVEFHUxABEhgKFFNUUkVBTV9GT1JNQVRfT1BFTkFJEAISGwoXU1RSRUFNX0ZPUk1BVF9BTlRIUk9QSUMQAxIYChRTVFJFQU1fRk9STUFUX0hFUk1FUxAEEhoKFlNUUkVBTV9GT1JNQVRfUVdFTl9YTUwQBRIZChVTVFJFQU1fRk9STUFUX01JTklNQVgQBhIXChNTVFJFQU1fRk9STUFUX0dMTTQ1EAcSGQoVU1RSRUFNX0ZPUk1BVF9IQVJNT05ZEAgSHQoZU1RSRUFNX0ZPUk1BVF9ERUVQU0VFS19WMxAJEh4KGlNUUkVBTV9GT1JNQVRfREVFUFNFRUtfVjMxEAoSGQoVU1RSRUFNX0ZPUk1BVF9LSU1JX0syEAsSGQoVU1RSRUFNX0ZPUk1BVF9NSVNUUkFMEAwSGgoWU1RSRUFNX0ZPUk1BVF9QWVRIT05JQxANEh0KGVNUUkVBTV9GT1JNQVRfTExBTUEzX0pTT04QDhIcChhTVFJFQU1fRk9STUFUX0NMQVVERV9YTUwQDxIWChJTVFJFQU1fRk9STUFUX0FVVE8QECqEAQoJRW50cnlUeXBlEhoKFkVOVFJZX1RZUEVfVU5TUEVDSUZJRUQQABITCg9FTlRSWV9UWVBFX0ZJTEUQARIYChRFTlRSWV9UWVBFX0RJUkVDVE9SWRACEhYKEkVOVFJZX1RZUEVfU1lNTElOSxADEhQKEEVOVFJZX1RZUEVfT1RIRVIQBDLtBgoQVG9vbEd1YXJkU2VydmljZRJhChBWYWxpZGF0ZVRvb2xDYWxsEiUudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXF1ZXN0GiYudG9vbGd1YXJkLnYxLlZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRJMCglMaXN0VG9vbHMSHi50b29sZ3VhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBofLnRvb2xndWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJPCgpHZXRTZXNzaW9uEh8udG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXF1ZXN0GiAudG9vbGd1YXJkLnYxLkdldFNlc3Npb25SZXNwb25zZRJVCgxSZXNldFNlc3Npb24SIS50b29sZ3VhcmQudjEuUmVzZXRTZXNzaW9uUmVxdWVzdBoiLnRvb2xndWFyZC52MS5SZXNldFNlc3Npb25SZXNwb25zZRJVCgxFeGVjdXRlV3JpdGUSIS50b29sZ3VhcmQudjEuRXhlY3V0ZVdyaXRlUmVxdWVzdBoiLnRvb2xndWFyZC52MS5FeGVjdXRlV3JpdGVSZXNwb25zZRJSCgtFeGVjdXRlRWRpdBIgLnRvb2xndWFyZC52MS5FeGVjdXRlRWRpdFJlcXVlc3QaIS50b29sZ3VhcmQudjEuRXhlY3V0ZUVkaXRSZXNwb25zZRJJCghSZWFkRmlsZRIdLnRvb2xndWFyZC52MS5SZWFkRmlsZVJlcXVlc3QaHi50b29sZ3VhcmQudjEuUmVhZEZpbGVSZXNwb25zZRJYCg1MaXN0RGlyZWN0b3J5EiIudG9vbGd1YXJkLnYxLkxpc3REaXJlY3RvcnlSZXF1ZXN0GiMudG9vbGd1YXJkLnYxLkxpc3REaXJlY3RvcnlSZXNwb25zZRJMCglGaW5kRmlsZXMSHi50b29sZ3VhcmQudjEuRmluZEZpbGVzUmVxdWVzdBofLnRvb2xndWFyZC52MS5GaW5kRmlsZXNSZXNwb25zZRJiCg9TdHJlYW1Ub29sQ2FsbHMSJC50b29sZ3VhcmQudjEuU3RyZWFtVG9vbENhbGxzUmVxdWVzdBolLnRvb2xndWFyZC52MS5TdHJlYW1Ub29sQ2FsbHNSZXNwb25zZSgBMAFCPVo7Z2l0aHViLmNvbS90b29sZ3VhcmQvdG9vbGd1YXJkL2dlbi90b29sZ3VhcmQvdjE7dG9vbGd1YXJkdjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chx0b29sZ3VhcmQvdjEvdG9vbGd1YXJkLnByb3RvEgx0b29sZ3VhcmQudjEiYAoOUmVxdWVzdENvbnRleHQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghtb2RlbF9pZBgCIAEoCRIRCgl3b3Jrc3BhY2UYAyABKAkSFQoNbWlzdGFrZV9saW1pdBgEIAEoDSKOAQoIVG9vbENhbGwSDAoEbmFtZRgBIAEoCRIYCg5hcmd1bWVudHNfdGV4dBgCIAEoCUgAEiwKBnBhcmFtcxgDIAEoCzIaLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXNIABITCgl4bWxfYmxvY2sYBCABKAlIABIKCgJpZBgFIAEoCUILCglhcmd1bWVudHMidQoMU3RyaW5nUGFyYW1zEjYKBnZhbHVlcxgBIAMoCzImLnRvb2xndWFyZC52MS5TdHJpbmdQYXJhbXMuVmFsdWVzRW50cnkaLQoLVmFsdWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK8AQoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdhbGlhc2VzGAQgAygJEjEKDXBhcmFtX2FsaWFzZXMYBSADKAsyGi50b29sZ3VhcmQudjEuUGFyYW1BbGlhc2VzEhYKDmNvbnRlbnRfcGFyYW1zGAYgAygJIkMKDFBhcmFtQWxpYXNlcxINCgVwYXJhbRgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEhMKC2FsbG93X2VtcHR5GAMgASgIIv8CCgdWZXJkaWN0EgoKAm9rGAEgASgIEhEKCXRvb2xfbmFtZRgCIAEoCRIqCglhcmd1bWVudHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhYKDmFyZ3VtZW50c19qc29uGAQgASgJEiUKB3JlcGFpcnMYBSADKAsyFC50b29sZ3VhcmQudjEuUmVwYWlyEisKCnZpb2xhdGlvbnMYBiADKAsyFy50b29sZ3VhcmQudjEuVmlvbGF0aW9uEhAKCGZlZWRiYWNrGAcgASgJEiwKCG1pc3Rha2VzGAggASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIPCgdjYWxsX2lkGAkgASgJEikKBGZvcm0YCiABKA4yGy50b29sZ3VhcmQudjEuQXJndW1lbnRzRm9ybRIaChJ2aW9sYXRpb25zX29taXR0ZWQYCyABKA0SJQoGZWxpZGVkGAwgAygLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24iNgoHRWxpc2lvbhINCgVmaWVsZBgBIAEoCRIMCgRzaXplGAIgASgEEg4KBnNoYTI1NhgDIAEoCSI1CgZSZXBhaXISDAoEY29kZRgBIAEoCRINCgVwYXJhbRgCIAEoCRIOCgZkZXRhaWwYAyABKAkiOQoJVmlvbGF0aW9uEgwKBGNvZGUYASABKAkSDQoFcGFyYW0YAiABKAkSDwoHbWVzc2FnZRgDIAEoCSJeCgxNaXN0YWtlU3RhdGUSEwoLY29uc2VjdXRpdmUYASABKA0SDQoFbGltaXQYAiABKA0SFQoNbGltaXRfcmVhY2hlZBgDIAEoCBITCgtub3RfY291bnRlZBgEIAEoCCKbAQoXVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIkCgRjYWxsGAIgASgLMhYudG9vbGd1YXJkLnYxLlRvb2xDYWxsEisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uIkIKGFZhbGlkYXRlVG9vbENhbGxSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QiJAoQTGlzdFRvb2xzUmVxdWVzdBIQCghtb2RlbF9pZBgBIAEoCSJQChFMaXN0VG9vbHNSZXNwb25zZRIlCgV0b29scxgBIAMoCzIWLnRvb2xndWFyZC52MS5Ub29sU3BlYxIUCgxtb2RlbF9mYW1pbHkYAiABKAkivwEKCFRvb2xTcGVjEjAKCmRlZmluaXRpb24YASABKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SLAoLb3BlbmFpX3Rvb2wYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei8KDmFudGhyb3BpY190b29sGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCgl4bWxfdXNhZ2UYBCABKAkSDwoHYnVpbHRpbhgFIAEoCCInChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjwKEkdldFNlc3Npb25SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUudG9vbGd1YXJkLnYxLlNlc3Npb24iKQoTUmVzZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFFJlc2V0U2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS50b29sZ3VhcmQudjEuU2Vzc2lvbiKKAQoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEiwKCG1pc3Rha2VzGAIgASgLMhoudG9vbGd1YXJkLnYxLk1pc3Rha2VTdGF0ZRIOCgZleGlzdHMYAyABKAgSLQoJbGFzdF9zZWVuGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLBAQoTRXhlY3V0ZVdyaXRlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgiogEKFEV4ZWN1dGVXcml0ZVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIoCgZjaGFuZ2UYAiABKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEioKC2RpZmZfZWxpZGVkGAQgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24i0QEKEkV4ZWN1dGVFZGl0UmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EiQKBGNhbGwYAiABKAsyFi50b29sZ3VhcmQudjEuVG9vbENhbGwSKwoFdG9vbHMYAyADKAsyHC50b29sZ3VhcmQudjEuVG9vbERlZmluaXRpb24SFwoPZXhwZWN0ZWRfc2hhMjU2GAQgASgJEg8KB2RyeV9ydW4YBSABKAgSDwoHcGFydGlhbBgGIAEoCCLcAQoTRXhlY3V0ZUVkaXRSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSJwoFZWRpdHMYAiADKAsyGC50b29sZ3VhcmQudjEuRWRpdFJlc3VsdBIMCgRkaWZmGAMgASgJEikKB2NoYW5nZXMYBCADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIPCgdhcHBsaWVkGAUgASgIEioKC2RpZmZfZWxpZGVkGAYgASgLMhUudG9vbGd1YXJkLnYxLkVsaXNpb24ikwEKD1JlYWRGaWxlUmVxdWVzdBItCgdjb250ZXh0GAEgASgLMhwudG9vbGd1YXJkLnYxLlJlcXVlc3RDb250ZXh0EgwKBHBhdGgYAiABKAkSDgoGb2Zmc2V0GAMgASgNEg0KBWxpbWl0GAQgASgNEhQKDGxpbmVfbnVtYmVycxgFIAEoCBIOCgZjb2x1bW4YBiABKA0i7wEKEFJlYWRGaWxlUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoCzIVLnRvb2xndWFyZC52MS5WZXJkaWN0EgwKBHBhdGgYAiABKAkSDwoHY29udGVudBgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDAoEc2l6ZRgFIAEoBBITCgt0b3RhbF9saW5lcxgGIAEoDRISCgpzdGFydF9saW5lGAcgASgNEhAKCGVuZF9saW5lGAggASgNEhEKCXRydW5jYXRlZBgJIAEoCBITCgtuZXh0X29mZnNldBgKIAEoDRITCgtuZXh0X2NvbHVtbhgLIAEoDSLXAQoKRWRpdFJlc3VsdBINCgVpbmRleBgBIAEoDRIMCgRwYXRoGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLnRvb2xndWFyZC52MS5FZGl0U3RhdHVzEi0KCHN0cmF0ZWd5GAQgASgOMhsudG9vbGd1YXJkLnYxLk1hdGNoU3RyYXRlZ3kSEgoKc2ltaWxhcml0eRgFIAEoARIMCgRsaW5lGAYgASgNEg4KBmNvbHVtbhgHIAEoDRIMCgRoaW50GAggASgJEhMKC21hdGNoX2xpbmVzGAkgAygNIo8BCgpGaWxlQ2hhbmdlEgwKBHBhdGgYASABKAkSKgoEa2luZBgCIAEoDjIcLnRvb2xndWFyZC52MS5GaWxlQ2hhbmdlS2luZBIXCg9wcmV2aW91c19zaGEyNTYYAyABKAkSDgoGc2hhMjU2GAQgASgJEgwKBHNpemUYBSABKAQSEAoIbW92ZWRfdG8YBiABKAkioQEKFlN0cmVhbVRvb2xDYWxsc1JlcXVlc3QSKgoFc3RhcnQYASABKAsyGS50b29sZ3VhcmQudjEuU3RyZWFtU3RhcnRIABIqCgVkZWx0YRgCIAEoCzIZLnRvb2xndWFyZC52MS5TdHJlYW1EZWx0YUgAEiYKA2VuZBgDIAEoCzIXLnRvb2xndWFyZC52MS5TdHJlYW1FbmRIAEIHCgVmcmFtZSLXAQoLU3RyZWFtU3RhcnQSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIqCgZmb3JtYXQYAiABKA4yGi50b29sZ3VhcmQudjEuU3RyZWFtRm9ybWF0EisKBXRvb2xzGAMgAygLMhwudG9vbGd1YXJkLnYxLlRvb2xEZWZpbml0aW9uEhIKCnRvb2xfbmFtZXMYBCADKAkSLAoHb3B0aW9ucxgFIAEoCzIbLnRvb2xndWFyZC52MS5TdHJlYW1PcHRpb25zIn8KDVN0cmVhbU9wdGlvbnMSGwoTZXhlY3V0ZV9vbl9jb21wbGV0ZRgBIAEoCBIPCgdkcnlfcnVuGAIgASgIEg8KB3BhcnRpYWwYAyABKAgSFgoObWF4X2NhbGxfYnl0ZXMYBCABKAQSFwoPbWF4X3BhcmFtX2J5dGVzGAUgASgEIkwKC1N0cmVhbURlbHRhEgwKBHRleHQYASABKAkSLwoKdG9vbF9jYWxscxgCIAMoCzIbLnRvb2xndWFyZC52MS5Ub29sQ2FsbERlbHRhIlkKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCglhcmd1bWVudHMYBCABKAkSDAoEZG9uZRgFIAEoCCIiCglTdHJlYW1FbmQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCSLVAgoXU3RyZWFtVG9vbENhbGxzUmVzcG9uc2USJwoEdGV4dBgBIAEoCzIXLnRvb2xndWFyZC52MS5UZXh0RXZlbnRIABI2CgxjYWxsX3N0YXJ0ZWQYAiABKAsyHi50b29sZ3VhcmQudjEuQ2FsbFN0YXJ0ZWRFdmVudEgAEjYKDHBhcmFtX3VwZGF0ZRgDIAEoCzIeLnRvb2xndWFyZC52MS5QYXJhbVVwZGF0ZUV2ZW50SAASOAoNY2FsbF9jb21wbGV0ZRgEIAEoCzIfLnRvb2xndWFyZC52MS5DYWxsQ29tcGxldGVFdmVudEgAEi8KBWVycm9yGAUgASgLMh4udG9vbGd1YXJkLnYxLlN0cmVhbUVycm9yRXZlbnRIABItCgRkb25lGAYgASgLMh0udG9vbGd1YXJkLnYxLlN0cmVhbURvbmVFdmVudEgAQgcKBWV2ZW50IhkKCVRleHRFdmVudBIMCgR0ZXh0GAEgASgJImEKEENhbGxTdGFydGVkRXZlbnQSDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhAKCHJhd19uYW1lGAQgASgJEg0KBWtub3duGAUgASgIImEKEFBhcmFtVXBkYXRlRXZlbnQSDQoFaW5kZXgYASABKA0SDQoFcGFyYW0YAiABKAkSEAoGYXBwZW5kGAMgASgJSAASFAoKdmFsdWVfanNvbhgEIAEoCUgAQgcKBXZhbHVlIokBChFDYWxsQ29tcGxldGVFdmVudBINCgVpbmRleBgBIAEoDRImCgd2ZXJkaWN0GAIgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSEQoJdHJ1bmNhdGVkGAMgASgIEioKCWV4ZWN1dGlvbhgEIAEoCzIXLnRvb2xndWFyZC52MS5FeGVjdXRpb24iqgEKCUV4ZWN1dGlvbhInCgVlZGl0cxgBIAMoCzIYLnRvb2xndWFyZC52MS5FZGl0UmVzdWx0EikKB2NoYW5nZXMYAiADKAsyGC50b29sZ3VhcmQudjEuRmlsZUNoYW5nZRIMCgRkaWZmGAMgASgJEg8KB2FwcGxpZWQYBCABKAgSKgoLZGlmZl9lbGlkZWQYBSABKAsyFS50b29sZ3VhcmQudjEuRWxpc2lvbiJPChBTdHJlYW1FcnJvckV2ZW50EgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgVpbmRleBgDIAEoDUgAiAEBQggKBl9pbmRleCJlCg9TdHJlYW1Eb25lRXZlbnQSFQoNZmluaXNoX3JlYXNvbhgBIAEoCRINCgVjYWxscxgCIAEoDRIsCghtaXN0YWtlcxgDIAEoCzIaLnRvb2xndWFyZC52MS5NaXN0YWtlU3RhdGUimwEKFExpc3REaXJlY3RvcnlSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDAoEcGF0aBgCIAEoCRINCgVkZXB0aBgDIAEoDRITCgttYXhfZW50cmllcxgEIAEoDRIPCgdleGNsdWRlGAUgAygJEhEKCWdpdGlnbm9yZRgGIAEoCCKWAQoORGlyZWN0b3J5RW50cnkSDAoEcGF0aBgBIAEoCRIMCgRuYW1lGAIgASgJEiUKBHR5cGUYAyABKA4yFy50b29sZ3VhcmQudjEuRW50cnlUeXBlEgwKBHNpemUYBCABKAQSEwoLbGlua190YXJnZXQYBSABKAkSDQoFZGVwdGgYBiABKA0SDwoHb21pdHRlZBgHIAEoDSKHAgoVTGlzdERpcmVjdG9yeVJlc3BvbnNlEiYKB3ZlcmRpY3QYASABKAsyFS50b29sZ3VhcmQudjEuVmVyZGljdBIMCgRwYXRoGAIgASgJEi0KB2VudHJpZXMYAyADKAsyHC50b29sZ3VhcmQudjEuRGlyZWN0b3J5RW50cnkSDQoFZmlsZXMYBCABKA0SEwoLZGlyZWN0b3JpZXMYBSABKA0SEAoIc3ltbGlua3MYBiABKA0SDgoGb3RoZXJzGAcgASgNEhMKC3RvdGFsX2J5dGVzGAggASgEEg8KB29taXR0ZWQYCSABKA0SDwoHcGFydGlhbBgKIAEoCBIMCgR0ZXh0GAsgASgJIpkBChBGaW5kRmlsZXNSZXF1ZXN0Ei0KB2NvbnRleHQYASABKAsyHC50b29sZ3VhcmQudjEuUmVxdWVzdENvbnRleHQSDwoHcGF0dGVybhgCIAEoCRIMCgRwYXRoGAMgASgJEg8KB2V4Y2x1ZGUYBCADKAkSEwoLbWF4X3Jlc3VsdHMYBSABKA0SEQoJZ2l0aWdub3JlGAYgASgIIqgBChFGaW5kRmlsZXNSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRItCgdtYXRjaGVzGAMgAygLMhwudG9vbGd1YXJkLnYxLkRpcmVjdG9yeUVudHJ5Eg8KB29taXR0ZWQYBCABKA0SDwoHcGFydGlhbBgFIAEoCBIMCgR0ZXh0GAYgASgJIrECChJTZWFyY2hGaWxlc1JlcXVlc3QSLQoHY29udGV4dBgBIAEoCzIcLnRvb2xndWFyZC52MS5SZXF1ZXN0Q29udGV4dBIPCgdwYXR0ZXJuGAIgASgJEgwKBHBhdGgYAyABKAkSDwoHaW5jbHVkZRgEIAEoCRIPCgdleGNsdWRlGAUgAygJEg8KB2xpdGVyYWwYBiABKAgSEwoLaWdub3JlX2Nhc2UYByABKAgSEgoKc21hcnRfY2FzZRgIIAEoCBIVCg1jb250ZXh0X2xpbmVzGAkgASgNEg4KBmJlZm9yZRgKIAEoDRINCgVhZnRlchgLIAEoDRITCgttYXhfcmVzdWx0cxgMIAEoDRITCgtvdXRwdXRfbW9kZRgNIAEoCRIRCglnaXRpZ25vcmUYDiABKAgiZgoLU2VhcmNoTWF0Y2gSDAoEcGF0aBgBIAEoCRIMCgRsaW5lGAIgASgNEg4KBmNvbHVtbhgDIAEoDRIMCgR0ZXh0GAQgASgJEg4KBmJlZm9yZRgFIAMoCRINCgVhZnRlchgGIAMoCSIuCg9TZWFyY2hGaWxlQ291bnQSDAoEcGF0aBgBIAEoCRINCgVjb3VudBgCIAEoDSKHAwoTU2VhcmNoRmlsZXNSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgLMhUudG9vbGd1YXJkLnYxLlZlcmRpY3QSDAoEcGF0aBgCIAEoCRIqCgdtYXRjaGVzGAMgAygLMhkudG9vbGd1YXJkLnYxLlNlYXJjaE1hdGNoEiwKBWZpbGVzGAQgAygLMh0udG9vbGd1YXJkLnYxLlNlYXJjaEZpbGVDb3VudBIVCg10b3RhbF9tYXRjaGVzGAUgASgNEhUKDWZpbGVzX21hdGNoZWQYBiABKA0SDwoHb21pdHRlZBgHIAEoDRIWCg5maWxlc19zZWFyY2hlZBgIIAEoDRIWCg5iaW5hcnlfc2tpcHBlZBgJIAEoDRIVCg1sYXJnZV9za2lwcGVkGAogASgNEhoKEnVucmVhZGFibGVfc2tpcHBlZBgLIAEoDRISCgpieXRlc19yZWFkGAwgASgEEg8KB3BhcnRpYWwYDSABKAgSCwoDY3V0GA4gASgJEgwKBHRleHQYDyABKAkqewoNQXJndW1lbnRzRm9ybRIeChpBUkdVTUVOVFNfRk9STV9VTlNQRUNJRklFRBAAEhcKE0FSR1VNRU5UU19GT1JNX1RFWFQQARIZChVBUkdVTUVOVFNfRk9STV9QQVJBTVMQAhIWChJBUkdVTUVOVFNfRk9STV9YTUwQAyqwAQoKRWRpdFN0YXR1cxIbChdFRElUX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0VESVRfU1RBVFVTX0FQUExJRUQQARIfChtFRElUX1NUQVRVU19BTFJFQURZX0FQUExJRUQQAhIZChVFRElUX1NUQVRVU19OT1RfRk9VTkQQAxIZChVFRElUX1NUQVRVU19BTUJJR1VPVVMQBBIVChFFRElUX1NUQVRVU19OT19PUBAFKvEBCg1NYXRjaFN0cmF0ZWd5Eh4KGk1BVENIX1NUUkFURUdZX1VOU1BFQ0lGSUVEEAASGAoUTUFUQ0hfU1RSQVRFR1lfRVhBQ1QQARIbChdNQVRDSF9TVFJBVEVHWV9UUklNX0VORBACEhcKE01BVENIX1NUUkFURUdZX1RSSU0QAxIaChZNQVRDSF9TVFJBVEVHWV9VTklDT0RFEAQSGQoVTUFUQ0hfU1RSQVRFR1lfSU5ERU5UEAUSHwobTUFUQ0hfU1RSQVRFR1lfQkxPQ0tfQU5DSE9SEAYSGAoUTUFUQ0hfU1RSQVRFR1lfRlVaWlkQByrJAQoORmlsZUNoYW5nZUtpbmQSIAocRklMRV9DSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhwKGEZJTEVfQ0hBTkdFX0tJTkRfQ1JFQVRFRBABEh0KGUZJTEVfQ0hBTkdFX0tJTkRfTU9ESUZJRUQQAhIcChhGSUxFX0NIQU5HRV9LSU5EX0RFTEVURUQQAxIaChZGSUxFX0NIQU5HRV9LSU5EX01PVkVEEAQSHgoaRklMRV9DSEFOR0VfS0lORF9VTkNIQU5HRUQQBSrrAwoMU3RyZWFtRm9ybWF0Eh0KGVNUUkVBTV9GT1JNQVRfVU5TUEVDSUZJRUQQABIaChZTVFJFQU1fRk9STUFUX1hNTF9UQUdTEAESGAoUU1RSRUFNX0ZPUk1BVF9PUEVOQUkQAhIbChdTVFJFQU1fRk9STUFUX0FOVEhST1BJQxADEhgKFFNUUkVBTV9GT1JNQVRfSEVSTUVTEAQSGgoWU1RSRUFNX0ZPUk1BVF9RV0VOX1hNTBAFEhkKFVNUUkVBTV9GT1JNQVRfTUlOSU1BWBAGEhcKE1NUUkVBTV9GT1JNQVRfR0xNNDUQBxIZChVTVFJFQU1fRk9STUFUX0hBUk1PTlkQCBIdChlTVFJFQU1fRk9STUFUX0RFRVBTRUVLX1YzEAkSHgoaU1RSRUFNX0ZPUk1BVF9ERUVQU0VFS19WMzEQChIZChVTVFJFQU1fRk9STUFUX0tJTUlfSzIQCxIZChVTVFJFQU1fRk9STUFUX01JU1RSQUwQDBIaChZTVFJFQU1fRk9STUFUX1BZVEhPTklDEA0SHQoZU1RSRUFNX0ZPUk1BVF9MTEFNQTNfSlNPThAOEhwKGFNUUkVBTV9GT1JNQVRfQ0xBVURFX1hNTBAPEhYKElNUUkVBTV9GT1JNQVRfQVVUTxAQKoQBCglFbnRyeVR5cGUSGgoWRU5UUllfVFlQRV9VTlNQRUNJRklFRBAAEhMKD0VOVFJZX1RZUEVfRklMRRABEhgKFEVOVFJZX1RZUEVfRElSRUNUT1JZEAISFgoSRU5UUllfVFlQRV9TWU1MSU5LEAMSFAoQRU5UUllfVFlQRV9PVEhFUhAEMsEHChBUb29sR3VhcmRTZXJ2aWNlEmEKEFZhbGlkYXRlVG9vbENhbGwSJS50b29sZ3VhcmQudjEuVmFsaWRhdGVUb29sQ2FsbFJlcXVlc3QaJi50b29sZ3VhcmQudjEuVmFsaWRhdGVUb29sQ2FsbFJlc3BvbnNlEkwKCUxpc3RUb29scxIeLnRvb2xndWFyZC52MS5MaXN0VG9vbHNSZXF1ZXN0Gh8udG9vbGd1YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEk8KCkdldFNlc3Npb24SHy50b29sZ3VhcmQudjEuR2V0U2Vzc2lvblJlcXVlc3QaIC50b29sZ3VhcmQudjEuR2V0U2Vzc2lvblJlc3BvbnNlElUKDFJlc2V0U2Vzc2lvbhIhLnRvb2xndWFyZC52MS5SZXNldFNlc3Npb25SZXF1ZXN0GiIudG9vbGd1YXJkLnYxLlJlc2V0U2Vzc2lvblJlc3BvbnNlElUKDEV4ZWN1dGVXcml0ZRIhLnRvb2xndWFyZC52MS5FeGVjdXRlV3JpdGVSZXF1ZXN0GiIudG9vbGd1YXJkLnYxLkV4ZWN1dGVXcml0ZVJlc3BvbnNlElIKC0V4ZWN1dGVFZGl0EiAudG9vbGd1YXJkLnYxLkV4ZWN1dGVFZGl0UmVxdWVzdBohLnRvb2xndWFyZC52MS5FeGVjdXRlRWRpdFJlc3BvbnNlEkkKCFJlYWRGaWxlEh0udG9vbGd1YXJkLnYxLlJlYWRGaWxlUmVxdWVzdBoeLnRvb2xndWFyZC52MS5SZWFkRmlsZVJlc3BvbnNlElgKDUxpc3REaXJlY3RvcnkSIi50b29sZ3VhcmQudjEuTGlzdERpcmVjdG9yeVJlcXVlc3QaIy50b29sZ3VhcmQudjEuTGlzdERpcmVjdG9yeVJlc3BvbnNlEkwKCUZpbmRGaWxlcxIeLnRvb2xndWFyZC52MS5GaW5kRmlsZXNSZXF1ZXN0Gh8udG9vbGd1YXJkLnYxLkZpbmRGaWxlc1Jlc3BvbnNlElIKC1NlYXJjaEZpbGVzEiAudG9vbGd1YXJkLnYxLlNlYXJjaEZpbGVzUmVxdWVzdBohLnRvb2xndWFyZC52MS5TZWFyY2hGaWxlc1Jlc3BvbnNlEmIKD1N0cmVhbVRvb2xDYWxscxIkLnRvb2xndWFyZC52MS5TdHJlYW1Ub29sQ2FsbHNSZXF1ZXN0GiUudG9vbGd1YXJkLnYxLlN0cmVhbVRvb2xDYWxsc1Jlc3BvbnNlKAEwAUI9WjtnaXRodWIuY29tL3Rvb2xndWFyZC90b29sZ3VhcmQvZ2VuL3Rvb2xndWFyZC92MTt0b29sZ3VhcmR2MWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * RequestContext identifies who a call belongs to. Every call-carrying request
@@ -2290,6 +2290,314 @@ export const FindFilesResponseSchema: GenMessage<FindFilesResponse> = /*@__PURE_
   messageDesc(file_toolguard_v1_toolguard, 46);
 
 /**
+ * SearchFilesRequest asks for the lines of the workspace's files that match
+ * a pattern.
+ *
+ * @generated from message toolguard.v1.SearchFilesRequest
+ */
+export type SearchFilesRequest = Message<"toolguard.v1.SearchFilesRequest"> & {
+  /**
+   * Who the search belongs to; `context.workspace` names the workspace.
+   *
+   * @generated from field: toolguard.v1.RequestContext context = 1;
+   */
+  context?: RequestContext | undefined;
+
+  /**
+   * A regular expression in Go RE2 syntax (no look-around, no
+   * back-references), matched within a line; with `literal`, the text
+   * itself. Required.
+   *
+   * @generated from field: string pattern = 2;
+   */
+  pattern: string;
+
+  /**
+   * The folder to search in. Optional; empty is the root.
+   *
+   * @generated from field: string path = 3;
+   */
+  path: string;
+
+  /**
+   * A glob of the files to search: without "/" a name at any depth
+   * (`*.go`, `*.{ts,tsx}`), with "/" a path below `path`. Optional.
+   *
+   * @generated from field: string include = 4;
+   */
+  include: string;
+
+  /**
+   * Glob patterns of paths to leave out; a folder left out is not
+   * searched. At most 64.
+   *
+   * @generated from field: repeated string exclude = 5;
+   */
+  exclude: string[];
+
+  /**
+   * Search for the pattern as written, not as a regular expression.
+   *
+   * @generated from field: bool literal = 6;
+   */
+  literal: boolean;
+
+  /**
+   * Match regardless of letter case.
+   *
+   * @generated from field: bool ignore_case = 7;
+   */
+  ignoreCase: boolean;
+
+  /**
+   * Match regardless of case unless the pattern has an upper-case letter.
+   *
+   * @generated from field: bool smart_case = 8;
+   */
+  smartCase: boolean;
+
+  /**
+   * Context lines before and after each match (0 to 20); `before` and
+   * `after`, when set, override `context` on their side.
+   *
+   * @generated from field: uint32 context_lines = 9;
+   */
+  contextLines: number;
+
+  /**
+   * @generated from field: uint32 before = 10;
+   */
+  before: number;
+
+  /**
+   * @generated from field: uint32 after = 11;
+   */
+  after: number;
+
+  /**
+   * The most matching lines (or files) to return. Optional; 0 means 100;
+   * the server caps it (`--search-max-results`).
+   *
+   * @generated from field: uint32 max_results = 12;
+   */
+  maxResults: number;
+
+  /**
+   * `content` (the default): the matching lines; `files_with_matches`: the
+   * paths of the files that match; `count`: each file with its count.
+   *
+   * @generated from field: string output_mode = 13;
+   */
+  outputMode: string;
+
+  /**
+   * Leave out what the `.gitignore` files ignore.
+   *
+   * @generated from field: bool gitignore = 14;
+   */
+  gitignore: boolean;
+};
+
+/**
+ * Describes the message toolguard.v1.SearchFilesRequest.
+ * Use `create(SearchFilesRequestSchema)` to create a new message.
+ */
+export const SearchFilesRequestSchema: GenMessage<SearchFilesRequest> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 47);
+
+/**
+ * SearchMatch is a matching line.
+ *
+ * @generated from message toolguard.v1.SearchMatch
+ */
+export type SearchMatch = Message<"toolguard.v1.SearchMatch"> & {
+  /**
+   * Workspace-relative path.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The line's number, from 1.
+   *
+   * @generated from field: uint32 line = 2;
+   */
+  line: number;
+
+  /**
+   * The byte offset of the first match in the line, from 1.
+   *
+   * @generated from field: uint32 column = 3;
+   */
+  column: number;
+
+  /**
+   * The line, cut around the match when longer than 500 bytes.
+   *
+   * @generated from field: string text = 4;
+   */
+  text: string;
+
+  /**
+   * The context lines asked for, in order.
+   *
+   * @generated from field: repeated string before = 5;
+   */
+  before: string[];
+
+  /**
+   * @generated from field: repeated string after = 6;
+   */
+  after: string[];
+};
+
+/**
+ * Describes the message toolguard.v1.SearchMatch.
+ * Use `create(SearchMatchSchema)` to create a new message.
+ */
+export const SearchMatchSchema: GenMessage<SearchMatch> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 48);
+
+/**
+ * SearchFileCount is a matching file and its count of matching lines (1 in
+ * `files_with_matches` mode, which stops at a file's first).
+ *
+ * @generated from message toolguard.v1.SearchFileCount
+ */
+export type SearchFileCount = Message<"toolguard.v1.SearchFileCount"> & {
+  /**
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * @generated from field: uint32 count = 2;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message toolguard.v1.SearchFileCount.
+ * Use `create(SearchFileCountSchema)` to create a new message.
+ */
+export const SearchFileCountSchema: GenMessage<SearchFileCount> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 49);
+
+/**
+ * SearchFilesResponse carries the verdict and, when usable, the matches.
+ *
+ * @generated from message toolguard.v1.SearchFilesResponse
+ */
+export type SearchFilesResponse = Message<"toolguard.v1.SearchFilesResponse"> & {
+  /**
+   * The verdict; `ok` is false for a refused folder (OUTSIDE_WORKSPACE,
+   * DENIED_PATH, FILE_NOT_FOUND) or a bad pattern or glob (INVALID_VALUE,
+   * with feedback naming the position), and the fields below are then
+   * empty.
+   *
+   * @generated from field: toolguard.v1.Verdict verdict = 1;
+   */
+  verdict?: Verdict | undefined;
+
+  /**
+   * The folder searched, workspace-relative.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * In `content` mode: by path (folder by folder), then line.
+   *
+   * @generated from field: repeated toolguard.v1.SearchMatch matches = 3;
+   */
+  matches: SearchMatch[];
+
+  /**
+   * In the other modes: the matching files, by path.
+   *
+   * @generated from field: repeated toolguard.v1.SearchFileCount files = 4;
+   */
+  files: SearchFileCount[];
+
+  /**
+   * Matching lines found, shown or not, and the files holding them.
+   *
+   * @generated from field: uint32 total_matches = 5;
+   */
+  totalMatches: number;
+
+  /**
+   * @generated from field: uint32 files_matched = 6;
+   */
+  filesMatched: number;
+
+  /**
+   * Lines (or files) not returned because of `max_results`.
+   *
+   * @generated from field: uint32 omitted = 7;
+   */
+  omitted: number;
+
+  /**
+   * Files read, and files not read: binary (a NUL byte in the first 8 KB),
+   * over `--max-file-bytes`, or unreadable.
+   *
+   * @generated from field: uint32 files_searched = 8;
+   */
+  filesSearched: number;
+
+  /**
+   * @generated from field: uint32 binary_skipped = 9;
+   */
+  binarySkipped: number;
+
+  /**
+   * @generated from field: uint32 large_skipped = 10;
+   */
+  largeSkipped: number;
+
+  /**
+   * @generated from field: uint32 unreadable_skipped = 11;
+   */
+  unreadableSkipped: number;
+
+  /**
+   * @generated from field: uint64 bytes_read = 12;
+   */
+  bytesRead: bigint;
+
+  /**
+   * The search stopped early, so there may be more; `cut` says why:
+   * `time`, `files`, `bytes` (the server's bounds) or `entries`.
+   *
+   * @generated from field: bool partial = 13;
+   */
+  partial: boolean;
+
+  /**
+   * @generated from field: string cut = 14;
+   */
+  cut: string;
+
+  /**
+   * The answer as the model reads it: `path:line: text` for a match,
+   * `path-line- text` for a context line, then the totals.
+   *
+   * @generated from field: string text = 15;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message toolguard.v1.SearchFilesResponse.
+ * Use `create(SearchFilesResponseSchema)` to create a new message.
+ */
+export const SearchFilesResponseSchema: GenMessage<SearchFilesResponse> = /*@__PURE__*/
+  messageDesc(file_toolguard_v1_toolguard, 50);
+
+/**
  * ArgumentsForm is the form a call's arguments arrived in.
  *
  * @generated from enum toolguard.v1.ArgumentsForm
@@ -2833,6 +3141,24 @@ export const ToolGuardService: GenService<{
     methodKind: "unary";
     input: typeof FindFilesRequestSchema;
     output: typeof FindFilesResponseSchema;
+  },
+  /**
+   * SearchFiles searches the contents of the workspace's files, as the
+   * built-in tool `search_files` does: a regular expression (Go RE2 syntax)
+   * or a literal, case options, context lines, an include glob and exclude
+   * patterns. Matching lines come by path, then line, bounded by
+   * `max_results` and by the server's bounds on files, bytes and time; the
+   * answer says how many more matched and what was skipped (binary files).
+   * Denied and ignored paths are never searched, links never followed. A
+   * bad pattern is a verdict with feedback naming the position, never a
+   * status.
+   *
+   * @generated from rpc toolguard.v1.ToolGuardService.SearchFiles
+   */
+  searchFiles: {
+    methodKind: "unary";
+    input: typeof SearchFilesRequestSchema;
+    output: typeof SearchFilesResponseSchema;
   },
   /**
    * StreamToolCalls parses tool calls out of a model's response while it
