@@ -144,7 +144,7 @@ func TestSession(t *testing.T) {
 					t.Errorf("tool %s lacks its description or schema", tool.Name)
 				}
 			}
-			if want := []string{"apply_patch", "edit", "find_files", "list_directory", "multi_edit", "read_file", "replace_in_file", "write_to_file"}; !slices.Equal(names, want) {
+			if want := []string{"apply_patch", "edit", "find_files", "list_directory", "multi_edit", "read_file", "replace_in_file", "search_files", "write_to_file"}; !slices.Equal(names, want) {
 				t.Fatalf("tools %v, want %v", names, want)
 			}
 
