@@ -58,8 +58,12 @@ type Config struct {
 	// Empty is enforce.
 	Mode string
 
-	// Search bounds each search_files call.
-	Search SearchLimits
+	// SearchMaxResults, SearchMaxFiles, SearchMaxBytes and SearchTimeout
+	// bound each search_files call (SearchLimits).
+	SearchMaxResults int
+	SearchMaxFiles   int
+	SearchMaxBytes   int64
+	SearchTimeout    time.Duration
 }
 
 // The modes of Config.Mode.
@@ -90,8 +94,7 @@ func DefaultConfig() Config {
 		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
 		RedisTimeout:   session.DefaultRedisTimeout,
 		Mode:           ModeEnforce,
-		Search:         DefaultSearchLimits(),
-	}
+	}.withSearchLimits(DefaultSearchLimits())
 }
 
 // Validate reports every setting that cannot work.
@@ -127,7 +130,7 @@ func (c Config) Validate() error {
 	if c.LockTimeout <= 0 {
 		errs = append(errs, errors.New("lock timeout must be positive"))
 	}
-	errs = append(errs, c.Search.validate()...)
+	errs = append(errs, c.searchLimits().validate()...)
 	return errors.Join(errs...)
 }
 
@@ -280,7 +283,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
 		observeOnly: cfg.Mode == ModeObserve,
-		search:      cfg.Search.orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
+		search:      cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
 	}
 	return g, cleanups.Run, nil
 }

@@ -34,7 +34,7 @@ const (
 	maxSearchContext = 20
 )
 
-// SearchLimits are the server's bounds on one search (Config.Search).
+// SearchLimits are the server's bounds on one search (Config.Search*).
 type SearchLimits struct {
 	// MaxResults caps the matching lines (or files) shown, whatever asked.
 	MaxResults int
@@ -65,6 +65,17 @@ func (l SearchLimits) validate() []error {
 		errs = append(errs, errors.New("search timeout must be positive"))
 	}
 	return errs
+}
+
+// searchLimits gathers the Config's search bounds.
+func (c Config) searchLimits() SearchLimits {
+	return SearchLimits{MaxResults: c.SearchMaxResults, MaxFiles: c.SearchMaxFiles, MaxBytes: c.SearchMaxBytes, Timeout: c.SearchTimeout}
+}
+
+// withSearchLimits sets them.
+func (c Config) withSearchLimits(l SearchLimits) Config {
+	c.SearchMaxResults, c.SearchMaxFiles, c.SearchMaxBytes, c.SearchTimeout = l.MaxResults, l.MaxFiles, l.MaxBytes, l.Timeout
+	return c
 }
 
 // orDefaults fills the bounds left unset (a Config built field by field).

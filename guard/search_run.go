@@ -158,6 +158,7 @@ func (s *Searched) merge(path string, h fileHits, full *atomic.Bool) {
 		s.UnreadableSkipped++
 		return
 	case h.binary:
+		s.FilesSearched--
 		s.BinarySkipped++
 		return
 	case h.count == 0:

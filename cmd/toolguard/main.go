@@ -48,6 +48,7 @@ func commands() []command {
 		{name: "read", summary: "read a text file (or a range of its lines) in --workspace, with its SHA-256", run: runRead},
 		{name: "list", summary: "list a folder (or a tree, with --depth) of --workspace: types, sizes, links, and how many more", run: runList},
 		{name: "find", summary: "find files and folders of --workspace by a glob pattern (** across folders)", run: runFind},
+		{name: "search", summary: "search the contents of --workspace's files for a regular expression (Go RE2) or --literal text", run: runSearch},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
 		{name: "list-tools", summary: "print the tools, their schemas and usage as ListTools gives them", run: runListTools},
 		{name: "eval", summary: "judge recorded traffic (JSON lines of exchanges or calls) offline, print what enforce would have done", run: runEval},
