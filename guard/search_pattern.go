@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp"
@@ -41,6 +42,10 @@ type linePattern struct {
 	lit   []byte
 	fold  bool // lit is lower-case ASCII and matched regardless of case
 	exact bool
+	// piece is the longest part of a folded lit without "k" or "s", the
+	// two ASCII letters that non-ASCII ones fold to (the Kelvin sign, "ſ"):
+	// on a file beyond ASCII, lit itself when it has neither.
+	piece []byte
 }
 
 // compileSearchPattern compiles raw; msg, when not "", tells the model
@@ -85,6 +90,13 @@ func compileSearchPattern(raw string, literal, ignoreCase, smartCase bool) (*lin
 	}
 	p := &linePattern{re: re}
 	p.lit, p.fold, p.exact = requiredLiteral(tree)
+	if p.fold {
+		for _, part := range strings.FieldsFunc(string(p.lit), func(r rune) bool { return r == 'k' || r == 's' }) {
+			if len(part) > len(p.piece) {
+				p.piece = []byte(part)
+			}
+		}
+	}
 	return p, ""
 }
 
@@ -236,17 +248,38 @@ func isASCII(s string) bool {
 
 // lowerASCII writes src with ASCII letters lower-cased into dst (len(src))
 // and reports whether src is all ASCII.
+// Eight bytes at a time: a byte is upper-case when adding 0x80-'A' to its
+// low seven bits sets the top bit and adding 0x80-'Z'-1 does not, and its
+// own top bit is clear; 0x20 is then added.
 func lowerASCII(dst, src []byte) bool {
-	var high byte
-	for i, c := range src {
-		high |= c
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst[i] = c
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	dst = dst[:len(src)]
+	var high uint64
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
+		high |= w
+		low := w &^ highs
+		upper := (low + ones*(0x80-'A')) &^ (low + ones*(0x80-'Z'-1)) &^ w & highs
+		binary.LittleEndian.PutUint64(dst[i:], w|upper>>2)
 	}
-	return high < utf8.RuneSelf
+	var tail byte
+	for ; i < len(src); i++ {
+		tail |= src[i]
+		dst[i] = lowerTable[src[i]]
+	}
+	return high&highs == 0 && tail < utf8.RuneSelf
 }
+
+var lowerTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] += 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // lineMatch is a matching line found in a file: the line's bounds and
 // the match's start in it.
@@ -273,10 +306,14 @@ func (m *matcher) each(data []byte, fn func(lineMatch) bool) {
 			m.folded = make([]byte, len(data))
 		}
 		hay = m.folded[:len(data)]
-		if !lowerASCII(hay, data) {
-			// Beyond ASCII some letters fold to others ("K" and the Kelvin
-			// sign); the regular expression alone knows them all.
-			hay, lit, exact = data, nil, false
+		if !lowerASCII(hay, data) && len(p.piece) < len(lit) {
+			// Beyond ASCII, "k" and "s" fold to other letters too: the
+			// lines holding the rest of the literal are checked by the
+			// regular expression, which knows them all.
+			lit, exact = p.piece, false
+			if len(lit) == 0 {
+				hay, lit = data, nil
+			}
 		}
 	}
 	for pos := 0; pos < len(data); {
