@@ -59,7 +59,7 @@ async function walk(client: Client, ws: string): Promise<void> {
   const { tools } = await client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name).sort(),
-    ["apply_patch", "edit", "multi_edit", "read_file", "replace_in_file", "write_to_file"],
+    ["apply_patch", "edit", "find_files", "list_directory", "multi_edit", "read_file", "replace_in_file", "search_files", "write_to_file"],
   );
 
   // Claude Code's names for the path and the content: repaired.
