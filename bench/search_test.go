@@ -49,8 +49,8 @@ func BenchmarkSearchVsRipgrep(b *testing.B) {
 		guards = append(guards, g)
 	}
 	for _, q := range []struct {
-		name, pattern string
-		literal, fold bool
+		name, pattern     string
+		literal, fold     bool
 		rgFlags, gitFlags []string
 	}{
 		{"literal", "errors.New", true, false, []string{"-F"}, []string{"-F"}},

@@ -93,7 +93,11 @@ func (r *searchRun) run(ctx context.Context, ws *workspace.Workspace, top string
 			out.merge(j.path, <-j.done, &full)
 		}
 	}()
+	// The walk's own counts, added to the merged ones at the end: the
+	// merging goroutine writes out meanwhile.
 	var dispatched int64
+	var opened, large, unreadable int
+	var cut string
 	st, err := ws.Walk(ctx, top, workspace.WalkOptions{Gitignore: r.gitignore}, func(e *workspace.Entry) error {
 		rel, isDir := below(top, e.Path), e.Type == workspace.EntryDir
 		if r.exclude.match(rel, e.Name, isDir) {
@@ -106,24 +110,24 @@ func (r *searchRun) run(ctx context.Context, ws *workspace.Workspace, top string
 			return nil
 		}
 		switch {
-		case out.FilesSearched >= r.maxFiles:
-			out.Cut = "files"
+		case opened >= r.maxFiles:
+			cut = "files"
 			return workspace.SkipAll
 		case dispatched+e.Size > r.maxBytes:
-			out.Cut = "bytes"
+			cut = "bytes"
 			return workspace.SkipAll
 		case e.Size > r.maxFile:
-			out.LargeSkipped++
+			large++
 			return nil
 		}
 		f, err := e.Open()
 		if err != nil {
 			if workspace.CodeOf(err) == "" && !errors.Is(err, os.ErrNotExist) {
-				out.UnreadableSkipped++
+				unreadable++
 			}
 			return nil // a hard link, or changed since it was listed: not searched
 		}
-		out.FilesSearched++
+		opened++
 		dispatched += e.Size
 		j := &fileJob{path: e.Path, f: f, size: e.Size, done: make(chan fileHits, 1)}
 		order <- j
@@ -134,6 +138,10 @@ func (r *searchRun) run(ctx context.Context, ws *workspace.Workspace, top string
 	close(order)
 	<-merged
 	readers.Wait()
+	out.FilesSearched += opened
+	out.LargeSkipped += large
+	out.UnreadableSkipped += unreadable
+	out.Cut = cut
 	if err != nil {
 		return nil, err
 	}
