@@ -40,6 +40,10 @@ type Guard struct {
 	history          session.History // undo_edit's; nil records nothing
 	log              *zap.Logger
 	maxMedia         int64 // Config.MaxMediaBytes
+	// search bounds search_files (Config.Search); maxFileBytes is the
+	// largest file a search reads.
+	search       SearchLimits
+	maxFileBytes int64
 }
 
 // Registry returns the server's tool registry.

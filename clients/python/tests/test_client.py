@@ -427,6 +427,23 @@ class ExecuteTest(ServerTestCase):
         self.assertTrue(edit.applied, edit.verdict.feedback)
         self.assertEqual(path.read_bytes(), b"a = 1\nb = 20\nc = 3\n")
 
+    def test_search_contents(self) -> None:
+        (self.server.workspace / "pkg").mkdir()
+        (self.server.workspace / "pkg" / "mod.py").write_text("import os\n\ndef Find():\n    return os.getcwd()\n")
+        (self.server.workspace / "pkg" / "data.bin").write_bytes(b"def\x00")
+        resp = self.client.search(r"^def \w+\(", path="pkg", before=1)
+        self.assertTrue(resp.verdict.ok, resp.verdict.feedback)
+        self.assertEqual([(m.path, m.line, m.text, list(m.before)) for m in resp.matches],
+                         [("pkg/mod.py", 3, "def Find():", [""])])
+        self.assertEqual((resp.total_matches, resp.binary_skipped), (1, 1))
+        self.assertIn("pkg/mod.py:3: def Find():", resp.text)
+        counted = self.client.search("FIND", literal=True, ignore_case=True, output_mode="count", include="*.py")
+        self.assertEqual([(f.path, f.count) for f in counted.files], [("pkg/mod.py", 1)])
+        bad = self.client.search("def (")
+        self.assertFalse(bad.verdict.ok)
+        self.assertCodes(bad.verdict.violations, "INVALID_VALUE")
+        self.assertIn("position 5", bad.verdict.feedback)
+
     def test_list_and_find(self) -> None:
         ws = self.server.workspace
         (ws / "look" / "sub").mkdir(parents=True)

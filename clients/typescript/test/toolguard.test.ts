@@ -419,6 +419,27 @@ describe("ExecuteWrite", () => {
   });
 });
 
+describe("SearchFiles", () => {
+  it("finds matching lines with context, counts and refuses a bad pattern", async () => {
+    await put("search/mod.ts", "import x from 'x';\n\nexport function Find() {}\n");
+    await put("search/blob.bin", "export\u0000");
+    const res = await session().search("^export function \\w+", { path: "search", before: 1 });
+    assert.equal(res.verdict?.ok, true, res.verdict?.feedback);
+    assert.deepEqual(
+      res.matches.map((m) => [m.path, m.line, m.text, m.before]),
+      [["search/mod.ts", 3, "export function Find() {}", [""]]],
+    );
+    assert.deepEqual([res.totalMatches, res.binarySkipped], [1, 1]);
+    assert.ok(res.text.includes("search/mod.ts:3: export function Find() {}"), res.text);
+    const counted = await session().search("FIND", { literal: true, ignoreCase: true, outputMode: "count", include: "*.ts", path: "search" });
+    assert.deepEqual(counted.files.map((f) => [f.path, f.count]), [["search/mod.ts", 1]]);
+    const bad = await session().search("function (");
+    assert.equal(bad.verdict?.ok, false);
+    assert.deepEqual(bad.verdict?.violations.map((v) => v.code), ["INVALID_VALUE"]);
+    assert.ok(bad.verdict?.feedback.includes("position 10"), bad.verdict?.feedback);
+  });
+});
+
 describe("ReadFile", () => {
   it("reads a numbered range whose hash and text an edit takes back", async () => {
     const content = "a = 1\nb = 2\nc = 3\n";
