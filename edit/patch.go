@@ -47,6 +47,8 @@ type Patch struct {
 	// Patch" and ends with a context line. It is whole only if every
 	// chunk's context matches the file: see CheckUnmarked.
 	Unmarked bool
+	// Unified: read from a unified diff (ParseUnifiedDiff).
+	Unified bool
 }
 
 // PatchOp is one file's operation.
@@ -68,6 +70,14 @@ type PatchChunk struct {
 	OldLines, NewLines []string
 	EndOfFile          bool // followed by "*** End of File": a match there is preferred
 	Line               int  // of the chunk's first line in the patch, 1-based
+
+	// Unified: a unified diff's hunk. Its file keeps its final newline or
+	// its absence unless NoNewlineOld/NoNewlineNew ("\ No newline at end
+	// of file" after the last old or new line) say otherwise, and an empty
+	// OldLines (a hunk "@@ -0,0 ...") only fills an empty file.
+	Unified                    bool
+	StartLine                  int // the header's old start line: a hint, as Edit.StartLine
+	NoNewlineOld, NoNewlineNew bool
 }
 
 // PatchError is a patch that cannot be read, or a chunk without lines.
@@ -138,7 +148,12 @@ type patchParser struct {
 }
 
 // ParsePatch parses an apply_patch text.
+//
+// A unified diff (LooksLikeUnifiedDiff) is read by ParseUnifiedDiff.
 func ParsePatch(patch string) (*Patch, error) {
+	if LooksLikeUnifiedDiff(patch) {
+		return ParseUnifiedDiff(patch)
+	}
 	raw := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
 	p := &patchParser{lines: make([]patchLine, 0, len(raw)), count: len(raw)}
 	for i, l := range raw {
@@ -465,6 +480,10 @@ func shorten(s string) string {
 // changes nothing; the error is only for a chunk without lines. A file a
 // chunk changed ends with a newline, as Codex's grammar defines an updated
 // file (plain edits keep the file's final newline or its absence).
+//
+// A unified diff's hunks (PatchChunk.Unified) are applied by applyHunk
+// (udiff_apply.go): their start line is a hint, and the file's final
+// newline follows the "\ No newline at end of file" markers.
 func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string, []EditResult, error) {
 	for i, c := range chunks {
 		if len(c.OldLines) == 0 && len(c.NewLines) == 0 {
@@ -476,40 +495,19 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 	d := newDoc(content)
 	cursor := 0
 	placed := false // a chunk applied: later ones are placed after it
+	unified := false
+	var hints hunkHints
 	for i, c := range chunks {
-		from, anchorLine := cursor, -1
-		for _, a := range c.Anchors {
-			idx := d.findAnchor(a, from)
-			if idx < 0 {
-				anchorLine = -1
-				break
-			}
-			anchorLine, from = idx, idx+1
-		}
-		if anchorLine >= 0 {
-			from = anchorLine // the model may repeat the anchor as context
-		} else {
-			from = cursor
-		}
 		var (
 			out string
 			r   EditResult
 			ap  applied
 		)
-		if len(c.OldLines) == 0 {
-			out, r, ap = d.insertLines(anchorLine, c.NewLines)
+		if c.Unified {
+			unified = true
+			out, r, ap = d.applyHunk(c, hints.hint(c), cursor, placed, opts)
 		} else {
-			e := Edit{OldText: strings.Join(c.OldLines, "\n") + "\n"}
-			if len(c.NewLines) > 0 {
-				e.NewText = strings.Join(c.NewLines, "\n") + "\n"
-			}
-			positional := anchorLine >= 0 || placed
-			out, r, ap = applyScoped(d, e, opts, scope{from: from, preferFirst: positional, eof: c.EndOfFile})
-			if (r.Status == StatusNotFound || r.Status == StatusAlreadyApplied) && from > 0 {
-				if out2, r2, ap2 := applyScoped(d, e, opts, scope{eof: c.EndOfFile}); r2.Status == StatusApplied {
-					out, r, ap = out2, r2, ap2
-				}
-			}
+			out, r, ap = d.applyChunk(c, cursor, placed, opts)
 		}
 		results[i] = r
 		if r.Status == StatusApplied {
@@ -517,12 +515,52 @@ func ApplyChunks(content string, chunks []PatchChunk, opts MatchOptions) (string
 			d = newDoc(content)
 			cursor = ap.nextLin
 			placed = true
+			hints.applied(c)
 		}
 	}
-	if placed {
+	if placed && !unified {
 		content = withFinalNewline(content)
 	}
 	return content, results, nil
+}
+
+// applyChunk applies one chunk of an apply_patch Update.
+func (d *doc) applyChunk(c PatchChunk, cursor int, placed bool, opts MatchOptions) (string, EditResult, applied) {
+	from, anchorLine := cursor, -1
+	for _, a := range c.Anchors {
+		idx := d.findAnchor(a, from)
+		if idx < 0 {
+			anchorLine = -1
+			break
+		}
+		anchorLine, from = idx, idx+1
+	}
+	if anchorLine >= 0 {
+		from = anchorLine // the model may repeat the anchor as context
+	} else {
+		from = cursor
+	}
+	if len(c.OldLines) == 0 {
+		return d.insertLines(anchorLine, c.NewLines)
+	}
+	e := chunkEdit(c)
+	positional := anchorLine >= 0 || placed
+	out, r, ap := applyScoped(d, e, opts, scope{from: from, preferFirst: positional, eof: c.EndOfFile})
+	if (r.Status == StatusNotFound || r.Status == StatusAlreadyApplied) && from > 0 {
+		if out2, r2, ap2 := applyScoped(d, e, opts, scope{eof: c.EndOfFile}); r2.Status == StatusApplied {
+			out, r, ap = out2, r2, ap2
+		}
+	}
+	return out, r, ap
+}
+
+// chunkEdit is a chunk as an edit: its old lines replaced by its new ones.
+func chunkEdit(c PatchChunk) Edit {
+	e := Edit{OldText: strings.Join(c.OldLines, "\n") + "\n"}
+	if len(c.NewLines) > 0 {
+		e.NewText = strings.Join(c.NewLines, "\n") + "\n"
+	}
+	return e
 }
 
 // withFinalNewline ends a non-empty text with a line break, CRLF when its

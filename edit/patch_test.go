@@ -172,9 +172,9 @@ func TestParsePatchRefusals(t *testing.T) {
 		{"heredoc left open inside a closed fence",
 			"```bash\napply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\n```\n", false,
 			"line 2: the heredoc opened by \"apply_patch <<'EOF'\" is never closed: put a line \"EOF\" right after \"*** End Patch\""},
-		{"a unified diff is not a cut-off patch",
-			"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b", false,
-			"line 1: a patch starts with \"*** Begin Patch\", not \"--- a/x\""},
+		{"a unified hunk without its file header is no patch",
+			"*** Begin Patch\n@@ -1 +1 @@\n-a\n+b\n*** End Patch", false,
+			"line 2: expected a file header (\"*** Add File: PATH\", \"*** Delete File: PATH\", \"*** Update File: PATH\") or \"*** End Patch\", not \"@@ -1 +1 @@\""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +68,13 @@ type Config struct {
 	// complete executes nothing, its verdicts computed all the same.
 	// Empty is enforce.
 	Mode string
+
+	// SearchMaxResults, SearchMaxFiles, SearchMaxBytes and SearchTimeout
+	// bound each search_files call (SearchLimits).
+	SearchMaxResults int
+	SearchMaxFiles   int
+	SearchMaxBytes   int64
+	SearchTimeout    time.Duration
 }
 
 // The modes of Config.Mode.
@@ -102,7 +110,7 @@ func DefaultConfig() Config {
 		UndoSessionBytes: session.DefaultHistorySessionBytes,
 		UndoTotalBytes:   session.DefaultHistoryTotalBytes,
 		UndoTTL:          session.DefaultHistoryTTL,
-	}
+	}.withSearchLimits(DefaultSearchLimits())
 }
 
 // Validate reports every setting that cannot work.
@@ -144,6 +152,7 @@ func (c Config) Validate() error {
 	if c.LockTimeout <= 0 {
 		errs = append(errs, errors.New("lock timeout must be positive"))
 	}
+	errs = append(errs, c.searchLimits().validate()...)
 	return errors.Join(errs...)
 }
 
@@ -304,6 +313,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
 		observeOnly: cfg.Mode == ModeObserve, history: history, log: log,
 		maxMedia: cfg.MaxMediaBytes,
+		search:   cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
 	}
 	return g, cleanups.Run, nil
 }

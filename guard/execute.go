@@ -234,6 +234,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 		if err := run(ctx, ws, withExpected(req, res), res, ex); err != nil {
 			return nil, err
 		}
+		g.textEditorMessages(req.ValidateRequest, res, ex)
 	}
 	v, err := g.conclude(ctx, req.ValidateRequest, res, ex.Applied)
 	if err != nil {

@@ -28,6 +28,7 @@ type fileOp struct {
 	content      string // Add
 	chunks       []edit.PatchChunk
 	unmarked     bool // the patch had neither Begin nor End Patch (edit.CheckUnmarked)
+	unified      bool // the patch was a unified diff
 	moveTo       string
 	moveRel      string
 	old, updated string
@@ -180,7 +181,8 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	switch op.kind {
 	case edit.OpAdd:
 		if op.existed {
-			res.Violate(CodeFileExists, op.param, fmt.Sprintf("%s already exists; use an Update File hunk to change it.", op.rel))
+			res.Violate(CodeFileExists, op.param, fmt.Sprintf("%s already exists; %s.", op.rel, op.advice(
+				"use an Update File hunk to change it", `a diff from "--- /dev/null" creates a file: diff against its content to change it`)))
 			op.skip = true
 			return false
 		}
@@ -192,11 +194,16 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 			op.skip = true
 			return false
 		}
+		if op.unified && !g.unifiedDelete(res, op, ex) {
+			op.skip = true
+			return false
+		}
 		op.updated = ""
 		return true
 	case edit.OpUpdate:
 		if !op.existed {
-			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist; use an Add File hunk to create it.", op.rel))
+			res.Violate(CodeFileNotFound, op.param, fmt.Sprintf("%s does not exist; %s.", op.rel, op.advice(
+				"use an Add File hunk to create it", `to create it, diff from "--- /dev/null"`)))
 			op.skip = true
 			return false
 		}
@@ -248,7 +255,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 			}
 		}
 		if e.expected > 0 && !expectedCount(res, op.rel, e, r) {
-			out, ok = content, false
+			ok = false
 			ex.Edits = append(ex.Edits, EditOutcome{Index: e.index, Path: op.rel, EditResult: r})
 			continue
 		}
@@ -519,6 +526,10 @@ func planEdits(res *repair.Result) []*fileOp {
 		}
 	case "apply_patch":
 		patch, err := edit.ParsePatch(str(args, "patch"))
+		if err != nil && edit.LooksLikeUnifiedDiff(str(args, "patch")) {
+			repair.ViolateUnifiedDiff(res, "patch", err)
+			return nil
+		}
 		if errors.Is(err, edit.ErrTruncated) {
 			res.Violate(repair.CodeTruncated, "patch", fmt.Sprintf("The patch is incomplete: %v.", err))
 			return nil
@@ -534,6 +545,7 @@ func planEdits(res *repair.Result) []*fileOp {
 			}
 			op := opFor(p.Path, "patch")
 			op.kind, op.content, op.chunks, op.moveTo, op.unmarked = p.Kind, p.Content, p.Chunks, p.MoveTo, patch.Unmarked
+			op.unified = patch.Unified
 		}
 	}
 	return ops

@@ -105,7 +105,11 @@ func (g *Guard) delete(ctx context.Context, ws *workspace.Workspace, req Execute
 		return nil
 	}
 	ex.Applied = true
-	if !d.IsDir && info.Exists {
+	switch {
+	case d.IsDir:
+		g.remember(ctx, req, ws, session.Change{Path: d.Path, Directory: true, NotUndoable: "it was a folder deleted with everything in it, " +
+			"and a folder deleted is not kept, so it is not undoable; create it again with create_directory and write_to_file"})
+	case info.Exists:
 		g.remember(ctx, req, ws, session.Change{Path: d.Path, Existed: true, Before: old})
 	}
 	return nil

@@ -40,6 +40,10 @@ type Guard struct {
 	history          session.History // undo_edit's; nil records nothing
 	log              *zap.Logger
 	maxMedia         int64 // Config.MaxMediaBytes
+	// search bounds search_files (Config.Search); maxFileBytes is the
+	// largest file a search reads.
+	search       SearchLimits
+	maxFileBytes int64
 }
 
 // Registry returns the server's tool registry.
@@ -115,6 +119,7 @@ func (g *Guard) Validate(ctx context.Context, req ValidateRequest) (*Verdict, er
 }
 
 func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
+	req = g.withReadTool(req)
 	extra, err := g.compileTools(req.Tools)
 	if err != nil {
 		return nil, err
@@ -122,6 +127,7 @@ func (g *Guard) check(req ValidateRequest) (*repair.Result, error) {
 	call, truncated := g.readBlock(req.Call, extra)
 	res := g.reg.Validate(call, repair.Options{ModelID: req.ModelID, Tools: extra})
 	res.Form = req.Call.Form // as it arrived, whoever read it
+	viewRange(req, extra, res)
 	if (req.Truncated || truncated) && !res.Has(repair.CodeTruncated) {
 		res.Violate(repair.CodeTruncated, "", "The call was cut off before it was complete (the output ended or hit a length limit), so it was not used.")
 	}

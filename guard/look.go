@@ -74,7 +74,7 @@ func (g *Guard) look(ctx context.Context, req ExecuteRequest, want string) (*Loo
 	}
 	out := &Look{}
 	if res.OK() {
-		wctx, cancel := context.WithTimeout(ctx, LookTimeout)
+		wctx, cancel := context.WithTimeout(ctx, g.lookTimeout(res.Tool.Name()))
 		out.Result, err = lookTools[res.Tool.Name()](g, wctx, ws, res)
 		cancel()
 		if err != nil {

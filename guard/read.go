@@ -183,7 +183,7 @@ func (g *Guard) ReadCall(ctx context.Context, req ExecuteRequest) (*Read, error)
 // readCall is ReadCall; callersColumn returns a wrong column as a
 // *ColumnError instead of a violation.
 func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn bool) (*Read, error) {
-	req.Tools = append([]repair.ToolDef{readToolDef}, req.Tools...)
+	req.Tools = append([]repair.ToolDef{readCallDef}, req.Tools...)
 	ws, res, err := g.checkFor(req, func(t *repair.Tool) bool { return t.Name() == ReadToolName }, ReadToolName)
 	if err != nil {
 		return nil, err
@@ -193,6 +193,7 @@ func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn 
 		if err := g.read(ws, res, out, callersColumn); err != nil {
 			return nil, err
 		}
+		g.viewFolder(req.ValidateRequest, res)
 	}
 	v, err := g.concludeAnswered(ctx, req.ValidateRequest, res)
 	if err != nil {

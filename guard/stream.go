@@ -373,6 +373,9 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 			out = append(out, StreamEvent{Kind: stream.EventError, Index: e.Index, Code: CodeExecutionFailed,
 				Text: fmt.Sprintf("call %d was not executed: %v", e.Index, err)})
 		}
+		if ex != nil {
+			s.g.textEditorMessages(req.ValidateRequest, res, ex)
+		}
 	}
 	// A call the stream would execute is its execution's turn; one it only
 	// validates may still be sent to ExecuteWrite or ExecuteEdit.

@@ -44,11 +44,16 @@ func (g *Guard) remember(ctx context.Context, req ExecuteRequest, _ *workspace.W
 }
 
 // rememberOps records an edit batch's changes; a file an apply_patch moved
-// is not recorded (undo it with the inverse move and edit).
+// cannot be undone (undo it with the inverse move and an edit), and both its
+// paths say so.
 func (g *Guard) rememberOps(ctx context.Context, req ExecuteRequest, ws *workspace.Workspace, ops []*fileOp) {
 	for _, op := range ops {
 		switch {
 		case op.moveRel != "" && op.moveRel != op.rel:
+			why := fmt.Sprintf("an apply_patch moved %s to %s, and a move made by a patch is not undoable; "+
+				"move it back with move_file and edit it instead", op.rel, op.moveRel)
+			g.remember(ctx, req, ws, session.Change{Path: op.rel, NotUndoable: why})
+			g.remember(ctx, req, ws, session.Change{Path: op.moveRel, NotUndoable: why})
 		case op.kind == edit.OpDelete:
 			g.remember(ctx, req, ws, session.Change{Path: op.rel, Existed: true, Before: []byte(op.old)})
 		case op.existed && op.updated == op.old:
@@ -71,7 +76,12 @@ func (g *Guard) undo(ctx context.Context, ws *workspace.Workspace, req ExecuteRe
 		res.Violate(CodeNoHistory, "path", "undo_edit needs a session: changes are recorded per session id, and this call has none.")
 		return nil
 	}
-	c, err := g.history.Last(ctx, req.SessionID, g.historyKey(req, rel))
+	// The change is looked up under the lock of its paths: two undos at
+	// once take back two changes, the newest first, never one twice.
+	c, unlock, err := g.lockedLast(ctx, ws, req, rel)
+	if unlock != nil {
+		defer unlock()
+	}
 	switch {
 	case errors.Is(err, session.ErrNoHistory):
 		res.Violate(CodeNoHistory, "path", fmt.Sprintf("No edit history found for %s: this session made no change to it that can be undone.", rel))
@@ -81,17 +91,11 @@ func (g *Guard) undo(ctx context.Context, ws *workspace.Workspace, req ExecuteRe
 			rel, strings.TrimPrefix(err.Error(), session.ErrForgotten.Error()+": ")))
 		return nil
 	case err != nil:
-		return fmt.Errorf("undo history: %w", err)
-	}
-	rels := []string{rel}
-	if c.MovedFrom != "" {
-		rels = append(rels, c.MovedFrom)
-	}
-	unlock, err := ws.Lock(rels...)
-	if err != nil {
 		return err
+	case c.NotUndoable != "":
+		res.Violate(CodeNoHistory, "path", fmt.Sprintf("The last change to %s cannot be undone: %s.", rel, c.NotUndoable))
+		return nil
 	}
-	defer unlock()
 	if c.MovedFrom != "" {
 		err = g.undoMove(ws, req, res, ex, rel, c)
 	} else {
@@ -101,6 +105,34 @@ func (g *Guard) undo(ctx context.Context, ws *workspace.Workspace, req ExecuteRe
 		return err
 	}
 	return g.history.Drop(ctx, req.SessionID, c)
+}
+
+// lockedLast locks rel, and the path a move came from, and returns the
+// session's last change of rel as it stands under that lock. unlock is nil
+// when nothing is held.
+func (g *Guard) lockedLast(ctx context.Context, ws *workspace.Workspace, req ExecuteRequest, rel string) (session.Change, func(), error) {
+	key := g.historyKey(req, rel)
+	rels := []string{rel}
+	for range 3 {
+		unlock, err := ws.Lock(rels...)
+		if err != nil {
+			return session.Change{}, nil, err
+		}
+		c, err := g.history.Last(ctx, req.SessionID, key)
+		switch {
+		case errors.Is(err, session.ErrNoHistory) || errors.Is(err, session.ErrForgotten):
+			return c, unlock, err
+		case err != nil:
+			unlock()
+			return c, nil, fmt.Errorf("undo history: %w", err)
+		case c.MovedFrom == "" || len(rels) == 2 && rels[1] == c.MovedFrom:
+			return c, unlock, nil
+		}
+		// A move: its source is locked too, and the change looked up again.
+		unlock()
+		rels = []string{rel, c.MovedFrom}
+	}
+	return session.Change{}, nil, &workspace.LockTimeoutError{Path: rel}
 }
 
 // undoContent puts back a file's content before the change, or removes the

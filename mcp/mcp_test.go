@@ -144,7 +144,7 @@ func TestSession(t *testing.T) {
 					t.Errorf("tool %s lacks its description or schema", tool.Name)
 				}
 			}
-			if want := []string{"apply_patch", "create_directory", "delete_file", "edit", "find_files", "get_file_info", "insert_text", "list_directory", "move_file", "multi_edit", "read_file", "read_media_file", "read_multiple_files", "replace_in_file", "undo_edit", "write_to_file"}; !slices.Equal(names, want) {
+			if want := []string{"apply_patch", "create_directory", "delete_file", "edit", "find_files", "get_file_info", "insert_text", "list_directory", "move_file", "multi_edit", "read_file", "read_media_file", "read_multiple_files", "replace_in_file", "search_files", "undo_edit", "write_to_file"}; !slices.Equal(names, want) {
 				t.Fatalf("tools %v, want %v", names, want)
 			}
 

@@ -21,15 +21,16 @@ type diffEdit struct {
 }
 
 // diffEdits parses a diff parameter; false when param is no diff or does
-// not parse. A SEARCH/REPLACE diff that does not parse is refused here,
-// with the parser's reason (see ViolateSearchReplace); a patch is judged
-// when executed, against its files.
+// not parse. A SEARCH/REPLACE diff or a unified diff that does not parse
+// is refused here, with the parser's reason (see ViolateSearchReplace and
+// ViolateUnifiedDiff); an apply_patch text is judged when executed, against
+// its files.
 func (p *pipeline) diffEdits(param, s, target string) ([]diffEdit, bool) {
 	switch {
 	case p.isSearchReplace(param, s):
 		edits, err := edit.ParseSearchReplace(s)
 		if err != nil {
-			ViolateSearchReplace(p.res, param, err)
+			p.violateSearchReplace(param, s, err)
 			return nil, false
 		}
 		out := make([]diffEdit, len(edits))
@@ -40,6 +41,9 @@ func (p *pipeline) diffEdits(param, s, target string) ([]diffEdit, bool) {
 	case p.tool.Name() == "apply_patch" && param == "patch":
 		patch, err := edit.ParsePatch(s)
 		if err != nil {
+			if edit.LooksLikeUnifiedDiff(s) {
+				ViolateUnifiedDiff(p.res, param, err)
+			}
 			return nil, false
 		}
 		var out []diffEdit
@@ -113,8 +117,21 @@ func (p *pipeline) checkSearchReplace(s, param string) {
 		return
 	}
 	if _, err := edit.ParseSearchReplace(s); err != nil {
-		ViolateSearchReplace(p.res, param, err)
+		p.violateSearchReplace(param, s, err)
 	}
+}
+
+// violateSearchReplace refuses a SEARCH/REPLACE diff that does not parse;
+// a unified diff sent where blocks are expected (Roo's apply_diff is
+// replace_in_file) is told where it goes.
+func (p *pipeline) violateSearchReplace(param, s string, err error) {
+	if edit.LooksLikeUnifiedDiff(s) {
+		p.res.Violate(CodeInvalidValue, param, "The diff is a unified diff (\"--- a/PATH\", \"+++ b/PATH\", \"@@\" hunks), not SEARCH/REPLACE blocks: "+
+			"send it as apply_patch's \"patch\", which applies unified diffs, or write each change as a block: "+
+			"\"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".")
+		return
+	}
+	ViolateSearchReplace(p.res, param, err)
 }
 
 // ViolateSearchReplace records why a SEARCH/REPLACE diff cannot be used:
@@ -126,4 +143,19 @@ func ViolateSearchReplace(res *Result, param string, err error) {
 		return
 	}
 	res.Violate(CodeInvalidValue, param, fmt.Sprintf("The diff is not valid SEARCH/REPLACE blocks: %v. Each block is \"------- SEARCH\", the exact lines, \"=======\", the new lines, \"+++++++ REPLACE\".", err))
+}
+
+// ViolateUnifiedDiff records why a unified diff given to apply_patch cannot
+// be used: TRUNCATED when it ends inside a hunk, a header or an unclosed
+// code fence, INVALID_VALUE otherwise (counts that do not match the hunk's
+// lines, a hunk that only adds lines to an existing file, ...), each with
+// the parser's line and what to do. Validation and execution say the same.
+func ViolateUnifiedDiff(res *Result, param string, err error) {
+	if errors.Is(err, edit.ErrTruncated) {
+		res.Violate(CodeTruncated, param, fmt.Sprintf("The diff is incomplete: %v.", err))
+		return
+	}
+	res.Violate(CodeInvalidValue, param, fmt.Sprintf("The unified diff cannot be read: %v. "+
+		"Each file is \"--- a/PATH\" and \"+++ b/PATH\" (/dev/null for a file created or deleted), then its hunks: "+
+		"\"@@ -START,COUNT +START,COUNT @@\" (or \"@@ ... @@\" without numbers) and lines starting with ' ' (unchanged), '-' (removed) or '+' (added).", err))
 }

@@ -391,8 +391,17 @@ func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any)
 	cp := m.def.CommandParam
 	cmd, _ := args[cp].(string)
 	t := m.tools[cmd]
+	if t == nil && m.def.Supplied[cmd] != "" {
+		t = p.suppliedTool(m.def.Supplied[cmd])
+	}
 	if t == nil {
 		known := slices.Sorted(maps.Keys(m.tools))
+		for c, name := range m.def.Supplied {
+			if p.suppliedTool(name) != nil {
+				known = append(known, c)
+			}
+		}
+		slices.Sort(known)
 		if cmd == "" {
 			p.res.Violate(CodeMissingRequired, cp, fmt.Sprintf("Missing required parameter %q for %s: one of %s.", cp, clipText(name, maxQuoted), listNames(known)))
 		} else {
@@ -403,6 +412,16 @@ func (p *pipeline) pickCommand(m *multiplexer, name string, args map[string]any)
 	delete(args, cp)
 	p.res.repair(CodeToolAlias, "", fmt.Sprintf("tool %s with %s %q is %q", quote(name), cp, cmd, t.Name()))
 	return t
+}
+
+// suppliedTool is the call's own tool named name, nil when it has none.
+func (p *pipeline) suppliedTool(name string) *Tool {
+	for _, t := range p.opts.Tools {
+		if t.Name() == name {
+			return t
+		}
+	}
+	return nil
 }
 
 func jsonKind(v any) string {

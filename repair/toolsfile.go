@@ -62,6 +62,10 @@ type MultiplexerDef struct {
 	Aliases      []string          `json:"aliases,omitempty"`
 	CommandParam string            `json:"command_param"`
 	Commands     map[string]string `json:"commands"`
+	// Supplied are commands whose tool is not the registry's but one a
+	// front end supplies with the call (guard's read_file for view): the
+	// tool of that name among the call's own tools, unsupported without it.
+	Supplied map[string]string `json:"supplied_commands,omitempty"`
 }
 
 // ToolsFile is the format of tools files (YAML or JSON).

@@ -95,14 +95,7 @@ func wrapperBody(rest, tag string) (string, bool) {
 	return rest, false
 }
 
-// nextOpeningTag finds the first opening tag (see openingTagAt) at or
-// after text[i].
-func nextOpeningTag(text string, i int) (tag, attr string, end int, ok bool) {
-	_, tag, attr, end, ok = nextOpeningTagAt(text, i)
-	return tag, attr, end, ok
-}
-
-// nextOpeningTagAt is nextOpeningTag that also returns where the tag
+// nextOpeningTagAt finds the first opening tag (see openingTagAt) at or after i, and where the tag
 // starts.
 func nextOpeningTagAt(text string, i int) (at int, tag, attr string, end int, ok bool) {
 	for i < len(text) {

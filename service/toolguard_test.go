@@ -284,7 +284,7 @@ func TestListTools(t *testing.T) {
 				t.Error("write_to_file is not marked built in")
 			}
 		}
-		want := []string{"apply_patch", "create_directory", "delete_file", "edit", "find_files", "get_file_info", "insert_text", "list_directory", "move_file", "multi_edit", "read_media_file", "read_multiple_files", "replace_in_file", "todo_write", "undo_edit", "write_to_file"}
+		want := []string{"apply_patch", "create_directory", "delete_file", "edit", "find_files", "get_file_info", "insert_text", "list_directory", "move_file", "multi_edit", "read_media_file", "read_multiple_files", "replace_in_file", "search_files", "todo_write", "undo_edit", "write_to_file"}
 		if !slices.Equal(names, want) {
 			t.Errorf("tools = %v, want %v", names, want)
 		}

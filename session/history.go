@@ -25,18 +25,24 @@ const (
 // "" when it left no file), or a move (MovedFrom: Path is where it went).
 type Change struct {
 	// Path is the key: the workspace's name and the workspace-relative path.
-	Path        string    `json:"path"`
-	Existed     bool      `json:"existed,omitempty"`
-	Before      []byte    `json:"before,omitempty"`
-	AfterSHA256 string    `json:"after_sha256,omitempty"`
-	MovedFrom   string    `json:"moved_from,omitempty"`
-	Directory   bool      `json:"directory,omitempty"`
+	Path        string `json:"path"`
+	Existed     bool   `json:"existed,omitempty"`
+	Before      []byte `json:"before,omitempty"`
+	AfterSHA256 string `json:"after_sha256,omitempty"`
+	MovedFrom   string `json:"moved_from,omitempty"`
+	Directory   bool   `json:"directory,omitempty"`
+	// NotUndoable, when set, says why this change cannot be undone (a
+	// folder deleted with what it held, a file an apply_patch moved): it is
+	// held only so that undo_edit can say so rather than "no change".
+	NotUndoable string    `json:"not_undoable,omitempty"`
 	At          time.Time `json:"at"`
 	// ID tells a change from another of the same path (set by Push).
 	ID uint64 `json:"id"`
 }
 
-func (c *Change) size() int64 { return int64(len(c.Before)+len(c.Path)+len(c.MovedFrom)) + 64 }
+func (c *Change) size() int64 {
+	return int64(len(c.Before)+len(c.Path)+len(c.MovedFrom)+len(c.NotUndoable)) + 64
+}
 
 // Errors of Last: no change held, with why.
 var (

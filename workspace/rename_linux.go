@@ -17,12 +17,12 @@ func renameAt(fromDir *os.Root, from string, toDir *os.Root, to string, noReplac
 	if err != nil {
 		return err
 	}
-	defer fd.Close()
+	defer func() { _ = fd.Close() }()
 	td, err := toDir.Open(".")
 	if err != nil {
 		return err
 	}
-	defer td.Close()
+	defer func() { _ = td.Close() }()
 	var flags uint
 	if noReplace {
 		flags = unix.RENAME_NOREPLACE

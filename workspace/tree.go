@@ -126,7 +126,7 @@ func (w *Workspace) checkTree(orig string, t *target, rel, dest string) (int, er
 	if err != nil {
 		return 0, w.ioError("open", orig, rel, err)
 	}
-	defer d.Close()
+	defer func() { _ = d.Close() }()
 	n := 0
 	err = w.walkTree(orig, d, rel, 0, &n, func(sub string, _ fs.DirEntry, _ *os.Root) error {
 		if err := w.checkDeny(sub, sub); err != nil {
@@ -331,7 +331,7 @@ func (w *Workspace) removeTree(orig string, t *target, rel string) error {
 	if err != nil {
 		return w.ioError("open", orig, rel, err)
 	}
-	defer d.Close()
+	defer func() { _ = d.Close() }()
 	n := 0
 	return w.walkTree(orig, d, rel, 0, &n, func(sub string, de fs.DirEntry, dir *os.Root) error {
 		if err := w.checkDeny(sub, sub); err != nil {

@@ -88,6 +88,14 @@ var coreSettings = []setting[guard.Config]{
 		func(c *guard.Config) flag.Value { return (*durationValue)(&c.LockTimeout) }},
 	{"fuzzy-threshold", "TOOLGUARD_FUZZY_THRESHOLD", "lowest similarity (0..1) at which a fuzzy edit match is accepted",
 		func(c *guard.Config) flag.Value { return (*float64Value)(&c.FuzzyThreshold) }},
+	{"search-max-results", "TOOLGUARD_SEARCH_MAX_RESULTS", "most matching lines (or files) one search_files call returns, whatever it asks (`number`)",
+		func(c *guard.Config) flag.Value { return (*intValue)(&c.SearchMaxResults) }},
+	{"search-max-files", "TOOLGUARD_SEARCH_MAX_FILES", "most files one search_files call reads (`number`); past it the answer says it stopped early",
+		func(c *guard.Config) flag.Value { return (*intValue)(&c.SearchMaxFiles) }},
+	{"search-max-bytes", "TOOLGUARD_SEARCH_MAX_BYTES", "most `bytes` of files one search_files call reads, added up; past it the answer says it stopped early",
+		func(c *guard.Config) flag.Value { return (*int64Value)(&c.SearchMaxBytes) }},
+	{"search-timeout", "TOOLGUARD_SEARCH_TIMEOUT", "longest `duration` one search_files call runs; what it found by then is answered, saying it stopped early",
+		func(c *guard.Config) flag.Value { return (*durationValue)(&c.SearchTimeout) }},
 }
 
 // serverSettings declares the fields service.Config adds to the core's.

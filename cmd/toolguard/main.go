@@ -51,6 +51,7 @@ func commands() []command {
 		{name: "read-many", summary: "read several text files (or their first or last lines) in --workspace, each refusal beside its path", run: runReadMany},
 		{name: "info", summary: "describe paths in --workspace: type, size, mode, times, line count, SHA-256, denied or not", run: runInfo},
 		{name: "read-media", summary: "read an image or other media file in --workspace, as bytes (base64) and MIME type", run: runReadMedia},
+		{name: "search", summary: "search the contents of --workspace's files for a regular expression (Go RE2) or --literal text", run: runSearch},
 		{name: "validate", summary: "repair and validate one tool call read on stdin, print the verdict", run: runValidate},
 		{name: "list-tools", summary: "print the tools, their schemas and usage as ListTools gives them", run: runListTools},
 		{name: "eval", summary: "judge recorded traffic (JSON lines of exchanges or calls) offline, print what enforce would have done", run: runEval},

@@ -92,7 +92,7 @@ func (c mcpConfig) validateHTTP() []error {
 
 // mcpCoreSettings are serve's settings that mean the same for the MCP server.
 var mcpCoreSettings = []string{"workspace", "workspaces", "create-workspaces", "agent-root", "tools-file", "max-file-bytes", "max-media-bytes", "deny",
-	"fuzzy-threshold", "mistake-limit", "session-ttl", "max-sessions", "session-store", "redis-url", "redis-key-prefix", "redis-timeout",
+	"fuzzy-threshold", "search-max-results", "search-max-files", "search-max-bytes", "search-timeout", "mistake-limit", "session-ttl", "max-sessions", "session-store", "redis-url", "redis-key-prefix", "redis-timeout",
 	"auth-tokens-file", "allow-unauthenticated", "rate-limit", "rate-burst", "log-format", "log-level", "shutdown-timeout", "metrics-listen"}
 
 func mcpSettings() []setting[mcpConfig] {

@@ -111,11 +111,25 @@ func (g *Gen) Corrupt(call Call, kinds ...Kind) (Case, bool) {
 	return c, true
 }
 
+// apply applies one kind, by its stage.
 func (g *Gen) apply(c *Case, k Kind, st *style) bool {
+	switch k.Stage() {
+	case 1:
+		return g.applyValue(c, k)
+	case 2:
+		return applyWriting(c, k, st)
+	case 3:
+		return g.applyTextEdit(c, k, st)
+	case 4:
+		return applyWrapper(c, k)
+	}
+	return true // None
+}
+
+// applyValue changes the call's values (stage 1).
+func (g *Gen) applyValue(c *Case, k Kind) bool {
 	t := c.Want.Tool
 	switch k {
-	case None:
-		return true
 	case Renamed:
 		return g.rename(c)
 	case ValueLiteral:
@@ -141,6 +155,13 @@ func (g *Gen) apply(c *Case, k Kind, st *style) bool {
 			}
 			return strings.ReplaceAll(v, "\n", `\n`), true
 		})
+	}
+	return true
+}
+
+// applyWriting changes how the text is written (stage 2).
+func applyWriting(c *Case, k Kind, st *style) bool {
+	switch k {
 	case PythonLiterals:
 		st.python = true
 		return true
@@ -153,6 +174,13 @@ func (g *Gen) apply(c *Case, k Kind, st *style) bool {
 	case UnescapedQuotes:
 		st.rawQuote = true
 		return !st.single && hasString(c.Args, func(s string) bool { return strings.Contains(s, `"`) })
+	}
+	return true
+}
+
+// applyTextEdit edits the written text (stage 3).
+func (g *Gen) applyTextEdit(c *Case, k Kind, st *style) bool {
+	switch k {
 	case MissingClose:
 		if !strings.HasSuffix(c.Text, "}") {
 			return false
@@ -193,6 +221,14 @@ func (g *Gen) apply(c *Case, k Kind, st *style) bool {
 		}
 		c.Arrived = arrived(c.Args, c.Text[:k], *st)
 		c.Text = c.Text[:k]
+	}
+	return true
+}
+
+// applyWrapper wraps the text (stage 4).
+func applyWrapper(c *Case, k Kind) bool {
+	t := c.Want.Tool
+	switch k {
 	case DoubleEncoded:
 		c.Text = JSON(c.Text)
 	case RawArguments:

@@ -30,7 +30,10 @@ func TestQuoteReadings(t *testing.T) {
 		{"a stray quote and brace after the last value", `{"arguments": {"path": "web/index.html"}"}}`, "", false},
 		{"more closing brackets than open containers", "{\"content\": \"fn main() {\\n  println!(\\\"}\\\");\\n}}", "", false},
 		{"an item's quote forgotten before words and a colon", `{"todos": ["x, y: z]}`, "", false},
+		{"a quote on a line of its own before the closing one", "{\"a\": \"hello\n\"\n\",}", "", false},
+		{"only marks after a quote before a colon", `{ "a" : "{ b": {} }" }`, "", false},
 		// One reading.
+		{"a quoted value ending a line, more lines after", "{\"content\": \"name: \"v\"\nmore\"}", `{"content":"name: \"v\"\nmore"}`, false},
 		{"forgotten closing quote before the bracket", `{"url": "https://x.org/a}`, `{"url":"https://x.org/a"}`, false},
 		{"quotation inside a value", `{"msg": "he said "hi" twice"}`, `{"msg":"he said \"hi\" twice"}`, false},
 		{"item with a quotation", `{"args": ["say "hi" to", "bob"]}`, `{"args":["say \"hi\" to","bob"]}`, false},

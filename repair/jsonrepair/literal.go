@@ -109,6 +109,22 @@ func isValueEnd(c byte) bool {
 // unquoted parses a bare word: a literal (None, undefined), a number or a string.
 func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 	start := p.i
+	p.scanBareWord(start)
+	word := ToValidUTF8(strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) }))
+	if word == "" {
+		return nil, false
+	}
+	p.skipStrayQuote()
+	if first, rest, spaced := strings.Cut(word, " "); spaced && rest != "" && isLiteralWord(first) {
+		// [true oops], {"x": null extra}: a literal and a stray word, or
+		// words that start like one; neither reading is sure.
+		p.strayText(start + len(first) + 1)
+	}
+	return p.bareWord(word)
+}
+
+// scanBareWord moves p.i to the end of the bare word at start.
+func (p *repairParser) scanBareWord(start int) {
 	braces := 0 // words{in braces} keep their braces
 	for p.i < len(p.s) {
 		c := p.s[p.i]
@@ -131,16 +147,11 @@ func (p *repairParser) unquoted(ctx parseCtx) (any, bool) {
 		}
 		p.i++
 	}
-	word := ToValidUTF8(strings.TrimRightFunc(p.s[start:p.i], func(r rune) bool { return isSpaceRune(r) }))
-	if word == "" {
-		return nil, false
-	}
-	p.skipStrayQuote()
-	if first, rest, spaced := strings.Cut(word, " "); spaced && rest != "" && isLiteralWord(first) {
-		// [true oops], {"x": null extra}: a literal and a stray word, or
-		// words that start like one; neither reading is sure.
-		p.strayText(start + len(first) + 1)
-	}
+}
+
+// bareWord reads a bare word as a literal, a number or a string; at the
+// end of the text, one that shows no end is truncated.
+func (p *repairParser) bareWord(word string) (any, bool) {
 	switch word {
 	case "true", "false", "null":
 		return map[string]any{"true": true, "false": false, "null": nil}[word], true

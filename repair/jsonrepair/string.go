@@ -244,6 +244,13 @@ func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx p
 	if j := p.i + size; j < len(p.s) && strings.IndexByte(" \t\r\n,}]", p.s[j]) >= 0 {
 		t.inner = true
 	}
+	// One at a line's end, or before a colon, could have closed it, what
+	// follows being stray; otherEnd asks whether words came after it.
+	if j := p.i + size; j < len(p.s) {
+		if k := skipInlineSpace(p.s, j); k < len(p.s) && strings.IndexByte("\r\n:", p.s[k]) >= 0 {
+			t.couldEnd = j
+		}
+	}
 	// One before a word opens a quotation, the string's words from there
 	// on its text.
 	t.quotation = 0
@@ -287,6 +294,13 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 		return false
 	}
 	if t.closer > 0 && !hasWords(p.s[t.closer:p.i]) {
+		return true
+	}
+	if t.couldEnd > 0 && !hasWords(p.s[t.couldEnd:p.i]) {
+		// Nothing but space and marks between a quote taken for content
+		// and this one: {"a": "hello\n"\n"} is "hello" and a stray quote
+		// as much as a line holding a quote; {"a": "{ b": {} }"} is "{ b"
+		// and stray marks as much.
 		return true
 	}
 	k := skipInlineSpace(p.s, p.i+size)
@@ -482,6 +496,9 @@ type strText struct {
 	// where the text after the last one before a closing bracket starts,
 	// quotation where the last one opened a quotation (0 if it did not).
 	rawQuotes, closer, quotation int
+	// couldEnd is past the last quote taken for content at a line's end
+	// or before a colon.
+	couldEnd int
 	// escapedQuote: the string escapes its closing quote somewhere (\");
 	// raw: it holds one unescaped.
 	escapedQuote, raw bool

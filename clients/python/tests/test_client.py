@@ -398,6 +398,21 @@ class ExecuteTest(ServerTestCase):
         self.assertIn('+    print("hi")', resp.diff)
         self.assertEqual(path.read_text(), 'def main():\n    print("hi")\n')
 
+    def test_move_then_undo(self) -> None:
+        (self.server.workspace / "mv.txt").write_text("moved\n")
+        resp = self.client.edit("move_file", {"source": "mv.txt", "destination": "sub/mv.txt"})
+        self.assertTrue(resp.applied, resp.verdict.feedback)
+        self.assertEqual([(c.path, c.kind, c.moved_to) for c in resp.changes],
+                         [("mv.txt", pb.FILE_CHANGE_KIND_MOVED, "sub/mv.txt")])
+        self.assertEqual((self.server.workspace / "sub" / "mv.txt").read_text(), "moved\n")
+        undo = self.client.edit("undo_edit", {"path": "sub/mv.txt"})
+        self.assertTrue(undo.applied, undo.verdict.feedback)
+        self.assertEqual((self.server.workspace / "mv.txt").read_text(), "moved\n")
+        self.assertFalse((self.server.workspace / "sub" / "mv.txt").exists())
+        again = self.client.edit("undo_edit", {"path": "sub/mv.txt"})
+        self.assertFalse(again.verdict.ok)
+        self.assertEqual([v.code for v in again.verdict.violations], ["NO_HISTORY"])
+
     def test_read_then_edit_with_its_hash(self) -> None:
         path = self.server.workspace / "read.py"
         path.write_bytes(b"a = 1\nb = 2\nc = 3\n")
@@ -411,6 +426,23 @@ class ExecuteTest(ServerTestCase):
                                 expected_sha256=resp.sha256)
         self.assertTrue(edit.applied, edit.verdict.feedback)
         self.assertEqual(path.read_bytes(), b"a = 1\nb = 20\nc = 3\n")
+
+    def test_search_contents(self) -> None:
+        (self.server.workspace / "pkg").mkdir()
+        (self.server.workspace / "pkg" / "mod.py").write_text("import os\n\ndef Find():\n    return os.getcwd()\n")
+        (self.server.workspace / "pkg" / "data.bin").write_bytes(b"def\x00")
+        resp = self.client.search(r"^def \w+\(", path="pkg", before=1)
+        self.assertTrue(resp.verdict.ok, resp.verdict.feedback)
+        self.assertEqual([(m.path, m.line, m.text, list(m.before)) for m in resp.matches],
+                         [("pkg/mod.py", 3, "def Find():", [""])])
+        self.assertEqual((resp.total_matches, resp.binary_skipped), (1, 1))
+        self.assertIn("pkg/mod.py:3: def Find():", resp.text)
+        counted = self.client.search("FIND", literal=True, ignore_case=True, output_mode="count", include="*.py")
+        self.assertEqual([(f.path, f.count) for f in counted.files], [("pkg/mod.py", 1)])
+        bad = self.client.search("def (")
+        self.assertFalse(bad.verdict.ok)
+        self.assertCodes(bad.verdict.violations, "INVALID_VALUE")
+        self.assertIn("position 5", bad.verdict.feedback)
 
     def test_list_and_find(self) -> None:
         ws = self.server.workspace

@@ -362,6 +362,54 @@ class ToolGuardClient:
                                  line_numbers=line_numbers, column=column, head=head, tail=tail)
         return self._unary(self._stub.ReadFile, req, timeout)
 
+    def search(
+        self,
+        pattern: str,
+        *,
+        path: str = "",
+        include: str = "",
+        exclude: Iterable[str] = (),
+        literal: bool = False,
+        ignore_case: bool = False,
+        smart_case: bool = False,
+        context_lines: int = 0,
+        before: int = 0,
+        after: int = 0,
+        max_results: int = 0,
+        output_mode: str = "",
+        gitignore: bool = False,
+        timeout: float | None = None,
+    ) -> pb.SearchFilesResponse:
+        """Searches the contents of the workspace's files (SearchFiles).
+
+        ``pattern`` is a regular expression in Go RE2 syntax (no look-around,
+        no back-references), matched within a line; with ``literal`` the text
+        itself. A refused folder or a bad pattern is a response whose
+        ``verdict.ok`` is false (``OUTSIDE_WORKSPACE``, ``DENIED_PATH``,
+        ``INVALID_VALUE`` naming the position), counted in the session.
+
+        Args:
+            path: The folder to search in; "" for the workspace root.
+            include: A glob of the files to search (``"*.py"``).
+            exclude: Globs of paths to leave out.
+            context_lines, before, after: Context lines around each match.
+            max_results: The most matching lines (or files); 0 for 100.
+            output_mode: ``content`` (default), ``files_with_matches`` or
+                ``count``.
+
+        Returns:
+            ``verdict``, ``matches`` (``path``, ``line``, ``column``,
+            ``text``, ``before``, ``after``) by path then line, ``files`` in
+            the other modes, ``total_matches``, ``omitted``,
+            ``files_searched``, ``binary_skipped``, ``partial``, ``cut`` and
+            ``text``, the answer as a model reads it.
+        """
+        req = pb.SearchFilesRequest(context=self.context(), pattern=pattern, path=path, include=include,
+                                    exclude=list(exclude), literal=literal, ignore_case=ignore_case,
+                                    smart_case=smart_case, context_lines=context_lines, before=before, after=after,
+                                    max_results=max_results, output_mode=output_mode, gitignore=gitignore)
+        return self._unary(self._stub.SearchFiles, req, timeout)
+
     def list_directory(
         self,
         path: str = "",

@@ -47,6 +47,7 @@ import {
   type GetFileInfoResponse,
   type ListToolsResponse,
   type ReadFileResponse,
+  type SearchFilesResponse,
   type ListDirectoryResponse,
   type FindFilesResponse,
   type ReadFilesResponse,
@@ -372,6 +373,34 @@ export interface ReadFilesInput extends RequestOptions {
   tail?: number;
   /** Number the lines as `"  12 | code"`. */
   lineNumbers?: boolean;
+}
+
+/** What {@link ToolGuardClient.search} takes besides the pattern. */
+export interface SearchInput extends RequestOptions {
+  /** The folder to search in; absent for the workspace root. */
+  path?: string;
+  /** A glob of the files to search (`"*.ts"`, `"src/**\/*.go"`). */
+  include?: string;
+  /** Globs of paths to leave out; a folder left out is not searched. */
+  exclude?: string[];
+  /** Search for the pattern as written, not as a regular expression. */
+  literal?: boolean;
+  /** Match regardless of letter case. */
+  ignoreCase?: boolean;
+  /** Match regardless of case unless the pattern has an upper-case letter. */
+  smartCase?: boolean;
+  /** Context lines before and after each match (0 to 20). */
+  contextLines?: number;
+  /** Context lines before each match, overriding contextLines. */
+  before?: number;
+  /** Context lines after each match, overriding contextLines. */
+  after?: number;
+  /** The most matching lines (or files); absent for 100. */
+  maxResults?: number;
+  /** `content` (the default), `files_with_matches` or `count`. */
+  outputMode?: "content" | "files_with_matches" | "count";
+  /** Leave out what the `.gitignore` files ignore. */
+  gitignore?: boolean;
 }
 
 /**
@@ -776,6 +805,39 @@ export class ToolGuardClient {
   }
 
   /**
+   * SearchFiles: searches the contents of the context's workspace for a
+   * regular expression (Go RE2 syntax: no look-around, no back-references),
+   * matched within a line, or with `literal` the text itself. A refused
+   * folder or a bad pattern is a verdict (`OUTSIDE_WORKSPACE`,
+   * `DENIED_PATH`, `INVALID_VALUE` naming the position) counted in the
+   * session, not an exception.
+   *
+   * @returns `verdict`, `matches` (`path`, `line`, `column`, `text`,
+   *   `before`, `after`) by path then line, `files` in the other output
+   *   modes, `totalMatches`, `omitted`, `filesSearched`, `binarySkipped`,
+   *   `partial`, `cut`, and `text`, the answer as a model reads it.
+   */
+  async search(pattern: string, input: SearchInput = {}): Promise<SearchFilesResponse> {
+    const request = {
+      context: this.#requestContext(),
+      pattern,
+      path: input.path ?? "",
+      include: input.include ?? "",
+      exclude: input.exclude ?? [],
+      literal: input.literal ?? false,
+      ignoreCase: input.ignoreCase ?? false,
+      smartCase: input.smartCase ?? false,
+      contextLines: input.contextLines ?? 0,
+      before: input.before ?? 0,
+      after: input.after ?? 0,
+      maxResults: input.maxResults ?? 0,
+      outputMode: input.outputMode ?? "",
+      gitignore: input.gitignore ?? false,
+    };
+    return this.#unary(() => this.raw.searchFiles(request, callOptions(input)));
+  }
+
+  /**
    * ListDirectory: a folder of the context's workspace, or a tree with
    * `depth`: each entry's type, size and a link's target (never followed);
    * denied and ignored paths never appear. A refused folder or a bad
@@ -815,6 +877,9 @@ export class ToolGuardClient {
       gitignore: input.gitignore ?? false,
     };
     return this.#unary(() => this.raw.findFiles(request, callOptions(input)));
+  }
+
+  /**
    * GetFileInfo: describes paths of the context's workspace: type, size,
    * mode, times, a link's target (never followed), a text file's line
    * count and SHA-256, and whether the path is denied. Each path's refusal

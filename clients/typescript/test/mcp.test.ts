@@ -59,7 +59,7 @@ async function walk(client: Client, ws: string): Promise<void> {
   const { tools } = await client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name).sort(),
-    ["apply_patch", "create_directory", "delete_file", "edit", "find_files", "get_file_info", "insert_text", "list_directory", "move_file", "multi_edit", "read_file", "read_media_file", "read_multiple_files", "replace_in_file", "undo_edit", "write_to_file"],
+    ["apply_patch", "create_directory", "delete_file", "edit", "find_files", "get_file_info", "insert_text", "list_directory", "move_file", "multi_edit", "read_file", "read_media_file", "read_multiple_files", "replace_in_file", "search_files", "undo_edit", "write_to_file"],
   );
 
   // Claude Code's names for the path and the content: repaired.

@@ -419,6 +419,27 @@ describe("ExecuteWrite", () => {
   });
 });
 
+describe("SearchFiles", () => {
+  it("finds matching lines with context, counts and refuses a bad pattern", async () => {
+    await put("search/mod.ts", "import x from 'x';\n\nexport function Find() {}\n");
+    await put("search/blob.bin", "export\u0000");
+    const res = await session().search("^export function \\w+", { path: "search", before: 1 });
+    assert.equal(res.verdict?.ok, true, res.verdict?.feedback);
+    assert.deepEqual(
+      res.matches.map((m) => [m.path, m.line, m.text, m.before]),
+      [["search/mod.ts", 3, "export function Find() {}", [""]]],
+    );
+    assert.deepEqual([res.totalMatches, res.binarySkipped], [1, 1]);
+    assert.ok(res.text.includes("search/mod.ts:3: export function Find() {}"), res.text);
+    const counted = await session().search("FIND", { literal: true, ignoreCase: true, outputMode: "count", include: "*.ts", path: "search" });
+    assert.deepEqual(counted.files.map((f) => [f.path, f.count]), [["search/mod.ts", 1]]);
+    const bad = await session().search("function (");
+    assert.equal(bad.verdict?.ok, false);
+    assert.deepEqual(bad.verdict?.violations.map((v) => v.code), ["INVALID_VALUE"]);
+    assert.ok(bad.verdict?.feedback.includes("position 10"), bad.verdict?.feedback);
+  });
+});
+
 describe("ReadFile", () => {
   it("reads a numbered range whose hash and text an edit takes back", async () => {
     const content = "a = 1\nb = 2\nc = 3\n";
@@ -492,6 +513,9 @@ describe("ListDirectory and FindFiles", () => {
     }
     const bad = await session().findFiles("[a-");
     assert.deepEqual(bad.verdict?.violations.map((v) => v.code), ["INVALID_VALUE"]);
+  });
+});
+
 describe("GetFileInfo, ReadFiles, ReadMediaFile", () => {
   it("describes paths, reads several files and a media file, refusals beside each path", async () => {
     await put("look/a.py", "a\nb\nc\n");
@@ -544,6 +568,23 @@ describe("ExecuteEdit", () => {
     assert.equal(res.changes[0]?.kind, FileChangeKind.MODIFIED);
     assert.match(res.diff, /\+    print\("hi"\)/);
     assert.equal(await readFile(join(server.workspace, "edit/app.py"), "utf8"), 'def main():\n    print("hi")\n');
+  });
+
+  it("inserts a line, then undoes it in the same session", async () => {
+    await put("edit/insert.py", "one\ntwo\n");
+    const s = session();
+    const res = await s.edit("insert_text", { arguments: { path: "edit/insert.py", insert_line: 1, new_text: "mid" } });
+    assert.equal(res.applied, true, res.verdict?.feedback);
+    assert.equal(res.changes[0]?.kind, FileChangeKind.MODIFIED);
+    assert.equal(await readFile(join(server.workspace, "edit/insert.py"), "utf8"), "one\nmid\ntwo\n");
+    const undo = await s.edit("undo_edit", { arguments: { path: "edit/insert.py" } });
+    assert.equal(undo.applied, true, undo.verdict?.feedback);
+    assert.equal(await readFile(join(server.workspace, "edit/insert.py"), "utf8"), "one\ntwo\n");
+    const again = await s.edit("undo_edit", { arguments: { path: "edit/insert.py" } });
+    assert.deepEqual(
+      again.verdict?.violations.map((v) => v.code),
+      ["NO_HISTORY"],
+    );
   });
 
   it("finds drifted old text (curly quotes) with the matching ladder", async () => {

@@ -4482,6 +4482,491 @@ func (x *FindFilesResponse) GetText() string {
 	return ""
 }
 
+// SearchFilesRequest asks for the lines of the workspace's files that match
+// a pattern.
+type SearchFilesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who the search belongs to; `context.workspace` names the workspace.
+	Context *RequestContext `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	// A regular expression in Go RE2 syntax (no look-around, no
+	// back-references), matched within a line; with `literal`, the text
+	// itself. Required.
+	Pattern string `protobuf:"bytes,2,opt,name=pattern,proto3" json:"pattern,omitempty"`
+	// The folder to search in. Optional; empty is the root.
+	Path string `protobuf:"bytes,3,opt,name=path,proto3" json:"path,omitempty"`
+	// A glob of the files to search: without "/" a name at any depth
+	// (`*.go`, `*.{ts,tsx}`), with "/" a path below `path`. Optional.
+	Include string `protobuf:"bytes,4,opt,name=include,proto3" json:"include,omitempty"`
+	// Glob patterns of paths to leave out; a folder left out is not
+	// searched. At most 64.
+	Exclude []string `protobuf:"bytes,5,rep,name=exclude,proto3" json:"exclude,omitempty"`
+	// Search for the pattern as written, not as a regular expression.
+	Literal bool `protobuf:"varint,6,opt,name=literal,proto3" json:"literal,omitempty"`
+	// Match regardless of letter case.
+	IgnoreCase bool `protobuf:"varint,7,opt,name=ignore_case,json=ignoreCase,proto3" json:"ignore_case,omitempty"`
+	// Match regardless of case unless the pattern has an upper-case letter.
+	SmartCase bool `protobuf:"varint,8,opt,name=smart_case,json=smartCase,proto3" json:"smart_case,omitempty"`
+	// Context lines before and after each match (0 to 20); `before` and
+	// `after`, when set, override `context` on their side.
+	ContextLines uint32 `protobuf:"varint,9,opt,name=context_lines,json=contextLines,proto3" json:"context_lines,omitempty"`
+	Before       uint32 `protobuf:"varint,10,opt,name=before,proto3" json:"before,omitempty"`
+	After        uint32 `protobuf:"varint,11,opt,name=after,proto3" json:"after,omitempty"`
+	// The most matching lines (or files) to return. Optional; 0 means 100;
+	// the server caps it (`--search-max-results`).
+	MaxResults uint32 `protobuf:"varint,12,opt,name=max_results,json=maxResults,proto3" json:"max_results,omitempty"`
+	// `content` (the default): the matching lines; `files_with_matches`: the
+	// paths of the files that match; `count`: each file with its count.
+	OutputMode string `protobuf:"bytes,13,opt,name=output_mode,json=outputMode,proto3" json:"output_mode,omitempty"`
+	// Leave out what the `.gitignore` files ignore.
+	Gitignore     bool `protobuf:"varint,14,opt,name=gitignore,proto3" json:"gitignore,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchFilesRequest) Reset() {
+	*x = SearchFilesRequest{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchFilesRequest) ProtoMessage() {}
+
+func (x *SearchFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchFilesRequest.ProtoReflect.Descriptor instead.
+func (*SearchFilesRequest) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *SearchFilesRequest) GetContext() *RequestContext {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *SearchFilesRequest) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetInclude() string {
+	if x != nil {
+		return x.Include
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetExclude() []string {
+	if x != nil {
+		return x.Exclude
+	}
+	return nil
+}
+
+func (x *SearchFilesRequest) GetLiteral() bool {
+	if x != nil {
+		return x.Literal
+	}
+	return false
+}
+
+func (x *SearchFilesRequest) GetIgnoreCase() bool {
+	if x != nil {
+		return x.IgnoreCase
+	}
+	return false
+}
+
+func (x *SearchFilesRequest) GetSmartCase() bool {
+	if x != nil {
+		return x.SmartCase
+	}
+	return false
+}
+
+func (x *SearchFilesRequest) GetContextLines() uint32 {
+	if x != nil {
+		return x.ContextLines
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetBefore() uint32 {
+	if x != nil {
+		return x.Before
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetAfter() uint32 {
+	if x != nil {
+		return x.After
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetMaxResults() uint32 {
+	if x != nil {
+		return x.MaxResults
+	}
+	return 0
+}
+
+func (x *SearchFilesRequest) GetOutputMode() string {
+	if x != nil {
+		return x.OutputMode
+	}
+	return ""
+}
+
+func (x *SearchFilesRequest) GetGitignore() bool {
+	if x != nil {
+		return x.Gitignore
+	}
+	return false
+}
+
+// SearchMatch is a matching line.
+type SearchMatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Workspace-relative path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The line's number, from 1.
+	Line uint32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	// The byte offset of the first match in the line, from 1.
+	Column uint32 `protobuf:"varint,3,opt,name=column,proto3" json:"column,omitempty"`
+	// The line, cut around the match when longer than 500 bytes.
+	Text string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
+	// The context lines asked for, in order.
+	Before        []string `protobuf:"bytes,5,rep,name=before,proto3" json:"before,omitempty"`
+	After         []string `protobuf:"bytes,6,rep,name=after,proto3" json:"after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchMatch) Reset() {
+	*x = SearchMatch{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchMatch) ProtoMessage() {}
+
+func (x *SearchMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchMatch.ProtoReflect.Descriptor instead.
+func (*SearchMatch) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *SearchMatch) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchMatch) GetLine() uint32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *SearchMatch) GetColumn() uint32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *SearchMatch) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *SearchMatch) GetBefore() []string {
+	if x != nil {
+		return x.Before
+	}
+	return nil
+}
+
+func (x *SearchMatch) GetAfter() []string {
+	if x != nil {
+		return x.After
+	}
+	return nil
+}
+
+// SearchFileCount is a matching file and its count of matching lines (1 in
+// `files_with_matches` mode, which stops at a file's first).
+type SearchFileCount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Count         uint32                 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchFileCount) Reset() {
+	*x = SearchFileCount{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchFileCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchFileCount) ProtoMessage() {}
+
+func (x *SearchFileCount) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchFileCount.ProtoReflect.Descriptor instead.
+func (*SearchFileCount) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *SearchFileCount) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchFileCount) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// SearchFilesResponse carries the verdict and, when usable, the matches.
+type SearchFilesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verdict; `ok` is false for a refused folder (OUTSIDE_WORKSPACE,
+	// DENIED_PATH, FILE_NOT_FOUND) or a bad pattern or glob (INVALID_VALUE,
+	// with feedback naming the position), and the fields below are then
+	// empty.
+	Verdict *Verdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// The folder searched, workspace-relative.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// In `content` mode: by path (folder by folder), then line.
+	Matches []*SearchMatch `protobuf:"bytes,3,rep,name=matches,proto3" json:"matches,omitempty"`
+	// In the other modes: the matching files, by path.
+	Files []*SearchFileCount `protobuf:"bytes,4,rep,name=files,proto3" json:"files,omitempty"`
+	// Matching lines found, shown or not, and the files holding them.
+	TotalMatches uint32 `protobuf:"varint,5,opt,name=total_matches,json=totalMatches,proto3" json:"total_matches,omitempty"`
+	FilesMatched uint32 `protobuf:"varint,6,opt,name=files_matched,json=filesMatched,proto3" json:"files_matched,omitempty"`
+	// Lines (or files) not returned because of `max_results`.
+	Omitted uint32 `protobuf:"varint,7,opt,name=omitted,proto3" json:"omitted,omitempty"`
+	// Files read, and files not read: binary (a NUL byte in the first 8 KB),
+	// over `--max-file-bytes`, or unreadable.
+	FilesSearched     uint32 `protobuf:"varint,8,opt,name=files_searched,json=filesSearched,proto3" json:"files_searched,omitempty"`
+	BinarySkipped     uint32 `protobuf:"varint,9,opt,name=binary_skipped,json=binarySkipped,proto3" json:"binary_skipped,omitempty"`
+	LargeSkipped      uint32 `protobuf:"varint,10,opt,name=large_skipped,json=largeSkipped,proto3" json:"large_skipped,omitempty"`
+	UnreadableSkipped uint32 `protobuf:"varint,11,opt,name=unreadable_skipped,json=unreadableSkipped,proto3" json:"unreadable_skipped,omitempty"`
+	BytesRead         uint64 `protobuf:"varint,12,opt,name=bytes_read,json=bytesRead,proto3" json:"bytes_read,omitempty"`
+	// The search stopped early, so there may be more; `cut` says why:
+	// `time`, `files`, `bytes` (the server's bounds) or `entries`.
+	Partial bool   `protobuf:"varint,13,opt,name=partial,proto3" json:"partial,omitempty"`
+	Cut     string `protobuf:"bytes,14,opt,name=cut,proto3" json:"cut,omitempty"`
+	// The answer as the model reads it: `path:line: text` for a match,
+	// `path-line- text` for a context line, then the totals.
+	Text          string `protobuf:"bytes,15,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchFilesResponse) Reset() {
+	*x = SearchFilesResponse{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchFilesResponse) ProtoMessage() {}
+
+func (x *SearchFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchFilesResponse.ProtoReflect.Descriptor instead.
+func (*SearchFilesResponse) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *SearchFilesResponse) GetVerdict() *Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
+func (x *SearchFilesResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SearchFilesResponse) GetMatches() []*SearchMatch {
+	if x != nil {
+		return x.Matches
+	}
+	return nil
+}
+
+func (x *SearchFilesResponse) GetFiles() []*SearchFileCount {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *SearchFilesResponse) GetTotalMatches() uint32 {
+	if x != nil {
+		return x.TotalMatches
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetFilesMatched() uint32 {
+	if x != nil {
+		return x.FilesMatched
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetOmitted() uint32 {
+	if x != nil {
+		return x.Omitted
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetFilesSearched() uint32 {
+	if x != nil {
+		return x.FilesSearched
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetBinarySkipped() uint32 {
+	if x != nil {
+		return x.BinarySkipped
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetLargeSkipped() uint32 {
+	if x != nil {
+		return x.LargeSkipped
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetUnreadableSkipped() uint32 {
+	if x != nil {
+		return x.UnreadableSkipped
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetBytesRead() uint64 {
+	if x != nil {
+		return x.BytesRead
+	}
+	return 0
+}
+
+func (x *SearchFilesResponse) GetPartial() bool {
+	if x != nil {
+		return x.Partial
+	}
+	return false
+}
+
+func (x *SearchFilesResponse) GetCut() string {
+	if x != nil {
+		return x.Cut
+	}
+	return ""
+}
+
+func (x *SearchFilesResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 // GetFileInfoRequest asks for the description of paths.
 type GetFileInfoRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4495,7 +4980,7 @@ type GetFileInfoRequest struct {
 
 func (x *GetFileInfoRequest) Reset() {
 	*x = GetFileInfoRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4507,7 +4992,7 @@ func (x *GetFileInfoRequest) String() string {
 func (*GetFileInfoRequest) ProtoMessage() {}
 
 func (x *GetFileInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[47]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4520,7 +5005,7 @@ func (x *GetFileInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFileInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetFileInfoRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{47}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetFileInfoRequest) GetContext() *RequestContext {
@@ -4551,7 +5036,7 @@ type GetFileInfoResponse struct {
 
 func (x *GetFileInfoResponse) Reset() {
 	*x = GetFileInfoResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4563,7 +5048,7 @@ func (x *GetFileInfoResponse) String() string {
 func (*GetFileInfoResponse) ProtoMessage() {}
 
 func (x *GetFileInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[48]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4576,7 +5061,7 @@ func (x *GetFileInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFileInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetFileInfoResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{48}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetFileInfoResponse) GetVerdict() *Verdict {
@@ -4637,7 +5122,7 @@ type FileInfo struct {
 
 func (x *FileInfo) Reset() {
 	*x = FileInfo{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4649,7 +5134,7 @@ func (x *FileInfo) String() string {
 func (*FileInfo) ProtoMessage() {}
 
 func (x *FileInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[49]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4662,7 +5147,7 @@ func (x *FileInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileInfo.ProtoReflect.Descriptor instead.
 func (*FileInfo) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{49}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *FileInfo) GetPath() string {
@@ -4789,7 +5274,7 @@ type ReadFilesRequest struct {
 
 func (x *ReadFilesRequest) Reset() {
 	*x = ReadFilesRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4801,7 +5286,7 @@ func (x *ReadFilesRequest) String() string {
 func (*ReadFilesRequest) ProtoMessage() {}
 
 func (x *ReadFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[50]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4814,7 +5299,7 @@ func (x *ReadFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFilesRequest.ProtoReflect.Descriptor instead.
 func (*ReadFilesRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{50}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ReadFilesRequest) GetContext() *RequestContext {
@@ -4866,7 +5351,7 @@ type ReadFilesResponse struct {
 
 func (x *ReadFilesResponse) Reset() {
 	*x = ReadFilesResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[51]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4878,7 +5363,7 @@ func (x *ReadFilesResponse) String() string {
 func (*ReadFilesResponse) ProtoMessage() {}
 
 func (x *ReadFilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[51]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4891,7 +5376,7 @@ func (x *ReadFilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFilesResponse.ProtoReflect.Descriptor instead.
 func (*ReadFilesResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{51}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ReadFilesResponse) GetVerdict() *Verdict {
@@ -4936,7 +5421,7 @@ type FileText struct {
 
 func (x *FileText) Reset() {
 	*x = FileText{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[52]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4948,7 +5433,7 @@ func (x *FileText) String() string {
 func (*FileText) ProtoMessage() {}
 
 func (x *FileText) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[52]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4961,7 +5446,7 @@ func (x *FileText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileText.ProtoReflect.Descriptor instead.
 func (*FileText) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{52}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *FileText) GetPath() string {
@@ -5061,7 +5546,7 @@ type ReadMediaFileRequest struct {
 
 func (x *ReadMediaFileRequest) Reset() {
 	*x = ReadMediaFileRequest{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[53]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5073,7 +5558,7 @@ func (x *ReadMediaFileRequest) String() string {
 func (*ReadMediaFileRequest) ProtoMessage() {}
 
 func (x *ReadMediaFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[53]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5086,7 +5571,7 @@ func (x *ReadMediaFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadMediaFileRequest.ProtoReflect.Descriptor instead.
 func (*ReadMediaFileRequest) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{53}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ReadMediaFileRequest) GetContext() *RequestContext {
@@ -5123,7 +5608,7 @@ type ReadMediaFileResponse struct {
 
 func (x *ReadMediaFileResponse) Reset() {
 	*x = ReadMediaFileResponse{}
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[54]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5135,7 +5620,7 @@ func (x *ReadMediaFileResponse) String() string {
 func (*ReadMediaFileResponse) ProtoMessage() {}
 
 func (x *ReadMediaFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_toolguard_v1_toolguard_proto_msgTypes[54]
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5148,7 +5633,7 @@ func (x *ReadMediaFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadMediaFileResponse.ProtoReflect.Descriptor instead.
 func (*ReadMediaFileResponse) Descriptor() ([]byte, []int) {
-	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{54}
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ReadMediaFileResponse) GetVerdict() *Verdict {
@@ -5489,7 +5974,55 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\amatches\x18\x03 \x03(\v2\x1c.toolguard.v1.DirectoryEntryR\amatches\x12\x18\n" +
 	"\aomitted\x18\x04 \x01(\rR\aomitted\x12\x18\n" +
 	"\apartial\x18\x05 \x01(\bR\apartial\x12\x12\n" +
-	"\x04text\x18\x06 \x01(\tR\x04text\"b\n" +
+	"\x04text\x18\x06 \x01(\tR\x04text\"\xbb\x03\n" +
+	"\x12SearchFilesRequest\x126\n" +
+	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x18\n" +
+	"\apattern\x18\x02 \x01(\tR\apattern\x12\x12\n" +
+	"\x04path\x18\x03 \x01(\tR\x04path\x12\x18\n" +
+	"\ainclude\x18\x04 \x01(\tR\ainclude\x12\x18\n" +
+	"\aexclude\x18\x05 \x03(\tR\aexclude\x12\x18\n" +
+	"\aliteral\x18\x06 \x01(\bR\aliteral\x12\x1f\n" +
+	"\vignore_case\x18\a \x01(\bR\n" +
+	"ignoreCase\x12\x1d\n" +
+	"\n" +
+	"smart_case\x18\b \x01(\bR\tsmartCase\x12#\n" +
+	"\rcontext_lines\x18\t \x01(\rR\fcontextLines\x12\x16\n" +
+	"\x06before\x18\n" +
+	" \x01(\rR\x06before\x12\x14\n" +
+	"\x05after\x18\v \x01(\rR\x05after\x12\x1f\n" +
+	"\vmax_results\x18\f \x01(\rR\n" +
+	"maxResults\x12\x1f\n" +
+	"\voutput_mode\x18\r \x01(\tR\n" +
+	"outputMode\x12\x1c\n" +
+	"\tgitignore\x18\x0e \x01(\bR\tgitignore\"\x8f\x01\n" +
+	"\vSearchMatch\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\rR\x04line\x12\x16\n" +
+	"\x06column\x18\x03 \x01(\rR\x06column\x12\x12\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\x12\x16\n" +
+	"\x06before\x18\x05 \x03(\tR\x06before\x12\x14\n" +
+	"\x05after\x18\x06 \x03(\tR\x05after\";\n" +
+	"\x0fSearchFileCount\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\rR\x05count\"\xa9\x04\n" +
+	"\x13SearchFilesResponse\x12/\n" +
+	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x123\n" +
+	"\amatches\x18\x03 \x03(\v2\x19.toolguard.v1.SearchMatchR\amatches\x123\n" +
+	"\x05files\x18\x04 \x03(\v2\x1d.toolguard.v1.SearchFileCountR\x05files\x12#\n" +
+	"\rtotal_matches\x18\x05 \x01(\rR\ftotalMatches\x12#\n" +
+	"\rfiles_matched\x18\x06 \x01(\rR\ffilesMatched\x12\x18\n" +
+	"\aomitted\x18\a \x01(\rR\aomitted\x12%\n" +
+	"\x0efiles_searched\x18\b \x01(\rR\rfilesSearched\x12%\n" +
+	"\x0ebinary_skipped\x18\t \x01(\rR\rbinarySkipped\x12#\n" +
+	"\rlarge_skipped\x18\n" +
+	" \x01(\rR\flargeSkipped\x12-\n" +
+	"\x12unreadable_skipped\x18\v \x01(\rR\x11unreadableSkipped\x12\x1d\n" +
+	"\n" +
+	"bytes_read\x18\f \x01(\x04R\tbytesRead\x12\x18\n" +
+	"\apartial\x18\r \x01(\bR\apartial\x12\x10\n" +
+	"\x03cut\x18\x0e \x01(\tR\x03cut\x12\x12\n" +
+	"\x04text\x18\x0f \x01(\tR\x04text\"b\n" +
 	"\x12GetFileInfoRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x14\n" +
 	"\x05paths\x18\x02 \x03(\tR\x05paths\"t\n" +
@@ -5612,7 +6145,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x0eFILE_TYPE_FILE\x10\x01\x12\x17\n" +
 	"\x13FILE_TYPE_DIRECTORY\x10\x02\x12\x15\n" +
 	"\x11FILE_TYPE_SYMLINK\x10\x03\x12\x13\n" +
-	"\x0fFILE_TYPE_OTHER\x10\x042\xe9\b\n" +
+	"\x0fFILE_TYPE_OTHER\x10\x042\xbd\t\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
@@ -5624,6 +6157,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\bReadFile\x12\x1d.toolguard.v1.ReadFileRequest\x1a\x1e.toolguard.v1.ReadFileResponse\x12X\n" +
 	"\rListDirectory\x12\".toolguard.v1.ListDirectoryRequest\x1a#.toolguard.v1.ListDirectoryResponse\x12L\n" +
 	"\tFindFiles\x12\x1e.toolguard.v1.FindFilesRequest\x1a\x1f.toolguard.v1.FindFilesResponse\x12R\n" +
+	"\vSearchFiles\x12 .toolguard.v1.SearchFilesRequest\x1a!.toolguard.v1.SearchFilesResponse\x12R\n" +
 	"\vGetFileInfo\x12 .toolguard.v1.GetFileInfoRequest\x1a!.toolguard.v1.GetFileInfoResponse\x12L\n" +
 	"\tReadFiles\x12\x1e.toolguard.v1.ReadFilesRequest\x1a\x1f.toolguard.v1.ReadFilesResponse\x12X\n" +
 	"\rReadMediaFile\x12\".toolguard.v1.ReadMediaFileRequest\x1a#.toolguard.v1.ReadMediaFileResponse\x12b\n" +
@@ -5642,7 +6176,7 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 }
 
 var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
@@ -5698,24 +6232,28 @@ var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(*ListDirectoryResponse)(nil),    // 51: toolguard.v1.ListDirectoryResponse
 	(*FindFilesRequest)(nil),         // 52: toolguard.v1.FindFilesRequest
 	(*FindFilesResponse)(nil),        // 53: toolguard.v1.FindFilesResponse
-	(*GetFileInfoRequest)(nil),       // 54: toolguard.v1.GetFileInfoRequest
-	(*GetFileInfoResponse)(nil),      // 55: toolguard.v1.GetFileInfoResponse
-	(*FileInfo)(nil),                 // 56: toolguard.v1.FileInfo
-	(*ReadFilesRequest)(nil),         // 57: toolguard.v1.ReadFilesRequest
-	(*ReadFilesResponse)(nil),        // 58: toolguard.v1.ReadFilesResponse
-	(*FileText)(nil),                 // 59: toolguard.v1.FileText
-	(*ReadMediaFileRequest)(nil),     // 60: toolguard.v1.ReadMediaFileRequest
-	(*ReadMediaFileResponse)(nil),    // 61: toolguard.v1.ReadMediaFileResponse
-	nil,                              // 62: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 63: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 64: google.protobuf.Timestamp
+	(*SearchFilesRequest)(nil),       // 54: toolguard.v1.SearchFilesRequest
+	(*SearchMatch)(nil),              // 55: toolguard.v1.SearchMatch
+	(*SearchFileCount)(nil),          // 56: toolguard.v1.SearchFileCount
+	(*SearchFilesResponse)(nil),      // 57: toolguard.v1.SearchFilesResponse
+	(*GetFileInfoRequest)(nil),       // 58: toolguard.v1.GetFileInfoRequest
+	(*GetFileInfoResponse)(nil),      // 59: toolguard.v1.GetFileInfoResponse
+	(*FileInfo)(nil),                 // 60: toolguard.v1.FileInfo
+	(*ReadFilesRequest)(nil),         // 61: toolguard.v1.ReadFilesRequest
+	(*ReadFilesResponse)(nil),        // 62: toolguard.v1.ReadFilesResponse
+	(*FileText)(nil),                 // 63: toolguard.v1.FileText
+	(*ReadMediaFileRequest)(nil),     // 64: toolguard.v1.ReadMediaFileRequest
+	(*ReadMediaFileResponse)(nil),    // 65: toolguard.v1.ReadMediaFileResponse
+	nil,                              // 66: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 67: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 68: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	9,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	62, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	63, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	66, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	67, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
 	11, // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	63, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	67, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
 	14, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
 	15, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
 	16, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
@@ -5727,12 +6265,12 @@ var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	12, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
 	21, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
 	10, // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	63, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	63, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	67, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	67, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
 	26, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
 	26, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
 	16, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	64, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	68, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
 	7,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
 	8,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
 	10, // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
@@ -5778,51 +6316,57 @@ var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
 	7,  // 64: toolguard.v1.FindFilesRequest.context:type_name -> toolguard.v1.RequestContext
 	12, // 65: toolguard.v1.FindFilesResponse.verdict:type_name -> toolguard.v1.Verdict
 	50, // 66: toolguard.v1.FindFilesResponse.matches:type_name -> toolguard.v1.DirectoryEntry
-	7,  // 67: toolguard.v1.GetFileInfoRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 68: toolguard.v1.GetFileInfoResponse.verdict:type_name -> toolguard.v1.Verdict
-	56, // 69: toolguard.v1.GetFileInfoResponse.files:type_name -> toolguard.v1.FileInfo
-	6,  // 70: toolguard.v1.FileInfo.type:type_name -> toolguard.v1.FileType
-	64, // 71: toolguard.v1.FileInfo.modified:type_name -> google.protobuf.Timestamp
-	64, // 72: toolguard.v1.FileInfo.accessed:type_name -> google.protobuf.Timestamp
-	64, // 73: toolguard.v1.FileInfo.created:type_name -> google.protobuf.Timestamp
-	15, // 74: toolguard.v1.FileInfo.error:type_name -> toolguard.v1.Violation
-	7,  // 75: toolguard.v1.ReadFilesRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 76: toolguard.v1.ReadFilesResponse.verdict:type_name -> toolguard.v1.Verdict
-	59, // 77: toolguard.v1.ReadFilesResponse.files:type_name -> toolguard.v1.FileText
-	15, // 78: toolguard.v1.FileText.error:type_name -> toolguard.v1.Violation
-	7,  // 79: toolguard.v1.ReadMediaFileRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 80: toolguard.v1.ReadMediaFileResponse.verdict:type_name -> toolguard.v1.Verdict
-	17, // 81: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	19, // 82: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	22, // 83: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	24, // 84: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	27, // 85: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	29, // 86: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	31, // 87: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
-	49, // 88: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
-	52, // 89: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
-	54, // 90: toolguard.v1.ToolGuardService.GetFileInfo:input_type -> toolguard.v1.GetFileInfoRequest
-	57, // 91: toolguard.v1.ToolGuardService.ReadFiles:input_type -> toolguard.v1.ReadFilesRequest
-	60, // 92: toolguard.v1.ToolGuardService.ReadMediaFile:input_type -> toolguard.v1.ReadMediaFileRequest
-	35, // 93: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
-	18, // 94: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	20, // 95: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	23, // 96: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	25, // 97: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	28, // 98: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	30, // 99: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	32, // 100: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
-	51, // 101: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
-	53, // 102: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
-	55, // 103: toolguard.v1.ToolGuardService.GetFileInfo:output_type -> toolguard.v1.GetFileInfoResponse
-	58, // 104: toolguard.v1.ToolGuardService.ReadFiles:output_type -> toolguard.v1.ReadFilesResponse
-	61, // 105: toolguard.v1.ToolGuardService.ReadMediaFile:output_type -> toolguard.v1.ReadMediaFileResponse
-	41, // 106: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
-	94, // [94:107] is the sub-list for method output_type
-	81, // [81:94] is the sub-list for method input_type
-	81, // [81:81] is the sub-list for extension type_name
-	81, // [81:81] is the sub-list for extension extendee
-	0,  // [0:81] is the sub-list for field type_name
+	7,  // 67: toolguard.v1.SearchFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 68: toolguard.v1.SearchFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	55, // 69: toolguard.v1.SearchFilesResponse.matches:type_name -> toolguard.v1.SearchMatch
+	56, // 70: toolguard.v1.SearchFilesResponse.files:type_name -> toolguard.v1.SearchFileCount
+	7,  // 71: toolguard.v1.GetFileInfoRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 72: toolguard.v1.GetFileInfoResponse.verdict:type_name -> toolguard.v1.Verdict
+	60, // 73: toolguard.v1.GetFileInfoResponse.files:type_name -> toolguard.v1.FileInfo
+	6,  // 74: toolguard.v1.FileInfo.type:type_name -> toolguard.v1.FileType
+	68, // 75: toolguard.v1.FileInfo.modified:type_name -> google.protobuf.Timestamp
+	68, // 76: toolguard.v1.FileInfo.accessed:type_name -> google.protobuf.Timestamp
+	68, // 77: toolguard.v1.FileInfo.created:type_name -> google.protobuf.Timestamp
+	15, // 78: toolguard.v1.FileInfo.error:type_name -> toolguard.v1.Violation
+	7,  // 79: toolguard.v1.ReadFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 80: toolguard.v1.ReadFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	63, // 81: toolguard.v1.ReadFilesResponse.files:type_name -> toolguard.v1.FileText
+	15, // 82: toolguard.v1.FileText.error:type_name -> toolguard.v1.Violation
+	7,  // 83: toolguard.v1.ReadMediaFileRequest.context:type_name -> toolguard.v1.RequestContext
+	12, // 84: toolguard.v1.ReadMediaFileResponse.verdict:type_name -> toolguard.v1.Verdict
+	17, // 85: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	19, // 86: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	22, // 87: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	24, // 88: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	27, // 89: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	29, // 90: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	31, // 91: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
+	49, // 92: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
+	52, // 93: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
+	54, // 94: toolguard.v1.ToolGuardService.SearchFiles:input_type -> toolguard.v1.SearchFilesRequest
+	58, // 95: toolguard.v1.ToolGuardService.GetFileInfo:input_type -> toolguard.v1.GetFileInfoRequest
+	61, // 96: toolguard.v1.ToolGuardService.ReadFiles:input_type -> toolguard.v1.ReadFilesRequest
+	64, // 97: toolguard.v1.ToolGuardService.ReadMediaFile:input_type -> toolguard.v1.ReadMediaFileRequest
+	35, // 98: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	18, // 99: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	20, // 100: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	23, // 101: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	25, // 102: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	28, // 103: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	30, // 104: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	32, // 105: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
+	51, // 106: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
+	53, // 107: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
+	57, // 108: toolguard.v1.ToolGuardService.SearchFiles:output_type -> toolguard.v1.SearchFilesResponse
+	59, // 109: toolguard.v1.ToolGuardService.GetFileInfo:output_type -> toolguard.v1.GetFileInfoResponse
+	62, // 110: toolguard.v1.ToolGuardService.ReadFiles:output_type -> toolguard.v1.ReadFilesResponse
+	65, // 111: toolguard.v1.ToolGuardService.ReadMediaFile:output_type -> toolguard.v1.ReadMediaFileResponse
+	41, // 112: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	99, // [99:113] is the sub-list for method output_type
+	85, // [85:99] is the sub-list for method input_type
+	85, // [85:85] is the sub-list for extension type_name
+	85, // [85:85] is the sub-list for extension extendee
+	0,  // [0:85] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -5853,14 +6397,14 @@ func file_toolguard_v1_toolguard_proto_init() {
 		(*ParamUpdateEvent_ValueJson)(nil),
 	}
 	file_toolguard_v1_toolguard_proto_msgTypes[40].OneofWrappers = []any{}
-	file_toolguard_v1_toolguard_proto_msgTypes[49].OneofWrappers = []any{}
+	file_toolguard_v1_toolguard_proto_msgTypes[53].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   56,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

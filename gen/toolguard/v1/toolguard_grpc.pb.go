@@ -38,6 +38,7 @@ const (
 	ToolGuardService_ReadFile_FullMethodName         = "/toolguard.v1.ToolGuardService/ReadFile"
 	ToolGuardService_ListDirectory_FullMethodName    = "/toolguard.v1.ToolGuardService/ListDirectory"
 	ToolGuardService_FindFiles_FullMethodName        = "/toolguard.v1.ToolGuardService/FindFiles"
+	ToolGuardService_SearchFiles_FullMethodName      = "/toolguard.v1.ToolGuardService/SearchFiles"
 	ToolGuardService_GetFileInfo_FullMethodName      = "/toolguard.v1.ToolGuardService/GetFileInfo"
 	ToolGuardService_ReadFiles_FullMethodName        = "/toolguard.v1.ToolGuardService/ReadFiles"
 	ToolGuardService_ReadMediaFile_FullMethodName    = "/toolguard.v1.ToolGuardService/ReadMediaFile"
@@ -99,6 +100,16 @@ type ToolGuardServiceClient interface {
 	// bound on results, in a stable order (by name, folder by folder). A bad
 	// pattern is a verdict with feedback, never a status.
 	FindFiles(ctx context.Context, in *FindFilesRequest, opts ...grpc.CallOption) (*FindFilesResponse, error)
+	// SearchFiles searches the contents of the workspace's files, as the
+	// built-in tool `search_files` does: a regular expression (Go RE2 syntax)
+	// or a literal, case options, context lines, an include glob and exclude
+	// patterns. Matching lines come by path, then line, bounded by
+	// `max_results` and by the server's bounds on files, bytes and time; the
+	// answer says how many more matched and what was skipped (binary files).
+	// Denied and ignored paths are never searched, links never followed. A
+	// bad pattern is a verdict with feedback naming the position, never a
+	// status.
+	SearchFiles(ctx context.Context, in *SearchFilesRequest, opts ...grpc.CallOption) (*SearchFilesResponse, error)
 	// GetFileInfo describes one or more paths (get_file_info): type, size,
 	// mode, times, a link's target (never followed), a text file's line count
 	// and SHA-256, and whether the path is denied. Each path's refusal is
@@ -226,6 +237,16 @@ func (c *toolGuardServiceClient) FindFiles(ctx context.Context, in *FindFilesReq
 	return out, nil
 }
 
+func (c *toolGuardServiceClient) SearchFiles(ctx context.Context, in *SearchFilesRequest, opts ...grpc.CallOption) (*SearchFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchFilesResponse)
+	err := c.cc.Invoke(ctx, ToolGuardService_SearchFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *toolGuardServiceClient) GetFileInfo(ctx context.Context, in *GetFileInfoRequest, opts ...grpc.CallOption) (*GetFileInfoResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetFileInfoResponse)
@@ -324,6 +345,16 @@ type ToolGuardServiceServer interface {
 	// bound on results, in a stable order (by name, folder by folder). A bad
 	// pattern is a verdict with feedback, never a status.
 	FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error)
+	// SearchFiles searches the contents of the workspace's files, as the
+	// built-in tool `search_files` does: a regular expression (Go RE2 syntax)
+	// or a literal, case options, context lines, an include glob and exclude
+	// patterns. Matching lines come by path, then line, bounded by
+	// `max_results` and by the server's bounds on files, bytes and time; the
+	// answer says how many more matched and what was skipped (binary files).
+	// Denied and ignored paths are never searched, links never followed. A
+	// bad pattern is a verdict with feedback naming the position, never a
+	// status.
+	SearchFiles(context.Context, *SearchFilesRequest) (*SearchFilesResponse, error)
 	// GetFileInfo describes one or more paths (get_file_info): type, size,
 	// mode, times, a link's target (never followed), a text file's line count
 	// and SHA-256, and whether the path is denied. Each path's refusal is
@@ -387,6 +418,9 @@ func (UnimplementedToolGuardServiceServer) ListDirectory(context.Context, *ListD
 }
 func (UnimplementedToolGuardServiceServer) FindFiles(context.Context, *FindFilesRequest) (*FindFilesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method FindFiles not implemented")
+}
+func (UnimplementedToolGuardServiceServer) SearchFiles(context.Context, *SearchFilesRequest) (*SearchFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchFiles not implemented")
 }
 func (UnimplementedToolGuardServiceServer) GetFileInfo(context.Context, *GetFileInfoRequest) (*GetFileInfoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetFileInfo not implemented")
@@ -583,6 +617,24 @@ func _ToolGuardService_FindFiles_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolGuardService_SearchFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolGuardServiceServer).SearchFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolGuardService_SearchFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolGuardServiceServer).SearchFiles(ctx, req.(*SearchFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ToolGuardService_GetFileInfo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetFileInfoRequest)
 	if err := dec(in); err != nil {
@@ -686,6 +738,10 @@ var ToolGuardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FindFiles",
 			Handler:    _ToolGuardService_FindFiles_Handler,
+		},
+		{
+			MethodName: "SearchFiles",
+			Handler:    _ToolGuardService_SearchFiles_Handler,
 		},
 		{
 			MethodName: "GetFileInfo",

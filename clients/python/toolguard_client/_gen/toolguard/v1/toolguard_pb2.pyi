@@ -564,6 +564,96 @@ class ResetSessionResponse(_message.Message):
     session: Session
     def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
 
+class SearchFileCount(_message.Message):
+    __slots__ = ["count", "path"]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    path: str
+    def __init__(self, path: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class SearchFilesRequest(_message.Message):
+    __slots__ = ["after", "before", "context", "context_lines", "exclude", "gitignore", "ignore_case", "include", "literal", "max_results", "output_mode", "path", "pattern", "smart_case"]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_LINES_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_FIELD_NUMBER: _ClassVar[int]
+    GITIGNORE_FIELD_NUMBER: _ClassVar[int]
+    IGNORE_CASE_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_FIELD_NUMBER: _ClassVar[int]
+    LITERAL_FIELD_NUMBER: _ClassVar[int]
+    MAX_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_MODE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    PATTERN_FIELD_NUMBER: _ClassVar[int]
+    SMART_CASE_FIELD_NUMBER: _ClassVar[int]
+    after: int
+    before: int
+    context: RequestContext
+    context_lines: int
+    exclude: _containers.RepeatedScalarFieldContainer[str]
+    gitignore: bool
+    ignore_case: bool
+    include: str
+    literal: bool
+    max_results: int
+    output_mode: str
+    path: str
+    pattern: str
+    smart_case: bool
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., pattern: _Optional[str] = ..., path: _Optional[str] = ..., include: _Optional[str] = ..., exclude: _Optional[_Iterable[str]] = ..., literal: bool = ..., ignore_case: bool = ..., smart_case: bool = ..., context_lines: _Optional[int] = ..., before: _Optional[int] = ..., after: _Optional[int] = ..., max_results: _Optional[int] = ..., output_mode: _Optional[str] = ..., gitignore: bool = ...) -> None: ...
+
+class SearchFilesResponse(_message.Message):
+    __slots__ = ["binary_skipped", "bytes_read", "cut", "files", "files_matched", "files_searched", "large_skipped", "matches", "omitted", "partial", "path", "text", "total_matches", "unreadable_skipped", "verdict"]
+    BINARY_SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    BYTES_READ_FIELD_NUMBER: _ClassVar[int]
+    CUT_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    FILES_MATCHED_FIELD_NUMBER: _ClassVar[int]
+    FILES_SEARCHED_FIELD_NUMBER: _ClassVar[int]
+    LARGE_SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    OMITTED_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    UNREADABLE_SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    binary_skipped: int
+    bytes_read: int
+    cut: str
+    files: _containers.RepeatedCompositeFieldContainer[SearchFileCount]
+    files_matched: int
+    files_searched: int
+    large_skipped: int
+    matches: _containers.RepeatedCompositeFieldContainer[SearchMatch]
+    omitted: int
+    partial: bool
+    path: str
+    text: str
+    total_matches: int
+    unreadable_skipped: int
+    verdict: Verdict
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., path: _Optional[str] = ..., matches: _Optional[_Iterable[_Union[SearchMatch, _Mapping]]] = ..., files: _Optional[_Iterable[_Union[SearchFileCount, _Mapping]]] = ..., total_matches: _Optional[int] = ..., files_matched: _Optional[int] = ..., omitted: _Optional[int] = ..., files_searched: _Optional[int] = ..., binary_skipped: _Optional[int] = ..., large_skipped: _Optional[int] = ..., unreadable_skipped: _Optional[int] = ..., bytes_read: _Optional[int] = ..., partial: bool = ..., cut: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class SearchMatch(_message.Message):
+    __slots__ = ["after", "before", "column", "line", "path", "text"]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    after: _containers.RepeatedScalarFieldContainer[str]
+    before: _containers.RepeatedScalarFieldContainer[str]
+    column: int
+    line: int
+    path: str
+    text: str
+    def __init__(self, path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., text: _Optional[str] = ..., before: _Optional[_Iterable[str]] = ..., after: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class Session(_message.Message):
     __slots__ = ["exists", "last_seen", "mistakes", "session_id"]
     EXISTS_FIELD_NUMBER: _ClassVar[int]

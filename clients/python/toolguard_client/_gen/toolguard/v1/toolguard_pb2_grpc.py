@@ -61,6 +61,11 @@ class ToolGuardServiceStub(object):
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.SerializeToString,
                 response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.FromString,
                 )
+        self.SearchFiles = channel.unary_unary(
+                '/toolguard.v1.ToolGuardService/SearchFiles',
+                request_serializer=toolguard_dot_v1_dot_toolguard__pb2.SearchFilesRequest.SerializeToString,
+                response_deserializer=toolguard_dot_v1_dot_toolguard__pb2.SearchFilesResponse.FromString,
+                )
         self.GetFileInfo = channel.unary_unary(
                 '/toolguard.v1.ToolGuardService/GetFileInfo',
                 request_serializer=toolguard_dot_v1_dot_toolguard__pb2.GetFileInfoRequest.SerializeToString,
@@ -181,6 +186,21 @@ class ToolGuardServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SearchFiles(self, request, context):
+        """SearchFiles searches the contents of the workspace's files, as the
+        built-in tool `search_files` does: a regular expression (Go RE2 syntax)
+        or a literal, case options, context lines, an include glob and exclude
+        patterns. Matching lines come by path, then line, bounded by
+        `max_results` and by the server's bounds on files, bytes and time; the
+        answer says how many more matched and what was skipped (binary files).
+        Denied and ignored paths are never searched, links never followed. A
+        bad pattern is a verdict with feedback naming the position, never a
+        status.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetFileInfo(self, request, context):
         """GetFileInfo describes one or more paths (get_file_info): type, size,
         mode, times, a link's target (never followed), a text file's line count
@@ -275,6 +295,11 @@ def add_ToolGuardServiceServicer_to_server(servicer, server):
                     servicer.FindFiles,
                     request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.FromString,
                     response_serializer=toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.SerializeToString,
+            ),
+            'SearchFiles': grpc.unary_unary_rpc_method_handler(
+                    servicer.SearchFiles,
+                    request_deserializer=toolguard_dot_v1_dot_toolguard__pb2.SearchFilesRequest.FromString,
+                    response_serializer=toolguard_dot_v1_dot_toolguard__pb2.SearchFilesResponse.SerializeToString,
             ),
             'GetFileInfo': grpc.unary_unary_rpc_method_handler(
                     servicer.GetFileInfo,
@@ -458,6 +483,23 @@ class ToolGuardService(object):
         return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/FindFiles',
             toolguard_dot_v1_dot_toolguard__pb2.FindFilesRequest.SerializeToString,
             toolguard_dot_v1_dot_toolguard__pb2.FindFilesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SearchFiles(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/toolguard.v1.ToolGuardService/SearchFiles',
+            toolguard_dot_v1_dot_toolguard__pb2.SearchFilesRequest.SerializeToString,
+            toolguard_dot_v1_dot_toolguard__pb2.SearchFilesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
