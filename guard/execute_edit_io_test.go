@@ -2,12 +2,11 @@ package guard
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestEditFileWorkOnce: an edit resolves, walks to, reads and hashes each
@@ -34,14 +33,7 @@ func TestEditFileWorkOnce(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g, dir := newWorkspaceGuard(t)
-			for name, content := range map[string]string{"a.txt": "one\ntwo\nthree\n", "src/b.txt": "bee\n"} {
-				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			workspacetest.WriteFiles(t, dir, map[string]string{"a.txt": "one\ntwo\nthree\n", "src/b.txt": "bee\n"})
 			ws := g.workspaces[g.defaultWorkspace]
 			req := ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name()}}
 			if tt.expected {

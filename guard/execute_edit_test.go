@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestPartialPatchSkipsWhatCannotApply: with partial set, an operation
@@ -305,14 +306,7 @@ func TestTruncatedEditIsNotApplied(t *testing.T) {
 // patch updated ends with a newline; the workspace ends byte for byte so.
 func TestPatchDiffAndFinalNewline(t *testing.T) {
 	g, dir := newWorkspaceGuard(t)
-	for name, content := range map[string]string{"old.txt": "bye\n", "a.txt": "one\ntwo", "src/m.go": "package m\n\nvar x = 1\n", "keep.txt": "same\n"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, dir, map[string]string{"old.txt": "bye\n", "a.txt": "one\ntwo", "src/m.go": "package m\n\nvar x = 1\n", "keep.txt": "same\n"})
 	patch := "*** Begin Patch\n" +
 		"*** Add File: new.txt\n+hello\n+world\n" +
 		"*** Delete File: old.txt\n" +

@@ -11,20 +11,8 @@ import (
 
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/workspace"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func applyPatchCall(patch string) repair.Call {
 	text, _ := repair.EncodeJSON(map[string]any{"patch": patch})
@@ -112,7 +100,7 @@ func TestExecuteUnifiedDiff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, dir := newWorkspaceGuard(t)
-			writeFiles(t, dir, udiffFiles)
+			workspacetest.WriteFiles(t, dir, udiffFiles)
 			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{
 				ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: applyPatchCall(tt.diff)}, Partial: tt.partial})
 			if err != nil {
@@ -141,7 +129,7 @@ func TestUnifiedDiffRoundTrip(t *testing.T) {
 		"*** Update File: src/calc.go\n@@ func Sub(a, b int) int {\n-\treturn a + b\n+\treturn a - b\n" +
 		"*** Update File: doc/a.md\n*** Move to: doc/b.md\n@@\n-old\n+new\n*** End Patch\n"
 	g, dir := newWorkspaceGuard(t)
-	writeFiles(t, dir, udiffFiles)
+	workspacetest.WriteFiles(t, dir, udiffFiles)
 	ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: applyPatchCall(patch)}})
 	if err != nil || !ex.Applied {
 		t.Fatalf("patch: %v %+v", err, ex.Violations)
@@ -149,7 +137,7 @@ func TestUnifiedDiffRoundTrip(t *testing.T) {
 	want := workspaceFiles(t, dir)
 
 	g2, dir2 := newWorkspaceGuard(t)
-	writeFiles(t, dir2, udiffFiles)
+	workspacetest.WriteFiles(t, dir2, udiffFiles)
 	ex2, err := g2.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(), Call: applyPatchCall(ex.Diff)}})
 	if err != nil || !ex2.Applied || !ex2.OK() {
 		t.Fatalf("diff:\n%s\n%v %+v", ex.Diff, err, ex2.Violations)
@@ -178,7 +166,7 @@ func TestUnifiedDiffValidation(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g, dir := newWorkspaceGuard(t)
-			writeFiles(t, dir, map[string]string{"x": "a\nb\nc\nd\n"})
+			workspacetest.WriteFiles(t, dir, map[string]string{"x": "a\nb\nc\nd\n"})
 			call := applyPatchCall(tt.diff)
 			v, err := g.Validate(context.Background(), ValidateRequest{SessionID: t.Name() + "/v", Call: call})
 			if err != nil {
@@ -212,7 +200,7 @@ func TestUnifiedDiffPathEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, dir := newWorkspaceGuard(t)
-	writeFiles(t, dir, map[string]string{"in.txt": "keep\n", ".git/config": "keep\n"})
+	workspacetest.WriteFiles(t, dir, map[string]string{"in.txt": "keep\n", ".git/config": "keep\n"})
 	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +256,7 @@ func TestUnifiedDiffAliases(t *testing.T) {
 	for _, name := range []string{"apply_unified_diff", "udiff"} {
 		t.Run(name, func(t *testing.T) {
 			g, dir := newWorkspaceGuard(t)
-			writeFiles(t, dir, map[string]string{"a.txt": "one\ntwo\n"})
+			workspacetest.WriteFiles(t, dir, map[string]string{"a.txt": "one\ntwo\n"})
 			text, _ := repair.EncodeJSON(map[string]any{"diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"})
 			ex, err := g.ExecuteEdit(context.Background(), ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: t.Name(),
 				Call: repair.Call{Name: name, Form: repair.FormText, Text: string(text)}}})

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // searchTree is lookTree with contents to search: text, a binary file, a
@@ -27,15 +28,7 @@ func searchTree(t *testing.T) (*Guard, string) {
 		"bin/blob.dat":       "hello\x00world",
 		"notes.txt":          "one\ntwo hello\nthree\nfour\nfive hello\r\nsix\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, dir, files)
 	if err := os.WriteFile(filepath.Join(dir, "hl-a.txt"), []byte("hello hard link\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestUndoNotUndoable: a folder deleted with its names and a file an
@@ -16,14 +17,7 @@ import (
 // that the session changed nothing.
 func TestUndoNotUndoable(t *testing.T) {
 	g, dir := newWorkspaceGuard(t)
-	for rel, s := range map[string]string{"folder/inner.txt": "in\n", "p.txt": "one\n"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, rel), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, dir, map[string]string{"folder/inner.txt": "in\n", "p.txt": "one\n"})
 	ctx := context.Background()
 	call := func(tool string, args map[string]any) *Execution {
 		t.Helper()

@@ -1,14 +1,13 @@
 package mcp_test
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/mcp"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestSearchTool searches over stdio and HTTP: the lines the model reads,
@@ -18,14 +17,7 @@ func TestSearchTool(t *testing.T) {
 	for name, connect := range transports {
 		t.Run(name, func(t *testing.T) {
 			s, ws := newServer(t, guard.Config{}, mcp.Options{})
-			for p, content := range map[string]string{"src/a.go": "package a\n\nfunc A() {}\n", "notes.md": "A note\n", ".git/config": "func x"} {
-				if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(ws, p), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			workspacetest.WriteFiles(t, ws, map[string]string{"src/a.go": "package a\n\nfunc A() {}\n", "notes.md": "A note\n", ".git/config": "func x"})
 			cs := connect(t, s, newClient())
 			res, sc := call(t, cs, "search_files", `{"pattern":"^func","context":1}`)
 			want := "src/a.go-2- \nsrc/a.go:3: func A() {}\n1 matching line in 1 file matching \"^func\" in the workspace (searched 2 files).\n"

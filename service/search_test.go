@@ -2,8 +2,6 @@ package service_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 // TestSearchFiles searches over a loopback server: matching lines with
@@ -21,18 +20,10 @@ import (
 // mistakes statuses.
 func TestSearchFiles(t *testing.T) {
 	c, ws := startWorkspace(t, service.Config{Config: guard.Config{AgentRoot: "/home/user/project"}})
-	for name, content := range map[string]string{
+	workspacetest.WriteFiles(t, ws, map[string]string{
 		"src/a.go": "package a\n\nfunc A() {}\n", "src/b.go": "package a\n\nfunc B() {}\nfunc C() {}\n",
 		"img.bin": "func\x00", ".git/config": "func secret\n",
-	} {
-		p := filepath.Join(ws, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ctx := context.Background()
 	rc := &toolguardv1.RequestContext{SessionId: "search"}
 	r, err := c.SearchFiles(ctx, &toolguardv1.SearchFilesRequest{Context: rc, Pattern: `^func \w`, Path: "/home/user/project/src", Before: 1, MaxResults: 2})

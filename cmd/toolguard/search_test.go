@@ -1,23 +1,16 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolguard/toolguard/workspace/workspacetest"
 )
 
 func TestSearchCommand(t *testing.T) {
 	ws := t.TempDir()
-	for p, content := range map[string]string{"src/a.go": "package a\n\nfunc A() {}\n", "src/a_test.go": "package a\n\nfunc TestA() {}\n",
-		"notes.md": "Func notes\n", ".git/config": "func x", "blob.bin": "func\x00"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(ws, p), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	workspacetest.WriteFiles(t, ws, map[string]string{"src/a.go": "package a\n\nfunc A() {}\n", "src/a_test.go": "package a\n\nfunc TestA() {}\n",
+		"notes.md": "Func notes\n", ".git/config": "func x", "blob.bin": "func\x00"})
 	tests := []struct {
 		name     string
 		args     []string
