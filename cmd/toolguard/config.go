@@ -198,6 +198,11 @@ func parseSettings[C any](fs *flag.FlagSet, settings []setting[C], def C, args [
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
+		// A command whose configuration takes positional arguments reads them.
+		if p, ok := any(&cfg).(interface{ setArgs([]string) }); ok {
+			p.setArgs(fs.Args())
+			return cfg, nil
+		}
 		return cfg, fmt.Errorf("%w %q", errStrayArg, fs.Arg(0))
 	}
 	return cfg, nil
