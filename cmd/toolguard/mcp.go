@@ -45,6 +45,7 @@ func defaultMCPConfig() mcpConfig {
 	def := mcpConfig{Config: service.DefaultConfig(), HTTPSessionTimeout: mcp.DefaultSessionTimeout, MaxHTTPSessions: mcp.DefaultMaxSessions,
 		MaxConnections: 2048, HTTPBodyTimeout: mcp.DefaultBodyTimeout}
 	def.Workspace = "."
+	def.Profile = mcp.ProfileToolguard
 	return def
 }
 
