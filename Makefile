@@ -66,7 +66,7 @@ deps: ## install the Debian packages the tests need (as root; otherwise prints t
 	scripts/deps.sh
 
 .PHONY: test
-test: deps test-go bench-smoke e2e test-python test-typescript mcp-conformance ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the MCP conformance scenarios
+test: deps test-go bench-smoke e2e test-python test-typescript mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the MCP conformance scenarios, the filesystem profile beside the reference server
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector
@@ -83,6 +83,11 @@ test-typescript: build ## run the TypeScript client's tests against a real serve
 .PHONY: mcp-conformance
 mcp-conformance: build ## run the MCP conformance suite's protocol scenarios against toolguard mcp --http (npm ci when needed)
 	scripts/mcp_conformance.sh $(BIN)/toolguard
+
+.PHONY: mcp-dropin
+mcp-dropin: build ## run one script against @modelcontextprotocol/server-filesystem and toolguard mcp --profile filesystem, comparing each tool's answers (npm ci when needed)
+	[ -d bench/mcp/node_modules ] || (cd bench/mcp && npm ci --no-audit --no-fund)
+	node bench/mcp/dropin.mjs $(CURDIR)/$(BIN)/toolguard
 
 # The pictures of docs/benchmarks.md: short runs (the charts show ratios of
 # sides measured in the same run), captured so the SVGs redraw from the file.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -36,7 +35,11 @@ func BenchmarkSearchVsRipgrep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dirs := []string{filepath.Join(runtime.GOROOT(), "src"), repo}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	dirs := []string{filepath.Join(string(bytes.TrimSpace(goroot)), "src"), repo}
 	var guards []*guard.Guard
 	for _, d := range dirs {
 		cfg := guard.DefaultConfig()

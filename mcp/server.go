@@ -36,6 +36,10 @@ type Options struct {
 	// Workspaces are the guard's workspaces, name to directory: MCP roots
 	// may narrow them to those inside a root, never widen them.
 	Workspaces map[string]string
+	// Profile names the tools listed: "" or ProfileToolguard for
+	// toolguard's own, ProfileFilesystem for the reference file server's
+	// (profile_filesystem.go).
+	Profile string
 	// MaxRequestBytes bounds an HTTP request's body and a stdio message; 0
 	// is the SDK's bounds (4 MiB, 16 MiB). A write carries a whole file,
 	// JSON-escaped.
@@ -148,7 +152,11 @@ func (s *Server) server(modelID string) (*sdk.Server, error) {
 			RootsListChangedHandler: s.rootsChanged, //nolint:staticcheck // SA1019: roots still narrow clients on protocol versions before 2026-07-28
 		})
 	srv.AddReceivingMiddleware(claimSlot)
-	if err := s.addTools(srv, modelID, family); err != nil {
+	add := s.addTools
+	if s.opts.Profile == ProfileFilesystem {
+		add = s.addFilesystemTools
+	}
+	if err := add(srv, modelID, family); err != nil {
 		return nil, err
 	}
 	s.servers[family] = srv

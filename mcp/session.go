@@ -78,6 +78,17 @@ func (s *Server) rootsChanged(_ context.Context, req *sdk.RootsListChangedReques
 // one, narrowed by the client's roots to the workspaces inside one of them
 // and by the caller's grants. A refusal is a message for the model.
 func (s *Server) workspaceFor(ctx context.Context, ss *sdk.ServerSession, c *auth.Caller) (string, string) {
+	names, refusal := s.workspacesFor(ctx, ss, c)
+	if len(names) == 0 {
+		return "", refusal
+	}
+	return names[0], ""
+}
+
+// workspacesFor lists the workspaces a session may act on, the one its
+// calls act on by default first; none with a refusal for the model, or
+// none at all when the server has none.
+func (s *Server) workspacesFor(ctx context.Context, ss *sdk.ServerSession, c *auth.Caller) ([]string, string) {
 	names := make([]string, 0, len(s.opts.Workspaces))
 	for name := range s.opts.Workspaces {
 		names = append(names, name)
@@ -92,22 +103,18 @@ func (s *Server) workspaceFor(ctx context.Context, ss *sdk.ServerSession, c *aut
 	if c != nil {
 		names = slices.DeleteFunc(names, func(n string) bool { return !c.MayUse(n) })
 		if len(names) == 0 {
-			return "", fmt.Sprintf("principal %q is granted none of the server's workspaces", c.Principal)
+			return nil, fmt.Sprintf("principal %q is granted none of the server's workspaces", c.Principal)
 		}
 	}
 	roots := s.rootsOf(ctx, ss)
 	if roots == nil {
-		if len(names) == 0 {
-			return "", ""
-		}
-		return names[0], ""
+		return names, ""
 	}
-	for _, n := range names {
-		if insideAny(s.opts.Workspaces[n], roots) {
-			return n, ""
-		}
+	names = slices.DeleteFunc(names, func(n string) bool { return !insideAny(s.opts.Workspaces[n], roots) })
+	if len(names) > 0 {
+		return names, ""
 	}
-	return "", fmt.Sprintf("the client's roots (%s) contain none of the server's workspaces; toolguard acts only inside a workspace the server was started with, and roots may narrow them but not add to them",
+	return nil, fmt.Sprintf("the client's roots (%s) contain none of the server's workspaces; toolguard acts only inside a workspace the server was started with, and roots may narrow them but not add to them",
 		strings.Join(roots, ", "))
 }
 

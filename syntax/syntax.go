@@ -80,6 +80,8 @@ func register(name string, extensions, shebangs []string, check Checker) {
 
 // registerUnavailable adds a language this build cannot check, saying why,
 // unless a checker registered it already.
+//
+//nolint:unused // the tree-sitter languages' build without cgo registers them so
 func registerUnavailable(name string, extensions, shebangs []string, why string) {
 	mu.Lock()
 	defer mu.Unlock()

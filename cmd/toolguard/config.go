@@ -206,6 +206,17 @@ func parseSettings[C any](fs *flag.FlagSet, settings []setting[C], def C, args [
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
+		// A command whose configuration takes positional arguments reads
+		// them, flags between them parsed too.
+		if p, ok := any(&cfg).(interface{ setArgs([]string) }); ok {
+			for fs.NArg() > 0 {
+				p.setArgs(fs.Args()[:1])
+				if err := fs.Parse(fs.Args()[1:]); err != nil {
+					return cfg, err
+				}
+			}
+			return cfg, nil
+		}
 		return cfg, fmt.Errorf("%w %q", errStrayArg, fs.Arg(0))
 	}
 	return cfg, nil

@@ -32,6 +32,10 @@ type mcpConfig struct {
 	AllowedOrigins              []string
 	MaxConnections              int
 	HTTPBodyTimeout             time.Duration
+	// Profile names the tools served (mcp.Profiles); AllowedDirs are the
+	// filesystem profile's positional directories (mcp_profile.go).
+	Profile     string
+	AllowedDirs []string
 }
 
 // defaultMCPConfig is serve's core defaults, the current directory as the
@@ -41,13 +45,14 @@ func defaultMCPConfig() mcpConfig {
 	def := mcpConfig{Config: service.DefaultConfig(), HTTPSessionTimeout: mcp.DefaultSessionTimeout, MaxHTTPSessions: mcp.DefaultMaxSessions,
 		MaxConnections: 2048, HTTPBodyTimeout: mcp.DefaultBodyTimeout}
 	def.Workspace = "."
+	def.Profile = mcp.ProfileToolguard
 	return def
 }
 
 // Validate checks the core's settings and refuses an unauthenticated HTTP
 // server beyond loopback, as serve does.
 func (c mcpConfig) Validate() error {
-	errs := []error{c.Config.Config.Validate()}
+	errs := []error{c.Config.Config.Validate(), c.validateProfile()}
 	if c.HTTP != "" && c.AuthTokensFile == "" && !c.AllowUnauthenticated && !auth.IsLoopback(c.HTTP) {
 		errs = append(errs, fmt.Errorf("refusing to serve MCP on %s without authentication: it is not a loopback address; "+
 			"set --auth-tokens-file, or --allow-unauthenticated if that is intended", c.HTTP))
@@ -111,6 +116,8 @@ func mcpSettings() []setting[mcpConfig] {
 			func(c *mcpConfig) flag.Value { return (*listValue)(&c.AllowedOrigins) }},
 		{"max-connections", "TOOLGUARD_MCP_MAX_CONNECTIONS", "most HTTP connections open at once (`number`); more wait to be accepted",
 			func(c *mcpConfig) flag.Value { return (*intValue)(&c.MaxConnections) }},
+		{"profile", "TOOLGUARD_MCP_PROFILE", "the tools served (`name`): toolguard (its own) or filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, its names, arguments and answers; directories after the flags are its allowed directories)",
+			func(c *mcpConfig) flag.Value { return (*stringValue)(&c.Profile) }},
 		{"http-body-timeout", "TOOLGUARD_MCP_HTTP_BODY_TIMEOUT", "`duration` an HTTP request's body may take to arrive before the request and its connection are ended",
 			func(c *mcpConfig) flag.Value { return (*durationValue)(&c.HTTPBodyTimeout) }},
 	}
@@ -124,10 +131,12 @@ func mcpSettings() []setting[mcpConfig] {
 // runMCP serves the guarded file tools over MCP until stdin closes (stdio),
 // or SIGINT or SIGTERM.
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("mcp", "Usage: toolguard mcp [--workspace DIR] [--http ADDR] [flags]\n\n"+
+	fs := newFlagSet("mcp", "Usage: toolguard mcp [--workspace DIR] [--http ADDR] [flags]\n"+
+		"       toolguard mcp --profile filesystem [flags] DIR...\n\n"+
 		"Serves toolguard's file tools (write_to_file, edit, multi_edit, replace_in_file, apply_patch, read_file\n"+
 		"and the --tools-file tools) over the Model Context Protocol: on stdin and stdout by default, or over\n"+
-		"streamable HTTP with --http. Logs go to stderr.\n\nFlags:\n\n", stderr)
+		"streamable HTTP with --http. Logs go to stderr. With --profile filesystem it serves the tools of\n"+
+		"@modelcontextprotocol/server-filesystem instead, guarded, the DIRs being its allowed directories.\n\nFlags:\n\n", stderr)
 	return runServer(fs, mcpSettings(), defaultMCPConfig(), args, stderr,
 		func(c mcpConfig) (string, string) { return c.LogFormat, c.LogLevel },
 		func(ctx context.Context, cfg mcpConfig, log *zap.Logger) error {
@@ -136,6 +145,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Reader, stdout io.Writer) error {
+	cfg = cfg.withAllowedDirs()
 	if err := prepareWorkspaces(cfg.Config, log); err != nil {
 		return err
 	}
@@ -159,7 +169,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	opts := mcp.Options{ModelID: cfg.Model, Version: version, Workspaces: dirs, MaxRequestBytes: maxRequest, Log: log,
 		SessionTimeout: cfg.HTTPSessionTimeout, MaxSessions: cfg.MaxHTTPSessions, MaxSessionsPerPrincipal: cfg.MaxHTTPSessionsPerPrincipal,
 		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, AllowedOrigins: cfg.AllowedOrigins, BodyTimeout: cfg.HTTPBodyTimeout,
-		Metrics: reg}
+		Metrics: reg, Profile: cfg.Profile}
 	if cfg.HTTP != "" && cfg.AuthTokensFile != "" {
 		if opts.Principals, err = auth.TokenPrincipals(cfg.AuthTokensFile, dirs); err != nil {
 			return err

@@ -182,8 +182,8 @@ func TestMCPSettings(t *testing.T) {
 			}
 		}
 	}
-	if len(own) != 8 {
-		t.Errorf("%d MCP flags of its own, want 8: %v", len(own), own)
+	if len(own) != 9 {
+		t.Errorf("%d MCP flags of its own, want 9: %v", len(own), own)
 	}
 	for _, tt := range []struct {
 		args []string
