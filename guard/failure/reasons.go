@@ -34,6 +34,10 @@ const (
 	SchemaRefNotAllowed   Reason = "SCHEMA_REF_NOT_ALLOWED"
 	WrongRPC              Reason = "WRONG_RPC"
 	InvalidColumn         Reason = "INVALID_COLUMN"
+	PathsRequired         Reason = "PATHS_REQUIRED"
+	TooManyPaths          Reason = "TOO_MANY_PATHS"
+	TooManyPatterns       Reason = "TOO_MANY_PATTERNS"
+	FieldTooLong          Reason = "FIELD_TOO_LONG"
 
 	// Access.
 	TokenRequired       Reason = "TOKEN_REQUIRED"
@@ -95,6 +99,10 @@ var table = []Info{
 	{SchemaRefNotAllowed, Invalid, false, "a tool schema refers outside itself"},
 	{WrongRPC, Invalid, false, "a call sent to the RPC of another action (an edit to ExecuteWrite)"},
 	{InvalidColumn, Invalid, false, "a read's column is past its line's end or inside a character"},
+	{PathsRequired, Invalid, false, "a request for several paths names none"},
+	{TooManyPaths, Invalid, false, "a request names more paths than one call takes"},
+	{TooManyPatterns, Invalid, false, "a listing, find or search gives more exclude patterns than one call takes"},
+	{FieldTooLong, Invalid, false, "a field is longer than its bound (a search's pattern or glob)"},
 	{TokenRequired, Unauthenticated, false, "no bearer token"},
 	{TokenInvalid, Unauthenticated, false, "a bearer token the server does not hold"},
 	{WorkspaceNotGranted, Denied, false, "a workspace the caller was not granted"},

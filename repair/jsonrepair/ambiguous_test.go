@@ -33,6 +33,7 @@ func TestQuoteReadings(t *testing.T) {
 		{"a quote on a line of its own before the closing one", "{\"a\": \"hello\n\"\n\",}", "", false},
 		{"only marks after a quote before a colon", `{ "a" : "{ b": {} }" }`, "", false},
 		// One reading.
+		{"escaped quotes beside typographic ones", "{\"a\": \"say \\\"hi\\\" and \u201csmart\u201d ok\",}", "{\"a\":\"say \\\"hi\\\" and \u201csmart\u201d ok\"}", false},
 		{"a quoted value ending a line, more lines after", "{\"content\": \"name: \"v\"\nmore\"}", `{"content":"name: \"v\"\nmore"}`, false},
 		{"forgotten closing quote before the bracket", `{"url": "https://x.org/a}`, `{"url":"https://x.org/a"}`, false},
 		{"quotation inside a value", `{"msg": "he said "hi" twice"}`, `{"msg":"he said \"hi\" twice"}`, false},

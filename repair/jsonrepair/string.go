@@ -223,7 +223,7 @@ func (p *repairParser) controlChar(t *strText) {
 // its closing quote forgotten, at an earlier comma.
 func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx parseCtx) (string, bool) {
 	if p.endsString(p.i+size, ctx) {
-		if t.escapedQuote && t.raw || p.otherEnd(t, size, ctx) {
+		if t.escapedQuote && t.rawASCII || p.otherEnd(t, size, ctx) {
 			p.settle(t)
 		}
 		out := t.String(p.i)
@@ -237,6 +237,7 @@ func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx p
 	}
 	p.note("escaped quotes inside strings")
 	t.raw = true
+	t.rawASCII = t.rawASCII || p.s[p.i] == t.close
 	t.rawQuotes++
 	// A quote before a space or a comma could have closed the string, the
 	// rest being stray text ("data" AAAA); one before a word opens a
@@ -502,6 +503,9 @@ type strText struct {
 	// escapedQuote: the string escapes its closing quote somewhere (\");
 	// raw: it holds one unescaped.
 	escapedQuote, raw bool
+	// rawASCII: a quote taken for content is the string's own ASCII one,
+	// not a typographic one, which JSON never escapes.
+	rawASCII bool
 }
 
 func (t *strText) keep(from, to int) {
