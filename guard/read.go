@@ -193,7 +193,9 @@ func (g *Guard) readCall(ctx context.Context, req ExecuteRequest, callersColumn 
 		if err := g.read(ws, res, out, callersColumn); err != nil {
 			return nil, err
 		}
-		g.viewFolder(req.ValidateRequest, res)
+		if err := g.viewFolder(ctx, ws, req.ValidateRequest, res, out); err != nil {
+			return nil, err
+		}
 	}
 	v, err := g.concludeAnswered(ctx, req.ValidateRequest, res)
 	if err != nil {

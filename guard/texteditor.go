@@ -1,12 +1,15 @@
 package guard
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 // Anthropic's text editor tool (str_replace_based_edit_tool) is a
@@ -86,19 +89,30 @@ func viewRange(req ValidateRequest, extra []*repair.Tool, res *repair.Result) {
 	}
 }
 
-// viewFolder refuses, in words, a view of a folder: no listing is served
-// through the text editor tool.
-func (g *Guard) viewFolder(req ValidateRequest, res *repair.Result) {
+// viewFolder answers a view of a folder as Anthropic's tool does: the
+// files and folders in it, two levels deep (list_directory's listing),
+// where the read refused the path as a directory.
+func (g *Guard) viewFolder(ctx context.Context, ws *workspace.Workspace, req ValidateRequest, res *repair.Result, out *Read) error {
 	if !g.reg.IsMultiplexer(req.Call.Name) {
-		return
+		return nil
 	}
-	for i, v := range res.Violations {
-		if v.Param == "path" && v.Code == CodeNotRegular && strings.Contains(v.Message, "director") {
-			path, _ := res.Args["path"].(string)
-			res.Violations[i].Message = fmt.Sprintf("The path %s is a directory. view shows files only here, so it was not listed: "+
-				"view a file in it by its path.", path)
+	i := slices.IndexFunc(res.Violations, func(v repair.Violation) bool {
+		return v.Param == "path" && v.Code == CodeNotRegular && strings.Contains(v.Message, "director")
+	})
+	if i < 0 || len(res.Violations) != 1 {
+		return nil
+	}
+	path, _ := res.Args["path"].(string)
+	l, err := list(ctx, ws, lookArgs{path: path, max: DefaultListEntries}, 2)
+	if err != nil {
+		if workspace.CodeOf(err) == "" {
+			return err
 		}
+		return nil // the read's refusal stands
 	}
+	res.Violations = nil
+	out.FileText = FileText{Path: l.Path, Content: fmt.Sprintf("Here's the files and directories up to 2 levels deep in %s:\n%s", path, l.Text())}
+	return nil
 }
 
 // textEditorMessages words a failed str_replace as Anthropic's tool does

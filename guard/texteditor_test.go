@@ -19,7 +19,7 @@ func textEditorCall(args string) ValidateRequest {
 }
 
 // TestTextEditorView: view reads through read_file, view_range as offset and
-// limit, a folder refused in words; the ranges Anthropic's tool refuses are
+// limit, a folder listed two levels deep; the ranges Anthropic's tool refuses are
 // refused with its sentences.
 func TestTextEditorView(t *testing.T) {
 	g, dir := newWorkspaceGuard(t)
@@ -27,6 +27,9 @@ func TestTextEditorView(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "b.py"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -44,7 +47,7 @@ func TestTextEditorView(t *testing.T) {
 			"Invalid `view_range`: [3, 2]. Its second element `2` should be larger or equal than its first `3`"},
 		{"with offset", `{"command":"view","path":"a.py","view_range":[1,2],"offset":1}`, "", []string{repair.CodeConflictingParams}, "not both"},
 		{"past the end", `{"command":"view","path":"a.py","view_range":[9,10]}`, "", []string{repair.CodeInvalidValue}, "past the end"},
-		{"folder", `{"command":"view","path":"sub"}`, "", []string{CodeNotRegular}, "The path sub is a directory. view shows files only here"},
+		{"folder", `{"command":"view","path":"sub"}`, "Here's the files and directories up to 2 levels deep in sub:\n[FILE] sub/b.py (2 B)\n0 folders, 1 file (2 B).\n", nil, ""},
 		{"outside", `{"command":"view","path":"../x"}`, "", []string{repair.CodeOutsideWorkspace}, ""},
 		{"denied", `{"command":"view","path":".git/config"}`, "", []string{repair.CodeDeniedPath}, ""},
 	}
