@@ -12,7 +12,7 @@ import (
 func TestCompare(t *testing.T) {
 	type change struct{ before, after string }
 	langs := []struct {
-		path                           string
+		path                            string
 		clean, breaks, stillBroken, fix change
 	}{
 		{"a.go",
