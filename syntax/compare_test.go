@@ -43,8 +43,8 @@ func TestCompare(t *testing.T) {
 		{"a.toml",
 			change{"a = 1\n", "a = 2\n"},
 			change{"a = 1\nb = 2\n", "a = 1\nb = \n"},
-			change{"x = 0\na = 1\na = 2\n", "# top\nx = 0\na = 1\na = 2\n"},
-			change{"a = 1\na = 2\n", "a = 1\nb = 2\n"}},
+			change{"x = 0\na = \n", "# top\nx = 0\na = \n"},
+			change{"a = \n", "a = 2\n"}},
 	}
 	ctx := context.Background()
 	for _, l := range langs {

@@ -35,7 +35,7 @@ func TestPureGoLanguages(t *testing.T) {
 		{"yaml tab", "a.yaml", "yaml", "a:\n\t- b\n", 2, 0, "cannot start any token"},
 		{"toml clean", "a.toml", "toml", "[server]\nport = 80\nnames = [\"a\", \"b\"]\n", 0, 0, ""},
 		{"toml missing value", "a.toml", "toml", "a = 1\nb = \n", 2, 5, "unexpected character"},
-		{"toml key twice", "a.toml", "toml", "a = 1\na = 2\n", 2, 1, "already defined"},
+		{"toml unclosed array", "a.toml", "toml", "a = 1\nb = [1, 2\n", 2, 10, "array is incomplete"},
 		{"node shebang", "bin/run", "javascript", "#!/usr/bin/env node\nconsole.log((1)\n", 3, 1, `Expected ")"`},
 		{"ts-node shebang", "bin/run", "typescript", "#!/usr/bin/env ts-node\nlet a: number = 1;\n", 0, 0, ""},
 	}
