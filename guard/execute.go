@@ -234,9 +234,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	ex.Verdict = v
 	if ran {
 		editFeedback(res, ex)
-		if res.OK() {
-			ex.Feedback = syntaxFeedback(ex, res.ToolName)
-		}
+		reportSyntax(res, ex)
 		g.observer.Execution(ex)
 	}
 	if err := g.elide(ex); err != nil {

@@ -179,6 +179,15 @@ func (g *Guard) refuseSyntax(res *repair.Result, param, tool string, sc *SyntaxC
 	return true
 }
 
+// reportSyntax gives a usable call's execution, in report mode, the
+// feedback that tells the model the syntax errors it added (a usable call
+// has no other).
+func reportSyntax(res *repair.Result, ex *Execution) {
+	if res.OK() {
+		ex.Feedback = syntaxFeedback(ex, res.ToolName)
+	}
+}
+
 // syntaxFeedback tells the model, in report mode, the errors its change
 // added to files that were written all the same.
 func syntaxFeedback(ex *Execution, tool string) string {
