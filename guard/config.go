@@ -18,6 +18,7 @@ import (
 	"github.com/toolguard/toolguard/internal/lifecycle"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/syntax"
 	"github.com/toolguard/toolguard/workspace"
 )
 
@@ -75,6 +76,13 @@ type Config struct {
 	SearchMaxFiles   int
 	SearchMaxBytes   int64
 	SearchTimeout    time.Duration
+
+	// SyntaxCheck is SyntaxReport (empty too), SyntaxRefuse or SyntaxOff,
+	// for every workspace (syntax.go); SyntaxMaxBytes and SyntaxTimeout
+	// bound one check (0: syntax.DefaultLimits).
+	SyntaxCheck    string
+	SyntaxMaxBytes int64
+	SyntaxTimeout  time.Duration
 }
 
 // The modes of Config.Mode.
@@ -106,6 +114,9 @@ func DefaultConfig() Config {
 		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
 		RedisTimeout:   session.DefaultRedisTimeout,
 		Mode:           ModeEnforce,
+		SyntaxCheck:    SyntaxReport,
+		SyntaxMaxBytes: int64(syntax.DefaultLimits.MaxBytes),
+		SyntaxTimeout:  syntax.DefaultLimits.Timeout,
 
 		UndoSessionBytes: session.DefaultHistorySessionBytes,
 		UndoTotalBytes:   session.DefaultHistoryTotalBytes,
@@ -148,6 +159,12 @@ func (c Config) Validate() error {
 	}
 	if c.Mode != "" && c.Mode != ModeEnforce && c.Mode != ModeObserve {
 		errs = append(errs, fmt.Errorf("mode %q: want %s or %s", c.Mode, ModeEnforce, ModeObserve))
+	}
+	if !validSyntaxMode(c.SyntaxCheck) {
+		errs = append(errs, fmt.Errorf("syntax check %q: want %s, %s or %s", c.SyntaxCheck, SyntaxReport, SyntaxRefuse, SyntaxOff))
+	}
+	if c.SyntaxMaxBytes < 0 || c.SyntaxTimeout < 0 {
+		errs = append(errs, errors.New("syntax check bounds must not be negative (0 is the default)"))
 	}
 	if c.LockTimeout <= 0 {
 		errs = append(errs, errors.New("lock timeout must be positive"))
@@ -312,8 +329,9 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
 		observeOnly: cfg.Mode == ModeObserve, history: history, log: log,
-		maxMedia: cfg.MaxMediaBytes,
-		search:   cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
+		maxMedia:   cfg.MaxMediaBytes,
+		syntaxMode: cmp.Or(cfg.SyntaxCheck, SyntaxReport), syntaxLimits: cfg.SyntaxLimits(),
+		search: cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
 	}
 	return g, cleanups.Run, nil
 }

@@ -424,5 +424,5 @@ func fixedSize(res *repair.Result, feedback string, ex *Execution) int {
 	for _, c := range ex.Changes {
 		n += len(c.Path) + len(c.MovedTo) + 256
 	}
-	return n
+	return n + syntaxSize(ex)
 }

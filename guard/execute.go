@@ -86,8 +86,10 @@ type Execution struct {
 	Diff       string
 	DiffElided *Elision
 	Applied    bool
-	written    int64
-	batch      *editBatch // set by edit calls, for their report
+	// Syntax has a check per changed file of a known language (syntax.go).
+	Syntax  []SyntaxCheck
+	written int64
+	batch   *editBatch // set by edit calls, for their report
 }
 
 // Messages of a full or read-only workspace: the call was fine, the files
@@ -243,6 +245,7 @@ func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	ex.Verdict = v
 	if ran {
 		editFeedback(res, ex)
+		reportSyntax(res, ex)
 		g.observer.Execution(ex)
 	}
 	if err := g.elide(ex); err != nil {
@@ -290,6 +293,16 @@ func (g *Guard) write(ctx context.Context, ws *workspace.Workspace, req ExecuteR
 		change.Kind = ChangeModified
 	}
 	ex.Changes = []FileChange{change}
+	if change.Kind != ChangeUnchanged {
+		var before []byte
+		if existed {
+			before = old
+		}
+		if g.refuseSyntax(res, "content", res.ToolName, g.checkSyntax(ex, rel, before, []byte(content), nil)) {
+			g.checkAnswer(res, ex)
+			return nil
+		}
+	}
 	if !g.checkAnswer(res, ex) {
 		return nil
 	}

@@ -124,6 +124,10 @@ func (g *Guard) edit(ctx context.Context, ws *workspace.Workspace, req ExecuteRe
 		return nil // all-or-nothing: nothing written, the violations say why
 	}
 	ops = slices.DeleteFunc(ops, func(op *fileOp) bool { return op.skip })
+	if g.checkOpsSyntax(res, ops, ex) {
+		g.checkAnswer(res, ex)
+		return nil // refuse mode: nothing written, SYNTAX_ERROR says why
+	}
 	var diffs []string
 	for _, op := range ops {
 		if d := op.diff(); d != "" {

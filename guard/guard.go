@@ -19,6 +19,7 @@ import (
 	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/session"
+	"github.com/toolguard/toolguard/syntax"
 	"github.com/toolguard/toolguard/workspace"
 )
 
@@ -44,6 +45,9 @@ type Guard struct {
 	// largest file a search reads.
 	search       SearchLimits
 	maxFileBytes int64
+	// syntaxMode and syntaxLimits: Config.SyntaxCheck and its bounds.
+	syntaxMode   string
+	syntaxLimits syntax.Limits
 }
 
 // Registry returns the server's tool registry.

@@ -386,6 +386,7 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 	if ex != nil {
 		ex.Verdict = v
 		editFeedback(res, ex)
+		reportSyntax(res, ex)
 		s.g.observer.Execution(ex)
 		if err := s.g.elide(ex); err != nil {
 			return nil, err

@@ -30,6 +30,9 @@ type Verdict struct {
 	Read *guard.FileText `json:"read,omitempty"`
 	// Result is what a look tool found (a listing, matches, ...).
 	Result guard.LookResult `json:"result,omitempty"`
+	// SyntaxChecks are the syntax checks of the files a write or edit
+	// changed (docs/syntax-check.md).
+	SyntaxChecks []SyntaxCheck `json:"syntax_checks,omitempty"`
 }
 
 // Mistakes is the session's consecutive-mistake state.
@@ -58,6 +61,8 @@ type Edit struct {
 	Strategy   string  `json:"strategy,omitempty"`
 	Similarity float64 `json:"similarity,omitempty"`
 	Line       int     `json:"line,omitempty"`
+	// SyntaxErrors are the syntax errors this edit added.
+	SyntaxErrors []SyntaxFinding `json:"syntax_errors,omitempty"`
 }
 
 var changeKinds = map[guard.ChangeKind]string{
@@ -96,12 +101,17 @@ func executionResult(ex *guard.Execution) *sdk.CallToolResult {
 		b.WriteString(guard.DescribeChange(c) + "\n")
 	}
 	for _, e := range ex.Edits {
-		sv.Edits = append(sv.Edits, Edit{Index: e.Index, Path: e.Path, Status: string(e.Status), Strategy: string(e.Strategy), Similarity: e.Similarity, Line: e.Line})
+		sv.Edits = append(sv.Edits, Edit{Index: e.Index, Path: e.Path, Status: string(e.Status), Strategy: string(e.Strategy), Similarity: e.Similarity, Line: e.Line,
+			SyntaxErrors: syntaxFindings(ex.EditSyntax(e))})
 		if e.Strategy != "" && e.Strategy != edit.StrategyExact {
 			fmt.Fprintf(&b, "edit %d at line %d matched by %s (similarity %.2f)\n", e.Index, e.Line, strings.ToLower(string(e.Strategy)), e.Similarity)
 		}
 	}
 	b.WriteString(repairsLine(ex.Repairs))
+	sv.SyntaxChecks = syntaxChecks(ex.Syntax)
+	if sv.OK && ex.Feedback != "" {
+		b.WriteString(ex.Feedback) // report mode: the syntax errors the change added
+	}
 	if ex.Diff != "" {
 		b.WriteString("\n" + ex.Diff)
 	} else if ex.DiffElided != nil {

@@ -34,6 +34,7 @@ var (
 		repair.CodeDeniedPath,
 		guard.CodeEditNotFound, guard.CodeEditAmbiguous, guard.CodeFileNotFound,
 		guard.CodeFileExists, guard.CodeNotRegular, guard.CodeFileTooLarge,
+		guard.CodeSyntaxError,
 	}
 	familyValues     = []string{repair.FamilyGeneric, repair.FamilyNativeNextGen, repair.FamilyNativeGPT5}
 	editStatusValues = []string{
@@ -73,10 +74,12 @@ type productMetrics struct {
 	written      prometheus.Counter
 	notCounted   prometheus.Counter
 	streamCalls  *counterTable // format × outcome
+	syntaxChecks *counterTable // lang × outcome
 
 	tools, families, repairCodes, violationCodes labelSet
 	statuses, rungs, outcomes, streamOutcomes    labelSet
 	formats                                      labelSet
+	langs, syntaxOutcomes                        labelSet
 	formatIndex                                  map[stream.Format]int
 }
 
@@ -93,6 +96,8 @@ func newProductMetrics(tools []string) *productMetrics {
 		outcomes:       newLabelSet(outcomeValues...),
 		streamOutcomes: newLabelSet(streamOutcomes...),
 		formatIndex:    map[stream.Format]int{},
+		langs:          newLabelSet(syntaxLanguages()...),
+		syntaxOutcomes: newLabelSet(syntaxOutcomeValues()...),
 	}
 	formatNames := make([]string, len(observedStreamFormats))
 	for i, f := range observedStreamFormats {
@@ -127,13 +132,16 @@ func newProductMetrics(tools []string) *productMetrics {
 	p.streamCalls = newCounterTable(opts("stream_calls_total",
 		"Tool calls concluded in StreamToolCalls, by stream format and outcome (usable, unusable, truncated)."),
 		[]string{"format", "outcome"}, p.formats, p.streamOutcomes)
+	p.syntaxChecks = newCounterTable(opts("syntax_checks_total",
+		"Files a write or edit changed, checked for syntax before and after, by language and outcome (clean, added, still_broken, now_parses, not_checked)."),
+		[]string{"lang", "outcome"}, p.langs, p.syntaxOutcomes)
 	return p
 }
 
 func (p *productMetrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		p.verdicts.vec, p.repairs.vec, p.violations.vec, p.limitReached.vec,
-		p.edits.vec, p.written, p.streamCalls.vec, p.notCounted,
+		p.edits.vec, p.written, p.streamCalls.vec, p.notCounted, p.syntaxChecks.vec,
 	}
 }
 
@@ -188,6 +196,9 @@ func (p *productMetrics) Execution(ex *guard.Execution) {
 			rung = rungNone
 		}
 		p.edits.add(1, p.statuses.of(string(e.Status)), p.rungs.of(rung))
+	}
+	for _, c := range ex.Syntax {
+		p.syntaxChecks.add(1, p.langs.of(c.Lang), p.syntaxOutcomes.of(string(c.Outcome)))
 	}
 	if n := ex.BytesWritten(); n > 0 {
 		p.written.Add(float64(n))

@@ -80,7 +80,7 @@ func TestProductMetricsMapping(t *testing.T) {
 	p.Execution(&guard.Execution{Edits: []guard.EditOutcome{
 		{EditResult: edit.EditResult{Status: edit.StatusApplied, Strategy: edit.StrategyFuzzy}},
 		{EditResult: edit.EditResult{Status: edit.StatusNotFound}},
-	}})
+	}, Syntax: []guard.SyntaxCheck{{Lang: "go", Outcome: guard.SyntaxAdded}, {Lang: "yaml", Outcome: guard.SyntaxClean}, {Lang: "cobol", Outcome: guard.SyntaxClean}}})
 	p.StreamCall(stream.Hermes, guard.StreamCallTruncated)
 	p.StreamCall(stream.Format(99), guard.StreamCallUsable)
 
@@ -91,6 +91,9 @@ func TestProductMetricsMapping(t *testing.T) {
 		value  float64
 	}{
 		{"toolguard_verdicts_total", []string{"outcome", "usable", "tool", "write_to_file"}, 1},
+		{"toolguard_syntax_checks_total", []string{"lang", "go", "outcome", "added"}, 1},
+		{"toolguard_syntax_checks_total", []string{"lang", "yaml", "outcome", "clean"}, 1},
+		{"toolguard_syntax_checks_total", []string{"lang", "other", "outcome", "clean"}, 1},
 		{"toolguard_verdicts_total", []string{"outcome", "unusable", "tool", "edit"}, 1},
 		{"toolguard_verdicts_total", []string{"outcome", "unusable", "tool", "other"}, 1},
 		{"toolguard_repairs_total", []string{"code", "TOOL_ALIAS", "model_family", "native-next-gen"}, 1},
@@ -128,7 +131,7 @@ func TestProductMetricsCardinalityIsBounded(t *testing.T) {
 		junk := fmt.Sprintf("junk-%d", i)
 		p.Verdict(verdict(junk, []string{junk}, []string{junk}, true), junk)
 		p.Execution(&guard.Execution{Edits: []guard.EditOutcome{{EditResult: edit.EditResult{
-			Status: edit.Status(junk), Strategy: edit.Strategy(junk)}}}})
+			Status: edit.Status(junk), Strategy: edit.Strategy(junk)}}}, Syntax: []guard.SyntaxCheck{{Lang: junk, Outcome: guard.SyntaxOutcome(junk)}}})
 		p.StreamCall(stream.Format(1000+i), guard.StreamCallOutcome(junk))
 	}
 	f := gather(t, reg)
@@ -158,6 +161,7 @@ func TestProductMetricsCardinalityIsBounded(t *testing.T) {
 		"toolguard_mistake_limit_reached_total": len(p.families.names),
 		"toolguard_edit_outcomes_total":         len(p.statuses.names) * len(p.rungs.names),
 		"toolguard_stream_calls_total":          len(p.formats.names) * len(p.streamOutcomes.names),
+		"toolguard_syntax_checks_total":         len(p.langs.names) * len(p.syntaxOutcomes.names),
 	}
 	for name, bound := range bounds {
 		if bound > 400 {

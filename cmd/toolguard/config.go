@@ -96,6 +96,12 @@ var coreSettings = []setting[guard.Config]{
 		func(c *guard.Config) flag.Value { return (*int64Value)(&c.SearchMaxBytes) }},
 	{"search-timeout", "TOOLGUARD_SEARCH_TIMEOUT", "longest `duration` one search_files call runs; what it found by then is answered, saying it stopped early",
 		func(c *guard.Config) flag.Value { return (*durationValue)(&c.SearchTimeout) }},
+	{"syntax-check", "TOOLGUARD_SYNTAX_CHECK", "`mode` of the syntax check after each write and edit: report (written, the model told), refuse (nothing written, SYNTAX_ERROR) or off; for every workspace",
+		func(c *guard.Config) flag.Value { return (*stringValue)(&c.SyntaxCheck) }},
+	{"syntax-check-max-bytes", "TOOLGUARD_SYNTAX_CHECK_MAX_BYTES", "largest file (`bytes`) the syntax check parses; a larger one is not checked",
+		func(c *guard.Config) flag.Value { return (*int64Value)(&c.SyntaxMaxBytes) }},
+	{"syntax-check-timeout", "TOOLGUARD_SYNTAX_CHECK_TIMEOUT", "longest `duration` one syntax check parses a file; a slower one is not checked",
+		func(c *guard.Config) flag.Value { return (*durationValue)(&c.SyntaxTimeout) }},
 }
 
 // serverSettings declares the fields service.Config adds to the core's.

@@ -35,7 +35,9 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	bindSetting(fs, &cfg, "agent-root")
 	// The server's deny list and lock directory from serve's variables, so an
 	// offline call gets the server's policy and waits for the servers' edits.
-	withEnv := []setting[guard.Config]{coreSetting("deny"), coreSetting("lock-dir"), coreSetting("lock-timeout")}
+	// The syntax check's mode and bounds likewise.
+	withEnv := []setting[guard.Config]{coreSetting("deny"), coreSetting("lock-dir"), coreSetting("lock-timeout"),
+		coreSetting("syntax-check"), coreSetting("syntax-check-max-bytes"), coreSetting("syntax-check-timeout")}
 	bindSettings(fs, withEnv, &cfg)
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
 	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")

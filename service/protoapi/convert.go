@@ -140,7 +140,7 @@ func ToolSpecToProto(t *repair.Tool, family string) (*toolguardv1.ToolSpec, erro
 
 // ExecutionToWriteResponse converts a write execution to its API form.
 func ExecutionToWriteResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteWriteResponse {
-	out := &toolguardv1.ExecuteWriteResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided)}
+	out := &toolguardv1.ExecuteWriteResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided), SyntaxChecks: syntaxChecksToProto(ex.Syntax)}
 	if len(ex.Changes) > 0 {
 		out.Change = fileChangeToProto(ex.Changes[0])
 	}
@@ -160,11 +160,13 @@ func ReadToProto(pv *toolguardv1.Verdict, r *guard.Read) *toolguardv1.ReadFileRe
 
 // ExecutionToEditResponse converts an edit execution to its API form.
 func ExecutionToEditResponse(pv *toolguardv1.Verdict, ex *guard.Execution) *toolguardv1.ExecuteEditResponse {
-	out := &toolguardv1.ExecuteEditResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided), Applied: ex.Applied}
+	out := &toolguardv1.ExecuteEditResponse{Verdict: pv, Diff: ex.Diff, DiffElided: elisionToProto(ex.DiffElided), Applied: ex.Applied,
+		SyntaxChecks: syntaxChecksToProto(ex.Syntax)}
 	for _, e := range ex.Edits {
 		r := &toolguardv1.EditResult{
 			Index: uint32(e.Index), Path: e.Path, Status: editStatusToProto(e.Status), Strategy: strategyToProto(e.Strategy),
 			Similarity: e.Similarity, Line: uint32(max(e.Line, 0)), Column: uint32(max(e.Column, 0)), Hint: e.Hint,
+			SyntaxErrors: syntaxFindingsToProto(ex.EditSyntax(e)),
 		}
 		for _, l := range e.Matches {
 			r.MatchLines = append(r.MatchLines, uint32(max(l, 0)))

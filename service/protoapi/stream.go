@@ -168,7 +168,8 @@ func StreamEventToProto(e guard.StreamEvent) (*toolguardv1.StreamToolCallsRespon
 		c := &toolguardv1.CallCompleteEvent{Index: index, Verdict: v, Truncated: e.Truncated}
 		if ex := e.Execution; ex != nil {
 			edit := ExecutionToEditResponse(v, ex)
-			c.Execution = &toolguardv1.Execution{Edits: edit.Edits, Changes: edit.Changes, Diff: edit.Diff, DiffElided: edit.DiffElided, Applied: edit.Applied}
+			c.Execution = &toolguardv1.Execution{Edits: edit.Edits, Changes: edit.Changes, Diff: edit.Diff, DiffElided: edit.DiffElided, Applied: edit.Applied,
+				SyntaxChecks: edit.SyntaxChecks}
 		}
 		return &toolguardv1.StreamToolCallsResponse{Event: &toolguardv1.StreamToolCallsResponse_CallComplete{CallComplete: c}}, nil
 	default: // stream.EventError

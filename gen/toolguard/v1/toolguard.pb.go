@@ -550,6 +550,72 @@ func (FileType) EnumDescriptor() ([]byte, []int) {
 	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{6}
 }
 
+// SyntaxOutcome is what a change did to a file's syntax.
+type SyntaxOutcome int32
+
+const (
+	SyntaxOutcome_SYNTAX_OUTCOME_UNSPECIFIED SyntaxOutcome = 0
+	// The file parses after the change.
+	SyntaxOutcome_SYNTAX_OUTCOME_CLEAN SyntaxOutcome = 1
+	// The change added syntax errors: reported (`errors`) in report mode,
+	// refused with SYNTAX_ERROR in refuse mode.
+	SyntaxOutcome_SYNTAX_OUTCOME_ADDED SyntaxOutcome = 2
+	// The file had syntax errors before and the change added none.
+	SyntaxOutcome_SYNTAX_OUTCOME_STILL_BROKEN SyntaxOutcome = 3
+	// The file had syntax errors before and has none after.
+	SyntaxOutcome_SYNTAX_OUTCOME_NOW_PARSES SyntaxOutcome = 4
+	// Not checked: over the check's size or time bound, or no parser for the
+	// language in this build (`reason`). Never a failure.
+	SyntaxOutcome_SYNTAX_OUTCOME_NOT_CHECKED SyntaxOutcome = 5
+)
+
+// Enum value maps for SyntaxOutcome.
+var (
+	SyntaxOutcome_name = map[int32]string{
+		0: "SYNTAX_OUTCOME_UNSPECIFIED",
+		1: "SYNTAX_OUTCOME_CLEAN",
+		2: "SYNTAX_OUTCOME_ADDED",
+		3: "SYNTAX_OUTCOME_STILL_BROKEN",
+		4: "SYNTAX_OUTCOME_NOW_PARSES",
+		5: "SYNTAX_OUTCOME_NOT_CHECKED",
+	}
+	SyntaxOutcome_value = map[string]int32{
+		"SYNTAX_OUTCOME_UNSPECIFIED":  0,
+		"SYNTAX_OUTCOME_CLEAN":        1,
+		"SYNTAX_OUTCOME_ADDED":        2,
+		"SYNTAX_OUTCOME_STILL_BROKEN": 3,
+		"SYNTAX_OUTCOME_NOW_PARSES":   4,
+		"SYNTAX_OUTCOME_NOT_CHECKED":  5,
+	}
+)
+
+func (x SyntaxOutcome) Enum() *SyntaxOutcome {
+	p := new(SyntaxOutcome)
+	*p = x
+	return p
+}
+
+func (x SyntaxOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SyntaxOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_toolguard_v1_toolguard_proto_enumTypes[7].Descriptor()
+}
+
+func (SyntaxOutcome) Type() protoreflect.EnumType {
+	return &file_toolguard_v1_toolguard_proto_enumTypes[7]
+}
+
+func (x SyntaxOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SyntaxOutcome.Descriptor instead.
+func (SyntaxOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{7}
+}
+
 // RequestContext identifies who a call belongs to. Every call-carrying request
 // has one.
 type RequestContext struct {
@@ -2064,7 +2130,10 @@ type ExecuteWriteResponse struct {
 	Diff string `protobuf:"bytes,3,opt,name=diff,proto3" json:"diff,omitempty"`
 	// Set when the diff was too large to send: `diff` is then empty and this
 	// gives its size and hash.
-	DiffElided    *Elision `protobuf:"bytes,4,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
+	DiffElided *Elision `protobuf:"bytes,4,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
+	// The syntax check of the file written (none for a kind of file no
+	// parser covers, or with --syntax-check off); see docs/syntax-check.md.
+	SyntaxChecks  []*SyntaxCheck `protobuf:"bytes,5,rep,name=syntax_checks,json=syntaxChecks,proto3" json:"syntax_checks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2123,6 +2192,13 @@ func (x *ExecuteWriteResponse) GetDiff() string {
 func (x *ExecuteWriteResponse) GetDiffElided() *Elision {
 	if x != nil {
 		return x.DiffElided
+	}
+	return nil
+}
+
+func (x *ExecuteWriteResponse) GetSyntaxChecks() []*SyntaxCheck {
+	if x != nil {
+		return x.SyntaxChecks
 	}
 	return nil
 }
@@ -2236,7 +2312,9 @@ type ExecuteEditResponse struct {
 	Applied bool `protobuf:"varint,5,opt,name=applied,proto3" json:"applied,omitempty"`
 	// Set when the diff was too large to send: `diff` is then empty and this
 	// gives its size and hash.
-	DiffElided    *Elision `protobuf:"bytes,6,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
+	DiffElided *Elision `protobuf:"bytes,6,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
+	// The syntax check of each file changed (docs/syntax-check.md).
+	SyntaxChecks  []*SyntaxCheck `protobuf:"bytes,7,rep,name=syntax_checks,json=syntaxChecks,proto3" json:"syntax_checks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2309,6 +2387,13 @@ func (x *ExecuteEditResponse) GetApplied() bool {
 func (x *ExecuteEditResponse) GetDiffElided() *Elision {
 	if x != nil {
 		return x.DiffElided
+	}
+	return nil
+}
+
+func (x *ExecuteEditResponse) GetSyntaxChecks() []*SyntaxCheck {
+	if x != nil {
+		return x.SyntaxChecks
 	}
 	return nil
 }
@@ -2602,7 +2687,10 @@ type EditResult struct {
 	// for AMBIGUOUS: where the matches are.
 	Hint string `protobuf:"bytes,8,opt,name=hint,proto3" json:"hint,omitempty"`
 	// For AMBIGUOUS: the 1-based start line of every match.
-	MatchLines    []uint32 `protobuf:"varint,9,rep,packed,name=match_lines,json=matchLines,proto3" json:"match_lines,omitempty"`
+	MatchLines []uint32 `protobuf:"varint,9,rep,packed,name=match_lines,json=matchLines,proto3" json:"match_lines,omitempty"`
+	// The syntax errors this edit added to its file (laid to the last
+	// applied edit of the file at or above the error's line).
+	SyntaxErrors  []*SyntaxFinding `protobuf:"bytes,10,rep,name=syntax_errors,json=syntaxErrors,proto3" json:"syntax_errors,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2696,6 +2784,13 @@ func (x *EditResult) GetHint() string {
 func (x *EditResult) GetMatchLines() []uint32 {
 	if x != nil {
 		return x.MatchLines
+	}
+	return nil
+}
+
+func (x *EditResult) GetSyntaxErrors() []*SyntaxFinding {
+	if x != nil {
+		return x.SyntaxErrors
 	}
 	return nil
 }
@@ -3761,7 +3856,9 @@ type Execution struct {
 	Applied bool `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"`
 	// Set when the diff was too large to send: `diff` is then empty and this
 	// gives its size and hash.
-	DiffElided    *Elision `protobuf:"bytes,5,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
+	DiffElided *Elision `protobuf:"bytes,5,opt,name=diff_elided,json=diffElided,proto3" json:"diff_elided,omitempty"`
+	// The syntax check of each file changed (docs/syntax-check.md).
+	SyntaxChecks  []*SyntaxCheck `protobuf:"bytes,6,rep,name=syntax_checks,json=syntaxChecks,proto3" json:"syntax_checks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3827,6 +3924,13 @@ func (x *Execution) GetApplied() bool {
 func (x *Execution) GetDiffElided() *Elision {
 	if x != nil {
 		return x.DiffElided
+	}
+	return nil
+}
+
+func (x *Execution) GetSyntaxChecks() []*SyntaxCheck {
+	if x != nil {
+		return x.SyntaxChecks
 	}
 	return nil
 }
@@ -5671,6 +5775,178 @@ func (x *ReadMediaFileResponse) GetSha256() string {
 	return ""
 }
 
+// SyntaxCheck is the check of one changed file, before and after.
+type SyntaxCheck struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Workspace-relative path (a moved file's new one).
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The language checked ("go", "typescript", ...).
+	Language string        `protobuf:"bytes,2,opt,name=language,proto3" json:"language,omitempty"`
+	Outcome  SyntaxOutcome `protobuf:"varint,3,opt,name=outcome,proto3,enum=toolguard.v1.SyntaxOutcome" json:"outcome,omitempty"`
+	// Why the file was not checked (NOT_CHECKED).
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The errors the change added, the first five.
+	Errors []*SyntaxFinding `protobuf:"bytes,5,rep,name=errors,proto3" json:"errors,omitempty"`
+	// How many errors the change added.
+	Added         uint32 `protobuf:"varint,6,opt,name=added,proto3" json:"added,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyntaxCheck) Reset() {
+	*x = SyntaxCheck{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyntaxCheck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyntaxCheck) ProtoMessage() {}
+
+func (x *SyntaxCheck) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyntaxCheck.ProtoReflect.Descriptor instead.
+func (*SyntaxCheck) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *SyntaxCheck) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SyntaxCheck) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+func (x *SyntaxCheck) GetOutcome() SyntaxOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return SyntaxOutcome_SYNTAX_OUTCOME_UNSPECIFIED
+}
+
+func (x *SyntaxCheck) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SyntaxCheck) GetErrors() []*SyntaxFinding {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *SyntaxCheck) GetAdded() uint32 {
+	if x != nil {
+		return x.Added
+	}
+	return 0
+}
+
+// SyntaxFinding is one syntax error a change added.
+type SyntaxFinding struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Workspace-relative path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// 1-based line and column (bytes); column 0 when the parser gives none.
+	Line   uint32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	Column uint32 `protobuf:"varint,3,opt,name=column,proto3" json:"column,omitempty"`
+	// The parser's message.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The lines around the error after the change, numbered, the error's
+	// marked with ">".
+	Lines         string `protobuf:"bytes,5,opt,name=lines,proto3" json:"lines,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyntaxFinding) Reset() {
+	*x = SyntaxFinding{}
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyntaxFinding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyntaxFinding) ProtoMessage() {}
+
+func (x *SyntaxFinding) ProtoReflect() protoreflect.Message {
+	mi := &file_toolguard_v1_toolguard_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyntaxFinding.ProtoReflect.Descriptor instead.
+func (*SyntaxFinding) Descriptor() ([]byte, []int) {
+	return file_toolguard_v1_toolguard_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *SyntaxFinding) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SyntaxFinding) GetLine() uint32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *SyntaxFinding) GetColumn() uint32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *SyntaxFinding) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *SyntaxFinding) GetLines() string {
+	if x != nil {
+		return x.Lines
+	}
+	return ""
+}
+
 var File_toolguard_v1_toolguard_proto protoreflect.FileDescriptor
 
 const file_toolguard_v1_toolguard_proto_rawDesc = "" +
@@ -5783,20 +6059,21 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
 	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
-	"\adry_run\x18\x05 \x01(\bR\x06dryRun\"\xc5\x01\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\"\x85\x02\n" +
 	"\x14ExecuteWriteResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x120\n" +
 	"\x06change\x18\x02 \x01(\v2\x18.toolguard.v1.FileChangeR\x06change\x12\x12\n" +
 	"\x04diff\x18\x03 \x01(\tR\x04diff\x126\n" +
 	"\vdiff_elided\x18\x04 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
-	"diffElided\"\x88\x02\n" +
+	"diffElided\x12>\n" +
+	"\rsyntax_checks\x18\x05 \x03(\v2\x19.toolguard.v1.SyntaxCheckR\fsyntaxChecks\"\x88\x02\n" +
 	"\x12ExecuteEditRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12*\n" +
 	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
 	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
 	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x12\x18\n" +
-	"\apartial\x18\x06 \x01(\bR\apartial\"\x90\x02\n" +
+	"\apartial\x18\x06 \x01(\bR\apartial\"\xd0\x02\n" +
 	"\x13ExecuteEditResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12.\n" +
 	"\x05edits\x18\x02 \x03(\v2\x18.toolguard.v1.EditResultR\x05edits\x12\x12\n" +
@@ -5804,7 +6081,8 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\achanges\x18\x04 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x18\n" +
 	"\aapplied\x18\x05 \x01(\bR\aapplied\x126\n" +
 	"\vdiff_elided\x18\x06 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
-	"diffElided\"\xee\x01\n" +
+	"diffElided\x12>\n" +
+	"\rsyntax_checks\x18\a \x03(\v2\x19.toolguard.v1.SyntaxCheckR\fsyntaxChecks\"\xee\x01\n" +
 	"\x0fReadFileRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
@@ -5830,7 +6108,7 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	" \x01(\rR\n" +
 	"nextOffset\x12\x1f\n" +
 	"\vnext_column\x18\v \x01(\rR\n" +
-	"nextColumn\"\xa2\x02\n" +
+	"nextColumn\"\xe4\x02\n" +
 	"\n" +
 	"EditResult\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
@@ -5844,7 +6122,9 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x06column\x18\a \x01(\rR\x06column\x12\x12\n" +
 	"\x04hint\x18\b \x01(\tR\x04hint\x12\x1f\n" +
 	"\vmatch_lines\x18\t \x03(\rR\n" +
-	"matchLines\"\xfa\x01\n" +
+	"matchLines\x12@\n" +
+	"\rsyntax_errors\x18\n" +
+	" \x03(\v2\x1b.toolguard.v1.SyntaxFindingR\fsyntaxErrors\"\xfa\x01\n" +
 	"\n" +
 	"FileChange\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x120\n" +
@@ -5912,14 +6192,15 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12/\n" +
 	"\averdict\x18\x02 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12\x1c\n" +
 	"\ttruncated\x18\x03 \x01(\bR\ttruncated\x125\n" +
-	"\texecution\x18\x04 \x01(\v2\x17.toolguard.v1.ExecutionR\texecution\"\xd5\x01\n" +
+	"\texecution\x18\x04 \x01(\v2\x17.toolguard.v1.ExecutionR\texecution\"\x95\x02\n" +
 	"\tExecution\x12.\n" +
 	"\x05edits\x18\x01 \x03(\v2\x18.toolguard.v1.EditResultR\x05edits\x122\n" +
 	"\achanges\x18\x02 \x03(\v2\x18.toolguard.v1.FileChangeR\achanges\x12\x12\n" +
 	"\x04diff\x18\x03 \x01(\tR\x04diff\x12\x18\n" +
 	"\aapplied\x18\x04 \x01(\bR\aapplied\x126\n" +
 	"\vdiff_elided\x18\x05 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
-	"diffElided\"e\n" +
+	"diffElided\x12>\n" +
+	"\rsyntax_checks\x18\x06 \x03(\v2\x19.toolguard.v1.SyntaxCheckR\fsyntaxChecks\"e\n" +
 	"\x10StreamErrorEvent\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x19\n" +
@@ -6084,7 +6365,20 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x12\n" +
 	"\x04data\x18\x04 \x01(\fR\x04data\x12\x16\n" +
-	"\x06sha256\x18\x05 \x01(\tR\x06sha256*{\n" +
+	"\x06sha256\x18\x05 \x01(\tR\x06sha256\"\xd7\x01\n" +
+	"\vSyntaxCheck\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1a\n" +
+	"\blanguage\x18\x02 \x01(\tR\blanguage\x125\n" +
+	"\aoutcome\x18\x03 \x01(\x0e2\x1b.toolguard.v1.SyntaxOutcomeR\aoutcome\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x123\n" +
+	"\x06errors\x18\x05 \x03(\v2\x1b.toolguard.v1.SyntaxFindingR\x06errors\x12\x14\n" +
+	"\x05added\x18\x06 \x01(\rR\x05added\"\x7f\n" +
+	"\rSyntaxFinding\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\rR\x04line\x12\x16\n" +
+	"\x06column\x18\x03 \x01(\rR\x06column\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x14\n" +
+	"\x05lines\x18\x05 \x01(\tR\x05lines*{\n" +
 	"\rArgumentsForm\x12\x1e\n" +
 	"\x1aARGUMENTS_FORM_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ARGUMENTS_FORM_TEXT\x10\x01\x12\x19\n" +
@@ -6145,7 +6439,14 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x0eFILE_TYPE_FILE\x10\x01\x12\x17\n" +
 	"\x13FILE_TYPE_DIRECTORY\x10\x02\x12\x15\n" +
 	"\x11FILE_TYPE_SYMLINK\x10\x03\x12\x13\n" +
-	"\x0fFILE_TYPE_OTHER\x10\x042\xbd\t\n" +
+	"\x0fFILE_TYPE_OTHER\x10\x04*\xc3\x01\n" +
+	"\rSyntaxOutcome\x12\x1e\n" +
+	"\x1aSYNTAX_OUTCOME_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14SYNTAX_OUTCOME_CLEAN\x10\x01\x12\x18\n" +
+	"\x14SYNTAX_OUTCOME_ADDED\x10\x02\x12\x1f\n" +
+	"\x1bSYNTAX_OUTCOME_STILL_BROKEN\x10\x03\x12\x1d\n" +
+	"\x19SYNTAX_OUTCOME_NOW_PARSES\x10\x04\x12\x1e\n" +
+	"\x1aSYNTAX_OUTCOME_NOT_CHECKED\x10\x052\xbd\t\n" +
 	"\x10ToolGuardService\x12a\n" +
 	"\x10ValidateToolCall\x12%.toolguard.v1.ValidateToolCallRequest\x1a&.toolguard.v1.ValidateToolCallResponse\x12L\n" +
 	"\tListTools\x12\x1e.toolguard.v1.ListToolsRequest\x1a\x1f.toolguard.v1.ListToolsResponse\x12O\n" +
@@ -6175,8 +6476,8 @@ func file_toolguard_v1_toolguard_proto_rawDescGZIP() []byte {
 	return file_toolguard_v1_toolguard_proto_rawDescData
 }
 
-var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_toolguard_v1_toolguard_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_toolguard_v1_toolguard_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(ArgumentsForm)(0),               // 0: toolguard.v1.ArgumentsForm
 	(EditStatus)(0),                  // 1: toolguard.v1.EditStatus
@@ -6185,188 +6486,197 @@ var file_toolguard_v1_toolguard_proto_goTypes = []any{
 	(StreamFormat)(0),                // 4: toolguard.v1.StreamFormat
 	(EntryType)(0),                   // 5: toolguard.v1.EntryType
 	(FileType)(0),                    // 6: toolguard.v1.FileType
-	(*RequestContext)(nil),           // 7: toolguard.v1.RequestContext
-	(*ToolCall)(nil),                 // 8: toolguard.v1.ToolCall
-	(*StringParams)(nil),             // 9: toolguard.v1.StringParams
-	(*ToolDefinition)(nil),           // 10: toolguard.v1.ToolDefinition
-	(*ParamAliases)(nil),             // 11: toolguard.v1.ParamAliases
-	(*Verdict)(nil),                  // 12: toolguard.v1.Verdict
-	(*Elision)(nil),                  // 13: toolguard.v1.Elision
-	(*Repair)(nil),                   // 14: toolguard.v1.Repair
-	(*Violation)(nil),                // 15: toolguard.v1.Violation
-	(*MistakeState)(nil),             // 16: toolguard.v1.MistakeState
-	(*ValidateToolCallRequest)(nil),  // 17: toolguard.v1.ValidateToolCallRequest
-	(*ValidateToolCallResponse)(nil), // 18: toolguard.v1.ValidateToolCallResponse
-	(*ListToolsRequest)(nil),         // 19: toolguard.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),        // 20: toolguard.v1.ListToolsResponse
-	(*ToolSpec)(nil),                 // 21: toolguard.v1.ToolSpec
-	(*GetSessionRequest)(nil),        // 22: toolguard.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 23: toolguard.v1.GetSessionResponse
-	(*ResetSessionRequest)(nil),      // 24: toolguard.v1.ResetSessionRequest
-	(*ResetSessionResponse)(nil),     // 25: toolguard.v1.ResetSessionResponse
-	(*Session)(nil),                  // 26: toolguard.v1.Session
-	(*ExecuteWriteRequest)(nil),      // 27: toolguard.v1.ExecuteWriteRequest
-	(*ExecuteWriteResponse)(nil),     // 28: toolguard.v1.ExecuteWriteResponse
-	(*ExecuteEditRequest)(nil),       // 29: toolguard.v1.ExecuteEditRequest
-	(*ExecuteEditResponse)(nil),      // 30: toolguard.v1.ExecuteEditResponse
-	(*ReadFileRequest)(nil),          // 31: toolguard.v1.ReadFileRequest
-	(*ReadFileResponse)(nil),         // 32: toolguard.v1.ReadFileResponse
-	(*EditResult)(nil),               // 33: toolguard.v1.EditResult
-	(*FileChange)(nil),               // 34: toolguard.v1.FileChange
-	(*StreamToolCallsRequest)(nil),   // 35: toolguard.v1.StreamToolCallsRequest
-	(*StreamStart)(nil),              // 36: toolguard.v1.StreamStart
-	(*StreamOptions)(nil),            // 37: toolguard.v1.StreamOptions
-	(*StreamDelta)(nil),              // 38: toolguard.v1.StreamDelta
-	(*ToolCallDelta)(nil),            // 39: toolguard.v1.ToolCallDelta
-	(*StreamEnd)(nil),                // 40: toolguard.v1.StreamEnd
-	(*StreamToolCallsResponse)(nil),  // 41: toolguard.v1.StreamToolCallsResponse
-	(*TextEvent)(nil),                // 42: toolguard.v1.TextEvent
-	(*CallStartedEvent)(nil),         // 43: toolguard.v1.CallStartedEvent
-	(*ParamUpdateEvent)(nil),         // 44: toolguard.v1.ParamUpdateEvent
-	(*CallCompleteEvent)(nil),        // 45: toolguard.v1.CallCompleteEvent
-	(*Execution)(nil),                // 46: toolguard.v1.Execution
-	(*StreamErrorEvent)(nil),         // 47: toolguard.v1.StreamErrorEvent
-	(*StreamDoneEvent)(nil),          // 48: toolguard.v1.StreamDoneEvent
-	(*ListDirectoryRequest)(nil),     // 49: toolguard.v1.ListDirectoryRequest
-	(*DirectoryEntry)(nil),           // 50: toolguard.v1.DirectoryEntry
-	(*ListDirectoryResponse)(nil),    // 51: toolguard.v1.ListDirectoryResponse
-	(*FindFilesRequest)(nil),         // 52: toolguard.v1.FindFilesRequest
-	(*FindFilesResponse)(nil),        // 53: toolguard.v1.FindFilesResponse
-	(*SearchFilesRequest)(nil),       // 54: toolguard.v1.SearchFilesRequest
-	(*SearchMatch)(nil),              // 55: toolguard.v1.SearchMatch
-	(*SearchFileCount)(nil),          // 56: toolguard.v1.SearchFileCount
-	(*SearchFilesResponse)(nil),      // 57: toolguard.v1.SearchFilesResponse
-	(*GetFileInfoRequest)(nil),       // 58: toolguard.v1.GetFileInfoRequest
-	(*GetFileInfoResponse)(nil),      // 59: toolguard.v1.GetFileInfoResponse
-	(*FileInfo)(nil),                 // 60: toolguard.v1.FileInfo
-	(*ReadFilesRequest)(nil),         // 61: toolguard.v1.ReadFilesRequest
-	(*ReadFilesResponse)(nil),        // 62: toolguard.v1.ReadFilesResponse
-	(*FileText)(nil),                 // 63: toolguard.v1.FileText
-	(*ReadMediaFileRequest)(nil),     // 64: toolguard.v1.ReadMediaFileRequest
-	(*ReadMediaFileResponse)(nil),    // 65: toolguard.v1.ReadMediaFileResponse
-	nil,                              // 66: toolguard.v1.StringParams.ValuesEntry
-	(*structpb.Struct)(nil),          // 67: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 68: google.protobuf.Timestamp
+	(SyntaxOutcome)(0),               // 7: toolguard.v1.SyntaxOutcome
+	(*RequestContext)(nil),           // 8: toolguard.v1.RequestContext
+	(*ToolCall)(nil),                 // 9: toolguard.v1.ToolCall
+	(*StringParams)(nil),             // 10: toolguard.v1.StringParams
+	(*ToolDefinition)(nil),           // 11: toolguard.v1.ToolDefinition
+	(*ParamAliases)(nil),             // 12: toolguard.v1.ParamAliases
+	(*Verdict)(nil),                  // 13: toolguard.v1.Verdict
+	(*Elision)(nil),                  // 14: toolguard.v1.Elision
+	(*Repair)(nil),                   // 15: toolguard.v1.Repair
+	(*Violation)(nil),                // 16: toolguard.v1.Violation
+	(*MistakeState)(nil),             // 17: toolguard.v1.MistakeState
+	(*ValidateToolCallRequest)(nil),  // 18: toolguard.v1.ValidateToolCallRequest
+	(*ValidateToolCallResponse)(nil), // 19: toolguard.v1.ValidateToolCallResponse
+	(*ListToolsRequest)(nil),         // 20: toolguard.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),        // 21: toolguard.v1.ListToolsResponse
+	(*ToolSpec)(nil),                 // 22: toolguard.v1.ToolSpec
+	(*GetSessionRequest)(nil),        // 23: toolguard.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 24: toolguard.v1.GetSessionResponse
+	(*ResetSessionRequest)(nil),      // 25: toolguard.v1.ResetSessionRequest
+	(*ResetSessionResponse)(nil),     // 26: toolguard.v1.ResetSessionResponse
+	(*Session)(nil),                  // 27: toolguard.v1.Session
+	(*ExecuteWriteRequest)(nil),      // 28: toolguard.v1.ExecuteWriteRequest
+	(*ExecuteWriteResponse)(nil),     // 29: toolguard.v1.ExecuteWriteResponse
+	(*ExecuteEditRequest)(nil),       // 30: toolguard.v1.ExecuteEditRequest
+	(*ExecuteEditResponse)(nil),      // 31: toolguard.v1.ExecuteEditResponse
+	(*ReadFileRequest)(nil),          // 32: toolguard.v1.ReadFileRequest
+	(*ReadFileResponse)(nil),         // 33: toolguard.v1.ReadFileResponse
+	(*EditResult)(nil),               // 34: toolguard.v1.EditResult
+	(*FileChange)(nil),               // 35: toolguard.v1.FileChange
+	(*StreamToolCallsRequest)(nil),   // 36: toolguard.v1.StreamToolCallsRequest
+	(*StreamStart)(nil),              // 37: toolguard.v1.StreamStart
+	(*StreamOptions)(nil),            // 38: toolguard.v1.StreamOptions
+	(*StreamDelta)(nil),              // 39: toolguard.v1.StreamDelta
+	(*ToolCallDelta)(nil),            // 40: toolguard.v1.ToolCallDelta
+	(*StreamEnd)(nil),                // 41: toolguard.v1.StreamEnd
+	(*StreamToolCallsResponse)(nil),  // 42: toolguard.v1.StreamToolCallsResponse
+	(*TextEvent)(nil),                // 43: toolguard.v1.TextEvent
+	(*CallStartedEvent)(nil),         // 44: toolguard.v1.CallStartedEvent
+	(*ParamUpdateEvent)(nil),         // 45: toolguard.v1.ParamUpdateEvent
+	(*CallCompleteEvent)(nil),        // 46: toolguard.v1.CallCompleteEvent
+	(*Execution)(nil),                // 47: toolguard.v1.Execution
+	(*StreamErrorEvent)(nil),         // 48: toolguard.v1.StreamErrorEvent
+	(*StreamDoneEvent)(nil),          // 49: toolguard.v1.StreamDoneEvent
+	(*ListDirectoryRequest)(nil),     // 50: toolguard.v1.ListDirectoryRequest
+	(*DirectoryEntry)(nil),           // 51: toolguard.v1.DirectoryEntry
+	(*ListDirectoryResponse)(nil),    // 52: toolguard.v1.ListDirectoryResponse
+	(*FindFilesRequest)(nil),         // 53: toolguard.v1.FindFilesRequest
+	(*FindFilesResponse)(nil),        // 54: toolguard.v1.FindFilesResponse
+	(*SearchFilesRequest)(nil),       // 55: toolguard.v1.SearchFilesRequest
+	(*SearchMatch)(nil),              // 56: toolguard.v1.SearchMatch
+	(*SearchFileCount)(nil),          // 57: toolguard.v1.SearchFileCount
+	(*SearchFilesResponse)(nil),      // 58: toolguard.v1.SearchFilesResponse
+	(*GetFileInfoRequest)(nil),       // 59: toolguard.v1.GetFileInfoRequest
+	(*GetFileInfoResponse)(nil),      // 60: toolguard.v1.GetFileInfoResponse
+	(*FileInfo)(nil),                 // 61: toolguard.v1.FileInfo
+	(*ReadFilesRequest)(nil),         // 62: toolguard.v1.ReadFilesRequest
+	(*ReadFilesResponse)(nil),        // 63: toolguard.v1.ReadFilesResponse
+	(*FileText)(nil),                 // 64: toolguard.v1.FileText
+	(*ReadMediaFileRequest)(nil),     // 65: toolguard.v1.ReadMediaFileRequest
+	(*ReadMediaFileResponse)(nil),    // 66: toolguard.v1.ReadMediaFileResponse
+	(*SyntaxCheck)(nil),              // 67: toolguard.v1.SyntaxCheck
+	(*SyntaxFinding)(nil),            // 68: toolguard.v1.SyntaxFinding
+	nil,                              // 69: toolguard.v1.StringParams.ValuesEntry
+	(*structpb.Struct)(nil),          // 70: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 71: google.protobuf.Timestamp
 }
 var file_toolguard_v1_toolguard_proto_depIdxs = []int32{
-	9,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
-	66, // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
-	67, // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
-	11, // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
-	67, // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
-	14, // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
-	15, // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
-	16, // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
-	0,  // 8: toolguard.v1.Verdict.form:type_name -> toolguard.v1.ArgumentsForm
-	13, // 9: toolguard.v1.Verdict.elided:type_name -> toolguard.v1.Elision
-	7,  // 10: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
-	8,  // 11: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
-	10, // 12: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	12, // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
-	21, // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
-	10, // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
-	67, // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
-	67, // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
-	26, // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
-	26, // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
-	16, // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
-	68, // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
-	7,  // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
-	8,  // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
-	10, // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	12, // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
-	34, // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
-	13, // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
-	7,  // 28: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
-	8,  // 29: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
-	10, // 30: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
-	12, // 31: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
-	33, // 32: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
-	34, // 33: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
-	13, // 34: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
-	7,  // 35: toolguard.v1.ReadFileRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 36: toolguard.v1.ReadFileResponse.verdict:type_name -> toolguard.v1.Verdict
-	1,  // 37: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
-	2,  // 38: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
-	3,  // 39: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
-	36, // 40: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
-	38, // 41: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
-	40, // 42: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
-	7,  // 43: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
-	4,  // 44: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
-	10, // 45: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
-	37, // 46: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
-	39, // 47: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
-	42, // 48: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
-	43, // 49: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
-	44, // 50: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
-	45, // 51: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
-	47, // 52: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
-	48, // 53: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
-	12, // 54: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
-	46, // 55: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
-	33, // 56: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
-	34, // 57: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
-	13, // 58: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
-	16, // 59: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
-	7,  // 60: toolguard.v1.ListDirectoryRequest.context:type_name -> toolguard.v1.RequestContext
-	5,  // 61: toolguard.v1.DirectoryEntry.type:type_name -> toolguard.v1.EntryType
-	12, // 62: toolguard.v1.ListDirectoryResponse.verdict:type_name -> toolguard.v1.Verdict
-	50, // 63: toolguard.v1.ListDirectoryResponse.entries:type_name -> toolguard.v1.DirectoryEntry
-	7,  // 64: toolguard.v1.FindFilesRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 65: toolguard.v1.FindFilesResponse.verdict:type_name -> toolguard.v1.Verdict
-	50, // 66: toolguard.v1.FindFilesResponse.matches:type_name -> toolguard.v1.DirectoryEntry
-	7,  // 67: toolguard.v1.SearchFilesRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 68: toolguard.v1.SearchFilesResponse.verdict:type_name -> toolguard.v1.Verdict
-	55, // 69: toolguard.v1.SearchFilesResponse.matches:type_name -> toolguard.v1.SearchMatch
-	56, // 70: toolguard.v1.SearchFilesResponse.files:type_name -> toolguard.v1.SearchFileCount
-	7,  // 71: toolguard.v1.GetFileInfoRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 72: toolguard.v1.GetFileInfoResponse.verdict:type_name -> toolguard.v1.Verdict
-	60, // 73: toolguard.v1.GetFileInfoResponse.files:type_name -> toolguard.v1.FileInfo
-	6,  // 74: toolguard.v1.FileInfo.type:type_name -> toolguard.v1.FileType
-	68, // 75: toolguard.v1.FileInfo.modified:type_name -> google.protobuf.Timestamp
-	68, // 76: toolguard.v1.FileInfo.accessed:type_name -> google.protobuf.Timestamp
-	68, // 77: toolguard.v1.FileInfo.created:type_name -> google.protobuf.Timestamp
-	15, // 78: toolguard.v1.FileInfo.error:type_name -> toolguard.v1.Violation
-	7,  // 79: toolguard.v1.ReadFilesRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 80: toolguard.v1.ReadFilesResponse.verdict:type_name -> toolguard.v1.Verdict
-	63, // 81: toolguard.v1.ReadFilesResponse.files:type_name -> toolguard.v1.FileText
-	15, // 82: toolguard.v1.FileText.error:type_name -> toolguard.v1.Violation
-	7,  // 83: toolguard.v1.ReadMediaFileRequest.context:type_name -> toolguard.v1.RequestContext
-	12, // 84: toolguard.v1.ReadMediaFileResponse.verdict:type_name -> toolguard.v1.Verdict
-	17, // 85: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
-	19, // 86: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
-	22, // 87: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
-	24, // 88: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
-	27, // 89: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
-	29, // 90: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
-	31, // 91: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
-	49, // 92: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
-	52, // 93: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
-	54, // 94: toolguard.v1.ToolGuardService.SearchFiles:input_type -> toolguard.v1.SearchFilesRequest
-	58, // 95: toolguard.v1.ToolGuardService.GetFileInfo:input_type -> toolguard.v1.GetFileInfoRequest
-	61, // 96: toolguard.v1.ToolGuardService.ReadFiles:input_type -> toolguard.v1.ReadFilesRequest
-	64, // 97: toolguard.v1.ToolGuardService.ReadMediaFile:input_type -> toolguard.v1.ReadMediaFileRequest
-	35, // 98: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
-	18, // 99: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
-	20, // 100: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
-	23, // 101: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
-	25, // 102: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
-	28, // 103: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
-	30, // 104: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
-	32, // 105: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
-	51, // 106: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
-	53, // 107: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
-	57, // 108: toolguard.v1.ToolGuardService.SearchFiles:output_type -> toolguard.v1.SearchFilesResponse
-	59, // 109: toolguard.v1.ToolGuardService.GetFileInfo:output_type -> toolguard.v1.GetFileInfoResponse
-	62, // 110: toolguard.v1.ToolGuardService.ReadFiles:output_type -> toolguard.v1.ReadFilesResponse
-	65, // 111: toolguard.v1.ToolGuardService.ReadMediaFile:output_type -> toolguard.v1.ReadMediaFileResponse
-	41, // 112: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
-	99, // [99:113] is the sub-list for method output_type
-	85, // [85:99] is the sub-list for method input_type
-	85, // [85:85] is the sub-list for extension type_name
-	85, // [85:85] is the sub-list for extension extendee
-	0,  // [0:85] is the sub-list for field type_name
+	10,  // 0: toolguard.v1.ToolCall.params:type_name -> toolguard.v1.StringParams
+	69,  // 1: toolguard.v1.StringParams.values:type_name -> toolguard.v1.StringParams.ValuesEntry
+	70,  // 2: toolguard.v1.ToolDefinition.parameters:type_name -> google.protobuf.Struct
+	12,  // 3: toolguard.v1.ToolDefinition.param_aliases:type_name -> toolguard.v1.ParamAliases
+	70,  // 4: toolguard.v1.Verdict.arguments:type_name -> google.protobuf.Struct
+	15,  // 5: toolguard.v1.Verdict.repairs:type_name -> toolguard.v1.Repair
+	16,  // 6: toolguard.v1.Verdict.violations:type_name -> toolguard.v1.Violation
+	17,  // 7: toolguard.v1.Verdict.mistakes:type_name -> toolguard.v1.MistakeState
+	0,   // 8: toolguard.v1.Verdict.form:type_name -> toolguard.v1.ArgumentsForm
+	14,  // 9: toolguard.v1.Verdict.elided:type_name -> toolguard.v1.Elision
+	8,   // 10: toolguard.v1.ValidateToolCallRequest.context:type_name -> toolguard.v1.RequestContext
+	9,   // 11: toolguard.v1.ValidateToolCallRequest.call:type_name -> toolguard.v1.ToolCall
+	11,  // 12: toolguard.v1.ValidateToolCallRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	13,  // 13: toolguard.v1.ValidateToolCallResponse.verdict:type_name -> toolguard.v1.Verdict
+	22,  // 14: toolguard.v1.ListToolsResponse.tools:type_name -> toolguard.v1.ToolSpec
+	11,  // 15: toolguard.v1.ToolSpec.definition:type_name -> toolguard.v1.ToolDefinition
+	70,  // 16: toolguard.v1.ToolSpec.openai_tool:type_name -> google.protobuf.Struct
+	70,  // 17: toolguard.v1.ToolSpec.anthropic_tool:type_name -> google.protobuf.Struct
+	27,  // 18: toolguard.v1.GetSessionResponse.session:type_name -> toolguard.v1.Session
+	27,  // 19: toolguard.v1.ResetSessionResponse.session:type_name -> toolguard.v1.Session
+	17,  // 20: toolguard.v1.Session.mistakes:type_name -> toolguard.v1.MistakeState
+	71,  // 21: toolguard.v1.Session.last_seen:type_name -> google.protobuf.Timestamp
+	8,   // 22: toolguard.v1.ExecuteWriteRequest.context:type_name -> toolguard.v1.RequestContext
+	9,   // 23: toolguard.v1.ExecuteWriteRequest.call:type_name -> toolguard.v1.ToolCall
+	11,  // 24: toolguard.v1.ExecuteWriteRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	13,  // 25: toolguard.v1.ExecuteWriteResponse.verdict:type_name -> toolguard.v1.Verdict
+	35,  // 26: toolguard.v1.ExecuteWriteResponse.change:type_name -> toolguard.v1.FileChange
+	14,  // 27: toolguard.v1.ExecuteWriteResponse.diff_elided:type_name -> toolguard.v1.Elision
+	67,  // 28: toolguard.v1.ExecuteWriteResponse.syntax_checks:type_name -> toolguard.v1.SyntaxCheck
+	8,   // 29: toolguard.v1.ExecuteEditRequest.context:type_name -> toolguard.v1.RequestContext
+	9,   // 30: toolguard.v1.ExecuteEditRequest.call:type_name -> toolguard.v1.ToolCall
+	11,  // 31: toolguard.v1.ExecuteEditRequest.tools:type_name -> toolguard.v1.ToolDefinition
+	13,  // 32: toolguard.v1.ExecuteEditResponse.verdict:type_name -> toolguard.v1.Verdict
+	34,  // 33: toolguard.v1.ExecuteEditResponse.edits:type_name -> toolguard.v1.EditResult
+	35,  // 34: toolguard.v1.ExecuteEditResponse.changes:type_name -> toolguard.v1.FileChange
+	14,  // 35: toolguard.v1.ExecuteEditResponse.diff_elided:type_name -> toolguard.v1.Elision
+	67,  // 36: toolguard.v1.ExecuteEditResponse.syntax_checks:type_name -> toolguard.v1.SyntaxCheck
+	8,   // 37: toolguard.v1.ReadFileRequest.context:type_name -> toolguard.v1.RequestContext
+	13,  // 38: toolguard.v1.ReadFileResponse.verdict:type_name -> toolguard.v1.Verdict
+	1,   // 39: toolguard.v1.EditResult.status:type_name -> toolguard.v1.EditStatus
+	2,   // 40: toolguard.v1.EditResult.strategy:type_name -> toolguard.v1.MatchStrategy
+	68,  // 41: toolguard.v1.EditResult.syntax_errors:type_name -> toolguard.v1.SyntaxFinding
+	3,   // 42: toolguard.v1.FileChange.kind:type_name -> toolguard.v1.FileChangeKind
+	37,  // 43: toolguard.v1.StreamToolCallsRequest.start:type_name -> toolguard.v1.StreamStart
+	39,  // 44: toolguard.v1.StreamToolCallsRequest.delta:type_name -> toolguard.v1.StreamDelta
+	41,  // 45: toolguard.v1.StreamToolCallsRequest.end:type_name -> toolguard.v1.StreamEnd
+	8,   // 46: toolguard.v1.StreamStart.context:type_name -> toolguard.v1.RequestContext
+	4,   // 47: toolguard.v1.StreamStart.format:type_name -> toolguard.v1.StreamFormat
+	11,  // 48: toolguard.v1.StreamStart.tools:type_name -> toolguard.v1.ToolDefinition
+	38,  // 49: toolguard.v1.StreamStart.options:type_name -> toolguard.v1.StreamOptions
+	40,  // 50: toolguard.v1.StreamDelta.tool_calls:type_name -> toolguard.v1.ToolCallDelta
+	43,  // 51: toolguard.v1.StreamToolCallsResponse.text:type_name -> toolguard.v1.TextEvent
+	44,  // 52: toolguard.v1.StreamToolCallsResponse.call_started:type_name -> toolguard.v1.CallStartedEvent
+	45,  // 53: toolguard.v1.StreamToolCallsResponse.param_update:type_name -> toolguard.v1.ParamUpdateEvent
+	46,  // 54: toolguard.v1.StreamToolCallsResponse.call_complete:type_name -> toolguard.v1.CallCompleteEvent
+	48,  // 55: toolguard.v1.StreamToolCallsResponse.error:type_name -> toolguard.v1.StreamErrorEvent
+	49,  // 56: toolguard.v1.StreamToolCallsResponse.done:type_name -> toolguard.v1.StreamDoneEvent
+	13,  // 57: toolguard.v1.CallCompleteEvent.verdict:type_name -> toolguard.v1.Verdict
+	47,  // 58: toolguard.v1.CallCompleteEvent.execution:type_name -> toolguard.v1.Execution
+	34,  // 59: toolguard.v1.Execution.edits:type_name -> toolguard.v1.EditResult
+	35,  // 60: toolguard.v1.Execution.changes:type_name -> toolguard.v1.FileChange
+	14,  // 61: toolguard.v1.Execution.diff_elided:type_name -> toolguard.v1.Elision
+	67,  // 62: toolguard.v1.Execution.syntax_checks:type_name -> toolguard.v1.SyntaxCheck
+	17,  // 63: toolguard.v1.StreamDoneEvent.mistakes:type_name -> toolguard.v1.MistakeState
+	8,   // 64: toolguard.v1.ListDirectoryRequest.context:type_name -> toolguard.v1.RequestContext
+	5,   // 65: toolguard.v1.DirectoryEntry.type:type_name -> toolguard.v1.EntryType
+	13,  // 66: toolguard.v1.ListDirectoryResponse.verdict:type_name -> toolguard.v1.Verdict
+	51,  // 67: toolguard.v1.ListDirectoryResponse.entries:type_name -> toolguard.v1.DirectoryEntry
+	8,   // 68: toolguard.v1.FindFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	13,  // 69: toolguard.v1.FindFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	51,  // 70: toolguard.v1.FindFilesResponse.matches:type_name -> toolguard.v1.DirectoryEntry
+	8,   // 71: toolguard.v1.SearchFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	13,  // 72: toolguard.v1.SearchFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	56,  // 73: toolguard.v1.SearchFilesResponse.matches:type_name -> toolguard.v1.SearchMatch
+	57,  // 74: toolguard.v1.SearchFilesResponse.files:type_name -> toolguard.v1.SearchFileCount
+	8,   // 75: toolguard.v1.GetFileInfoRequest.context:type_name -> toolguard.v1.RequestContext
+	13,  // 76: toolguard.v1.GetFileInfoResponse.verdict:type_name -> toolguard.v1.Verdict
+	61,  // 77: toolguard.v1.GetFileInfoResponse.files:type_name -> toolguard.v1.FileInfo
+	6,   // 78: toolguard.v1.FileInfo.type:type_name -> toolguard.v1.FileType
+	71,  // 79: toolguard.v1.FileInfo.modified:type_name -> google.protobuf.Timestamp
+	71,  // 80: toolguard.v1.FileInfo.accessed:type_name -> google.protobuf.Timestamp
+	71,  // 81: toolguard.v1.FileInfo.created:type_name -> google.protobuf.Timestamp
+	16,  // 82: toolguard.v1.FileInfo.error:type_name -> toolguard.v1.Violation
+	8,   // 83: toolguard.v1.ReadFilesRequest.context:type_name -> toolguard.v1.RequestContext
+	13,  // 84: toolguard.v1.ReadFilesResponse.verdict:type_name -> toolguard.v1.Verdict
+	64,  // 85: toolguard.v1.ReadFilesResponse.files:type_name -> toolguard.v1.FileText
+	16,  // 86: toolguard.v1.FileText.error:type_name -> toolguard.v1.Violation
+	8,   // 87: toolguard.v1.ReadMediaFileRequest.context:type_name -> toolguard.v1.RequestContext
+	13,  // 88: toolguard.v1.ReadMediaFileResponse.verdict:type_name -> toolguard.v1.Verdict
+	7,   // 89: toolguard.v1.SyntaxCheck.outcome:type_name -> toolguard.v1.SyntaxOutcome
+	68,  // 90: toolguard.v1.SyntaxCheck.errors:type_name -> toolguard.v1.SyntaxFinding
+	18,  // 91: toolguard.v1.ToolGuardService.ValidateToolCall:input_type -> toolguard.v1.ValidateToolCallRequest
+	20,  // 92: toolguard.v1.ToolGuardService.ListTools:input_type -> toolguard.v1.ListToolsRequest
+	23,  // 93: toolguard.v1.ToolGuardService.GetSession:input_type -> toolguard.v1.GetSessionRequest
+	25,  // 94: toolguard.v1.ToolGuardService.ResetSession:input_type -> toolguard.v1.ResetSessionRequest
+	28,  // 95: toolguard.v1.ToolGuardService.ExecuteWrite:input_type -> toolguard.v1.ExecuteWriteRequest
+	30,  // 96: toolguard.v1.ToolGuardService.ExecuteEdit:input_type -> toolguard.v1.ExecuteEditRequest
+	32,  // 97: toolguard.v1.ToolGuardService.ReadFile:input_type -> toolguard.v1.ReadFileRequest
+	50,  // 98: toolguard.v1.ToolGuardService.ListDirectory:input_type -> toolguard.v1.ListDirectoryRequest
+	53,  // 99: toolguard.v1.ToolGuardService.FindFiles:input_type -> toolguard.v1.FindFilesRequest
+	55,  // 100: toolguard.v1.ToolGuardService.SearchFiles:input_type -> toolguard.v1.SearchFilesRequest
+	59,  // 101: toolguard.v1.ToolGuardService.GetFileInfo:input_type -> toolguard.v1.GetFileInfoRequest
+	62,  // 102: toolguard.v1.ToolGuardService.ReadFiles:input_type -> toolguard.v1.ReadFilesRequest
+	65,  // 103: toolguard.v1.ToolGuardService.ReadMediaFile:input_type -> toolguard.v1.ReadMediaFileRequest
+	36,  // 104: toolguard.v1.ToolGuardService.StreamToolCalls:input_type -> toolguard.v1.StreamToolCallsRequest
+	19,  // 105: toolguard.v1.ToolGuardService.ValidateToolCall:output_type -> toolguard.v1.ValidateToolCallResponse
+	21,  // 106: toolguard.v1.ToolGuardService.ListTools:output_type -> toolguard.v1.ListToolsResponse
+	24,  // 107: toolguard.v1.ToolGuardService.GetSession:output_type -> toolguard.v1.GetSessionResponse
+	26,  // 108: toolguard.v1.ToolGuardService.ResetSession:output_type -> toolguard.v1.ResetSessionResponse
+	29,  // 109: toolguard.v1.ToolGuardService.ExecuteWrite:output_type -> toolguard.v1.ExecuteWriteResponse
+	31,  // 110: toolguard.v1.ToolGuardService.ExecuteEdit:output_type -> toolguard.v1.ExecuteEditResponse
+	33,  // 111: toolguard.v1.ToolGuardService.ReadFile:output_type -> toolguard.v1.ReadFileResponse
+	52,  // 112: toolguard.v1.ToolGuardService.ListDirectory:output_type -> toolguard.v1.ListDirectoryResponse
+	54,  // 113: toolguard.v1.ToolGuardService.FindFiles:output_type -> toolguard.v1.FindFilesResponse
+	58,  // 114: toolguard.v1.ToolGuardService.SearchFiles:output_type -> toolguard.v1.SearchFilesResponse
+	60,  // 115: toolguard.v1.ToolGuardService.GetFileInfo:output_type -> toolguard.v1.GetFileInfoResponse
+	63,  // 116: toolguard.v1.ToolGuardService.ReadFiles:output_type -> toolguard.v1.ReadFilesResponse
+	66,  // 117: toolguard.v1.ToolGuardService.ReadMediaFile:output_type -> toolguard.v1.ReadMediaFileResponse
+	42,  // 118: toolguard.v1.ToolGuardService.StreamToolCalls:output_type -> toolguard.v1.StreamToolCallsResponse
+	105, // [105:119] is the sub-list for method output_type
+	91,  // [91:105] is the sub-list for method input_type
+	91,  // [91:91] is the sub-list for extension type_name
+	91,  // [91:91] is the sub-list for extension extendee
+	0,   // [0:91] is the sub-list for field type_name
 }
 
 func init() { file_toolguard_v1_toolguard_proto_init() }
@@ -6403,8 +6713,8 @@ func file_toolguard_v1_toolguard_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_toolguard_v1_toolguard_proto_rawDesc), len(file_toolguard_v1_toolguard_proto_rawDesc)),
-			NumEnums:      7,
-			NumMessages:   60,
+			NumEnums:      8,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -59,6 +59,12 @@ STREAM_FORMAT_PYTHONIC: StreamFormat
 STREAM_FORMAT_QWEN_XML: StreamFormat
 STREAM_FORMAT_UNSPECIFIED: StreamFormat
 STREAM_FORMAT_XML_TAGS: StreamFormat
+SYNTAX_OUTCOME_ADDED: SyntaxOutcome
+SYNTAX_OUTCOME_CLEAN: SyntaxOutcome
+SYNTAX_OUTCOME_NOT_CHECKED: SyntaxOutcome
+SYNTAX_OUTCOME_NOW_PARSES: SyntaxOutcome
+SYNTAX_OUTCOME_STILL_BROKEN: SyntaxOutcome
+SYNTAX_OUTCOME_UNSPECIFIED: SyntaxOutcome
 
 class CallCompleteEvent(_message.Message):
     __slots__ = ["execution", "index", "truncated", "verdict"]
@@ -105,7 +111,7 @@ class DirectoryEntry(_message.Message):
     def __init__(self, path: _Optional[str] = ..., name: _Optional[str] = ..., type: _Optional[_Union[EntryType, str]] = ..., size: _Optional[int] = ..., link_target: _Optional[str] = ..., depth: _Optional[int] = ..., omitted: _Optional[int] = ...) -> None: ...
 
 class EditResult(_message.Message):
-    __slots__ = ["column", "hint", "index", "line", "match_lines", "path", "similarity", "status", "strategy"]
+    __slots__ = ["column", "hint", "index", "line", "match_lines", "path", "similarity", "status", "strategy", "syntax_errors"]
     COLUMN_FIELD_NUMBER: _ClassVar[int]
     HINT_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +121,7 @@ class EditResult(_message.Message):
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    SYNTAX_ERRORS_FIELD_NUMBER: _ClassVar[int]
     column: int
     hint: str
     index: int
@@ -124,7 +131,8 @@ class EditResult(_message.Message):
     similarity: float
     status: EditStatus
     strategy: MatchStrategy
-    def __init__(self, index: _Optional[int] = ..., path: _Optional[str] = ..., status: _Optional[_Union[EditStatus, str]] = ..., strategy: _Optional[_Union[MatchStrategy, str]] = ..., similarity: _Optional[float] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., hint: _Optional[str] = ..., match_lines: _Optional[_Iterable[int]] = ...) -> None: ...
+    syntax_errors: _containers.RepeatedCompositeFieldContainer[SyntaxFinding]
+    def __init__(self, index: _Optional[int] = ..., path: _Optional[str] = ..., status: _Optional[_Union[EditStatus, str]] = ..., strategy: _Optional[_Union[MatchStrategy, str]] = ..., similarity: _Optional[float] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., hint: _Optional[str] = ..., match_lines: _Optional[_Iterable[int]] = ..., syntax_errors: _Optional[_Iterable[_Union[SyntaxFinding, _Mapping]]] = ...) -> None: ...
 
 class Elision(_message.Message):
     __slots__ = ["field", "sha256", "size"]
@@ -153,20 +161,22 @@ class ExecuteEditRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ..., partial: bool = ...) -> None: ...
 
 class ExecuteEditResponse(_message.Message):
-    __slots__ = ["applied", "changes", "diff", "diff_elided", "edits", "verdict"]
+    __slots__ = ["applied", "changes", "diff", "diff_elided", "edits", "syntax_checks", "verdict"]
     APPLIED_FIELD_NUMBER: _ClassVar[int]
     CHANGES_FIELD_NUMBER: _ClassVar[int]
     DIFF_ELIDED_FIELD_NUMBER: _ClassVar[int]
     DIFF_FIELD_NUMBER: _ClassVar[int]
     EDITS_FIELD_NUMBER: _ClassVar[int]
+    SYNTAX_CHECKS_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     applied: bool
     changes: _containers.RepeatedCompositeFieldContainer[FileChange]
     diff: str
     diff_elided: Elision
     edits: _containers.RepeatedCompositeFieldContainer[EditResult]
+    syntax_checks: _containers.RepeatedCompositeFieldContainer[SyntaxCheck]
     verdict: Verdict
-    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., diff: _Optional[str] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ...) -> None: ...
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., diff: _Optional[str] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ..., syntax_checks: _Optional[_Iterable[_Union[SyntaxCheck, _Mapping]]] = ...) -> None: ...
 
 class ExecuteWriteRequest(_message.Message):
     __slots__ = ["call", "context", "dry_run", "expected_sha256", "tools"]
@@ -183,30 +193,34 @@ class ExecuteWriteRequest(_message.Message):
     def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ...) -> None: ...
 
 class ExecuteWriteResponse(_message.Message):
-    __slots__ = ["change", "diff", "diff_elided", "verdict"]
+    __slots__ = ["change", "diff", "diff_elided", "syntax_checks", "verdict"]
     CHANGE_FIELD_NUMBER: _ClassVar[int]
     DIFF_ELIDED_FIELD_NUMBER: _ClassVar[int]
     DIFF_FIELD_NUMBER: _ClassVar[int]
+    SYNTAX_CHECKS_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     change: FileChange
     diff: str
     diff_elided: Elision
+    syntax_checks: _containers.RepeatedCompositeFieldContainer[SyntaxCheck]
     verdict: Verdict
-    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., change: _Optional[_Union[FileChange, _Mapping]] = ..., diff: _Optional[str] = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ...) -> None: ...
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., change: _Optional[_Union[FileChange, _Mapping]] = ..., diff: _Optional[str] = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ..., syntax_checks: _Optional[_Iterable[_Union[SyntaxCheck, _Mapping]]] = ...) -> None: ...
 
 class Execution(_message.Message):
-    __slots__ = ["applied", "changes", "diff", "diff_elided", "edits"]
+    __slots__ = ["applied", "changes", "diff", "diff_elided", "edits", "syntax_checks"]
     APPLIED_FIELD_NUMBER: _ClassVar[int]
     CHANGES_FIELD_NUMBER: _ClassVar[int]
     DIFF_ELIDED_FIELD_NUMBER: _ClassVar[int]
     DIFF_FIELD_NUMBER: _ClassVar[int]
     EDITS_FIELD_NUMBER: _ClassVar[int]
+    SYNTAX_CHECKS_FIELD_NUMBER: _ClassVar[int]
     applied: bool
     changes: _containers.RepeatedCompositeFieldContainer[FileChange]
     diff: str
     diff_elided: Elision
     edits: _containers.RepeatedCompositeFieldContainer[EditResult]
-    def __init__(self, edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., diff: _Optional[str] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ...) -> None: ...
+    syntax_checks: _containers.RepeatedCompositeFieldContainer[SyntaxCheck]
+    def __init__(self, edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., diff: _Optional[str] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ..., syntax_checks: _Optional[_Iterable[_Union[SyntaxCheck, _Mapping]]] = ...) -> None: ...
 
 class FileChange(_message.Message):
     __slots__ = ["directory", "entries", "kind", "moved_to", "path", "previous_sha256", "sha256", "size"]
@@ -767,6 +781,36 @@ class StringParams(_message.Message):
     values: _containers.ScalarMap[str, str]
     def __init__(self, values: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
+class SyntaxCheck(_message.Message):
+    __slots__ = ["added", "errors", "language", "outcome", "path", "reason"]
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    added: int
+    errors: _containers.RepeatedCompositeFieldContainer[SyntaxFinding]
+    language: str
+    outcome: SyntaxOutcome
+    path: str
+    reason: str
+    def __init__(self, path: _Optional[str] = ..., language: _Optional[str] = ..., outcome: _Optional[_Union[SyntaxOutcome, str]] = ..., reason: _Optional[str] = ..., errors: _Optional[_Iterable[_Union[SyntaxFinding, _Mapping]]] = ..., added: _Optional[int] = ...) -> None: ...
+
+class SyntaxFinding(_message.Message):
+    __slots__ = ["column", "line", "lines", "message", "path"]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    column: int
+    line: int
+    lines: str
+    message: str
+    path: str
+    def __init__(self, path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., message: _Optional[str] = ..., lines: _Optional[str] = ...) -> None: ...
+
 class TextEvent(_message.Message):
     __slots__ = ["text"]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -904,4 +948,7 @@ class EntryType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class FileType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class SyntaxOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -1,0 +1,39 @@
+package syntax
+
+import (
+	"os"
+	"regexp"
+	"testing"
+)
+
+// TestDocsLanguages holds docs/syntax-check.md's table of languages to the
+// registry: every row names a registered language, and every language this
+// file's parsers register (pure Go) has its row.
+func TestDocsLanguages(t *testing.T) {
+	doc, err := os.ReadFile("../docs/syntax-check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := regexp.MustCompile("(?s)## Languages and parsers\n(.*?)\n## ").FindSubmatch(doc)
+	if section == nil {
+		t.Fatal("docs/syntax-check.md has no section Languages and parsers")
+	}
+	rows := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z+#]+)` \\|").FindAllSubmatch(section[1], -1) {
+		rows[string(m[1])] = true
+	}
+	registered := map[string]bool{}
+	for _, l := range Languages() {
+		registered[l.Name] = true
+	}
+	for name := range rows {
+		if !registered[name] {
+			t.Errorf("docs/syntax-check.md lists %q, which is not registered", name)
+		}
+	}
+	for _, name := range []string{"go", "javascript", "jsx", "typescript", "tsx", "css", "json", "yaml", "toml"} {
+		if !rows[name] || !registered[name] {
+			t.Errorf("%s: documented %v, registered %v", name, rows[name], registered[name])
+		}
+	}
+}
