@@ -22,9 +22,16 @@ func TestDockerfileCgo(t *testing.T) {
 		}
 	}
 	text := strings.Join(lines, "\n")
+	doc, err := os.ReadFile("../docs/syntax-check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"CGO_ENABLED=1", "-tags netgo,osusergo", "-linkmode external", "-extldflags -static"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Dockerfile: no %q", want)
+		}
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/syntax-check.md, the build it shows: no %q", want)
 		}
 	}
 	for _, l := range lines {
