@@ -69,8 +69,17 @@ deps: ## install the Debian packages the tests need (as root; otherwise prints t
 test: deps test-go bench-smoke e2e test-python test-typescript mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the MCP conformance scenarios, the filesystem profile beside the reference server
 
 .PHONY: test-go
-test-go: ## run the Go tests with the race detector
+test-go: ## run the Go tests with the race detector, then the build without cgo
 	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory test-nocgo
+
+# `go install` on a machine without a C compiler builds without cgo: the
+# tree-sitter languages are then named but not checked (docs/syntax-check.md).
+.PHONY: test-nocgo
+test-nocgo: ## build toolguard without cgo, vet and test the syntax package so built
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/toolguard
+	CGO_ENABLED=0 $(GO) vet ./syntax/
+	CGO_ENABLED=0 $(GO) test -count=1 ./syntax/
 
 .PHONY: test-python
 test-python: build ## run the Python client's tests against a real server (installs Debian's python3-grpcio when root)
