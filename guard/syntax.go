@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -112,7 +111,7 @@ func (g *Guard) syntaxAdded(path string, before, after []byte) ([]syntax.Error, 
 	if g.syntaxMode == SyntaxOff {
 		return nil, syntax.Comparison{}
 	}
-	c := syntax.Compare(context.Background(), path, before, after, g.syntaxLimits)
+	c := syntax.CompareWith(before, after, func(src []byte) syntax.Result { return g.checkCached(path, src) })
 	return c.Added, c
 }
 
