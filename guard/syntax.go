@@ -111,8 +111,7 @@ func (g *Guard) syntaxAdded(path string, before, after []byte) ([]syntax.Error, 
 	if g.syntaxMode == SyntaxOff {
 		return nil, syntax.Comparison{}
 	}
-	c := syntax.CompareWith(before, after, func(src []byte) syntax.Result { return g.checkCached(path, src) })
-	return c.Added, c
+	return g.compareCached(path, before, after)
 }
 
 // checkSyntax checks one file's change and records it in ex; with edits

@@ -24,6 +24,7 @@ func Compare(ctx context.Context, p string, before, after []byte, lim Limits) Co
 
 // CompareWith is Compare with the check of each side given: a caller that
 // keeps the results of earlier checks passes one that looks there first.
+// check is called for after, then, when after was checked, for before.
 func CompareWith(before, after []byte, check func(src []byte) Result) Comparison {
 	var c Comparison
 	c.After = check(after)
