@@ -88,6 +88,9 @@ type EditResult struct {
 	// Unplaced marks a NOT_FOUND whose old text was found with its
 	// indentation ignored but whose new text could not be placed.
 	Unplaced bool
+	// Gated names the rung whose guess MatchOptions.Check refused (a
+	// NOT_FOUND, gate.go); empty otherwise.
+	Gated Strategy
 }
 
 // MatchOptions tunes the matcher. The zero value means the defaults.
@@ -97,6 +100,10 @@ type MatchOptions struct {
 	FuzzyThreshold float64
 	// MaxHintLines caps the lines a hint shows (default 20).
 	MaxHintLines int
+	// Check, when set, weighs the ladder's guesses (BLOCK_ANCHOR and
+	// FUZZY matches, re-indented new texts) before they are applied;
+	// gate.go. Nil applies them on the ladder's evidence alone.
+	Check CheckFunc
 }
 
 // Matcher defaults and limits.
@@ -304,17 +311,21 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy, o
 	var spans [][2]int
 	var repls []string
 	var firstEnd int
+	var g guess // what the ladder guessed, for opts.Check
 	for i, m := range ms {
 		if w, ok := d.fromIndent(m, newText); ok && d.origOff(w.start) >= prev {
 			m = w
 		}
-		repl, st, refusal := d.replacement(m, q, newText, strategy)
+		repl, st, refusal, literal := d.replacement(m, q, newText, strategy)
 		if refusal != "" {
 			return content, d.unplaced(m, strategy, refusal, opts), applied{}
 		}
 		if i == 0 {
 			reported = st
+			g.first = m
 		}
+		g.literal = append(g.literal, literal)
+		g.reindented = g.reindented || literal != repl
 		os, oe := d.origOff(m.start), d.origOff(m.end)
 		b.WriteString(content[prev:os])
 		b.WriteString(repl)
@@ -337,6 +348,11 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy, o
 	if out == content {
 		r.Status = StatusAlreadyApplied
 		r.Hint = fmt.Sprintf("The text at line %d already reads as the new text; nothing changed.", line)
+	} else if g.similarity = strategy == StrategyBlockAnchor || strategy == StrategyFuzzy; opts.Check != nil && (g.similarity || g.reindented) {
+		g.spans, g.st = spans, reported
+		if refused, ok := d.gate(g, out, opts); !ok {
+			return content, refused, applied{}
+		}
 	}
 	// A replacement that ends mid-line leaves the next chunk that line.
 	next := strings.Count(out[:firstEnd], "\n")
@@ -344,9 +360,12 @@ func (d *doc) replace(ms []match, q *query, newText string, strategy Strategy, o
 }
 
 // replacement returns the text that replaces m and the strategy to report,
-// or why the new text's indentation cannot be placed.
-func (d *doc) replacement(m match, q *query, newText string, st Strategy) (string, Strategy, string) {
+// or why the new text's indentation cannot be placed; literal is the new
+// text placed as sent, without re-indentation (the same text when none
+// was needed).
+func (d *doc) replacement(m match, q *query, newText string, st Strategy) (repl string, _ Strategy, refusal, literal string) {
 	nt := normNL(newText)
+	literal = d.placed(m, nt)
 	if m.lineBased && m.indentCheck {
 		fileLines := make([]string, m.cnt)
 		for j := range fileLines {
@@ -354,13 +373,21 @@ func (d *doc) replacement(m match, q *query, newText string, st Strategy) (strin
 		}
 		r := reindent(nt, fileLines, q.lines, d.guessIndent)
 		if r.refusal != "" {
-			return "", st, r.refusal
+			return "", st, r.refusal, ""
 		}
-		nt = r.text
 		if st == StrategyTrim && r.uniform {
 			st = StrategyIndent
 		}
+		if r.text != nt {
+			return d.placed(m, r.text), st, "", literal
+		}
 	}
+	return literal, st, "", literal
+}
+
+// placed is the new text nt as it replaces m: with the file's final
+// newline kept present or absent, and the matched lines' line endings.
+func (d *doc) placed(m match, nt string) string {
 	// Keep the presence or absence of the final newline.
 	if m.end == len(d.n) {
 		if d.finalNL {
@@ -374,7 +401,7 @@ func (d *doc) replacement(m match, q *query, newText string, st Strategy) (strin
 			nt = strings.TrimRight(nt, "\n")
 		}
 	}
-	return d.withEndings(m, nt), st, ""
+	return d.withEndings(m, nt)
 }
 
 // unplaced is the NOT_FOUND of an old text found only with its indentation

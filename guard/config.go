@@ -331,7 +331,8 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		observeOnly: cfg.Mode == ModeObserve, history: history, log: log,
 		maxMedia:   cfg.MaxMediaBytes,
 		syntaxMode: cmp.Or(cfg.SyntaxCheck, SyntaxReport), syntaxLimits: cfg.SyntaxLimits(),
-		search: cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
+		syntaxCache: newSyntaxCache(syntaxCacheEntries, syntaxCacheBytes),
+		search:      cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
 	}
 	return g, cleanups.Run, nil
 }

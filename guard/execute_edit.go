@@ -211,7 +211,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 			op.skip = true
 			return false
 		}
-		updated, results, err := edit.ApplyChunks(op.old, op.chunks, g.match)
+		updated, results, err := edit.ApplyChunks(op.old, op.chunks, g.matchFor(op.checkPath()))
 		if err != nil {
 			res.Violate(repair.CodeInvalidValue, op.param, fmt.Sprintf("The patch for %s does not apply: %v.", op.rel, err))
 			op.skip = true
@@ -245,13 +245,14 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 	}
 	content, ok := op.old, true
 	var moved []edit.LineMap // applied edits, to follow later start lines (Roo's :start_line:)
+	opts := g.matchFor(op.checkPath())
 	for _, e := range op.edits {
 		for _, m := range moved {
 			e.edit.StartLine = m.Line(e.edit.StartLine)
 		}
-		out, r := edit.ApplyEdit(content, e.edit, g.match)
+		out, r := edit.ApplyEdit(content, e.edit, opts)
 		if r.Status == edit.StatusNotFound {
-			if out2, r2, detail, tried := g.retryDecoded(content, e.edit); tried {
+			if out2, r2, detail, tried := retryDecoded(content, e.edit, opts); tried {
 				out, r = out2, r2
 				if detail != "" {
 					res.AddRepair(repair.CodeEscapesDecoded, e.param, fmt.Sprintf("edit %d: %s", e.index+1, detail))
@@ -282,7 +283,7 @@ func (g *Guard) applyOp(res *repair.Result, op *fileOp, ex *Execution) bool {
 // something close to almost any text. tried is false when the retry found
 // nothing; otherwise the result replaces the first one, and detail is the
 // ESCAPES_DECODED repair ("" when the edit was refused).
-func (g *Guard) retryDecoded(content string, e edit.Edit) (out string, r edit.EditResult, detail string, tried bool) {
+func retryDecoded(content string, e edit.Edit, opts edit.MatchOptions) (out string, r edit.EditResult, detail string, tried bool) {
 	oldDec := contentfix.DecodeEscapesPlain(e.OldText)
 	if oldDec == e.OldText {
 		return "", edit.EditResult{}, "", false
@@ -292,8 +293,10 @@ func (g *Guard) retryDecoded(content string, e edit.Edit) (out string, r edit.Ed
 	if refusal != "" {
 		try.NewText = e.NewText
 	}
-	out, r = edit.ApplyEdit(content, try, g.match)
+	out, r = edit.ApplyEdit(content, try, opts)
 	switch {
+	case r.Gated != "" && equalityRung(r.Gated):
+		return content, r, "", true // the decoded text's re-indentation, refused by the syntax check
 	case !equalityRung(r.Strategy):
 		return "", edit.EditResult{}, "", false
 	case r.Status == edit.StatusAlreadyApplied && !strictlyEscaped(e.OldText):
@@ -306,6 +309,9 @@ func (g *Guard) retryDecoded(content string, e edit.Edit) (out string, r edit.Ed
 		return content, edit.EditResult{Status: edit.StatusNotFound, Line: r.Line, Column: r.Column, Hint: fmt.Sprintf(
 			"The old text matches line %d only with its \\n read as line breaks, but %s, so it cannot be decoded safely. "+
 				"Send old_text and new_text again with real line breaks.", r.Line, refusal)}, "", true
+	}
+	if gated, ok := gateDecoded(opts, content, out, r); !ok {
+		return content, gated, "", true
 	}
 	detail = fmt.Sprintf(`old_text and new_text decoded (\n, \t, \" written as two characters): the old text matched line %d only once decoded`, r.Line)
 	if kept {
@@ -359,7 +365,7 @@ func (g *Guard) recordEdit(res *repair.Result, ex *Execution, o EditOutcome, par
 	switch o.Status {
 	case edit.StatusNotFound:
 		msg := fmt.Sprintf("Edit %d: the old text was not found in %s.", o.Index+1, o.Path)
-		if o.Unplaced {
+		if o.Unplaced || o.Gated != "" {
 			msg = fmt.Sprintf("Edit %d: the old text was not applied to %s:", o.Index+1, o.Path)
 		}
 		if o.Hint != "" {

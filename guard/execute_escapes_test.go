@@ -105,6 +105,7 @@ func TestEditEscapesDecoded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, dir := newWorkspaceGuard(t)
+			g.syntaxMode = SyntaxOff // the files are snippets, not whole Go files: the gate is TestSyntaxGate's
 			writeFile(t, dir, "f.go", tt.file)
 			ex := runExecute(t, g, "edit", map[string]any{"path": "f.go", "old_text": tt.old, "new_text": tt.new}, false)
 			if got := readFile(t, dir, "f.go"); got != tt.want {

@@ -48,6 +48,7 @@ type Guard struct {
 	// syntaxMode and syntaxLimits: Config.SyntaxCheck and its bounds.
 	syntaxMode   string
 	syntaxLimits syntax.Limits
+	syntaxCache  *syntaxCache // recent checks' results (syntax_cache.go)
 }
 
 // Registry returns the server's tool registry.

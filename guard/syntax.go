@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -112,8 +111,7 @@ func (g *Guard) syntaxAdded(path string, before, after []byte) ([]syntax.Error, 
 	if g.syntaxMode == SyntaxOff {
 		return nil, syntax.Comparison{}
 	}
-	c := syntax.Compare(context.Background(), path, before, after, g.syntaxLimits)
-	return c.Added, c
+	return g.compareCached(path, before, after)
 }
 
 // checkSyntax checks one file's change and records it in ex; with edits
@@ -248,12 +246,19 @@ func syntaxMessage(tool string, sc *SyntaxCheck, tail string) string {
 // "expected ')'", esbuild's `Expected "}"`.
 var expectedCloser = regexp.MustCompile("(?i)expected ['\"`]?([)\\]}])['\"`]?")
 
+// missingComma is Go's word for a list left open at a line's end: "missing
+// ',' before newline in argument list" is a call's unclosed `(`.
+var missingComma = regexp.MustCompile(`missing ',' before newline in (argument|parameter|composite)`)
+
 // syntaxProblem names the problem in a few words: an unclosed bracket when
 // the parser expected its closer, else a syntax error.
 func syntaxProblem(msg string) string {
 	if m := expectedCloser.FindStringSubmatch(msg); m != nil {
 		open := map[string]string{")": "(", "]": "[", "}": "{"}[m[1]]
 		return "an unclosed `" + open + "`"
+	}
+	if m := missingComma.FindStringSubmatch(msg); m != nil {
+		return "an unclosed `" + map[string]string{"argument": "(", "parameter": "(", "composite": "{"}[m[1]] + "`"
 	}
 	return "a syntax error"
 }

@@ -174,10 +174,12 @@ func TestSyntaxNotChecked(t *testing.T) {
 
 func TestSyntaxProblem(t *testing.T) {
 	tests := map[string]string{
-		"expected ')', found newline":        "an unclosed `(`",
-		`Expected "}" but found end of file`: "an unclosed `{`",
-		"expected ']', found 'EOF'":          "an unclosed `[`",
-		"mapping values are not allowed":     "a syntax error",
+		"expected ')', found newline":                     "an unclosed `(`",
+		`Expected "}" but found end of file`:              "an unclosed `{`",
+		"expected ']', found 'EOF'":                       "an unclosed `[`",
+		"mapping values are not allowed":                  "a syntax error",
+		"missing ',' before newline in argument list":     "an unclosed `(`",
+		"missing ',' before newline in composite literal": "an unclosed `{`",
 	}
 	for msg, want := range tests {
 		if got := syntaxProblem(msg); got != want {

@@ -123,7 +123,7 @@ func newProductMetrics(tools []string) *productMetrics {
 		"Tool calls answered with the session's consecutive-mistake limit reached, by model family."),
 		[]string{"model_family"}, p.families)
 	p.edits = newCounterTable(opts("edit_outcomes_total",
-		"Edits executed (dry runs included), by status and the matching rung that found the old text (none when none did)."),
+		"Edits executed (dry runs included), by status and the matching rung that found the old text (none when none did; for a NOT_FOUND, the rung whose guess the syntax check refused)."),
 		[]string{"status", "rung"}, p.statuses, p.rungs)
 	p.notCounted = prometheus.NewCounter(opts("mistakes_not_counted_total",
 		"Tool calls whose mistakes went uncounted because the session store could not be reached; the calls were answered."))
@@ -192,6 +192,9 @@ func (p *productMetrics) Verdict(v *guard.Verdict, tool string) {
 func (p *productMetrics) Execution(ex *guard.Execution) {
 	for _, e := range ex.Edits {
 		rung := string(e.Strategy)
+		if rung == "" {
+			rung = string(e.Gated) // the guess the syntax check refused
+		}
 		if rung == "" {
 			rung = rungNone
 		}

@@ -80,6 +80,7 @@ func TestProductMetricsMapping(t *testing.T) {
 	p.Execution(&guard.Execution{Edits: []guard.EditOutcome{
 		{EditResult: edit.EditResult{Status: edit.StatusApplied, Strategy: edit.StrategyFuzzy}},
 		{EditResult: edit.EditResult{Status: edit.StatusNotFound}},
+		{EditResult: edit.EditResult{Status: edit.StatusNotFound, Gated: edit.StrategyBlockAnchor}},
 	}, Syntax: []guard.SyntaxCheck{{Lang: "go", Outcome: guard.SyntaxAdded}, {Lang: "yaml", Outcome: guard.SyntaxClean}, {Lang: "cobol", Outcome: guard.SyntaxClean}}})
 	p.StreamCall(stream.Hermes, guard.StreamCallTruncated)
 	p.StreamCall(stream.Format(99), guard.StreamCallUsable)
@@ -104,6 +105,7 @@ func TestProductMetricsMapping(t *testing.T) {
 		{"toolguard_mistake_limit_reached_total", []string{"model_family", "generic"}, 1},
 		{"toolguard_edit_outcomes_total", []string{"rung", "FUZZY", "status", "APPLIED"}, 1},
 		{"toolguard_edit_outcomes_total", []string{"rung", "none", "status", "NOT_FOUND"}, 1},
+		{"toolguard_edit_outcomes_total", []string{"rung", "BLOCK_ANCHOR", "status", "NOT_FOUND"}, 1},
 		{"toolguard_stream_calls_total", []string{"format", "hermes", "outcome", "truncated"}, 1},
 		{"toolguard_stream_calls_total", []string{"format", "other", "outcome", "usable"}, 1},
 	}

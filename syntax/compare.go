@@ -19,13 +19,20 @@ type Comparison struct {
 // creates it) and says what the change did to its syntax. Each check has
 // its own bounds; a side that was not checked adds nothing.
 func Compare(ctx context.Context, p string, before, after []byte, lim Limits) Comparison {
+	return CompareWith(before, after, func(src []byte) Result { return Check(ctx, p, src, lim) })
+}
+
+// CompareWith is Compare with the check of each side given: a caller that
+// keeps the results of earlier checks passes one that looks there first.
+// check is called for after, then, when after was checked, for before.
+func CompareWith(before, after []byte, check func(src []byte) Result) Comparison {
 	var c Comparison
-	c.After = Check(ctx, p, after, lim)
+	c.After = check(after)
 	if !c.After.Checked {
 		return c
 	}
 	if before != nil {
-		c.Before = Check(ctx, p, before, lim)
+		c.Before = check(before)
 		if !c.Before.Checked {
 			return c // nothing to compare with: the change is given the benefit of the doubt
 		}
