@@ -96,7 +96,8 @@ type MistakeState struct {
 	LimitReached bool
 	// NotCounted: store unreachable or no session; Consecutive is unknown.
 	NotCounted bool
-	// StoreUnavailable: not counted because the store could not be reached.
+	// StoreUnavailable: not counted because the store could not be reached,
+	// or failed to count a call that made a change.
 	StoreUnavailable bool
 }
 
@@ -180,8 +181,11 @@ func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Resu
 	switch {
 	case req.NoSession:
 		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true}
-	case errors.Is(err, session.ErrUnavailable):
-		// Only counting needs the shared store: go on uncounted.
+	case errors.Is(err, session.ErrUnavailable) || (err != nil && applied):
+		// Only counting needs the shared store: go on uncounted. Once a
+		// change is made, no store failure (a timeout, a redirect, a script
+		// error, a cancelled call) may turn its answer into an error: a
+		// caller retrying it would apply it twice.
 		if g.uncounted != nil {
 			g.uncounted(req.SessionID, err)
 		}

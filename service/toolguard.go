@@ -40,6 +40,7 @@ func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Regis
 		MaxResponseBytes: cfg.MaxSendMsgBytes,
 		MaxVerdictBytes:  guard.MaxVerdictBytes,
 		Log:              log,
+		Sessions:         cfg.sessions,
 	})
 	if err != nil {
 		return nil, nil, err
