@@ -53,6 +53,10 @@ type Config struct {
 	// RedisURL may hold a password: only its host is ever logged.
 	RedisURL       string
 	RedisKeyPrefix string
+	// RedisMode is one of session.RedisModes; RedisMasterName names
+	// Sentinel's master.
+	RedisMode       string
+	RedisMasterName string
 	// RedisTimeout: a count that times out is answered uncounted.
 	RedisTimeout time.Duration
 
@@ -112,6 +116,7 @@ func DefaultConfig() Config {
 		MaxSessions:    100_000,
 		SessionStore:   SessionStoreMemory,
 		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
+		RedisMode:      session.RedisAuto,
 		RedisTimeout:   session.DefaultRedisTimeout,
 		Mode:           ModeEnforce,
 		SyntaxCheck:    SyntaxReport,
@@ -186,6 +191,12 @@ func (c Config) validateSessionStore() []error {
 			errs = append(errs, errors.New("the redis session store needs a Redis URL"))
 		} else if _, err := session.ParseRedisURL(c.RedisURL); err != nil {
 			errs = append(errs, err)
+		}
+		if c.RedisMode != "" && !slices.Contains(session.RedisModes, c.RedisMode) {
+			errs = append(errs, fmt.Errorf("Redis mode %q: want one of %s", c.RedisMode, strings.Join(session.RedisModes, ", ")))
+		}
+		if c.RedisMode == session.RedisSentinel && c.RedisMasterName == "" {
+			errs = append(errs, errors.New("the sentinel Redis mode needs the master's name"))
 		}
 		if c.RedisKeyPrefix == "" {
 			errs = append(errs, errors.New("the Redis key prefix must not be empty"))
@@ -418,14 +429,14 @@ func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 		// Debug: the front ends warn about an unreachable store themselves.
 		redisLog := log.Named("redis")
 		r, err := session.NewRedis(context.Background(), session.RedisOptions{
-			URL: cfg.RedisURL, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
+			URL: cfg.RedisURL, Mode: cfg.RedisMode, MasterName: cfg.RedisMasterName, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
 			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
 			Log: func(msg string) { redisLog.Debug(msg) },
 		})
 		if err != nil {
 			return nil, err
 		}
-		log.Info("session store", zap.String("store", SessionStoreRedis), zap.String("redis_addr", r.Addr()),
+		log.Info("session store", zap.String("store", SessionStoreRedis), zap.String("redis_addr", r.Addr()), zap.String("redis_mode", r.Mode()),
 			zap.String("key_prefix", cfg.RedisKeyPrefix), zap.Duration("timeout", timeout))
 		return r, nil
 	default:

@@ -18,8 +18,7 @@ func TestStoreFailureAfterChangeOverGRPC(t *testing.T) {
 	t.Parallel()
 	store := sessiontest.NewFailing()
 	cfg := testConfig(t)
-	cfg.sessions = store
-	ts := startTestServer(t, cfg)
+	ts := startHookedServer(t, cfg, serverHooks{sessions: store})
 	c := toolguardv1.NewToolGuardServiceClient(ts.conn)
 	ctx := context.Background()
 	for i, f := range sessiontest.Failures() {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/toolguard/toolguard/guard"
-	"github.com/toolguard/toolguard/session"
 )
 
 // Config is the whole configuration of a toolguard server. Every field has a
@@ -72,9 +71,6 @@ type Config struct {
 	// MaxStreamBufferBytes bounds the open calls of all streams together,
 	// keeping memory within the pod's (docs/limits.md).
 	MaxStreamBufferBytes int
-
-	// sessions, when set, replaces the store Config selects (tests).
-	sessions session.Store
 }
 
 // DefaultConfig returns the defaults: loopback port 7700, the workspace

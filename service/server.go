@@ -124,7 +124,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		observer = s.metrics.Observer
 	}
 
-	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"), observer, access.streams, access.rates)
+	svc, release, err := newToolGuardService(cfg, hooks.sessions, log.Named("toolguard"), observer, access.streams, access.rates)
 	if err != nil {
 		return nil, fmt.Errorf("build ToolGuardService: %w", err)
 	}
