@@ -431,10 +431,16 @@ func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 		r, err := session.NewRedis(context.Background(), session.RedisOptions{
 			URL: cfg.RedisURL, Mode: cfg.RedisMode, MasterName: cfg.RedisMasterName, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
 			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
-			Log: func(msg string) { redisLog.Debug(msg) },
+			Log:              func(msg string) { redisLog.Debug(msg) },
+			StartUnreachable: true,
 		})
 		if err != nil {
 			return nil, err
+		}
+		if err := r.Ping(context.Background()); err != nil {
+			// Serving uncounted beats crash-looping through an outage.
+			log.Error("session store unreachable at start: serving degraded, every call answered with mistakes.not_counted until Redis answers",
+				zap.String("redis_addr", r.Addr()), zap.String("redis_mode", r.Mode()), zap.Error(err))
 		}
 		log.Info("session store", zap.String("store", SessionStoreRedis), zap.String("redis_addr", r.Addr()), zap.String("redis_mode", r.Mode()),
 			zap.String("key_prefix", cfg.RedisKeyPrefix), zap.Duration("timeout", timeout))

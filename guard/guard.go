@@ -235,6 +235,24 @@ func (g *Guard) Session(ctx context.Context, id string) (Session, error) {
 	return Session{ID: id, State: st, Mistakes: newMistakeState(st.Consecutive, g.limit)}, nil
 }
 
+// StoreReady reports whether the session store answers; a store in this
+// process (memory) always does. A front end shows it as readiness.
+func (g *Guard) StoreReady(ctx context.Context) error {
+	if p, ok := g.sessions.(pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
+}
+
+// StoreRemote reports whether the session store is a server that may be
+// away (StoreReady can fail).
+func (g *Guard) StoreRemote() bool {
+	_, ok := g.sessions.(pinger)
+	return ok
+}
+
+type pinger interface{ Ping(context.Context) error }
+
 // summaryMistakes is a stream's end's mistakes; an unreachable store says
 // NotCounted.
 func (g *Guard) summaryMistakes(ctx context.Context, id string, requested uint32) (MistakeState, error) {

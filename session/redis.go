@@ -53,6 +53,10 @@ type RedisOptions struct {
 	RepeatLimit uint32
 	// Now is the clock of LastSeen; expiry is Redis's own (PEXPIRE).
 	Now func() time.Time
+	// StartUnreachable: a server that cannot be reached at start is not an
+	// error; the store is returned, and its calls fail with ErrUnavailable
+	// until the server answers (Ping tells).
+	StartUnreachable bool
 	// Log, when set, takes go-redis's messages from NewRedis until Close
 	// instead of standard error. go-redis's logger is process-wide.
 	Log func(msg string)
@@ -215,6 +219,10 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	if err == nil {
 		err = recordScript.Load(ctx, r.client).Err()
 	}
+	if err != nil && opts.StartUnreachable && ctx.Err() == nil && unreachable(err) {
+		// Scripts are loaded again on their first NOSCRIPT (Script.Run).
+		return r, nil
+	}
 	if err != nil {
 		_ = r.Close()
 		if ctx.Err() != nil {
@@ -324,6 +332,18 @@ func (r *Redis) Reset(ctx context.Context, id string) error {
 		return err
 	}
 	if err := r.client.Del(ctx, r.key(id)).Err(); err != nil {
+		return r.fail(ctx, err)
+	}
+	return nil
+}
+
+// Ping reports whether the server answers: nil, or an error classified as
+// the store's calls are (ErrUnavailable for an unreachable server).
+func (r *Redis) Ping(ctx context.Context) error {
+	if err := r.check(ctx); err != nil {
+		return err
+	}
+	if err := r.client.Ping(ctx).Err(); err != nil {
 		return r.fail(ctx, err)
 	}
 	return nil
