@@ -189,14 +189,8 @@ func (c Config) validateSessionStore() []error {
 	case SessionStoreRedis:
 		if c.RedisURL == "" {
 			errs = append(errs, errors.New("the redis session store needs a Redis URL"))
-		} else if _, err := session.ParseRedisURL(c.RedisURL); err != nil {
+		} else if err := session.CheckRedisOptions(c.RedisURL, c.RedisMode, c.RedisMasterName); err != nil {
 			errs = append(errs, err)
-		}
-		if c.RedisMode != "" && !slices.Contains(session.RedisModes, c.RedisMode) {
-			errs = append(errs, fmt.Errorf("Redis mode %q: want one of %s", c.RedisMode, strings.Join(session.RedisModes, ", ")))
-		}
-		if c.RedisMode == session.RedisSentinel && c.RedisMasterName == "" {
-			errs = append(errs, errors.New("the sentinel Redis mode needs the master's name"))
 		}
 		if c.RedisKeyPrefix == "" {
 			errs = append(errs, errors.New("the Redis key prefix must not be empty"))

@@ -43,7 +43,10 @@ func parseRedisTarget(rawURL string) (redisTarget, error) {
 	if rawURL == "" {
 		return redisTarget{}, errors.New("session store: a Redis URL is required")
 	}
-	u, err := url.Parse(rawURL)
+	// url.Parse takes one host: parse the URL with the first in place of
+	// the list, then each host in place of that one.
+	hostList, rest := splitHosts(rawURL)
+	u, err := url.Parse(rest)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -51,7 +54,7 @@ func parseRedisTarget(rawURL string) (redisTarget, error) {
 		}
 		return redisTarget{}, fmt.Errorf("session store: invalid Redis URL: %w", err)
 	}
-	hosts := strings.Split(u.Host, ",")
+	hosts := strings.Split(hostList, ",")
 	for _, h := range hosts {
 		if h == "" {
 			return redisTarget{}, errors.New("session store: invalid Redis URL: an empty host in its list")
@@ -77,6 +80,24 @@ func parseRedisTarget(rawURL string) (redisTarget, error) {
 		addrs = append(addrs, ro.Addr)
 	}
 	return redisTarget{opts: first, addrs: addrs}, nil
+}
+
+// splitHosts returns the host list of a URL, and the URL with its first
+// host in place of the list.
+func splitHosts(rawURL string) (hosts, rest string) {
+	scheme, after, ok := strings.Cut(rawURL, "://")
+	if !ok {
+		return "", rawURL
+	}
+	end := strings.IndexAny(after, "/?#")
+	if end < 0 {
+		end = len(after)
+	}
+	authority := after[:end]
+	at := strings.LastIndex(authority, "@") + 1
+	hosts = authority[at:]
+	first, _, _ := strings.Cut(hosts, ",")
+	return hosts, scheme + "://" + authority[:at] + first + after[end:]
 }
 
 // universal returns the options of go-redis's universal client for mode.
@@ -149,4 +170,15 @@ func fnv64(s string) uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(s))
 	return h.Sum64()
+}
+
+// CheckRedisOptions reports what NewRedis would refuse in a URL, mode and
+// master name before connecting, never quoting the URL.
+func CheckRedisOptions(rawURL, mode, masterName string) error {
+	t, err := parseRedisTarget(rawURL)
+	if err != nil {
+		return err
+	}
+	_, err = t.universal(mode, masterName)
+	return err
 }
