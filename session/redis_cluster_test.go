@@ -166,3 +166,33 @@ func TestRedisSentinelFailover(t *testing.T) {
 	}
 	t.Logf("%d calls not counted during the failover", failed)
 }
+
+// TestRedisStartUnreachable: with StartUnreachable, a store opens while its
+// server is away, fails its calls as unavailable, and works once the
+// server answers, loading its script then.
+func TestRedisStartUnreachable(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Stop()
+	ctx := context.Background()
+	if _, err := session.NewRedis(ctx, session.RedisOptions{URL: srv.URL()}); !errors.Is(err, session.ErrUnavailable) {
+		t.Fatalf("NewRedis without StartUnreachable: %v, want ErrUnavailable", err)
+	}
+	r, err := session.NewRedis(ctx, session.RedisOptions{URL: srv.URL(), StartUnreachable: true})
+	if err != nil {
+		t.Fatalf("NewRedis: %v", err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	if err := r.Ping(ctx); !errors.Is(err, session.ErrUnavailable) {
+		t.Fatalf("Ping while away: %v", err)
+	}
+	if _, err := r.Record(ctx, "s", session.Outcome{}); !errors.Is(err, session.ErrUnavailable) {
+		t.Fatalf("Record while away: %v", err)
+	}
+	srv.Restart()
+	if err := r.Ping(ctx); err != nil {
+		t.Fatalf("Ping once back: %v", err)
+	}
+	if st, err := r.Record(ctx, "s", session.Outcome{}); err != nil || st.Consecutive != 1 {
+		t.Fatalf("Record once back = %+v, %v", st, err)
+	}
+}
