@@ -53,6 +53,10 @@ type Config struct {
 	// RedisURL may hold a password: only its host is ever logged.
 	RedisURL       string
 	RedisKeyPrefix string
+	// RedisMode is one of session.RedisModes; RedisMasterName names
+	// Sentinel's master.
+	RedisMode       string
+	RedisMasterName string
 	// RedisTimeout: a count that times out is answered uncounted.
 	RedisTimeout time.Duration
 
@@ -112,6 +116,7 @@ func DefaultConfig() Config {
 		MaxSessions:    100_000,
 		SessionStore:   SessionStoreMemory,
 		RedisKeyPrefix: session.DefaultRedisKeyPrefix,
+		RedisMode:      session.RedisAuto,
 		RedisTimeout:   session.DefaultRedisTimeout,
 		Mode:           ModeEnforce,
 		SyntaxCheck:    SyntaxReport,
@@ -184,7 +189,7 @@ func (c Config) validateSessionStore() []error {
 	case SessionStoreRedis:
 		if c.RedisURL == "" {
 			errs = append(errs, errors.New("the redis session store needs a Redis URL"))
-		} else if _, err := session.ParseRedisURL(c.RedisURL); err != nil {
+		} else if err := session.CheckRedisOptions(c.RedisURL, c.RedisMode, c.RedisMasterName); err != nil {
 			errs = append(errs, err)
 		}
 		if c.RedisKeyPrefix == "" {
@@ -419,14 +424,20 @@ func openSessionStore(cfg Config, log *zap.Logger) (session.Store, error) {
 		// Debug: the front ends warn about an unreachable store themselves.
 		redisLog := log.Named("redis")
 		r, err := session.NewRedis(context.Background(), session.RedisOptions{
-			URL: cfg.RedisURL, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
+			URL: cfg.RedisURL, Mode: cfg.RedisMode, MasterName: cfg.RedisMasterName, TTL: cfg.SessionTTL, KeyPrefix: cfg.RedisKeyPrefix,
 			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
-			Log: func(msg string) { redisLog.Debug(msg) },
+			Log:              func(msg string) { redisLog.Debug(msg) },
+			StartUnreachable: true,
 		})
 		if err != nil {
 			return nil, err
 		}
-		log.Info("session store", zap.String("store", SessionStoreRedis), zap.String("redis_addr", r.Addr()),
+		if err := r.Ping(context.Background()); err != nil {
+			// Serving uncounted beats crash-looping through an outage.
+			log.Error("session store unreachable at start: serving degraded, every call answered with mistakes.not_counted until Redis answers",
+				zap.String("redis_addr", r.Addr()), zap.String("redis_mode", r.Mode()), zap.Error(err))
+		}
+		log.Info("session store", zap.String("store", SessionStoreRedis), zap.String("redis_addr", r.Addr()), zap.String("redis_mode", r.Mode()),
 			zap.String("key_prefix", cfg.RedisKeyPrefix), zap.Duration("timeout", timeout))
 		return r, nil
 	default:

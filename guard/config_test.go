@@ -23,6 +23,19 @@ func TestValidateSessionStore(t *testing.T) {
 		{"bad scheme, password not quoted", func(c *Config) { c.SessionStore, c.RedisURL = "redis", "http://:"+secret+"@redis:6379" }, "invalid Redis URL"},
 		{"empty prefix", func(c *Config) { c.SessionStore, c.RedisURL, c.RedisKeyPrefix = "redis", "redis://redis", "" }, "key prefix"},
 		{"timeout", func(c *Config) { c.RedisTimeout = 0 }, "Redis timeout"},
+		{"cluster hosts", func(c *Config) { c.SessionStore, c.RedisURL = "redis", "redis://:"+secret+"@a:6379,b:6379,c" }, ""},
+		{"sentinel", func(c *Config) {
+			c.SessionStore, c.RedisURL, c.RedisMode, c.RedisMasterName = "redis", "redis://s1:26379,s2:26379", "sentinel", "m"
+		}, ""},
+		{"sentinel in auto mode", func(c *Config) { c.SessionStore, c.RedisURL, c.RedisMasterName = "redis", "redis://s1:26379", "m" }, ""},
+		{"sentinel needs a master name", func(c *Config) { c.SessionStore, c.RedisURL, c.RedisMode = "redis", "redis://s1", "sentinel" }, "master's name"},
+		{"unknown mode", func(c *Config) { c.SessionStore, c.RedisURL, c.RedisMode = "redis", "redis://r", "ring" }, `Redis mode "ring"`},
+		{"single with several hosts", func(c *Config) { c.SessionStore, c.RedisURL, c.RedisMode = "redis", "redis://a,b", "single" }, "takes one host"},
+		{"master name in cluster mode", func(c *Config) {
+			c.SessionStore, c.RedisURL, c.RedisMode, c.RedisMasterName = "redis", "redis://a,b", "cluster", "m"
+		}, "master name is for Sentinel"},
+		{"empty host, password not quoted", func(c *Config) { c.SessionStore, c.RedisURL = "redis", "redis://:"+secret+"@a,,b" }, "empty host"},
+		{"bad second host, password not quoted", func(c *Config) { c.SessionStore, c.RedisURL = "redis", "redis://:"+secret+"@a:1,b:port" }, "invalid Redis URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,7 +97,8 @@ type MistakeState struct {
 	LimitReached bool
 	// NotCounted: store unreachable or no session; Consecutive is unknown.
 	NotCounted bool
-	// StoreUnavailable: not counted because the store could not be reached.
+	// StoreUnavailable: not counted because the store could not be reached,
+	// or failed to count a call that made a change.
 	StoreUnavailable bool
 }
 
@@ -181,8 +182,11 @@ func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Resu
 	switch {
 	case req.NoSession:
 		m = MistakeState{Limit: g.effectiveLimit(req.MistakeLimit), NotCounted: true}
-	case errors.Is(err, session.ErrUnavailable):
-		// Only counting needs the shared store: go on uncounted.
+	case errors.Is(err, session.ErrUnavailable) || (err != nil && applied):
+		// Only counting needs the shared store: go on uncounted. Once a
+		// change is made, no store failure (a timeout, a redirect, a script
+		// error, a cancelled call) may turn its answer into an error: a
+		// caller retrying it would apply it twice.
 		if g.uncounted != nil {
 			g.uncounted(req.SessionID, err)
 		}
@@ -231,6 +235,24 @@ func (g *Guard) Session(ctx context.Context, id string) (Session, error) {
 	}
 	return Session{ID: id, State: st, Mistakes: newMistakeState(st.Consecutive, g.limit)}, nil
 }
+
+// StoreReady reports whether the session store answers; a store in this
+// process (memory) always does. A front end shows it as readiness.
+func (g *Guard) StoreReady(ctx context.Context) error {
+	if p, ok := g.sessions.(pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
+}
+
+// StoreRemote reports whether the session store is a server that may be
+// away (StoreReady can fail).
+func (g *Guard) StoreRemote() bool {
+	_, ok := g.sessions.(pinger)
+	return ok
+}
+
+type pinger interface{ Ping(context.Context) error }
 
 // summaryMistakes is a stream's end's mistakes; an unreachable store says
 // NotCounted.

@@ -4,7 +4,7 @@
 # fails. The Go modules and the TypeScript client's npm packages are fetched
 # by go and npm themselves.
 #
-#   redis-server            the Redis session store's tests start real servers
+#   redis-server            the Redis session store's tests start real servers; its redis-tools (redis-cli) makes their clusters, and "redis-server --sentinel" their Sentinels
 #   python3-grpcio, python3-protobuf, python3-pip, python3-setuptools
 #                           the Python client's tests and its pip install test
 #   protobuf-compiler, protobuf-compiler-grpc

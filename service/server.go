@@ -124,7 +124,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		observer = s.metrics.Observer
 	}
 
-	svc, release, err := newToolGuardService(cfg, log.Named("toolguard"), observer, access.streams, access.rates)
+	svc, release, err := newToolGuardService(cfg, hooks.sessions, log.Named("toolguard"), observer, access.streams, access.rates)
 	if err != nil {
 		return nil, fmt.Errorf("build ToolGuardService: %w", err)
 	}
@@ -171,6 +171,17 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 	// "" is the whole server; the service name is for probes of the API.
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	s.health.SetServingStatus(toolguardv1.ToolGuardService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	// The store in memory is always there.
+	s.health.SetServingStatus(SessionStoreHealthService, healthpb.HealthCheckResponse_SERVING)
+	if tg, ok := svc.(*toolGuardService); ok && tg.guard.StoreRemote() {
+		quit := make(chan struct{})
+		exited := s.watchStore(tg.guard, max(cfg.RedisTimeout, time.Millisecond), storeCheckInterval, quit)
+		s.run.Cleanups.Add("session store health", func() error {
+			close(quit)
+			<-exited
+			return nil
+		})
+	}
 	s.run.Server = &grpcServer{Server: s.grpc}
 	s.run.Log, s.run.Name, s.run.Work, s.run.Stopped = log, "gRPC", "calls", "server stopped"
 	s.run.ShutdownTimeout, s.run.Drain = cfg.ShutdownTimeout, s.drain

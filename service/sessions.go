@@ -13,9 +13,16 @@ import (
 // the principal and the session apart.
 func uncountedWarning(log *zap.Logger, authenticated bool) func(key string, err error) {
 	w := logthrottle.New(log, "session store unreachable: call not counted")
+	// Any other failure once a change was made: the change is answered.
+	failed := logthrottle.New(log, "session store failed after a change was made: call not counted")
 	return func(key string, err error) {
 		principal, id := splitSessionKey(key, authenticated)
-		w.Warn(zap.String(principalField, principal), zap.String(sessionIDField, id), zap.Error(storeError(err)))
+		fields := []zap.Field{zap.String(principalField, principal), zap.String(sessionIDField, id), zap.Error(storeError(err))}
+		if errors.Is(err, session.ErrUnavailable) {
+			w.Warn(fields...)
+			return
+		}
+		failed.Warn(fields...)
 	}
 }
 

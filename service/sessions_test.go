@@ -2,9 +2,7 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +22,6 @@ import (
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/internal/logthrottle"
-	"github.com/toolguard/toolguard/session"
 	"github.com/toolguard/toolguard/session/redistest"
 )
 
@@ -46,41 +43,67 @@ func noSecretLogged(t *testing.T, logs *observer.ObservedLogs, secret string) {
 	}
 }
 
-// TestRedisUnreachableAtStartup: the server does not start without its
-// store, and says where it could not reach.
+// TestRedisUnreachableAtStartup: the server starts without its store,
+// degraded: it says so loudly, its session store health service is
+// NOT_SERVING while the server stays SERVING, and calls are answered
+// uncounted. Once Redis answers, the health turns SERVING and counting
+// resumes.
 func TestRedisUnreachableAtStartup(t *testing.T) {
+	t.Parallel()
 	const secret = "start-pw"
-	gone := redistest.Start(t)
-	gone.Stop()
-	cfg := testConfig(t)
-	cfg.SessionStore, cfg.RedisURL = guard.SessionStoreRedis, "redis://:"+secret+"@"+gone.Addr()+"/0"
-	log, logs := testLogger(t)
-	srv, err := New(cfg, log)
-	if err == nil {
-		_ = srv.Serve(canceledContext(), mustListen(t))
-		t.Fatal("New succeeded with Redis down")
+	rds := redistest.Start(t, redistest.Options{Password: secret})
+	rds.Stop()
+	cfg := redisConfig(t, rds)
+	ts := startTestServer(t, cfg)
+	ctx := context.Background()
+	loud := ts.logs.FilterMessageSnippet("session store unreachable at start").All()
+	if len(loud) != 1 || loud[0].Level != zapcore.ErrorLevel || loud[0].ContextMap()["redis_addr"] != rds.Addr() {
+		t.Fatalf("start log %v: want one error naming %s", loud, rds.Addr())
 	}
-	if !errors.Is(err, session.ErrUnavailable) || !strings.Contains(err.Error(), "cannot reach redis at "+gone.Addr()) {
-		t.Fatalf("err = %v, want ErrUnavailable naming %s", err, gone.Addr())
+	hc := healthpb.NewHealthClient(ts.conn)
+	status := func(service string) healthpb.HealthCheckResponse_ServingStatus {
+		t.Helper()
+		r, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+		if err != nil {
+			t.Fatalf("health %q: %v", service, err)
+		}
+		return r.GetStatus()
 	}
-	if strings.Contains(err.Error(), secret) {
-		t.Fatalf("err = %q quotes the password", err)
+	if got := status(SessionStoreHealthService); got != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("store health while Redis is away = %v", got)
 	}
-	noSecretLogged(t, logs, secret)
-}
+	if got := status(""); got != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("server health while Redis is away = %v", got)
+	}
+	c := toolguardv1.NewToolGuardServiceClient(ts.conn)
+	write := func() *toolguardv1.MistakeState {
+		t.Helper()
+		wr, err := c.ExecuteWrite(ctx, &toolguardv1.ExecuteWriteRequest{Context: &toolguardv1.RequestContext{SessionId: "s"},
+			Call: &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: `{"path":"a.txt"}`}}})
+		if err != nil {
+			t.Fatalf("ExecuteWrite: %v", err)
+		}
+		return wr.GetVerdict().GetMistakes()
+	}
+	if m := write(); !m.GetNotCounted() {
+		t.Fatalf("a call while Redis is away: %v, want not counted", m)
+	}
 
-func mustListen(t *testing.T) net.Listener {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	rds.Restart()
+	deadline := time.Now().Add(30 * time.Second)
+	for status(SessionStoreHealthService) != healthpb.HealthCheckResponse_SERVING {
+		if time.Now().After(deadline) {
+			t.Fatal("store health not SERVING 30s after Redis came")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return lis
-}
-
-func canceledContext() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
+	if m := write(); m.GetNotCounted() || m.GetConsecutive() != 1 {
+		t.Fatalf("a call once Redis answers: %v, want counted", m)
+	}
+	if ts.logs.FilterMessage("session store reachable again: counting resumes").Len() != 1 {
+		t.Error("no log of the store coming back")
+	}
+	noSecretLogged(t, ts.logs, secret)
 }
 
 // TestRedisOutage stops Redis under a serving server: calls keep getting

@@ -14,6 +14,7 @@ import (
 	"github.com/toolguard/toolguard/internal/logthrottle"
 	"github.com/toolguard/toolguard/repair"
 	"github.com/toolguard/toolguard/service/protoapi"
+	"github.com/toolguard/toolguard/session"
 )
 
 // toolGuardService implements toolguard.v1.ToolGuardService: check the
@@ -33,13 +34,14 @@ type toolGuardService struct {
 }
 
 // newToolGuardService builds the service and returns it with its cleanup.
-func newToolGuardService(cfg Config, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots, rates *rateLimiter) (toolguardv1.ToolGuardServiceServer, func() error, error) {
+func newToolGuardService(cfg Config, sessions session.Store, log *zap.Logger, observe func(*repair.Registry) (guard.Observer, error), streams *streamSlots, rates *rateLimiter) (toolguardv1.ToolGuardServiceServer, func() error, error) {
 	g, cleanup, err := guard.New(cfg.Config, guard.Options{
 		Observe:          observe,
 		Uncounted:        uncountedWarning(log, cfg.AuthTokensFile != ""),
 		MaxResponseBytes: cfg.MaxSendMsgBytes,
 		MaxVerdictBytes:  guard.MaxVerdictBytes,
 		Log:              log,
+		Sessions:         sessions,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -10,11 +10,14 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/toolguard/toolguard/observe"
+	"github.com/toolguard/toolguard/session"
 )
 
 type serverHooks struct {
 	// spanExporter, when set, replaces the OTLP exporter.
 	spanExporter sdktrace.SpanExporter
+	// sessions, when set, replaces the session store cfg selects.
+	sessions session.Store
 }
 
 // newTracing returns, when cfg.OTLPEndpoint is set, the TracerProvider and

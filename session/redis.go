@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
-	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // ErrUnavailable is returned, wrapped with its cause, by a shared store that
@@ -31,9 +29,14 @@ const DefaultRedisTimeout = 250 * time.Millisecond
 
 // RedisOptions configures a Redis store. Only URL is required.
 type RedisOptions struct {
-	// URL locates the server: redis://[user:password@]host[:port][/db] or
-	// rediss:// for TLS. It may hold a password, never put in errors or Addr.
+	// URL locates the servers: redis://[user:password@]host[:port][,host[:port]...][/db],
+	// or rediss:// for TLS. Several hosts are a cluster's seed nodes or
+	// Sentinels (Mode). It may hold a password, never put in errors or Addr.
 	URL string
+	// Mode is one of RedisModes; "" is RedisAuto.
+	Mode string
+	// MasterName is the master Sentinels watch (RedisSentinel).
+	MasterName string
 	// TTL is how long a session may stay idle; <= 0 is one hour.
 	TTL time.Duration
 	// KeyPrefix makes a session's key; empty is DefaultRedisKeyPrefix.
@@ -50,6 +53,10 @@ type RedisOptions struct {
 	RepeatLimit uint32
 	// Now is the clock of LastSeen; expiry is Redis's own (PEXPIRE).
 	Now func() time.Time
+	// StartUnreachable: a server that cannot be reached at start is not an
+	// error; the store is returned, and its calls fail with ErrUnavailable
+	// until the server answers (Ping tells).
+	StartUnreachable bool
 	// Log, when set, takes go-redis's messages from NewRedis until Close
 	// instead of standard error. go-redis's logger is process-wide.
 	Log func(msg string)
@@ -64,8 +71,9 @@ type RedisOptions struct {
 // An unreachable server or a timeout is an error wrapping ErrUnavailable.
 // Nothing is retried: a Record whose reply was lost may have counted.
 type Redis struct {
-	client *redis.Client
+	client redis.UniversalClient
 	addr   string
+	mode   string
 	prefix string
 	ttlMS  string // TTL in milliseconds, the PEXPIRE argument
 	limit  uint32
@@ -155,10 +163,11 @@ return {consecutive, repeats, 0}
 // loading the script), so that a misconfigured replica fails at startup. An
 // unreachable server is an error wrapping ErrUnavailable.
 func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
-	ro, err := ParseRedisURL(opts.URL)
+	t, err := parseRedisTarget(opts.URL)
 	if err != nil {
 		return nil, err
 	}
+	ro := t.opts
 	setTimeout := func(dst *time.Duration, v time.Duration) {
 		if v > 0 {
 			*dst = v
@@ -172,13 +181,10 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	if opts.PoolSize > 0 {
 		ro.PoolSize = opts.PoolSize
 	}
-	// One dial and no retry per operation, whatever the URL asks: a call
-	// waits about one timeout before it goes on uncounted, and a Record is
-	// never applied twice.
-	ro.DialerRetries = 1
-	ro.MaxRetries = -1
-	// A plain standalone server: no maintenance-notification handshake.
-	ro.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	uo, err := t.universal(opts.Mode, opts.MasterName)
+	if err != nil {
+		return nil, err
+	}
 
 	c := newCommon(opts.TTL, opts.RepeatLimit, opts.Now)
 	prefix := opts.KeyPrefix
@@ -186,8 +192,9 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 		prefix = DefaultRedisKeyPrefix
 	}
 	r := &Redis{
-		client: redis.NewClient(ro),
-		addr:   ro.Addr,
+		client: redis.NewUniversalClient(uo),
+		addr:   strings.Join(t.addrs, ","),
+		mode:   kind(uo),
 		prefix: prefix,
 		ttlMS:  strconv.FormatInt(max(c.ttl.Milliseconds(), 1), 10),
 		limit:  c.limit,
@@ -198,8 +205,23 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 		redis.SetLogger(redisLog(opts.Log))
 	}
 	err = r.client.Ping(ctx).Err()
+	if err == nil && r.mode == RedisSingle && (opts.Mode == "" || opts.Mode == RedisAuto) {
+		// A cluster node behind one address (a managed cluster's
+		// endpoint): a single-node client would get MOVED for most keys.
+		var cluster bool
+		if cluster, err = clusterNode(ctx, r.client); err == nil && cluster {
+			_ = r.client.Close()
+			uo.IsClusterMode = true
+			r.client, r.mode = redis.NewUniversalClient(uo), RedisCluster
+			err = r.client.Ping(ctx).Err()
+		}
+	}
 	if err == nil {
 		err = recordScript.Load(ctx, r.client).Err()
+	}
+	if err != nil && opts.StartUnreachable && ctx.Err() == nil && unreachable(err) {
+		// Scripts are loaded again on their first NOSCRIPT (Script.Run).
+		return r, nil
 	}
 	if err != nil {
 		_ = r.Close()
@@ -215,27 +237,31 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 }
 
 // ParseRedisURL parses a Redis URL as NewRedis does, without ever quoting
-// it in errors.
+// it in errors; with several hosts, the options are the first one's.
 func ParseRedisURL(rawURL string) (*redis.Options, error) {
-	if rawURL == "" {
-		return nil, errors.New("session store: a Redis URL is required")
-	}
-	ro, err := redis.ParseURL(rawURL)
+	t, err := parseRedisTarget(rawURL)
 	if err != nil {
-		// url.Error quotes the whole URL; keep only what went wrong.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, fmt.Errorf("session store: invalid Redis URL: %w", err)
+		return nil, err
 	}
-	return ro, nil
+	return t.opts, nil
 }
 
-// Addr returns the server's address without credentials.
+// Addr returns the servers' addresses, as the URL lists them, without
+// credentials.
 func (r *Redis) Addr() string { return r.addr }
 
-func (r *Redis) key(id string) string { return r.prefix + id }
+// Mode is the deployment connected to: RedisSingle, RedisCluster or
+// RedisSentinel.
+func (r *Redis) Mode() string { return r.mode }
+
+func (r *Redis) key(id string) string { return RedisKey(r.prefix, id) }
+
+// RedisKey is the key of session id under prefix. Its hash tag (the part
+// in braces) is a hash of the id, so that every key of one session lives on
+// one cluster slot and its scripts can run there, whatever the id holds.
+func RedisKey(prefix, id string) string {
+	return prefix + "{" + strconv.FormatUint(fnv64(id), 36) + "}" + id
+}
 
 // Record applies one call's outcome to the session atomically.
 func (r *Redis) Record(ctx context.Context, id string, o Outcome) (State, error) {
@@ -306,6 +332,18 @@ func (r *Redis) Reset(ctx context.Context, id string) error {
 		return err
 	}
 	if err := r.client.Del(ctx, r.key(id)).Err(); err != nil {
+		return r.fail(ctx, err)
+	}
+	return nil
+}
+
+// Ping reports whether the server answers: nil, or an error classified as
+// the store's calls are (ErrUnavailable for an unreachable server).
+func (r *Redis) Ping(ctx context.Context) error {
+	if err := r.check(ctx); err != nil {
+		return err
+	}
+	if err := r.client.Ping(ctx).Err(); err != nil {
 		return r.fail(ctx, err)
 	}
 	return nil

@@ -247,11 +247,11 @@ func TestRedisRecordGetReset(t *testing.T) {
 		t.Fatalf("LastSeen %v is not about now", st.LastSeen)
 	}
 	// One hash per session, under the prefix.
-	h, err := raw.HGetAll(ctx, "tg:a").Result()
+	h, err := raw.HGetAll(ctx, session.RedisKey("tg:", "a")).Result()
 	if err != nil || h["consecutive"] != "2" || h["repeats"] != "2" || h["fingerprint"] != "1" || h["last_seen"] == "" {
 		t.Fatalf("key tg:a = %v, %v", h, err)
 	}
-	if n, _ := raw.Exists(ctx, "tg:b", "tg:").Result(); n != 2 {
+	if n, _ := raw.Exists(ctx, session.RedisKey("tg:", "b"), session.RedisKey("tg:", "")).Result(); n != 2 {
 		t.Fatalf("keys tg:b and tg: exist: %d, want 2", n)
 	}
 
@@ -296,8 +296,8 @@ func TestRedisDefaultKeyPrefix(t *testing.T) {
 	if _, err := r.Record(ctx, "x", session.Outcome{}); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := rawClient(t, srv).Exists(ctx, session.DefaultRedisKeyPrefix+"x").Result(); n != 1 {
-		t.Fatalf("no key %q", session.DefaultRedisKeyPrefix+"x")
+	if n, _ := rawClient(t, srv).Exists(ctx, session.RedisKey(session.DefaultRedisKeyPrefix, "x")).Result(); n != 1 {
+		t.Fatalf("no key %q", session.RedisKey(session.DefaultRedisKeyPrefix, "x"))
 	}
 }
 
@@ -318,21 +318,21 @@ func TestRedisTTL(t *testing.T) {
 		if _, err := r.Record(ctx, "s", session.Outcome{}); err != nil {
 			t.Fatal(err)
 		}
-		if d, _ := raw.PTTL(ctx, "ttl:s").Result(); d <= 59*time.Minute || d > time.Hour {
+		if d, _ := raw.PTTL(ctx, session.RedisKey("ttl:", "s")).Result(); d <= 59*time.Minute || d > time.Hour {
 			t.Fatalf("PTTL after Record = %v, want about an hour", d)
 		}
 		// Shorten it by hand: Get must not extend it, Record must.
-		raw.PExpire(ctx, "ttl:s", time.Minute)
+		raw.PExpire(ctx, session.RedisKey("ttl:", "s"), time.Minute)
 		if _, err := r.Get(ctx, "s"); err != nil {
 			t.Fatal(err)
 		}
-		if d, _ := raw.PTTL(ctx, "ttl:s").Result(); d > time.Minute {
+		if d, _ := raw.PTTL(ctx, session.RedisKey("ttl:", "s")).Result(); d > time.Minute {
 			t.Fatalf("PTTL after Get = %v: Get extended the session", d)
 		}
 		if _, err := r.Record(ctx, "s", session.Outcome{Usable: true}); err != nil {
 			t.Fatal(err)
 		}
-		if d, _ := raw.PTTL(ctx, "ttl:s").Result(); d <= 59*time.Minute {
+		if d, _ := raw.PTTL(ctx, session.RedisKey("ttl:", "s")).Result(); d <= 59*time.Minute {
 			t.Fatalf("PTTL after a second Record = %v, want about an hour again", d)
 		}
 	})
@@ -345,7 +345,7 @@ func TestRedisTTL(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if d, _ := raw.PTTL(ctx, "exp:s").Result(); d <= 0 || d > ttl {
+		if d, _ := raw.PTTL(ctx, session.RedisKey("exp:", "s")).Result(); d <= 0 || d > ttl {
 			t.Fatalf("PTTL = %v, want in (0, %v]", d, ttl)
 		}
 		// Wait for Redis to expire it; the bound only keeps a broken
@@ -425,7 +425,7 @@ func TestRedisCountersSaturate(t *testing.T) {
 	if _, err := r.Record(ctx, "s", session.Outcome{Fingerprint: 1}); err != nil {
 		t.Fatal(err)
 	}
-	rawClient(t, srv).HSet(ctx, "sat:s", "consecutive", math.MaxUint32-1, "repeats", math.MaxUint32-1)
+	rawClient(t, srv).HSet(ctx, session.RedisKey("sat:", "s"), "consecutive", math.MaxUint32-1, "repeats", math.MaxUint32-1)
 	for range 2 {
 		st, err := r.Record(ctx, "s", session.Outcome{Usable: true, Fingerprint: 1})
 		if err != nil {
@@ -463,8 +463,8 @@ func TestRedisForeignKey(t *testing.T) {
 	ctx := context.Background()
 	r := newRedis(t, srv, session.RedisOptions{KeyPrefix: "foreign:"})
 	raw := rawClient(t, srv)
-	raw.Set(ctx, "foreign:str", "not a hash", 0)
-	raw.HSet(ctx, "foreign:bad", "consecutive", "x", "repeats", "1", "last_seen", "1")
+	raw.Set(ctx, session.RedisKey("foreign:", "str"), "not a hash", 0)
+	raw.HSet(ctx, session.RedisKey("foreign:", "bad"), "consecutive", "x", "repeats", "1", "last_seen", "1")
 	if _, err := r.Record(ctx, "str", session.Outcome{}); err == nil || errors.Is(err, session.ErrUnavailable) {
 		t.Fatalf("Record over a string key: err = %v, want an error that is not ErrUnavailable", err)
 	}

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,6 +32,11 @@ const (
 type Options struct {
 	// Password, when set, is required of clients (requirepass).
 	Password string
+	// Config, when set, is written to a file given first to redis-server
+	// (a Sentinel needs one it can rewrite).
+	Config string
+	// Args are more arguments (--cluster-enabled yes, --sentinel).
+	Args []string
 }
 
 // Server is one redis-server for a test, used from the test's goroutine.
@@ -142,7 +149,15 @@ func (s *Server) Restart() {
 
 // start runs redis-server on s.Port and waits for PING.
 func (s *Server) start() error {
-	args := []string{
+	var args []string
+	if s.opts.Config != "" {
+		conf := filepath.Join(s.dir, "redis.conf")
+		if err := os.WriteFile(conf, []byte(s.opts.Config), 0o600); err != nil {
+			return err
+		}
+		args = append(args, conf)
+	}
+	args = append(args,
 		"--port", strconv.Itoa(s.Port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -150,10 +165,11 @@ func (s *Server) start() error {
 		"--dir", s.dir,
 		"--daemonize", "no",
 		"--logfile", "",
-	}
+	)
 	if s.opts.Password != "" {
 		args = append(args, "--requirepass", s.opts.Password)
 	}
+	args = append(args, s.opts.Args...)
 	cmd := exec.Command(s.bin, args...)
 	cmd.SysProcAttr = procAttr()
 	out := &safebuf.Buffer{}
