@@ -1,0 +1,117 @@
+//go:build unix
+
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Two Workspaces on one directory stand for two replicas sharing it.
+
+// TestSharedStart: a replica whose lock directory disagrees with the one the
+// workspace names refuses to start, and a refused start leaves the lock
+// directory and the workspace as it found them.
+func TestSharedStart(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		first, other string // lock directories, under the test's base; "" for none
+		refused      bool
+	}{
+		{"same lock directory", "locks", "locks", false},
+		{"different lock directories", "locks", "other", true},
+		{"none beside one", "locks", "", true},
+		{"one beside none", "", "locks", false}, // no marker yet: it writes one
+		{"none beside none", "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			dir := func(s string) string {
+				if s == "" {
+					return ""
+				}
+				return filepath.Join(e.base, s)
+			}
+			e.open(t, Options{LockDir: dir(tc.first)})
+			w, err := Open(e.ws, Options{LockDir: dir(tc.other)})
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				_ = w.Close()
+				return
+			}
+			if !errors.Is(err, ErrLockDirMismatch) {
+				t.Fatalf("Open = %v, want ErrLockDirMismatch", err)
+			}
+			if tc.other != "" {
+				if _, err := os.Stat(dir(tc.other)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("refused start left its lock directory: %v", err)
+				}
+			}
+			id, err := readID(e.in(markerPath))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, _ := readID(filepath.Join(dir(tc.first), identityName)); id != want {
+				t.Errorf("marker names %s, want the first lock directory's %s", id, want)
+			}
+		})
+	}
+}
+
+// TestSharedRuntime: a marker that changes under a running replica (another
+// started meanwhile with a lock directory, or the marker rewritten to
+// another) refuses its changes; a marker removed is written again.
+func TestSharedRuntime(t *testing.T) {
+	e := newEnv(t)
+	plain := e.open(t, Options{})
+	locked := e.open(t, Options{LockDir: filepath.Join(e.base, "locks")})
+	if _, err := locked.WriteFile("a.txt", []byte("x"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.WriteFile("a.txt", []byte("y"), WriteOptions{}); !errors.Is(err, ErrLockDirMismatch) {
+		t.Fatalf("write without the lock directory = %v, want ErrLockDirMismatch", err)
+	}
+	if got := readString(t, e.in("a.txt")); got != "x" {
+		t.Errorf("a.txt = %q after a refused write", got)
+	}
+	// Another lock directory's marker: the locked replica refuses too.
+	other := newEnv(t)
+	other.open(t, Options{LockDir: filepath.Join(other.base, "locks")})
+	data, err := os.ReadFile(other.in(markerPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, e.in(markerPath), string(data), 0o644)
+	if _, err := locked.WriteFile("a.txt", []byte("z"), WriteOptions{}); !errors.Is(err, ErrLockDirMismatch) {
+		t.Fatalf("write after the marker changed = %v, want ErrLockDirMismatch", err)
+	}
+	// Removed: written again by the replica with a lock directory.
+	if err := os.Remove(e.in(markerPath)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := locked.WriteFile("a.txt", []byte("z"), WriteOptions{}); err != nil {
+		t.Fatalf("write after the marker was removed: %v", err)
+	}
+	if id, _ := readID(e.in(markerPath)); id != locked.LockDirID() || id == "" {
+		t.Errorf("marker rewritten with %q, want %q", id, locked.LockDirID())
+	}
+}
+
+// TestSharedMarkerDenied: the workspace's own area is denied to calls, in
+// any spelling the deny battery knows.
+func TestSharedMarkerDenied(t *testing.T) {
+	e := newEnv(t)
+	w := e.open(t, Options{LockDir: filepath.Join(e.base, "locks")})
+	for _, p := range []string{".toolguard", ".toolguard/lock-dir", ".TOOLGUARD/lock-dir", "./.toolguard/../.toolguard/lock-dir", ".toolguard./lock-dir", ".toolguard/x"} {
+		if _, err := w.Resolve(p); !IsCode(err, CodeDeniedPath) {
+			t.Errorf("Resolve(%q) = %v, want %s", p, err, CodeDeniedPath)
+		}
+	}
+	if _, err := w.Resolve("sub/.toolguard/x"); err != nil {
+		t.Errorf("a .toolguard folder below the root is the project's: %v", err)
+	}
+}
