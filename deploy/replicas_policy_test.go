@@ -68,10 +68,10 @@ func splitStore(r *rendered) (server, store *rendered) {
 // what makes that safe, and wants it spread over nodes and scaled on CPU.
 func checkReplicas(c *checker, r *rendered, d *appsv1.Deployment, ct *corev1.Container, cfg config) {
 	hpa := checkHPA(c, r, d)
-	if replicas(d) <= 1 && hpa == nil {
+	n := replicas(r, d)
+	if n <= 1 && hpa == nil {
 		return
 	}
-	n := replicas(d)
 	if cfg["TOOLGUARD_SESSION_STORE"] != "redis" {
 		c.failf("%d replicas with the session store %q: each would count a session's mistakes apart; set TOOLGUARD_SESSION_STORE=redis", n, cfg["TOOLGUARD_SESSION_STORE"])
 	}
@@ -82,7 +82,7 @@ func checkReplicas(c *checker, r *rendered, d *appsv1.Deployment, ct *corev1.Con
 	}) {
 		c.failf("TOOLGUARD_REDIS_URL is not taken from a Secret")
 	}
-	checkLockDir(c, d, ct, cfg)
+	checkLockDir(c, n, ct, cfg)
 	pod := &d.Spec.Template.Spec
 	if !slices.ContainsFunc(pod.TopologySpreadConstraints, func(t corev1.TopologySpreadConstraint) bool {
 		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
@@ -100,10 +100,10 @@ func checkReplicas(c *checker, r *rendered, d *appsv1.Deployment, ct *corev1.Con
 // checkLockDir wants TOOLGUARD_LOCK_DIR on the workspace's volume (so every
 // server sees the same lock files) and outside the workspace (where calls
 // could remove them).
-func checkLockDir(c *checker, d *appsv1.Deployment, ct *corev1.Container, cfg config) {
+func checkLockDir(c *checker, n int32, ct *corev1.Container, cfg config) {
 	dir, ok := cfg["TOOLGUARD_LOCK_DIR"]
 	if !ok || dir == "" {
-		c.failf("%d replicas without TOOLGUARD_LOCK_DIR: two servers editing one file could lose an update", replicas(d))
+		c.failf("%d replicas without TOOLGUARD_LOCK_DIR: two servers editing one file could lose an update", n)
 		return
 	}
 	dir = path.Clean(dir)
@@ -135,7 +135,7 @@ func mountName(ct *corev1.Container, at string) string {
 }
 
 // checkHPA returns the HorizontalPodAutoscaler scaling d, if any, after
-// checking it: on CPU, at least two replicas, and d's count within its range.
+// checking it: on CPU, at least two replicas, and d with no count of its own.
 func checkHPA(c *checker, r *rendered, d *appsv1.Deployment) *autoscalingv2.HorizontalPodAutoscaler {
 	var found *autoscalingv2.HorizontalPodAutoscaler
 	for _, h := range r.hpas {
@@ -155,8 +155,10 @@ func checkHPA(c *checker, r *rendered, d *appsv1.Deployment) *autoscalingv2.Hori
 		if h.Spec.MaxReplicas < minR {
 			c.failf("HorizontalPodAutoscaler %s: maxReplicas %d below minReplicas %d", h.Name, h.Spec.MaxReplicas, minR)
 		}
-		if n := replicas(d); n < minR || n > h.Spec.MaxReplicas {
-			c.failf("Deployment %s: %d replicas outside its autoscaler's range %d..%d", d.Name, n, minR, h.Spec.MaxReplicas)
+		// The autoscaler owns the count: a fixed one would scale the fleet
+		// back to it at every apply.
+		if d.Spec.Replicas != nil {
+			c.failf("Deployment %s: spec.replicas %d beside HorizontalPodAutoscaler %s, which owns the count: every apply would scale the fleet back to %d; remove it", d.Name, *d.Spec.Replicas, h.Name, *d.Spec.Replicas)
 		}
 		if !slices.ContainsFunc(h.Spec.Metrics, func(m autoscalingv2.MetricSpec) bool {
 			return m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Target.AverageUtilization != nil

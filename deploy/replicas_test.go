@@ -71,7 +71,7 @@ func TestReplicasPolicyViolations(t *testing.T) {
 		{"autoscaler down to one", func(r *rendered) { r.hpas[0].Spec.MinReplicas = ptr(int32(1)) }, "minReplicas 1"},
 		{"autoscaler on another Deployment", func(r *rendered) { r.hpas[0].Spec.ScaleTargetRef.Name = "other" }, "not the Deployment toolguard"},
 		{"autoscaler without CPU", func(r *rendered) { r.hpas[0].Spec.Metrics = nil }, "no CPU utilization target"},
-		{"replicas above the autoscaler's range", func(r *rendered) { r.deployments[0].Spec.Replicas = ptr(int32(12)) }, "12 replicas outside its autoscaler's range 3..10"},
+		{"replicas beside the autoscaler", func(r *rendered) { r.deployments[0].Spec.Replicas = ptr(int32(3)) }, "spec.replicas 3 beside HorizontalPodAutoscaler toolguard, which owns the count"},
 		{"PodDisruptionBudget lets all go", func(r *rendered) { r.pdbs[0].Spec.MaxUnavailable = ptr(intstr.FromString("100%")) }, "allows evicting all 3 replicas"},
 
 		// Metrics.
