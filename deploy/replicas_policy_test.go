@@ -11,6 +11,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -83,6 +84,14 @@ func checkReplicas(c *checker, r *rendered, d *appsv1.Deployment, ct *corev1.Con
 		c.failf("TOOLGUARD_REDIS_URL is not taken from a Secret")
 	}
 	checkLockDir(c, n, ct, cfg)
+	// gRPC keeps a connection on one pod: only clients balancing over every
+	// pod's address (round_robin) reach the replicas an autoscaler adds.
+	if !slices.ContainsFunc(r.services, func(s *corev1.Service) bool {
+		return s.Spec.ClusterIP == corev1.ClusterIPNone && len(s.Spec.Selector) > 0 &&
+			labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels))
+	}) {
+		c.failf("%d replicas without a headless Service: clients cannot balance calls over the pods, and a connection stays on one", n)
+	}
 	pod := &d.Spec.Template.Spec
 	if !slices.ContainsFunc(pod.TopologySpreadConstraints, func(t corev1.TopologySpreadConstraint) bool {
 		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
@@ -254,6 +263,51 @@ func checkRedis(c *checker, r *rendered, serverPods, serverSelector labels.Set) 
 		c.failf("want one Service selecting Redis's pods")
 	}
 	checkRedisPolicy(c, r, podLabels, serverPods)
+	checkRedisMemory(c, s.Name, ct)
+	if !slices.ContainsFunc(r.pdbs, func(p *policyv1.PodDisruptionBudget) bool {
+		sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
+		return err == nil && !sel.Empty() && sel.Matches(podLabels)
+	}) {
+		c.failf("StatefulSet %s: no PodDisruptionBudget selecting Redis's pods: a drain would take the session store without a word", s.Name)
+	}
+}
+
+// checkRedisMemory wants --maxmemory at most 60% of the container's memory
+// limit: an append-only file rewrite forks, and its copy-on-write pages,
+// the client buffers and the allocator's overhead come on top of the data.
+func checkRedisMemory(c *checker, name string, ct *corev1.Container) {
+	i := slices.Index(ct.Args, "--maxmemory")
+	if i < 0 || i+1 >= len(ct.Args) {
+		c.failf("StatefulSet %s: Redis runs without --maxmemory", name)
+		return
+	}
+	maxmem, err := redisBytes(ct.Args[i+1])
+	if err != nil {
+		c.failf("StatefulSet %s: --maxmemory %q: %v", name, ct.Args[i+1], err)
+		return
+	}
+	limit, ok := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok {
+		return // checkResources reports it
+	}
+	if l := limit.Value(); maxmem*10 > l*6 {
+		c.failf("StatefulSet %s: --maxmemory %s is over 60%% of the memory limit %s: a rewrite's fork could reach the limit", name, ct.Args[i+1], limit.String())
+	}
+}
+
+// redisBytes reads a Redis memory size: 200mb, 1gb, 1048576.
+func redisBytes(v string) (int64, error) {
+	v = strings.ToLower(v)
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
+		if num, ok := strings.CutSuffix(v, u.suffix); ok {
+			n, err := strconv.ParseInt(num, 10, 64)
+			return n * u.n, err
+		}
+	}
+	return strconv.ParseInt(v, 10, 64)
 }
 
 func checkRedisPolicy(c *checker, r *rendered, podLabels, serverPods labels.Set) {
