@@ -176,6 +176,11 @@ func (w *Workspace) checkShared() error {
 	m := &w.marker
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// The area is denied to calls, but a workspace may arrive with one (a
+	// clone): a link would put the marker where calls can change it.
+	if fi, err := w.root.Lstat(MetaDir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("workspace: %s is not a folder (%s): remove it, it is toolguard's own area", filepath.Join(w.dir, MetaDir), kindOf(fi.Mode()))
+	}
 	var key markerKey
 	switch fi, err := w.root.Stat(markerPath); {
 	case err == nil:

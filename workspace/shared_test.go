@@ -3,9 +3,12 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +116,52 @@ func TestSharedMarkerDenied(t *testing.T) {
 	}
 	if _, err := w.Resolve("sub/.toolguard/x"); err != nil {
 		t.Errorf("a .toolguard folder below the root is the project's: %v", err)
+	}
+}
+
+// TestSharedMarkerArea: a .toolguard that is a link (into the workspace,
+// where calls could rewrite the marker) or a file refuses the start; the
+// marker's folder is hidden from walks like any denied name.
+func TestSharedMarkerArea(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(e *env)
+	}{
+		{"link into the workspace", func(e *env) {
+			mkdir(t, e.in("src"))
+			if err := os.Symlink("src", e.in(MetaDir)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"file", func(e *env) { writeFile(t, e.in(MetaDir), "x", 0o644) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			tc.make(e)
+			if _, err := Open(e.ws, Options{LockDir: filepath.Join(e.base, "locks")}); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+				t.Fatalf("Open = %v, want a refusal of %s", err, MetaDir)
+			}
+			if _, err := os.Stat(e.in("src/lock-dir")); err == nil {
+				t.Error("marker written through the link")
+			}
+		})
+	}
+	e := newEnv(t)
+	w := e.open(t, Options{LockDir: filepath.Join(e.base, "locks")})
+	writeFile(t, e.in("a.txt"), "x", 0o644)
+	var seen []string
+	if _, err := w.Walk(context.Background(), ".", WalkOptions{}, func(en *Entry) error {
+		seen = append(seen, en.Path)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(seen, "a.txt") {
+		t.Errorf("walk does not show a.txt: %v", seen)
+	}
+	for _, p := range seen {
+		if strings.HasPrefix(p, MetaDir) {
+			t.Errorf("walk shows %s: %v", p, seen)
+		}
 	}
 }
