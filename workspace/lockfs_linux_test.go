@@ -38,3 +38,14 @@ func TestLockFileSystem(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMountOf: any mountinfo text gives a type and options or nothing,
+// never a panic, and the refusal check takes whatever it gives.
+func FuzzMountOf(f *testing.F) {
+	f.Add(mountinfo, "/mnt/my share/locks")
+	f.Add("1 2 3 4 \\", "/")
+	f.Fuzz(func(t *testing.T, text, dir string) {
+		fstype, opts := mountOf(strings.NewReader(text), dir)
+		_ = localLocks(dir, fstype, opts)
+	})
+}

@@ -111,7 +111,7 @@ func readID(name string) (string, error) {
 func parseID(r io.Reader, name string) (string, error) {
 	sc := bufio.NewScanner(io.LimitReader(r, maxMarkerBytes))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok && v != "" {
+		if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok && strings.TrimSpace(v) != "" {
 			return strings.TrimSpace(v), nil
 		}
 	}

@@ -5,10 +5,12 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -164,4 +166,60 @@ func TestSharedMarkerArea(t *testing.T) {
 			t.Errorf("walk shows %s: %v", p, seen)
 		}
 	}
+}
+
+// TestSharedStartRace: replicas with different lock directories starting at
+// once on a fresh workspace: exactly one starts, whichever named its lock
+// directory first; the others are refused and leave nothing behind.
+func TestSharedStartRace(t *testing.T) {
+	e := newEnv(t)
+	const n = 8
+	opened := make([]*Workspace, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			opened[i], errs[i] = Open(e.ws, Options{LockDir: filepath.Join(e.base, fmt.Sprint("locks", i))})
+		})
+	}
+	close(start)
+	wg.Wait()
+	var winner *Workspace
+	for i, w := range opened {
+		switch {
+		case errs[i] == nil && winner == nil:
+			winner = w
+			defer w.Close()
+		case errs[i] == nil:
+			_ = w.Close()
+			t.Errorf("a second replica started with another lock directory")
+		case !errors.Is(errs[i], ErrLockDirMismatch):
+			t.Errorf("replica %d: %v, want ErrLockDirMismatch", i, errs[i])
+		default:
+			if _, err := os.Stat(filepath.Join(e.base, fmt.Sprint("locks", i))); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("refused replica %d left its lock directory", i)
+			}
+		}
+	}
+	if winner == nil {
+		t.Fatal("no replica started")
+	}
+	if id, err := readID(e.in(markerPath)); err != nil || id != winner.LockDirID() {
+		t.Errorf("marker names %q (%v), want the started replica's %q", id, err, winner.LockDirID())
+	}
+}
+
+// FuzzParseID: a marker's text gives its id, trimmed and non-empty, or an
+// error.
+func FuzzParseID(f *testing.F) {
+	f.Add("# comment\nid: 0123abcd\npath: /x\n")
+	f.Add("id: \nid:  x ")
+	f.Fuzz(func(t *testing.T, text string) {
+		id, err := parseID(strings.NewReader(text), "marker")
+		if err == nil && (id == "" || id != strings.TrimSpace(id)) {
+			t.Fatalf("id %q from %q", id, text)
+		}
+	})
 }
