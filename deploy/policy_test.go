@@ -146,7 +146,7 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 		checkServices(c, r, podLabels, ct, port)
 		checkNetworkPolicies(c, r, podLabels, port, metricsPort, w)
 	}
-	checkPDBs(c, r, podLabels, replicas(d))
+	checkPDBs(c, r, podLabels, replicas(all, d))
 	checkReplicas(c, all, d, ct, config)
 	return c.problems
 }
@@ -579,7 +579,7 @@ func checkClaim(c *checker, r *rendered, d *appsv1.Deployment, src *corev1.Persi
 	if slices.Contains(modes, corev1.ReadWriteMany) {
 		return
 	}
-	if n := replicas(d); n != 1 {
+	if n := replicas(r, d); n != 1 {
 		c.failf("Deployment %s: %d replicas on the ReadWriteOnce claim %s: want 1", d.Name, n, pvc.Name)
 	}
 	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
@@ -588,8 +588,17 @@ func checkClaim(c *checker, r *rendered, d *appsv1.Deployment, src *corev1.Persi
 	}
 }
 
-// replicas returns the Deployment's replica count (1 when unset).
-func replicas(d *appsv1.Deployment) int32 {
+// replicas returns the least replica count of the Deployment: its
+// autoscaler's minimum when one scales it, else its own (1 when unset).
+func replicas(r *rendered, d *appsv1.Deployment) int32 {
+	for _, h := range r.hpas {
+		if ref := h.Spec.ScaleTargetRef; ref.Kind == "Deployment" && ref.Name == d.Name {
+			if h.Spec.MinReplicas == nil {
+				return 1
+			}
+			return *h.Spec.MinReplicas
+		}
+	}
 	if d.Spec.Replicas == nil {
 		return 1
 	}

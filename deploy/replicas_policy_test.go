@@ -11,6 +11,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -68,10 +69,10 @@ func splitStore(r *rendered) (server, store *rendered) {
 // what makes that safe, and wants it spread over nodes and scaled on CPU.
 func checkReplicas(c *checker, r *rendered, d *appsv1.Deployment, ct *corev1.Container, cfg config) {
 	hpa := checkHPA(c, r, d)
-	if replicas(d) <= 1 && hpa == nil {
+	n := replicas(r, d)
+	if n <= 1 && hpa == nil {
 		return
 	}
-	n := replicas(d)
 	if cfg["TOOLGUARD_SESSION_STORE"] != "redis" {
 		c.failf("%d replicas with the session store %q: each would count a session's mistakes apart; set TOOLGUARD_SESSION_STORE=redis", n, cfg["TOOLGUARD_SESSION_STORE"])
 	}
@@ -82,7 +83,15 @@ func checkReplicas(c *checker, r *rendered, d *appsv1.Deployment, ct *corev1.Con
 	}) {
 		c.failf("TOOLGUARD_REDIS_URL is not taken from a Secret")
 	}
-	checkLockDir(c, d, ct, cfg)
+	checkLockDir(c, n, ct, cfg)
+	// gRPC keeps a connection on one pod: only clients balancing over every
+	// pod's address (round_robin) reach the replicas an autoscaler adds.
+	if !slices.ContainsFunc(r.services, func(s *corev1.Service) bool {
+		return s.Spec.ClusterIP == corev1.ClusterIPNone && len(s.Spec.Selector) > 0 &&
+			labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels))
+	}) {
+		c.failf("%d replicas without a headless Service: clients cannot balance calls over the pods, and a connection stays on one", n)
+	}
 	pod := &d.Spec.Template.Spec
 	if !slices.ContainsFunc(pod.TopologySpreadConstraints, func(t corev1.TopologySpreadConstraint) bool {
 		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
@@ -100,10 +109,10 @@ func checkReplicas(c *checker, r *rendered, d *appsv1.Deployment, ct *corev1.Con
 // checkLockDir wants TOOLGUARD_LOCK_DIR on the workspace's volume (so every
 // server sees the same lock files) and outside the workspace (where calls
 // could remove them).
-func checkLockDir(c *checker, d *appsv1.Deployment, ct *corev1.Container, cfg config) {
+func checkLockDir(c *checker, n int32, ct *corev1.Container, cfg config) {
 	dir, ok := cfg["TOOLGUARD_LOCK_DIR"]
 	if !ok || dir == "" {
-		c.failf("%d replicas without TOOLGUARD_LOCK_DIR: two servers editing one file could lose an update", replicas(d))
+		c.failf("%d replicas without TOOLGUARD_LOCK_DIR: two servers editing one file could lose an update", n)
 		return
 	}
 	dir = path.Clean(dir)
@@ -135,7 +144,7 @@ func mountName(ct *corev1.Container, at string) string {
 }
 
 // checkHPA returns the HorizontalPodAutoscaler scaling d, if any, after
-// checking it: on CPU, at least two replicas, and d's count within its range.
+// checking it: on CPU, at least two replicas, and d with no count of its own.
 func checkHPA(c *checker, r *rendered, d *appsv1.Deployment) *autoscalingv2.HorizontalPodAutoscaler {
 	var found *autoscalingv2.HorizontalPodAutoscaler
 	for _, h := range r.hpas {
@@ -155,8 +164,10 @@ func checkHPA(c *checker, r *rendered, d *appsv1.Deployment) *autoscalingv2.Hori
 		if h.Spec.MaxReplicas < minR {
 			c.failf("HorizontalPodAutoscaler %s: maxReplicas %d below minReplicas %d", h.Name, h.Spec.MaxReplicas, minR)
 		}
-		if n := replicas(d); n < minR || n > h.Spec.MaxReplicas {
-			c.failf("Deployment %s: %d replicas outside its autoscaler's range %d..%d", d.Name, n, minR, h.Spec.MaxReplicas)
+		// The autoscaler owns the count: a fixed one would scale the fleet
+		// back to it at every apply.
+		if d.Spec.Replicas != nil {
+			c.failf("Deployment %s: spec.replicas %d beside HorizontalPodAutoscaler %s, which owns the count: every apply would scale the fleet back to %d; remove it", d.Name, *d.Spec.Replicas, h.Name, *d.Spec.Replicas)
 		}
 		if !slices.ContainsFunc(h.Spec.Metrics, func(m autoscalingv2.MetricSpec) bool {
 			return m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Target.AverageUtilization != nil
@@ -252,6 +263,51 @@ func checkRedis(c *checker, r *rendered, serverPods, serverSelector labels.Set) 
 		c.failf("want one Service selecting Redis's pods")
 	}
 	checkRedisPolicy(c, r, podLabels, serverPods)
+	checkRedisMemory(c, s.Name, ct)
+	if !slices.ContainsFunc(r.pdbs, func(p *policyv1.PodDisruptionBudget) bool {
+		sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
+		return err == nil && !sel.Empty() && sel.Matches(podLabels)
+	}) {
+		c.failf("StatefulSet %s: no PodDisruptionBudget selecting Redis's pods: a drain would take the session store without a word", s.Name)
+	}
+}
+
+// checkRedisMemory wants --maxmemory at most 60% of the container's memory
+// limit: an append-only file rewrite forks, and its copy-on-write pages,
+// the client buffers and the allocator's overhead come on top of the data.
+func checkRedisMemory(c *checker, name string, ct *corev1.Container) {
+	i := slices.Index(ct.Args, "--maxmemory")
+	if i < 0 || i+1 >= len(ct.Args) {
+		c.failf("StatefulSet %s: Redis runs without --maxmemory", name)
+		return
+	}
+	maxmem, err := redisBytes(ct.Args[i+1])
+	if err != nil {
+		c.failf("StatefulSet %s: --maxmemory %q: %v", name, ct.Args[i+1], err)
+		return
+	}
+	limit, ok := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok {
+		return // checkResources reports it
+	}
+	if l := limit.Value(); maxmem*10 > l*6 {
+		c.failf("StatefulSet %s: --maxmemory %s is over 60%% of the memory limit %s: a rewrite's fork could reach the limit", name, ct.Args[i+1], limit.String())
+	}
+}
+
+// redisBytes reads a Redis memory size: 200mb, 1gb, 1048576.
+func redisBytes(v string) (int64, error) {
+	v = strings.ToLower(v)
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}} {
+		if num, ok := strings.CutSuffix(v, u.suffix); ok {
+			n, err := strconv.ParseInt(num, 10, 64)
+			return n * u.n, err
+		}
+	}
+	return strconv.ParseInt(v, 10, 64)
 }
 
 func checkRedisPolicy(c *checker, r *rendered, podLabels, serverPods labels.Set) {

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -71,7 +72,17 @@ func TestReplicasPolicyViolations(t *testing.T) {
 		{"autoscaler down to one", func(r *rendered) { r.hpas[0].Spec.MinReplicas = ptr(int32(1)) }, "minReplicas 1"},
 		{"autoscaler on another Deployment", func(r *rendered) { r.hpas[0].Spec.ScaleTargetRef.Name = "other" }, "not the Deployment toolguard"},
 		{"autoscaler without CPU", func(r *rendered) { r.hpas[0].Spec.Metrics = nil }, "no CPU utilization target"},
-		{"replicas above the autoscaler's range", func(r *rendered) { r.deployments[0].Spec.Replicas = ptr(int32(12)) }, "12 replicas outside its autoscaler's range 3..10"},
+		{"replicas beside the autoscaler", func(r *rendered) { r.deployments[0].Spec.Replicas = ptr(int32(3)) }, "spec.replicas 3 beside HorizontalPodAutoscaler toolguard, which owns the count"},
+		{"no headless Service", func(r *rendered) {
+			r.services = slices.DeleteFunc(r.services, func(s *corev1.Service) bool { return s.Spec.ClusterIP == corev1.ClusterIPNone })
+		}, "3 replicas without a headless Service"},
+		{"Redis without a PodDisruptionBudget", func(r *rendered) {
+			r.pdbs = slices.DeleteFunc(r.pdbs, func(p *policyv1.PodDisruptionBudget) bool { return p.Name == "toolguard-redis" })
+		}, "StatefulSet toolguard-redis: no PodDisruptionBudget selecting Redis's pods"},
+		{"Redis's maxmemory at its limit", func(r *rendered) {
+			args := r.statefulSets[0].Spec.Template.Spec.Containers[0].Args
+			args[slices.Index(args, "--maxmemory")+1] = "400mb"
+		}, "--maxmemory 400mb is over 60% of the memory limit 512Mi"},
 		{"PodDisruptionBudget lets all go", func(r *rendered) { r.pdbs[0].Spec.MaxUnavailable = ptr(intstr.FromString("100%")) }, "allows evicting all 3 replicas"},
 
 		// Metrics.

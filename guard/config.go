@@ -303,7 +303,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("tool registry: %w", err)
 	}
-	workspaces, err := openWorkspaces(cfg, &cleanups, &opened)
+	workspaces, err := openWorkspaces(cfg, log, &cleanups, &opened)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -382,8 +382,8 @@ func loadToolsFile(path string) (repair.ToolsFile, error) {
 }
 
 // openWorkspaces opens cfg's workspaces, each appended to opened (for a
-// failed setup to discard) and its Close to cleanups.
-func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups, opened *[]*workspace.Workspace) (map[string]*workspace.Workspace, error) {
+// failed setup to discard) and its Close to cleanups, and logs each.
+func openWorkspaces(cfg Config, log *zap.Logger, cleanups *lifecycle.Cleanups, opened *[]*workspace.Workspace) (map[string]*workspace.Workspace, error) {
 	dirs, err := cfg.WorkspaceDirs()
 	if err != nil {
 		return nil, err
@@ -403,6 +403,11 @@ func openWorkspaces(cfg Config, cleanups *lifecycle.Cleanups, opened *[]*workspa
 		if err != nil {
 			return nil, fmt.Errorf("workspace %q: %w", name, err)
 		}
+		// Which lock directory, with its identity and file system: what
+		// tells replicas that would lose writes apart in their logs.
+		log.Info("workspace", zap.String("workspace", name), zap.String("dir", dir),
+			zap.String("lock_dir", ws.LockDir()), zap.String("lock_dir_id", ws.LockDirID()),
+			zap.String("lock_dir_fs", ws.LockDirFileSystem()))
 		out[name] = ws
 		cleanups.Add(fmt.Sprintf("workspace %q", name), ws.Close)
 		*opened = append(*opened, ws)

@@ -89,3 +89,37 @@ func checkLockedDetails(t *testing.T, name string, st *status.Status) {
 		t.Errorf("%s: no RetryInfo in %v", name, st.Details())
 	}
 }
+
+// TestLockDirMismatchRefused: a server without a lock directory, once
+// another opener of its workspace names one (a replica started beside it
+// with --lock-dir), refuses writes and edits with FAILED_PRECONDITION and
+// LOCK_DIR_MISMATCH: nothing written, no mistake counted.
+func TestLockDirMismatchRefused(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := startWorkspace(t, service.Config{Config: guard.Config{Workspace: dir}})
+	other, err := workspace.Open(dir, workspace.Options{LockDir: filepath.Join(t.TempDir(), "locks")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.WriteFile("a.txt", []byte("old\n"), workspace.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rc := &toolguardv1.RequestContext{SessionId: "mismatch"}
+	_, err = c.ExecuteWrite(context.Background(), &toolguardv1.ExecuteWriteRequest{Context: rc,
+		Call: jsonCall(t, "write_to_file", map[string]any{"path": "a.txt", "content": "new\n"})})
+	wantRefusal(t, "write", err, codes.FailedPrecondition, "LOCK_DIR_MISMATCH")
+	_, err = c.ExecuteEdit(context.Background(), &toolguardv1.ExecuteEditRequest{Context: rc,
+		Call: jsonCall(t, "edit", map[string]any{"path": "a.txt", "old_text": "old", "new_text": "edited"})})
+	wantRefusal(t, "edit", err, codes.FailedPrecondition, "LOCK_DIR_MISMATCH")
+	if got := readFile(t, filepath.Join(dir, "a.txt")); got != "old\n" {
+		t.Errorf("a.txt = %q after refused changes", got)
+	}
+	s, err := c.GetSession(context.Background(), &toolguardv1.GetSessionRequest{SessionId: "mismatch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.GetSession().GetMistakes().GetConsecutive(); n != 0 {
+		t.Errorf("%d mistakes counted for refused changes", n)
+	}
+}

@@ -25,9 +25,9 @@ const maxIgnoreFileBytes = 1 << 20
 // (no NTFS stream, no code point HFS+ ignores, no trailing dot or space): on
 // case-insensitive file systems those are the same file (CVE-2014-9390).
 // A path is denied when any of three lists denies it: the built-in one
-// (.toolguardignore, so a model cannot rewrite its policy, and the temporary
-// files), the server's (".git", then Options.Deny), .toolguardignore.
-var builtinDeny = []string{IgnoreFile, tempPrefix + "*"}
+// (.toolguardignore, so a model cannot rewrite its policy, the temporary
+// files, and the workspace's own area MetaDir), the server's (".git", then Options.Deny), .toolguardignore.
+var builtinDeny = []string{IgnoreFile, tempPrefix + "*", "/" + MetaDir}
 
 var defaultDeny = []string{".git"}
 

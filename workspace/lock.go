@@ -39,9 +39,15 @@ func (e *LockTimeoutError) Error() string {
 // Lock locks resolved paths in sorted order, so that callers locking
 // overlapping sets cannot deadlock, and returns their unlock (idempotent).
 // With Options.LockDir the paths are locked across processes too; a wait
-// longer than Options.LockTimeout is a *LockTimeoutError. Locks are by path:
+// longer than Options.LockTimeout is a *LockTimeoutError, and a workspace
+// whose marker names another lock directory is ErrLockDirMismatch. Locks are by path:
 // a link and its target are different paths.
 func (w *Workspace) Lock(rels ...string) (unlock func(), err error) {
+	// Before every change: a marker naming another lock directory means
+	// the locks taken here would not hold off every writer.
+	if err := w.checkShared(); err != nil {
+		return nil, err
+	}
 	keys := make([]string, len(rels))
 	for i, r := range rels {
 		keys[i] = path.Clean(toSlash(r))

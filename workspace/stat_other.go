@@ -16,3 +16,6 @@ type fileOwner struct {
 }
 
 func ownerOf(fs.FileInfo) fileOwner { return fileOwner{} }
+
+// inodeOf returns 0: the platform does not report inode numbers.
+func inodeOf(fs.FileInfo) uint64 { return 0 }

@@ -34,3 +34,11 @@ func ownerOf(fi fs.FileInfo) fileOwner {
 	}
 	return fileOwner{uid: int(st.Uid), gid: int(st.Gid), known: true}
 }
+
+// inodeOf returns a file's inode number, 0 where there is none.
+func inodeOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino) //nolint:unconvert // uint32 on some platforms
+	}
+	return 0
+}

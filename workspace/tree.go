@@ -209,6 +209,9 @@ type Moved struct {
 // or where it goes). It replaces nothing unless overwrite, and then only a
 // regular file; links at either end are refused, not followed.
 func (w *Workspace) Move(from, to string, opts MoveOptions) (Moved, error) {
+	if err := w.checkShared(); err != nil {
+		return Moved{}, err
+	}
 	fr, err := w.resolveTreePath(from)
 	if err != nil {
 		return Moved{}, err
@@ -290,6 +293,9 @@ type Deleted struct {
 // name through the folders held open, links as links. A folder that gains a
 // denied name meanwhile stops the delete there.
 func (w *Workspace) Delete(p string, opts DeleteOptions) (Deleted, error) {
+	if err := w.checkShared(); err != nil {
+		return Deleted{}, err
+	}
 	rel, err := w.resolveTreePath(p)
 	if err != nil {
 		return Deleted{}, err

@@ -65,6 +65,12 @@ type Workspace struct {
 	policy   *policy
 	locks    lockTable
 	lockDir  string // "" locks within the process only
+	lockID   string // the lock directory's identity; "" without one
+	lockFS   string // the lock directory's file system type, "" unknown
+	// marker is the workspace's lock directory marker as last read, and
+	// markerCreated the marker Open wrote, for Discard.
+	marker        markerState
+	markerCreated string
 	// lockCreated is what Open created for the lock directory, for Discard.
 	lockCreated []string
 	// lockTimeout bounds a wait for Lock.
@@ -139,6 +145,23 @@ func Open(dir string, opts Options) (*Workspace, error) {
 			_ = w.root.Close()
 			return nil, err
 		}
+		if w.lockFS, err = lockFileSystem(w.lockDir); err != nil {
+			_ = w.Discard()
+			return nil, err
+		}
+		id, created, err := lockIdentity(w.lockDir)
+		if err != nil {
+			_ = w.Discard()
+			return nil, fmt.Errorf("workspace: lock directory %s: identity: %w", opts.LockDir, err)
+		}
+		w.lockID = id
+		if created {
+			w.lockCreated = append(w.lockCreated, filepath.Join(w.lockDir, identityName))
+		}
+	}
+	if err := w.checkShared(); err != nil {
+		_ = w.Discard()
+		return nil, err
 	}
 	w.tempMaxAge = opts.CleanupMinAge
 	if w.tempMaxAge <= 0 {
@@ -162,6 +185,10 @@ func (w *Workspace) Close() error {
 // lock folders Open created for it (and its probe file), those still empty:
 // a refused start leaves the lock directory as it found it.
 func (w *Workspace) Discard() error {
+	if w.markerCreated != "" {
+		_ = w.root.Remove(w.markerCreated)
+		w.markerCreated = ""
+	}
 	err := w.Close()
 	removeCreated(w.lockCreated)
 	w.lockCreated = nil
@@ -287,6 +314,9 @@ func (w *Workspace) WriteFile(p string, data []byte, opts WriteOptions) (WriteRe
 
 // Remove deletes the regular file at p; a link is refused, not followed.
 func (w *Workspace) Remove(p string) error {
+	if err := w.checkShared(); err != nil {
+		return err
+	}
 	rel, err := w.Resolve(p)
 	if err != nil {
 		return err
@@ -308,6 +338,9 @@ func (w *Workspace) Remove(p string) error {
 // Rename moves the regular file at from to to, replacing a regular file
 // there; a link at either is refused, not followed.
 func (w *Workspace) Rename(from, to string) error {
+	if err := w.checkShared(); err != nil {
+		return err
+	}
 	fr, err := w.Resolve(from)
 	if err != nil {
 		return err

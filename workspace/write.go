@@ -27,6 +27,9 @@ func (w *Workspace) checkSize(orig, rel string, data []byte) error {
 
 // write puts data in place of t, an inspected file, creating its directories.
 func (w *Workspace) write(orig string, t *target, data []byte, mode fs.FileMode, owner fileOwner) error {
+	if err := w.checkShared(); err != nil {
+		return err
+	}
 	if w.hooks.afterCheck != nil {
 		w.hooks.afterCheck(t.rel)
 	}

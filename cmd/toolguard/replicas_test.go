@@ -51,61 +51,66 @@ const (
 // workspace directory and one redis-server, and sends each 200 concurrent
 // edits of the same files, every edit adding its own line. With one lock
 // directory every line is there at the end, each file whole, no temporary
-// file left, and a session's mistakes count across both servers. With a lock
-// directory each, which is no cross-process lock at all, the same run loses
-// lines: the test can tell.
+// file left, and a session's mistakes count across both servers.
+// TestReplicasRefuseOtherLockDir shows the replicas that would lose lines
+// (a lock directory each, or none) refusing to start.
 func TestReplicasShareWorkspace(t *testing.T) {
 	redis := redistest.Start(t)
+	base := t.TempDir()
+	ws := filepath.Join(base, "workspace")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f := range replicaFiles {
+		writeTestFile(t, filepath.Join(ws, replicaFile(f)), "header\n"+endLine+"\n")
+	}
+	var clients [2]toolguardv1.ToolGuardServiceClient
+	for i := range clients {
+		clients[i] = startServeProcess(t, "--workspace", ws, "--lock-dir", filepath.Join(base, "locks"),
+			"--session-store", "redis", "--redis-url", redis.URL(), "--redis-key-prefix", "replicas:")
+	}
+	applied, failed := concurrentEdits(t, clients)
+	lost, torn := checkEditedFiles(t, ws, applied)
+	t.Logf("%d edits applied, %d refused, %d lines lost, %d files torn", len(applied), failed, lost, torn)
+	if torn != 0 {
+		t.Errorf("%d files torn", torn)
+	}
+	if tmp := tempsIn(t, ws); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+	if failed != 0 || lost != 0 {
+		t.Errorf("with one lock directory: %d edits refused, %d lines lost; want none", failed, lost)
+	}
+	checkSharedMistakes(t, clients)
+	if won := racePreconditions(t, clients, ws); won != 1 {
+		t.Errorf("%d writes expecting the same SHA-256 were applied, want exactly 1", won)
+	}
+}
+
+// TestReplicasRefuseOtherLockDir: beside a server with a lock directory, a
+// second `toolguard serve` on the same workspace with another lock
+// directory, or none, exits at start naming the lock directory to use,
+// where before it served and lost writes.
+func TestReplicasRefuseOtherLockDir(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "workspace")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startServeProcess(t, "--workspace", ws, "--lock-dir", filepath.Join(base, "locks"))
 	for _, tc := range []struct {
-		name     string
-		sameLock bool
+		name string
+		args []string
 	}{
-		{"one lock directory", true},
-		{"a lock directory each", false},
+		{"another lock directory", []string{"--lock-dir", filepath.Join(base, "other")}},
+		{"no lock directory", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base := t.TempDir()
-			ws := filepath.Join(base, "workspace")
-			if err := os.Mkdir(ws, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for f := range replicaFiles {
-				writeTestFile(t, filepath.Join(ws, replicaFile(f)), "header\n"+endLine+"\n")
-			}
-			prefix := fmt.Sprintf("replicas-%t:", tc.sameLock)
-			var clients [2]toolguardv1.ToolGuardServiceClient
-			for i := range clients {
-				lockDir := filepath.Join(base, "locks")
-				if !tc.sameLock {
-					lockDir += fmt.Sprint(i)
-				}
-				clients[i] = startServeProcess(t, "--workspace", ws, "--lock-dir", lockDir,
-					"--session-store", "redis", "--redis-url", redis.URL(), "--redis-key-prefix", prefix)
-			}
-
-			applied, failed := concurrentEdits(t, clients)
-			lost, torn := checkEditedFiles(t, ws, applied)
-			t.Logf("%d edits applied, %d refused, %d lines lost, %d files torn", len(applied), failed, lost, torn)
-			if torn != 0 {
-				t.Errorf("%d files torn", torn)
-			}
-			if tmp := tempsIn(t, ws); len(tmp) > 0 {
-				t.Errorf("temporary files left: %v", tmp)
-			}
-			if tc.sameLock {
-				if failed != 0 || lost != 0 {
-					t.Errorf("with one lock directory: %d edits refused, %d lines lost; want none", failed, lost)
-				}
-				checkSharedMistakes(t, clients)
-				if won := racePreconditions(t, clients, ws); won != 1 {
-					t.Errorf("%d writes expecting the same SHA-256 were applied, want exactly 1", won)
-				}
-			} else {
-				if lost == 0 {
-					t.Errorf("without a shared lock no line was lost in %d edits: the run cannot show that the lock matters", len(applied))
-				}
-				// Reported, not asserted: how many win is up to the scheduler.
-				t.Logf("without a shared lock %d writes expecting one SHA-256 were applied", racePreconditions(t, clients, ws))
+			cmd := exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json", "--workspace", ws}, tc.args...)...)
+			cmd.Env = append(os.Environ(), serveChildEnv+"=1")
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "the workspace is shared through another lock directory") {
+				t.Fatalf("serve: %v, want a refusal naming the lock directory:\n%s", err, out)
 			}
 		})
 	}

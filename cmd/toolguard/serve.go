@@ -10,7 +10,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/workspace"
 )
 
 // runServe runs the gRPC server until SIGINT or SIGTERM.
@@ -57,25 +59,42 @@ func serve(ctx context.Context, cfg service.Config, log *zap.Logger) error {
 	return nil
 }
 
+// createWorkspace creates a missing workspace folder: the default one and,
+// with CreateWorkspaces, any other.
+func createWorkspace(cfg service.Config, name, dir string, log *zap.Logger) error {
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		return nil // a folder, or an error workspace.Open reports with context
+	}
+	if !cfg.CreateWorkspaces && filepath.Clean(dir) != service.DefaultWorkspaceDir() {
+		return fmt.Errorf("workspace %q: %s does not exist: create it, fix the path, or pass --create-workspaces", name, dir)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("create workspace %q: %w", name, err)
+	}
+	log.Info("created workspace folder", zap.String("workspace", name), zap.String("dir", dir))
+	return nil
+}
+
 // prepareWorkspaces creates the default workspace folder and, with
 // CreateWorkspaces, any other that is missing; a missing folder otherwise
-// stops the start, since it is more likely a typo than a wish.
+// stops the start, since it is more likely a typo than a wish. A folder the
+// server may not write stops it too, unless it only observes.
 func prepareWorkspaces(cfg service.Config, log *zap.Logger) error {
 	dirs, err := cfg.WorkspaceDirs()
 	if err != nil {
 		return err
 	}
 	for name, dir := range dirs {
-		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-			continue // a folder, or an error workspace.Open reports with context
+		if err := createWorkspace(cfg, name, dir, log); err != nil {
+			return err
 		}
-		if !cfg.CreateWorkspaces && filepath.Clean(dir) != service.DefaultWorkspaceDir() {
-			return fmt.Errorf("workspace %q: %s does not exist: create it, fix the path, or pass --create-workspaces", name, dir)
+		// Now rather than at the first write: a volume that ignores the
+		// pod's fsGroup leaves a non-root server a folder it cannot write.
+		if cfg.Mode != guard.ModeObserve {
+			if err := workspace.CheckWritable(dir); errors.Is(err, workspace.ErrNotWritable) {
+				return fmt.Errorf("workspace %q: %w", name, err)
+			}
 		}
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return fmt.Errorf("create workspace %q: %w", name, err)
-		}
-		log.Info("created workspace folder", zap.String("workspace", name), zap.String("dir", dir))
 	}
 	return nil
 }

@@ -3,6 +3,9 @@
 // model response. Start a server (make run), then:
 //
 //	go run ./examples/go 127.0.0.1:7700
+//
+// Against several replicas, give a name resolving to every pod (a headless
+// Service, docs/deployment.md): dns:///toolguard-headless.toolguard:7700.
 package main
 
 import (
@@ -19,12 +22,18 @@ import (
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 )
 
+// balanced spreads calls over every address the target resolves to: a
+// gRPC connection otherwise stays on one server (pick_first), so replicas
+// added later get none of a long-lived client's calls.
+const balanced = `{"loadBalancingConfig": [{"round_robin": {}}]}`
+
 func main() {
 	addr := "127.0.0.1:7700"
 	if len(os.Args) > 1 {
 		addr = os.Args[1]
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultServiceConfig(balanced))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dial:", err)
 		os.Exit(1)

@@ -124,6 +124,9 @@ func Classify(err error) Failure {
 		return Failure{Kind: Storage, Reason: WorkspaceFull, Message: guard.WorkspaceFullMessage, Err: err}
 	case errors.Is(err, workspace.ErrReadOnly):
 		return Failure{Kind: Storage, Reason: WorkspaceReadOnly, Message: guard.WorkspaceReadOnlyMessage, Err: err}
+	case errors.Is(err, workspace.ErrLockDirMismatch):
+		// The operator's to fix, not the model's: the message says how.
+		return Failure{Kind: Storage, Reason: LockDirMismatch, Message: err.Error(), Err: err}
 	}
 	return Failure{Kind: Internal, Message: "internal error", Err: err}
 }

@@ -49,6 +49,10 @@ func TestClassifyDetails(t *testing.T) {
 	if !locked.Retryable() || locked.RetryAfter != failure.LockRetryDelay || locked.Subject != "a.go" || locked.Meta["waited"] != "10s" {
 		t.Fatalf("locked: %+v", locked)
 	}
+	mismatch := failure.Classify(fmt.Errorf("edit: %w", fmt.Errorf("%w: start it with --lock-dir", workspace.ErrLockDirMismatch)))
+	if mismatch.Reason != failure.LockDirMismatch || mismatch.Kind != failure.Storage || mismatch.Retryable() || !strings.Contains(mismatch.Message, "--lock-dir") {
+		t.Fatalf("lock dir mismatch: %+v", mismatch)
+	}
 	if internal := failure.Classify(errors.New("secret cause")); strings.Contains(internal.Message, "secret") || internal.Retryable() {
 		t.Fatalf("internal: %+v", internal)
 	}

@@ -56,6 +56,7 @@ const (
 
 	WorkspaceFull     Reason = "WORKSPACE_FULL"
 	WorkspaceReadOnly Reason = "WORKSPACE_READ_ONLY"
+	LockDirMismatch   Reason = "LOCK_DIR_MISMATCH"
 
 	SessionStoreUnavailable Reason = "SESSION_STORE_UNAVAILABLE"
 	StreamIdleTimeout       Reason = "STREAM_IDLE_TIMEOUT"
@@ -114,6 +115,7 @@ var table = []Info{
 	{RateLimited, OverLimit, true, "the caller is over its rate limit"},
 	{WorkspaceFull, Storage, false, "the workspace's disk is full or over quota: nothing was written"},
 	{WorkspaceReadOnly, Storage, false, "the workspace is mounted read-only: nothing was written"},
+	{LockDirMismatch, Storage, false, "the workspace names another lock directory than this server's (replicas that would lose writes): nothing was written"},
 	{SessionStoreUnavailable, StoreDegraded, true, "the shared session store cannot be reached"},
 	{StreamIdleTimeout, Timeout, false, "a stream waited on its client longer than the idle timeout"},
 	{ShuttingDown, Unavailable, true, "the server is shutting down"},
