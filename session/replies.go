@@ -14,7 +14,7 @@ const (
 	DefaultSessionReplies  = 256       // keys one session keeps
 	DefaultReplyTTL        = 24 * time.Hour
 	defaultTotalReplies    = 100_000 // keys every session keeps together (memory)
-	MaxIdempotencyKeyBytes = 256 // the longest key a caller may give
+	MaxIdempotencyKeyBytes = 256     // the longest key a caller may give
 )
 
 // Errors of Claim: the key cannot be run again, and why.
