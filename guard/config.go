@@ -267,6 +267,9 @@ type Options struct {
 	// History, when set, replaces undo_edit's history cfg selects; it is
 	// not closed.
 	History session.History
+	// Replies, when set, replaces the idempotency answers' store cfg
+	// selects; it is not closed.
+	Replies session.Replies
 }
 
 // New builds a guard from its settings (Redis must answer now); front ends
@@ -314,6 +317,10 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	if history == nil {
 		history = openHistory(cfg, store)
 	}
+	replies := opts.Replies
+	if replies == nil {
+		replies = openReplies(store)
+	}
 	var observer Observer
 	if opts.Observe != nil {
 		if observer, err = opts.Observe(reg); err != nil {
@@ -328,7 +335,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
-		observeOnly: cfg.Mode == ModeObserve, history: history, log: log,
+		observeOnly: cfg.Mode == ModeObserve, history: history, replies: replies, log: log,
 		maxMedia:   cfg.MaxMediaBytes,
 		syntaxMode: cmp.Or(cfg.SyntaxCheck, SyntaxReport), syntaxLimits: cfg.SyntaxLimits(),
 		search: cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),

@@ -101,6 +101,9 @@ func (s *Server) failure(tool string, err error) (*sdk.CallToolResult, error) {
 func failureText(f failure.Failure) string {
 	switch f.Kind {
 	case failure.Conflict:
+		if f.Reason == failure.IdempotencyReplyLost {
+			return f.Message
+		}
 		return fmt.Sprintf("%s changed while toolguard was working on it; read it again and redo the change. Nothing was written.", f.Subject)
 	case failure.NotFound:
 		return fmt.Sprintf("toolguard has no workspace to act on (%v); the server was started without one.", f.Err)
