@@ -68,7 +68,8 @@ func TestRepliesClaim(t *testing.T) {
 			if _, done, err := claim("other", "k1", hashB); done || err != nil {
 				t.Fatalf("another session's key: done=%v err=%v", done, err)
 			}
-			// Released: runs again.
+			// Released: runs again. (A second later: the oldest key is k1.)
+			now = now.Add(time.Second)
 			if _, done, err := claim("s", "k2", hashA); done || err != nil {
 				t.Fatal(done, err)
 			}
