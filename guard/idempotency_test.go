@@ -17,9 +17,9 @@ import (
 	"github.com/toolguard/toolguard/session/redistest"
 )
 
-// idempotentGuards are guards whose sessions (and so idempotency answers)
+// storeGuards are guards whose sessions (and so idempotency answers)
 // live in memory and in a real redis-server the test starts.
-func idempotentGuards(t *testing.T) map[string]func(t *testing.T) (*Guard, string) {
+func storeGuards(t *testing.T) map[string]func(t *testing.T) (*Guard, string) {
 	srv := redistest.Start(t)
 	return map[string]func(t *testing.T) (*Guard, string){
 		"memory": func(t *testing.T) (*Guard, string) { return newWorkspaceGuard(t) },
@@ -64,7 +64,7 @@ func onceEdit(g *Guard, key string, req ExecuteRequest) ([]byte, error) {
 // another key runs; concurrent duplicates apply once, the others refused
 // as in flight or answered the first answer.
 func TestOnceAppliesOnce(t *testing.T) {
-	for name, open := range idempotentGuards(t) {
+	for name, open := range storeGuards(t) {
 		t.Run(name, func(t *testing.T) {
 			g, dir := open(t)
 			path := filepath.Join(dir, "log.txt")
