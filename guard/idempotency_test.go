@@ -17,7 +17,7 @@ import (
 	"github.com/toolguard/toolguard/session/redistest"
 )
 
-// storeGuards are guards whose sessions (and so idempotency answers)
+// storeGuards are guards whose sessions (idempotency answers, open turns)
 // live in memory and in a real redis-server the test starts.
 func storeGuards(t *testing.T) map[string]func(t *testing.T) (*Guard, string) {
 	srv := redistest.Start(t)
