@@ -35,7 +35,14 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 		if err := ctx.Err(); err != nil {
 			return nil, err // cancelled: nothing done
 		}
-		res, err = s.run(ctx, tool, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
+		xr := guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws}
+		if action == guard.ActionWrite || action == guard.ActionEdit {
+			res, err = s.once(ctx, idempotencyKey(req), tool, xr, func(ctx context.Context) (*sdk.CallToolResult, error) {
+				return s.run(ctx, tool, action, xr)
+			})
+		} else {
+			res, err = s.run(ctx, tool, action, xr)
+		}
 		p.done()
 		if err != nil {
 			return s.failure(tool, err)
