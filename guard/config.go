@@ -65,6 +65,14 @@ type Config struct {
 	UndoTotalBytes   int64
 	UndoTTL          time.Duration
 
+	// IdempotencyReplyBytes, IdempotencyKeys and IdempotencyTTL bound the
+	// answers kept for idempotency keys (Once): one answer's bytes, the keys
+	// one session keeps, and how long one is kept; 0 is the default. They
+	// live where the sessions do.
+	IdempotencyReplyBytes int
+	IdempotencyKeys       int
+	IdempotencyTTL        time.Duration
+
 	// Mode is ModeEnforce or ModeObserve: a stream with execute on
 	// complete executes nothing, its verdicts computed all the same.
 	// Empty is enforce.
@@ -121,6 +129,10 @@ func DefaultConfig() Config {
 		UndoSessionBytes: session.DefaultHistorySessionBytes,
 		UndoTotalBytes:   session.DefaultHistoryTotalBytes,
 		UndoTTL:          session.DefaultHistoryTTL,
+
+		IdempotencyReplyBytes: session.DefaultReplyBytes,
+		IdempotencyKeys:       session.DefaultSessionReplies,
+		IdempotencyTTL:        session.DefaultReplyTTL,
 	}.withSearchLimits(DefaultSearchLimits())
 }
 
@@ -150,6 +162,9 @@ func (c Config) Validate() error {
 	}
 	if c.UndoSessionBytes < 0 || c.UndoTotalBytes < 0 || c.UndoTTL < 0 {
 		errs = append(errs, errors.New("undo history bounds must not be negative (0 keeps no history)"))
+	}
+	if c.IdempotencyReplyBytes < 0 || c.IdempotencyKeys < 0 || c.IdempotencyTTL < 0 {
+		errs = append(errs, errors.New("idempotency bounds must not be negative"))
 	}
 	if c.MaxMediaBytes < 0 {
 		errs = append(errs, errors.New("max media bytes must not be negative"))
@@ -319,7 +334,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	}
 	replies := opts.Replies
 	if replies == nil {
-		replies = openReplies(store)
+		replies = openReplies(cfg, store)
 	}
 	var observer Observer
 	if opts.Observe != nil {

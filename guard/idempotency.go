@@ -85,9 +85,10 @@ func (g *Guard) Once(ctx context.Context, sessionID, key string, call []byte, ru
 
 // openReplies returns the idempotency answers where the sessions live:
 // Redis when the store is Redis, else memory.
-func openReplies(store session.Store) session.Replies {
+func openReplies(cfg Config, store session.Store) session.Replies {
+	opts := session.ReplyOptions{EntryBytes: cfg.IdempotencyReplyBytes, SessionEntries: cfg.IdempotencyKeys, TTL: cfg.IdempotencyTTL}
 	if r, ok := store.(*session.Redis); ok {
-		return r.Replies(session.ReplyOptions{})
+		return r.Replies(opts)
 	}
-	return session.NewMemoryReplies(session.ReplyOptions{})
+	return session.NewMemoryReplies(opts)
 }

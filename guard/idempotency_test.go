@@ -122,3 +122,26 @@ func TestOnceAppliesOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateIdempotencyBounds: negative bounds are refused; 0 is the
+// default.
+func TestValidateIdempotencyBounds(t *testing.T) {
+	for _, edit := range []func(*Config){
+		func(c *Config) { c.IdempotencyReplyBytes = -1 },
+		func(c *Config) { c.IdempotencyKeys = -1 },
+		func(c *Config) { c.IdempotencyTTL = -time.Second },
+	} {
+		cfg := DefaultConfig()
+		cfg.Workspace = t.TempDir()
+		edit(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "idempotency bounds") {
+			t.Fatalf("Validate = %v, want the idempotency bounds refused", err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Workspace = t.TempDir()
+	cfg.IdempotencyReplyBytes, cfg.IdempotencyKeys, cfg.IdempotencyTTL = 0, 0, 0
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
