@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 
 	"google.golang.org/protobuf/proto"
 
@@ -49,7 +50,7 @@ func once[Resp proto.Message](s *toolGuardService, ctx context.Context, req keye
 		}
 		return proto.MarshalOptions{Deterministic: true}.Marshal(resp)
 	})
-	if rf, ok := err.(*runFailed); ok {
+	if rf := (*runFailed)(nil); errors.As(err, &rf) {
 		return zero, rf.err
 	}
 	if err != nil {

@@ -84,6 +84,7 @@ type MemoryReplies struct {
 	mu       sync.Mutex
 	sessions map[string]map[string]*list.Element
 	all      *list.List // *reply, oldest first
+	seq      uint64
 }
 
 type reply struct {
@@ -91,6 +92,7 @@ type reply struct {
 	state              byte
 	body               []byte
 	at                 time.Time
+	seq                uint64 // tells apart keys claimed at the same time
 }
 
 var _ Replies = (*MemoryReplies)(nil)
@@ -115,7 +117,8 @@ func (m *MemoryReplies) Claim(_ context.Context, session, key, hash string) ([]b
 		s = map[string]*list.Element{}
 		m.sessions[session] = s
 	}
-	s[key] = m.all.PushBack(&reply{session: session, key: key, hash: hash, state: replyRunning, at: m.opts.Now()})
+	m.seq++
+	s[key] = m.all.PushBack(&reply{session: session, key: key, hash: hash, state: replyRunning, at: m.opts.Now(), seq: m.seq})
 	for len(s) > m.opts.SessionEntries {
 		m.dropOldest(session)
 	}
@@ -182,12 +185,18 @@ func (m *MemoryReplies) expire() {
 	}
 }
 
+// dropOldest drops the session's oldest key: a scan of its keys, bounded by
+// SessionEntries, rather than of every session's.
 func (m *MemoryReplies) dropOldest(session string) {
-	for el := m.all.Front(); el != nil; el = el.Next() {
-		if el.Value.(*reply).session == session {
-			m.remove(el)
-			return
+	var oldest *list.Element
+	for _, el := range m.sessions[session] {
+		if oldest == nil || el.Value.(*reply).at.Before(oldest.Value.(*reply).at) ||
+			el.Value.(*reply).at.Equal(oldest.Value.(*reply).at) && el.Value.(*reply).seq < oldest.Value.(*reply).seq {
+			oldest = el
 		}
+	}
+	if oldest != nil {
+		m.remove(oldest)
 	}
 }
 
