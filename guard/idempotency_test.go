@@ -145,3 +145,31 @@ func TestValidateIdempotencyBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOnceErrorFreesTheKey: an error answer is not kept: nothing was
+// changed, so the retry runs, and its answer is the one kept.
+func TestOnceErrorFreesTheKey(t *testing.T) {
+	g, _ := newWorkspaceGuard(t)
+	ctx := context.Background()
+	runs := 0
+	run := func(fail bool) func(context.Context) ([]byte, error) {
+		return func(context.Context) ([]byte, error) {
+			runs++
+			if fail {
+				return nil, errors.New("the store went away before the change")
+			}
+			return []byte("answer"), nil
+		}
+	}
+	if _, err := g.Once(ctx, "s", "k", []byte("call"), run(true)); err == nil {
+		t.Fatal("the run's error was not returned")
+	}
+	for range 2 {
+		if a, err := g.Once(ctx, "s", "k", []byte("call"), run(false)); err != nil || string(a) != "answer" {
+			t.Fatalf("retry: %q, %v", a, err)
+		}
+	}
+	if runs != 2 {
+		t.Fatalf("ran %d times, want 2: the failed run, then once", runs)
+	}
+}
