@@ -66,9 +66,17 @@ func (g *Guard) Once(ctx context.Context, sessionID, key string, call []byte, ru
 		// Unknown whether it ran: nothing is done rather than risk twice.
 		return nil, err
 	}
-	answer, err := run(ctx)
-	// The claim is settled even when the caller went away meanwhile.
+	// The claim is settled even when the caller went away meanwhile, and
+	// freed if run panics (the panic goes on).
 	settle := context.WithoutCancel(ctx)
+	settled := false
+	defer func() {
+		if !settled {
+			_ = g.replies.Release(settle, sessionID, key)
+		}
+	}()
+	answer, err := run(ctx)
+	settled = true
 	if err != nil {
 		if rerr := g.replies.Release(settle, sessionID, key); rerr != nil {
 			g.log.Warn("idempotency key not released", zap.String("session", sessionID), zap.Error(rerr))

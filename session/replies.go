@@ -13,8 +13,9 @@ const (
 	DefaultReplyBytes      = 256 << 10 // one stored answer
 	DefaultSessionReplies  = 256       // keys one session keeps
 	DefaultReplyTTL        = 24 * time.Hour
-	defaultTotalReplies    = 100_000 // keys every session keeps together (memory)
-	MaxIdempotencyKeyBytes = 256     // the longest key a caller may give
+	DefaultReplyLease      = time.Minute // a claim not finished (Redis)
+	defaultTotalReplies    = 100_000     // keys every session keeps together (memory)
+	MaxIdempotencyKeyBytes = 256         // the longest key a caller may give
 )
 
 // Errors of Claim: the key cannot be run again, and why.
@@ -51,7 +52,12 @@ type ReplyOptions struct {
 	SessionEntries int
 	// TTL drops keys this old; <= 0: DefaultReplyTTL.
 	TTL time.Duration
-	Now func() time.Time
+	// Lease bounds how long a claim not finished holds its key in Redis
+	// (its replica may have been killed); <= 0: DefaultReplyLease. A call
+	// that runs longer may then run twice. In memory, a claim lasts as long
+	// as the process.
+	Lease time.Duration
+	Now   func() time.Time
 }
 
 func (o ReplyOptions) withDefaults() ReplyOptions {
@@ -63,6 +69,9 @@ func (o ReplyOptions) withDefaults() ReplyOptions {
 	}
 	if o.TTL <= 0 {
 		o.TTL = DefaultReplyTTL
+	}
+	if o.Lease <= 0 {
+		o.Lease = DefaultReplyLease
 	}
 	if o.Now == nil {
 		o.Now = time.Now

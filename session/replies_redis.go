@@ -11,7 +11,9 @@ import (
 // RedisReplies is the Replies of a Redis store, shared by the replicas
 // that share its sessions: one hash per session, its field per key
 // "<expires ms>:<state>:<hash>:<answer>", trimmed to the session's bound
-// (expired keys first, then the oldest) by the script that adds a key.
+// (expired keys first, then the oldest) by the script that adds a key. A
+// claim expires after the lease unless finished: a replica killed while it
+// ran the call does not hold its key for the whole TTL.
 type RedisReplies struct {
 	r    *Redis
 	opts ReplyOptions
@@ -29,11 +31,11 @@ func (h *RedisReplies) key(session string) string { return h.r.key(session) + "\
 // claimScript returns the live entry of ARGV[1], or claims it and trims
 // the session's keys to ARGV[5].
 var claimScript = redis.NewScript(`
-local now, ttl, maxn = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local now, ttl, maxn, lease = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local function expiry(v) return tonumber(string.sub(v, 1, string.find(v, ":", 1, true) - 1)) end
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if v and expiry(v) > now then return v end
-redis.call('HSET', KEYS[1], ARGV[1], (now + ttl) .. ':P:' .. ARGV[2] .. ':')
+redis.call('HSET', KEYS[1], ARGV[1], (now + math.min(ttl, lease)) .. ':P:' .. ARGV[2] .. ':')
 if redis.call('HLEN', KEYS[1]) > maxn then
   local all = redis.call('HGETALL', KEYS[1])
   local live = {}
@@ -54,7 +56,7 @@ local v = redis.call('HGET', KEYS[1], ARGV[1])
 if not v then return 0 end
 local i = string.find(v, ":", 1, true)
 if string.sub(v, i + 1, i + 3 + string.len(ARGV[2])) ~= 'P:' .. ARGV[2] .. ':' then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], string.sub(v, 1, i) .. ARGV[3] .. ':' .. ARGV[2] .. ':' .. ARGV[4])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[5] .. ':' .. ARGV[3] .. ':' .. ARGV[2] .. ':' .. ARGV[4])
 return 1
 `)
 
@@ -73,7 +75,7 @@ func (h *RedisReplies) Claim(ctx context.Context, session, key, hash string) ([]
 		return nil, false, err
 	}
 	v, err := claimScript.Run(ctx, h.r.client, []string{h.key(session)}, key, hash,
-		h.opts.Now().UnixMilli(), h.opts.TTL.Milliseconds(), h.opts.SessionEntries).Text()
+		h.opts.Now().UnixMilli(), h.opts.TTL.Milliseconds(), h.opts.SessionEntries, h.opts.Lease.Milliseconds()).Text()
 	if err == redis.Nil {
 		return nil, false, nil
 	}
@@ -106,7 +108,8 @@ func (h *RedisReplies) Finish(ctx context.Context, session, key, hash string, bo
 	if len(body) > h.opts.EntryBytes {
 		state, body = string(rune(replyTooBig)), nil
 	}
-	if err := finishScript.Run(ctx, h.r.client, []string{h.key(session)}, key, hash, state, body).Err(); err != nil {
+	expires := h.opts.Now().Add(h.opts.TTL).UnixMilli()
+	if err := finishScript.Run(ctx, h.r.client, []string{h.key(session)}, key, hash, state, body, expires).Err(); err != nil {
 		return h.r.fail(ctx, err)
 	}
 	return nil

@@ -101,6 +101,34 @@ func TestRepliesClaim(t *testing.T) {
 	}
 }
 
+// TestRedisReplyLease: a claim never finished (its replica killed) frees
+// its key after the lease, not the TTL; a finished one keeps it the TTL.
+func TestRedisReplyLease(t *testing.T) {
+	srv := redistest.Start(t)
+	now := time.Unix(1_800_000_000, 0)
+	r := newRedis(t, srv, session.RedisOptions{}).Replies(session.ReplyOptions{Lease: 10 * time.Second, TTL: time.Hour,
+		Now: func() time.Time { return now }})
+	ctx := context.Background()
+	for _, key := range []string{"abandoned", "finished"} {
+		if _, done, err := r.Claim(ctx, "s", key, hashA); done || err != nil {
+			t.Fatal(done, err)
+		}
+	}
+	if err := r.Finish(ctx, "s", "finished", hashA, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Claim(ctx, "s", "abandoned", hashA); !errors.Is(err, session.ErrInFlight) {
+		t.Fatalf("within the lease: %v, want ErrInFlight", err)
+	}
+	now = now.Add(11 * time.Second)
+	if _, done, err := r.Claim(ctx, "s", "abandoned", hashA); done || err != nil {
+		t.Fatalf("past the lease: done=%v err=%v, want claimed anew", done, err)
+	}
+	if body, done, err := r.Claim(ctx, "s", "finished", hashA); !done || err != nil || string(body) != "a" {
+		t.Fatalf("finished, past the lease: %q done=%v err=%v", body, done, err)
+	}
+}
+
 // TestRepliesConcurrentClaims: of many claims of one key at once, exactly
 // one runs.
 func TestRepliesConcurrentClaims(t *testing.T) {
