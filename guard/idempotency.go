@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"go.uber.org/zap"
 
+	"github.com/toolguard/toolguard/repair/stream"
 	"github.com/toolguard/toolguard/session"
 )
 
@@ -99,4 +101,21 @@ func openReplies(cfg Config, store session.Store) session.Replies {
 		return r.Replies(opts)
 	}
 	return session.NewMemoryReplies(opts)
+}
+
+// once runs a stream's call under the stream's idempotency key and the
+// call's index: ran is false when an earlier stream with the key ran it.
+func (s *Stream) once(e stream.Event, run func() error) (ran bool, err error) {
+	if s.req.IdempotencyKey == "" {
+		return true, run()
+	}
+	key := s.req.IdempotencyKey + "#" + strconv.Itoa(e.Index)
+	_, err = s.g.Once(s.ctx, s.req.SessionID, key, []byte(e.Call.Name+"\x00"+e.Call.Text), func(context.Context) ([]byte, error) {
+		ran = true
+		if err := run(); err != nil {
+			return nil, err
+		}
+		return []byte{1}, nil
+	})
+	return ran, err
 }

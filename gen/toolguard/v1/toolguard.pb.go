@@ -3139,8 +3139,14 @@ type StreamOptions struct {
 	// Largest size of one parameter value in bytes. Optional; 0 means the
 	// server's limit. May lower it, never raise it.
 	MaxParamBytes uint64 `protobuf:"varint,5,opt,name=max_param_bytes,json=maxParamBytes,proto3" json:"max_param_bytes,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// With `execute_on_complete`: each call runs at most once per session for
+	// this key and the call's index in the stream. A retried stream's call
+	// that an earlier stream with the key executed is not executed again: an
+	// error event (code ALREADY_EXECUTED) says so. Optional; at most 256
+	// bytes. See docs/api.md, "Idempotent retries".
+	IdempotencyKey string `protobuf:"bytes,15,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StreamOptions) Reset() {
@@ -3206,6 +3212,13 @@ func (x *StreamOptions) GetMaxParamBytes() uint64 {
 		return x.MaxParamBytes
 	}
 	return 0
+}
+
+func (x *StreamOptions) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
 }
 
 // StreamDelta is the next piece of the model's output.
@@ -6176,13 +6189,14 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12\x1d\n" +
 	"\n" +
 	"tool_names\x18\x04 \x03(\tR\ttoolNames\x125\n" +
-	"\aoptions\x18\x05 \x01(\v2\x1b.toolguard.v1.StreamOptionsR\aoptions\"\xc0\x01\n" +
+	"\aoptions\x18\x05 \x01(\v2\x1b.toolguard.v1.StreamOptionsR\aoptions\"\xe9\x01\n" +
 	"\rStreamOptions\x12.\n" +
 	"\x13execute_on_complete\x18\x01 \x01(\bR\x11executeOnComplete\x12\x17\n" +
 	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x18\n" +
 	"\apartial\x18\x03 \x01(\bR\apartial\x12$\n" +
 	"\x0emax_call_bytes\x18\x04 \x01(\x04R\fmaxCallBytes\x12&\n" +
-	"\x0fmax_param_bytes\x18\x05 \x01(\x04R\rmaxParamBytes\"]\n" +
+	"\x0fmax_param_bytes\x18\x05 \x01(\x04R\rmaxParamBytes\x12'\n" +
+	"\x0fidempotency_key\x18\x0f \x01(\tR\x0eidempotencyKey\"]\n" +
 	"\vStreamDelta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12:\n" +
 	"\n" +

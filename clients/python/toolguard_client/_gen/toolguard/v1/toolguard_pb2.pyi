@@ -719,18 +719,20 @@ class StreamErrorEvent(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., index: _Optional[int] = ...) -> None: ...
 
 class StreamOptions(_message.Message):
-    __slots__ = ["dry_run", "execute_on_complete", "max_call_bytes", "max_param_bytes", "partial"]
+    __slots__ = ["dry_run", "execute_on_complete", "idempotency_key", "max_call_bytes", "max_param_bytes", "partial"]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     EXECUTE_ON_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     MAX_CALL_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_PARAM_BYTES_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_FIELD_NUMBER: _ClassVar[int]
     dry_run: bool
     execute_on_complete: bool
+    idempotency_key: str
     max_call_bytes: int
     max_param_bytes: int
     partial: bool
-    def __init__(self, execute_on_complete: bool = ..., dry_run: bool = ..., partial: bool = ..., max_call_bytes: _Optional[int] = ..., max_param_bytes: _Optional[int] = ...) -> None: ...
+    def __init__(self, execute_on_complete: bool = ..., dry_run: bool = ..., partial: bool = ..., max_call_bytes: _Optional[int] = ..., max_param_bytes: _Optional[int] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class StreamStart(_message.Message):
     __slots__ = ["context", "format", "options", "tool_names", "tools"]
