@@ -79,3 +79,39 @@ func TestIdempotencyKey(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamIdempotencyKey over loopback: a stream executing on completion,
+// sent again with the same key, executes nothing again: ALREADY_EXECUTED.
+func TestStreamIdempotencyKey(t *testing.T) {
+	c, dir := startWorkspace(t, service.Config{})
+	path := filepath.Join(dir, "log.txt")
+	if err := os.WriteFile(path, []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frames := []*toolguardv1.StreamToolCallsRequest{
+		{Frame: &toolguardv1.StreamToolCallsRequest_Start{Start: &toolguardv1.StreamStart{
+			Context: &toolguardv1.RequestContext{SessionId: "s"}, Format: toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS,
+			Options: &toolguardv1.StreamOptions{ExecuteOnComplete: true, IdempotencyKey: "stream-1"}}}},
+		{Frame: &toolguardv1.StreamToolCallsRequest_Delta{Delta: &toolguardv1.StreamDelta{
+			Text: "<edit><path>log.txt</path><old_text>start\n</old_text><new_text>start\nline\n</new_text></edit>\n"}}},
+		{Frame: &toolguardv1.StreamToolCallsRequest_End{End: &toolguardv1.StreamEnd{FinishReason: "stop"}}},
+	}
+	for i, want := range []string{"", "ALREADY_EXECUTED"} {
+		evs, err := streamAs(context.Background(), c, frames...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var codes []string
+		for _, ev := range evs {
+			if e := ev.GetError(); e != nil {
+				codes = append(codes, e.GetCode())
+			}
+		}
+		if (want == "" && len(codes) != 0) || (want != "" && (len(codes) != 1 || codes[0] != want)) {
+			t.Fatalf("stream %d: error events %v, want %q", i, codes, want)
+		}
+		if got := readFile(t, path); got != "start\nline\n" {
+			t.Fatalf("stream %d: file %q, want the edit applied once", i, got)
+		}
+	}
+}
