@@ -69,6 +69,14 @@ type Config struct {
 	UndoTotalBytes   int64
 	UndoTTL          time.Duration
 
+	// IdempotencyReplyBytes, IdempotencyKeys and IdempotencyTTL bound the
+	// answers kept for idempotency keys (Once): one answer's bytes, the keys
+	// one session keeps, and how long one is kept; 0 is the default. They
+	// live where the sessions do.
+	IdempotencyReplyBytes int
+	IdempotencyKeys       int
+	IdempotencyTTL        time.Duration
+
 	// Mode is ModeEnforce or ModeObserve: a stream with execute on
 	// complete executes nothing, its verdicts computed all the same.
 	// Empty is enforce.
@@ -126,6 +134,10 @@ func DefaultConfig() Config {
 		UndoSessionBytes: session.DefaultHistorySessionBytes,
 		UndoTotalBytes:   session.DefaultHistoryTotalBytes,
 		UndoTTL:          session.DefaultHistoryTTL,
+
+		IdempotencyReplyBytes: session.DefaultReplyBytes,
+		IdempotencyKeys:       session.DefaultSessionReplies,
+		IdempotencyTTL:        session.DefaultReplyTTL,
 	}.withSearchLimits(DefaultSearchLimits())
 }
 
@@ -155,6 +167,9 @@ func (c Config) Validate() error {
 	}
 	if c.UndoSessionBytes < 0 || c.UndoTotalBytes < 0 || c.UndoTTL < 0 {
 		errs = append(errs, errors.New("undo history bounds must not be negative (0 keeps no history)"))
+	}
+	if c.IdempotencyReplyBytes < 0 || c.IdempotencyKeys < 0 || c.IdempotencyTTL < 0 {
+		errs = append(errs, errors.New("idempotency bounds must not be negative"))
 	}
 	if c.MaxMediaBytes < 0 {
 		errs = append(errs, errors.New("max media bytes must not be negative"))
@@ -272,6 +287,9 @@ type Options struct {
 	// History, when set, replaces undo_edit's history cfg selects; it is
 	// not closed.
 	History session.History
+	// Replies, when set, replaces the idempotency answers' store cfg
+	// selects; it is not closed.
+	Replies session.Replies
 }
 
 // New builds a guard from its settings (Redis must answer now); front ends
@@ -319,6 +337,10 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 	if history == nil {
 		history = openHistory(cfg, store)
 	}
+	replies := opts.Replies
+	if replies == nil {
+		replies = openReplies(cfg, store)
+	}
 	var observer Observer
 	if opts.Observe != nil {
 		if observer, err = opts.Observe(reg); err != nil {
@@ -333,7 +355,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		workspaces: workspaces, defaultWorkspace: DefaultWorkspaceName,
 		match:       edit.MatchOptions{FuzzyThreshold: cfg.FuzzyThreshold},
 		maxResponse: opts.MaxResponseBytes, maxVerdict: opts.MaxVerdictBytes, observer: observer, uncounted: opts.Uncounted, readTool: readTool,
-		observeOnly: cfg.Mode == ModeObserve, history: history, log: log,
+		observeOnly: cfg.Mode == ModeObserve, history: history, replies: replies, log: log,
 		maxMedia:   cfg.MaxMediaBytes,
 		syntaxMode: cmp.Or(cfg.SyntaxCheck, SyntaxReport), syntaxLimits: cfg.SyntaxLimits(),
 		syntaxCache: newSyntaxCache(syntaxCacheEntries, syntaxCacheBytes),

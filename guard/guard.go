@@ -39,6 +39,7 @@ type Guard struct {
 	observeOnly      bool // Config.Mode observe: streams execute nothing
 	readTool         *repair.Tool
 	history          session.History // undo_edit's; nil records nothing
+	replies          session.Replies // idempotency keys' answers (idempotency.go)
 	log              *zap.Logger
 	maxMedia         int64 // Config.MaxMediaBytes
 	// search bounds search_files (Config.Search); maxFileBytes is the

@@ -27,6 +27,9 @@ type StreamRequest struct {
 	ExecuteOnComplete bool
 	DryRun            bool
 	Partial           bool
+	// IdempotencyKey, with ExecuteOnComplete, runs each call at most once
+	// per session for the key and the call's index (streamOnce).
+	IdempotencyKey string
 	// Bounds on calls, values and JSON nesting; zero means no bound.
 	MaxCallBytes  int
 	MaxParamBytes int
@@ -80,6 +83,9 @@ const (
 	// CodeRateLimited: the caller is over its rate limit; the call was
 	// neither validated nor executed, and counts as no mistake.
 	CodeRateLimited = "RATE_LIMITED"
+	// CodeAlreadyExecuted: an earlier stream with the same idempotency key
+	// executed the call (or still does); it was not executed again.
+	CodeAlreadyExecuted = "ALREADY_EXECUTED"
 )
 
 // Stream follows one model response, fed in order by one goroutine.
@@ -363,7 +369,19 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 			return nil, err
 		}
 		ex = &Execution{}
-		if err := run(s.ctx, ws, withExpected(req, res), res, ex); err != nil {
+		ran, err := s.once(e, func() error { return run(s.ctx, ws, withExpected(req, res), res, ex) })
+		if !ran && err == nil {
+			ex = nil
+			out = append(out, StreamEvent{Kind: stream.EventError, Index: e.Index, Code: CodeAlreadyExecuted,
+				Text: fmt.Sprintf("call %d was not executed again: an earlier stream with this idempotency key executed it", e.Index)})
+		}
+		var refused *IdempotencyError
+		if errors.As(err, &refused) {
+			ex, err = nil, nil
+			out = append(out, StreamEvent{Kind: stream.EventError, Index: e.Index, Code: CodeAlreadyExecuted,
+				Text: fmt.Sprintf("call %d was not executed: %v", e.Index, refused)})
+		}
+		if err != nil {
 			var changed *FileChangedError
 			var locked *workspace.LockTimeoutError
 			if !errors.As(err, &changed) && !errors.As(err, &locked) {

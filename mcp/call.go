@@ -35,7 +35,14 @@ func (s *Server) handler(tool string, action guard.Action, modelID string) sdk.T
 		if err := ctx.Err(); err != nil {
 			return nil, err // cancelled: nothing done
 		}
-		res, err = s.run(ctx, tool, action, guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws})
+		xr := guard.ExecuteRequest{ValidateRequest: vr, Workspace: ws}
+		if action == guard.ActionWrite || action == guard.ActionEdit {
+			res, err = s.once(ctx, idempotencyKey(req), tool, xr, func(ctx context.Context) (*sdk.CallToolResult, error) {
+				return s.run(ctx, tool, action, xr)
+			})
+		} else {
+			res, err = s.run(ctx, tool, action, xr)
+		}
 		p.done()
 		if err != nil {
 			return s.failure(tool, err)
@@ -101,6 +108,9 @@ func (s *Server) failure(tool string, err error) (*sdk.CallToolResult, error) {
 func failureText(f failure.Failure) string {
 	switch f.Kind {
 	case failure.Conflict:
+		if f.Reason == failure.IdempotencyReplyLost {
+			return f.Message
+		}
 		return fmt.Sprintf("%s changed while toolguard was working on it; read it again and redo the change. Nothing was written.", f.Subject)
 	case failure.NotFound:
 		return fmt.Sprintf("toolguard has no workspace to act on (%v); the server was started without one.", f.Err)

@@ -79,6 +79,11 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 }
 
 func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.ExecuteWriteRequest) (*toolguardv1.ExecuteWriteResponse, error) {
+	return once(s, ctx, req, func() *toolguardv1.ExecuteWriteResponse { return new(toolguardv1.ExecuteWriteResponse) },
+		func(ctx context.Context) (*toolguardv1.ExecuteWriteResponse, error) { return s.executeWrite(ctx, req) })
+}
+
+func (s *toolGuardService) executeWrite(ctx context.Context, req *toolguardv1.ExecuteWriteRequest) (*toolguardv1.ExecuteWriteResponse, error) {
 	pv, ex, err := s.execute(ctx, executeCall{req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), false}, s.guard.ExecuteWrite)
 	if err != nil {
 		return nil, err
@@ -87,6 +92,11 @@ func (s *toolGuardService) ExecuteWrite(ctx context.Context, req *toolguardv1.Ex
 }
 
 func (s *toolGuardService) ExecuteEdit(ctx context.Context, req *toolguardv1.ExecuteEditRequest) (*toolguardv1.ExecuteEditResponse, error) {
+	return once(s, ctx, req, func() *toolguardv1.ExecuteEditResponse { return new(toolguardv1.ExecuteEditResponse) },
+		func(ctx context.Context) (*toolguardv1.ExecuteEditResponse, error) { return s.executeEdit(ctx, req) })
+}
+
+func (s *toolGuardService) executeEdit(ctx context.Context, req *toolguardv1.ExecuteEditRequest) (*toolguardv1.ExecuteEditResponse, error) {
 	pv, ex, err := s.execute(ctx, executeCall{req.GetContext(), req.GetCall(), req.GetTools(), req.GetExpectedSha256(), req.GetDryRun(), req.GetPartial()}, s.guard.ExecuteEdit)
 	if err != nil {
 		return nil, err

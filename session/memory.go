@@ -170,10 +170,11 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 		prev = s.ents.at(idx).counters
 		s.moveToFront(idx)
 	}
-	next, sameTurn := prev.next(o, m.limit)
+	next, turns, sameTurn := nextTurns(prev, s.open[idx], o, m.limit, now, int64(OpenTurnTTL))
 	e := s.ents.at(idx)
 	e.lastSeen = now
 	e.counters = next
+	s.setTurns(idx, turns)
 	s.maybeShrink()
 	s.mu.Unlock()
 
@@ -187,67 +188,16 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 	}, nil
 }
 
-// Flags of counters.turn; its other bits are the call key of the
-// validation that awaits its execution.
-const (
-	turnOpen   = 2 // a validation awaits its execution
-	turnFailed = 1 // and it was a mistake
-	turnFlags  = turnOpen | turnFailed
-)
-
-// counters are a session's counts, 24 bytes. While a validation awaits its
-// execution, consecutive holds the mistakes before that turn, so that the
-// execution can settle the turn either way.
+// counters are a session's counts, 16 bytes; its open turns are beside
+// them (shard.open), for the sessions that have any.
 type counters struct {
 	fingerprint uint64
-	turn        uint64
 	consecutive uint32
 	repeats     uint32
 }
 
-// mistakes returns the consecutive mistakes, the open turn's included.
-func (c counters) mistakes() uint32 {
-	switch {
-	case c.turn&turnOpen == 0:
-		return c.consecutive
-	case c.turn&turnFailed != 0:
-		return satInc(c.consecutive)
-	}
-	return 0
-}
-
-// next applies one outcome (the Redis script is the same rule in Lua) and
-// reports whether it continued the open turn.
-func (c counters) next(o Outcome, limit uint32) (counters, bool) {
-	call := callKey(o.CallID)
-	if c.turn&turnOpen != 0 && o.Execution && sameCall(o, call, c.turn&^turnFlags, c.fingerprint) {
-		n := c
-		n.turn = 0
-		if o.Usable && c.repeats < limit {
-			n.consecutive = 0
-		} else {
-			n.consecutive = satInc(c.consecutive)
-		}
-		return n, true
-	}
-	n := counters{fingerprint: o.Fingerprint, repeats: 1}
-	if o.Fingerprint != 0 && o.Fingerprint == c.fingerprint {
-		n.repeats = satInc(c.repeats)
-	}
-	base := c.mistakes()
-	failed := !o.Usable || n.repeats >= limit
-	switch {
-	case !o.Execution:
-		n.consecutive = base
-		n.turn = call | turnOpen
-		if failed {
-			n.turn |= turnFailed
-		}
-	case failed:
-		n.consecutive = satInc(base)
-	}
-	return n, false
-}
+// mistakes returns the consecutive mistakes, open turns included.
+func (c counters) mistakes() uint32 { return c.consecutive }
 
 // Get returns the session's state (zero when unknown or expired) without
 // making it recent.
@@ -409,7 +359,7 @@ func sweepShard(s *shard, c clock, ttl int64) {
 	}
 }
 
-// entry is one session, 56 bytes on 64-bit platforms; keep it so. Entries
+// entry is one session, 48 bytes on 64-bit platforms; keep it so. Entries
 // refer to each other by index: half a pointer, and nothing to scan.
 type entry struct {
 	key      string
@@ -445,9 +395,24 @@ type shard struct {
 	slots      []slot
 	head, tail int32 // most and least recently recorded; -1 when empty
 	free       int32 // first free entry; -1 when none
+	// open holds the open turns of the entries that have any (turns.go),
+	// by entry index: most sessions have none, and counters stay small.
+	open map[int32][]openTurn
 
 	// The padding keeps the next shard's mutex off this shard's cache lines.
 	_ [64]byte
+}
+
+// setTurns keeps an entry's open turns, none dropping its slice.
+func (s *shard) setTurns(idx int32, turns []openTurn) {
+	switch {
+	case len(turns) == 0:
+		delete(s.open, idx)
+	case s.open == nil:
+		s.open = map[int32][]openTurn{idx: turns}
+	default:
+		s.open[idx] = turns
+	}
 }
 
 func (s *shard) init(limit int, hash func(string) uint64) {
@@ -459,6 +424,7 @@ func (s *shard) init(limit int, hash func(string) uint64) {
 func (s *shard) release() {
 	s.ents, s.slots = entryPool{}, nil
 	s.keys.reset()
+	s.open = nil
 	s.n = 0
 	s.head, s.tail, s.free = -1, -1, -1
 }
@@ -526,13 +492,14 @@ func (s *shard) removeAt(pos int) {
 	s.unlink(idx)
 	e := s.ents.at(idx)
 	s.keys.drop(e.key)
+	delete(s.open, idx)
 	*e = entry{next: s.free}
 	s.free = idx
 	s.n--
 }
 
 // removeEntry removes the session at entry index idx, finding its slot by
-// rehashing the key: entries do not store their hash (56 bytes), and
+// rehashing the key: entries do not store their hash (48 bytes), and
 // eviction and expiry are off the hot path.
 func (s *shard) removeEntry(idx int32) {
 	h := slotHash(s.hash(s.ents.at(idx).key))

@@ -4,10 +4,10 @@ import "strings"
 
 const (
 	// Entries per block of a shard's entry pool: with the 8-byte header the
-	// allocator puts before an object of pointers this large, 292 entries
-	// of 56 bytes fill a 16 KiB size class, where 256 would waste an eighth
+	// allocator puts before an object of pointers this large, 341 entries
+	// of 48 bytes fill a 16 KiB size class, where 256 would waste a quarter
 	// of it (TestEntrySize).
-	entryBlock = 292
+	entryBlock = 341
 	// Bytes per block of a shard's key pool.
 	keyBlock = 8 << 10
 	// Ids longer than this get an allocation of their own: a block holds

@@ -246,8 +246,9 @@ type turnStep struct {
 	sameTurn    bool
 }
 
-// TestOneTurnCountsOnce: an execution of the call the session validated
-// last is that validation's turn, for mistakes and repeats alike.
+// TestOneTurnCountsOnce: an execution of a call the session validated is
+// that validation's turn, for mistakes and repeats alike, whatever came
+// between (parallel calls, reads).
 func TestOneTurnCountsOnce(t *testing.T) {
 	const (
 		v = false // validated
@@ -298,12 +299,12 @@ func TestOneTurnCountsOnce(t *testing.T) {
 			{x, false, 7, "", 1, 1, false, true},
 			{x, false, 7, "", 2, 2, false, false},
 		}},
-		{"a different call executed is a new turn", []turnStep{
+		{"a different call executed is a new turn; an earlier open one is still its own", []turnStep{
 			{v, false, 7, "", 1, 1, false, false},
 			{x, true, 8, "", 0, 1, false, false},
 			{v, true, 7, "", 0, 1, false, false},
 			{v, false, 9, "", 1, 1, false, false},
-			{x, true, 7, "", 0, 1, false, false},
+			{x, true, 7, "", 0, 1, false, true},
 		}},
 		{"the same call id is the same turn whatever the arguments", []turnStep{
 			{v, false, 7, "call_1", 1, 1, false, false},
@@ -318,6 +319,27 @@ func TestOneTurnCountsOnce(t *testing.T) {
 			{x, true, 7, "", 0, 1, false, true},
 			{v, false, 7, "", 1, 2, false, false},
 			{x, false, 7, "call_9", 1, 2, false, true},
+		}},
+		{"parallel calls: two bad calls validated, then executed, count once each", []turnStep{
+			{v, false, 7, "call_a", 1, 1, false, false},
+			{v, false, 8, "call_b", 2, 1, false, false},
+			{x, false, 7, "call_a", 2, 1, false, true},
+			{x, false, 8, "call_b", 2, 1, false, true},
+			{x, false, 8, "call_b", 3, 2, false, false}, // the turn is closed: a call of its own, repeating
+		}},
+		{"parallel calls without ids, by fingerprint", []turnStep{
+			{v, false, 7, "", 1, 1, false, false},
+			{v, false, 8, "", 2, 1, false, false},
+			{x, false, 7, "", 2, 1, false, true},
+			{x, false, 8, "", 2, 1, false, true},
+		}},
+		{"a read between a validation and its execution keeps the turn open", []turnStep{
+			{v, false, 7, "call_a", 1, 1, false, false},
+			{v, true, 5, "", 0, 1, false, false}, // read_file
+			{x, false, 7, "call_a", 0, 1, false, true},
+			{v, false, 9, "call_b", 1, 1, false, false},
+			{v, true, 5, "", 0, 1, false, false},
+			{x, true, 9, "call_b", 0, 1, false, true},
 		}},
 		{"fingerprint zero joins no turn, unless by id", []turnStep{
 			{v, false, 0, "", 1, 1, false, false},

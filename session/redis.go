@@ -90,18 +90,21 @@ const (
 	fieldRepeats     = "repeats"
 	fieldFingerprint = "fingerprint"
 	fieldLastSeen    = "last_seen" // Unix nanoseconds
-	// While a validation awaits its execution (Outcome): the mistakes
-	// before its turn, and its call key (0: no id).
+	// The open turns (turns.go), "call,fingerprint,base,failed,at ms;" each,
+	// oldest first.
+	fieldTurns = "turns"
+	// Fields of the one open turn earlier versions kept, dropped on write.
 	fieldTurnBase = "turn_base"
 	fieldTurnCall = "turn_call"
 )
 
-// recordScript is Memory.Record's rule (counters.next) in Lua. Fingerprints
+// recordScript is Memory.Record's rule (nextTurns) in Lua. Fingerprints
 // and call keys travel and are compared as decimal text: Lua numbers are
-// doubles and would round them. consecutive always holds the count, the
-// open turn's included, so a reader needs no other field.
+// doubles and would round them. consecutive always holds the count, open
+// turns included, so a reader needs no other field.
 // KEYS[1] is the session's key; ARGV: usable ("1" or "0"), fingerprint,
-// repeat limit, TTL in ms, now in Unix ns, execution ("1" or "0"), call key.
+// repeat limit, TTL in ms, now in Unix ns, execution ("1" or "0"), call key,
+// now in Unix ms, the open turns' TTL in ms and their bound.
 // It returns {consecutive, repeats, same turn (1 or 0)}.
 var recordScript = redis.NewScript(`
 local max = 4294967295
@@ -109,8 +112,7 @@ local function inc(v)
   if v >= max then return max end
   return v + 1
 end
-local prev = redis.call('HMGET', KEYS[1], '` + fieldConsecutive + `', '` + fieldRepeats + `', '` + fieldFingerprint + `',
-  '` + fieldTurnBase + `', '` + fieldTurnCall + `')
+local prev = redis.call('HMGET', KEYS[1], '` + fieldConsecutive + `', '` + fieldRepeats + `', '` + fieldFingerprint + `', '` + fieldTurns + `')
 local consecutive, repeats, fp = 0, 0, '0'
 if prev[1] then
   consecutive = tonumber(prev[1]) or 0
@@ -118,29 +120,47 @@ if prev[1] then
   fp = prev[3] or '0'
 end
 local usable, limit, exec, call = ARGV[1] == '1', tonumber(ARGV[3]), ARGV[6] == '1', ARGV[7]
-if prev[4] and exec then
-  local same
-  local turnCall = prev[5] or '0'
-  if call ~= '0' and turnCall ~= '0' then
-    same = call == turnCall
+local nowms, turnTTL, maxTurns = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local turns = {}
+for c, f, b, x, at in string.gmatch(prev[4] or '', '(%d+),(%d+),(%d+),(%d),(%d+);') do
+  if nowms - tonumber(at) < turnTTL then table.insert(turns, {c, f, b, x, at}) end
+end
+local function save()
+  local out = {}
+  for _, t in ipairs(turns) do table.insert(out, table.concat(t, ',') .. ';') end
+  if #out == 0 then
+    redis.call('HDEL', KEYS[1], '` + fieldTurns + `', '` + fieldTurnBase + `', '` + fieldTurnCall + `')
   else
-    same = ARGV[2] ~= '0' and ARGV[2] == fp
-  end
-  if same then
-    if usable and repeats < limit then
-      consecutive = 0
-    else
-      consecutive = inc(tonumber(prev[4]) or 0)
-    end
-    redis.call('HSET', KEYS[1], '` + fieldConsecutive + `', tostring(consecutive), '` + fieldLastSeen + `', ARGV[5])
+    redis.call('HSET', KEYS[1], '` + fieldTurns + `', table.concat(out))
     redis.call('HDEL', KEYS[1], '` + fieldTurnBase + `', '` + fieldTurnCall + `')
-    redis.call('PEXPIRE', KEYS[1], ARGV[4])
-    return {consecutive, repeats, 1}
+  end
+end
+if exec then
+  for i, t in ipairs(turns) do
+    local same
+    if call ~= '0' and t[1] ~= '0' then
+      same = call == t[1]
+    else
+      same = ARGV[2] ~= '0' and ARGV[2] == t[2]
+    end
+    if same then
+      table.remove(turns, i)
+      if usable and repeats < limit then
+        consecutive = 0
+      elseif t[4] == '0' then
+        consecutive = inc(math.max(consecutive, tonumber(t[3])))
+      end
+      redis.call('HSET', KEYS[1], '` + fieldConsecutive + `', tostring(consecutive), '` + fieldLastSeen + `', ARGV[5])
+      save()
+      redis.call('PEXPIRE', KEYS[1], ARGV[4])
+      return {consecutive, repeats, 1}
+    end
   end
 end
 local base = consecutive
 repeats = (ARGV[2] ~= '0' and ARGV[2] == fp) and inc(repeats) or 1
-if not usable or repeats >= limit then
+local failed = not usable or repeats >= limit
+if failed then
   consecutive = inc(base)
 else
   consecutive = 0
@@ -150,11 +170,11 @@ redis.call('HSET', KEYS[1],
   '` + fieldRepeats + `', tostring(repeats),
   '` + fieldFingerprint + `', ARGV[2],
   '` + fieldLastSeen + `', ARGV[5])
-if exec then
-  redis.call('HDEL', KEYS[1], '` + fieldTurnBase + `', '` + fieldTurnCall + `')
-else
-  redis.call('HSET', KEYS[1], '` + fieldTurnBase + `', tostring(base), '` + fieldTurnCall + `', call)
+if not exec then
+  while #turns >= maxTurns do table.remove(turns, 1) end
+  table.insert(turns, {call, ARGV[2], tostring(base), failed and '1' or '0', ARGV[8]})
 end
+save()
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return {consecutive, repeats, 0}
 `)
@@ -272,7 +292,8 @@ func (r *Redis) Record(ctx context.Context, id string, o Outcome) (State, error)
 	res, err := recordScript.Run(ctx, r.client, []string{r.key(id)},
 		flag(o.Usable), strconv.FormatUint(o.Fingerprint, 10), strconv.FormatUint(uint64(r.limit), 10),
 		r.ttlMS, strconv.FormatInt(now.UnixNano(), 10), flag(o.Execution),
-		strconv.FormatUint(callKey(o.CallID), 10)).Int64Slice()
+		strconv.FormatUint(callKey(o.CallID), 10), strconv.FormatInt(now.UnixMilli(), 10),
+		strconv.FormatInt(OpenTurnTTL.Milliseconds(), 10), strconv.Itoa(MaxOpenTurns)).Int64Slice()
 	if err != nil {
 		return State{}, r.fail(ctx, err)
 	}

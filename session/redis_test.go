@@ -151,6 +151,8 @@ func TestRedisMatchesMemory(t *testing.T) {
 			val(false, 7, "call_1"), exe(true, 8, "call_1"), val(true, 7, "call_1"), exe(true, 7, "call_2"),
 			val(true, 7, "call_3"), exe(true, 7, ""), val(false, 0, ""), exe(false, 0, ""), val(false, 0, "c"), exe(false, 0, "c"),
 		}},
+		{"parallel calls, a read between", 0, []op{val(false, 7, "a"), val(false, 8, "b"), val(true, 5, ""), exe(false, 7, "a"), exe(false, 8, "b"), get,
+			exe(false, 8, "b"), val(false, 7, ""), val(false, 8, ""), exe(false, 8, ""), exe(true, 7, ""), get}},
 		{"reset closes the open turn", 0, []op{val(false, 7, ""), reset, exe(false, 7, ""), get}},
 		{"a repeated turn stays repeated", 2, []op{val(true, 7, ""), exe(true, 7, ""), val(true, 7, ""), exe(true, 7, ""), get, val(true, 8, "")}},
 	}

@@ -34,19 +34,19 @@ type Outcome struct {
 	Execution bool
 }
 
-// callKey is what the stores keep of a call id: 62 bits of its hash, the
-// low two clear for Memory's flags (turn), zero for no id. Two ids colliding
-// would make two calls one turn: counted once, never refused wrongly.
+// callKey is what the stores keep of a call id: its 64-bit hash, zero for
+// no id. Two ids colliding would make two calls one turn: counted once,
+// never refused wrongly.
 func callKey(id string) uint64 {
 	if id == "" {
 		return 0
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(id))
-	if k := h.Sum64() &^ turnFlags; k != 0 {
+	if k := h.Sum64(); k != 0 {
 		return k
 	}
-	return turnFlags + 1
+	return 1
 }
 
 // sameCall reports whether an execution continues the open turn of a

@@ -137,7 +137,13 @@ func classifyCaller(err error) (Failure, bool) {
 	var we *guard.UnknownWorkspaceError
 	var wt *guard.WrongToolError
 	var col *guard.ColumnError
+	var idem *guard.IdempotencyError
+	var long *guard.IdempotencyKeyTooLongError
 	switch {
+	case errors.As(err, &idem):
+		return idempotencyFailure(idem), true
+	case errors.As(err, &long):
+		return Failure{Kind: Invalid, Reason: FieldTooLong, Message: long.Error(), Field: "idempotency_key", Err: err}, true
 	case errors.As(err, &te):
 		f := Failure{Kind: Invalid, Reason: InvalidToolDefinition, Message: te.Error(), Field: fmt.Sprintf("tools[%d]", te.Index),
 			FieldDetail: te.Err.Error(), Meta: map[string]string{"tool": te.Name}, Err: err}
@@ -158,4 +164,16 @@ func classifyCaller(err error) (Failure, bool) {
 			Meta: map[string]string{"line": strconv.Itoa(col.Line), "column": strconv.Itoa(col.Column)}, Err: err}, true
 	}
 	return Failure{}, false
+}
+
+// idempotencyFailure renders a refused idempotency key.
+func idempotencyFailure(e *guard.IdempotencyError) Failure {
+	f := Failure{Kind: Invalid, Reason: IdempotencyKeyReused, Message: e.Error(), Field: "idempotency_key", Err: e}
+	switch {
+	case errors.Is(e.Err, session.ErrInFlight):
+		f.Kind, f.Reason = Locked, IdempotencyKeyInFlight
+	case errors.Is(e.Err, session.ErrReplyNotKept):
+		f.Kind, f.Reason = Conflict, IdempotencyReplyLost
+	}
+	return f
 }

@@ -47,7 +47,12 @@ const (
 	WorkspaceNotFound Reason = "WORKSPACE_NOT_FOUND"
 
 	FileChanged Reason = "FILE_CHANGED"
-	FileLocked  Reason = "FILE_LOCKED"
+
+	// Idempotency keys (guard.Once).
+	IdempotencyKeyReused   Reason = "IDEMPOTENCY_KEY_REUSED"
+	IdempotencyKeyInFlight Reason = "IDEMPOTENCY_KEY_IN_FLIGHT"
+	IdempotencyReplyLost   Reason = "IDEMPOTENCY_REPLY_NOT_KEPT"
+	FileLocked             Reason = "FILE_LOCKED"
 
 	// Limits.
 	TooManyStreams             Reason = "TOO_MANY_STREAMS"
@@ -109,6 +114,9 @@ var table = []Info{
 	{WorkspaceNotGranted, Denied, false, "a workspace the caller was not granted"},
 	{WorkspaceNotFound, NotFound, false, "a workspace the server does not have"},
 	{FileChanged, Conflict, false, "the file changed since it was read: read it again"},
+	{IdempotencyKeyReused, Invalid, false, "the idempotency key was used with a different call: nothing was done"},
+	{IdempotencyKeyInFlight, Locked, true, "the call with this idempotency key is still running: nothing was done, send it again for its answer"},
+	{IdempotencyReplyLost, Conflict, false, "the call with this idempotency key was carried out, but its answer was too large to keep"},
 	{FileLocked, Locked, true, "another call is changing the file: nothing was done, send the call again"},
 	{TooManyStreams, OverLimit, true, "the server's open streams are at their maximum"},
 	{TooManyStreamsForPrincipal, OverLimit, true, "the caller's open streams are at its share"},

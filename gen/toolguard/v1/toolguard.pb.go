@@ -2048,9 +2048,16 @@ type ExecuteWriteRequest struct {
 	// FAILED_PRECONDITION (reason FILE_CHANGED) and nothing is written.
 	ExpectedSha256 string `protobuf:"bytes,4,opt,name=expected_sha256,json=expectedSha256,proto3" json:"expected_sha256,omitempty"`
 	// Validate and compute the diff, but write nothing.
-	DryRun        bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	DryRun bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// Runs the call at most once per session: a retry with the same key and
+	// the same request gets the first answer and changes nothing; the same key
+	// with another request fails with INVALID_ARGUMENT (reason
+	// IDEMPOTENCY_KEY_REUSED), and while the first still runs with ABORTED
+	// (IDEMPOTENCY_KEY_IN_FLIGHT). Optional; at most 256 bytes. See
+	// docs/api.md, "Idempotent retries".
+	IdempotencyKey string `protobuf:"bytes,15,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ExecuteWriteRequest) Reset() {
@@ -2116,6 +2123,13 @@ func (x *ExecuteWriteRequest) GetDryRun() bool {
 		return x.DryRun
 	}
 	return false
+}
+
+func (x *ExecuteWriteRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
 }
 
 // ExecuteWriteResponse reports the verdict and, when the call was usable,
@@ -2219,9 +2233,16 @@ type ExecuteEditRequest struct {
 	DryRun bool `protobuf:"varint,5,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
 	// Apply the edits that can be applied and report the others. By default
 	// a batch is all-or-nothing: nothing is written unless every edit applies.
-	Partial       bool `protobuf:"varint,6,opt,name=partial,proto3" json:"partial,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Partial bool `protobuf:"varint,6,opt,name=partial,proto3" json:"partial,omitempty"`
+	// Runs the call at most once per session: a retry with the same key and
+	// the same request gets the first answer and changes nothing; the same key
+	// with another request fails with INVALID_ARGUMENT (reason
+	// IDEMPOTENCY_KEY_REUSED), and while the first still runs with ABORTED
+	// (IDEMPOTENCY_KEY_IN_FLIGHT). Optional; at most 256 bytes. See
+	// docs/api.md, "Idempotent retries".
+	IdempotencyKey string `protobuf:"bytes,15,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ExecuteEditRequest) Reset() {
@@ -2294,6 +2315,13 @@ func (x *ExecuteEditRequest) GetPartial() bool {
 		return x.Partial
 	}
 	return false
+}
+
+func (x *ExecuteEditRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
 }
 
 // ExecuteEditResponse reports the verdict, each edit's outcome and the diff.
@@ -3111,8 +3139,14 @@ type StreamOptions struct {
 	// Largest size of one parameter value in bytes. Optional; 0 means the
 	// server's limit. May lower it, never raise it.
 	MaxParamBytes uint64 `protobuf:"varint,5,opt,name=max_param_bytes,json=maxParamBytes,proto3" json:"max_param_bytes,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// With `execute_on_complete`: each call runs at most once per session for
+	// this key and the call's index in the stream. A retried stream's call
+	// that an earlier stream with the key executed is not executed again: an
+	// error event (code ALREADY_EXECUTED) says so. Optional; at most 256
+	// bytes. See docs/api.md, "Idempotent retries".
+	IdempotencyKey string `protobuf:"bytes,15,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StreamOptions) Reset() {
@@ -3178,6 +3212,13 @@ func (x *StreamOptions) GetMaxParamBytes() uint64 {
 		return x.MaxParamBytes
 	}
 	return 0
+}
+
+func (x *StreamOptions) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
 }
 
 // StreamDelta is the next piece of the model's output.
@@ -6053,27 +6094,29 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x126\n" +
 	"\bmistakes\x18\x02 \x01(\v2\x1a.toolguard.v1.MistakeStateR\bmistakes\x12\x16\n" +
 	"\x06exists\x18\x03 \x01(\bR\x06exists\x127\n" +
-	"\tlast_seen\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen\"\xef\x01\n" +
+	"\tlast_seen\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen\"\x98\x02\n" +
 	"\x13ExecuteWriteRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12*\n" +
 	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
 	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
-	"\adry_run\x18\x05 \x01(\bR\x06dryRun\"\x85\x02\n" +
+	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x12'\n" +
+	"\x0fidempotency_key\x18\x0f \x01(\tR\x0eidempotencyKey\"\x85\x02\n" +
 	"\x14ExecuteWriteResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x120\n" +
 	"\x06change\x18\x02 \x01(\v2\x18.toolguard.v1.FileChangeR\x06change\x12\x12\n" +
 	"\x04diff\x18\x03 \x01(\tR\x04diff\x126\n" +
 	"\vdiff_elided\x18\x04 \x01(\v2\x15.toolguard.v1.ElisionR\n" +
 	"diffElided\x12>\n" +
-	"\rsyntax_checks\x18\x05 \x03(\v2\x19.toolguard.v1.SyntaxCheckR\fsyntaxChecks\"\x88\x02\n" +
+	"\rsyntax_checks\x18\x05 \x03(\v2\x19.toolguard.v1.SyntaxCheckR\fsyntaxChecks\"\xb1\x02\n" +
 	"\x12ExecuteEditRequest\x126\n" +
 	"\acontext\x18\x01 \x01(\v2\x1c.toolguard.v1.RequestContextR\acontext\x12*\n" +
 	"\x04call\x18\x02 \x01(\v2\x16.toolguard.v1.ToolCallR\x04call\x122\n" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12'\n" +
 	"\x0fexpected_sha256\x18\x04 \x01(\tR\x0eexpectedSha256\x12\x17\n" +
 	"\adry_run\x18\x05 \x01(\bR\x06dryRun\x12\x18\n" +
-	"\apartial\x18\x06 \x01(\bR\apartial\"\xd0\x02\n" +
+	"\apartial\x18\x06 \x01(\bR\apartial\x12'\n" +
+	"\x0fidempotency_key\x18\x0f \x01(\tR\x0eidempotencyKey\"\xd0\x02\n" +
 	"\x13ExecuteEditResponse\x12/\n" +
 	"\averdict\x18\x01 \x01(\v2\x15.toolguard.v1.VerdictR\averdict\x12.\n" +
 	"\x05edits\x18\x02 \x03(\v2\x18.toolguard.v1.EditResultR\x05edits\x12\x12\n" +
@@ -6146,13 +6189,14 @@ const file_toolguard_v1_toolguard_proto_rawDesc = "" +
 	"\x05tools\x18\x03 \x03(\v2\x1c.toolguard.v1.ToolDefinitionR\x05tools\x12\x1d\n" +
 	"\n" +
 	"tool_names\x18\x04 \x03(\tR\ttoolNames\x125\n" +
-	"\aoptions\x18\x05 \x01(\v2\x1b.toolguard.v1.StreamOptionsR\aoptions\"\xc0\x01\n" +
+	"\aoptions\x18\x05 \x01(\v2\x1b.toolguard.v1.StreamOptionsR\aoptions\"\xe9\x01\n" +
 	"\rStreamOptions\x12.\n" +
 	"\x13execute_on_complete\x18\x01 \x01(\bR\x11executeOnComplete\x12\x17\n" +
 	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x18\n" +
 	"\apartial\x18\x03 \x01(\bR\apartial\x12$\n" +
 	"\x0emax_call_bytes\x18\x04 \x01(\x04R\fmaxCallBytes\x12&\n" +
-	"\x0fmax_param_bytes\x18\x05 \x01(\x04R\rmaxParamBytes\"]\n" +
+	"\x0fmax_param_bytes\x18\x05 \x01(\x04R\rmaxParamBytes\x12'\n" +
+	"\x0fidempotency_key\x18\x0f \x01(\tR\x0eidempotencyKey\"]\n" +
 	"\vStreamDelta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12:\n" +
 	"\n" +

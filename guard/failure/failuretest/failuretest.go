@@ -29,6 +29,10 @@ func Cases() []Case {
 	return []Case{
 		{"invalid tool definition", &guard.InvalidToolDefinitionError{Index: 0, Name: "t", Err: errors.New("not a schema")}, failure.Invalid, failure.InvalidToolDefinition},
 		{"schema ref", &guard.InvalidToolDefinitionError{Index: 1, Name: "t", Err: &repair.SchemaRefError{Ref: "file:///etc/passwd"}}, failure.Invalid, failure.SchemaRefNotAllowed},
+		{"idempotency key reused", &guard.IdempotencyError{Key: "k", Err: session.ErrKeyReused}, failure.Invalid, failure.IdempotencyKeyReused},
+		{"idempotency key in flight", &guard.IdempotencyError{Key: "k", Err: session.ErrInFlight}, failure.Locked, failure.IdempotencyKeyInFlight},
+		{"idempotency answer not kept", &guard.IdempotencyError{Key: "k", Err: session.ErrReplyNotKept}, failure.Conflict, failure.IdempotencyReplyLost},
+		{"idempotency key too long", &guard.IdempotencyKeyTooLongError{Len: 300}, failure.Invalid, failure.FieldTooLong},
 		{"wrong rpc", &guard.WrongToolError{Tool: "edit", Want: "write_to_file"}, failure.Invalid, failure.WrongRPC},
 		{"invalid column", &guard.ColumnError{Line: 3, Column: 9, Message: "column 9 is past the end of line 3; give 1 to 5"}, failure.Invalid, failure.InvalidColumn},
 		{"unknown workspace", &guard.UnknownWorkspaceError{Name: "other"}, failure.NotFound, failure.WorkspaceNotFound},

@@ -145,20 +145,22 @@ class Elision(_message.Message):
     def __init__(self, field: _Optional[str] = ..., size: _Optional[int] = ..., sha256: _Optional[str] = ...) -> None: ...
 
 class ExecuteEditRequest(_message.Message):
-    __slots__ = ["call", "context", "dry_run", "expected_sha256", "partial", "tools"]
+    __slots__ = ["call", "context", "dry_run", "expected_sha256", "idempotency_key", "partial", "tools"]
     CALL_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_SHA256_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     call: ToolCall
     context: RequestContext
     dry_run: bool
     expected_sha256: str
+    idempotency_key: str
     partial: bool
     tools: _containers.RepeatedCompositeFieldContainer[ToolDefinition]
-    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ..., partial: bool = ...) -> None: ...
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ..., partial: bool = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class ExecuteEditResponse(_message.Message):
     __slots__ = ["applied", "changes", "diff", "diff_elided", "edits", "syntax_checks", "verdict"]
@@ -179,18 +181,20 @@ class ExecuteEditResponse(_message.Message):
     def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., edits: _Optional[_Iterable[_Union[EditResult, _Mapping]]] = ..., diff: _Optional[str] = ..., changes: _Optional[_Iterable[_Union[FileChange, _Mapping]]] = ..., applied: bool = ..., diff_elided: _Optional[_Union[Elision, _Mapping]] = ..., syntax_checks: _Optional[_Iterable[_Union[SyntaxCheck, _Mapping]]] = ...) -> None: ...
 
 class ExecuteWriteRequest(_message.Message):
-    __slots__ = ["call", "context", "dry_run", "expected_sha256", "tools"]
+    __slots__ = ["call", "context", "dry_run", "expected_sha256", "idempotency_key", "tools"]
     CALL_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_SHA256_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     call: ToolCall
     context: RequestContext
     dry_run: bool
     expected_sha256: str
+    idempotency_key: str
     tools: _containers.RepeatedCompositeFieldContainer[ToolDefinition]
-    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ...) -> None: ...
+    def __init__(self, context: _Optional[_Union[RequestContext, _Mapping]] = ..., call: _Optional[_Union[ToolCall, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolDefinition, _Mapping]]] = ..., expected_sha256: _Optional[str] = ..., dry_run: bool = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class ExecuteWriteResponse(_message.Message):
     __slots__ = ["change", "diff", "diff_elided", "syntax_checks", "verdict"]
@@ -715,18 +719,20 @@ class StreamErrorEvent(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., index: _Optional[int] = ...) -> None: ...
 
 class StreamOptions(_message.Message):
-    __slots__ = ["dry_run", "execute_on_complete", "max_call_bytes", "max_param_bytes", "partial"]
+    __slots__ = ["dry_run", "execute_on_complete", "idempotency_key", "max_call_bytes", "max_param_bytes", "partial"]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     EXECUTE_ON_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     MAX_CALL_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_PARAM_BYTES_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_FIELD_NUMBER: _ClassVar[int]
     dry_run: bool
     execute_on_complete: bool
+    idempotency_key: str
     max_call_bytes: int
     max_param_bytes: int
     partial: bool
-    def __init__(self, execute_on_complete: bool = ..., dry_run: bool = ..., partial: bool = ..., max_call_bytes: _Optional[int] = ..., max_param_bytes: _Optional[int] = ...) -> None: ...
+    def __init__(self, execute_on_complete: bool = ..., dry_run: bool = ..., partial: bool = ..., max_call_bytes: _Optional[int] = ..., max_param_bytes: _Optional[int] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class StreamStart(_message.Message):
     __slots__ = ["context", "format", "options", "tool_names", "tools"]
