@@ -924,6 +924,84 @@ class _EchoServicer(pb_grpc.ToolGuardServiceServicer):
             self.finished.set()
 
 
+class BalanceTest(unittest.TestCase):
+    """Two servers behind one ``ipv4:`` target, as a headless Service's name
+    resolves to its pods. Each server has its own workspace, so the files
+    written show which one served each call."""
+
+    servers: list[Server]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.servers = []
+        try:
+            for _ in range(2):
+                cls.servers.append(Server(_server_bin))
+        except BaseException:
+            cls.tearDownClass()
+            raise
+        cls.target = "ipv4:" + ",".join(s.address for s in cls.servers)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        failed = [(code, log) for code, log in (s.stop() for s in cls.servers) if code != 0]
+        if failed:
+            raise AssertionError(f"server did not exit cleanly on SIGTERM: {failed}")
+
+    def counts(self, folder: str) -> tuple[int, int]:
+        def count(s: Server) -> int:
+            d = s.workspace / folder
+            return sum(1 for f in d.iterdir() if f.is_file()) if d.is_dir() else 0
+        a, b = (count(s) for s in self.servers)
+        return a, b
+
+    def writer(self, client: ToolGuardClient, folder: str) -> Callable[[], None]:
+        n = 0
+
+        def write() -> None:
+            nonlocal n
+            resp = client.write(arguments={"path": f"{folder}/f{n}.txt", "content": "x"})
+            self.assertTrue(resp.verdict.ok, resp.verdict.feedback)
+            n += 1
+        return write
+
+    def test_resolver_target_spreads_calls_by_default(self) -> None:
+        with ToolGuardClient(self.target, session_id="balanced", timeout=30) as client:
+            write = self.writer(client, "default")
+            # Until both servers have had a call: the second may connect a
+            # little after the first. Bounded: round_robin reaches it long before.
+            for _ in range(1000):
+                if 0 not in self.counts("default"):
+                    break
+                write()
+            a, b = self.counts("default")
+            self.assertTrue(a and b, f"{a} and {b} calls per server: not spread")
+            for _ in range(10):
+                write()
+            self.assertEqual(tuple(n - m for n, m in zip(self.counts("default"), (a, b))), (5, 5))
+
+    def test_balance_false_keeps_one_server(self) -> None:
+        with ToolGuardClient(self.target, session_id="pinned", timeout=30, balance=False) as client:
+            write = self.writer(client, "pinned")
+            for _ in range(10):
+                write()
+        self.assertIn(self.counts("pinned"), [(10, 0), (0, 10)])
+
+    def test_options_policy_wins(self) -> None:
+        with ToolGuardClient(self.target, session_id="options", timeout=30, balance=True,
+                             options=[("grpc.lb_policy_name", "pick_first")]) as client:
+            write = self.writer(client, "options")
+            for _ in range(10):
+                write()
+        self.assertIn(self.counts("options"), [(10, 0), (0, 10)])
+
+    def test_balance_needs_a_target(self) -> None:
+        channel = grpc.insecure_channel(self.servers[0].address)
+        self.addCleanup(channel.close)
+        with self.assertRaises(ValueError):
+            ToolGuardClient(channel, session_id="s", balance=True)
+
+
 class ClientStreamMechanicsTest(unittest.TestCase):
     """stream() against an in-process stand-in servicer: the frames the
     client sends, early exit and errors in the caller's deltas."""

@@ -15,6 +15,7 @@ from .errors import ToolGuardError
 
 __all__ = [
     "AUTHORIZATION_KEY",
+    "BALANCED_SCHEMES",
     "DEFAULT_CHANNEL_OPTIONS",
     "Delta",
     "MetadataLike",
@@ -53,6 +54,13 @@ DEFAULT_CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_receive_message_length", 32 * 1024 * 1024),
     ("grpc.max_send_message_length", 16 * 1024 * 1024),
 )
+
+#: Target schemes that name a list of servers: the client balances calls over
+#: them by default (``balance=None``). A plain ``host:port`` keeps gRPC's
+#: pick_first (one connection), as through a ClusterIP Service.
+BALANCED_SCHEMES = ("dns:", "ipv4:", "ipv6:")
+
+_LB_POLICY = "grpc.lb_policy_name"
 
 #: The metadata key of the bearer token.
 AUTHORIZATION_KEY = "authorization"
@@ -99,6 +107,13 @@ class ToolGuardClient:
             for a plaintext channel.
         options: gRPC channel options (``[("grpc.max_receive_message_length", n)]``),
             on top of :data:`DEFAULT_CHANNEL_OPTIONS`.
+        balance: Send each call to the next of the addresses the target
+            resolves to (gRPC's ``round_robin``), so servers added behind a
+            name (a headless Service's pods) get calls before the client's
+            connections reach their maximum age. None (the default) balances
+            targets naming a resolver, ``dns:///host:port``, ``ipv4:a:p,b:p``
+            or ``ipv6:``; True balances any target; False keeps gRPC's
+            pick_first. A ``grpc.lb_policy_name`` in ``options`` wins.
     """
 
     def __init__(
@@ -114,6 +129,7 @@ class ToolGuardClient:
         token: str | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         options: Sequence[tuple[str, Any]] | None = None,
+        balance: bool | None = None,
     ) -> None:
         if metadata is None:
             user_metadata: tuple[tuple[str, str], ...] = ()
@@ -126,10 +142,14 @@ class ToolGuardClient:
             if any(k.lower() == AUTHORIZATION_KEY for k, _ in user_metadata):
                 raise ValueError("give the bearer token as token or as authorization metadata, not both")
         if isinstance(target, grpc.Channel):
+            if balance:
+                raise ValueError("balance applies to a target address, not to a channel given")
             self._channel = target
             self._owns_channel = False
         else:
             merged = dict(DEFAULT_CHANNEL_OPTIONS)
+            if balance or (balance is None and target.startswith(BALANCED_SCHEMES)):
+                merged[_LB_POLICY] = "round_robin"
             merged.update(dict(options or ()))
             opts = list(merged.items())
             if credentials is not None:
