@@ -1,0 +1,257 @@
+// Command appends checks that no change is lost, torn or applied twice
+// while replicas are killed: it sends appends (edits adding one unique line
+// to one of a few files), each with its own idempotency key, and retries a
+// call against the next replica on any transport error, UNAVAILABLE or
+// ABORTED until it is answered. At the end it reads the files from the
+// shared workspace and checks that every acknowledged append is there
+// exactly once. scripts/load-replicas-kill.sh runs it against three
+// replicas it kills and restarts.
+//
+//	go run ./bench/appends -addr 127.0.0.1:7701,127.0.0.1:7702 -workspace /srv/ws -appends 2000
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
+)
+
+// marker ends every file; an append replaces it with its line and the
+// marker, so each edit is one read-modify-write of the whole file.
+const marker = "=END=\n"
+
+// lineRE is an append's whole line: anything else in a file is torn.
+var lineRE = regexp.MustCompile(`^append ([0-9]+) x{40}$`)
+
+func main() {
+	addr := flag.String("addr", "", "replica `addresses` (loopback), comma-separated")
+	workspace := flag.String("workspace", "", "the replicas' shared workspace `directory`, read at the end")
+	appends := flag.Int("appends", 2000, "`number` of appends")
+	files := flag.Int("files", 4, "`number` of files the appends share")
+	concurrency := flag.Int("concurrency", 8, "concurrent callers")
+	callTimeout := flag.Duration("call-timeout", 5*time.Second, "bound on one attempt")
+	maxTime := flag.Duration("max-time", 5*time.Minute, "stop after this `duration`")
+	flag.Parse()
+	if err := run(*addr, *workspace, *appends, *files, *concurrency, *callTimeout, *maxTime); err != nil {
+		fmt.Fprintln(os.Stderr, "appends:", err)
+		os.Exit(1)
+	}
+}
+
+func fileName(i int) string { return fmt.Sprintf("appends/file-%d.txt", i) }
+
+func line(n int) string { return fmt.Sprintf("append %d %s", n, strings.Repeat("x", 40)) }
+
+// tally is what the callers saw.
+type tally struct {
+	acked, retries, refused atomic.Int64
+	mu                      sync.Mutex
+	firstRefusal            string
+	byCode                  map[string]int
+}
+
+func (t *tally) retry(err error) {
+	t.retries.Add(1)
+	t.mu.Lock()
+	t.byCode[status.Code(err).String()]++
+	t.mu.Unlock()
+}
+
+func run(addr, workspace string, appends, files, concurrency int, callTimeout, maxTime time.Duration) error {
+	if workspace == "" || addr == "" {
+		return errors.New("-addr and -workspace are required")
+	}
+	var clients []toolguardv1.ToolGuardServiceClient
+	for _, a := range strings.Split(addr, ",") {
+		if !strings.HasPrefix(a, "127.") && !strings.HasPrefix(a, "localhost:") {
+			return fmt.Errorf("address %s is not loopback: the run only targets local servers", a)
+		}
+		// A killed replica comes back within seconds: reconnect quickly
+		// rather than after gRPC's default back-off of up to two minutes.
+		conn, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
+				BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, MaxDelay: time.Second}}))
+		if err != nil {
+			return err
+		}
+		defer func() { _ = conn.Close() }()
+		clients = append(clients, toolguardv1.NewToolGuardServiceClient(conn))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), maxTime)
+	defer cancel()
+	if err := seed(ctx, clients, files, callTimeout); err != nil {
+		return err
+	}
+
+	t := &tally{byCode: map[string]int{}}
+	acked := make([]bool, appends)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := int(next.Add(1)) - 1
+				if n >= appends || ctx.Err() != nil {
+					return
+				}
+				acked[n] = appendOnce(ctx, clients, t, w, n, files, callTimeout)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	return check(workspace, files, acked, t, elapsed)
+}
+
+// seed writes each file's marker (a write with a key, retried like the appends).
+func seed(ctx context.Context, clients []toolguardv1.ToolGuardServiceClient, files int, callTimeout time.Duration) error {
+	for f := 0; f < files; f++ {
+		args, _ := json.Marshal(map[string]string{"path": fileName(f), "content": marker})
+		req := &toolguardv1.ExecuteWriteRequest{
+			Context:        &toolguardv1.RequestContext{SessionId: "appends-seed"},
+			Call:           &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: string(args)}},
+			IdempotencyKey: "seed-" + strconv.Itoa(f),
+		}
+		for attempt := 0; ; attempt++ {
+			actx, cancel := context.WithTimeout(ctx, callTimeout)
+			resp, err := clients[attempt%len(clients)].ExecuteWrite(actx, req)
+			cancel()
+			if err == nil && resp.GetVerdict().GetOk() {
+				break
+			}
+			if ctx.Err() != nil || (err == nil) || !retryable(err) {
+				return fmt.Errorf("seeding %s: %v %v", fileName(f), err, resp.GetVerdict().GetViolations())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// retryable: the call may or may not have run, or was refused before
+// running; the same key makes sending it again safe.
+func retryable(err error) bool {
+	switch status.Code(err) {
+	case codes.Unavailable, codes.Aborted, codes.DeadlineExceeded, codes.Canceled, codes.Unknown, codes.Internal:
+		return true
+	}
+	return false
+}
+
+// appendOnce sends append n until a replica answers it, moving to the next
+// replica after each failed attempt. It reports whether it was acknowledged.
+func appendOnce(ctx context.Context, clients []toolguardv1.ToolGuardServiceClient, t *tally, worker, n, files int, callTimeout time.Duration) bool {
+	args, _ := json.Marshal(map[string]string{"path": fileName(n % files), "old_text": marker, "new_text": line(n) + "\n" + marker})
+	req := &toolguardv1.ExecuteEditRequest{
+		Context:        &toolguardv1.RequestContext{SessionId: fmt.Sprintf("appends-%d", worker)},
+		Call:           &toolguardv1.ToolCall{Name: "edit", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: string(args)}},
+		IdempotencyKey: "append-" + strconv.Itoa(n),
+	}
+	pause := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, callTimeout)
+		resp, err := clients[(n+attempt)%len(clients)].ExecuteEdit(actx, req)
+		cancel()
+		if err == nil {
+			if resp.GetVerdict().GetOk() && resp.GetApplied() {
+				t.acked.Add(1)
+				return true
+			}
+			t.refuse(fmt.Sprintf("append %d: %v", n, resp.GetVerdict().GetViolations()))
+			return false
+		}
+		if !retryable(err) || ctx.Err() != nil {
+			t.refuse(fmt.Sprintf("append %d: %v", n, err))
+			return false
+		}
+		t.retry(err)
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+	}
+}
+
+func (t *tally) refuse(why string) {
+	t.refused.Add(1)
+	t.mu.Lock()
+	if t.firstRefusal == "" {
+		t.firstRefusal = why
+	}
+	t.mu.Unlock()
+}
+
+// check reads the files and counts each append's line.
+func check(workspace string, files int, acked []bool, t *tally, elapsed time.Duration) error {
+	seen := make([]int, len(acked))
+	torn, markers := 0, 0
+	for f := 0; f < files; f++ {
+		data, err := os.ReadFile(filepath.Join(workspace, fileName(f)))
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			if l+"\n" == marker {
+				markers++
+				continue
+			}
+			m := lineRE.FindStringSubmatch(l)
+			n, err := 0, error(nil)
+			if m != nil {
+				n, err = strconv.Atoi(m[1])
+			}
+			if m == nil || err != nil || n >= len(seen) || n%files != f {
+				torn++
+				continue
+			}
+			seen[n]++
+		}
+		if !strings.HasSuffix(string(data), marker) {
+			torn++
+		}
+	}
+	lost, twice, unacked := 0, 0, 0
+	for n, c := range seen {
+		switch {
+		case acked[n] && c == 0:
+			lost++
+		case c > 1:
+			twice++
+		case !acked[n] && c > 0:
+			unacked++
+		}
+	}
+	t.mu.Lock()
+	codes := fmt.Sprint(t.byCode)
+	t.mu.Unlock()
+	fmt.Printf("appends %d acknowledged %d refused %d retries %d %s time %s\n",
+		len(acked), t.acked.Load(), t.refused.Load(), t.retries.Load(), codes, elapsed.Round(time.Millisecond))
+	fmt.Printf("lost %d torn %d applied-twice %d applied-unacknowledged %d markers %d/%d\n",
+		lost, torn, twice, unacked, markers, files)
+	if t.firstRefusal != "" {
+		fmt.Println("first refusal:", t.firstRefusal)
+	}
+	if lost+torn+twice > 0 || markers != files || t.refused.Load() > 0 || t.acked.Load() != int64(len(acked)) {
+		return errors.New("FAILED: not every append is in its file exactly once")
+	}
+	return nil
+}
