@@ -5,8 +5,11 @@
 # (SIGKILL) every few seconds and restarted on its port. It fails unless
 # every acknowledged append is in its file exactly once.
 #
-# usage: scripts/load-replicas-kill.sh [appends] [kills] [concurrency] [interval]
-#        (default 2000 6 8 0.4: a kill every 0.4s, the replica back 0.2s later)
+# usage: scripts/load-replicas-kill.sh [appends] [kills] [concurrency] [interval] [mode]
+#        (default 2000 6 8 0.4 sha: a kill every 0.4s, the replica back 0.2s
+#        later; mode sha sends expected_sha256 with the key, mode key the key
+#        alone, which a kill between a change and the keeping of its answer
+#        can apply twice)
 # Bounded: loopback only, the given appends and kills, at most 5 minutes.
 set -euo pipefail
 
@@ -14,6 +17,8 @@ appends=${1:-2000}
 kills=${2:-6}
 concurrency=${3:-8}
 interval=${4:-0.4}
+mode=${5:-sha}
+case $mode in sha) shaflag=-sha ;; key) shaflag=-sha=false ;; *) echo "mode is sha or key" >&2; exit 2 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 declare -A pids
@@ -57,8 +62,8 @@ for i in 0 1 2; do
 done
 
 list=127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},127.0.0.1:${ports[2]}
-echo "replicas $list, redis 127.0.0.1:$rport, $appends appends, $kills kills"
-"$work/appends" -addr "$list" -workspace "$work/workspace" -appends "$appends" \
+echo "replicas $list, redis 127.0.0.1:$rport, $appends appends, $kills kills, mode $mode"
+"$work/appends" -addr "$list" -workspace "$work/workspace" -appends "$appends" "$shaflag" \
 	-concurrency "$concurrency" -max-time 5m >"$work/appends.out" 2>&1 &
 load=$!
 

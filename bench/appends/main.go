@@ -48,9 +48,10 @@ func main() {
 	files := flag.Int("files", 4, "`number` of files the appends share")
 	concurrency := flag.Int("concurrency", 8, "concurrent callers")
 	callTimeout := flag.Duration("call-timeout", 5*time.Second, "bound on one attempt")
+	sha := flag.Bool("sha", false, "read the file first and send its hash as expected_sha256, and a key per (append, hash): closes the window a killed replica leaves between a change and the keeping of its answer")
 	maxTime := flag.Duration("max-time", 5*time.Minute, "stop after this `duration`")
 	flag.Parse()
-	if err := run(*addr, *workspace, *appends, *files, *concurrency, *callTimeout, *maxTime); err != nil {
+	if err := run(*addr, *workspace, *appends, *files, *concurrency, *callTimeout, *maxTime, *sha); err != nil {
 		fmt.Fprintln(os.Stderr, "appends:", err)
 		os.Exit(1)
 	}
@@ -63,6 +64,7 @@ func line(n int) string { return fmt.Sprintf("append %d %s", n, strings.Repeat("
 // tally is what the callers saw.
 type tally struct {
 	acked, retries, refused atomic.Int64
+	changed, found          atomic.Int64 // -sha: FILE_CHANGED answers, lines found applied
 	mu                      sync.Mutex
 	firstRefusal            string
 	byCode                  map[string]int
@@ -75,7 +77,7 @@ func (t *tally) retry(err error) {
 	t.mu.Unlock()
 }
 
-func run(addr, workspace string, appends, files, concurrency int, callTimeout, maxTime time.Duration) error {
+func run(addr, workspace string, appends, files, concurrency int, callTimeout, maxTime time.Duration, sha bool) error {
 	if workspace == "" || addr == "" {
 		return errors.New("-addr and -workspace are required")
 	}
@@ -115,7 +117,11 @@ func run(addr, workspace string, appends, files, concurrency int, callTimeout, m
 				if n >= appends || ctx.Err() != nil {
 					return
 				}
-				acked[n] = appendOnce(ctx, clients, t, w, n, files, callTimeout)
+				if sha {
+					acked[n] = appendChecked(ctx, clients, t, w, n, files, callTimeout)
+				} else {
+					acked[n] = appendOnce(ctx, clients, t, w, n, files, callTimeout)
+				}
 			}
 		}()
 	}
@@ -191,6 +197,64 @@ func appendOnce(ctx context.Context, clients []toolguardv1.ToolGuardServiceClien
 	}
 }
 
+// appendChecked sends append n with the hash of the file it read. A killed
+// replica may have applied a call whose answer was never kept: the next
+// attempt reads the file again, finds the line (acknowledged) or a new hash
+// (a new key), and an edit expecting an old hash can no longer apply, since
+// the files only grow. So each append applies at most once.
+func appendChecked(ctx context.Context, clients []toolguardv1.ToolGuardServiceClient, t *tally, worker, n, files int, callTimeout time.Duration) bool {
+	path := fileName(n % files)
+	args, _ := json.Marshal(map[string]string{"path": path, "old_text": marker, "new_text": line(n) + "\n" + marker})
+	session := &toolguardv1.RequestContext{SessionId: fmt.Sprintf("appends-%d", worker)}
+	pause := 20 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		c := clients[(n+attempt)%len(clients)]
+		actx, cancel := context.WithTimeout(ctx, callTimeout)
+		read, err := c.ReadFile(actx, &toolguardv1.ReadFileRequest{Context: session, Path: path})
+		if err == nil && (!read.GetVerdict().GetOk() || len(read.GetSha256()) < 16) {
+			cancel()
+			t.refuse(fmt.Sprintf("append %d: read refused: %v", n, read.GetVerdict().GetViolations()))
+			return false
+		}
+		if err == nil && uint64(len(read.GetContent())) != read.GetSize() {
+			err = status.Error(codes.OutOfRange, "the read was cut short")
+		}
+		var resp *toolguardv1.ExecuteEditResponse
+		if err == nil && strings.Contains(read.GetContent(), line(n)+"\n") {
+			cancel()
+			t.acked.Add(1) // applied by an attempt whose answer was lost
+			t.found.Add(1)
+			return true
+		}
+		if err == nil {
+			resp, err = c.ExecuteEdit(actx, &toolguardv1.ExecuteEditRequest{
+				Context:        session,
+				Call:           &toolguardv1.ToolCall{Name: "edit", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: string(args)}},
+				ExpectedSha256: read.GetSha256(),
+				IdempotencyKey: fmt.Sprintf("append-%d-%s", n, read.GetSha256()[:16]),
+			})
+		}
+		cancel()
+		switch {
+		case err == nil && resp.GetVerdict().GetOk() && resp.GetApplied():
+			t.acked.Add(1)
+			return true
+		case err == nil:
+			t.refuse(fmt.Sprintf("append %d: %v", n, resp.GetVerdict().GetViolations()))
+			return false
+		case status.Code(err) == codes.FailedPrecondition: // another append came first
+			t.changed.Add(1)
+			continue
+		case !retryable(err) || ctx.Err() != nil:
+			t.refuse(fmt.Sprintf("append %d: %v", n, err))
+			return false
+		}
+		t.retry(err)
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+	}
+}
+
 func (t *tally) refuse(why string) {
 	t.refused.Add(1)
 	t.mu.Lock()
@@ -245,6 +309,7 @@ func check(workspace string, files int, acked []bool, t *tally, elapsed time.Dur
 	t.mu.Unlock()
 	fmt.Printf("appends %d acknowledged %d refused %d retries %d %s time %s\n",
 		len(acked), t.acked.Load(), t.refused.Load(), t.retries.Load(), codes, elapsed.Round(time.Millisecond))
+	fmt.Printf("file-changed %d found-applied %d\n", t.changed.Load(), t.found.Load())
 	fmt.Printf("lost %d torn %d applied-twice %d applied-unacknowledged %d markers %d/%d\n",
 		lost, torn, twice, unacked, markers, files)
 	if t.firstRefusal != "" {
