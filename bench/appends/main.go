@@ -127,7 +127,59 @@ func run(addr, workspace string, appends, files, concurrency int, callTimeout, m
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	return check(workspace, files, acked, t, elapsed)
+	countErr := checkCounts(ctx, clients, concurrency, callTimeout)
+	return errors.Join(check(workspace, files, acked, t, elapsed), countErr)
+}
+
+// badCalls is how many unusable edits each caller's session gets at the end.
+const badCalls = 3
+
+// checkCounts sends each caller's session badCalls unusable edits (keyed,
+// retried like the appends) and checks that the counts are exact: the
+// answers report 1, 2, 3 consecutive mistakes, and every replica reads 3.
+func checkCounts(ctx context.Context, clients []toolguardv1.ToolGuardServiceClient, callers int, callTimeout time.Duration) error {
+	off := 0
+	for w := 0; w < callers; w++ {
+		session := fmt.Sprintf("appends-%d", w)
+		for j := 1; j <= badCalls; j++ {
+			req := &toolguardv1.ExecuteEditRequest{
+				Context:        &toolguardv1.RequestContext{SessionId: session},
+				Call:           &toolguardv1.ToolCall{Name: "edit", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: `{"path":"appends/file-0.txt"}`}},
+				IdempotencyKey: fmt.Sprintf("bad-%d-%d", w, j),
+			}
+			for attempt := 0; ; attempt++ {
+				actx, cancel := context.WithTimeout(ctx, callTimeout)
+				resp, err := clients[(w+attempt)%len(clients)].ExecuteEdit(actx, req)
+				cancel()
+				if err == nil {
+					if got := resp.GetVerdict().GetMistakes().GetConsecutive(); resp.GetVerdict().GetOk() || got != uint32(j) {
+						off++
+					}
+					break
+				}
+				if !retryable(err) || ctx.Err() != nil {
+					return fmt.Errorf("unusable edit %d of %s: %v", j, session, err)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		for _, c := range clients {
+			actx, cancel := context.WithTimeout(ctx, callTimeout)
+			resp, err := c.GetSession(actx, &toolguardv1.GetSessionRequest{SessionId: session})
+			cancel()
+			if err != nil {
+				return fmt.Errorf("reading %s: %v", session, err)
+			}
+			if resp.GetSession().GetMistakes().GetConsecutive() != badCalls {
+				off++
+			}
+		}
+	}
+	fmt.Printf("sessions %d, each %d mistakes: counts off %d\n", callers, badCalls, off)
+	if off > 0 {
+		return errors.New("FAILED: a session's count is off")
+	}
+	return nil
 }
 
 // seed writes each file's marker (a write with a key, retried like the appends).
