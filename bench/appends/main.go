@@ -4,8 +4,9 @@
 // call against the next replica on any transport error, UNAVAILABLE or
 // ABORTED until it is answered. At the end it reads the files from the
 // shared workspace and checks that every acknowledged append is there
-// exactly once. scripts/load-replicas-kill.sh runs it against three
-// replicas it kills and restarts.
+// exactly once, and that each caller's session count is exact on every
+// replica. scripts/load-replicas-kill.sh runs it against three replicas it
+// kills and restarts.
 //
 //	go run ./bench/appends -addr 127.0.0.1:7701,127.0.0.1:7702 -workspace /srv/ws -appends 2000
 package main
