@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,26 +25,9 @@ func BenchmarkTreeVsFind(b *testing.B) {
 	if err != nil {
 		b.Fatalf("find is needed for the comparison: %v", err)
 	}
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		b.Fatal(err)
-	}
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Fatalf("go env GOROOT: %v", err)
-	}
-	dirs := []string{filepath.Join(string(bytes.TrimSpace(goroot)), "src"), repo}
-	var guards []*guard.Guard
+	dirs, guards := largeTrees(b)
 	var spaces []*workspace.Workspace
 	for _, d := range dirs {
-		cfg := guard.DefaultConfig()
-		cfg.Workspace = d
-		g, cleanup, err := guard.New(cfg, guard.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = cleanup() })
-		guards = append(guards, g)
 		ws, err := workspace.Open(d, workspace.Options{})
 		if err != nil {
 			b.Fatal(err)
