@@ -25,6 +25,8 @@ func storeGuards(t *testing.T) map[string]func(t *testing.T) (*Guard, string) {
 		"memory": func(t *testing.T) (*Guard, string) { return newWorkspaceGuard(t) },
 		"redis": func(t *testing.T) (*Guard, string) {
 			r, err := session.NewRedis(context.Background(), session.RedisOptions{URL: srv.URL(),
+				// Not a test of outages: room for a loaded machine.
+				ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second,
 				KeyPrefix: fmt.Sprintf("idem:%s:%d:", t.Name(), time.Now().UnixNano())})
 			if err != nil {
 				t.Fatal(err)

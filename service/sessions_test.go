@@ -29,6 +29,7 @@ import (
 func redisConfig(t *testing.T, srv *redistest.Server) Config {
 	cfg := testConfig(t)
 	cfg.SessionStore, cfg.RedisURL, cfg.RedisKeyPrefix = guard.SessionStoreRedis, srv.URL(), "svc:"+t.Name()+":"
+	cfg.RedisTimeout = 5 * time.Second // not a test of outages: room for a loaded machine
 	return cfg
 }
 

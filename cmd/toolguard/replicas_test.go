@@ -67,7 +67,9 @@ func TestReplicasShareWorkspace(t *testing.T) {
 	var clients [2]toolguardv1.ToolGuardServiceClient
 	for i := range clients {
 		clients[i] = startServeProcess(t, "--workspace", ws, "--lock-dir", filepath.Join(base, "locks"),
-			"--session-store", "redis", "--redis-url", redis.URL(), "--redis-key-prefix", "replicas:")
+			"--session-store", "redis", "--redis-url", redis.URL(), "--redis-key-prefix", "replicas:",
+			// Not a test of outages: room for a loaded machine.
+			"--redis-timeout", "5s")
 	}
 	applied, failed := concurrentEdits(t, clients)
 	lost, torn := checkEditedFiles(t, ws, applied)
