@@ -114,6 +114,23 @@ describe("ai-sdk", { timeout: 120_000 }, () => {
     });
   }
 
+  it("a call toolguard maps to one of its built-in tools, not offered here, is refused", async () => {
+    const guard = { client: clientFor(server, "ai-builtin") };
+    const mock = new MockLanguageModelV3({ doGenerate: [toolCallStep("Write", '{"file_path": "a.txt", "text": "hi"}'), doneStep] });
+    const ran: unknown[] = [];
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware: toolguardMiddleware(guard) }),
+      tools: weatherTools(ran),
+      prompt: "write",
+      experimental_repairToolCall: toolguardRepairToolCall(guard),
+      stopWhen: stepCountIs(3),
+    });
+    guard.client.close();
+    assert.deepEqual(ran, []);
+    const [res] = toolResults(mock.doGenerateCalls[1]!.prompt) as { output: { value: string } }[];
+    assert.match(res!.output.value, /there is no tool named "Write" here\. Available tools: get_weather\./);
+  });
+
   it("streamText with the middleware: the streamed call is repaired before the tool runs", async () => {
     const guard = { client: clientFor(server, "ai-stream") };
     const input = "{'city': 'Paris', 'days': '2'}";
