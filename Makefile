@@ -66,7 +66,7 @@ deps: ## install the Debian packages the tests need (as root; otherwise prints t
 	scripts/deps.sh
 
 .PHONY: test
-test: deps test-go bench-smoke e2e test-python test-typescript mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the MCP conformance scenarios, the filesystem profile beside the reference server
+test: deps test-go bench-smoke e2e test-python test-typescript test-integrations mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the framework integrations (AI SDK, OpenAI Agents, LangGraph.js) and their examples, the MCP conformance scenarios, the filesystem profile beside the reference server
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector, then the build without cgo
@@ -88,6 +88,10 @@ test-python: build ## run the Python client's tests against a real server (insta
 .PHONY: test-typescript
 test-typescript: build ## run the TypeScript client's tests against a real server (npm ci when needed)
 	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard clients/typescript/test.sh
+
+.PHONY: test-integrations
+test-integrations: build ## run the TypeScript framework integrations' tests and examples (AI SDK, OpenAI Agents, LangGraph.js) against real servers (npm ci when needed)
+	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard integrations/typescript/test.sh
 
 .PHONY: mcp-conformance
 mcp-conformance: build ## run the MCP conformance suite's protocol scenarios against toolguard mcp --http (npm ci when needed)

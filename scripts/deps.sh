@@ -9,7 +9,7 @@
 #                           the Python client's tests and its pip install test
 #   protobuf-compiler, protobuf-compiler-grpc
 #                           make generate's Python stubs
-#   nodejs, npm             the TypeScript client's tests
+#   nodejs, npm             the TypeScript client's tests and the framework integrations' (integrations/typescript)
 #   gcc, libc6-dev          the race detector (cgo)
 #   curl, openssl           the proxy's end-to-end script; the TLS tests' certificates
 #   ripgrep, findutils      the search and tree benchmarks' peers (make bench-smoke)
