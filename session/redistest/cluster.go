@@ -25,43 +25,117 @@ func (s *Server) Kill() {
 	<-p.exited
 }
 
-// Cluster is a Redis Cluster of masters on loopback, with no replica.
+// Cluster is a Redis Cluster on loopback.
 type Cluster struct {
+	// Nodes are every node, masters first as created.
 	Nodes []*Server
+	// Replicas maps a master to its replicas (StartClusterReplicas).
+	Replicas map[*Server][]*Server
 }
 
-// StartCluster starts n cluster-enabled servers, makes them one cluster
-// (redis-cli --cluster create) and waits until every node says ok.
+// StartCluster starts n cluster-enabled servers, makes them one cluster of
+// masters with no replica (redis-cli --cluster create) and waits until
+// every node says ok.
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return startCluster(t, n, 0)
+}
+
+// StartClusterReplicas starts a cluster of masters, each with replicas
+// replicas, and waits until every replica is in sync and every node knows
+// every other. A replica takes over one second (cluster-node-timeout)
+// after its master stops answering, whatever its replication lag.
+func StartClusterReplicas(t testing.TB, masters, replicas int) *Cluster {
+	t.Helper()
+	return startCluster(t, masters, replicas)
+}
+
+func startCluster(t testing.TB, masters, replicas int) *Cluster {
+	t.Helper()
 	cli := redisCLI(t)
-	c := &Cluster{}
-	for range n {
+	c := &Cluster{Replicas: map[*Server][]*Server{}}
+	for range masters * (1 + replicas) {
 		c.Nodes = append(c.Nodes, Start(t, Options{Args: []string{
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000"}}))
+			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000",
+			"--cluster-replica-validity-factor", "0", "--repl-diskless-sync-delay", "0"}}))
 	}
 	args := []string{"--cluster", "create"}
 	for _, s := range c.Nodes {
 		args = append(args, s.Addr())
 	}
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
 	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
 		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
 	}
 	deadline := time.Now().Add(startWait)
 	for _, s := range c.Nodes {
 		for {
-			info, err := command(s.Addr(), "CLUSTER INFO")
-			if err == nil && strings.Contains(info, "cluster_state:ok") {
+			err := clusterReady(s, len(c.Nodes))
+			if err == nil {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("redistest: cluster node %s not ok within %v: %q, %v", s.Addr(), startWait, info, err)
+				t.Fatalf("redistest: cluster node %s not ready within %v: %v", s.Addr(), startWait, err)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	if replicas > 0 {
+		byPort := map[string]*Server{}
+		for _, s := range c.Nodes {
+			byPort[strconv.Itoa(s.Port)] = s
+		}
+		for _, s := range c.Nodes {
+			info, err := command(s.Addr(), "INFO replication")
+			if err != nil {
+				t.Fatalf("redistest: INFO replication of %s: %v", s.Addr(), err)
+			}
+			if port := infoField(info, "master_port"); port != "" {
+				m := byPort[port]
+				c.Replicas[m] = append(c.Replicas[m], s)
+			}
+		}
+	}
 	return c
+}
+
+// clusterReady: the node says ok, knows all n nodes, and if a replica, is
+// in sync with its master.
+func clusterReady(s *Server, n int) error {
+	info, err := command(s.Addr(), "CLUSTER INFO")
+	if err != nil {
+		return err
+	}
+	if infoField(info, "cluster_state") != "ok" || infoField(info, "cluster_known_nodes") != strconv.Itoa(n) {
+		return fmt.Errorf("CLUSTER INFO %q", info)
+	}
+	repl, err := command(s.Addr(), "INFO replication")
+	if err != nil {
+		return err
+	}
+	if infoField(repl, "role") == "slave" && infoField(repl, "master_link_status") != "up" {
+		return fmt.Errorf("replica not in sync: %q", repl)
+	}
+	return nil
+}
+
+// Role is the node's role now: "master" or "slave".
+func (s *Server) Role() (string, error) {
+	repl, err := command(s.Addr(), "INFO replication")
+	if err != nil {
+		return "", err
+	}
+	return infoField(repl, "role"), nil
+}
+
+// infoField is a field of an INFO or CLUSTER INFO reply.
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // URL is a redis:// URL listing every node.
