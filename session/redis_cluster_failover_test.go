@@ -27,8 +27,7 @@ type failoverLoad struct {
 	// finished are the keys whose answer was acknowledged as stored.
 	finished []string
 	failed   int // calls that failed as unavailable
-	// resumed counts calls acknowledged after the kill; afterKill is set
-	// when the kill is done, before calls are made again.
+	// resumed counts the calls begun after the kill and acknowledged.
 	resumed atomic.Int32
 }
 
