@@ -135,6 +135,10 @@ load: ## load run: 100,000 mixed calls at concurrency 50 against a loopback serv
 load-replicas: ## load run against two replicas on one workspace and one Redis, round-robin; fails on any error or session count off
 	scripts/load-replicas.sh 60000 50
 
+.PHONY: capacity
+capacity: ## capacity run: one replica with Redis sessions under 60,000 mixed calls at concurrency 50, its CPU and Redis's per call, then BenchmarkRedisShard (docs/replicas.md, Capacity)
+	scripts/capacity.sh 60000 50
+
 .PHONY: load-replicas-kill
 load-replicas-kill: ## kill run: 2,000 appends with idempotency keys against three replicas, one killed and restarted every 0.4s (6 kills); fails unless each acknowledged append is in its file exactly once
 	scripts/load-replicas-kill.sh 2000 6 8 0.4 sha

@@ -5,7 +5,7 @@
 # (SIGKILL) every few seconds and restarted on its port. It fails unless
 # every acknowledged append is in its file exactly once.
 #
-# usage: [REDIS=sentinel] scripts/load-replicas-kill.sh [appends] [kills] [concurrency] [interval] [mode]
+# usage: [REDIS=sentinel|cluster] scripts/load-replicas-kill.sh [appends] [kills] [concurrency] [interval] [mode]
 #        (default 2000 6 8 0.4 sha: a kill every 0.4s, the replica back 0.2s
 #        later; mode sha sends expected_sha256 with the key, mode key the key
 #        alone, which a kill between a change and the keeping of its answer
@@ -39,7 +39,15 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 mkdir -p "$work/workspace" "$work/redis"
 # REDIS=sentinel: a master, a replica and three Sentinels; the master is
 # killed once, mid-run, and the Sentinels promote the replica.
+# REDIS=cluster: a cluster of three masters with a replica each; the first
+# master is killed once, mid-run, and the cluster promotes its replica.
 redis=${REDIS:-single}
+case $redis in single | sentinel | cluster) ;; *) echo "REDIS is single, sentinel or cluster" >&2; exit 2 ;; esac
+cluster_args=()
+if [ "$redis" = cluster ]; then
+	cluster_args=(--cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 1000
+		--cluster-replica-validity-factor 0 --repl-diskless-sync-delay 0)
+fi
 start_redis() { # name port [redis-server arguments...]
 	local name=$1 port=$2
 	shift 2
@@ -53,7 +61,7 @@ start_redis() { # name port [redis-server arguments...]
 	done
 }
 rport=$(free_port)
-start_redis master "$rport"
+start_redis master "$rport" "${cluster_args[@]}"
 redis_url="redis://127.0.0.1:$rport/0"
 mode_flags=()
 if [ "$redis" = sentinel ]; then
@@ -70,6 +78,32 @@ if [ "$redis" = sentinel ]; then
 	sleep 2
 	redis_url="redis://$(IFS=,; echo "${sentinels[*]}")/0"
 	mode_flags=(--redis-mode sentinel --redis-master-name tg)
+fi
+promoted=""
+if [ "$redis" = cluster ]; then
+	nodes=("127.0.0.1:$rport")
+	for n in 1 2 3 4 5; do
+		nport=$(free_port)
+		start_redis "node-$n" "$nport" "${cluster_args[@]}"
+		nodes+=("127.0.0.1:$nport")
+	done
+	# The first three given are the masters.
+	redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$work/cluster-create.log" 2>&1 ||
+		{ cat "$work/cluster-create.log" >&2; exit 1; }
+	for node in "${nodes[@]}"; do
+		for _ in $(seq 1 300); do
+			info=$(redis-cli -p "${node##*:}" cluster info | tr -d '\r')
+			repl=$(redis-cli -p "${node##*:}" info replication | tr -d '\r')
+			case $info in *cluster_state:ok*cluster_known_nodes:6*) ;; *) sleep 0.1; continue ;; esac
+			case $repl in *role:slave*) case $repl in *master_link_status:up*) break ;; esac ;; *) break ;; esac
+			sleep 0.1
+		done
+		if redis-cli -p "${node##*:}" info replication | tr -d '\r' | grep -qx "master_port:$rport"; then
+			promoted=$node
+		fi
+	done
+	redis_url="redis://$(IFS=,; echo "${nodes[*]:0:3}")/0"
+	mode_flags=(--redis-mode cluster)
 fi
 
 ports=()
@@ -103,7 +137,7 @@ while [ "$done_kills" -lt "$kills" ] && kill -0 "$load" 2>/dev/null; do
 	wait "${pids[$i]}" 2>/dev/null || true
 	done_kills=$((done_kills + 1))
 	echo "killed replica $i ($(date +%T))"
-	if [ "$redis" = sentinel ] && [ "$done_kills" -eq 2 ]; then
+	if [ "$redis" != single ] && [ "$done_kills" -eq 2 ]; then
 		kill -KILL "${pids[redis-master]}"
 		echo "killed the Redis master ($(date +%T))"
 	fi
@@ -116,6 +150,9 @@ cat "$work/appends.out"
 echo "kills $done_kills"
 if [ "$redis" = sentinel ]; then
 	echo "Redis master now: $(redis-cli -p "${sentinels[0]##*:}" sentinel get-master-addr-by-name tg | paste -sd:) (was 127.0.0.1:$rport)"
+fi
+if [ "$redis" = cluster ]; then
+	echo "the killed master's replica $promoted is now: $(redis-cli -p "${promoted##*:}" info replication | tr -d '\r' | sed -n 's/^role://p')"
 fi
 for i in "${!pids[@]}"; do
 	kill -TERM "${pids[$i]}" 2>/dev/null || true

@@ -415,9 +415,20 @@ func (r *Redis) fail(ctx context.Context, err error) error {
 	case r.closed.Load() || errors.Is(err, redis.ErrClosed):
 		return ErrClosed
 	case unreachable(err):
+		r.reloadCluster()
 		return &unavailableError{msg: fmt.Sprintf("session store unavailable: redis at %s: %v", r.addr, err), cause: err}
 	default:
 		return fmt.Errorf("session: redis at %s: %w", r.addr, err)
+	}
+}
+
+// reloadCluster has a cluster client load the cluster's map again, in
+// the background, at most every 200 ms. It reloads on MOVED by itself, but
+// keeps dialing a master that died until its minute's reload: a replica
+// promoted in its place would get no call for that minute.
+func (r *Redis) reloadCluster() {
+	if c, ok := r.client.(*redis.ClusterClient); ok {
+		c.ReloadState(context.Background())
 	}
 }
 

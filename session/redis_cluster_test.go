@@ -70,6 +70,37 @@ func TestRedisCluster(t *testing.T) {
 			}
 		})
 	}
+	// A count whose reply times out is not sent again: a stuck master runs
+	// every copy it was sent once it wakes, and a retried count would then
+	// count twice.
+	t.Run("a timed-out count is not sent again", func(t *testing.T) {
+		ctx := context.Background()
+		r, err := session.NewRedis(ctx, session.RedisOptions{URL: cl.URL(), KeyPrefix: "nr:",
+			ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		if _, err := r.Record(ctx, "s", session.Outcome{}); err != nil {
+			t.Fatal(err)
+		}
+		owner := ownerOf(t, cl, session.RedisKey("nr:", "s"))
+		owner.Pause()
+		_, err = r.Record(ctx, "s", session.Outcome{})
+		owner.Resume()
+		if !errors.Is(err, session.ErrUnavailable) {
+			t.Fatalf("Record on a stuck master: %v, want ErrUnavailable", err)
+		}
+		// The stuck master ran what it was sent before it reads this call.
+		s, err := r.Record(ctx, "s", session.Outcome{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Consecutive > 3 {
+			t.Fatalf("counted %d after 1 acknowledged, 1 not counted and this one: the call not counted was counted %d times",
+				s.Consecutive, s.Consecutive-2)
+		}
+	})
 }
 
 // TestRedisClusterNodeAsSingleServer shows what auto mode prevents: a
@@ -195,4 +226,22 @@ func TestRedisStartUnreachable(t *testing.T) {
 	if st, err := r.Record(ctx, "s", session.Outcome{}); err != nil || st.Consecutive != 1 {
 		t.Fatalf("Record once back = %+v, %v", st, err)
 	}
+}
+
+// ownerOf is the cluster node that holds key (the others answer MOVED).
+func ownerOf(t *testing.T, cl *redistest.Cluster, key string) *redistest.Server {
+	t.Helper()
+	for _, n := range cl.Nodes {
+		c := redis.NewClient(&redis.Options{Addr: n.Addr()})
+		err := c.Exists(context.Background(), key).Err()
+		_ = c.Close()
+		if err == nil {
+			return n
+		}
+		if !strings.HasPrefix(err.Error(), "MOVED ") {
+			t.Fatal(err)
+		}
+	}
+	t.Fatalf("no node holds %s", key)
+	return nil
 }

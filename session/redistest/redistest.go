@@ -231,3 +231,32 @@ func freePort() (int, error) {
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// CPU is the CPU time (user and system) the running server has used, from
+// /proc (Linux; an error elsewhere): how busy its one main thread is.
+func (s *Server) CPU() (time.Duration, error) {
+	if s.proc == nil {
+		return 0, errors.New("redistest: CPU of a stopped server")
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.proc.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: count fields
+	// after it. utime and stime are the 14th and 15th, in clock ticks
+	// (USER_HZ, 100 on Linux).
+	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("redistest: /proc stat %q", stat)
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * (time.Second / 100), nil
+}
