@@ -73,6 +73,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		files = []string{"-"}
 	}
 	for _, name := range files {
+		s.Sources = append(s.Sources, name)
 		if err := evalFile(ev, name, stdin, stderr, s); err != nil {
 			return fail(stderr, "eval", 2, err)
 		}
@@ -125,6 +126,7 @@ func newEvaluator(o evalOptions) (*eval.Evaluator, func(), error) {
 	}
 	ev := &eval.Evaluator{Proxy: p, Tools: tools, Opts: eval.Options{
 		MaxLineBytes: o.maxLineBytes, Examples: o.examples, ExampleBytes: o.exampleBytes,
+		MistakeLimit: int(gcfg.MistakeLimit),
 	}}
 	return ev, func() { _ = p.Close() }, nil
 }
