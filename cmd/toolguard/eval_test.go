@@ -43,10 +43,20 @@ func TestEvalCommand(t *testing.T) {
 		t.Errorf("summary: %s", out.String())
 	}
 
+	report := filepath.Join(dir, "report.html")
+	if code, _, stderr := runCLI("eval", "--html", report, file); code != 0 {
+		t.Fatalf("--html: exit %d: %s", code, stderr)
+	}
+	if page, err := os.ReadFile(report); err != nil || !strings.Contains(string(page), `<div class="n" id="calls">2</div>`) ||
+		!strings.Contains(string(page), "<code>"+file+"</code>") {
+		t.Errorf("--html wrote %d bytes (%v): %.300s", len(page), err, page)
+	}
+
 	for _, tt := range []struct {
 		args    []string
 		wantErr string
 	}{
+		{[]string{"eval", "--html", filepath.Join(dir, "no", "dir", "r.html"), file}, "no such file or directory"},
 		{[]string{"eval", "--examples", "-1"}, "--examples must be at least 0"},
 		{[]string{"eval", filepath.Join(dir, "missing.jsonl")}, "missing.jsonl: no such file"},
 		{[]string{"eval", "--strict=maybe"}, `invalid boolean value "maybe" for -strict`},

@@ -1,0 +1,117 @@
+package report
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/toolguard/toolguard/eval"
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/proxy"
+	"github.com/toolguard/toolguard/repair"
+)
+
+const fixture = "testdata/recording.jsonl"
+
+// summarize judges a recording as `toolguard eval` does: exchanges
+// against their declared tools, plain calls against the built-in ones.
+func summarize(t testing.TB, name string, opts eval.Options) *eval.Summary {
+	t.Helper()
+	p, err := proxy.NewReplayer(proxy.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	g, release, err := guard.New(guard.DefaultConfig(), guard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []repair.ToolDef
+	for _, tool := range g.Registry().Tools() {
+		defs = append(defs, tool.Def())
+	}
+	_ = release()
+	tools, err := p.Compile(defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if opts.MaxLineBytes == 0 {
+		opts.MaxLineBytes = 64 << 20
+	}
+	s := eval.NewSummary()
+	s.Sources = []string{name}
+	ev := &eval.Evaluator{Proxy: p, Tools: tools, Opts: opts}
+	if err := ev.Run(context.Background(), f, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func render(t testing.TB, s *eval.Summary) string {
+	t.Helper()
+	var b strings.Builder
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestEscaping: text from the recording (arguments, model names, feedback)
+// is shown as text: the page holds no element of its own making.
+func TestEscaping(t *testing.T) {
+	page := render(t, summarize(t, fixture, eval.Options{Examples: 3, ExampleBytes: 300}))
+	for _, want := range []string{
+		`&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;`, // an argument
+		`&lt;b&gt;bold-model&lt;/b&gt;`,                   // a model name
+		`&lt;img src=\&#34;http://127.0.0.1:9/x.png\&#34;&gt;`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"<script", "<img", "<b>bold"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q", bad)
+		}
+	}
+	if m := regexp.MustCompile(`(?i)\s(src|href)\s*=\s*["']`).FindString(page); m != "" {
+		t.Errorf("page refers to another resource: %s", m)
+	}
+}
+
+// TestBounds: a summary at eval's bounds (every model and tool name taken,
+// long values) renders to a page of bounded size, charts capped.
+func TestBounds(t *testing.T) {
+	s := summarize(t, fixture, eval.Options{Examples: 3, ExampleBytes: 300})
+	long := strings.Repeat("x", 10_000)
+	for i := range 200 {
+		name := long[:100] + num(i)
+		s.Models[name] = eval.Counts{"calls": i + 1, eval.ClassUsable: i + 1}
+		s.Tools[name] = eval.Counts{"calls": 1, eval.ClassRefused: 1}
+	}
+	page := render(t, s)
+	if len(page) > 1<<20 {
+		t.Errorf("page of %d bytes", len(page))
+	}
+	if n := strings.Count(page, `<text x="144.0"`); n != 2*maxRows+len(s.Repairs)+len(s.Violations) {
+		t.Errorf("%d chart labels, want %d", n, 2*maxRows+len(s.Repairs)+len(s.Violations))
+	}
+	if !strings.Contains(page, num(len(s.Models)-maxRows+1)+" others") {
+		t.Error("the models past the chart's rows are not summed")
+	}
+}
+
+func TestNum(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1000: "-1,000"} {
+		if got := num(n); got != want {
+			t.Errorf("num(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
