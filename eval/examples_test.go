@@ -40,7 +40,7 @@ func TestCodeExamples(t *testing.T) {
 		t.Fatalf("repair examples: %+v", s.RepairExamples)
 	}
 	got, _ := json.Marshal(renamed[0].Changes)
-	if want := `[{"param":"file_path","before":"a.py","after":"","removed":true},{"param":"path","before":"","after":"a.py","added":true}]`; string(got) != want {
+	if want := `[{"param":"file_path","before":"a.py","removed":true},{"param":"path","after":"a.py","added":true}]`; string(got) != want {
 		t.Errorf("renamed parameter: %s, want %s", got, want)
 	}
 }
@@ -48,23 +48,30 @@ func TestCodeExamples(t *testing.T) {
 // TestChanges: the parameters whose values differ, strings as text, a
 // line diff for values of several lines, long values cut.
 func TestChanges(t *testing.T) {
+	x30 := strings.Repeat("x", 30)
 	tests := []struct {
 		name, written, repaired, want string
+		more                          int
 	}{
-		{"no JSON object as written", `{'a': 1}`, `{"a":1}`, `null`},
-		{"nothing repaired", `{"a": 1}`, ``, `null`},
-		{"same values, other spacing", `{"a": [1, 2], "b": "x"}`, `{"b":"x","a":[1,2]}`, `null`},
-		{"a type coerced", `{"n": "3"}`, `{"n":3}`, `[{"param":"n","before":"3","after":"3"}]`},
-		{"a long value cut", `{"s": "` + strings.Repeat("x", 30) + `"}`, `{"s":"y"}`,
-			`[{"param":"s","before":"xxxxxxxxxxxxxxxxxxxx… (30 bytes)","after":"y"}]`},
+		{"no JSON object as written", `{'a': 1}`, `{"a":1}`, `null`, 0},
+		{"nothing repaired", `{"a": 1}`, ``, `null`, 0},
+		{"same values, other spacing", `{"a": [1, 2], "b": "x"}`, `{"b":"x","a":[1,2]}`, `null`, 0},
+		{"a type coerced", `{"n": "3"}`, `{"n":3}`, `[{"param":"n","before":"3","after":"3"}]`, 0},
+		{"a long value cut", `{"s": "` + x30 + `"}`, `{"s":"y"}`,
+			`[{"param":"s","before":"xxxxxxxxxxxxxxxxxxxx… (30 bytes)","after":"y"}]`, 0},
 		{"lines diffed", `{"c": "a\nb\n"}`, `{"c":"a\nc\n"}`,
-			`[{"param":"c","before":"a\nb\n","after":"a\nc\n","diff":"--- as written\n+++ repaired\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"}]`},
+			`[{"param":"c","diff":"--- as written\n+++ repaired\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"}]`, 0},
+		{"past the budget, counted", `{"a": "` + x30 + `", "b": "` + x30 + `", "c": "` + x30 + `", "d": "` + x30 + `"}`,
+			`{"a":"y","b":"y","c":"y","d":"y"}`,
+			`[{"param":"a","before":"xxxxxxxxxxxxxxxxxxxx… (30 bytes)","after":"y"},` +
+				`{"param":"b","before":"xxxxxxxxxxxxxxxxxxxx… (30 bytes)","after":"y"}]`, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := json.Marshal(changes(tt.written, []byte(tt.repaired), 20))
-			if string(got) != tt.want {
-				t.Errorf("got  %s\nwant %s", got, tt.want)
+			out, more := changes(tt.written, []byte(tt.repaired), 20)
+			got, _ := json.Marshal(out)
+			if string(got) != tt.want || more != tt.more {
+				t.Errorf("got  %s, %d more\nwant %s, %d more", got, more, tt.want, tt.more)
 			}
 		})
 	}

@@ -98,6 +98,8 @@ type Example struct {
 	// Changes are the parameters a repair changed, when the call as
 	// written was a JSON object.
 	Changes []Change `json:"changes,omitempty"`
+	// MoreChanges counts the changed parameters past the listing's bound.
+	MoreChanges int `json:"more_changes,omitempty"`
 }
 
 // BadLine is an unreadable line and why.
@@ -188,7 +190,7 @@ func example(n int, r proxy.CallReport, limit int) Example {
 	case ClassRefused, ClassTruncated:
 		e.Feedback = truncate(r.Feedback, 4*limit)
 	case ClassRepaired:
-		e.Changes = changes(r.Arguments, r.Repaired, limit)
+		e.Changes, e.MoreChanges = changes(r.Arguments, r.Repaired, limit)
 	}
 	return e
 }

@@ -108,6 +108,34 @@ func TestBounds(t *testing.T) {
 	}
 }
 
+// TestWorstSize: every code of the guard (72) with its examples at their
+// largest, of characters escaping makes longest, stays a few MB.
+func TestWorstSize(t *testing.T) {
+	const limit = 300 // --example-bytes' default
+	quotes := func(n int) string { return strings.Repeat(`"`, n) + "… (9999999 bytes)" }
+	s := eval.NewSummary()
+	for i := range 72 {
+		e := eval.Example{Line: i, Model: quotes(limit), Tool: quotes(limit), Arguments: quotes(limit), Repaired: quotes(limit)}
+		m, examples := s.Repairs, s.RepairExamples
+		if i%2 == 0 {
+			e.Feedback = quotes(4 * limit)
+			m, examples = s.Violations, s.ViolationExamples
+		} else {
+			for range 4 { // changes() lists at most 8 limit's worth
+				e.Changes = append(e.Changes, eval.Change{Param: quotes(limit), Before: quotes(limit), After: quotes(limit)})
+			}
+		}
+		code := "CODE_" + num(i)
+		m[code] = 1_000_000
+		examples[code] = []eval.Example{e, e, e}
+	}
+	page := render(t, s)
+	if len(page) > 6<<20 {
+		t.Errorf("page of %d bytes", len(page))
+	}
+	t.Logf("%d bytes", len(page))
+}
+
 func TestNum(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1000: "-1,000"} {
 		if got := num(n); got != want {
