@@ -97,3 +97,25 @@ func TestEvalProgress(t *testing.T) {
 		t.Errorf("nothing shown, yet done wrote %q", b.String())
 	}
 }
+
+// TestEvalReportFixture runs docs/eval.md's command for the report of the
+// fixture recording (the page docs/img/eval-report.png shows).
+func TestEvalReportFixture(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "report.html")
+	code, stdout, stderr := runCLI("eval", "--html", page, "../../eval/report/testdata/recording.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<div class="n" id="calls">33</div>`, `<h3 id="code-UNEXPECTED_PARAM">`, "recorded 2026-11-02T10:00:00Z to 2026-11-02T10:26:00Z"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if !strings.Contains(stdout, "calls        33") {
+		t.Errorf("stdout: %s", stdout)
+	}
+}
