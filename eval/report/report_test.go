@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -76,13 +75,8 @@ func TestEscaping(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
-	for _, bad := range []string{"<script", "<img", "<b>bold"} {
-		if strings.Contains(page, bad) {
-			t.Errorf("page holds %q", bad)
-		}
-	}
-	if m := regexp.MustCompile(`(?i)\s(src|href)\s*=\s*["']`).FindString(page); m != "" {
-		t.Errorf("page refers to another resource: %s", m)
+	if m := foreignMarkup([]byte(page)); m != "" {
+		t.Errorf("the page holds %s", m)
 	}
 }
 
