@@ -30,6 +30,16 @@ type Options struct {
 	// Progress, when set, is called every progressEvery lines and at the
 	// end with the bytes read so far and the calls judged.
 	Progress func(read int64, calls int)
+	// MistakeLimit is the session limit the timeline counts against
+	// (0: the guard's default, 3).
+	MistakeLimit int
+}
+
+func (o Options) mistakeLimit() int {
+	if o.MistakeLimit > 0 {
+		return o.MistakeLimit
+	}
+	return 3
 }
 
 const progressEvery = 1000
@@ -51,6 +61,11 @@ type line struct {
 	Tool      *string         `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	Model     string          `json:"model"`
+	// Session names the agent session of the calls (else their model
+	// stands for it); Time is when the line was recorded: RFC 3339 text
+	// or Unix seconds.
+	Session string          `json:"session"`
+	Time    json.RawMessage `json:"time"`
 }
 
 // Run reads r to its end into s. Unreadable lines are counted in s and
@@ -113,6 +128,10 @@ func (e *Evaluator) judgeLine(ctx context.Context, n int, text []byte, s *Summar
 		s.badLine(n, fmt.Errorf("not a JSON object: %w", err))
 		return
 	}
+	if err := s.noteTime(l.Time); err != nil {
+		s.badLine(n, err)
+		return
+	}
 	switch {
 	case l.Request != nil || l.Response != nil:
 		e.judgeExchange(ctx, n, l, s)
@@ -145,7 +164,7 @@ func (e *Evaluator) judgeExchange(ctx context.Context, n int, l line, s *Summary
 	}
 	s.Exchanges++
 	for _, r := range reports {
-		s.add(n, r, e.Opts)
+		s.add(n, l.Session, r, e.Opts)
 	}
 }
 
@@ -162,7 +181,7 @@ func (e *Evaluator) judgeCall(ctx context.Context, n int, l line, s *Summary) {
 		return
 	}
 	r.API = "call"
-	s.add(n, r, e.Opts)
+	s.add(n, l.Session, r, e.Opts)
 }
 
 // argumentsText is a plain call's arguments as the model wrote them: a

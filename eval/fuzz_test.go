@@ -17,6 +17,8 @@ func FuzzRun(f *testing.F) {
 		`{"request": {"tools": [{"name": "Write", "input_schema": {"type": "object"}}]}, "response": ` +
 			`"event: message_start\ndata: {\"type\":\"message_start\"}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"name\":\"Write\",\"input\":{}}}\n\n"}`,
 		"{\"request\": 1, \"response\": \"\"}\n\x00\xff",
+		`{"tool": "Write", "arguments": {"path": "a"}, "session": "s", "time": "2026-11-02T10:00:00Z"}` + "\n" +
+			`{"tool": "Write", "arguments": {"file_path": "a", "content": "x\ny"}, "time": 1.5e9}` + "\n" + `{"tool": "Write", "arguments": {}, "time": -1}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -41,6 +43,16 @@ func FuzzRun(f *testing.F) {
 		}
 		if sum != s.Calls {
 			t.Fatalf("classes sum to %d of %d calls", sum, s.Calls)
+		}
+		inTimeline := 0
+		for _, b := range s.Timeline.Buckets {
+			inTimeline += b.Calls
+		}
+		if inTimeline != s.Calls || len(s.Timeline.Buckets) > timelineBuckets {
+			t.Fatalf("timeline: %d calls in %d buckets, of %d calls", inTimeline, len(s.Timeline.Buckets), s.Calls)
+		}
+		if (s.First == nil) != (s.Last == nil) || (s.First != nil && s.Last.Before(*s.First)) {
+			t.Fatalf("time range %v to %v", s.First, s.Last)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/proxy"
@@ -62,7 +63,20 @@ type Summary struct {
 	// UnknownTools counts plain calls naming no tool known to the run.
 	UnknownTools map[string]int       `json:"unknown_tools,omitempty"`
 	Examples     map[string][]Example `json:"examples"`
-	BadLines     []BadLine            `json:"bad_lines,omitempty"`
+	// RepairExamples and ViolationExamples keep the first calls of each
+	// repair code (repaired calls) and violation code (refused calls).
+	RepairExamples    map[string][]Example `json:"repair_examples"`
+	ViolationExamples map[string][]Example `json:"violation_examples"`
+	// Timeline is the calls in the recording's order, with the mistakes
+	// their sessions would have counted.
+	Timeline Timeline `json:"timeline"`
+	// First and Last are the earliest and latest "time" of the lines
+	// that give one.
+	First *time.Time `json:"first_time,omitempty"`
+	Last  *time.Time `json:"last_time,omitempty"`
+	// Sources names the inputs read, in order ("-" for stdin).
+	Sources  []string  `json:"sources,omitempty"`
+	BadLines []BadLine `json:"bad_lines,omitempty"`
 }
 
 // Counts are a model's or a tool's calls by class.
@@ -79,6 +93,13 @@ type Example struct {
 	Violations []string `json:"violations,omitempty"`
 	Arguments  string   `json:"arguments"`
 	Repaired   string   `json:"repaired,omitempty"`
+	// Feedback is what a refused call's verdict tells the model.
+	Feedback string `json:"feedback,omitempty"`
+	// Changes are the parameters a repair changed, when the call as
+	// written was a JSON object.
+	Changes []Change `json:"changes,omitempty"`
+	// MoreChanges counts the changed parameters past the listing's bound.
+	MoreChanges int `json:"more_changes,omitempty"`
 }
 
 // BadLine is an unreadable line and why.
@@ -92,6 +113,7 @@ func NewSummary() *Summary {
 	return &Summary{
 		Classes: map[string]int{}, Repairs: map[string]int{}, Violations: map[string]int{},
 		Models: map[string]Counts{}, Tools: map[string]Counts{}, Examples: map[string][]Example{},
+		RepairExamples: map[string][]Example{}, ViolationExamples: map[string][]Example{},
 	}
 }
 
@@ -109,8 +131,9 @@ func (s *Summary) unknownTool(name string) {
 	s.UnknownTools[boundedKey(s.UnknownTools, name)]++
 }
 
-// add counts one judged call of line n (a line may hold several).
-func (s *Summary) add(n int, r proxy.CallReport, o Options) {
+// add counts one judged call of line n (a line may hold several), made
+// in session (the line's, or else its model).
+func (s *Summary) add(n int, session string, r proxy.CallReport, o Options) {
 	s.Calls++
 	class := classOf(r.Action)
 	s.Classes[class]++
@@ -119,16 +142,19 @@ func (s *Summary) add(n int, r proxy.CallReport, o Options) {
 		for _, c := range r.Repairs {
 			s.Repairs[c]++
 		}
+		keepByCode(s.RepairExamples, r.Repairs, n, r, o)
 	case ClassRefused:
 		for _, c := range r.Violations {
 			s.Violations[c]++
 		}
+		keepByCode(s.ViolationExamples, r.Violations, n, r, o)
 	}
 	countIn(s.Models, cmp.Or(r.Model, "(none)"), class)
 	countIn(s.Tools, r.Tool, class)
 	if len(s.Examples[class]) < o.Examples {
 		s.Examples[class] = append(s.Examples[class], example(n, r, o.ExampleBytes))
 	}
+	s.Timeline.add(cmp.Or(session, r.Model), class, o.mistakeLimit())
 }
 
 func countIn(m map[string]Counts, key, class string) {
@@ -144,7 +170,11 @@ func countIn(m map[string]Counts, key, class string) {
 
 // boundedKey is key, or otherKey once m holds maxKeys others.
 func boundedKey[V any](m map[string]V, key string) string {
-	if _, ok := m[key]; ok || len(m) < maxKeys {
+	return boundedKeyN(m, key, maxKeys)
+}
+
+func boundedKeyN[V any](m map[string]V, key string, max int) string {
+	if _, ok := m[key]; ok || len(m) < max {
 		return key
 	}
 	return otherKey
@@ -155,6 +185,12 @@ func example(n int, r proxy.CallReport, limit int) Example {
 		Arguments: truncate(r.Arguments, limit), Repaired: truncate(string(r.Repaired), limit)}
 	if r.NameWritten != r.Tool {
 		e.Name = r.NameWritten
+	}
+	switch classOf(r.Action) {
+	case ClassRefused, ClassTruncated:
+		e.Feedback = truncate(r.Feedback, 4*limit)
+	case ClassRepaired:
+		e.Changes, e.MoreChanges = changes(r.Arguments, r.Repaired, limit)
 	}
 	return e
 }

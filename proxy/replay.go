@@ -28,6 +28,9 @@ type CallReport struct {
 	// Repaired, the arguments sent instead when they changed.
 	NameWritten, Arguments string
 	Repaired               []byte
+	// Feedback is what the verdict tells the model (a session's first
+	// mistake: no count behind it).
+	Feedback string
 }
 
 func (p *Proxy) report(rs *request, c callInfo, v *guard.Verdict, d decision) {
@@ -39,7 +42,7 @@ func (p *Proxy) report(rs *request, c callInfo, v *guard.Verdict, d decision) {
 		Action: string(d.action), NameWritten: c.name, Arguments: c.text, Repaired: d.args,
 	}
 	if v != nil {
-		r.Repairs, r.Violations = repairCodes(v.Repairs), v.ViolationCodes()
+		r.Repairs, r.Violations, r.Feedback = repairCodes(v.Repairs), v.ViolationCodes(), v.Feedback
 	}
 	rs.report(r)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
@@ -60,6 +61,14 @@ func TestReplay(t *testing.T) {
 				if w.Action == "invalid" {
 					w.Action = "refused" // fallback off
 				}
+			}
+			for i := range got {
+				// A refusal's feedback names what is wrong; its wording is
+				// the repair package's (tested there).
+				if refused := got[i].Action == "refused"; refused != strings.Contains(got[i].Feedback, `Missing required parameter "content"`) {
+					t.Errorf("call %d (%s): feedback %q", i, got[i].Action, got[i].Feedback)
+				}
+				got[i].Feedback = ""
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %s\nwant %s", fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", tt.want))

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/toolguard/toolguard/eval"
+	"github.com/toolguard/toolguard/eval/report"
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/proxy"
 	"github.com/toolguard/toolguard/repair"
@@ -21,7 +23,8 @@ Judges recorded traffic offline, as the proxy in enforce mode would, and
 prints what it would have done: calls usable as sent, repaired (by repair
 code), refused (by violation code), truncated, per model and per tool, with
 examples. Nothing is executed and no session is counted. Reads the files, or
-stdin without one (or for "-"). Each line is one of:
+stdin without one (or for "-"). --html FILE also writes the report as one
+self-contained HTML page, with charts, that opens offline. Each line is one of:
 
   {"request": {...}, "response": {...}}         an OpenAI chat completion or Anthropic message
   {"request": {...}, "response": "data: ..."}   the same, streamed: the SSE transcript as a string
@@ -38,6 +41,7 @@ Flags:
 // evalOptions are eval's command line.
 type evalOptions struct {
 	json         bool
+	html         string
 	examples     int
 	exampleBytes int
 	maxLineBytes int
@@ -49,6 +53,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("eval", evalUsage, stderr)
 	o := evalOptions{cfg: proxy.DefaultConfig()}
 	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	fs.StringVar(&o.html, "html", "", "also write the report as one self-contained HTML page to `file`")
 	fs.IntVar(&o.examples, "examples", 3, "`number` of calls kept as examples of each class")
 	fs.IntVar(&o.exampleBytes, "example-bytes", 300, "an example's arguments are cut after this many `bytes`")
 	fs.IntVar(&o.maxLineBytes, "max-line-bytes", 64<<20, "longest input line read, in `bytes` (a longer one is skipped and reported)")
@@ -73,6 +78,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		files = []string{"-"}
 	}
 	for _, name := range files {
+		s.Sources = append(s.Sources, name)
 		if err := evalFile(ev, name, stdin, stderr, s); err != nil {
 			return fail(stderr, "eval", 2, err)
 		}
@@ -85,7 +91,33 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "eval", 2, err)
 	}
+	if o.html != "" {
+		if err := writeReport(o.html, s); err != nil {
+			return fail(stderr, "eval", 2, err)
+		}
+	}
 	return 0
+}
+
+// writeReport writes the HTML report to a new file beside name and
+// renames it over name, so a failed run leaves no half page.
+func writeReport(name string, s *eval.Summary) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".toolguard-report-*.html")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(f.Name()) }()
+	err = report.Write(f, s)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	return err
 }
 
 // parseFlagsOnly parses flags; the arguments left are eval's files.
@@ -125,6 +157,7 @@ func newEvaluator(o evalOptions) (*eval.Evaluator, func(), error) {
 	}
 	ev := &eval.Evaluator{Proxy: p, Tools: tools, Opts: eval.Options{
 		MaxLineBytes: o.maxLineBytes, Examples: o.examples, ExampleBytes: o.exampleBytes,
+		MistakeLimit: int(gcfg.MistakeLimit),
 	}}
 	return ev, func() { _ = p.Close() }, nil
 }

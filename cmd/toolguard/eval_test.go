@@ -43,10 +43,20 @@ func TestEvalCommand(t *testing.T) {
 		t.Errorf("summary: %s", out.String())
 	}
 
+	report := filepath.Join(dir, "report.html")
+	if code, _, stderr := runCLI("eval", "--html", report, file); code != 0 {
+		t.Fatalf("--html: exit %d: %s", code, stderr)
+	}
+	if page, err := os.ReadFile(report); err != nil || !strings.Contains(string(page), `<div class="n" id="calls">2</div>`) ||
+		!strings.Contains(string(page), "<code>"+file+"</code>") {
+		t.Errorf("--html wrote %d bytes (%v): %.300s", len(page), err, page)
+	}
+
 	for _, tt := range []struct {
 		args    []string
 		wantErr string
 	}{
+		{[]string{"eval", "--html", filepath.Join(dir, "no", "dir", "r.html"), file}, "no such file or directory"},
 		{[]string{"eval", "--examples", "-1"}, "--examples must be at least 0"},
 		{[]string{"eval", filepath.Join(dir, "missing.jsonl")}, "missing.jsonl: no such file"},
 		{[]string{"eval", "--strict=maybe"}, `invalid boolean value "maybe" for -strict`},
@@ -85,5 +95,27 @@ func TestEvalProgress(t *testing.T) {
 	(&progress{w: &b}).done()
 	if b.Len() != 0 {
 		t.Errorf("nothing shown, yet done wrote %q", b.String())
+	}
+}
+
+// TestEvalReportFixture runs docs/eval.md's command for the report of the
+// fixture recording (the page docs/img/eval-report.png shows).
+func TestEvalReportFixture(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "report.html")
+	code, stdout, stderr := runCLI("eval", "--html", page, "../../eval/report/testdata/recording.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<div class="n" id="calls">33</div>`, `<h3 id="code-UNEXPECTED_PARAM">`, "recorded 2026-11-02T10:00:00Z to 2026-11-02T10:26:00Z"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if !strings.Contains(stdout, "calls        33") {
+		t.Errorf("stdout: %s", stdout)
 	}
 }
