@@ -29,8 +29,10 @@ type Config struct {
 	AllowUnauthenticated bool
 	// Upstream is the model server every request goes to: an http or https
 	// URL of its origin, optionally with a path prefix the request's path
-	// is appended to (https://api.openai.com, not .../v1). It is fixed here:
-	// nothing in a request can send it elsewhere.
+	// is appended to (https://api.openai.com). Requests carry /v1 in their
+	// own path, so a trailing /v1, as agents' base URLs are written, is
+	// dropped (UpstreamBase). It is fixed here: nothing in a request can
+	// send it elsewhere.
 	Upstream string
 	// UpstreamTimeout bounds the wait for the upstream's response headers
 	// (a non-streamed answer sends them when the whole completion is done;
@@ -206,7 +208,31 @@ func (c Config) upstreamURL() (*url.URL, error) {
 	if u.User != nil {
 		return nil, errors.New("upstream: the URL may not hold credentials; clients send their own keys")
 	}
+	// Clients send /v1/chat/completions and /v1/messages: the /v1 of a base
+	// URL written for a client would be doubled.
+	u.Path = trimV1(u.Path)
+	u.RawPath = trimV1(u.RawPath)
 	return u, nil
+}
+
+// trimV1 drops a trailing /v1 (or /v1/) segment from a URL path.
+func trimV1(p string) string {
+	if t := strings.TrimSuffix(p, "/"); strings.HasSuffix(t, "/v1") {
+		return strings.TrimSuffix(t, "/v1")
+	}
+	return p
+}
+
+// UpstreamBase returns the URL requests' paths are appended to (Upstream
+// without a trailing /v1), and whether a /v1 was dropped; "" when Upstream
+// is not valid.
+func (c Config) UpstreamBase() (base string, trimmedV1 bool) {
+	u, err := c.upstreamURL()
+	if err != nil {
+		return "", false
+	}
+	orig, _ := url.Parse(c.Upstream)
+	return u.String(), strings.TrimSuffix(orig.Path, "/") != strings.TrimSuffix(u.Path, "/")
 }
 
 // validHeaderName reports whether s is an HTTP header field name (a token).
