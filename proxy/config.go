@@ -91,6 +91,20 @@ type Config struct {
 	// path; past it a request is refused with 503.
 	MaxConcurrentRequests int
 
+	// Record is the file every exchange whose calls the proxy judges is
+	// appended to, as the upstream sent it, in toolguard eval's input
+	// format (record.go); empty records nothing. The credentials headers
+	// and RecordRedactHeaders are recorded as redacted, the query not at
+	// all.
+	Record string
+	// RecordMaxBytes is the size at which the record file is rotated
+	// (FILE.1, FILE.2, ...); RecordFiles the number of rotated files kept.
+	RecordMaxBytes int64
+	RecordFiles    int
+	// RecordRedactHeaders are request headers recorded as redacted besides
+	// the credential headers (Authorization, X-Api-Key, ...).
+	RecordRedactHeaders []string
+
 	// MetricsListen is the TCP address of the Prometheus /metrics endpoint,
 	// apart from Listen; empty turns metrics off.
 	MetricsListen string
@@ -130,6 +144,8 @@ func DefaultConfig() Config {
 		MaxCallBytes:          16 << 20,
 		MaxHeldBytes:          256 << 20,
 		MaxConcurrentRequests: 256,
+		RecordMaxBytes:        64 << 20,
+		RecordFiles:           3,
 		LogFormat:             "json",
 		LogLevel:              "info",
 		ShutdownTimeout:       30 * time.Second,
@@ -177,6 +193,14 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConcurrentRequests <= 0 {
 		errs = append(errs, errors.New("max concurrent requests must be positive"))
+	}
+	if c.RecordMaxBytes < 1<<10 || c.RecordFiles < 0 || c.RecordFiles > 1000 {
+		errs = append(errs, errors.New("record: max bytes must be at least 1024, and files from 0 to 1000"))
+	}
+	for _, h := range c.RecordRedactHeaders {
+		if h = strings.TrimSpace(h); h == "" || !validHeaderName(h) {
+			errs = append(errs, fmt.Errorf("record redact headers: %q is not an HTTP header name", h))
+		}
 	}
 	if c.MetricsListen != "" {
 		if err := observe.CheckListen(c.MetricsListen, c.Listen, "proxy's port"); err != nil {

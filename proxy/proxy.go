@@ -77,6 +77,7 @@ type Proxy struct {
 	metrics  *proxyMetrics
 	budget   *budget.Bytes // bytes held by all requests (MaxHeldBytes)
 	running  atomic.Int64  // requests being handled (MaxConcurrentRequests)
+	rec      *recordFile   // nil unless Record
 }
 
 // New builds a proxy: a guard without tools of its own (a request's calls
@@ -96,6 +97,13 @@ func New(cfg Config, opts Options) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u, budget: budget.New(cfg.MaxHeldBytes)}
+	if cfg.Record != "" {
+		if p.rec, err = newRecordFile(cfg, log); err != nil {
+			_ = release()
+			return nil, err
+		}
+		p.release = func() error { return errors.Join(release(), p.rec.Close()) }
+	}
 	if opts.Metrics != nil {
 		p.metrics = newProxyMetrics(cfg.Mode)
 		if err := opts.Metrics.Register(p.metrics.vec); err != nil {
@@ -137,7 +145,7 @@ func newTransport(cfg Config) *http.Transport {
 	}
 }
 
-// Close releases the session store.
+// Close releases the session store and closes the record file.
 func (p *Proxy) Close() error { return p.release() }
 
 // guardConfig is the core's configuration: in-memory sessions only.
@@ -236,6 +244,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rs = p.newRequest(r.Context(), a, body, sessionID)
+		if p.rec != nil && rs.repairs {
+			rs.rec = p.rec.begin(r, body)
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength, r.TransferEncoding = int64(len(body)), nil
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -344,7 +355,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream":
-		resp.Body = p.newSSEReader(rs, resp.Body, true)
+		resp.Body = p.newSSEReader(rs, p.newRecordingBody(rs, resp.StatusCode, resp.Body), true)
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
@@ -400,6 +411,7 @@ func (p *Proxy) fixJSONResponse(rs *request, resp *http.Response) error {
 		return fmt.Errorf("read the upstream's answer: %w", err)
 	}
 	_ = resp.Body.Close()
+	p.recordExchange(rs, resp.StatusCode, buf, false)
 	res := p.fixBody(rs, buf)
 	body := res.body
 	if res.refused == "" {

@@ -1,0 +1,333 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Recording (Config.Record) appends each exchange the proxy judges to a
+// JSON-lines file in toolguard eval's input format, so the traffic of an
+// observing proxy can be measured offline. What is recorded is what the
+// upstream sent, before any repair: eval judges the model's calls, not
+// the proxy's. Recording never changes an answer; a record that cannot be
+// kept (too large, the held-bytes budget spent, a write error) is skipped
+// and logged.
+
+// alwaysRedacted are the request headers that carry API keys and
+// credentials: recorded as redacted whatever the configuration says.
+var alwaysRedacted = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "Cookie", "X-Goog-Api-Key"}
+
+// keyParams are query parameters that carry keys (never recorded: the
+// query is not; their values are scrubbed from the bodies as well).
+var keyParams = []string{"key", "api_key", "api-key", "apikey", "access_token", "token"}
+
+// redacted replaces a secret in a record.
+const redacted = "[redacted]"
+
+// record is one line of the file: eval reads api, request and response;
+// the rest says where it came from.
+type record struct {
+	API      string            `json:"api"`
+	Time     string            `json:"time"`
+	Path     string            `json:"path"`
+	Status   int               `json:"status"`
+	Session  string            `json:"session,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Request  json.RawMessage   `json:"request"`
+	Response json.RawMessage   `json:"response"`
+}
+
+// exchange is what a recorded request keeps until its answer is read.
+type exchange struct {
+	path    string
+	time    time.Time
+	headers map[string]string
+	secrets []string
+	body    []byte
+}
+
+// recordFile appends records to a file and rotates it: past maxBytes the
+// file becomes FILE.1 (FILE.1 becomes FILE.2, ...; past keep, the oldest
+// is removed) and a new FILE is started.
+type recordFile struct {
+	path     string
+	maxBytes int64
+	keep     int
+	redact   map[string]bool // canonical header names
+	log      *zap.Logger
+
+	mu   sync.Mutex
+	f    *os.File
+	size int64
+}
+
+// newRecordFile opens (or creates, 0600: it holds prompts) the record file
+// for appending.
+func newRecordFile(cfg Config, log *zap.Logger) (*recordFile, error) {
+	r := &recordFile{path: cfg.Record, maxBytes: cfg.RecordMaxBytes, keep: cfg.RecordFiles, redact: map[string]bool{}, log: log}
+	for _, h := range append(slices.Clone(alwaysRedacted), cfg.RecordRedactHeaders...) {
+		r.redact[http.CanonicalHeaderKey(strings.TrimSpace(h))] = true
+	}
+	if err := r.open(); err != nil {
+		return nil, fmt.Errorf("record file: %w", err)
+	}
+	return r, nil
+}
+
+func (r *recordFile) open() error {
+	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return err
+	}
+	r.f, r.size = f, fi.Size()
+	return nil
+}
+
+// Close closes the file.
+func (r *recordFile) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
+// begin takes what a record needs from the request: its path (not the
+// query, which may hold a key), its headers with credentials redacted, and
+// its body, kept by the caller until the answer is read.
+func (r *recordFile) begin(req *http.Request, body []byte) *exchange {
+	x := &exchange{path: req.URL.Path, time: time.Now().UTC(), headers: map[string]string{}, body: body}
+	for name, vals := range req.Header {
+		if r.redact[name] {
+			x.headers[name] = redacted
+			for _, v := range vals {
+				x.secrets = append(x.secrets, v)
+				if _, tok, ok := strings.Cut(v, " "); ok {
+					x.secrets = append(x.secrets, strings.TrimSpace(tok)) // Bearer KEY
+				}
+			}
+			continue
+		}
+		x.headers[name] = strings.Join(vals, ", ")
+	}
+	q := req.URL.Query()
+	for _, k := range keyParams {
+		x.secrets = append(x.secrets, q[k]...)
+	}
+	return x
+}
+
+// line builds the record of an exchange whose answer is resp (a JSON body
+// or an SSE transcript), or an error when it cannot be one.
+func (x *exchange) line(rs *request, status int, resp []byte, streamed bool) ([]byte, error) {
+	var req bytes.Buffer
+	if err := json.Compact(&req, x.body); err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	rec := record{API: rs.api.String(), Time: x.time.Format(time.RFC3339Nano), Path: x.path, Status: status,
+		Session: rs.session, Headers: x.headers, Request: req.Bytes()}
+	if streamed {
+		s, err := marshal(string(resp))
+		if err != nil {
+			return nil, err
+		}
+		rec.Response = s
+	} else {
+		var b bytes.Buffer
+		if err := json.Compact(&b, resp); err != nil {
+			return nil, fmt.Errorf("answer body: %w", err)
+		}
+		rec.Response = b.Bytes()
+	}
+	out, err := marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	return append(scrub(out, x.secrets), '\n'), nil
+}
+
+// marshal encodes v without HTML escapes, so a record keeps the bytes it
+// was sent (`->`, not `-\u003e`), with no newline.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// scrub replaces every secret seen in a redacted header or a key parameter
+// wherever it appears in the record (a key pasted into a prompt). Only
+// secrets that JSON writes as they are, and long enough not to be a common
+// word, are looked for.
+func scrub(line []byte, secrets []string) []byte {
+	for _, s := range secrets {
+		if len(s) < 8 || strings.ContainsFunc(s, func(c rune) bool {
+			return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.~+/=:", c))
+		}) {
+			continue
+		}
+		line = bytes.ReplaceAll(line, []byte(s), []byte(redacted))
+	}
+	return line
+}
+
+// write appends one record, rotating first when it would take the file
+// past maxBytes. A record larger than maxBytes is not written.
+func (r *recordFile) write(line []byte) error {
+	if int64(len(line)) > r.maxBytes {
+		return fmt.Errorf("the record is %d bytes, more than --record-max-bytes (%d)", len(line), r.maxBytes)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return errors.New("the record file is closed")
+	}
+	if r.size > 0 && r.size+int64(len(line)) > r.maxBytes {
+		if err := r.rotate(); err != nil {
+			return fmt.Errorf("rotate: %w", err)
+		}
+	}
+	n, err := r.f.Write(line)
+	r.size += int64(n)
+	return err
+}
+
+// rotate shifts FILE.i to FILE.i+1 (removing what falls past keep), moves
+// FILE to FILE.1 and opens a new FILE. With keep 0 the old FILE is removed.
+func (r *recordFile) rotate() error {
+	if err := r.f.Close(); err != nil {
+		return err
+	}
+	r.f = nil
+	name := func(i int) string { return fmt.Sprintf("%s.%d", r.path, i) }
+	var err error
+	if r.keep == 0 {
+		err = os.Remove(r.path)
+	} else {
+		if err = os.Remove(name(r.keep)); errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+		for i := r.keep - 1; i >= 1 && err == nil; i-- {
+			if err = os.Rename(name(i), name(i+1)); errors.Is(err, os.ErrNotExist) {
+				err = nil
+			}
+		}
+		if err == nil {
+			err = os.Rename(r.path, name(1))
+		}
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Keep appending to the file as it is rather than lose records.
+		if oerr := r.open(); oerr != nil {
+			return errors.Join(err, oerr)
+		}
+		return err
+	}
+	return r.open()
+}
+
+// recordExchange writes rs's exchange with the upstream's answer resp.
+func (p *Proxy) recordExchange(rs *request, status int, resp []byte, streamed bool) {
+	x := rs.rec
+	if x == nil || p.rec == nil {
+		return
+	}
+	rs.rec = nil
+	line, err := x.line(rs, status, resp, streamed)
+	if err == nil {
+		err = p.rec.write(line)
+	}
+	if err != nil {
+		rs.log.Warn("exchange not recorded", zap.Error(err))
+		return
+	}
+	rs.log.Debug("exchange recorded", zap.Int("bytes", len(line)))
+}
+
+// recordingBody passes a streamed answer through as it is read and keeps a
+// copy, held against the budget and at most MaxResponseBytes; at the end of
+// the stream the copy is recorded. A stream that breaks off, or outgrows
+// the copy's bounds, is not recorded.
+type recordingBody struct {
+	io.ReadCloser
+	p      *Proxy
+	rs     *request
+	status int
+	buf    []byte
+	h      hold
+	given  bool // gave up the copy
+}
+
+func (p *Proxy) newRecordingBody(rs *request, status int, src io.ReadCloser) io.ReadCloser {
+	if rs.rec == nil || p.rec == nil {
+		return src
+	}
+	return &recordingBody{ReadCloser: src, p: p, rs: rs, status: status, h: hold{b: p.budget}}
+}
+
+func (b *recordingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if !b.given && n > 0 {
+		b.keep(p[:n])
+	}
+	if err == io.EOF && !b.given {
+		b.p.recordExchange(b.rs, b.status, b.buf, true)
+		b.drop()
+	}
+	return n, err
+}
+
+// keep adds read bytes to the copy, or gives the copy up.
+func (b *recordingBody) keep(p []byte) {
+	size := int64(len(b.buf) + len(p))
+	switch {
+	case size > b.p.cfg.MaxResponseBytes:
+		b.rs.log.Warn("exchange not recorded: the stream is larger than the response limit", zap.Int64("max_response_bytes", b.p.cfg.MaxResponseBytes))
+	case size > int64(cap(b.buf)) && !b.h.set(min(max(size, 2*int64(cap(b.buf)), 64<<10), b.p.cfg.MaxResponseBytes)):
+		b.rs.log.Warn("exchange not recorded: the bodies and calls held are at the budget", zap.Int64("max_held_bytes", b.p.cfg.MaxHeldBytes))
+	default:
+		if size > int64(cap(b.buf)) {
+			nb := make([]byte, len(b.buf), b.h.n)
+			copy(nb, b.buf)
+			b.buf = nb
+		}
+		b.buf = append(b.buf, p...)
+		return
+	}
+	b.drop()
+}
+
+func (b *recordingBody) drop() {
+	b.given, b.buf = true, nil
+	b.h.free()
+	b.rs.rec = nil
+}
+
+func (b *recordingBody) Close() error {
+	if !b.given {
+		b.drop()
+	}
+	return b.ReadCloser.Close()
+}
