@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/toolguard/toolguard/internal/budget"
 )
 
 // Recording (Config.Record) appends each exchange the proxy judges to a
@@ -21,7 +23,8 @@ import (
 // observing proxy can be measured offline. What is recorded is what the
 // upstream sent, before any repair: eval judges the model's calls, not
 // the proxy's. Recording never changes an answer; a record that cannot be
-// kept (too large, the held-bytes budget spent, a write error) is skipped
+// kept (too large, the recording's memory budget spent, a write error) is
+// skipped
 // and logged.
 
 // alwaysRedacted are the request headers that carry API keys and
@@ -66,6 +69,7 @@ type recordFile struct {
 	keep     int
 	redact   map[string]bool // canonical header names
 	log      *zap.Logger
+	budget   *budget.Bytes // the copies being recorded (MaxHeldBytes)
 
 	mu   sync.Mutex
 	f    *os.File
@@ -75,7 +79,8 @@ type recordFile struct {
 // newRecordFile opens (or creates, 0600: it holds prompts) the record file
 // for appending.
 func newRecordFile(cfg Config, log *zap.Logger) (*recordFile, error) {
-	r := &recordFile{path: cfg.Record, maxBytes: cfg.RecordMaxBytes, keep: cfg.RecordFiles, redact: map[string]bool{}, log: log}
+	r := &recordFile{path: cfg.Record, maxBytes: cfg.RecordMaxBytes, keep: cfg.RecordFiles, redact: map[string]bool{}, log: log,
+		budget: budget.New(cfg.MaxHeldBytes)}
 	for _, h := range append(slices.Clone(alwaysRedacted), cfg.RecordRedactHeaders...) {
 		r.redact[http.CanonicalHeaderKey(strings.TrimSpace(h))] = true
 	}
@@ -255,6 +260,20 @@ func (p *Proxy) recordExchange(rs *request, status int, resp []byte, streamed bo
 		return
 	}
 	rs.rec = nil
+	// Building the line copies both bodies (a stream's escaped, up to twice
+	// its size): that memory is held against the recording's budget while
+	// it lasts.
+	est := 2 * int64(len(x.body)+len(resp))
+	if est > 2*p.cfg.RecordMaxBytes {
+		rs.log.Warn("exchange not recorded: larger than --record-max-bytes", zap.Int64("record_max_bytes", p.cfg.RecordMaxBytes))
+		return
+	}
+	h := hold{b: p.rec.budget}
+	defer h.free()
+	if !h.set(est) {
+		rs.log.Warn("exchange not recorded: the copies being recorded are at their budget", zap.Int64("max_held_bytes", p.cfg.MaxHeldBytes))
+		return
+	}
 	line, err := x.line(rs, status, resp, streamed)
 	if err == nil {
 		err = p.rec.write(line)
@@ -267,7 +286,7 @@ func (p *Proxy) recordExchange(rs *request, status int, resp []byte, streamed bo
 }
 
 // recordingBody passes a streamed answer through as it is read and keeps a
-// copy, held against the budget and at most MaxResponseBytes; at the end of
+// copy, held against the recording's budget and at most MaxResponseBytes; at the end of
 // the stream the copy is recorded. A stream that breaks off, or outgrows
 // the copy's bounds, is not recorded.
 type recordingBody struct {
@@ -284,7 +303,7 @@ func (p *Proxy) newRecordingBody(rs *request, status int, src io.ReadCloser) io.
 	if rs.rec == nil || p.rec == nil {
 		return src
 	}
-	return &recordingBody{ReadCloser: src, p: p, rs: rs, status: status, h: hold{b: p.budget}}
+	return &recordingBody{ReadCloser: src, p: p, rs: rs, status: status, h: hold{b: p.rec.budget}}
 }
 
 func (b *recordingBody) Read(p []byte) (int, error) {
@@ -306,7 +325,7 @@ func (b *recordingBody) keep(p []byte) {
 	case size > b.p.cfg.MaxResponseBytes:
 		b.rs.log.Warn("exchange not recorded: the stream is larger than the response limit", zap.Int64("max_response_bytes", b.p.cfg.MaxResponseBytes))
 	case size > int64(cap(b.buf)) && !b.h.set(min(max(size, 2*int64(cap(b.buf)), 64<<10), b.p.cfg.MaxResponseBytes)):
-		b.rs.log.Warn("exchange not recorded: the bodies and calls held are at the budget", zap.Int64("max_held_bytes", b.p.cfg.MaxHeldBytes))
+		b.rs.log.Warn("exchange not recorded: the copies being recorded are at their budget", zap.Int64("max_held_bytes", b.p.cfg.MaxHeldBytes))
 	default:
 		if size > int64(cap(b.buf)) {
 			nb := make([]byte, len(b.buf), b.h.n)

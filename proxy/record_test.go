@@ -247,20 +247,32 @@ func mustRead(t *testing.T, path string) []byte {
 }
 
 // TestRecordBounded: an exchange past the bounds is not recorded, and its
-// answer reaches the client as it would unrecorded.
+// answer reaches the client as it would unrecorded (the copy's memory is
+// not the repair's).
 func TestRecordBounded(t *testing.T) {
 	big := sseOf("openai", "Write", `{"path":"a","content":"`+strings.Repeat("x", 8<<10)+`"}`)
 	for _, tt := range []struct {
-		name string
-		edit func(*Config)
+		name, why string
+		edit      func(*Config)
 	}{
-		{"record past --record-max-bytes", func(c *Config) { c.RecordMaxBytes = 4 << 10 }},
-		{"stream past --max-response-bytes", func(c *Config) { c.MaxResponseBytes = 4 << 10 }},
+		{"record past --record-max-bytes", "larger than --record-max-bytes", func(c *Config) { c.RecordMaxBytes = 4 << 10 }},
+		// Quotes, escaped in the stream and again in the record, make the
+		// record twice the stream: the estimate lets it through, the
+		// record's own size does not.
+		{"escaped record past --record-max-bytes", "more than --record-max-bytes", func(c *Config) { c.RecordMaxBytes = 24 << 10 }},
+		{"stream past --max-response-bytes", "larger than the response limit", func(c *Config) { c.MaxResponseBytes = 4 << 10 }},
+		{"copy past --max-held-bytes", "at their budget", func(c *Config) {
+			c.MaxRequestBytes, c.MaxResponseBytes, c.MaxCallBytes, c.MaxHeldBytes = 10<<10, 10<<10, 10<<10, 10<<10
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rec.jsonl")
-			tp := newTestProxy(t, sseUpstream(big, nil), func(c *Config) { c.Record = path; tt.edit(c) })
-			plain := newTestProxy(t, sseUpstream(big, nil), tt.edit)
+			in := big
+			if strings.HasPrefix(tt.name, "escaped") {
+				in = sseOf("openai", "Write", `{"path":"a","content":"`+strings.Repeat(`\"`, 4<<10)+`"}`)
+			}
+			tp := newTestProxy(t, sseUpstream(in, nil), func(c *Config) { c.Record = path; tt.edit(c) })
+			plain := newTestProxy(t, sseUpstream(in, nil), tt.edit)
 			_, got := tp.post(t, "/v1/chat/completions", requestBody("openai", true, true), nil)
 			_, want := plain.post(t, "/v1/chat/completions", requestBody("openai", true, true), nil)
 			if !bytes.Equal(got, want) {
@@ -269,11 +281,11 @@ func TestRecordBounded(t *testing.T) {
 			if recs := readRecords(t, path); len(recs) != 0 {
 				t.Errorf("%d records, want none", len(recs))
 			}
-			if !strings.Contains(tp.logText(), "exchange not recorded") {
+			if !strings.Contains(tp.logText(), "exchange not recorded") || !strings.Contains(tp.logText(), tt.why) {
 				t.Errorf("the skipped record is not logged:\n%s", tp.logText())
 			}
-			if n := tp.budget.Used(); n != 0 {
-				t.Errorf("%d bytes still held", n)
+			if n, r := tp.budget.Used(), tp.rec.budget.Used(); n != 0 || r != 0 {
+				t.Errorf("%d bytes still held, %d by the recording", n, r)
 			}
 		})
 	}
