@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -41,14 +42,21 @@ const redacted = "[redacted]"
 // record is one line of the file: eval reads api, request and response;
 // the rest says where it came from.
 type record struct {
-	API      string            `json:"api"`
-	Time     string            `json:"time"`
-	Path     string            `json:"path"`
-	Status   int               `json:"status"`
-	Session  string            `json:"session,omitempty"`
-	Headers  map[string]string `json:"headers,omitempty"`
-	Request  json.RawMessage   `json:"request"`
-	Response json.RawMessage   `json:"response"`
+	recordHead
+	Request  json.RawMessage `json:"request"`
+	Response json.RawMessage `json:"response"`
+}
+
+// recordHead is a record but for the bodies, which are appended to it as
+// they are (compacted, or the stream escaped): encoding them through
+// encoding/json would copy and scan them again.
+type recordHead struct {
+	API     string            `json:"api"`
+	Time    string            `json:"time"`
+	Path    string            `json:"path"`
+	Status  int               `json:"status"`
+	Session string            `json:"session,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // exchange is what a recorded request keeps until its answer is read.
@@ -144,30 +152,29 @@ func (r *recordFile) begin(req *http.Request, body []byte) *exchange {
 // line builds the record of an exchange whose answer is resp (a JSON body
 // or an SSE transcript), or an error when it cannot be one.
 func (x *exchange) line(rs *request, status int, resp []byte, streamed bool) ([]byte, error) {
-	var req bytes.Buffer
-	if err := json.Compact(&req, x.body); err != nil {
-		return nil, fmt.Errorf("request body: %w", err)
-	}
-	rec := record{API: rs.api.String(), Time: x.time.Format(time.RFC3339Nano), Path: x.path, Status: status,
-		Session: rs.session, Headers: x.headers, Request: req.Bytes()}
-	if streamed {
-		s, err := marshal(string(resp))
-		if err != nil {
-			return nil, err
-		}
-		rec.Response = s
-	} else {
-		var b bytes.Buffer
-		if err := json.Compact(&b, resp); err != nil {
-			return nil, fmt.Errorf("answer body: %w", err)
-		}
-		rec.Response = b.Bytes()
-	}
-	out, err := marshal(rec)
+	head, err := marshal(recordHead{API: rs.api.String(), Time: x.time.Format(time.RFC3339Nano), Path: x.path,
+		Status: status, Session: rs.session, Headers: x.headers})
 	if err != nil {
 		return nil, err
 	}
-	return append(scrub(out, x.secrets), '\n'), nil
+	size := len(head) + len(x.body) + len(resp) + 32
+	if streamed {
+		size += escapedLen(resp) - len(resp)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	b.Write(head[:len(head)-1]) // without its closing brace
+	b.WriteString(`,"request":`)
+	if err := json.Compact(b, x.body); err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	b.WriteString(`,"response":`)
+	if streamed {
+		b.Write(appendJSONString(b.AvailableBuffer(), resp))
+	} else if err := json.Compact(b, resp); err != nil {
+		return nil, fmt.Errorf("answer body: %w", err)
+	}
+	b.WriteString("}\n")
+	return scrub(b.Bytes(), x.secrets), nil
 }
 
 // marshal encodes v without HTML escapes, so a record keeps the bytes it
@@ -182,6 +189,93 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, each byte of invalid UTF-8 as U+FFFD (as
+// encoding/json does), everything else as it is. Runs of plain bytes are
+// copied at once: a stream is mostly plain.
+func appendJSONString(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRune(s[i:])
+			if r != utf8.RuneError || n != 1 {
+				i += n
+				continue
+			}
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			if c < 0x20 {
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			} else {
+				dst = append(dst, "\\ufffd"...)
+			}
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plain marks the bytes a JSON string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// escapedLen is the length appendJSONString gives s, quotes included: the
+// line is allocated once, at its size.
+func escapedLen(s []byte) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			r, w := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && w == 1 {
+				n += len("\\ufffd") - 1
+			}
+			i += w
+			continue
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+		i++
+	}
+	return n
+}
+
 // scrub replaces every secret seen in a redacted header or a key parameter
 // wherever it appears in the record (a key pasted into a prompt). Only
 // secrets that JSON writes as they are, and long enough not to be a common
@@ -193,7 +287,9 @@ func scrub(line []byte, secrets []string) []byte {
 		}) {
 			continue
 		}
-		line = bytes.ReplaceAll(line, []byte(s), []byte(redacted))
+		if bytes.Contains(line, []byte(s)) {
+			line = bytes.ReplaceAll(line, []byte(s), []byte(redacted))
+		}
 	}
 	return line
 }

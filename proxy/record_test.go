@@ -318,3 +318,31 @@ func TestRecordConfig(t *testing.T) {
 		t.Errorf("New with a record file that cannot be created: %v", err)
 	}
 }
+
+// FuzzAppendJSONString: the stream's encoding in a record is valid JSON
+// and reads back as encoding/json's encoding of the same bytes does.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "data: {\"a\":\"b\\\\n\"}\n\n", "\x00\x1f\x7f é 😀 \u2028", "\xff\xfe bad \xc3", "</>&"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		got := appendJSONString([]byte("x"), s)
+		if got[0] != 'x' || !json.Valid(got[1:]) {
+			t.Fatalf("not JSON: %q", got)
+		}
+		if n := escapedLen(s); n != len(got)-1 {
+			t.Fatalf("escapedLen %d, the encoding is %d bytes", n, len(got)-1)
+		}
+		var a, b string
+		want, _ := json.Marshal(string(s))
+		if err := json.Unmarshal(got[1:], &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(want, &b); err != nil {
+			t.Fatal(err)
+		}
+		if a != b {
+			t.Fatalf("reads as %q, encoding/json's as %q", a, b)
+		}
+	})
+}
