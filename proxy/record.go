@@ -382,9 +382,9 @@ func (p *Proxy) recordExchange(rs *request, status int, resp []byte, streamed bo
 }
 
 // recordingBody passes a streamed answer through as it is read and keeps a
-// copy, held against the recording's budget and at most MaxResponseBytes; at the end of
-// the stream the copy is recorded. A stream that breaks off, or outgrows
-// the copy's bounds, is not recorded.
+// copy, held against the recording's budget and at most MaxResponseBytes;
+// at the end of the stream the copy is recorded. A stream that breaks off,
+// or outgrows the copy's bounds, is not recorded.
 type recordingBody struct {
 	io.ReadCloser
 	p      *Proxy
