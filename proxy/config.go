@@ -31,8 +31,9 @@ type Config struct {
 	// URL of its origin, optionally with a path prefix the request's path
 	// is appended to (https://api.openai.com). Requests carry /v1 in their
 	// own path, so a trailing /v1, as agents' base URLs are written, is
-	// dropped (UpstreamBase). It is fixed here: nothing in a request can
-	// send it elsewhere.
+	// dropped (UpstreamBase), and then given back to a request whose path
+	// lacks it. It is fixed here: nothing in a request can send it
+	// elsewhere.
 	Upstream string
 	// UpstreamTimeout bounds the wait for the upstream's response headers
 	// (a non-streamed answer sends them when the whole completion is done;

@@ -73,6 +73,7 @@ type Proxy struct {
 	guard    *guard.Guard
 	release  func() error // the guard's cleanup
 	upstream *url.URL
+	addV1    bool // the upstream was given with /v1: paths without it get it
 	rp       *httputil.ReverseProxy
 	metrics  *proxyMetrics
 	budget   *budget.Bytes // bytes held by all requests (MaxHeldBytes)
@@ -97,6 +98,7 @@ func New(cfg Config, opts Options) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u, budget: budget.New(cfg.MaxHeldBytes)}
+	_, p.addV1 = cfg.UpstreamBase()
 	if cfg.Record != "" {
 		if p.rec, err = newRecordFile(cfg, log); err != nil {
 			_ = release()
@@ -326,6 +328,11 @@ func toolDef(a api, raw json.RawMessage) (repair.ToolDef, bool) {
 // rewrite makes the upstream request: the same method, path (under the
 // upstream's prefix), query, headers and body, to the configured upstream.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	if p.addV1 && pr.Out.URL.Path != "/v1" && !strings.HasPrefix(pr.Out.URL.Path, "/v1/") {
+		// A client whose base URL is the proxy's root, behind an upstream
+		// given as .../v1: the /v1 it was given goes back where it was.
+		pr.Out.URL.Path, pr.Out.URL.RawPath = "/v1"+pr.Out.URL.Path, ""
+	}
 	pr.SetURL(p.upstream)
 	// Rewrite drops the X-Forwarded-* headers; the client's own go on
 	// unchanged, and the proxy adds none.

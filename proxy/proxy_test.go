@@ -506,8 +506,15 @@ func TestUpstreamPrefix(t *testing.T) {
 		{"/api/openai/v1", "/v1/chat/completions", "/api/openai/v1/chat/completions"},
 		{"/v1/proxy", "/v1/models", "/v1/proxy/v1/models"},
 		{"/api/v10", "/v1/models", "/api/v10/v1/models"},
+		// A client whose base URL is the proxy's root: the /v1 given with
+		// the upstream is kept for it.
+		{"/v1", "/chat/completions", "/v1/chat/completions"},
+		{"/api/openai/v1/", "/chat/completions", "/api/openai/v1/chat/completions"},
+		{"/v1", "/v1x/models", "/v1/v1x/models"},
+		{"", "/chat/completions", "/chat/completions"},
+		{"/api/openai", "/chat/completions", "/api/openai/chat/completions"},
 	} {
-		t.Run(tt.prefix, func(t *testing.T) {
+		t.Run(tt.prefix+" "+tt.path, func(t *testing.T) {
 			log := &upstreamLog{}
 			up := httptest.NewServer(jsonUpstream([]byte(`{}`), log))
 			t.Cleanup(up.Close)

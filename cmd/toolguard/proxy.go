@@ -19,7 +19,7 @@ var proxySettings = []setting[proxy.Config]{
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Listen) }},
 	{"allow-unauthenticated", "TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED", "allow a --listen address beyond loopback: whoever reaches it can use the upstream through the proxy",
 		func(c *proxy.Config) flag.Value { return (*boolValue)(&c.AllowUnauthenticated) }},
-	{"upstream", "TOOLGUARD_PROXY_UPSTREAM", "`URL` of the OpenAI- or Anthropic-compatible model server every request goes to: its origin, optionally with a path prefix (http://127.0.0.1:8000, https://api.openai.com); a trailing /v1 is dropped, as requests carry it",
+	{"upstream", "TOOLGUARD_PROXY_UPSTREAM", "`URL` of the OpenAI- or Anthropic-compatible model server every request goes to: its origin, optionally with a path prefix (http://127.0.0.1:8000, https://api.openai.com); a trailing /v1 is dropped, as requests carry it (a request without /v1 gets it back)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Upstream) }},
 	{"upstream-timeout", "TOOLGUARD_PROXY_UPSTREAM_TIMEOUT", "`duration` to wait for the upstream's response headers (a non-streamed answer sends them when it is complete; streams then run as long as they run)",
 		func(c *proxy.Config) flag.Value { return (*durationValue)(&c.UpstreamTimeout) }},
@@ -85,7 +85,7 @@ func runProxy(args []string, _ io.Reader, _, stderr io.Writer) int {
 func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
 	upstream, trimmed := cfg.UpstreamBase()
 	if trimmed {
-		log.Info("the upstream URL ends in /v1, and requests carry /v1 in their own path: it is dropped, so a request to /v1/chat/completions goes to the upstream's /v1/chat/completions",
+		log.Info("the upstream URL ends in /v1, and requests carry /v1 in their own path: it is dropped, so a request to /v1/chat/completions goes to the upstream's /v1/chat/completions (and one to /chat/completions gets the /v1 back)",
 			zap.String("upstream", upstream))
 	}
 	log.Info("starting toolguard proxy",
