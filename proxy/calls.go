@@ -51,6 +51,8 @@ type request struct {
 	actions map[action]int // calls concluded, for the access log
 	// report, when set, receives every concluded call (Replay).
 	report func(CallReport)
+	// rec, when set, is the exchange to record once the answer is read.
+	rec *exchange
 }
 
 // action is what the proxy did with a call of a target tool (the label of

@@ -29,8 +29,11 @@ type Config struct {
 	AllowUnauthenticated bool
 	// Upstream is the model server every request goes to: an http or https
 	// URL of its origin, optionally with a path prefix the request's path
-	// is appended to (https://api.openai.com, not .../v1). It is fixed here:
-	// nothing in a request can send it elsewhere.
+	// is appended to (https://api.openai.com). Requests carry /v1 in their
+	// own path, so a trailing /v1, as agents' base URLs are written, is
+	// dropped (UpstreamBase), and then given back to a request whose path
+	// lacks it. It is fixed here: nothing in a request can send it
+	// elsewhere.
 	Upstream string
 	// UpstreamTimeout bounds the wait for the upstream's response headers
 	// (a non-streamed answer sends them when the whole completion is done;
@@ -89,6 +92,20 @@ type Config struct {
 	// path; past it a request is refused with 503.
 	MaxConcurrentRequests int
 
+	// Record is the file every exchange whose calls the proxy judges is
+	// appended to, as the upstream sent it, in toolguard eval's input
+	// format (record.go); empty records nothing. The credentials headers
+	// and RecordRedactHeaders are recorded as redacted, the query not at
+	// all.
+	Record string
+	// RecordMaxBytes is the size at which the record file is rotated
+	// (FILE.1, FILE.2, ...); RecordFiles the number of rotated files kept.
+	RecordMaxBytes int64
+	RecordFiles    int
+	// RecordRedactHeaders are request headers recorded as redacted besides
+	// the credential headers (Authorization, X-Api-Key, ...).
+	RecordRedactHeaders []string
+
 	// MetricsListen is the TCP address of the Prometheus /metrics endpoint,
 	// apart from Listen; empty turns metrics off.
 	MetricsListen string
@@ -128,6 +145,8 @@ func DefaultConfig() Config {
 		MaxCallBytes:          16 << 20,
 		MaxHeldBytes:          256 << 20,
 		MaxConcurrentRequests: 256,
+		RecordMaxBytes:        64 << 20,
+		RecordFiles:           3,
 		LogFormat:             "json",
 		LogLevel:              "info",
 		ShutdownTimeout:       30 * time.Second,
@@ -176,6 +195,14 @@ func (c Config) Validate() error {
 	if c.MaxConcurrentRequests <= 0 {
 		errs = append(errs, errors.New("max concurrent requests must be positive"))
 	}
+	if c.RecordMaxBytes < 1<<10 || c.RecordFiles < 0 || c.RecordFiles > 1000 {
+		errs = append(errs, errors.New("record: max bytes must be at least 1024, and files from 0 to 1000"))
+	}
+	for _, h := range c.RecordRedactHeaders {
+		if h = strings.TrimSpace(h); h == "" || !validHeaderName(h) {
+			errs = append(errs, fmt.Errorf("record redact headers: %q is not an HTTP header name", h))
+		}
+	}
 	if c.MetricsListen != "" {
 		if err := observe.CheckListen(c.MetricsListen, c.Listen, "proxy's port"); err != nil {
 			errs = append(errs, err)
@@ -206,7 +233,31 @@ func (c Config) upstreamURL() (*url.URL, error) {
 	if u.User != nil {
 		return nil, errors.New("upstream: the URL may not hold credentials; clients send their own keys")
 	}
+	// Clients send /v1/chat/completions and /v1/messages: the /v1 of a base
+	// URL written for a client would be doubled.
+	u.Path = trimV1(u.Path)
+	u.RawPath = trimV1(u.RawPath)
 	return u, nil
+}
+
+// trimV1 drops a trailing /v1 (or /v1/) segment from a URL path.
+func trimV1(p string) string {
+	if t := strings.TrimSuffix(p, "/"); strings.HasSuffix(t, "/v1") {
+		return strings.TrimSuffix(t, "/v1")
+	}
+	return p
+}
+
+// UpstreamBase returns the URL requests' paths are appended to (Upstream
+// without a trailing /v1), and whether a /v1 was dropped; "" when Upstream
+// is not valid.
+func (c Config) UpstreamBase() (base string, trimmedV1 bool) {
+	u, err := c.upstreamURL()
+	if err != nil {
+		return "", false
+	}
+	orig, _ := url.Parse(c.Upstream)
+	return u.String(), strings.TrimSuffix(orig.Path, "/") != strings.TrimSuffix(u.Path, "/")
 }
 
 // validHeaderName reports whether s is an HTTP header field name (a token).

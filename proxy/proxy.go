@@ -73,10 +73,12 @@ type Proxy struct {
 	guard    *guard.Guard
 	release  func() error // the guard's cleanup
 	upstream *url.URL
+	addV1    bool // the upstream was given with /v1: paths without it get it
 	rp       *httputil.ReverseProxy
 	metrics  *proxyMetrics
 	budget   *budget.Bytes // bytes held by all requests (MaxHeldBytes)
 	running  atomic.Int64  // requests being handled (MaxConcurrentRequests)
+	rec      *recordFile   // nil unless Record
 }
 
 // New builds a proxy: a guard without tools of its own (a request's calls
@@ -96,6 +98,14 @@ func New(cfg Config, opts Options) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, log: log, guard: g, release: release, upstream: u, budget: budget.New(cfg.MaxHeldBytes)}
+	_, p.addV1 = cfg.UpstreamBase()
+	if cfg.Record != "" {
+		if p.rec, err = newRecordFile(cfg, log); err != nil {
+			_ = release()
+			return nil, err
+		}
+		p.release = func() error { return errors.Join(release(), p.rec.Close()) }
+	}
 	if opts.Metrics != nil {
 		p.metrics = newProxyMetrics(cfg.Mode)
 		if err := opts.Metrics.Register(p.metrics.vec); err != nil {
@@ -137,7 +147,7 @@ func newTransport(cfg Config) *http.Transport {
 	}
 }
 
-// Close releases the session store.
+// Close releases the session store and closes the record file.
 func (p *Proxy) Close() error { return p.release() }
 
 // guardConfig is the core's configuration: in-memory sessions only.
@@ -236,6 +246,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rs = p.newRequest(r.Context(), a, body, sessionID)
+		if p.rec != nil && rs.repairs {
+			rs.rec = p.rec.begin(r, body)
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength, r.TransferEncoding = int64(len(body)), nil
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -315,6 +328,11 @@ func toolDef(a api, raw json.RawMessage) (repair.ToolDef, bool) {
 // rewrite makes the upstream request: the same method, path (under the
 // upstream's prefix), query, headers and body, to the configured upstream.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	if p.addV1 && pr.Out.URL.Path != "/v1" && !strings.HasPrefix(pr.Out.URL.Path, "/v1/") {
+		// A client whose base URL is the proxy's root, behind an upstream
+		// given as .../v1: the /v1 it was given goes back where it was.
+		pr.Out.URL.Path, pr.Out.URL.RawPath = "/v1"+pr.Out.URL.Path, ""
+	}
 	pr.SetURL(p.upstream)
 	// Rewrite drops the X-Forwarded-* headers; the client's own go on
 	// unchanged, and the proxy adds none.
@@ -344,7 +362,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream":
-		resp.Body = p.newSSEReader(rs, resp.Body, true)
+		resp.Body = p.newSSEReader(rs, p.newRecordingBody(rs, resp.StatusCode, resp.Body), true)
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
@@ -400,6 +418,7 @@ func (p *Proxy) fixJSONResponse(rs *request, resp *http.Response) error {
 		return fmt.Errorf("read the upstream's answer: %w", err)
 	}
 	_ = resp.Body.Close()
+	p.recordExchange(rs, resp.StatusCode, buf, false)
 	res := p.fixBody(rs, buf)
 	body := res.body
 	if res.refused == "" {

@@ -494,26 +494,52 @@ func TestNotAnOpenProxy(t *testing.T) {
 }
 
 // TestUpstreamPrefix: a path prefix on the upstream URL comes before the
-// request's path.
+// request's path; a trailing /v1, as clients' base URLs are written, is
+// dropped rather than doubled.
 func TestUpstreamPrefix(t *testing.T) {
-	log := &upstreamLog{}
-	up := httptest.NewServer(jsonUpstream([]byte(`{}`), log))
-	t.Cleanup(up.Close)
-	cfg := DefaultConfig()
-	cfg.Upstream = up.URL + "/api/openai"
-	p, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
-	t.Cleanup(srv.Close)
-	resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if r, _ := log.last(t); r.URL.Path != "/api/openai/v1/chat/completions" {
-		t.Errorf("upstream path %q", r.URL.Path)
+	for _, tt := range []struct{ prefix, path, want string }{
+		{"", "/v1/chat/completions", "/v1/chat/completions"},
+		{"/", "/v1/messages", "/v1/messages"},
+		{"/v1", "/v1/chat/completions", "/v1/chat/completions"},
+		{"/v1/", "/v1/messages", "/v1/messages"},
+		{"/api/openai", "/v1/chat/completions", "/api/openai/v1/chat/completions"},
+		{"/api/openai/v1", "/v1/chat/completions", "/api/openai/v1/chat/completions"},
+		{"/v1/proxy", "/v1/models", "/v1/proxy/v1/models"},
+		{"/api/v10", "/v1/models", "/api/v10/v1/models"},
+		// A client whose base URL is the proxy's root: the /v1 given with
+		// the upstream is kept for it.
+		{"/v1", "/chat/completions", "/v1/chat/completions"},
+		{"/api/openai/v1/", "/chat/completions", "/api/openai/v1/chat/completions"},
+		{"/v1", "/v1x/models", "/v1/v1x/models"},
+		{"", "/chat/completions", "/chat/completions"},
+		{"/api/openai", "/chat/completions", "/api/openai/chat/completions"},
+	} {
+		t.Run(tt.prefix+" "+tt.path, func(t *testing.T) {
+			log := &upstreamLog{}
+			up := httptest.NewServer(jsonUpstream([]byte(`{}`), log))
+			t.Cleanup(up.Close)
+			cfg := DefaultConfig()
+			cfg.Upstream = up.URL + tt.prefix
+			p, err := New(cfg, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = p.Close() })
+			srv := httptest.NewServer(p)
+			t.Cleanup(srv.Close)
+			resp, err := http.Post(srv.URL+tt.path, "application/json", strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if r, _ := log.last(t); r.URL.Path != tt.want {
+				t.Errorf("upstream path %q, want %q", r.URL.Path, tt.want)
+			}
+			base, trimmed := cfg.UpstreamBase()
+			if wantTrim := strings.HasSuffix(strings.TrimSuffix(tt.prefix, "/"), "/v1"); trimmed != wantTrim || !strings.HasPrefix(base, up.URL) || strings.HasSuffix(strings.TrimSuffix(base, "/"), "/v1") {
+				t.Errorf("UpstreamBase() = %q, %v; want %s without /v1, trimmed %v", base, trimmed, up.URL+tt.prefix, wantTrim)
+			}
+		})
 	}
 }
 

@@ -52,6 +52,7 @@ func (p *Proxy) report(rs *request, c callInfo, v *guard.Verdict, d decision) {
 // Every other setting (Tools, Strict, Fallback, the size limits) is cfg's.
 func NewReplayer(cfg Config) (*Proxy, error) {
 	cfg.Mode = ModeObserve
+	cfg.Record = ""                 // judging recorded traffic records none
 	cfg.AllowUnauthenticated = true // it listens nowhere
 	if cfg.Upstream == "" {
 		cfg.Upstream = "http://replay.invalid" // never dialled

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"io"
-	"net/url"
-	"strings"
 
 	"go.uber.org/zap"
 
@@ -21,7 +19,7 @@ var proxySettings = []setting[proxy.Config]{
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Listen) }},
 	{"allow-unauthenticated", "TOOLGUARD_PROXY_ALLOW_UNAUTHENTICATED", "allow a --listen address beyond loopback: whoever reaches it can use the upstream through the proxy",
 		func(c *proxy.Config) flag.Value { return (*boolValue)(&c.AllowUnauthenticated) }},
-	{"upstream", "TOOLGUARD_PROXY_UPSTREAM", "`URL` of the OpenAI- or Anthropic-compatible model server every request goes to: its origin, optionally with a path prefix (http://127.0.0.1:8000, https://api.openai.com; not .../v1)",
+	{"upstream", "TOOLGUARD_PROXY_UPSTREAM", "`URL` of the OpenAI- or Anthropic-compatible model server every request goes to: its origin, optionally with a path prefix (http://127.0.0.1:8000, https://api.openai.com); a trailing /v1 is dropped, as requests carry it (a request without /v1 gets it back)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Upstream) }},
 	{"upstream-timeout", "TOOLGUARD_PROXY_UPSTREAM_TIMEOUT", "`duration` to wait for the upstream's response headers (a non-streamed answer sends them when it is complete; streams then run as long as they run)",
 		func(c *proxy.Config) flag.Value { return (*durationValue)(&c.UpstreamTimeout) }},
@@ -53,6 +51,14 @@ var proxySettings = []setting[proxy.Config]{
 		func(c *proxy.Config) flag.Value { return (*int64Value)(&c.MaxHeldBytes) }},
 	{"max-concurrent-requests", "TOOLGUARD_PROXY_MAX_CONCURRENT_REQUESTS", "most requests handled at once, of every path (`number`; 503 beyond it)",
 		func(c *proxy.Config) flag.Value { return (*intValue)(&c.MaxConcurrentRequests) }},
+	{"record", "TOOLGUARD_PROXY_RECORD", "`file` each exchange whose calls are judged is appended to, as the upstream sent it, in toolguard eval's input format (credentials and --record-redact-headers redacted); empty: nothing is recorded",
+		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Record) }},
+	{"record-max-bytes", "TOOLGUARD_PROXY_RECORD_MAX_BYTES", "size in `bytes` past which the record file is rotated to FILE.1, FILE.2, ... (a larger exchange is not recorded)",
+		func(c *proxy.Config) flag.Value { return (*int64Value)(&c.RecordMaxBytes) }},
+	{"record-files", "TOOLGUARD_PROXY_RECORD_FILES", "`number` of rotated record files kept besides FILE (the oldest is removed)",
+		func(c *proxy.Config) flag.Value { return (*intValue)(&c.RecordFiles) }},
+	{"record-redact-headers", "TOOLGUARD_PROXY_RECORD_REDACT_HEADERS", "comma-separated request `headers` recorded as [redacted], besides Authorization, Proxy-Authorization, X-Api-Key, Api-Key, X-Goog-Api-Key and Cookie",
+		func(c *proxy.Config) flag.Value { return (*listValue)(&c.RecordRedactHeaders) }},
 	{"metrics-listen", "TOOLGUARD_PROXY_METRICS_LISTEN", "TCP `address` of the Prometheus /metrics endpoint, apart from the proxy's port (empty: no metrics)",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.MetricsListen) }},
 	{"log-format", "TOOLGUARD_PROXY_LOG_FORMAT", "log `format`: json or console",
@@ -75,15 +81,12 @@ func runProxy(args []string, _ io.Reader, _, stderr io.Writer) int {
 		func(c proxy.Config) (string, string) { return c.LogFormat, c.LogLevel }, serveProxy)
 }
 
-// serveProxy logs the configuration (the upstream's host only) and runs the
-// proxy until ctx ends.
+// serveProxy logs the configuration and runs the proxy until ctx ends.
 func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
-	upstream := ""
-	if u, err := url.Parse(cfg.Upstream); err == nil {
-		upstream = u.Scheme + "://" + u.Host
-		if strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/v1") {
-			log.Warn("the upstream URL ends in /v1: requests already carry /v1 in their path, so it would be doubled; give the server's origin", zap.String("upstream", upstream))
-		}
+	upstream, trimmed := cfg.UpstreamBase()
+	if trimmed {
+		log.Info("the upstream URL ends in /v1, and requests carry /v1 in their own path: it is dropped, so a request to /v1/chat/completions goes to the upstream's /v1/chat/completions (and one to /chat/completions gets the /v1 back)",
+			zap.String("upstream", upstream))
 	}
 	log.Info("starting toolguard proxy",
 		zap.String("version", version),
@@ -97,6 +100,7 @@ func serveProxy(ctx context.Context, cfg proxy.Config, log *zap.Logger) error {
 		zap.String("session_header", cfg.SessionHeader),
 		zap.Duration("upstream_timeout", cfg.UpstreamTimeout),
 		zap.String("metrics_listen", cfg.MetricsListen),
+		zap.String("record", cfg.Record),
 		zap.Int64("max_held_bytes", cfg.MaxHeldBytes),
 		zap.Int("max_concurrent_requests", cfg.MaxConcurrentRequests),
 	)

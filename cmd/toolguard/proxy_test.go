@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/toolguard/toolguard/proxy"
 )
@@ -37,6 +39,10 @@ var proxyAllSet = proxy.Config{
 	MaxCallBytes:          3000,
 	MaxHeldBytes:          5000,
 	MaxConcurrentRequests: 7,
+	Record:                "rec.jsonl",
+	RecordMaxBytes:        4096,
+	RecordFiles:           2,
+	RecordRedactHeaders:   []string{"X-Tenant", "X-Org"},
 	MetricsListen:         "127.0.0.1:9465",
 	LogFormat:             "console",
 	LogLevel:              "debug",
@@ -79,6 +85,10 @@ func TestParseProxyConfig(t *testing.T) {
 				"TOOLGUARD_PROXY_MAX_CALL_BYTES":          "3000",
 				"TOOLGUARD_PROXY_MAX_HELD_BYTES":          "5000",
 				"TOOLGUARD_PROXY_MAX_CONCURRENT_REQUESTS": "7",
+				"TOOLGUARD_PROXY_RECORD":                  "rec.jsonl",
+				"TOOLGUARD_PROXY_RECORD_MAX_BYTES":        "4096",
+				"TOOLGUARD_PROXY_RECORD_FILES":            "2",
+				"TOOLGUARD_PROXY_RECORD_REDACT_HEADERS":   "X-Tenant, X-Org",
 				"TOOLGUARD_PROXY_METRICS_LISTEN":          "127.0.0.1:9465",
 				"TOOLGUARD_PROXY_LOG_FORMAT":              "console",
 				"TOOLGUARD_PROXY_LOG_LEVEL":               "debug",
@@ -93,6 +103,7 @@ func TestParseProxyConfig(t *testing.T) {
 				"--tools", "TodoWrite,Write", "--strict=false", "--mode", "observe", "--fallback=false", "--rescue=false", "--session-header", "X-Session",
 				"--mistake-limit", "5", "--session-ttl", "10m", "--max-sessions", "50",
 				"--max-request-bytes", "1000", "--max-response-bytes", "2000", "--max-call-bytes", "3000", "--max-held-bytes", "5000", "--max-concurrent-requests", "7",
+				"--record", "rec.jsonl", "--record-max-bytes", "4096", "--record-files", "2", "--record-redact-headers", "X-Tenant,X-Org",
 				"--metrics-listen", "127.0.0.1:9465", "--log-format", "console", "--log-level", "debug",
 				"--shutdown-timeout", "3s",
 			},
@@ -198,10 +209,17 @@ func TestProxyRefusesExposedWithoutAllow(t *testing.T) {
 }
 
 // TestServeProxy runs the command's server against a fake upstream and
-// stops it as a signal would.
+// stops it as a signal would. The upstream is written as agents write base
+// URLs, ending in /v1: the log says it is dropped and names the URL used,
+// and requests are not sent to /v1/v1.
 func TestServeProxy(t *testing.T) {
 	in := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"Save\",\"arguments\":\"{'path': 'a'}\"}}]},\"finish_reason\":null}]}\n\ndata: [DONE]\n\n")
+	paths := make(chan string, 1)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case paths <- r.URL.Path:
+		default:
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = w.Write(in)
 	}))
@@ -214,10 +232,11 @@ func TestServeProxy(t *testing.T) {
 	addr := lis.Addr().String()
 	lis.Close()
 	cfg := proxy.DefaultConfig()
-	cfg.Listen, cfg.Upstream = addr, up.URL
+	cfg.Listen, cfg.Upstream = addr, up.URL+"/v1/"
+	core, logs := observer.New(zapcore.InfoLevel)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveProxy(ctx, cfg, zap.NewNop()) }()
+	go func() { done <- serveProxy(ctx, cfg, zap.New(core)) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -238,5 +257,15 @@ func TestServeProxy(t *testing.T) {
 	}
 	if !bytes.Contains(body, []byte(`"arguments":"{\"path\":\"a\"}"`)) {
 		t.Fatalf("the call was not repaired:\n%s", body)
+	}
+	if p := <-paths; p != "/v1/chat/completions" {
+		t.Errorf("the upstream got %s, want /v1/chat/completions", p)
+	}
+	dropped := logs.FilterMessageSnippet("ends in /v1").All()
+	if len(dropped) != 1 || dropped[0].Level != zapcore.InfoLevel || dropped[0].ContextMap()["upstream"] != up.URL {
+		t.Errorf("want one info line naming the upstream used (%s); got %v", up.URL, dropped)
+	}
+	if started := logs.FilterMessage("starting toolguard proxy").All(); len(started) != 1 || started[0].ContextMap()["upstream"] != up.URL {
+		t.Errorf("the start line names another upstream than %s: %v", up.URL, started)
 	}
 }

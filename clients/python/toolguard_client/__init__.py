@@ -11,6 +11,10 @@ workspace.
         else:
             reply_to_model(verdict.feedback)
 
+For a tool call held as a plain dict, OpenAI- or Anthropic-shaped,
+``guard_tool_call`` returns the repaired call in the same shape or the
+feedback message for the model (see ``toolguard_client.calls``).
+
 The generated messages are under ``toolguard_client.pb`` (``pb.Verdict``,
 ``pb.StreamFormat``...), the stub under ``toolguard_client.pb_grpc``. The
 contract is ``proto/toolguard/v1/toolguard.proto``.
@@ -19,6 +23,7 @@ contract is ``proto/toolguard/v1/toolguard.proto``.
 from ._proto import error_details_pb2, status_pb2
 from ._proto import toolguard_pb2 as pb
 from ._proto import toolguard_pb2_grpc as pb_grpc
+from .calls import GuardedCall, guard_tool_call
 from .client import (
     Delta,
     MetadataLike,
@@ -36,6 +41,7 @@ __all__ = [
     "ERROR_DOMAIN",
     "Delta",
     "FieldViolation",
+    "GuardedCall",
     "MetadataLike",
     "PreconditionViolation",
     "ToolGuardClient",
@@ -43,6 +49,7 @@ __all__ = [
     "ToolLike",
     "arguments_dict",
     "error_details_pb2",
+    "guard_tool_call",
     "pb",
     "pb_grpc",
     "status_pb2",
