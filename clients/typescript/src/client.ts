@@ -28,8 +28,9 @@ import {
   type Client,
   type Transport,
 } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import type * as http2 from "node:http2";
+
+import { createChannel } from "./transport.js";
 
 import {
   BadRequestSchema,
@@ -1074,22 +1075,23 @@ export function createToolGuardClient(options: ToolGuardClientOptions): ToolGuar
     if (baseUrl.startsWith("http:") && TLS_OPTIONS.some((k) => nodeOptions[k] !== undefined)) {
       throw new TypeError(`TLS nodeOptions (${TLS_OPTIONS.join(", ")}) need an https:// address, not ${options.address}`);
     }
-    const sessionManager = new Http2SessionManager(baseUrl, undefined, nodeOptions);
-    close = () => sessionManager.abort();
-    transport = createGrpcTransport({
+    const channel = createChannel({
       baseUrl,
-      sessionManager,
+      nodeOptions,
+      headers,
       ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
     });
+    close = channel.close;
+    transport = channel.transport;
   }
-  if ([...headers.keys()].length > 0) {
-    transport = withHeaders(transport, headers);
+  if (options.transport && [...headers.keys()].length > 0) {
+    transport = withHeaders(transport!, headers);
   }
   const context: ContextInit = { sessionId: options.sessionId };
   if (options.modelId !== undefined) context.modelId = options.modelId;
   if (options.workspace !== undefined) context.workspace = options.workspace;
   if (options.mistakeLimit !== undefined) context.mistakeLimit = options.mistakeLimit;
-  return new ToolGuardClient(createClient(ToolGuardService, transport), context, close);
+  return new ToolGuardClient(createClient(ToolGuardService, transport!), context, close);
 }
 
 /**

@@ -1,0 +1,287 @@
+/**
+ * The client's HTTP/2 transport: unary calls straight on one HTTP/2 session,
+ * streams through Connect's gRPC transport on the same session.
+ *
+ * Connect's unary path runs every call through async-iterable pipes,
+ * per-call abort signals and header objects; for toolguard's small unary
+ * calls that was about two thirds of the client's CPU per call
+ * (docs/benchmarks.md, "The TypeScript client per call"). Here a unary call
+ * is one request on the session kept by Connect's Http2SessionManager
+ * (reconnects, keepalive pings and idle close stay Connect's), one frame
+ * out and one in; errors are decoded by Connect's gRPC protocol code, so
+ * they are the same ConnectErrors, details included.
+ *
+ * @internal Not part of the package's API.
+ */
+
+import { create, fromBinary, isMessage, toBinary, type DescMessage } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { codeFromHttpStatus, findTrailerError } from "@connectrpc/connect/protocol-grpc";
+import * as http2 from "node:http2";
+
+/** A transport and what closes its connections. */
+export interface Channel {
+  readonly transport: Transport;
+  /** Closes the connection now; open calls fail. */
+  close(): void;
+  /** Closes the connection once its open unary calls are done (a stream open then fails). */
+  drain(): void;
+}
+
+/** Options of {@link createChannel}. */
+export interface ChannelOptions {
+  /** `http://host:port` or `https://host:port`. */
+  baseUrl: string;
+  /** Options of `http2.connect()` (TLS). */
+  nodeOptions?: http2.SecureClientSessionOptions;
+  /** Timeout of a call without its own, in ms; unset: none. */
+  defaultTimeoutMs?: number;
+  /** Headers sent with every call; a call's own win. */
+  headers?: Headers;
+}
+
+/** The most a unary answer may hold: the server's own limit is lower. */
+const MAX_ANSWER_BYTES = 64 << 20;
+
+const USER_AGENT = "toolguard-client-ts connect-es/2";
+
+/** One HTTP/2 connection to one server. */
+export function createChannel(options: ChannelOptions): Channel {
+  const { baseUrl, defaultTimeoutMs } = options;
+  const sessionManager = new Http2SessionManager(baseUrl, undefined, options.nodeOptions ?? {});
+  const streams = createGrpcTransport({
+    baseUrl,
+    sessionManager,
+    ...(defaultTimeoutMs !== undefined ? { defaultTimeoutMs } : {}),
+  });
+  const defaults: Record<string, string> = {};
+  options.headers?.forEach((value, key) => (defaults[key] = value));
+  const hasDefaults = Object.keys(defaults).length > 0;
+  // Open unary calls, so that drain() closes the connection after them.
+  let open = 0;
+  let draining = false;
+  const done = () => {
+    if (--open === 0 && draining) sessionManager.abort();
+  };
+  const transport: Transport = {
+    unary(method, signal, timeoutMs, header, input) {
+      const t = timeoutMs === undefined ? defaultTimeoutMs : timeoutMs <= 0 ? undefined : timeoutMs;
+      const h: http2.OutgoingHttpHeaders = {
+        ":method": "POST",
+        ":path": `/${method.parent.typeName}/${method.name}`,
+        "content-type": "application/grpc+proto",
+        te: "trailers",
+        "user-agent": USER_AGENT,
+      };
+      if (t !== undefined) h["grpc-timeout"] = `${Math.max(1, Math.ceil(t))}m`;
+      if (hasDefaults) Object.assign(h, defaults);
+      if (header !== undefined) setHeaders(h, header);
+      const msg = isMessage(input, method.input) ? input : create(method.input as DescMessage, input);
+      const body = toBinary(method.input as DescMessage, msg);
+      const frame = Buffer.allocUnsafe(5 + body.length);
+      frame[0] = 0;
+      frame.writeUInt32BE(body.length, 1);
+      frame.set(body, 5);
+      open++;
+      return unaryCall(sessionManager, h, frame, signal, t).then(
+        (r) => {
+          done();
+          return {
+            stream: false,
+            service: method.parent,
+            method,
+            header: r.header,
+            message: fromBinary(method.output, r.body),
+            trailer: r.trailer,
+          };
+        },
+        (err: unknown) => {
+          done();
+          throw err;
+        },
+      ) as Promise<UnaryResponse<never, never>>;
+    },
+    stream(method, signal, timeoutMs, header, input, contextValues) {
+      return streams.stream(method, signal, timeoutMs, withDefaults(defaults, hasDefaults, header), input, contextValues);
+    },
+  } as Transport;
+  return {
+    transport,
+    close: () => sessionManager.abort(),
+    drain: () => {
+      draining = true;
+      if (open === 0) sessionManager.abort();
+    },
+  };
+}
+
+interface Answer {
+  header: Headers;
+  trailer: Headers;
+  body: Uint8Array;
+}
+
+/** One gRPC unary exchange on the manager's session. */
+function unaryCall(
+  sm: Http2SessionManager,
+  h: http2.OutgoingHttpHeaders,
+  frame: Buffer,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): Promise<Answer> {
+  if (signal?.aborted) return Promise.reject(canceled(signal));
+  return sm.request("POST", h[":path"] as string, h, {}).then(
+    (stream) =>
+      new Promise<Answer>((resolve, reject) => {
+        let status = 0;
+        let resHeaders: http2.IncomingHttpHeaders | undefined;
+        let trailers: http2.IncomingHttpHeaders | undefined;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let failure: ConnectError | undefined;
+        let timer: NodeJS.Timeout | undefined;
+        const onAbort = () => {
+          failure ??= canceled(signal!);
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+        };
+        if (signal) signal.addEventListener("abort", onAbort, { once: true });
+        if (timeoutMs !== undefined) {
+          timer = setTimeout(() => {
+            failure ??= new ConnectError("the operation timed out", Code.DeadlineExceeded);
+            stream.close(http2.constants.NGHTTP2_CANCEL);
+          }, timeoutMs);
+        }
+        stream.on("response", (hd) => {
+          resHeaders = hd;
+          status = Number(hd[":status"]);
+        });
+        stream.on("data", (chunk: Buffer) => {
+          sm.notifyResponseByteRead(stream);
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) {
+            failure ??= new ConnectError(`answer over ${MAX_ANSWER_BYTES} bytes`, Code.ResourceExhausted);
+            stream.close(http2.constants.NGHTTP2_CANCEL);
+            return;
+          }
+          chunks.push(chunk);
+        });
+        stream.on("trailers", (t) => (trailers = t));
+        stream.on("error", (err) => (failure ??= fromNodeError(err)));
+        stream.on("close", () => {
+          if (timer) clearTimeout(timer);
+          if (signal) signal.removeEventListener("abort", onAbort);
+          try {
+            resolve(settle(failure, stream.rstCode, status, resHeaders, trailers, chunks, size));
+          } catch (err) {
+            reject(err);
+          }
+        });
+        stream.end(frame);
+      }),
+    (err: unknown) => {
+      throw fromNodeError(err);
+    },
+  );
+}
+
+/** The answer of a closed stream, or the error it stands for. */
+function settle(
+  failure: ConnectError | undefined,
+  rstCode: number | undefined,
+  status: number,
+  resHeaders: http2.IncomingHttpHeaders | undefined,
+  trailers: http2.IncomingHttpHeaders | undefined,
+  chunks: Buffer[],
+  size: number,
+): Answer {
+  if (failure) throw failure;
+  if (!resHeaders) throw fromResetCode(rstCode);
+  const header = toHeaders(resHeaders);
+  if (status !== 200) {
+    throw new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), header);
+  }
+  // A trailers-only answer carries its status in the headers.
+  const trailer = trailers ? toHeaders(trailers) : new Headers();
+  const statusAt = trailers?.["grpc-status"] !== undefined ? trailer : header;
+  if (statusAt.get("grpc-status") === null) {
+    throw fromResetCode(rstCode) ?? new ConnectError("protocol error: missing status", Code.Internal);
+  }
+  const err = findTrailerError(statusAt);
+  if (err) throw err;
+  const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  if (data.length < 5) throw new ConnectError("protocol error: missing output message for unary method", Code.Unimplemented);
+  if (data[0] !== 0) throw new ConnectError("protocol error: compressed answer not asked for", Code.Internal);
+  const n = data.readUInt32BE(1);
+  if (data.length !== 5 + n) throw new ConnectError("protocol error: not one output message for unary method", Code.Unimplemented);
+  return { header, trailer, body: data.subarray(5) };
+}
+
+function toHeaders(hd: http2.IncomingHttpHeaders): Headers {
+  const out = new Headers();
+  for (const key in hd) {
+    if (key.charCodeAt(0) === 58 /* ":" */) continue;
+    const v = hd[key];
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const x of v) out.append(key, x);
+    else out.append(key, v);
+  }
+  return out;
+}
+
+type HeadersArg = ConstructorParameters<typeof Headers>[0];
+
+/** Sets a call's own headers (any form `new Headers()` takes) over h. */
+function setHeaders(h: http2.OutgoingHttpHeaders, init: HeadersArg): void {
+  if (init instanceof Headers) {
+    init.forEach((value, key) => (h[key] = value));
+  } else if (Array.isArray(init)) {
+    for (const [key, value] of init as [string, string][]) h[key.toLowerCase()] = value;
+  } else if (init) {
+    for (const [key, value] of Object.entries(init as Record<string, string>)) h[key.toLowerCase()] = value;
+  }
+}
+
+function withDefaults(defaults: Record<string, string>, has: boolean, own: HeadersArg | undefined): HeadersArg | undefined {
+  if (!has) return own;
+  const out = new Headers(defaults);
+  new Headers(own).forEach((value, key) => out.set(key, value));
+  return out;
+}
+
+function canceled(signal: AbortSignal): ConnectError {
+  return ConnectError.from(signal.reason ?? "operation was aborted", Code.Canceled);
+}
+
+/** Node's errors as Connect maps them (connect-node's node-error.js). */
+function fromNodeError(err: unknown): ConnectError {
+  if (err instanceof ConnectError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  let c = Code.Internal;
+  if (code === "ERR_STREAM_WRITE_AFTER_END" || code === "ERR_STREAM_DESTROYED" || code === "ERR_HTTP2_INVALID_STREAM" || code === "ECONNRESET") {
+    c = Code.Aborted;
+  } else if (code === "ETIMEDOUT" || code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ECONNREFUSED" || code === "ERR_HTTP2_GOAWAY_SESSION" || code === "ERR_HTTP2_STREAM_CANCEL") {
+    c = Code.Unavailable;
+  }
+  const ce = ConnectError.from(err, c);
+  if (ce !== err) ce.cause = err;
+  return ce;
+}
+
+function fromResetCode(rstCode: number | undefined): ConnectError {
+  const c = http2.constants;
+  const name = `http/2 stream closed with error code ${rstCode}`;
+  switch (rstCode) {
+    case c.NGHTTP2_REFUSED_STREAM:
+      return new ConnectError(name, Code.Unavailable);
+    case c.NGHTTP2_CANCEL:
+      return new ConnectError(name, Code.Canceled);
+    case c.NGHTTP2_ENHANCE_YOUR_CALM:
+      return new ConnectError(name, Code.ResourceExhausted);
+    case c.NGHTTP2_INADEQUATE_SECURITY:
+    case c.NGHTTP2_HTTP_1_1_REQUIRED:
+      return new ConnectError(name, Code.PermissionDenied);
+    default:
+      return new ConnectError(name === "" ? "stream closed" : name, Code.Internal);
+  }
+}
