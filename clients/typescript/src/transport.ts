@@ -145,7 +145,11 @@ function unaryCall(
           failure ??= canceled(signal!);
           stream.close(http2.constants.NGHTTP2_CANCEL);
         };
-        if (signal) signal.addEventListener("abort", onAbort, { once: true });
+        if (signal) {
+          // Aborted while the session was being opened or the request made.
+          if (signal.aborted) onAbort();
+          else signal.addEventListener("abort", onAbort, { once: true });
+        }
         if (timeoutMs !== undefined) {
           timer = setTimeout(() => {
             failure ??= new ConnectError("the operation timed out", Code.DeadlineExceeded);
@@ -167,7 +171,7 @@ function unaryCall(
           chunks.push(chunk);
         });
         stream.on("trailers", (t) => (trailers = t));
-        stream.on("error", (err) => (failure ??= fromNodeError(err)));
+        stream.on("error", (err) => (failure ??= resetError(stream.rstCode) ?? fromNodeError(err)));
         stream.on("close", () => {
           if (timer) clearTimeout(timer);
           if (signal) signal.removeEventListener("abort", onAbort);
@@ -196,7 +200,7 @@ function settle(
   size: number,
 ): Answer {
   if (failure) throw failure;
-  if (!resHeaders) throw fromResetCode(rstCode);
+  if (!resHeaders) throw resetError(rstCode) ?? new ConnectError("stream closed without an answer", Code.Unavailable);
   const header = toHeaders(resHeaders);
   if (status !== 200) {
     throw new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), header);
@@ -205,7 +209,7 @@ function settle(
   const trailer = trailers ? toHeaders(trailers) : new Headers();
   const statusAt = trailers?.["grpc-status"] !== undefined ? trailer : header;
   if (statusAt.get("grpc-status") === null) {
-    throw fromResetCode(rstCode) ?? new ConnectError("protocol error: missing status", Code.Internal);
+    throw resetError(rstCode) ?? new ConnectError("protocol error: missing status", Code.Internal);
   }
   const err = findTrailerError(statusAt);
   if (err) throw err;
@@ -268,8 +272,10 @@ function fromNodeError(err: unknown): ConnectError {
   return ce;
 }
 
-function fromResetCode(rstCode: number | undefined): ConnectError {
+/** The error an HTTP/2 stream reset stands for (connect-node's mapping); none for NO_ERROR. */
+function resetError(rstCode: number | undefined): ConnectError | undefined {
   const c = http2.constants;
+  if (rstCode === undefined || rstCode === c.NGHTTP2_NO_ERROR || rstCode === c.NGHTTP2_STREAM_CLOSED) return undefined;
   const name = `http/2 stream closed with error code ${rstCode}`;
   switch (rstCode) {
     case c.NGHTTP2_REFUSED_STREAM:
@@ -282,6 +288,6 @@ function fromResetCode(rstCode: number | undefined): ConnectError {
     case c.NGHTTP2_HTTP_1_1_REQUIRED:
       return new ConnectError(name, Code.PermissionDenied);
     default:
-      return new ConnectError(name === "" ? "stream closed" : name, Code.Internal);
+      return new ConnectError(name, Code.Internal);
   }
 }
