@@ -39,7 +39,7 @@ function worker(name, cmd, args, env = {}) {
       p.stdin.write(JSON.stringify({ op, n }) + "\n");
       const { value, done } = await lines.next();
       if (done) throw new Error(`${name} worker exited`);
-      return JSON.parse(value).us;
+      return JSON.parse(value);
     },
     stop() {
       p.stdin.end();
@@ -65,14 +65,16 @@ const median = (xs) => {
 };
 const ops = ["getSession", "validate"];
 const p50 = {}; // op -> worker -> [round p50]
+const cpu = {}; // op -> worker -> [round CPU µs per call]
 try {
   for (const w of workers) for (const op of ops) await w.run(op, perRound); // warm-up, not counted
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 ? [...workers].reverse() : workers;
     for (const op of ops) {
       for (const w of order) {
-        const us = await w.run(op, perRound);
+        const { us, cpu: c } = await w.run(op, perRound);
         ((p50[op] ??= {})[w.name] ??= []).push(median(us));
+        ((cpu[op] ??= {})[w.name] ??= []).push(c / perRound);
       }
     }
   }
@@ -83,16 +85,21 @@ try {
 }
 
 const f = (x) => x.toFixed(x < 10 ? 2 : 0);
-console.log(`${rounds} interleaved rounds of ${perRound} calls per client and RPC; per-call p50 per round, median [min–max] over the rounds`);
-console.log("| RPC | client | p50 µs | ratio to Python |");
-console.log("|---|---|---|---|");
-for (const op of ops) {
-  const py = p50[op].python;
-  for (const w of workers) {
-    const xs = p50[op][w.name];
-    const ratios = xs.map((x, i) => x / py[i]);
-    console.log(`| ${op === "getSession" ? "GetSession" : "ValidateToolCall (write_to_file, 44 calls)"} | ${w.name} | ` +
-      `${f(median(xs))} [${f(Math.min(...xs))}–${f(Math.max(...xs))}] | ` +
-      `${median(ratios).toFixed(2)} [${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}] |`);
+const name = (op) => (op === "getSession" ? "GetSession" : "ValidateToolCall (write_to_file, 44 calls)");
+function table(title, unit, data) {
+  console.log(`\n${title}`);
+  console.log(`| RPC | client | ${unit} | ratio to Python |`);
+  console.log("|---|---|---|---|");
+  for (const op of ops) {
+    const py = data[op].python;
+    for (const w of workers) {
+      const xs = data[op][w.name];
+      const ratios = xs.map((x, i) => x / py[i]);
+      console.log(`| ${name(op)} | ${w.name} | ${f(median(xs))} [${f(Math.min(...xs))}–${f(Math.max(...xs))}] | ` +
+        `${median(ratios).toFixed(2)} [${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}] |`);
+    }
   }
 }
+console.log(`${rounds} interleaved rounds of ${perRound} calls per client and RPC; median [min–max] over the rounds`);
+table("Per-call time, p50 of each round", "p50 µs", p50);
+table("Client process CPU per call (all its threads)", "CPU µs", cpu);

@@ -1,5 +1,6 @@
 // The TypeScript client's side of bench/clients (see worker.py): one JSON
-// command a line on stdin, one JSON line of per-call times in µs back.
+// command a line on stdin, one JSON line of per-call times in µs and the
+// process's CPU time over them back.
 // usage: node worker.mjs <address> <calls.json> [client|grpc-js]
 
 import { readFileSync } from "node:fs";
@@ -14,6 +15,7 @@ const client = kind === "grpc-js"
 for await (const line of createInterface({ input: process.stdin })) {
   const cmd = JSON.parse(line);
   const us = [];
+  const cpu = process.cpuUsage();
   for (let i = 0; i < cmd.n; i++) {
     const t = process.hrtime.bigint();
     if (cmd.op === "getSession") {
@@ -25,6 +27,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     }
     us.push(Number(process.hrtime.bigint() - t) / 1000);
   }
-  process.stdout.write(JSON.stringify({ us }) + "\n");
+  const { user, system } = process.cpuUsage(cpu);
+  process.stdout.write(JSON.stringify({ us, cpu: user + system }) + "\n");
 }
 client.close();

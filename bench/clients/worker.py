@@ -1,6 +1,7 @@
 """The Python client's side of bench/clients: reads one JSON command a line
 from stdin ({"op": "getSession" | "validate", "n": count}), makes the calls
-one after another and answers one JSON line with each call's time in µs."""
+one after another and answers one JSON line with each call's time in µs
+and the process's CPU time over them (every thread's, gRPC's own included)."""
 
 import json
 import sys
@@ -17,6 +18,7 @@ def main() -> None:
     for line in sys.stdin:
         cmd = json.loads(line)
         us = []
+        cpu = time.process_time_ns()
         for i in range(cmd["n"]):
             t = time.perf_counter_ns()
             if cmd["op"] == "getSession":
@@ -27,7 +29,8 @@ def main() -> None:
                 if not v.ok:
                     raise SystemExit(f"call {i % len(calls)} refused: {v.feedback}")
             us.append((time.perf_counter_ns() - t) / 1000)
-        print(json.dumps({"us": us}), flush=True)
+        cpu = (time.process_time_ns() - cpu) / 1000
+        print(json.dumps({"us": us, "cpu": cpu}), flush=True)
     client.close()
 
 

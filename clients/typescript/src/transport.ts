@@ -14,7 +14,7 @@
  * @internal Not part of the package's API.
  */
 
-import { create, fromBinary, isMessage, toBinary, type DescMessage } from "@bufbuild/protobuf";
+import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { codeFromHttpStatus, findTrailerError } from "@connectrpc/connect/protocol-grpc";
@@ -87,20 +87,13 @@ export function createChannel(options: ChannelOptions): Channel {
       return unaryCall(sessionManager, h, frame, signal, t).then(
         (r) => {
           done();
-          return {
-            stream: false,
-            service: method.parent,
-            method,
-            header: r.header,
-            message: fromBinary(method.output, r.body),
-            trailer: r.trailer,
-          };
+          return new UnaryAnswer(method, r.header, r.trailer, fromBinary(method.output, r.body));
         },
         (err: unknown) => {
           done();
           throw err;
         },
-      ) as Promise<UnaryResponse<never, never>>;
+      ) as unknown as Promise<UnaryResponse<never, never>>;
     },
     stream(method, signal, timeoutMs, header, input, contextValues) {
       return streams.stream(method, signal, timeoutMs, withDefaults(defaults, hasDefaults, header), input, contextValues);
@@ -116,10 +109,43 @@ export function createChannel(options: ChannelOptions): Channel {
   };
 }
 
+/** A unary exchange's answer as read off the stream. */
 interface Answer {
-  header: Headers;
-  trailer: Headers;
+  header: http2.IncomingHttpHeaders;
+  trailer: http2.IncomingHttpHeaders | undefined;
   body: Uint8Array;
+}
+
+/**
+ * A UnaryResponse whose headers become Headers objects only when asked
+ * for: most calls never read them (onHeader, onTrailer).
+ */
+class UnaryAnswer {
+  readonly stream = false;
+  readonly service: DescService;
+  #hd: http2.IncomingHttpHeaders;
+  #tr: http2.IncomingHttpHeaders | undefined;
+  #header: Headers | undefined;
+  #trailer: Headers | undefined;
+
+  constructor(
+    readonly method: DescMethod,
+    hd: http2.IncomingHttpHeaders,
+    tr: http2.IncomingHttpHeaders | undefined,
+    readonly message: unknown,
+  ) {
+    this.service = method.parent;
+    this.#hd = hd;
+    this.#tr = tr;
+  }
+
+  get header(): Headers {
+    return (this.#header ??= toHeaders(this.#hd));
+  }
+
+  get trailer(): Headers {
+    return (this.#trailer ??= this.#tr ? toHeaders(this.#tr) : new Headers());
+  }
 }
 
 /** One gRPC unary exchange on the manager's session. */
@@ -201,24 +227,25 @@ function settle(
 ): Answer {
   if (failure) throw failure;
   if (!resHeaders) throw resetError(rstCode) ?? new ConnectError("stream closed without an answer", Code.Unavailable);
-  const header = toHeaders(resHeaders);
   if (status !== 200) {
-    throw new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), header);
+    throw new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), toHeaders(resHeaders));
   }
   // A trailers-only answer carries its status in the headers.
-  const trailer = trailers ? toHeaders(trailers) : new Headers();
-  const statusAt = trailers?.["grpc-status"] !== undefined ? trailer : header;
-  if (statusAt.get("grpc-status") === null) {
+  const statusAt = trailers?.["grpc-status"] !== undefined ? trailers : resHeaders;
+  const grpcStatus = statusAt["grpc-status"];
+  if (grpcStatus === undefined) {
     throw resetError(rstCode) ?? new ConnectError("protocol error: missing status", Code.Internal);
   }
-  const err = findTrailerError(statusAt);
-  if (err) throw err;
+  if (grpcStatus !== "0") {
+    const err = findTrailerError(toHeaders(statusAt));
+    if (err) throw err;
+  }
   const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   if (data.length < 5) throw new ConnectError("protocol error: missing output message for unary method", Code.Unimplemented);
   if (data[0] !== 0) throw new ConnectError("protocol error: compressed answer not asked for", Code.Internal);
   const n = data.readUInt32BE(1);
   if (data.length !== 5 + n) throw new ConnectError("protocol error: not one output message for unary method", Code.Unimplemented);
-  return { header, trailer, body: data.subarray(5) };
+  return { header: resHeaders, trailer: trailers, body: data.subarray(5) };
 }
 
 function toHeaders(hd: http2.IncomingHttpHeaders): Headers {
