@@ -8,7 +8,8 @@
 //   TOOLGUARD_BIN=path/to/toolguard (else built); the TypeScript client
 //   built (npm run build in clients/typescript); Debian's python3-grpcio.
 //   With bench/clients/node_modules installed (npm ci), @grpc/grpc-js on the
-//   same calls is a third column.
+//   same calls is a third column. TS_BEFORE=path/to/dist/src/index.js adds
+//   another build of the TypeScript client (an older commit's) as a column.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -54,6 +55,9 @@ const workers = [
   }),
   worker("typescript", process.execPath, [...(process.env.TS_NODE_FLAGS ?? "").split(" ").filter(Boolean), join(here, "worker.mjs"), server.address, callsFile]),
 ];
+if (process.env.TS_BEFORE) {
+  workers.push(worker("typescript-before", process.execPath, [join(here, "worker.mjs"), server.address, callsFile, "client", process.env.TS_BEFORE]));
+}
 if (existsSync(join(here, "node_modules", "@grpc", "grpc-js"))) {
   workers.push(worker("grpc-js", process.execPath, [join(here, "worker.mjs"), server.address, callsFile, "grpc-js"]));
 }
@@ -67,7 +71,8 @@ const ops = ["getSession", "validate"];
 const p50 = {}; // op -> worker -> [round p50]
 const cpu = {}; // op -> worker -> [round CPU µs per call]
 try {
-  for (const w of workers) for (const op of ops) await w.run(op, perRound); // warm-up, not counted
+  // Warm-up, not counted: Node compiles its hot paths over the first thousand calls or so.
+  for (const w of workers) for (const op of ops) await w.run(op, Math.max(perRound, 2000));
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 ? [...workers].reverse() : workers;
     for (const op of ops) {

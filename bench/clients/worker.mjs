@@ -1,16 +1,16 @@
 // The TypeScript client's side of bench/clients (see worker.py): one JSON
 // command a line on stdin, one JSON line of per-call times in µs and the
 // process's CPU time over them back.
-// usage: node worker.mjs <address> <calls.json> [client|grpc-js]
+// usage: node worker.mjs <address> <calls.json> [client|grpc-js] [the client module, default this checkout's]
 
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
-const [address, callsFile, kind = "client"] = process.argv.slice(2);
+const [address, callsFile, kind = "client", module = "../../clients/typescript/dist/src/index.js"] = process.argv.slice(2);
 const calls = JSON.parse(readFileSync(callsFile, "utf8"));
 const client = kind === "grpc-js"
   ? await (await import("./grpcjs.mjs")).createGrpcJsClient(address)
-  : (await import("../../clients/typescript/dist/src/index.js")).createToolGuardClient({ address, sessionId: "bench-ts", timeoutMs: 30_000 });
+  : (await import(module)).createToolGuardClient({ address, sessionId: "bench-ts", timeoutMs: 30_000 });
 
 for await (const line of createInterface({ input: process.stdin })) {
   const cmd = JSON.parse(line);
