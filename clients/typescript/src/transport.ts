@@ -148,7 +148,10 @@ class UnaryAnswer {
   }
 }
 
-/** One gRPC unary exchange on the manager's session. */
+/**
+ * One gRPC unary exchange on the manager's session. The deadline and the
+ * signal count from the call, connecting included.
+ */
 function unaryCall(
   sm: Http2SessionManager,
   h: http2.OutgoingHttpHeaders,
@@ -157,62 +160,70 @@ function unaryCall(
   timeoutMs: number | undefined,
 ): Promise<Answer> {
   if (signal?.aborted) return Promise.reject(canceled(signal));
-  return sm.request("POST", h[":path"] as string, h, {}).then(
-    (stream) =>
-      new Promise<Answer>((resolve, reject) => {
-        let status = 0;
-        let resHeaders: http2.IncomingHttpHeaders | undefined;
-        let trailers: http2.IncomingHttpHeaders | undefined;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let failure: ConnectError | undefined;
-        let timer: NodeJS.Timeout | undefined;
-        const onAbort = () => {
-          failure ??= canceled(signal!);
-          stream.close(http2.constants.NGHTTP2_CANCEL);
-        };
-        if (signal) {
-          // Aborted while the session was being opened or the request made.
-          if (signal.aborted) onAbort();
-          else signal.addEventListener("abort", onAbort, { once: true });
+  return new Promise<Answer>((resolve, reject) => {
+    let stream: http2.ClientHttp2Stream | undefined;
+    let status = 0;
+    let resHeaders: http2.IncomingHttpHeaders | undefined;
+    let trailers: http2.IncomingHttpHeaders | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failure: ConnectError | undefined;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      if (signal) signal.removeEventListener("abort", onAbort);
+      try {
+        resolve(settle(failure, stream?.rstCode, status, resHeaders, trailers, chunks, size));
+      } catch (err) {
+        reject(err);
+      }
+    };
+    // Before the stream exists the call ends at once; after, when it closes.
+    const fail = (err: ConnectError) => {
+      failure ??= err;
+      if (stream) stream.close(http2.constants.NGHTTP2_CANCEL);
+      else finish();
+    };
+    const onAbort = () => fail(canceled(signal!));
+    if (signal) signal.addEventListener("abort", onAbort, { once: true });
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => fail(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeoutMs);
+    }
+    sm.request("POST", h[":path"] as string, h, {}).then(
+      (s) => {
+        if (settled) {
+          s.on("error", () => {}); // the call has its answer already
+          s.close(http2.constants.NGHTTP2_CANCEL);
+          return;
         }
-        if (timeoutMs !== undefined) {
-          timer = setTimeout(() => {
-            failure ??= new ConnectError("the operation timed out", Code.DeadlineExceeded);
-            stream.close(http2.constants.NGHTTP2_CANCEL);
-          }, timeoutMs);
-        }
-        stream.on("response", (hd) => {
+        stream = s;
+        s.on("response", (hd) => {
           resHeaders = hd;
           status = Number(hd[":status"]);
         });
-        stream.on("data", (chunk: Buffer) => {
-          sm.notifyResponseByteRead(stream);
+        s.on("data", (chunk: Buffer) => {
+          sm.notifyResponseByteRead(s);
           size += chunk.length;
           if (size > MAX_ANSWER_BYTES) {
-            failure ??= new ConnectError(`answer over ${MAX_ANSWER_BYTES} bytes`, Code.ResourceExhausted);
-            stream.close(http2.constants.NGHTTP2_CANCEL);
+            fail(new ConnectError(`answer over ${MAX_ANSWER_BYTES} bytes`, Code.ResourceExhausted));
             return;
           }
           chunks.push(chunk);
         });
-        stream.on("trailers", (t) => (trailers = t));
-        stream.on("error", (err) => (failure ??= resetError(stream.rstCode) ?? fromNodeError(err)));
-        stream.on("close", () => {
-          if (timer) clearTimeout(timer);
-          if (signal) signal.removeEventListener("abort", onAbort);
-          try {
-            resolve(settle(failure, stream.rstCode, status, resHeaders, trailers, chunks, size));
-          } catch (err) {
-            reject(err);
-          }
-        });
-        stream.end(frame);
-      }),
-    (err: unknown) => {
-      throw fromNodeError(err);
-    },
-  );
+        s.on("trailers", (t) => (trailers = t));
+        s.on("error", (err) => (failure ??= resetError(s.rstCode) ?? fromNodeError(err)));
+        s.on("close", finish);
+        s.end(frame);
+      },
+      (err: unknown) => {
+        failure ??= fromNodeError(err);
+        finish();
+      },
+    );
+  });
 }
 
 /** The answer of a closed stream, or the error it stands for. */
