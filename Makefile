@@ -66,7 +66,7 @@ deps: ## install the Debian packages the tests need (as root; otherwise prints t
 	scripts/deps.sh
 
 .PHONY: test
-test: deps test-go bench-smoke e2e test-python test-typescript test-integrations mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the framework integrations (AI SDK, OpenAI Agents, LangGraph.js) and their examples, the MCP conformance scenarios, the filesystem profile beside the reference server
+test: deps test-go bench-smoke e2e test-python test-typescript bench-clients-smoke test-integrations mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark (the clients' one too), the end-to-end script, the Python and TypeScript clients against a real server, the framework integrations (AI SDK, OpenAI Agents, LangGraph.js) and their examples, the MCP conformance scenarios, the filesystem profile beside the reference server
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector, then the build without cgo
@@ -114,6 +114,14 @@ bench-plots: ## re-run the benchmarks behind docs/benchmarks.md's pictures into 
 .PHONY: bench-smoke
 bench-smoke: ## run each benchmark once, so they keep working (no timing is judged)
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+.PHONY: bench-clients
+bench-clients: build ## the TypeScript client beside the Python client and @grpc/grpc-js on the same calls, interleaved (docs/benchmarks.md)
+	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard bench/clients/run.sh
+
+.PHONY: bench-clients-smoke
+bench-clients-smoke: build ## one short round of bench-clients, so it keeps working (no timing is judged)
+	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard bench/clients/run.sh 1 5
 
 .PHONY: e2e
 e2e: build ## run the grpcurl examples of README.md and docs/api.md against a real server, the proxy demo of README.md and docs/proxy.md, and docs/rollout.md's steps, against the fake upstream

@@ -3,7 +3,11 @@
 //
 //   npm run example -- 127.0.0.1:7700
 //
-// (start one with `make run` in the repository root).
+// (start one with `make run` in the repository root). Against several
+// replicas, give a name resolving to each of them (the headless Service of
+// docs/deployment.md): each call then goes to the next address.
+//
+//   npm run example -- dns:///toolguard-headless.toolguard:7700
 
 import { createToolGuardClient, FileChangeKind, ToolGuardError, type Verdict } from "../src/index.js";
 

@@ -28,8 +28,10 @@ import {
   type Client,
   type Transport,
 } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import type * as http2 from "node:http2";
+
+import { createBalancedChannel, isBalancedTarget, parseBalancedTarget } from "./balance.js";
+import { createChannel, type Channel } from "./transport.js";
 
 import {
   BadRequestSchema,
@@ -80,6 +82,17 @@ export interface ToolGuardClientOptions {
    * plaintext HTTP/2, or a base URL (`"http://127.0.0.1:7700"`, or
    * `"https://toolguard.internal:7700"` for TLS; see
    * {@link ToolGuardClientOptions.nodeOptions}).
+   *
+   * A target naming a resolver is balanced, as gRPC's `round_robin`:
+   * `"dns:///toolguard-headless.toolguard:7700"` (A and AAAA records),
+   * `"ipv4:10.0.1.7:7700,10.0.1.8:7700"` or `"ipv6:[::1]:7700,..."`. The
+   * client keeps one HTTP/2 connection per address and sends each call to
+   * the next one; a DNS name is resolved again every 30 seconds and when a
+   * call fails with UNAVAILABLE, so servers added behind the name (a
+   * headless Service's pods) get calls. Such a target speaks TLS when
+   * `nodeOptions` has TLS settings (`ca`, `cert`, `key`, `pfx`) or a
+   * `servername` (with Node's own CAs: `{ servername: "toolguard.internal" }`);
+   * certificates are checked against the DNS name.
    */
   address: string;
   /**
@@ -1069,27 +1082,37 @@ export function createToolGuardClient(options: ToolGuardClientOptions): ToolGuar
       throw new TypeError("nodeOptions apply to the transport built from address, not to a transport given");
     }
   } else {
-    const baseUrl = toBaseUrl(options.address);
-    const nodeOptions = options.nodeOptions ?? {};
-    if (baseUrl.startsWith("http:") && TLS_OPTIONS.some((k) => nodeOptions[k] !== undefined)) {
-      throw new TypeError(`TLS nodeOptions (${TLS_OPTIONS.join(", ")}) need an https:// address, not ${options.address}`);
-    }
-    const sessionManager = new Http2SessionManager(baseUrl, undefined, nodeOptions);
-    close = () => sessionManager.abort();
-    transport = createGrpcTransport({
-      baseUrl,
-      sessionManager,
-      ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
-    });
+    const channel = createChannelFor(options, headers);
+    close = channel.close;
+    transport = channel.transport;
   }
-  if ([...headers.keys()].length > 0) {
-    transport = withHeaders(transport, headers);
+  if (options.transport && [...headers.keys()].length > 0) {
+    transport = withHeaders(transport!, headers);
   }
   const context: ContextInit = { sessionId: options.sessionId };
   if (options.modelId !== undefined) context.modelId = options.modelId;
   if (options.workspace !== undefined) context.workspace = options.workspace;
   if (options.mistakeLimit !== undefined) context.mistakeLimit = options.mistakeLimit;
-  return new ToolGuardClient(createClient(ToolGuardService, transport), context, close);
+  return new ToolGuardClient(createClient(ToolGuardService, transport!), context, close);
+}
+
+/** The connection (or, for a target naming a resolver, the connections) of options.address. */
+function createChannelFor(options: ToolGuardClientOptions, headers: Headers): Channel {
+  const nodeOptions = options.nodeOptions ?? {};
+  const common = {
+    nodeOptions,
+    headers,
+    ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
+  };
+  if (isBalancedTarget(options.address)) {
+    const tls = [...TLS_OPTIONS, "servername" as const].some((k) => nodeOptions[k] !== undefined);
+    return createBalancedChannel(parseBalancedTarget(options.address), { ...common, scheme: tls ? "https" : "http" });
+  }
+  const baseUrl = toBaseUrl(options.address);
+  if (baseUrl.startsWith("http:") && TLS_OPTIONS.some((k) => nodeOptions[k] !== undefined)) {
+    throw new TypeError(`TLS nodeOptions (${TLS_OPTIONS.join(", ")}) need an https:// address, not ${options.address}`);
+  }
+  return createChannel({ ...common, baseUrl });
 }
 
 /**

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 
 import { createToolGuardClient, ToolGuardError, type StreamEvent, type ToolGuardClient } from "../src/index.js";
 import { startServer, type ToolGuardServer } from "../testing/server.js";
@@ -226,6 +226,28 @@ describe("a TLS server with tokens", () => {
       assert.equal(complete?.case === "callComplete" && complete.value.verdict?.ok, true);
     } finally {
       client.close();
+    }
+  });
+
+  it("speaks TLS to balanced targets (ipv4:, dns:) given TLS settings", async () => {
+    const ca = await readFile(join(server.dir, "cert.pem"));
+    const port = server.address.slice(server.address.lastIndexOf(":") + 1);
+    for (const address of [`ipv4:${server.address}`, `dns:///localhost:${port}`]) {
+      const client = createToolGuardClient({ address, sessionId: `ts-tls-${randomUUID()}`, token, nodeOptions: { ca }, timeoutMs: 30_000 });
+      try {
+        // localhost may resolve to ::1 as well, where no server listens:
+        // that address fails UNAVAILABLE once and is passed over.
+        let verdict;
+        for (let i = 0; i < 3 && !verdict; i++) {
+          verdict = await client.validate("write_to_file", { argumentsText: '{"path": "a", "content": "b"}' }).catch((err: unknown) => {
+            if (!(err instanceof ConnectError) || err.code !== Code.Unavailable) throw err;
+            return undefined;
+          });
+        }
+        assert.equal(verdict?.ok, true, address);
+      } finally {
+        client.close();
+      }
     }
   });
 
