@@ -66,7 +66,13 @@ deps: ## install the Debian packages the tests need (as root; otherwise prints t
 	scripts/deps.sh
 
 .PHONY: test
-test: deps test-go bench-smoke e2e test-python test-typescript mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the MCP conformance scenarios, the filesystem profile beside the reference server
+# The parts of `make test`: each runs even when one before it failed; the
+# summary at the end lists each part's result and time, and the exit code is
+# non-zero if any failed.
+TEST_PARTS := test-go bench-smoke e2e test-python test-typescript mcp-conformance mcp-dropin
+
+test: deps ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark, the end-to-end script, the Python and TypeScript clients against a real server, the MCP conformance scenarios, the filesystem profile beside the reference server; goes on past a failed part and lists them all at the end
+	MAKE='$(MAKE)' scripts/test_parts.sh $(TEST_PARTS)
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector, then the build without cgo
