@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -113,28 +112,6 @@ func TestStreamsPerPrincipal(t *testing.T) {
 	}
 }
 
-// keepSending sends empty delta frames on st every interval until the
-// returned stop is called; stop waits for the last send.
-func keepSending(st toolguardv1.ToolGuardService_StreamToolCallsClient, every time.Duration) (stop func()) {
-	done, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				if err := st.Send(&toolguardv1.StreamToolCallsRequest{Frame: &toolguardv1.StreamToolCallsRequest_Delta{Delta: &toolguardv1.StreamDelta{}}}); err != nil {
-					return
-				}
-			}
-		}
-	}()
-	return sync.OnceFunc(func() { close(done); <-stopped })
-}
-
 // drain receives until the stream ends and returns its events and status
 // (nil at a clean end). It fails the test if the stream has not ended
 // within 20s: an idle stream must be ended, not left hanging.
@@ -156,15 +133,17 @@ func drain(t *testing.T, st toolguardv1.ToolGuardService_StreamToolCallsClient, 
 }
 
 // TestStreamFramesKeepOpen: frames reset the idle timeout, so a stream that
-// sends one well within it stays open however long it lasts. The timeout
-// is long and the frames frequent, so a busy machine's stalls do not make
-// a frame late; the stream lasts several timeouts.
+// sends one within it stays open however long it lasts. The clock is the
+// test's: after each frame it moves three quarters of the timeout, once the
+// stream waits again, so the stream lasts many timeouts whatever the
+// machine's speed.
 func TestStreamFramesKeepOpen(t *testing.T) {
 	t.Parallel()
-	const idle = 2 * time.Second
-	c, _ := startWorkspace(t, service.Config{StreamIdleTimeout: idle})
+	const idle = time.Minute
+	clock := newFakeClock()
+	c, _ := startWorkspace(t, service.WithIdleClock(service.Config{StreamIdleTimeout: idle}, clock))
 	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
-	var frames []*toolguardv1.StreamToolCallsRequest
+	frames := []*toolguardv1.StreamToolCallsRequest{startFrame("busy", xml, nil)}
 	for i := range 30 {
 		frames = append(frames, textFrames(fmt.Sprintf("line %d\n", i), 100)...)
 	}
@@ -175,35 +154,29 @@ func TestStreamFramesKeepOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		// A timeout and a half in all, each frame a twentieth of one.
-		for _, f := range append(append([]*toolguardv1.StreamToolCallsRequest{startFrame("busy", xml, nil)}, frames...), endFrame("stop")) {
-			time.Sleep(idle / 20)
+		for _, f := range frames {
 			if st.Send(f) != nil {
 				return
 			}
+			clock.advance(idle * 3 / 4)
 		}
+		_ = st.Send(endFrame("stop"))
 	}()
 	events, err := drain(t, st, cancel)
 	if err != nil || len(events) == 0 || events[len(events)-1].GetDone() == nil {
-		t.Fatalf("a stream sending a frame every %s: %v, %v", idle/20, events, err)
+		t.Fatalf("a stream sending a frame every %s of the test's clock: %v, %v", idle*3/4, events, err)
 	}
 }
 
 func TestStreamIdleTimeout(t *testing.T) {
-	const idle = 200 * time.Millisecond
-	c, ws := startWorkspace(t, service.Config{MaxStreams: 1, StreamIdleTimeout: idle})
+	const idle = time.Minute
+	clock := newFakeClock()
+	c, ws := startWorkspace(t, service.WithIdleClock(service.Config{MaxStreams: 1, StreamIdleTimeout: idle}, clock))
 	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
 	if _, err := streamRun(t, c, []*toolguardv1.StreamToolCallsRequest{startFrame("warm", xml, nil), endFrame("stop")}); err != nil {
 		t.Fatal(err)
 	}
 	ignore := goleak.IgnoreCurrent()
-	wantIdle := func(t *testing.T, err error) {
-		t.Helper()
-		st := wantRefusal(t, "the idle stream", err, codes.DeadlineExceeded, "STREAM_IDLE_TIMEOUT")
-		if !strings.Contains(st.Message(), idle.String()) {
-			t.Errorf("message %q does not give the timeout", st.Message())
-		}
-	}
 
 	t.Run("silent mid-call: ended, nothing executed or counted, slot freed", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -219,17 +192,16 @@ func TestStreamIdleTimeout(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Frames keep it open while another stream is refused its slot.
-		stop := keepSending(st, idle/4)
+		// Until the clock moves, the stream holds its slot.
 		if _, err := st.Recv(); err != nil {
 			t.Fatal(err)
 		}
 		_, err = streamAs(context.Background(), c, startFrame("other", xml, nil), endFrame("stop"))
 		wantRefusal(t, "a second stream", err, codes.ResourceExhausted, "TOO_MANY_STREAMS")
-		stop()
 
+		clock.advance(idle)
 		events, err := drain(t, st, cancel)
-		wantIdle(t, err)
+		wantIdle(t, idle, err)
 		for _, ev := range events {
 			if ev.GetCallComplete() != nil || ev.GetDone() != nil {
 				t.Errorf("the cut call was concluded: %v", ev)
@@ -256,10 +228,35 @@ func TestStreamIdleTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		clock.advance(idle)
 		_, err = drain(t, st, cancel)
-		wantIdle(t, err)
+		wantIdle(t, idle, err)
 	})
 
+	verifyNoLeaks(t, ignore)
+}
+
+// wantIdle checks err ends a stream for its idle timeout, and says which.
+func wantIdle(t *testing.T, idle time.Duration, err error) {
+	t.Helper()
+	st := wantRefusal(t, "the idle stream", err, codes.DeadlineExceeded, "STREAM_IDLE_TIMEOUT")
+	if !strings.Contains(st.Message(), idle.String()) {
+		t.Errorf("message %q does not give the timeout", st.Message())
+	}
+}
+
+// TestStreamIdleStalledClient: a client that sends frames but stops taking
+// events is ended too, and its slot freed. It runs on the real clock, as the
+// client's frames fill gRPC's windows; whether the server waited last on a
+// send or a receive, the stream ends idle either way.
+func TestStreamIdleStalledClient(t *testing.T) {
+	const idle = 200 * time.Millisecond
+	c, _ := startWorkspace(t, service.Config{MaxStreams: 1, StreamIdleTimeout: idle})
+	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
+	if _, err := streamRun(t, c, []*toolguardv1.StreamToolCallsRequest{startFrame("warm", xml, nil), endFrame("stop")}); err != nil {
+		t.Fatal(err)
+	}
+	ignore := goleak.IgnoreCurrent()
 	t.Run("a client that stops taking events", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -306,7 +303,7 @@ func TestStreamIdleTimeout(t *testing.T) {
 			time.Sleep(idle / 4)
 		}
 		_, err = drain(t, st, cancel)
-		wantIdle(t, err)
+		wantIdle(t, idle, err)
 	})
 
 	verifyNoLeaks(t, ignore)
