@@ -118,8 +118,9 @@ bench-smoke: ## run each benchmark once, so they keep working (no timing is judg
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 .PHONY: e2e
-e2e: build ## run the grpcurl examples of README.md and docs/api.md against a real server, and the proxy demo of README.md and docs/proxy.md against the fake upstream
+e2e: build ## run the grpcurl examples of README.md and docs/api.md against a real server, the proxy demo of README.md and docs/proxy.md against the fake upstream, and compare the CLI's JSON output from two builds byte for byte
 	scripts/e2e.sh $(BIN)/toolguard
+	scripts/e2e_stable.sh $(BIN)/toolguard
 	$(GO) build -o $(BIN)/fakeupstream ./cmd/fakeupstream
 	scripts/e2e_proxy.sh $(BIN)/toolguard $(BIN)/fakeupstream
 
