@@ -5,6 +5,11 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 GO      ?= go
+# The one version of the server, the image and the clients: `make version`
+# copies it into the clients' package files; docs/version_test.go checks
+# they and the CHANGELOG's latest release agree with it.
+VERSION := $(shell cat VERSION)
+LDFLAGS := -X main.version=v$(VERSION)
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin
 LISTEN  ?= 127.0.0.1:7700
@@ -20,8 +25,12 @@ help: ## show the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## build bin/toolguard
-	$(GO) build -o $(BIN)/toolguard ./cmd/toolguard
+build: ## build bin/toolguard, stamped with the version in VERSION
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/toolguard ./cmd/toolguard
+
+.PHONY: version
+version: ## copy the version in VERSION into the Python and TypeScript clients' package files
+	scripts/version.sh
 
 .PHONY: run
 run: ## run the server on $(LISTEN) with the default workspace folder (or WORKSPACE=dir)

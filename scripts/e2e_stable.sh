@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The CLI's JSON output is the same, byte for byte, from two builds: protojson
 # varies its whitespace by a hash of the binary, which the CLI must not pass
-# on. The second build differs from the first in its version stamp only, so
-# its hash differs. Each command below prints protobuf JSON: indented for an
+# on. The second build differs from the first (make build's) in its version
+# stamp only, so its hash differs; both stamps are checked on the way. Each command below prints protobuf JSON: indented for an
 # answer, one compact line per event for a stream.
 #
 # usage: scripts/e2e_stable.sh path/to/toolguard
@@ -16,6 +16,10 @@ trap 'rm -rf "$work"' EXIT
 second="$work/toolguard-second"
 (cd "$root" && go build -ldflags "-X main.version=second-build-$$" -o "$second" ./cmd/toolguard)
 cmp -s "$first" "$second" && { echo "e2e_stable: FAIL: the two builds are the same file" >&2; exit 1; }
+# The stamps: make build's from VERSION, this one's from the flag.
+want="toolguard v$(cat "$root/VERSION")"
+[ "$("$first" --version)" = "$want" ] || { echo "e2e_stable: FAIL: $first --version: $("$first" --version), want $want (build it with make build)" >&2; exit 1; }
+[ "$("$second" -v)" = "toolguard second-build-$$" ] || { echo "e2e_stable: FAIL: the second build's -v: $("$second" -v)" >&2; exit 1; }
 
 mkdir -p "$work/ws"
 printf 'line one\nline two\n' >"$work/ws/a.txt"
