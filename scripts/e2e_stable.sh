@@ -31,7 +31,7 @@ run() {
 		echo "{'todos': [{'id': 1, 'content': 'ship', 'status': 'pending',}]}" | "$bin" repair || echo "exit $?"
 		printf '%s\n' '{"delta":{"text":"<write_to_file><path>a.py</path><content>x = 1\n</content></write_to_file>"}}' |
 			"$bin" stream --format xml_tags || echo "exit $?"
-		"$bin" read --workspace "$work/ws" a.txt || echo "exit $?"
+		"$bin" read --workspace "$work/ws" --path a.txt || echo "exit $?"
 		"$bin" list-tools || echo "exit $?"
 	} >"$out" 2>&1
 }

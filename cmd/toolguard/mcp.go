@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -123,10 +124,20 @@ func mcpSettings() []setting[mcpConfig] {
 	}
 	for _, name := range mcpCoreSettings {
 		s := serveSetting(name)
-		out = append(out, setting[mcpConfig]{s.flag, s.env, s.usage, func(c *mcpConfig) flag.Value { return s.value(&c.Config) }})
+		env := s.env
+		if mcpOwnWorkspaceEnv[name] {
+			env = "TOOLGUARD_MCP_" + strings.TrimPrefix(env, "TOOLGUARD_")
+		}
+		out = append(out, setting[mcpConfig]{s.flag, env, s.usage, func(c *mcpConfig) flag.Value { return s.value(&c.Config) }})
 	}
 	return out
 }
+
+// mcpOwnWorkspaceEnv are the settings whose variables the MCP server does not
+// share with serve: an editor starts `toolguard mcp` in the project it edits,
+// and a TOOLGUARD_WORKSPACE exported for a server must not move it there
+// (docs/configuration.md, "Which workspace").
+var mcpOwnWorkspaceEnv = map[string]bool{"workspace": true, "workspaces": true}
 
 // runMCP serves the guarded file tools over MCP until stdin closes (stdio),
 // or SIGINT or SIGTERM.
