@@ -22,7 +22,8 @@ FUZZMINIMIZE ?= 10s
 
 .PHONY: help
 help: ## show the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST) | \
+		sed -e 's|\$$(LISTEN)|$(LISTEN)|g' -e 's|\$$(FUZZTIME)|$(FUZZTIME)|g'
 
 .PHONY: build
 build: ## build bin/toolguard, stamped with the version in VERSION

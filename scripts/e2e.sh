@@ -52,6 +52,14 @@ start_server
 out=$(grpcurl -plaintext "$addr" list)
 expect "list" "$out" toolguard.v1.ToolGuardService grpc.health.v1.Health grpc.reflection.v1.ServerReflection
 
+# The grpcurl alias of README.md and docs/api.md, defined in the root as
+# printed, works from another directory.
+alias_line=$(grep -o 'alias grpcurl="[^"]*"' "$root/README.md" | head -n 1)
+[ -n "$alias_line" ] || fail "README.md: no grpcurl alias"
+grep -qF "$alias_line" "$root/docs/api.md" || fail "docs/api.md's grpcurl alias is not README.md's: $alias_line"
+out=$(cd "$root" && bash -O expand_aliases -c "$alias_line"$'\n'"cd '$work' && grpcurl -plaintext '$addr' list")
+expect "the grpcurl alias outside the root" "$out" toolguard.v1.ToolGuardService
+
 out=$(grpcurl -plaintext "$addr" grpc.health.v1.Health/Check)
 expect "health" "$out" '"status": "SERVING"'
 

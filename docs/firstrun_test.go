@@ -1,0 +1,39 @@
+package docs
+
+import (
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestGoVersionAgrees: the Go README asks for, and the image builds with,
+// is go.mod's (the golang images do not fetch a newer toolchain).
+func TestGoVersionAgrees(t *testing.T) {
+	m := regexp.MustCompile(`(?m)^go (\S+)$`).FindStringSubmatch(read(t, "../go.mod"))
+	if m == nil {
+		t.Fatal("go.mod: no go line")
+	}
+	want := m[1]
+	if !strings.Contains(read(t, "../README.md"), "Needs Go "+want+" or later") {
+		t.Errorf("README.md does not say \"Needs Go %s or later\", go.mod's version", want)
+	}
+	if !strings.Contains(read(t, "../deploy/Dockerfile"), "ARG GO_VERSION="+want+"\n") {
+		t.Errorf("deploy/Dockerfile does not build with Go %s, go.mod's version", want)
+	}
+}
+
+// TestMakeHelpExpanded: make help prints the targets' descriptions with the
+// variables they name expanded ("127.0.0.1:7700", not "$(LISTEN)").
+func TestMakeHelpExpanded(t *testing.T) {
+	out, err := exec.Command("make", "-s", "-C", "..", "help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make help: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "$(") {
+		t.Errorf("make help prints a variable unexpanded:\n%s", out)
+	}
+	if !strings.Contains(string(out), "127.0.0.1:7700") {
+		t.Errorf("make help does not give run's address:\n%s", out)
+	}
+}
