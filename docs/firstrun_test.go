@@ -37,3 +37,15 @@ func TestMakeHelpExpanded(t *testing.T) {
 		t.Errorf("make help does not give run's address:\n%s", out)
 	}
 }
+
+// TestPackagesCarryLicense: the npm tarball and the Python wheel are built
+// from their client's folder, so each holds a copy of LICENSE (the pack and
+// wheel tests check it is packed); the copies must be the license.
+func TestPackagesCarryLicense(t *testing.T) {
+	want := read(t, "../LICENSE")
+	for _, copy := range []string{"../clients/python/LICENSE", "../clients/typescript/LICENSE"} {
+		if read(t, copy) != want {
+			t.Errorf("%s differs from LICENSE: cp LICENSE %s", copy, strings.TrimPrefix(copy, "../"))
+		}
+	}
+}
