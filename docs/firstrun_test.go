@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -46,6 +47,24 @@ func TestPackagesCarryLicense(t *testing.T) {
 	for _, copy := range []string{"../clients/python/LICENSE", "../clients/typescript/LICENSE"} {
 		if read(t, copy) != want {
 			t.Errorf("%s differs from LICENSE: cp LICENSE %s", copy, strings.TrimPrefix(copy, "../"))
+		}
+	}
+}
+
+// TestDeploymentNamesEveryOverlay: deployment.md's first command block
+// applies every overlay and example under deploy/, so a new one cannot be
+// left out of the page's count.
+func TestDeploymentNamesEveryOverlay(t *testing.T) {
+	page := read(t, "deployment.md")
+	for _, dir := range []string{"overlays", "examples"} {
+		entries, err := os.ReadDir("../deploy/" + dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() && !strings.Contains(page, "kubectl apply -k deploy/"+dir+"/"+e.Name()+" ") {
+				t.Errorf("deployment.md does not apply deploy/%s/%s", dir, e.Name())
+			}
 		}
 	}
 }
