@@ -5,6 +5,11 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 GO      ?= go
+# The one version of the server, the image and the clients: `make version`
+# copies it into the clients' package files; docs/version_test.go checks
+# they and the CHANGELOG's latest release agree with it.
+VERSION := $(shell cat VERSION)
+LDFLAGS := -X main.version=v$(VERSION)
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin
 LISTEN  ?= 127.0.0.1:7700
@@ -17,11 +22,16 @@ FUZZMINIMIZE ?= 10s
 
 .PHONY: help
 help: ## show the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST) | \
+		sed -e 's|\$$(LISTEN)|$(LISTEN)|g' -e 's|\$$(FUZZTIME)|$(FUZZTIME)|g'
 
 .PHONY: build
-build: ## build bin/toolguard
-	$(GO) build -o $(BIN)/toolguard ./cmd/toolguard
+build: ## build bin/toolguard, stamped with the version in VERSION
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/toolguard ./cmd/toolguard
+
+.PHONY: version
+version: ## copy the version in VERSION into the Python and TypeScript clients' package files
+	scripts/version.sh
 
 .PHONY: run
 run: ## run the server on $(LISTEN) with the default workspace folder (or WORKSPACE=dir)
@@ -66,7 +76,13 @@ deps: ## install the Debian packages the tests need (as root; otherwise prints t
 	scripts/deps.sh
 
 .PHONY: test
-test: deps test-go bench-smoke e2e test-python test-typescript bench-clients-smoke test-integrations mcp-conformance mcp-dropin ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark (the clients' one too), the end-to-end script, the Python and TypeScript clients against a real server, the framework integrations (AI SDK, OpenAI Agents, LangGraph.js) and their examples, the MCP conformance scenarios, the filesystem profile beside the reference server
+# The parts of `make test`: each runs even when one before it failed; the
+# summary at the end lists each part's result and time, and the exit code is
+# non-zero if any failed.
+TEST_PARTS := test-go bench-smoke e2e test-python test-typescript bench-clients-smoke test-integrations mcp-conformance mcp-dropin
+
+test: deps ## run every test: Go unit, integration and fuzz-seed tests, one pass of each benchmark (the clients' one too), the end-to-end script, the Python and TypeScript clients against a real server, the framework integrations (AI SDK, OpenAI Agents, LangGraph.js) and their examples, the MCP conformance scenarios, the filesystem profile beside the reference server; goes on past a failed part and lists them all at the end
+	MAKE='$(MAKE)' scripts/test_parts.sh $(TEST_PARTS)
 
 .PHONY: test-go
 test-go: ## run the Go tests with the race detector, then the build without cgo
@@ -124,8 +140,9 @@ bench-clients-smoke: build ## one short round of bench-clients, so it keeps work
 	TOOLGUARD_BIN=$(CURDIR)/$(BIN)/toolguard bench/clients/run.sh 1 5
 
 .PHONY: e2e
-e2e: build ## run the grpcurl examples of README.md and docs/api.md against a real server, the proxy demo of README.md and docs/proxy.md, and docs/rollout.md's steps, against the fake upstream
+e2e: build ## run the grpcurl examples of README.md and docs/api.md against a real server, the proxy demo of README.md and docs/proxy.md, and docs/rollout.md's steps, against the fake upstream, and compare the CLI's JSON output from two builds byte for byte
 	scripts/e2e.sh $(BIN)/toolguard
+	scripts/e2e_stable.sh $(BIN)/toolguard
 	$(GO) build -o $(BIN)/fakeupstream ./cmd/fakeupstream
 	scripts/e2e_proxy.sh $(BIN)/toolguard $(BIN)/fakeupstream
 	scripts/e2e_rollout.sh $(BIN)/toolguard $(BIN)/fakeupstream

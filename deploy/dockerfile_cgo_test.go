@@ -42,3 +42,27 @@ func TestDockerfileCgo(t *testing.T) {
 		}
 	}
 }
+
+// TestDockerfileVersion: the image's binary is stamped from the VERSION
+// file, as make build stamps it, unless a build argument says otherwise;
+// the build context holds the file.
+func TestDockerfileVersion(t *testing.T) {
+	data, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ARG VERSION=\n", `version="${VERSION:-v$(cat VERSION)}"`, "-X main.version=${version}"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("Dockerfile: no %q", want)
+		}
+	}
+	ignore, err := os.ReadFile("Dockerfile.dockerignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range strings.Lines(string(ignore)) {
+		if l = strings.TrimSpace(l); l == "VERSION" || l == "*" || l == "/VERSION" {
+			t.Errorf("Dockerfile.dockerignore leaves VERSION out of the build context (%q)", l)
+		}
+	}
+}

@@ -5,8 +5,8 @@
 # by go and npm themselves.
 #
 #   redis-server            the Redis session store's tests start real servers; its redis-tools (redis-cli) makes their clusters, and "redis-server --sentinel" their Sentinels
-#   python3-grpcio, python3-protobuf, python3-pip, python3-setuptools
-#                           the Python client's tests and its pip install test
+#   python3-grpcio, python3-protobuf, python3-pip, python3-setuptools, python3-wheel
+#                           the Python client's tests and its offline pip install and wheel tests
 #   protobuf-compiler, protobuf-compiler-grpc
 #                           make generate's Python stubs
 #   nodejs, npm             the TypeScript client's tests and the framework integrations' (integrations/typescript)
@@ -18,7 +18,7 @@
 # usage: scripts/deps.sh
 set -euo pipefail
 
-packages=(redis-server python3 python3-grpcio python3-protobuf python3-pip python3-setuptools
+packages=(redis-server python3 python3-grpcio python3-protobuf python3-pip python3-setuptools python3-wheel
 	protobuf-compiler protobuf-compiler-grpc gcc libc6-dev curl openssl make git ripgrep findutils chromium)
 missing=()
 for p in "${packages[@]}"; do

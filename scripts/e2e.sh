@@ -52,6 +52,14 @@ start_server
 out=$(grpcurl -plaintext "$addr" list)
 expect "list" "$out" toolguard.v1.ToolGuardService grpc.health.v1.Health grpc.reflection.v1.ServerReflection
 
+# The grpcurl alias of README.md and docs/api.md, defined in the root as
+# printed, works from another directory.
+alias_line=$(grep -o 'alias grpcurl="[^"]*"' "$root/README.md" | head -n 1)
+[ -n "$alias_line" ] || fail "README.md: no grpcurl alias"
+grep -qF "$alias_line" "$root/docs/api.md" || fail "docs/api.md's grpcurl alias is not README.md's: $alias_line"
+out=$(cd "$root" && bash -O expand_aliases -c "$alias_line"$'\n'"cd '$work' && grpcurl -plaintext '$addr' list")
+expect "the grpcurl alias outside the root" "$out" toolguard.v1.ToolGuardService
+
 out=$(grpcurl -plaintext "$addr" grpc.health.v1.Health/Check)
 expect "health" "$out" '"status": "SERVING"'
 
@@ -112,6 +120,16 @@ expect "execute edit" "$out" '"status": "EDIT_STATUS_APPLIED"' '"strategy": "MAT
 	'"line": 2' '"column": 5' '"kind": "FILE_CHANGE_KIND_MODIFIED"' '"previousSha256": "7678d4' '"sha256": "213a62' '"size": "28"' \
 	'"diff": "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n def main():\n-    print(\"hello\")\n+    print(\"hi\")\n"'
 [ "$(cat "$work/workspace/src/app.py")" = $'def main():\n    print("hi")' ] || fail "edited file holds $(cat "$work/workspace/src/app.py")"
+
+# docs/read-file.md's example reads the file this session wrote and edited:
+# run as printed (but for the address), its output must be the one printed.
+block=$(awk '/^## grpcurl$/ {m = 1} m && /^```console$/ {inb = 1; next} inb && /^```$/ {exit} inb' "$root/docs/read-file.md")
+cmd=$(sed -n '1,/toolguard\.v1\.ToolGuardService\//p' <<<"$block" | sed '1s/^\$ //')
+want=$(sed '1,/toolguard\.v1\.ToolGuardService\//d' <<<"$block")
+[ -n "$cmd" ] && [ -n "$want" ] || fail "docs/read-file.md: the grpcurl example was not found"
+got=$(eval "${cmd//127.0.0.1:7700/$addr}")
+[ "$got" = "$want" ] || fail "docs/read-file.md's grpcurl example prints something else:"$'\n'"$(diff <(echo "$want") <(echo "$got"))"
+echo "e2e: ok: docs/read-file.md's grpcurl example, byte for byte"
 out=$(grpcurl -plaintext -d '{
   "context": {"session_id": "exec2"},
   "call": {"name": "write_to_file", "arguments_text": "{\"path\": \"../escape.txt\", \"content\": \"x\"}"}

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 )
 
@@ -98,7 +99,34 @@ func appendCallFields(fields []zap.Field, ctx context.Context) []zap.Field {
 	if p, ok := peer.FromContext(ctx); ok {
 		fields = append(fields, zap.String("peer.address", p.Addr.String()))
 	}
+	if c := clientVersion(ctx); c != "" {
+		fields = append(fields, zap.String(clientField, c))
+	}
 	return fields
+}
+
+// ClientHeader is the metadata key in which the project's clients send their
+// language and version ("python/0.1.0"), logged with each call so an
+// operator sees which clients call and which need upgrading.
+const ClientHeader = "x-toolguard-client"
+
+const (
+	clientField = "client"
+	// maxClientBytes bounds what a caller's header adds to each log line.
+	maxClientBytes = 64
+)
+
+// clientVersion returns the caller's ClientHeader, cut to maxClientBytes.
+func clientVersion(ctx context.Context) string {
+	v := metadata.ValueFromIncomingContext(ctx, ClientHeader)
+	if len(v) == 0 {
+		return ""
+	}
+	c := v[0]
+	if len(c) > maxClientBytes {
+		c = strings.ToValidUTF8(c[:maxClientBytes], "") + "…"
+	}
+	return c
 }
 
 // accessCodeToLevel puts UNAVAILABLE at info: every call gets it while the

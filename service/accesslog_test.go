@@ -22,8 +22,9 @@ func TestFinishedCallLine(t *testing.T) {
 	ts := startTestServer(t, testConfig(t))
 	tg := toolguardv1.NewToolGuardServiceClient(ts.conn)
 	md := metadata.Pairs(requestIDHeader, "req-9")
+	// A client of the project's names itself; the line says which.
 	withDeadline := func() context.Context {
-		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), md), time.Minute)
+		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), metadata.Join(md, metadata.Pairs(ClientHeader, "python/0.1.0"))), time.Minute)
 		t.Cleanup(cancel)
 		return ctx
 	}
@@ -46,9 +47,9 @@ func TestFinishedCallLine(t *testing.T) {
 				return err
 			},
 			level: zapcore.InfoLevel,
-			keys: []string{"protocol", "grpc.component", "grpc.service", "grpc.method", "grpc.method_type", "request_id", "peer.address",
+			keys: []string{"protocol", "grpc.component", "grpc.service", "grpc.method", "grpc.method_type", "request_id", "peer.address", "client",
 				"grpc.start_time", "grpc.request.deadline", "grpc.code", "grpc.time_ms", "principal", "session_id", "tool", "usable", "repairs"},
-			fixed: map[string]string{"protocol": "grpc", "grpc.component": "server", "grpc.service": "toolguard.v1.ToolGuardService",
+			fixed: map[string]string{"protocol": "grpc", "grpc.component": "server", "grpc.service": "toolguard.v1.ToolGuardService", "client": "python/0.1.0",
 				"grpc.method_type": "unary", "request_id": "req-9", "grpc.code": "OK", "session_id": "s-1", "tool": "write_to_file", "usable": "true",
 				"repairs": "[PYTHON_LITERAL TOOL_ALIAS ALIAS_RENAMED]", "principal": "anonymous"},
 		},
@@ -123,6 +124,27 @@ func TestFinishedCallLine(t *testing.T) {
 			}
 			checkVaryingFields(t, got)
 		})
+	}
+}
+
+// TestClientVersionBounded: a caller's client header adds at most
+// maxClientBytes to a log line, cut on a character boundary.
+func TestClientVersionBounded(t *testing.T) {
+	tests := []struct{ header, want string }{
+		{"", ""},
+		{"typescript/0.1.0", "typescript/0.1.0"},
+		{strings.Repeat("x", maxClientBytes), strings.Repeat("x", maxClientBytes)},
+		{strings.Repeat("x", maxClientBytes+1), strings.Repeat("x", maxClientBytes) + "…"},
+		{strings.Repeat("x", maxClientBytes-1) + "é", strings.Repeat("x", maxClientBytes-1) + "…"},
+	}
+	for _, tt := range tests {
+		ctx := context.Background()
+		if tt.header != "" {
+			ctx = metadata.NewIncomingContext(ctx, metadata.Pairs(ClientHeader, tt.header))
+		}
+		if got := clientVersion(ctx); got != tt.want {
+			t.Errorf("clientVersion(%q) = %q, want %q", tt.header, got, tt.want)
+		}
 	}
 }
 

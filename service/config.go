@@ -40,6 +40,9 @@ type Config struct {
 	StreamIdleTimeout      time.Duration
 	RateLimit              float64
 	RateBurst              int
+	// idleClock times StreamIdleTimeout; nil is the real clock. Tests set
+	// their own (export_test.go), so no test waits on the wall clock.
+	idleClock idleClock
 
 	guard.Config
 	// CreateWorkspaces creates workspace folders that do not exist; without

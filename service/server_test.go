@@ -273,7 +273,9 @@ func TestOversizeMessageIsResourceExhausted(t *testing.T) {
 // through GracefulStop and completes, and Serve returns nil.
 func TestGracefulShutdown(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.DrainDelay = 300 * time.Millisecond
+	// Long enough that the checks made within it are not late on a busy
+	// machine; the test waits it out once.
+	cfg.DrainDelay = 2 * time.Second
 	svc := newTestService()
 	ts := startTestServer(t, cfg, svc.register)
 	ctx := testContext(t)

@@ -32,7 +32,7 @@ func (s *toolGuardService) runStream(ctx context.Context, srv grpc.BidiStreaming
 	if s.idleTimeout <= 0 {
 		return protoapi.RunStream(ctx, s.guard, s.streamOptions(ctx), srv.Recv, srv.Send)
 	}
-	w := &idleWatch{timeout: s.idleTimeout, expired: make(chan struct{})}
+	w := &idleWatch{timeout: s.idleTimeout, clock: s.idleClock, expired: make(chan struct{})}
 	done := make(chan streamResult, 1)
 	go func() {
 		defer func() {
@@ -78,18 +78,34 @@ func (p *forwardedPanic) String() string { return fmt.Sprint(p.value) }
 // own work), with one timer reset per wait.
 type idleWatch struct {
 	timeout time.Duration
-	timer   *time.Timer
+	clock   idleClock // nil: the real clock
+	timer   idleTimer
 	expired chan struct{}
+}
+
+// idleClock starts the idle timer; a test's clock moves only when the test
+// says, so the timeout is tested without racing the machine's speed.
+type idleClock interface {
+	AfterFunc(d time.Duration, f func()) idleTimer
+}
+
+// idleTimer is the part of *time.Timer the watch uses.
+type idleTimer interface {
+	Reset(d time.Duration) bool
+	Stop() bool
 }
 
 // wait runs op, a receive or a send, with the timer running. Once the time
 // ran out it returns a StreamIdleError whatever op returned: a frame that
 // came too late is dropped unread.
 func (w *idleWatch) wait(op func() error) error {
-	if w.timer == nil {
-		w.timer = time.AfterFunc(w.timeout, func() { close(w.expired) })
-	} else {
+	switch {
+	case w.timer != nil:
 		w.timer.Reset(w.timeout)
+	case w.clock != nil:
+		w.timer = w.clock.AfterFunc(w.timeout, func() { close(w.expired) })
+	default:
+		w.timer = time.AfterFunc(w.timeout, func() { close(w.expired) })
 	}
 	err := op()
 	if !w.timer.Stop() {

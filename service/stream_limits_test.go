@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -113,37 +112,14 @@ func TestStreamsPerPrincipal(t *testing.T) {
 	}
 }
 
-// keepSending sends empty delta frames on st every interval until the
-// returned stop is called; stop waits for the last send.
-func keepSending(st toolguardv1.ToolGuardService_StreamToolCallsClient, every time.Duration) (stop func()) {
-	done, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				if err := st.Send(&toolguardv1.StreamToolCallsRequest{Frame: &toolguardv1.StreamToolCallsRequest_Delta{Delta: &toolguardv1.StreamDelta{}}}); err != nil {
-					return
-				}
-			}
-		}
-	}()
-	return sync.OnceFunc(func() { close(done); <-stopped })
-}
-
 // drain receives until the stream ends and returns its events and status
 // (nil at a clean end). It fails the test if the stream has not ended
-// within 20s: an idle stream must be ended, not left hanging.
+// within 3 minutes: an idle stream must be ended, not left hanging. The
+// bound only catches a hang: a 10 MiB stream under the race detector on a
+// busy machine once took more than 20 seconds.
 func drain(t *testing.T, st toolguardv1.ToolGuardService_StreamToolCallsClient, cancel context.CancelFunc) ([]*toolguardv1.StreamToolCallsResponse, error) {
 	t.Helper()
-	// Only a hung stream trips this: a 10 MB stream under the race detector
-	// on a loaded two-core machine has taken 35 s. It ends as CANCELLED,
-	// never DEADLINE_EXCEEDED.
-	hung := time.AfterFunc(3*time.Minute, cancel)
+	hung := time.AfterFunc(3*time.Minute, cancel) // ends as CANCELLED, never DEADLINE_EXCEEDED
 	defer hung.Stop()
 	var events []*toolguardv1.StreamToolCallsResponse
 	for {
@@ -159,15 +135,17 @@ func drain(t *testing.T, st toolguardv1.ToolGuardService_StreamToolCallsClient, 
 }
 
 // TestStreamFramesKeepOpen: frames reset the idle timeout, so a stream that
-// sends one well within it stays open however long it lasts. The timeout
-// is long and the frames frequent, so a busy machine's stalls do not make
-// a frame late; the stream lasts several timeouts.
+// sends one within it stays open however long it lasts. The clock is the
+// test's: after each frame it moves three quarters of the timeout, once the
+// stream waits again, so the stream lasts many timeouts whatever the
+// machine's speed.
 func TestStreamFramesKeepOpen(t *testing.T) {
 	t.Parallel()
-	const idle = 2 * time.Second
-	c, _ := startWorkspace(t, service.Config{StreamIdleTimeout: idle})
+	const idle = time.Minute
+	clock := newFakeClock()
+	c, _ := startWorkspace(t, service.WithIdleClock(service.Config{StreamIdleTimeout: idle}, clock))
 	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
-	var frames []*toolguardv1.StreamToolCallsRequest
+	frames := []*toolguardv1.StreamToolCallsRequest{startFrame("busy", xml, nil)}
 	for i := range 30 {
 		frames = append(frames, textFrames(fmt.Sprintf("line %d\n", i), 100)...)
 	}
@@ -178,35 +156,29 @@ func TestStreamFramesKeepOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		// A timeout and a half in all, each frame a twentieth of one.
-		for _, f := range append(append([]*toolguardv1.StreamToolCallsRequest{startFrame("busy", xml, nil)}, frames...), endFrame("stop")) {
-			time.Sleep(idle / 20)
+		for _, f := range frames {
 			if st.Send(f) != nil {
 				return
 			}
+			clock.advance(idle * 3 / 4)
 		}
+		_ = st.Send(endFrame("stop"))
 	}()
 	events, err := drain(t, st, cancel)
 	if err != nil || len(events) == 0 || events[len(events)-1].GetDone() == nil {
-		t.Fatalf("a stream sending a frame every %s: %v, %v", idle/20, events, err)
+		t.Fatalf("a stream sending a frame every %s of the test's clock: %v, %v", idle*3/4, events, err)
 	}
 }
 
 func TestStreamIdleTimeout(t *testing.T) {
-	const idle = 200 * time.Millisecond
-	c, ws := startWorkspace(t, service.Config{MaxStreams: 1, StreamIdleTimeout: idle})
+	const idle = time.Minute
+	clock := newFakeClock()
+	c, ws := startWorkspace(t, service.WithIdleClock(service.Config{MaxStreams: 1, StreamIdleTimeout: idle}, clock))
 	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
 	if _, err := streamRun(t, c, []*toolguardv1.StreamToolCallsRequest{startFrame("warm", xml, nil), endFrame("stop")}); err != nil {
 		t.Fatal(err)
 	}
 	ignore := goleak.IgnoreCurrent()
-	wantIdle := func(t *testing.T, err error) {
-		t.Helper()
-		st := wantRefusal(t, "the idle stream", err, codes.DeadlineExceeded, "STREAM_IDLE_TIMEOUT")
-		if !strings.Contains(st.Message(), idle.String()) {
-			t.Errorf("message %q does not give the timeout", st.Message())
-		}
-	}
 
 	t.Run("silent mid-call: ended, nothing executed or counted, slot freed", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -222,17 +194,16 @@ func TestStreamIdleTimeout(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Frames keep it open while another stream is refused its slot.
-		stop := keepSending(st, idle/4)
+		// Until the clock moves, the stream holds its slot.
 		if _, err := st.Recv(); err != nil {
 			t.Fatal(err)
 		}
 		_, err = streamAs(context.Background(), c, startFrame("other", xml, nil), endFrame("stop"))
 		wantRefusal(t, "a second stream", err, codes.ResourceExhausted, "TOO_MANY_STREAMS")
-		stop()
 
+		clock.advance(idle)
 		events, err := drain(t, st, cancel)
-		wantIdle(t, err)
+		wantIdle(t, idle, err)
 		for _, ev := range events {
 			if ev.GetCallComplete() != nil || ev.GetDone() != nil {
 				t.Errorf("the cut call was concluded: %v", ev)
@@ -259,10 +230,35 @@ func TestStreamIdleTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		clock.advance(idle)
 		_, err = drain(t, st, cancel)
-		wantIdle(t, err)
+		wantIdle(t, idle, err)
 	})
 
+	verifyNoLeaks(t, ignore)
+}
+
+// wantIdle checks err ends a stream for its idle timeout, and says which.
+func wantIdle(t *testing.T, idle time.Duration, err error) {
+	t.Helper()
+	st := wantRefusal(t, "the idle stream", err, codes.DeadlineExceeded, "STREAM_IDLE_TIMEOUT")
+	if !strings.Contains(st.Message(), idle.String()) {
+		t.Errorf("message %q does not give the timeout", st.Message())
+	}
+}
+
+// TestStreamIdleStalledClient: a client that sends frames but stops taking
+// events is ended too, and its slot freed. It runs on the real clock, as the
+// client's frames fill gRPC's windows; whether the server waited last on a
+// send or a receive, the stream ends idle either way.
+func TestStreamIdleStalledClient(t *testing.T) {
+	const idle = 200 * time.Millisecond
+	c, _ := startWorkspace(t, service.Config{MaxStreams: 1, StreamIdleTimeout: idle})
+	xml := toolguardv1.StreamFormat_STREAM_FORMAT_XML_TAGS
+	if _, err := streamRun(t, c, []*toolguardv1.StreamToolCallsRequest{startFrame("warm", xml, nil), endFrame("stop")}); err != nil {
+		t.Fatal(err)
+	}
+	ignore := goleak.IgnoreCurrent()
 	t.Run("a client that stops taking events", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -296,7 +292,7 @@ func TestStreamIdleTimeout(t *testing.T) {
 
 		// The server ends the stream and frees its slot at once; the
 		// client learns it once it reads the events before the status.
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(2 * time.Minute)
 		for {
 			_, err := streamAs(context.Background(), c, startFrame("next", xml, nil), endFrame("stop"))
 			if err == nil {
@@ -304,12 +300,12 @@ func TestStreamIdleTimeout(t *testing.T) {
 			}
 			wantRefusal(t, "a stream while the stalled one holds the slot", err, codes.ResourceExhausted, "TOO_MANY_STREAMS")
 			if time.Now().After(deadline) {
-				t.Fatal("the stalled stream still holds its slot after 20s")
+				t.Fatal("the stalled stream still holds its slot after 2 minutes")
 			}
 			time.Sleep(idle / 4)
 		}
 		_, err = drain(t, st, cancel)
-		wantIdle(t, err)
+		wantIdle(t, idle, err)
 	})
 
 	verifyNoLeaks(t, ignore)
@@ -370,7 +366,7 @@ func TestStreamBufferBudget(t *testing.T) {
 	// The held stream goes without its end frame: what it held is given
 	// back, and the same call fits.
 	cancel()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		events, err := streamRun(t, c, writeCall("fits", 4000))
 		if err != nil {

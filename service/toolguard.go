@@ -29,6 +29,7 @@ type toolGuardService struct {
 	streams      *streamSlots
 	rates        *rateLimiter
 	idleTimeout  time.Duration
+	idleClock    idleClock
 	storeDown    *logthrottle.Warning
 	listings     sync.Map
 }
@@ -52,7 +53,7 @@ func newToolGuardService(cfg Config, sessions session.Store, log *zap.Logger, ob
 		// of each of its calls.
 		Budget: budget.New(int64(cfg.MaxStreamBufferBytes))}
 	return &toolGuardService{guard: g, log: log, streamLimits: limits,
-		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, rates: rates, idleTimeout: cfg.StreamIdleTimeout,
+		maxJSONDepth: cfg.MaxJSONDepth, streams: streams, rates: rates, idleTimeout: cfg.StreamIdleTimeout, idleClock: cfg.idleClock,
 		storeDown: logthrottle.New(log, "session store unreachable: call failed")}, cleanup, nil
 }
 

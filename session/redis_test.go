@@ -356,8 +356,10 @@ func TestRedisTTL(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if d, _ := raw.PTTL(ctx, session.RedisKey("exp:", "s")).Result(); d <= 0 || d > ttl {
-			t.Fatalf("PTTL = %v, want in (0, %v]", d, ttl)
+		// A machine busy for longer than the TTL finds the key expired
+		// already (-2): that too shows a TTL no longer than ttl was set.
+		if d, _ := raw.PTTL(ctx, session.RedisKey("exp:", "s")).Result(); d != -2 && (d <= 0 || d > ttl) {
+			t.Fatalf("PTTL = %v, want in (0, %v], or expired", d, ttl)
 		}
 		// Wait for Redis to expire it; the bound only keeps a broken
 		// store from hanging the test.

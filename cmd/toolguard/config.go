@@ -32,7 +32,7 @@ type setting[C any] struct {
 	value func(cfg *C) flag.Value
 }
 
-func init() { observe.Version = version }
+func init() { observe.Version = toolguardVersion }
 
 // lift makes settings of a configuration part of a configuration holding it.
 func lift[P, C any](settings []setting[P], part func(*C) *P) []setting[C] {

@@ -427,9 +427,11 @@ func checkSettingsCoverConfig[C any](t *testing.T, settings []setting[C], def C,
 func fieldNames(typ reflect.Type) []string {
 	var names []string
 	for f := range typ.Fields() {
-		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+		switch {
+		case !f.IsExported(): // a test's hook, not a setting
+		case f.Anonymous && f.Type.Kind() == reflect.Struct:
 			names = append(names, fieldNames(f.Type)...)
-		} else {
+		default:
 			names = append(names, f.Name)
 		}
 	}
@@ -459,6 +461,7 @@ func changedIn(va, vb reflect.Value) []string {
 	for i := range va.NumField() {
 		f := va.Type().Field(i)
 		switch {
+		case !f.IsExported(): // a test's hook, not a setting
 		case f.Anonymous && f.Type.Kind() == reflect.Struct:
 			names = append(names, changedIn(va.Field(i), vb.Field(i))...)
 		case !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()):

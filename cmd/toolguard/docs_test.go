@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,32 @@ func TestProxyFlagTable(t *testing.T) {
 // server's.
 func TestMCPFlagTable(t *testing.T) {
 	checkFlagTable(t, "../../docs/mcp.md", mcpSettings(), defaultMCPConfig())
+}
+
+// TestCLIDocListsEveryCommand: docs/cli.md's table has a row for every
+// command of the CLI, so a new command cannot go undocumented there.
+func TestCLIDocListsEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		if !strings.HasPrefix(line, "| `toolguard ") {
+			continue
+		}
+		first := strings.Split(line, "|")[1]
+		for _, m := range regexp.MustCompile("`toolguard ([a-z-]+)`").FindAllStringSubmatch(first, -1) {
+			rows[m[1]] = true
+		}
+	}
+	for _, c := range commands() {
+		if !rows[c.name] {
+			t.Errorf("docs/cli.md: no row for `toolguard %s` in the table of commands", c.name)
+		}
+		delete(rows, c.name)
+	}
+	for name := range rows {
+		t.Errorf("docs/cli.md: a row for `toolguard %s`, which is no command", name)
+	}
 }

@@ -27,8 +27,8 @@ func runEdit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // command line, input or workspace.
 func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := guard.DefaultConfig()
-	fs := newFlagSet(kind, fmt.Sprintf("Usage: toolguard %s --workspace DIR --tool NAME [flags] < arguments\n\n", kind), stderr)
-	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
+	fs := newFlagSet(kind, fmt.Sprintf("Usage: toolguard %s [--workspace DIR] --tool NAME [flags] < arguments\n\n", kind), stderr)
+	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory` (no variable sets it: TOOLGUARD_WORKSPACE is serve's)")
 	tool := fs.String("tool", "", "tool name as the model wrote it (may be empty for --form xml)")
 	model := fs.String("model", "", "model id, selects model-specific fixes")
 	form := fs.String("form", "json", "form of stdin: json, params or xml")

@@ -32,7 +32,7 @@ type lookCommand struct {
 func newLookCommand(name, usage string, stderr io.Writer, withEnv ...setting[guard.Config]) *lookCommand {
 	c := &lookCommand{name: name, cfg: guard.DefaultConfig(), withEnv: append(withEnv, coreSetting("deny"))}
 	c.fs = newFlagSet(name, usage, stderr)
-	c.fs.StringVar(&c.cfg.Workspace, "workspace", ".", "workspace `directory`")
+	c.fs.StringVar(&c.cfg.Workspace, "workspace", ".", "workspace `directory` (no variable sets it: TOOLGUARD_WORKSPACE is serve's)")
 	c.model = c.fs.String("model", "", "model id")
 	bindSetting(c.fs, &c.cfg, "agent-root")
 	bindSettings(c.fs, c.withEnv, &c.cfg)
@@ -100,7 +100,7 @@ func newTreeFlags(fs *flag.FlagSet) *treeFlags {
 
 // runList mirrors ListDirectory offline.
 func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newLookCommand("list", "Usage: toolguard list --workspace DIR [--path FOLDER] [--depth N] [--max-entries N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
+	c := newLookCommand("list", "Usage: toolguard list [--workspace DIR] [--path FOLDER] [--depth N] [--max-entries N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
 	tf := newTreeFlags(c.fs)
 	depth := c.fs.Uint("depth", 1, "how many `levels` to list (1 to 32)")
 	maxEntries := c.fs.Uint("max-entries", guard.DefaultListEntries, "the most `entries` to show")
@@ -112,7 +112,7 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // runFind mirrors FindFiles offline.
 func runFind(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newLookCommand("find", "Usage: toolguard find --workspace DIR --pattern GLOB [--path FOLDER] [--max-results N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
+	c := newLookCommand("find", "Usage: toolguard find [--workspace DIR] --pattern GLOB [--path FOLDER] [--max-results N] [--exclude PATTERN]... [--gitignore]\n\n", stderr)
 	tf := newTreeFlags(c.fs)
 	pattern := c.fs.String("pattern", "", "the glob `pattern`: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths below the folder")
 	maxResults := c.fs.Uint("max-results", guard.DefaultListEntries, "the most `paths` to return")

@@ -27,7 +27,7 @@ func headTailFlags(fs *flag.FlagSet) (head, tail *uint) {
 
 // runInfo mirrors GetFileInfo offline.
 func runInfo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newLookCommand("info", "Usage: toolguard info --workspace DIR --path PATH [--path PATH ...]\n\n", stderr)
+	c := newLookCommand("info", "Usage: toolguard info [--workspace DIR] --path PATH [--path PATH ...]\n\n", stderr)
 	var paths pathList
 	c.fs.Var(&paths, "path", "a `path` to describe, as the model wrote it (repeat for several)")
 	return c.run(args, stdout, stderr, func(g *guard.Guard, rc guard.RequestContext) (*guard.Look, error) {
@@ -40,7 +40,7 @@ func runInfo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // runReadMany mirrors ReadFiles offline.
 func runReadMany(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newLookCommand("read-many", "Usage: toolguard read-many --workspace DIR --path PATH [--path PATH ...] [--head N | --tail N] [--line-numbers]\n\n", stderr)
+	c := newLookCommand("read-many", "Usage: toolguard read-many [--workspace DIR] --path PATH [--path PATH ...] [--head N | --tail N] [--line-numbers]\n\n", stderr)
 	var paths pathList
 	c.fs.Var(&paths, "path", "a `path` to read, as the model wrote it (repeat for several)")
 	head, tail := headTailFlags(c.fs)
@@ -58,7 +58,7 @@ func runReadMany(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // runReadMedia mirrors ReadMediaFile offline; the bytes print as base64.
 func runReadMedia(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newLookCommand("read-media", "Usage: toolguard read-media --workspace DIR --path PATH [--max-media-bytes N]\n\n", stderr, coreSetting("max-media-bytes"))
+	c := newLookCommand("read-media", "Usage: toolguard read-media [--workspace DIR] --path PATH [--max-media-bytes N]\n\n", stderr, coreSetting("max-media-bytes"))
 	path := c.fs.String("path", "", "path of the file, as the model wrote it")
 	return c.run(args, stdout, stderr, func(g *guard.Guard, rc guard.RequestContext) (*guard.Look, error) {
 		return g.ReadMedia(context.Background(), guard.MediaRequest{RequestContext: rc, Path: *path})

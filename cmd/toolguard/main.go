@@ -9,9 +9,14 @@ import (
 	"runtime/debug"
 )
 
-// version is set at build time (go build -ldflags "-X main.version=v1.2.3");
-// otherwise it is the module version the go command stamped into the binary.
-var version = buildVersion("dev", readBuildInfo)
+// version is set at build time (go build -ldflags "-X main.version=v1.2.3":
+// make build and the image stamp the VERSION file's). The linker sets only
+// a variable initialised by a constant, hence two variables.
+var version = "dev"
+
+// toolguardVersion is the version printed and logged: the one set at build
+// time, otherwise the module version the go command stamped into the binary.
+var toolguardVersion = buildVersion(version, readBuildInfo)
 
 var readBuildInfo = debug.ReadBuildInfo
 
@@ -74,6 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	name, rest := args[0], args[1:]
 	switch {
+	case name == "--version" || name == "-version" || name == "-v":
+		return runVersion(rest, stdin, stdout, stderr)
 	case isHelp(name):
 		if len(rest) == 0 {
 			usage(stdout)
@@ -110,7 +117,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "\t%-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, "\nRun \"toolguard help <command>\" for a command's flags.\n")
+	fmt.Fprint(w, "\nRun \"toolguard help <command>\" for a command's flags, \"toolguard --version\" (or -v) for the version.\n")
 }
 
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -122,7 +129,7 @@ func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: toolguard version")
 		return 2
 	}
-	fmt.Fprintf(stdout, "toolguard %s\n", version)
+	fmt.Fprintf(stdout, "toolguard %s\n", toolguardVersion)
 	return 0
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -123,10 +124,20 @@ func mcpSettings() []setting[mcpConfig] {
 	}
 	for _, name := range mcpCoreSettings {
 		s := serveSetting(name)
-		out = append(out, setting[mcpConfig]{s.flag, s.env, s.usage, func(c *mcpConfig) flag.Value { return s.value(&c.Config) }})
+		env := s.env
+		if mcpOwnWorkspaceEnv[name] {
+			env = "TOOLGUARD_MCP_" + strings.TrimPrefix(env, "TOOLGUARD_")
+		}
+		out = append(out, setting[mcpConfig]{s.flag, env, s.usage, func(c *mcpConfig) flag.Value { return s.value(&c.Config) }})
 	}
 	return out
 }
+
+// mcpOwnWorkspaceEnv are the settings whose variables the MCP server does not
+// share with serve: an editor starts `toolguard mcp` in the project it edits,
+// and a TOOLGUARD_WORKSPACE exported for a server must not move it there
+// (docs/configuration.md, "Which workspace").
+var mcpOwnWorkspaceEnv = map[string]bool{"workspace": true, "workspaces": true}
 
 // runMCP serves the guarded file tools over MCP until stdin closes (stdio),
 // or SIGINT or SIGTERM.
@@ -166,7 +177,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	// Room for a whole file at the size limit, escaped (most characters
 	// take one byte in JSON, a few two), and the call around it.
 	maxRequest := 2*cfg.MaxFileBytes + 1<<20
-	opts := mcp.Options{ModelID: cfg.Model, Version: version, Workspaces: dirs, MaxRequestBytes: maxRequest, Log: log,
+	opts := mcp.Options{ModelID: cfg.Model, Version: toolguardVersion, Workspaces: dirs, MaxRequestBytes: maxRequest, Log: log,
 		SessionTimeout: cfg.HTTPSessionTimeout, MaxSessions: cfg.MaxHTTPSessions, MaxSessionsPerPrincipal: cfg.MaxHTTPSessionsPerPrincipal,
 		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, AllowedOrigins: cfg.AllowedOrigins, BodyTimeout: cfg.HTTPBodyTimeout,
 		Metrics: reg, Profile: cfg.Profile}
@@ -180,7 +191,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 		return err
 	}
 	if cfg.HTTP == "" {
-		log.Info("serving MCP on stdio", zap.String("version", version), zap.Any("workspaces", dirs))
+		log.Info("serving MCP on stdio", zap.String("version", toolguardVersion), zap.Any("workspaces", dirs))
 		return srv.RunIO(ctx, io.NopCloser(stdin), nopWriteCloser{stdout})
 	}
 	var verify auth.Verifier
@@ -193,7 +204,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	if err != nil {
 		return err
 	}
-	log.Info("MCP server over HTTP", zap.String("version", version), zap.Bool("authentication", cfg.AuthTokensFile != ""))
+	log.Info("MCP server over HTTP", zap.String("version", toolguardVersion), zap.Bool("authentication", cfg.AuthTokensFile != ""))
 	return mcp.ListenAndServeHTTP(ctx, h, mcp.HTTPServeOptions{Listen: cfg.HTTP, MaxConnections: cfg.MaxConnections,
 		ShutdownTimeout: cfg.ShutdownTimeout, Log: log})
 }

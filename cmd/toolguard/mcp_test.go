@@ -177,9 +177,9 @@ func TestMCPSettings(t *testing.T) {
 	for _, s := range mcpSettings() {
 		if !slices.Contains(mcpCoreSettings, s.flag) {
 			own[s.flag] = true
-			if want := "TOOLGUARD_MCP_" + strings.ToUpper(strings.ReplaceAll(s.flag, "-", "_")); s.env != want {
-				t.Errorf("--%s has env %s, want %s", s.flag, s.env, want)
-			}
+		}
+		if want := "TOOLGUARD_MCP_" + strings.ToUpper(strings.ReplaceAll(s.flag, "-", "_")); (own[s.flag] || mcpOwnWorkspaceEnv[s.flag]) && s.env != want {
+			t.Errorf("--%s has env %s, want %s", s.flag, s.env, want)
 		}
 	}
 	if len(own) != 9 {

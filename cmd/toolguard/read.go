@@ -17,8 +17,8 @@ import (
 // workspace.
 func runRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg := guard.DefaultConfig()
-	fs := newFlagSet("read", "Usage: toolguard read --workspace DIR --path PATH [--offset N] [--column N] [--limit N | --head N | --tail N] [--line-numbers]\n\n", stderr)
-	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory`")
+	fs := newFlagSet("read", "Usage: toolguard read [--workspace DIR] --path PATH [--offset N] [--column N] [--limit N | --head N | --tail N] [--line-numbers]\n\n", stderr)
+	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory` (no variable sets it: TOOLGUARD_WORKSPACE is serve's)")
 	path := fs.String("path", "", "path of the file, as the model wrote it")
 	offset := fs.Uint("offset", 0, "1-based first `line` (0: the first)")
 	column := fs.Uint("column", 0, "1-based `byte` of line --offset to start at, to read on in a line longer than one answer: a truncated answer's next_column (0: the first)")

@@ -13,7 +13,7 @@ import (
 
 // runSearch mirrors SearchFiles offline.
 func runSearch(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	c := newLookCommand("search", "Usage: toolguard search --workspace DIR --pattern REGEX [--literal] [--ignore-case|--smart-case] [--path FOLDER]\n"+
+	c := newLookCommand("search", "Usage: toolguard search [--workspace DIR] --pattern REGEX [--literal] [--ignore-case|--smart-case] [--path FOLDER]\n"+
 		"       [--include GLOB] [--exclude PATTERN]... [--context N|--before N --after N] [--max-results N] [--output-mode MODE] [--gitignore]\n\n", stderr,
 		coreSetting("search-max-results"), coreSetting("search-max-files"), coreSetting("search-max-bytes"), coreSetting("search-timeout"))
 	fs, tf := c.fs, newTreeFlags(c.fs)

@@ -31,7 +31,7 @@ func serve(ctx context.Context, cfg service.Config, log *zap.Logger) error {
 	}
 
 	log.Info("starting toolguard",
-		zap.String("version", version),
+		zap.String("version", toolguardVersion),
 		zap.String("listen", cfg.Listen),
 		zap.String("auth_tokens_file", cfg.AuthTokensFile),
 		zap.Bool("tls", cfg.TLSCert != ""),

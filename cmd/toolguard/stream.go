@@ -43,7 +43,7 @@ func runStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.model, "model", "", "model `id`, selects model-specific fixes and tool variants")
 	fs.StringVar(&o.finishReason, "finish-reason", "", "finish `reason` of the end frame added when the input has none (e.g. stop, length)")
 	fs.BoolVar(&o.execute, "execute", false, "execute each complete, usable write or edit call in --workspace as it closes (execute_on_complete)")
-	fs.StringVar(&cfg.Workspace, "workspace", "", "workspace `directory` --execute writes in (must exist; required with --execute)")
+	fs.StringVar(&cfg.Workspace, "workspace", ".", "workspace `directory` --execute writes in (must exist; no variable sets it: TOOLGUARD_WORKSPACE is serve's)")
 	bindSetting(fs, &cfg, "agent-root")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "with --execute: show each execution and its diff, write nothing")
 	fs.BoolVar(&o.partial, "partial", false, "with --execute: apply the edits of a batch that can be applied")
@@ -101,7 +101,7 @@ const streamUsage = "Usage: toolguard stream --format FORMAT [flags] < frames.js
 	"Reads StreamToolCallsRequest frames as JSON lines ({\"delta\":{\"text\":\"...\"}}, {\"end\":{\"finishReason\":\"stop\"}})\n" +
 	"and prints StreamToolCallsResponse events as JSON lines. The start frame is optional (made\n" +
 	"from the flags); so is the end frame (added at the end of the input). Nothing is written\n" +
-	"without --execute --workspace DIR.\n\n"
+	"without --execute, which writes in --workspace DIR (the current directory by default).\n\n"
 
 type streamFlags struct {
 	format, session, model, finishReason string
@@ -120,9 +120,6 @@ func (o *streamFlags) check(cfg guard.Config, limits protoapi.StreamLimits) erro
 			return err
 		}
 		o.formatValue = f
-	}
-	if o.execute && cfg.Workspace == "" {
-		return errors.New("--execute needs --workspace DIR, the folder calls may write in")
 	}
 	if !o.execute {
 		for _, name := range []string{"workspace", "agent-root", "dry-run", "partial"} {

@@ -245,10 +245,6 @@ func TestStreamCommand(t *testing.T) {
 			wantCode: 2, wantErr: "pass --execute --workspace DIR",
 		},
 		{
-			name: "--execute needs --workspace", args: []string{"--format", "openai", "--execute"},
-			wantCode: 2, wantErr: "--execute needs --workspace",
-		},
-		{
 			name: "--dry-run needs --execute", args: []string{"--format", "openai", "--workspace", ws, "--dry-run"},
 			wantCode: 2, wantErr: "applies only with --execute",
 		},

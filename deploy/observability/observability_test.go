@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -278,5 +279,33 @@ func TestKustomization(t *testing.T) {
 	}
 	if !got["ConfigMap/toolguard-dashboard"] || !got["ConfigMap/toolguard-alert-rules"] {
 		t.Errorf("rendered %v, want the dashboard and alert-rule ConfigMaps", got)
+	}
+}
+
+// TestMetricsDocumented: every toolguard_ metric the server, the proxy and
+// the MCP server can export is named in docs/ (a histogram by its base
+// name), so a new metric cannot go undocumented.
+func TestMetricsDocumented(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("docs pages: %v, %v", pages, err)
+	}
+	var docs strings.Builder
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs.Write(b)
+	}
+	names := registered(t)
+	for n := range names {
+		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(n, "_bucket"), "_sum"), "_count")
+		if !strings.HasPrefix(n, "toolguard_") || (base != n && names[base]) {
+			continue
+		}
+		if !strings.Contains(docs.String(), n) {
+			t.Errorf("no page of docs/ names the metric %s", n)
+		}
 	}
 }

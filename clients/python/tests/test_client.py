@@ -37,6 +37,8 @@ sys.path.insert(0, str(CLIENT_ROOT))
 import grpc  # noqa: E402
 from google.protobuf import duration_pb2  # noqa: E402
 
+import toolguard_client  # noqa: E402
+
 from toolguard_client import (  # noqa: E402
     ToolGuardClient,
     ToolGuardError,
@@ -1123,7 +1125,10 @@ class OfflineTest(unittest.TestCase):
         client = ToolGuardClient("127.0.0.1:1", session_id="s", token="abc", metadata={"x-request-id": "r"})
         self.addCleanup(client.close)
         self.assertEqual(client.metadata, (("x-request-id", "r"),))
-        self.assertEqual(client._metadata(), (("x-request-id", "r"), ("authorization", "Bearer abc")))
+        self.assertEqual(client._metadata(), (("x-request-id", "r"), ("authorization", "Bearer abc"),
+                                              ("x-toolguard-client", f"python/{toolguard_client.__version__}")))
+        named = ToolGuardClient(client.channel, session_id="s", metadata={"X-Toolguard-Client": "mine/1"})
+        self.assertEqual(named._metadata(), (("X-Toolguard-Client", "mine/1"),))
         with client.with_session("t") as other:
             self.assertEqual(other.token, "abc")
         self.assertIsNone(ToolGuardClient(client.channel, session_id="s", token="").token)

@@ -10,9 +10,12 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import zipfile
 from pathlib import Path
 
 import test_client as tc
+
+import toolguard_client
 
 SCRIPT = """
 import toolguard_client, sys
@@ -58,6 +61,27 @@ class InstallTest(unittest.TestCase):
                 self.assertEqual((server.workspace / "a.py").read_text(), "x = 1\n")
             finally:
                 server.stop()
+
+    def test_wheel_offline(self) -> None:
+        """The wheel builds offline with Debian's python3-setuptools and
+        python3-wheel, and carries LICENSE, the version and the Pythons the
+        client supports."""
+        with tempfile.TemporaryDirectory(prefix="toolguard-wheel-") as tmp:
+            src = Path(tmp) / "src"
+            shutil.copytree(tc.CLIENT_ROOT, src, ignore=shutil.ignore_patterns("tests", "__pycache__", "build", "*.egg-info"))
+            out = Path(tmp) / "dist"
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-build-isolation", "--no-index", "--no-deps",
+                            "--wheel-dir", str(out), str(src)], check=True, cwd=tmp)
+            wheels = list(out.glob("toolguard_client-*.whl"))
+            self.assertEqual(len(wheels), 1, wheels)
+            with zipfile.ZipFile(wheels[0]) as whl:
+                names = whl.namelist()
+                info = f"toolguard_client-{toolguard_client.__version__}.dist-info"
+                self.assertIn(f"{info}/LICENSE", names)
+                self.assertEqual(whl.read(f"{info}/LICENSE"), (tc.REPO_ROOT / "LICENSE").read_bytes())
+                metadata = whl.read(f"{info}/METADATA").decode()
+            self.assertIn(f"Version: {toolguard_client.__version__}\n", metadata)
+            self.assertIn("Requires-Python: >=3.11\n", metadata)
 
 
 if __name__ == "__main__":

@@ -35,9 +35,11 @@ from .client import (
     tool_call_delta,
     tool_definition,
 )
+from ._version import __version__
 from .errors import ERROR_DOMAIN, FieldViolation, PreconditionViolation, ToolGuardError
 
 __all__ = [
+    "__version__",
     "ERROR_DOMAIN",
     "Delta",
     "FieldViolation",

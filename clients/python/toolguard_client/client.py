@@ -11,6 +11,7 @@ from google.protobuf import struct_pb2
 
 from ._proto import toolguard_pb2 as pb
 from ._proto import toolguard_pb2_grpc as pb_grpc
+from ._version import __version__
 from .errors import ToolGuardError
 
 __all__ = [
@@ -64,6 +65,10 @@ _LB_POLICY = "grpc.lb_policy_name"
 
 #: The metadata key of the bearer token.
 AUTHORIZATION_KEY = "authorization"
+
+#: The metadata key naming this client and its version to the server's log.
+CLIENT_KEY = "x-toolguard-client"
+_CLIENT = (CLIENT_KEY, f"python/{__version__}")
 
 _TOOL_KEYS = frozenset({"name", "description", "parameters", "input_schema", "aliases", "param_aliases",
                         "content_params"})
@@ -700,11 +705,15 @@ class ToolGuardClient:
 
     # -- plumbing ----------------------------------------------------------
 
-    def _metadata(self) -> tuple[tuple[str, str], ...] | None:
-        """The metadata of a call: the client's, and the bearer token."""
+    def _metadata(self) -> tuple[tuple[str, str], ...]:
+        """The metadata of a call: the client's, the bearer token, and the
+        client's name and version (unless the caller's metadata names one)."""
+        md = self.metadata
         if self.token:
-            return self.metadata + ((AUTHORIZATION_KEY, f"Bearer {self.token}"),)
-        return self.metadata or None
+            md = md + ((AUTHORIZATION_KEY, f"Bearer {self.token}"),)
+        if not any(k.lower() == CLIENT_KEY for k, _ in md):
+            md = md + (_CLIENT,)
+        return md
 
     def _timeout(self, timeout: float | None) -> float | None:
         return self.timeout if timeout is None else timeout

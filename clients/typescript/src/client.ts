@@ -65,6 +65,7 @@ import {
   type ToolDefinition,
   type Verdict,
 } from "./gen/toolguard/v1/toolguard_pb.js";
+import { CLIENT_HEADER, VERSION } from "./version.js";
 
 /** Headers as `new Headers(init)` takes them: an object, pairs or a Headers. */
 export type HeadersInit = NonNullable<ConstructorParameters<typeof Headers>[0]>;
@@ -1066,6 +1067,7 @@ export class ToolGuardClient {
  */
 export function createToolGuardClient(options: ToolGuardClientOptions): ToolGuardClient {
   const headers = new Headers(options.headers);
+  if (!headers.has(CLIENT_HEADER)) headers.set(CLIENT_HEADER, `typescript/${VERSION}`);
   if (options.token) {
     if (!/^[\x21-\x7e]+$/.test(options.token)) {
       throw new TypeError("token: only visible ASCII characters, no spaces or newlines (trim a token read from a file)");

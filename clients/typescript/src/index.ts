@@ -7,6 +7,7 @@
  */
 
 export * from "./client.js";
+export { CLIENT_HEADER, VERSION } from "./version.js";
 export * from "./gen/toolguard/v1/toolguard_pb.js";
 export {
   BadRequestSchema,

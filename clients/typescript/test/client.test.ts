@@ -8,6 +8,7 @@ import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 
 import {
   BadRequestSchema,
+  CLIENT_HEADER,
   createToolGuardClient,
   ErrorInfoSchema,
   parseStreamFormat,
@@ -20,6 +21,7 @@ import {
   toToolDefinition,
   ToolDefinitionSchema,
   ToolGuardError,
+  VERSION,
   type HeadersInit,
 } from "../src/index.js";
 import { servingAddress } from "../testing/server.js";
@@ -218,6 +220,17 @@ describe("token and headers", () => {
         ["Bearer other", "r1"],
       ],
     );
+    assert.deepEqual(
+      rec.headers.map((h) => h.get(CLIENT_HEADER)),
+      Array(4).fill(`typescript/${VERSION}`),
+    );
+  });
+
+  it("names itself unless the caller's headers do", async () => {
+    const rec = recorder();
+    const client = createToolGuardClient({ address: "127.0.0.1:1", sessionId: "s", headers: { "X-Toolguard-Client": "mine/1" }, transport: rec.transport });
+    await assert.rejects(client.getSession(), ToolGuardError);
+    assert.equal(rec.headers[0]!.get(CLIENT_HEADER), "mine/1");
   });
 
   it("refuses malformed tokens and conflicting options", () => {

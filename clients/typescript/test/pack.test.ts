@@ -41,6 +41,7 @@ describe("npm pack", { timeout: 240_000 }, () => {
     ) as { filename: string; files: { path: string }[] }[];
     const files = packed[0]!.files.map((f) => f.path);
     assert.ok(files.includes("dist/src/index.js") && files.includes("dist/src/index.d.ts"), files.join("\n"));
+    assert.ok(files.includes("LICENSE"), `no LICENSE in the tarball: ${files.join(", ")}`);
     assert.ok(!files.some((f) => f.startsWith("dist/test/") || f.startsWith("src/")), "tests or sources were packed");
 
     await writeFile(join(scratch, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
