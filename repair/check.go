@@ -27,11 +27,15 @@ func (p *pipeline) check(args map[string]any) {
 		found = append(found, finding{code: CodeUnexpectedParam, names: undeclared})
 		p.res.closedRoot = true
 	}
-	if err := p.tool.schema.Validate(input); err != nil {
-		if ve, ok := err.(*jsonschema.ValidationError); ok {
-			p.collect(ve, &found)
-		} else {
-			found = append(found, finding{code: CodeInvalidValue, msg: err.Error()})
+	// Arguments a plain schema accepts need not go through the library,
+	// which would find nothing in them.
+	if !p.tool.plain.accepts(input) {
+		if err := p.tool.schema.Validate(input); err != nil {
+			if ve, ok := err.(*jsonschema.ValidationError); ok {
+				p.collect(ve, &found)
+			} else {
+				found = append(found, finding{code: CodeInvalidValue, msg: err.Error()})
+			}
 		}
 	}
 	outOfRange(args, "", &found)
