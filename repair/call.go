@@ -189,6 +189,11 @@ func (r *Result) repair(code, param, detail string) {
 		r.RepairsOmitted++
 		return
 	}
+	if r.Repairs == nil {
+		// A repaired call has a few (the tool's name, parameters, syntax):
+		// one allocation instead of growing the list for each.
+		r.Repairs = make([]Repair, 0, 4)
+	}
 	r.Repairs = append(r.Repairs, Repair{Code: code, Param: param, Detail: detail})
 }
 
