@@ -190,9 +190,9 @@ func (r *Result) repair(code, param, detail string) {
 		return
 	}
 	if r.Repairs == nil {
-		// A repaired call has a few (the tool's name, parameters, syntax):
+		// A repaired call has a few (syntax, the tool's name, parameters):
 		// one allocation instead of growing the list for each.
-		r.Repairs = make([]Repair, 0, 4)
+		r.Repairs = make([]Repair, 0, 8)
 	}
 	r.Repairs = append(r.Repairs, Repair{Code: code, Param: param, Detail: detail})
 }
