@@ -16,15 +16,15 @@ import (
 // VerdictToProto converts a guard verdict to its API form; the server sends
 // it and the CLI prints it.
 func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, error) {
-	out := &toolguardv1.Verdict{
-		Ok:            v.OK(),
-		ToolName:      v.ToolName,
-		ArgumentsJson: string(v.ArgumentsJSON),
-		Feedback:      v.Feedback,
-		Mistakes:      MistakesToProto(v.Mistakes),
-		CallId:        callID,
-		Form:          formToProto(v.Form),
-	}
+	// The verdict and its mistake state in one allocation.
+	blk := new(struct {
+		v toolguardv1.Verdict
+		m toolguardv1.MistakeState
+	})
+	out := &blk.v
+	out.Ok, out.ToolName, out.ArgumentsJson, out.Feedback = v.OK(), v.ToolName, string(v.ArgumentsJSON), v.Feedback
+	out.CallId, out.Form = callID, formToProto(v.Form)
+	out.Mistakes = fillMistakes(&blk.m, v.Mistakes)
 	if v.Args != nil {
 		st, err := newStruct(v.Args)
 		if err != nil {
@@ -71,7 +71,13 @@ func elisionToProto(e *guard.Elision) *toolguardv1.Elision {
 
 // MistakesToProto converts a mistake counter to its API form.
 func MistakesToProto(m guard.MistakeState) *toolguardv1.MistakeState {
-	return &toolguardv1.MistakeState{Consecutive: m.Consecutive, Limit: m.Limit, LimitReached: m.LimitReached, NotCounted: m.NotCounted}
+	return fillMistakes(new(toolguardv1.MistakeState), m)
+}
+
+// fillMistakes sets out to m's API form and returns it.
+func fillMistakes(out *toolguardv1.MistakeState, m guard.MistakeState) *toolguardv1.MistakeState {
+	out.Consecutive, out.Limit, out.LimitReached, out.NotCounted = m.Consecutive, m.Limit, m.LimitReached, m.NotCounted
+	return out
 }
 
 func formToProto(f repair.Form) toolguardv1.ArgumentsForm {
