@@ -28,6 +28,25 @@ func quote(s string) string {
 	return fmt.Sprintf("%s… (%d characters)", strconv.Quote(clipRunes(s, maxQuoted)), n)
 }
 
+// appendQuote appends quote(s) to dst; a short s costs no string of its own.
+func appendQuote(dst []byte, s string) []byte {
+	if len(s) <= maxQuoted {
+		return strconv.AppendQuote(dst, s)
+	}
+	return append(dst, quote(s)...)
+}
+
+// quotedDetail is before + quote(name) + middle + strconv.Quote(canonical),
+// as fmt's "%s%s%s%q" makes it, in one allocation: the detail of a rename,
+// made at every repaired call.
+func quotedDetail(before, name, middle, canonical string) string {
+	var buf [160]byte
+	b := append(buf[:0], before...)
+	b = appendQuote(b, name)
+	b = append(b, middle...)
+	return string(strconv.AppendQuote(b, canonical))
+}
+
 // clipRunes returns the first n characters of s, reading no further.
 func clipRunes(s string, n int) string {
 	end := 0

@@ -301,3 +301,21 @@ func TestEchoArgsFromSeveralBlocks(t *testing.T) {
 		t.Errorf("echoed %v, want path and content", got)
 	}
 }
+
+// TestQuotedDetail: a rename's detail reads as fmt wrote it.
+func TestQuotedDetail(t *testing.T) {
+	long := strings.Repeat("é", maxQuoted+1)
+	for _, tt := range [][2]string{
+		{"file_path", "path"},
+		{`say "hi"`, "content\n"},
+		{long, long},
+		{strings.Repeat("x", 300), "a\x00b"},
+		{"", ""},
+	} {
+		name, canonical := tt[0], tt[1]
+		want := fmt.Sprintf("tool %s is %q", quote(name), canonical)
+		if got := quotedDetail("tool ", name, " is ", canonical); got != want {
+			t.Errorf("quotedDetail(%q, %q) = %q, want %q", name, canonical, got, want)
+		}
+	}
+}

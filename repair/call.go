@@ -189,6 +189,11 @@ func (r *Result) repair(code, param, detail string) {
 		r.RepairsOmitted++
 		return
 	}
+	if r.Repairs == nil {
+		// A repaired call has a few (syntax, the tool's name, parameters):
+		// one allocation instead of growing the list for each.
+		r.Repairs = make([]Repair, 0, 8)
+	}
 	r.Repairs = append(r.Repairs, Repair{Code: code, Param: param, Detail: detail})
 }
 

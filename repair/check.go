@@ -27,11 +27,15 @@ func (p *pipeline) check(args map[string]any) {
 		found = append(found, finding{code: CodeUnexpectedParam, names: undeclared})
 		p.res.closedRoot = true
 	}
-	if err := p.tool.schema.Validate(input); err != nil {
-		if ve, ok := err.(*jsonschema.ValidationError); ok {
-			p.collect(ve, &found)
-		} else {
-			found = append(found, finding{code: CodeInvalidValue, msg: err.Error()})
+	// Arguments a plain schema accepts need not go through the library,
+	// which would find nothing in them.
+	if !p.tool.plain.accepts(input) {
+		if err := p.tool.schema.Validate(input); err != nil {
+			if ve, ok := err.(*jsonschema.ValidationError); ok {
+				p.collect(ve, &found)
+			} else {
+				found = append(found, finding{code: CodeInvalidValue, msg: err.Error()})
+			}
 		}
 	}
 	outOfRange(args, "", &found)
@@ -85,6 +89,9 @@ func outOfRange(v any, path string, out *[]finding) any {
 // are findings of their own; a block alone at its object holds distinct
 // names no other finding has, so they need no memory of those seen.
 func firstFindings(found []finding, k int, omit func(code string)) []finding {
+	if len(found) == 0 {
+		return nil // the usual call: no maps, no buffer of k findings
+	}
 	byKey := func(a, b finding) int {
 		return cmp.Or(strings.Compare(a.param, b.param), strings.Compare(a.code, b.code))
 	}
@@ -96,7 +103,7 @@ func firstFindings(found []finding, k int, omit func(code string)) []finding {
 	}
 	type key struct{ param, code string }
 	seen := map[key]struct{}{}
-	first := make([]finding, 0, k+1)
+	first := make([]finding, 0, min(k, weight(found))+1)
 	add := func(f finding, distinct bool) {
 		if !distinct {
 			if _, dup := seen[key{f.param, f.code}]; dup {

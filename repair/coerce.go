@@ -52,7 +52,7 @@ func (p *pipeline) renameAlias(m map[string]any, a alias, path string) {
 	switch {
 	case !exists:
 		m[c] = v
-		p.res.repair(CodeAliasRenamed, joinPath(path, c), fmt.Sprintf("%s renamed to %q", quote(k), c))
+		p.res.repair(CodeAliasRenamed, joinPath(path, c), quotedDetail("", k, " renamed to ", c))
 	case reflect.DeepEqual(old, v) || v == "":
 		p.res.repair(CodeDuplicateDropped, joinPath(path, c), fmt.Sprintf("dropped %s, which repeats %q", quote(k), c))
 		return

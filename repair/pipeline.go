@@ -128,7 +128,7 @@ func toolAliasDetail(name, tool string) string {
 	base, tokens, ok := splitTemplateTokens(name)
 	switch {
 	case !ok:
-		return fmt.Sprintf("tool %s is %q", quote(name), tool)
+		return quotedDetail("tool ", name, " is ", tool)
 	case base == tool:
 		return fmt.Sprintf("removed the chat-template tokens %s glued to the tool name %q", quote(tokens), tool)
 	default:

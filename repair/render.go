@@ -26,7 +26,8 @@ func FamilyOf(modelID string) string {
 	}
 	var vendor string
 	major, minor := -1, -1
-	for _, w := range strings.FieldsFunc(id, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
+	// A sequence, not a slice: every call reads its model id.
+	for w := range strings.FieldsFuncSeq(id, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
 		switch {
 		case w == "claude" || w == "gemini" || w == "grok":
 			vendor = w

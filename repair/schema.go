@@ -80,6 +80,24 @@ const (
 
 func (t jsonTypes) has(u jsonTypes) bool { return t&u != 0 }
 
+// schemaTypeBits pairs the schema library's bit for each JSON type, taken
+// from its own Types.Add, with ours.
+var schemaTypeBits = func() []typeBit {
+	// In the order of the constants above.
+	names := []string{"null", "boolean", "integer", "number", "string", "array", "object"}
+	out := make([]typeBit, len(names))
+	for i, name := range names {
+		out[i].lib.Add(name)
+		out[i].t = typeNull << i
+	}
+	return out
+}()
+
+type typeBit struct {
+	lib jsonschema.Types
+	t   jsonTypes
+}
+
 // typesOf returns the types a schema admits, from "type" or its "enum" values.
 func typesOf(s *jsonschema.Schema) jsonTypes {
 	s = deref(s)
@@ -88,22 +106,10 @@ func typesOf(s *jsonschema.Schema) jsonTypes {
 	}
 	var t jsonTypes
 	if s.Types != nil {
-		for _, n := range s.Types.ToStrings() {
-			switch n {
-			case "null":
-				t |= typeNull
-			case "boolean":
-				t |= typeBoolean
-			case "integer":
-				t |= typeInteger
-			case "number":
-				t |= typeNumber
-			case "string":
-				t |= typeString
-			case "array":
-				t |= typeArray
-			case "object":
-				t |= typeObject
+		// Bit by bit: the library's list of names is a new slice each time.
+		for _, b := range schemaTypeBits {
+			if *s.Types&b.lib != 0 {
+				t |= b.t
 			}
 		}
 	}

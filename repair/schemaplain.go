@@ -132,3 +132,90 @@ func (t *Tool) schemaInput(args map[string]any) (map[string]any, []string) {
 	}
 	return out, undeclared
 }
+
+// plainRoot is a parameters schema the check can apply without the schema
+// library: an object whose every property is only a string (isPlainString)
+// and that says nothing else than which are required and whether others
+// are allowed. Most built-in tools have one (write_to_file, read_file...),
+// and the library's validation of even a valid call allocates some forty
+// times.
+type plainRoot struct {
+	props    map[string]bool
+	required []string
+	closed   bool // additionalProperties: false
+}
+
+// plainRootOf returns params' plainRoot, as compiled (strictCopy), or nil
+// when it says more.
+func plainRootOf(params map[string]any) *plainRoot {
+	// Properties and silence about others forbid them (strictCopy).
+	_, hasProps := params["properties"]
+	r := &plainRoot{props: map[string]bool{}, closed: hasProps}
+	for k, v := range params {
+		switch {
+		case !plainRootKeys[k]:
+			return nil
+		case k == "additionalProperties":
+			b, ok := v.(bool)
+			if !ok {
+				return nil
+			}
+			r.closed = !b
+		}
+	}
+	if t, ok := params["type"]; ok && t != "object" {
+		return nil
+	}
+	if p, ok := params["properties"]; ok {
+		props, ok := p.(map[string]any)
+		if !ok {
+			return nil
+		}
+		for name, s := range props {
+			if !isPlainString(s) {
+				return nil
+			}
+			r.props[name] = true
+		}
+	}
+	if req, ok := params["required"]; ok {
+		names, ok := req.([]any)
+		if !ok {
+			return nil
+		}
+		for _, n := range names {
+			name, ok := n.(string)
+			if !ok {
+				return nil
+			}
+			r.required = append(r.required, name)
+		}
+	}
+	return r
+}
+
+// accepts says whether the schema accepts args for certain. It never says
+// so of arguments the schema library would refuse; when it does not, the
+// library checks them and says why.
+func (r *plainRoot) accepts(args map[string]any) bool {
+	if r == nil {
+		return false
+	}
+	for _, name := range r.required {
+		if _, ok := args[name]; !ok {
+			return false
+		}
+	}
+	for k, v := range args {
+		if !r.props[k] {
+			if r.closed {
+				return false
+			}
+			continue
+		}
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
+}

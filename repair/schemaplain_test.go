@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -103,6 +104,116 @@ func TestClosedRootSameVerdict(t *testing.T) {
 		}
 		if got[0] != got[1] {
 			t.Errorf("%.80s:\nclosed root %s\nlibrary     %s", args, got[0], got[1])
+		}
+	}
+}
+
+// TestPlainRootAgreesWithLibrary: a plain root accepts exactly what the
+// schema library accepts, and any other schema is left to the library.
+func TestPlainRootAgreesWithLibrary(t *testing.T) {
+	str := map[string]any{"type": "string", "description": "d", "examples": []any{1}}
+	props := map[string]any{"path": str, "content": str}
+	req := []any{"path", "content"}
+	schemas := []struct {
+		name   string
+		params map[string]any
+		plain  bool
+	}{
+		{"write schema", map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}, true},
+		{"silent about others (closed when compiled)", map[string]any{"type": "object", "properties": props, "required": req}, true},
+		{"others allowed", map[string]any{"type": "object", "properties": props, "additionalProperties": true}, true},
+		{"no properties", map[string]any{"type": "object", "required": []any{"a"}}, true},
+		{"no type", map[string]any{"properties": props, "required": []any{"path"}}, true},
+		{"requires an undeclared name", map[string]any{"properties": props, "required": []any{"zz"}, "additionalProperties": true}, true},
+		{"draft-04", map[string]any{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", "properties": props, "required": req}, true},
+		{"an integer", map[string]any{"properties": map[string]any{"path": str, "n": map[string]any{"type": "integer"}}}, false},
+		{"a pattern", map[string]any{"properties": map[string]any{"p": map[string]any{"type": "string", "pattern": "^a"}}}, false},
+		{"a nullable string", map[string]any{"properties": map[string]any{"p": map[string]any{"type": []any{"string", "null"}}}}, false},
+		{"types as a list", map[string]any{"type": []any{"object"}, "properties": props}, false},
+		{"a schema for others", map[string]any{"properties": props, "additionalProperties": str}, false},
+		{"a length bound", map[string]any{"properties": props, "minProperties": 1}, false},
+	}
+	args := []map[string]any{
+		{},
+		{"path": "a", "content": "b"},
+		{"path": "a", "content": ""},
+		{"path": "a"},
+		{"content": "b"},
+		{"path": "a", "content": "b", "mode": "w"},
+		{"path": json.Number("1"), "content": "b"},
+		{"path": nil, "content": "b"},
+		{"path": "a", "content": true},
+		{"path": "a", "content": map[string]any{"x": "y"}},
+		{"path": "a", "content": []any{"b"}},
+		{"a": "x"},
+		{"zz": "x", "path": "p"},
+		{"p": "x", "n": json.Number("2")},
+	}
+	for _, s := range schemas {
+		t.Run(s.name, func(t *testing.T) {
+			plain := plainRootOf(s.params)
+			if (plain != nil) != s.plain {
+				t.Fatalf("plain root = %v, want plain %v", plain, s.plain)
+			}
+			compiled, err := compileSchema(s.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range args {
+				valid := compiled.Validate(map[string]any(maps.Clone(a))) == nil
+				if got := plain.accepts(a); got && !valid || plain != nil && got != valid {
+					t.Errorf("%v: plain root accepts %v, the library %v", a, got, valid)
+				}
+			}
+		})
+	}
+	for _, name := range []string{"write_to_file", "replace_in_file", "apply_patch"} {
+		if mustRegistry(t).Tool(name).plain == nil {
+			t.Errorf("%s: its schema is not recognised as plain", name)
+		}
+	}
+}
+
+// TestPlainRootSameVerdict: a call to a tool with a plain root gets the
+// verdict it gets through the schema library.
+func TestPlainRootSameVerdict(t *testing.T) {
+	reg := mustRegistry(t)
+	str := map[string]any{"type": "string"}
+	schema := func(extra map[string]any) map[string]any {
+		s := map[string]any{"type": "object", "required": []any{"path", "content"},
+			"properties": map[string]any{"path": str, "content": str}}
+		maps.Copy(s, extra)
+		return s
+	}
+	plain, err := reg.Compile(ToolDef{Name: "t", Parameters: schema(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// minProperties asserts nothing here but keeps the library's path.
+	library, err := reg.Compile(ToolDef{Name: "t", Parameters: schema(map[string]any{"minProperties": 0})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.plain == nil || library.plain != nil {
+		t.Fatal("the plain root is not recognised as such")
+	}
+	for _, args := range []string{
+		`{"path": "a", "content": "b"}`,
+		`{"path": "a", "content": ""}`,
+		`{"path": "a"}`,
+		`{"path": "a", "content": "b", "mode": "w"}`,
+		`{"path": 1, "content": null}`,
+		`{"path": ["a"], "content": {"b": 1}}`,
+		`{'path': 'a', 'content': 'b',}`,
+		`{}`,
+	} {
+		var got [2]string
+		for i, tool := range []*Tool{plain, library} {
+			res := reg.Validate(Call{Name: "t", Form: FormText, Text: args}, Options{Tools: []*Tool{tool}})
+			got[i] = fmt.Sprintf("%v omitted %d repairs %v args %v", res.Violations, res.ViolationsOmitted, res.Repairs, res.Args)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s:\nplain root %s\nlibrary    %s", args, got[0], got[1])
 		}
 	}
 }

@@ -39,6 +39,8 @@ type Tool struct {
 	plainStrings map[string]bool
 	// closedRoot are the parameters of a closed root schema (schemaplain.go).
 	closedRoot map[string]bool
+	// plain is a schema the check applies itself, or nil (schemaplain.go).
+	plain *plainRoot
 }
 
 // Name returns the canonical tool name.
@@ -85,6 +87,7 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		schema:       schema,
 		plainStrings: plainStringParams(def.Parameters),
 		closedRoot:   closedRootParams(def.Parameters),
+		plain:        plainRootOf(def.Parameters),
 		aliasOf:      map[string]string{},
 		allowEmpty:   map[string]bool{},
 		content:      map[string]bool{},

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/service/protoapi"
 )
 
@@ -83,9 +84,14 @@ type callInfo struct {
 
 	mu     sync.Mutex
 	fields logging.Fields
-	// buf backs fields: a validated call's annotations (principal, session,
-	// tool, usable, repairs, violations) fit without growing a slice.
+	// buf backs fields: a call's annotations (principal, session) fit
+	// without growing a slice.
 	buf [12]any
+	// verdict, and its tool's label, are the fields logVerdict adds, last:
+	// written out only when a line is, so that a server whose level is off
+	// pays nothing for them.
+	verdict     *guard.Verdict
+	verdictTool string
 }
 
 type callInfoKey struct{}
@@ -143,10 +149,25 @@ func callAnnotations(ctx context.Context) logging.Fields {
 	}
 	ci.mu.Lock()
 	defer ci.mu.Unlock()
-	if len(ci.fields) == 0 {
+	if len(ci.fields) == 0 && ci.verdict == nil {
 		return nil
 	}
-	return append(logging.Fields(nil), ci.fields...)
+	fields := append(logging.Fields(nil), ci.fields...)
+	if ci.verdict != nil {
+		fields = appendVerdictFields(fields, ci.verdictTool, ci.verdict)
+	}
+	return fields
+}
+
+// annotateVerdict adds a call's verdict to its log lines (logVerdict).
+func annotateVerdict(ctx context.Context, tool string, v *guard.Verdict) {
+	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
+	if ci == nil {
+		return
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	ci.verdict, ci.verdictTool = v, tool
 }
 
 // requestID returns the caller's x-request-id when it is short visible ASCII

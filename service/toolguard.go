@@ -165,8 +165,13 @@ func (s *toolGuardService) ReadFile(ctx context.Context, req *toolguardv1.ReadFi
 // logVerdict puts the call's tool (a bounded label, never the name as the
 // model wrote it) and its codes, each once, on the call's log line.
 func (s *toolGuardService) logVerdict(ctx context.Context, v *guard.Verdict) {
-	annotateCall(ctx, "tool", s.guard.ToolLabel(v.Result))
-	annotateCall(ctx, "usable", v.OK())
+	annotateVerdict(ctx, s.guard.ToolLabel(v.Result), v)
+}
+
+// appendVerdictFields appends a verdict's log fields: its tool's label,
+// whether it is usable, and its repair and violation codes, each once.
+func appendVerdictFields(fields []any, tool string, v *guard.Verdict) []any {
+	fields = append(fields, "tool", tool, "usable", v.OK())
 	var repairs []string
 	for _, r := range v.Repairs {
 		if !slices.Contains(repairs, r.Code) {
@@ -174,11 +179,12 @@ func (s *toolGuardService) logVerdict(ctx context.Context, v *guard.Verdict) {
 		}
 	}
 	if len(repairs) > 0 {
-		annotateCall(ctx, "repairs", repairs)
+		fields = append(fields, "repairs", repairs)
 	}
 	if codes := v.ViolationCodes(); len(codes) > 0 {
-		annotateCall(ctx, "violations", codes)
+		fields = append(fields, "violations", codes)
 	}
+	return fields
 }
 
 func (s *toolGuardService) ListTools(_ context.Context, req *toolguardv1.ListToolsRequest) (*toolguardv1.ListToolsResponse, error) {

@@ -16,32 +16,44 @@ import (
 // VerdictToProto converts a guard verdict to its API form; the server sends
 // it and the CLI prints it.
 func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, error) {
-	out := &toolguardv1.Verdict{
-		Ok:            v.OK(),
-		ToolName:      v.ToolName,
-		ArgumentsJson: string(v.ArgumentsJSON),
-		Feedback:      v.Feedback,
-		Mistakes:      MistakesToProto(v.Mistakes),
-		CallId:        callID,
-		Form:          formToProto(v.Form),
-	}
+	// The verdict and its mistake state in one allocation.
+	blk := new(struct {
+		v toolguardv1.Verdict
+		m toolguardv1.MistakeState
+	})
+	out := &blk.v
+	out.Ok, out.ToolName, out.ArgumentsJson, out.Feedback = v.OK(), v.ToolName, string(v.ArgumentsJSON), v.Feedback
+	out.CallId, out.Form = callID, formToProto(v.Form)
+	out.Mistakes = fillMistakes(&blk.m, v.Mistakes)
 	if v.Args != nil {
-		st, err := structpb.NewStruct(v.Args)
+		st, err := newStruct(v.Args)
 		if err != nil {
 			return nil, fmt.Errorf("arguments to Struct: %w", err)
 		}
 		out.Arguments = st
 	}
-	for _, r := range v.Repairs {
-		out.Repairs = append(out.Repairs, &toolguardv1.Repair{Code: r.Code, Param: r.Param, Detail: r.Detail})
+	// Each list's messages are allocated together: a verdict is converted
+	// at every call.
+	if len(v.Repairs) > 0 {
+		rs := make([]toolguardv1.Repair, len(v.Repairs))
+		out.Repairs = make([]*toolguardv1.Repair, len(v.Repairs))
+		for i, r := range v.Repairs {
+			rs[i].Code, rs[i].Param, rs[i].Detail = r.Code, r.Param, r.Detail
+			out.Repairs[i] = &rs[i]
+		}
 	}
 	if n := v.RepairsOmitted; n > 0 && len(out.Repairs) > 0 {
 		// The API has no count of omitted repairs: the list says it itself.
 		last := out.Repairs[len(out.Repairs)-1]
 		last.Detail += fmt.Sprintf(" (and %d more repairs of the kinds listed, not listed)", n)
 	}
-	for _, x := range v.Violations {
-		out.Violations = append(out.Violations, &toolguardv1.Violation{Code: x.Code, Param: x.Param, Message: x.Message})
+	if len(v.Violations) > 0 {
+		vs := make([]toolguardv1.Violation, len(v.Violations))
+		out.Violations = make([]*toolguardv1.Violation, len(v.Violations))
+		for i, x := range v.Violations {
+			vs[i].Code, vs[i].Param, vs[i].Message = x.Code, x.Param, x.Message
+			out.Violations[i] = &vs[i]
+		}
 	}
 	out.ViolationsOmitted = uint32(min(uint64(v.ViolationsOmitted), math.MaxUint32))
 	for _, e := range v.Elided {
@@ -59,7 +71,13 @@ func elisionToProto(e *guard.Elision) *toolguardv1.Elision {
 
 // MistakesToProto converts a mistake counter to its API form.
 func MistakesToProto(m guard.MistakeState) *toolguardv1.MistakeState {
-	return &toolguardv1.MistakeState{Consecutive: m.Consecutive, Limit: m.Limit, LimitReached: m.LimitReached, NotCounted: m.NotCounted}
+	return fillMistakes(new(toolguardv1.MistakeState), m)
+}
+
+// fillMistakes sets out to m's API form and returns it.
+func fillMistakes(out *toolguardv1.MistakeState, m guard.MistakeState) *toolguardv1.MistakeState {
+	out.Consecutive, out.Limit, out.LimitReached, out.NotCounted = m.Consecutive, m.Limit, m.LimitReached, m.NotCounted
+	return out
 }
 
 func formToProto(f repair.Form) toolguardv1.ArgumentsForm {
