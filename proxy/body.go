@@ -79,7 +79,7 @@ func (c bodyCall) appendEdits(edits []edit, body []byte, d decision) []edit {
 	}
 	if d.args != nil {
 		if c.argsString {
-			add(appendJSONString(make([]byte, 0, len(d.args)+2), d.args), c.argsPath...)
+			add(jsonString(string(d.args)), c.argsPath...)
 		} else {
 			add(d.args, c.argsPath...)
 		}

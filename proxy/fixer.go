@@ -250,7 +250,7 @@ func (f *fixer) rewrite(c *streamCall, d decision) {
 		if d.args != nil && fr.args.end > 0 {
 			text := empty
 			if i == argsAt {
-				text = appendJSONString(make([]byte, 0, len(d.args)+2), d.args)
+				text = jsonString(string(d.args))
 			}
 			f.addEdit(ev, edit{start: fr.args.start, end: fr.args.end, text: text})
 		}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"unicode/utf8"
 
@@ -142,73 +143,12 @@ func skipValue(doc []byte, i int) int {
 }
 
 // jsonString encodes s as a JSON string, leaving <, > and & as they are.
-func jsonString(s string) []byte { return appendJSONString(make([]byte, 0, len(s)+2), s) }
-
-// appendJSONString appends s as a JSON string, byte for byte as
-// encoding/json writes it without HTML escaping: \b \f \n \r \t, other
-// control characters as \u00xx, invalid UTF-8 as \ufffd, U+2028 and
-// U+2029 escaped. A repaired call's arguments (a megabyte) are quoted
-// here, eight plain ASCII bytes at a time, without an encoder's copies.
-func appendJSONString[T string | []byte](dst []byte, s T) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plainASCII8(s[i], s[i+1], s[i+2], s[i+3], s[i+4], s[i+5], s[i+6], s[i+7]) {
-			i += 8
-			continue
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRune([]byte(s[i:min(i+utf8.UTFMax, len(s))]))
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(append(dst, s[start:i]...), `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(dst, s[start:]...), '"')
-}
-
-// plainASCII8 reports eight bytes that a JSON string holds as they are:
-// none a control character, a quote, a backslash or past ASCII.
-func plainASCII8(b0, b1, b2, b3, b4, b5, b6, b7 byte) bool {
-	x := uint64(b0) | uint64(b1)<<8 | uint64(b2)<<16 | uint64(b3)<<24 |
-		uint64(b4)<<32 | uint64(b5)<<40 | uint64(b6)<<48 | uint64(b7)<<56
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs } // a byte of v is 0
-	below := (x - 0x20*ones) &^ x & highs                            // a byte below 0x20
-	return (x|below|zero(x^'"'*ones)|zero(x^'\\'*ones))&highs == 0
+func jsonString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // A small JSON walker for stream events: it finds the few members the proxy
