@@ -242,38 +242,28 @@ type eventProcessor interface {
 // eventProcessor. Each Read returns what one read of the upstream released,
 // so the reverse proxy flushes every event as soon as it may go.
 //
-// Events are handled where a read put them; only one that a read's end
-// cuts is copied, to in, until it is whole. An event is read whole before
-// it is handled, so one that grows past maxEvent, or past what the budget
-// of all requests has room for, ends the reading: the calls held go as
-// they came (counted too large), and everything from that event on passes
-// through as it comes, unparsed.
+// An event is read whole before it is handled, so one that grows past
+// maxEvent, or past what the budget of all requests has room for, ends
+// the reading: the calls held go as they came (counted too large), and
+// everything from that event on passes through as it comes, unparsed.
 type sseReader struct {
 	src    io.ReadCloser
 	proc   eventProcessor
 	fixer  *fixer  // the processor's fixer, whose calls an unreadable event lets go
 	out    *[]byte // the processor's output; sent from outPos
 	outPos int
-	buf    []byte     // where reads go until the read-ahead starts
-	ahead  *readAhead // nil until a read comes back full
-	cur    []byte     // the read being handled, whose buffer is recycled
-	in     []byte     // the start of an event a read's end cut
-	framer framer     // finds the end of the event at the start of in
-	err    error      // how the upstream's body ended, once it has
+	in     []byte // input not yet split into events
+	framer framer // finds the end of the event at the start of in
+	err    error  // how the upstream's body ended, once it has
 	closed bool
 	// maxEvent bounds the event being read; hold counts in's capacity
 	// beyond one read's.
 	maxEvent int
 	hold     hold
-	rest     bool   // an event was too large: the rest passes unparsed
-	tail     []byte // the rest: what the last read holds beyond in
-	tailErr  error  // the rest: how the last read ended
+	rest     bool // an event was too large: the rest passes unparsed
 }
 
-// sseReadSize is one read of the upstream. A read returns what has come,
-// so a live stream waits no longer for a large one; a bulk one takes
-// fewer reads.
-const sseReadSize = 64 << 10
+const sseReadSize = 32 << 10
 
 // newSSEReader follows a streamed answer: the rescue (when on and rescue
 // is asked for), then the fixer of the request's API.
@@ -299,16 +289,16 @@ func (r *sseReader) Read(p []byte) (int, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
-		data, err := r.read()
-		if !r.feed(data) {
-			r.tailErr = err
+		if !r.room() {
 			r.passRest()
 			return r.readRest(p)
 		}
-		r.recycle()
+		n, err := r.src.Read(r.in[len(r.in):cap(r.in)])
+		r.in = r.in[:len(r.in)+n]
+		r.split()
 		if err == nil && r.proc.stopped() {
 			err = io.EOF
-			r.stopReading() // the upstream's request ends here
+			_ = r.src.Close() // the upstream's request ends here
 		}
 		if err != nil {
 			if len(r.in) > 0 && !r.proc.stopped() {
@@ -322,91 +312,6 @@ func (r *sseReader) Read(p []byte) (int, error) {
 	return r.send(p), nil
 }
 
-// read returns the upstream's next read: from the read-ahead once it runs,
-// else read here, starting the read-ahead when the read comes back full.
-func (r *sseReader) read() ([]byte, error) {
-	if r.ahead != nil {
-		b, err := r.ahead.next()
-		r.cur = b
-		return b, err
-	}
-	if r.buf == nil {
-		r.buf = make([]byte, sseReadSize)
-	}
-	n, err := r.src.Read(r.buf)
-	if n == len(r.buf) && err == nil {
-		r.ahead = startReadAhead(r.src)
-	}
-	r.cur = r.buf[:n]
-	return r.cur, err
-}
-
-// recycle hands the buffer of the read handled back to the read-ahead.
-func (r *sseReader) recycle() {
-	if r.ahead != nil && r.cur != nil {
-		r.ahead.recycle(r.cur)
-	}
-	r.cur = nil
-}
-
-// stopReading ends the reading of the upstream's body.
-func (r *sseReader) stopReading() {
-	if r.ahead != nil {
-		r.ahead.close()
-	}
-	_ = r.src.Close()
-}
-
-// feed hands the events a read completes to the processor, read where
-// they are. An event the read's end cuts is copied to in; one that began
-// in an earlier read is completed there, taking as much of data again as
-// in holds (at least 4 KiB), so that a large event is copied a bounded
-// number of times and what follows it is read in place again. false: the
-// event may not grow (past maxEvent, or beyond the budget); tail keeps
-// the data not taken.
-func (r *sseReader) feed(data []byte) bool {
-	for len(data) > 0 && !r.proc.stopped() {
-		if len(r.in) == 0 {
-			if cap(r.in) > sseReadSize {
-				r.in = nil // a large event went: back to a small buffer
-				r.hold.free()
-			}
-			data = data[r.split(data):]
-			if r.proc.stopped() || len(data) == 0 {
-				return true
-			}
-			if !r.room(len(data)) {
-				r.tail = data
-				return false
-			}
-			r.in = append(r.in, data...)
-			return true
-		}
-		had := len(r.in)
-		take := min(len(data), max(had, 4<<10))
-		if !r.room(take) {
-			r.tail = data
-			return false
-		}
-		r.in = append(r.in, data[:take]...)
-		at := r.split(r.in)
-		switch {
-		case at >= had:
-			// The event ended in what was taken: what follows is read
-			// where it is.
-			data = data[at-had:]
-			r.in = r.in[:0]
-			r.framer = framer{}
-		default:
-			data = data[take:]
-			if at > 0 {
-				r.in = r.in[:copy(r.in, r.in[at:])]
-			}
-		}
-	}
-	return true
-}
-
 // send copies out what the processor released.
 func (r *sseReader) send(p []byte) int {
 	n := copy(p, (*r.out)[r.outPos:])
@@ -418,18 +323,21 @@ func (r *sseReader) send(p []byte) int {
 	return n
 }
 
-// room makes space for n more bytes (at most one read's) in in, false
-// when the event arriving may not grow: past maxEvent, or beyond the
-// budget.
-func (r *sseReader) room(n int) bool {
-	if cap(r.in)-len(r.in) >= n {
+// room makes space for a read into in, false when the event arriving may
+// not grow: past maxEvent, or beyond the budget.
+func (r *sseReader) room() bool {
+	if len(r.in) == 0 && cap(r.in) > sseReadSize {
+		r.in = nil // a large event went: back to one read's buffer
+		r.hold.free()
+	}
+	if cap(r.in)-len(r.in) >= sseReadSize {
 		return true
 	}
 	if len(r.in) >= r.maxEvent {
 		return false
 	}
-	size := max(len(r.in)+n, min(2*cap(r.in), r.maxEvent+sseReadSize), 4<<10)
-	if !r.hold.set(int64(max(0, size-sseReadSize))) {
+	size := max(len(r.in)+sseReadSize, min(2*cap(r.in), r.maxEvent+sseReadSize))
+	if !r.hold.set(int64(size - sseReadSize)) {
 		return false
 	}
 	grown := make([]byte, len(r.in), size)
@@ -471,44 +379,30 @@ func (r *sseReader) readRest(p []byte) (int, error) {
 		}
 		return n, nil
 	}
-	if len(r.tail) == 0 {
-		if r.tailErr != nil {
-			return 0, r.tailErr
-		}
-		r.recycle()
-		r.tail, r.tailErr = r.read()
-	}
-	n := copy(p, r.tail)
-	r.tail = r.tail[n:]
-	if len(r.tail) == 0 && r.tailErr != nil {
-		return n, r.tailErr
-	}
-	return n, nil
+	return r.src.Read(p)
 }
 
-// split hands every complete event at the start of buf to the processor
-// and returns the bytes they take.
-func (r *sseReader) split(buf []byte) int {
+// split hands every complete event in r.in to the processor.
+func (r *sseReader) split() {
 	at := 0
 	for !r.proc.stopped() {
-		n := r.proc.frame(buf[at:])
+		n := r.proc.frame(r.in[at:])
 		if n > 0 {
 			r.framer = framer{}
-		} else if n = r.framer.next(buf[at:]); n == 0 {
+		} else if n = r.framer.next(r.in[at:]); n == 0 {
 			break
 		}
-		r.proc.event(buf[at : at+n])
+		r.proc.event(r.in[at : at+n])
 		at += n
 	}
-	return at
+	if at > 0 {
+		r.in = r.in[:copy(r.in, r.in[at:])]
+	}
 }
 
 func (r *sseReader) Close() error {
 	if !r.closed {
 		r.closed = true
-		if r.ahead != nil {
-			r.ahead.close()
-		}
 		r.proc.close()
 		r.hold.free()
 	}
