@@ -66,27 +66,24 @@ func (t *template) frame(buf []byte) (int, span) {
 	}
 	body := buf[len(t.head):]
 	// The fragment ends at its first unescaped quote; without a line end
-	// in it, the event's lines and its end are the template's.
-	q, escaped := -1, false
-	for i, c := range body {
-		switch {
-		case escaped:
-			escaped = false
-			if c == '\n' || c == '\r' {
-				return 0, span{}
-			}
-		case c == '\\':
-			escaped = true
-		case c == '"':
-			q = i
-		case c == '\n' || c == '\r':
+	// in it, the event's lines and its end are the template's. The
+	// vectorised byte search finds both, not a loop over each byte.
+	end := len(body)
+	if nl := bytes.IndexByte(body, '\n'); nl >= 0 {
+		end = nl
+	}
+	q := 0
+	for {
+		k := bytes.IndexByte(body[q:end], '"')
+		if k < 0 {
 			return 0, span{}
 		}
-		if q >= 0 {
+		if q += k; backslashesBefore(body, q)%2 == 0 {
 			break
 		}
+		q++
 	}
-	if q < 0 || !bytes.HasPrefix(body[q:], t.tail) {
+	if bytes.IndexByte(body[:q], '\r') >= 0 || !bytes.HasPrefix(body[q:], t.tail) {
 		return 0, span{}
 	}
 	start := len(t.head) - t.off - 1
