@@ -30,7 +30,7 @@ var (
 // TestDeclaredToolsBeforeBuiltins: a name resolves to the request's own
 // tool in any spelling it accepts before a built-in's name or alias, and
 // to a built-in's alias only through the built-in's name
-// (docs/repair-engine.md, "Which tool a name stands for").
+// (docs/api.md, "Which tool a name stands for").
 func TestDeclaredToolsBeforeBuiltins(t *testing.T) {
 	g, _ := newGuard(t)
 	for _, tc := range []struct {

@@ -161,7 +161,7 @@ func trimNameNoise(name string) (string, bool) {
 	return base, base != "" && base != name
 }
 
-// resolve applies the precedence documented in docs/repair-engine.md
+// resolve applies the precedence documented in docs/api.md
 // ("Which tool a name stands for"): the request's declared tools in every
 // spelling they accept come first, so a built-in's alias (write) never
 // takes a call from the agent's own tool (Write); a registry name or alias

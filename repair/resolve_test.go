@@ -20,7 +20,7 @@ func declaredTool(t *testing.T, reg *Registry, name string, aliases []string, pa
 	return tool
 }
 
-// TestResolveDeclaredFirst pins the precedence of docs/repair-engine.md
+// TestResolveDeclaredFirst pins the precedence of docs/api.md
 // ("Which tool a name stands for").
 func TestResolveDeclaredFirst(t *testing.T) {
 	reg := mustRegistry(t)

@@ -23,7 +23,7 @@ func stringToolDef(t *testing.T, name string, params ...string) *toolguardv1.Too
 
 // TestDeclaredToolsBeforeBuiltinsOverTheWire: the request's own tools take
 // a call's name in any spelling they accept before a built-in's name or
-// alias (docs/repair-engine.md, "Which tool a name stands for").
+// alias (docs/api.md, "Which tool a name stands for").
 func TestDeclaredToolsBeforeBuiltinsOverTheWire(t *testing.T) {
 	c := startClient(t, service.Config{})
 	claudeWrite := stringToolDef(t, "Write", "file_path", "content")
