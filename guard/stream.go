@@ -144,15 +144,11 @@ func (g *Guard) OpenStream(req StreamRequest) (*Stream, error) {
 // toolTags lists the tools a text format may call, by every name that opens
 // a call, with the parameters' spellings.
 func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream.ToolTags {
-	out := map[string]stream.ToolTags{}
+	owner := map[string]*repair.Tool{}
 	add := func(t *repair.Tool) {
-		tags := stream.ToolTags{Params: map[string]bool{}}
-		for spelling, canonical := range t.ParamSpellings() {
-			tags.Params[spelling] = t.IsContentParam(canonical)
-		}
 		for _, name := range append([]string{t.Name()}, t.Def().Aliases...) {
-			if _, taken := out[name]; !taken {
-				out[name] = tags
+			if _, taken := owner[name]; !taken {
+				owner[name] = t
 			}
 		}
 	}
@@ -163,6 +159,27 @@ func (g *Guard) toolTags(names []string, extra []*repair.Tool) map[string]stream
 		if len(names) == 0 || slices.Contains(names, t.Name()) {
 			add(t)
 		}
+	}
+	out := make(map[string]stream.ToolTags, len(owner))
+	byTool := map[*repair.Tool]stream.ToolTags{}
+	for name, t := range owner {
+		if len(extra) > 0 && !slices.Contains(extra, t) {
+			// A built-in's name or alias may stand for a declared tool
+			// (repair.Registry.Resolve): its values end at that tool's
+			// parameters.
+			if d, _ := g.reg.Resolve(name, extra); slices.Contains(extra, d) {
+				t = d
+			}
+		}
+		tags, ok := byTool[t]
+		if !ok {
+			tags = stream.ToolTags{Params: map[string]bool{}}
+			for spelling, canonical := range t.ParamSpellings() {
+				tags.Params[spelling] = t.IsContentParam(canonical)
+			}
+			byTool[t] = tags
+		}
+		out[name] = tags
 	}
 	return out
 }

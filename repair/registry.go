@@ -126,8 +126,9 @@ func (r *Registry) sortedTools() []*Tool {
 // Tool returns the tool with the given canonical name, or nil.
 func (r *Registry) Tool(name string) *Tool { return r.tools[name] }
 
-// Resolve finds the tool a model meant by name: an exact name or alias
-// first, then ignoring case, '_' and '-'; extra tools first. Last, a name
+// Resolve finds the tool a model meant by name: a declared (extra) tool in
+// any spelling it accepts first, then the registry's by an exact name or
+// alias, then ignoring case, '_' and '-' (see resolve). Last, a name
 // with chat-template tokens glued to it (splitTemplateTokens) is the tool
 // its start names, if any.
 func (r *Registry) Resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
@@ -160,7 +161,36 @@ func trimNameNoise(name string) (string, bool) {
 	return base, base != "" && base != name
 }
 
+// resolve applies the precedence documented in docs/api.md
+// ("Which tool a name stands for"): the request's declared tools in every
+// spelling they accept come first, so a built-in's alias (write) never
+// takes a call from the agent's own tool (Write); a registry name or alias
+// stands for a declared tool only through the registry tool's canonical
+// name (create_file is write_to_file, which the agent declared).
 func (r *Registry) resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
+	if t, aliased := resolveDeclared(name, extra); t != nil {
+		return t, aliased
+	}
+	t = r.byName[name]
+	if t == nil {
+		t = r.folded[foldName(name)]
+	}
+	if t == nil {
+		return nil, false
+	}
+	if d, _ := resolveDeclared(t.Name(), extra); d != nil {
+		return d, true
+	}
+	return t, t.Name() != name
+}
+
+// resolveDeclared finds the declared tool of a name: by its name exactly,
+// by one of its aliases exactly, then by either ignoring case, '_' and '-';
+// the first declared wins within each step.
+func resolveDeclared(name string, extra []*Tool) (t *Tool, aliased bool) {
+	if len(extra) == 0 {
+		return nil, false
+	}
 	for _, t := range extra {
 		if t.Name() == name {
 			return t, false
@@ -171,19 +201,32 @@ func (r *Registry) resolve(name string, extra []*Tool) (t *Tool, aliased bool) {
 			return t, true
 		}
 	}
-	if t := r.byName[name]; t != nil {
-		return t, t.Name() != name
-	}
 	f := foldName(name)
 	for _, t := range extra {
-		if foldName(t.Name()) == f || slices.ContainsFunc(t.def.Aliases, func(a string) bool { return foldName(a) == f }) {
+		if foldsTo(t.Name(), f) || slices.ContainsFunc(t.def.Aliases, func(a string) bool { return foldsTo(a, f) }) {
 			return t, true
 		}
 	}
-	if t := r.folded[f]; t != nil {
-		return t, true
-	}
 	return nil, false
+}
+
+// foldsTo reports whether foldName(s) == f, without building it.
+func foldsTo(s, f string) bool {
+	j := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '-' || c == ' ':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if j >= len(f) || f[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(f)
 }
 
 // splitTemplateTokens splits a tool name that a model's chat-template

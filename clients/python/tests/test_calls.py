@@ -57,6 +57,8 @@ class GuardToolCallTest(ServerTestCase):
              True, "Write", {"path": "a.py", "content": "x"}, ["PYTHON_LITERAL"]),
             ("alias and case", openai_call("write", '{"file_path": "a.py", "content": "x"}'), OPENAI_TOOLS,
              True, "Write", {"path": "a.py", "content": "x"}, ["TOOL_ALIAS", "ALIAS_RENAMED"]),
+            ("wrong case", openai_call("WRITE", '{"path": "a.py", "content": "x"}'), OPENAI_TOOLS,
+             True, "Write", {"path": "a.py", "content": "x"}, ["TOOL_ALIAS"]),
             ("built-in tools", openai_call("Write", "{'file_path': 'a.py', 'text': 'x'}"), None,
              True, "write_to_file", {"path": "a.py", "content": "x"}, ["PYTHON_LITERAL", "TOOL_ALIAS", "ALIAS_RENAMED"]),
             ("missing content", openai_call("Write", '{"path": "a.py"}'), OPENAI_TOOLS,

@@ -138,8 +138,9 @@ def guard_tool_call(
 def _refusal(verdict: pb.Verdict, name: str, defs: list[ToolLike] | None) -> str | None:
     """The feedback for the model, or None when the call may run: the
     verdict's, or, when the call resolved to a server built-in that is not
-    among the agent's tools (``create_file`` read as ``write_to_file``), one
-    naming the agent's tools."""
+    among the agent's tools (``create_file`` read as ``write_to_file``: the
+    server keeps its built-ins beside declared tools), one naming the
+    agent's tools."""
     if not verdict.ok:
         return verdict.feedback
     if defs is None:
@@ -179,17 +180,13 @@ def _arguments(value: Any) -> str:
 
 def _tool(tool: ToolLike) -> ToolLike:
     """A tool definition as sent: without the keys that are not its schema
-    (OpenAI's ``strict``, Anthropic's ``type`` and ``cache_control``); and a dict's name
-    in lower case as an alias, so ``write`` finds the agent's ``Write``
-    before a server built-in of that alias."""
+    (OpenAI's ``strict``, Anthropic's ``type`` and ``cache_control``). The
+    server resolves ``write`` to the agent's ``Write`` before a built-in of
+    that alias (docs/api.md, "Which tool a name stands for")."""
     if not isinstance(tool, Mapping):
         return tool
     if "function" in tool and set(tool) <= {"type", "function"} and isinstance(tool["function"], Mapping):
-        tool = {k: v for k, v in tool["function"].items() if k != "strict"}
-    elif "input_schema" in tool:
-        tool = {k: v for k, v in tool.items() if k not in _ANTHROPIC_TOOL_EXTRAS}
-    name = str(tool.get("name") or "")
-    aliases = list(tool.get("aliases") or ())
-    if name and name.lower() != name and name.lower() not in aliases:
-        tool = dict(tool, aliases=[*aliases, name.lower()])
+        return {k: v for k, v in tool["function"].items() if k != "strict"}
+    if "input_schema" in tool:
+        return {k: v for k, v in tool.items() if k not in _ANTHROPIC_TOOL_EXTRAS}
     return tool

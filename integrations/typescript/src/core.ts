@@ -58,7 +58,8 @@ export interface RawCall {
 /**
  * Repairs and validates one call. The tools are the ones the framework
  * offered the model; a call toolguard maps to a tool outside them (one of
- * its built-in tools) is refused, since the framework could not run it.
+ * its built-in tools, kept beside the ones sent: `create_file` when only
+ * `Write` is offered) is refused, since the framework could not run it.
  */
 export async function guardCall(options: GuardOptions, tools: readonly ToolInit[], call: RawCall): Promise<GuardedCall> {
   const verdict = await options.client.validate(call.name, {

@@ -131,6 +131,30 @@ describe("ai-sdk", { timeout: 120_000 }, () => {
     assert.match(res!.output.value, /there is no tool named "Write" here\. Available tools: get_weather\./);
   });
 
+  it("a call named like a built-in's alias runs the agent's own tool of that spelling", async () => {
+    const guard = { client: clientFor(server, "ai-own-write") };
+    const mock = new MockLanguageModelV3({ doGenerate: [toolCallStep("write", '{"file_path": "a.txt", "content": "hi"}'), doneStep] });
+    const ran: unknown[] = [];
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware: toolguardMiddleware(guard) }),
+      tools: {
+        Write: tool({
+          description: "Write a file",
+          inputSchema: z.object({ file_path: z.string(), content: z.string() }),
+          execute: async (input) => {
+            ran.push(input);
+            return "written";
+          },
+        }),
+      },
+      prompt: "write",
+      experimental_repairToolCall: toolguardRepairToolCall(guard),
+      stopWhen: stepCountIs(3),
+    });
+    guard.client.close();
+    assert.deepEqual(ran, [{ file_path: "a.txt", content: "hi" }]);
+  });
+
   it("streamText with the middleware: the streamed call is repaired before the tool runs", async () => {
     const guard = { client: clientFor(server, "ai-stream") };
     const input = "{'city': 'Paris', 'days': '2'}";
