@@ -195,14 +195,7 @@ func (c Config) Validate() error {
 	if c.MaxConcurrentRequests <= 0 {
 		errs = append(errs, errors.New("max concurrent requests must be positive"))
 	}
-	if c.RecordMaxBytes < 1<<10 || c.RecordFiles < 0 || c.RecordFiles > 1000 {
-		errs = append(errs, errors.New("record: max bytes must be at least 1024, and files from 0 to 1000"))
-	}
-	for _, h := range c.RecordRedactHeaders {
-		if h = strings.TrimSpace(h); h == "" || !validHeaderName(h) {
-			errs = append(errs, fmt.Errorf("record redact headers: %q is not an HTTP header name", h))
-		}
-	}
+	errs = append(errs, c.validateRecord()...)
 	if c.MetricsListen != "" {
 		if err := observe.CheckListen(c.MetricsListen, c.Listen, "proxy's port"); err != nil {
 			errs = append(errs, err)
@@ -215,6 +208,20 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("shutdown timeout must be positive"))
 	}
 	return errors.Join(errs...)
+}
+
+// validateRecord reports the recording settings that cannot work.
+func (c Config) validateRecord() []error {
+	var errs []error
+	if c.RecordMaxBytes < 1<<10 || c.RecordFiles < 0 || c.RecordFiles > 1000 {
+		errs = append(errs, errors.New("record: max bytes must be at least 1024, and files from 0 to 1000"))
+	}
+	for _, h := range c.RecordRedactHeaders {
+		if h = strings.TrimSpace(h); h == "" || !validHeaderName(h) {
+			errs = append(errs, fmt.Errorf("record redact headers: %q is not an HTTP header name", h))
+		}
+	}
+	return errs
 }
 
 // upstreamURL parses Upstream. The error never quotes it whole: a URL may
