@@ -2,9 +2,11 @@ package guard
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolguard/toolguard/repair"
@@ -114,5 +116,41 @@ func TestStreamDeclaredToolsBeforeBuiltins(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
 			t.Errorf("%s: the built-in write ran: %v", tc.name, err)
 		}
+	}
+}
+
+// TestDeclaredBuiltinNameNotExecuted: a request's own definition under a
+// built-in's name (or reached by a built-in's alias) is validated against
+// its own schema but never run by the built-in: ExecuteWrite and
+// ExecuteEdit refuse it as the caller's WrongToolError, and a stream
+// executing on completion leaves it unexecuted.
+func TestDeclaredBuiltinNameNotExecuted(t *testing.T) {
+	g, dir := newWorkspaceGuard(t)
+	for _, tc := range []struct {
+		name string
+		tool repair.ToolDef
+		call string
+		args string
+		run  func(context.Context, ExecuteRequest) (*Execution, error)
+	}{
+		{"write_to_file", ownWrite, "write_to_file", `{"target":"a.txt","body":"hi"}`, g.ExecuteWrite},
+		{"create_file to the declared write_to_file", ownWrite, "create_file", `{"target":"a.txt","body":"hi"}`, g.ExecuteWrite},
+		{"edit", ownEdit, "edit", `{"target":"a.txt","text":"hi"}`, g.ExecuteEdit},
+	} {
+		req := ExecuteRequest{ValidateRequest: ValidateRequest{SessionID: "declared-exec", Tools: []repair.ToolDef{tc.tool},
+			Call: repair.Call{Name: tc.call, Form: repair.FormText, Text: tc.args}}}
+		ex, err := tc.run(context.Background(), req)
+		var wrong *WrongToolError
+		if !errors.As(err, &wrong) || !wrong.Declared || !strings.Contains(err.Error(), "does not execute") {
+			t.Errorf("%s: execution %+v, err %v; want a WrongToolError for a declared tool", tc.name, ex, err)
+		}
+	}
+	req := StreamRequest{SessionID: "declared-exec-stream", Format: stream.OpenAI, Tools: []repair.ToolDef{ownWrite}, ExecuteOnComplete: true}
+	evs, _ := streamed(t, g, req, "", 7, []stream.ToolDelta{{Index: 0, ID: "c1", Name: "write_to_file", Arguments: `{"target":"a.txt","body":"hi"}`}}, "tool_calls")
+	if done := completed(evs); len(done) != 1 || !done[0].Verdict.OK() || done[0].Verdict.Tool.Builtin() || done[0].Execution != nil {
+		t.Errorf("stream: %d calls completed: %+v", len(done), done)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a built-in ran on the declared tool's call: %v", err)
 	}
 }

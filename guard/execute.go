@@ -125,9 +125,15 @@ func (e *UnknownWorkspaceError) Error() string {
 type WrongToolError struct {
 	Tool string
 	Want string
+	// Declared: the call resolved to the request's own definition of a
+	// tool, which the server never executes, even under a built-in's name.
+	Declared bool
 }
 
 func (e *WrongToolError) Error() string {
+	if e.Declared {
+		return fmt.Sprintf("tool %q resolved to the request's own definition in tools, which the server does not execute; drop it from tools to execute the server's %s", e.Tool, e.Want)
+	}
 	return fmt.Sprintf("tool %q cannot be executed here; this call executes %s", e.Tool, e.Want)
 }
 
@@ -226,7 +232,13 @@ func (g *Guard) checkFor(req ExecuteRequest, fits func(*repair.Tool) bool, want 
 // count as mistakes too.
 func (g *Guard) execute(ctx context.Context, req ExecuteRequest, tools []string,
 	run func(context.Context, *workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error) (*Execution, error) {
-	ws, res, err := g.checkFor(req, func(t *repair.Tool) bool { return slices.Contains(tools, t.Name()) }, strings.Join(tools, ", "))
+	want := strings.Join(tools, ", ")
+	ws, res, err := g.checkFor(req, func(t *repair.Tool) bool { return slices.Contains(tools, t.Name()) }, want)
+	if err == nil && res.Tool != nil && !res.Tool.Builtin() {
+		// Only the server's own tools run: the request's definition
+		// under a built-in's name is the caller's to carry out.
+		err = &WrongToolError{Tool: res.Tool.Name(), Want: want, Declared: true}
+	}
 	if err != nil {
 		return nil, err
 	}

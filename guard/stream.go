@@ -435,12 +435,15 @@ func (s *Stream) conclude(e stream.Event) ([]StreamEvent, error) {
 
 // runner returns how a usable call is executed, nil to only validate it.
 func (g *Guard) runner(res *repair.Result) func(context.Context, *workspace.Workspace, ExecuteRequest, *repair.Result, *Execution) error {
-	switch {
-	case res.Tool == nil:
+	if res.Tool == nil {
 		return nil
-	case slices.Contains(writeTools, res.Tool.Name()):
+	}
+	// Only the server's own tools run: a request's definition under a
+	// built-in's name is validated against its own schema, never executed.
+	switch g.ActionOf(res.Tool) {
+	case ActionWrite:
 		return g.write
-	case slices.Contains(editTools, res.Tool.Name()):
+	case ActionEdit:
 		return g.edit
 	}
 	return nil
