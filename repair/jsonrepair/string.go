@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolguard/toolguard/internal/jsonesc"
 )
@@ -535,10 +536,18 @@ func (t *strText) Len(at int) int {
 }
 
 func (t *strText) String(at int) string {
-	if t.building {
-		return string(t.buf)
+	if !t.building {
+		return t.s[t.start:at]
 	}
-	return t.s[t.start:at]
+	if cap(t.buf) > maxPooledScratch {
+		// A buffer too large to pool becomes the string itself rather
+		// than be copied: a file's content is the largest thing a call
+		// holds. It is dropped, so nothing writes to it again.
+		s := unsafe.String(unsafe.SliceData(t.buf), len(t.buf))
+		t.buf = nil
+		return s
+	}
+	return string(t.buf)
 }
 
 // strMark is a comma or closing bracket met inside a string: its offset,
