@@ -539,10 +539,12 @@ func (t *strText) String(at int) string {
 	if !t.building {
 		return t.s[t.start:at]
 	}
-	if cap(t.buf) > maxPooledScratch {
-		// A buffer too large to pool becomes the string itself rather
-		// than be copied: a file's content is the largest thing a call
-		// holds. It is dropped, so nothing writes to it again.
+	if n := len(t.buf); n > maxPooledScratch && 2*n >= cap(t.buf) {
+		// A large string filling most of its buffer becomes the string
+		// itself rather than be copied: a file's content is the largest
+		// thing a call holds. The buffer is dropped, so nothing writes to
+		// it again; one the string fills less stays for the next strings,
+		// which would otherwise each size a new one to the text's end.
 		s := unsafe.String(unsafe.SliceData(t.buf), len(t.buf))
 		t.buf = nil
 		return s
