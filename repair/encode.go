@@ -2,8 +2,10 @@ package repair
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -114,24 +116,53 @@ func appendJSONObject(dst []byte, m map[string]any) ([]byte, bool) {
 	if m == nil {
 		return append(dst, "null"...), true
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	// The members are taken in one pass over the map and sorted with their
+	// values, each with its key's first bytes beside it: looking sorted
+	// keys up again, or comparing keys stored apart, would visit a large
+	// object's memory in random order, a cache miss a member.
+	members := make([]member, 0, len(m))
+	for k, v := range m {
+		members = append(members, member{keyPrefix(k), k, v})
 	}
-	slices.Sort(keys)
+	slices.SortFunc(members, func(a, b member) int {
+		if a.pre != b.pre {
+			return cmp.Compare(a.pre, b.pre)
+		}
+		return strings.Compare(a.k, b.k)
+	})
 	dst = append(dst, '{')
-	for i, k := range keys {
+	for i, e := range members {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, k)
+		dst = appendJSONString(dst, e.k)
 		dst = append(dst, ':')
 		var ok bool
-		if dst, ok = appendJSON(dst, m[k]); !ok {
+		if dst, ok = appendJSON(dst, e.v); !ok {
 			return dst, false
 		}
 	}
 	return append(dst, '}'), true
+}
+
+// member is an object's member, for encoding in key order.
+type member struct {
+	pre uint64
+	k   string
+	v   any
+}
+
+// keyPrefix is k's first eight bytes, big-endian and padded with zeros:
+// keys whose prefixes differ compare as the prefixes do.
+func keyPrefix(k string) uint64 {
+	var p uint64
+	for i := range 8 {
+		p <<= 8
+		if i < len(k) {
+			p |= uint64(k[i])
+		}
+	}
+	return p
 }
 
 const hexDigits = "0123456789abcdef"

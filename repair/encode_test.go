@@ -31,6 +31,8 @@ func TestEncodeJSON(t *testing.T) {
 		{"nil slice", []any(nil), `null`},
 		{"empty", map[string]any{}, `{}`},
 		{"sorted keys", map[string]any{"b": true, "a": false, "ab": nil}, `{"a":false,"ab":null,"b":true}`},
+		{"keys sharing or padding a prefix", map[string]any{"abcdefgh2": "1", "abcdefgh": "2", "abcdefgh10": "3", "a\x00": "4", "a": "5", "\xc3\xa9": "6", "z": "7"},
+			`{"a":"5","a\u0000":"4","abcdefgh":"2","abcdefgh10":"3","abcdefgh2":"1","z":"7","é":"6"}`},
 		{"html kept", "<div>&</div>", `"<div>&</div>"`},
 		{"short escapes", "q\"b\\\b\f\n\r\t", `"q\"b\\\b\f\n\r\t"`},
 		{"control bytes", "\x00\x01\x1f\x7f", `"\u0000\u0001\u001f` + "\x7f" + `"`},

@@ -20,15 +20,14 @@ type repairParser struct {
 	truncated bool
 	invalid   bool // errInvalidText, whatever else parses
 	depth     int
-	tooDeep   int       // where nesting passed MaxDepth, or -1
-	keyQuote  int       // where an unknown key lacks its closing quote, or -1
-	ambiguous int       // where a string starts whose end the text leaves open, or -1
-	openSplit bool      // memberAfterComma found a member where the schema lists no keys
-	forCall   bool      // Options.ForCall, or a schema's Levels: guesses a schema must settle are refused
-	stray     int       // where text starts that is neither a value nor a separator, or -1
-	tuples    int       // open Python tuples, in which ')' ends a bare value
-	marks     []strMark // str's buffer
-	scratch   []byte    // where str builds a string that differs from the source
+	tooDeep   int    // where nesting passed MaxDepth, or -1
+	keyQuote  int    // where an unknown key lacks its closing quote, or -1
+	ambiguous int    // where a string starts whose end the text leaves open, or -1
+	openSplit bool   // memberAfterComma found a member where the schema lists no keys
+	forCall   bool   // Options.ForCall, or a schema's Levels: guesses a schema must settle are refused
+	stray     int    // where text starts that is neither a value nor a separator, or -1
+	tuples    int    // open Python tuples, in which ')' ends a bare value
+	scratch   []byte // where str builds a string that differs from the source
 }
 
 func newParser(s string, keys map[string]bool, levels []map[string]bool) *repairParser {

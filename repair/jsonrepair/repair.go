@@ -162,9 +162,9 @@ func repairJSON(text string, opts Options) (Result, error) {
 		p.keys = nil // set by level as objects open (parse.go)
 	}
 	bufs := parseBuffersPool.Get().(*parseBuffers)
-	p.scratch, p.marks = bufs.scratch[:0], bufs.marks[:0]
+	p.scratch = bufs.scratch[:0]
 	v, err := p.document()
-	bufs.keep(p.scratch, p.marks)
+	bufs.keep(p.scratch)
 	parseBuffersPool.Put(bufs)
 	if p.tooDeep >= 0 {
 		return Result{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
@@ -244,28 +244,21 @@ func unescapeEscapedJSON(text string) (string, bool) {
 	return b.String(), true
 }
 
-// parseBuffers are the buffers str builds strings and keeps marks in,
-// pooled so a parse does not grow new ones from nothing.
+// parseBuffers is the buffer str builds strings in, pooled so a parse
+// does not grow a new one from nothing.
 type parseBuffers struct {
 	scratch []byte
-	marks   []strMark
 }
 
 var parseBuffersPool = sync.Pool{New: func() any { return new(parseBuffers) }}
 
-// The largest buffers kept for the next parse: ones grown by a single
-// large string are left to the collector.
-const (
-	maxPooledScratch = 64 << 10
-	maxPooledMarks   = 4 << 10
-)
+// maxPooledScratch is the largest buffer kept for the next parse: one
+// grown by a single large string is left to the collector.
+const maxPooledScratch = 64 << 10
 
-func (b *parseBuffers) keep(scratch []byte, marks []strMark) {
-	b.scratch, b.marks = nil, nil
+func (b *parseBuffers) keep(scratch []byte) {
+	b.scratch = nil
 	if cap(scratch) <= maxPooledScratch {
 		b.scratch = scratch[:0]
-	}
-	if cap(marks) <= maxPooledMarks {
-		b.marks = marks[:0]
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolguard/toolguard/internal/jsonesc"
 )
@@ -20,9 +21,9 @@ func (p *repairParser) str(ctx parseCtx) string {
 	// then it is built in the parser's scratch buffer.
 	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), buf: p.scratch[:0], open: p.i - size}
 	// marks are the commas and closing brackets met, where a string whose
-	// closing quote was forgotten may end; the buffer is reused.
-	marks := p.marks[:0]
-	defer func() { p.marks, p.scratch = marks[:0], t.buf[:0] }()
+	// closing quote was forgotten may end.
+	var marks strMarks
+	defer func() { p.scratch = t.buf[:0] }()
 	runs := newRunStopper(t.close)
 	for p.i < len(p.s) {
 		// Runs in escaped text are a few bytes long: bytes are tested here,
@@ -64,7 +65,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 			p.controlChar(&t)
 			continue
 		case c == '}' || c == ']' || c == ',':
-			marks = append(marks, strMark{src: p.i, n: t.Len(p.i), c: c})
+			marks.add(p.s, strMark{src: p.i, n: t.Len(p.i), c: c})
 			t.keep(p.i, p.i+1)
 			p.i++
 			continue
@@ -81,7 +82,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 			r, rsize = utf8.DecodeRuneInString(p.s[p.i:])
 		}
 		if c == t.close || c >= utf8.RuneSelf && strings.ContainsRune(closers, r) {
-			if out, ok := p.closingQuote(&t, marks, rsize, ctx); ok {
+			if out, ok := p.closingQuote(&t, &marks, rsize, ctx); ok {
 				return out
 			}
 		}
@@ -93,7 +94,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 		}
 		p.i += rsize
 	}
-	return p.unclosed(&t, marks, ctx)
+	return p.unclosed(&t, &marks, ctx)
 }
 
 // plainRunes returns where the run of valid non-ASCII characters from i
@@ -221,7 +222,7 @@ func (p *repairParser) controlChar(t *strText) {
 
 // closingQuote decides whether the string ends at the quote at p.i or,
 // its closing quote forgotten, at an earlier comma.
-func (p *repairParser) closingQuote(t *strText, marks []strMark, size int, ctx parseCtx) (string, bool) {
+func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx parseCtx) (string, bool) {
 	if p.endsString(p.i+size, ctx) {
 		if t.escapedQuote && t.rawASCII || p.otherEnd(t, size, ctx) {
 			p.settle(t)
@@ -387,25 +388,21 @@ func (p *repairParser) settledBy(t *strText) {
 
 // unclosed ends a string the text ended inside: where its closing quote was
 // evidently forgotten, else at the end, truncated.
-func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) string {
+func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) string {
 	text := t.String(p.i)
-	if ctx == ctxArray {
+	if ctx == ctxArray && marks.firstComma.c != 0 {
 		// ["hello, world] — in an array a comma is the likelier end; not
 		// before words and a colon (["x, y: z]), a member no array holds:
 		// there the comma is the text's as much.
-		for k, m := range marks {
-			if m.c == ',' {
-				next := len(p.s)
-				if k+1 < len(marks) {
-					next = marks[k+1].src
-				}
-				if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
-					t.inner = true
-				}
-				p.settledBy(t)
-				return p.endAt(m, text)
-			}
+		m, next := marks.firstComma, len(p.s)
+		if marks.afterFirstComma.c != 0 {
+			next = marks.afterFirstComma.src
 		}
+		if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
+			t.inner = true
+		}
+		p.settledBy(t)
+		return p.endAt(m, text)
 	}
 	if ctx == ctxObjectValue {
 		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
@@ -414,7 +411,7 @@ func (p *repairParser) unclosed(t *strText, marks []strMark, ctx parseCtx) strin
 			return p.endAt(m, text)
 		}
 	}
-	if m, ok := trailingBracket(p.s, marks); ok {
+	if m, ok := marks.trailingBracket(p.s); ok {
 		if ctx == ctxKey && p.keyQuote < 0 {
 			// {"a": 1}"}} — a key with no colon nor value before the
 			// closing brackets is a stray quote as much as a key.
@@ -460,11 +457,11 @@ func (p *repairParser) closersPastDepth(m strMark) bool {
 
 // earlierEnd reports whether the string should have ended at an earlier
 // comma: ["abc,\n"def"], "a": "New York, "b": ..., "a": "first, b: "second".
-func (p *repairParser) earlierEnd(marks []strMark, ctx parseCtx) (strMark, bool) {
+func (p *repairParser) earlierEnd(marks *strMarks, ctx parseCtx) (strMark, bool) {
 	switch ctx {
 	case ctxArray:
-		if n := len(marks); n > 0 && marks[n-1].c == ',' && skipAllSpace(p.s, marks[n-1].src+1) == p.i {
-			return marks[n-1], true
+		if m := marks.last; m.c == ',' && skipAllSpace(p.s, m.src+1) == p.i {
+			return m, true
 		}
 	case ctxObjectValue:
 		if m, ok := p.commaBeforeQuotedMember(marks); ok {
@@ -539,50 +536,82 @@ func (t *strText) Len(at int) int {
 }
 
 func (t *strText) String(at int) string {
-	if t.building {
-		return string(t.buf)
+	if !t.building {
+		return t.s[t.start:at]
 	}
-	return t.s[t.start:at]
+	if n := len(t.buf); n > maxPooledScratch && 2*n >= cap(t.buf) {
+		// A large string filling most of its buffer becomes the string
+		// itself rather than be copied: a file's content is the largest
+		// thing a call holds. The buffer is dropped, so nothing writes to
+		// it again; one the string fills less stays for the next strings,
+		// which would otherwise each size a new one to the text's end.
+		s := unsafe.String(unsafe.SliceData(t.buf), len(t.buf))
+		t.buf = nil
+		return s
+	}
+	return string(t.buf)
 }
 
 // strMark is a comma or closing bracket met inside a string: its offset,
-// the text's length before it, the character.
+// the text's length before it, the character (0 for no mark).
 type strMark struct {
 	src, n int
 	c      byte
 }
 
-// trailingBracket returns the first bracket of the run that ends the text.
-func trailingBracket(s string, marks []strMark) (strMark, bool) {
-	for _, m := range marks {
-		if m.c != ',' && trimBrackets(s[m.src:]) == "" {
-			return m, true
-		}
+// strMarks keeps of the marks met only those where a string may be ended:
+// the last, the last comma, the first comma and the mark after it, and the
+// first bracket of the last run of brackets. A string of code holds a mark
+// every few bytes, and a list of them all would cost more than the text.
+type strMarks struct {
+	last, lastComma, firstComma, afterFirstComma strMark
+	// bracket is the first bracket of a run of brackets, space and
+	// backticks reaching lastBracket, the last bracket met.
+	bracket, lastBracket strMark
+}
+
+func (ms *strMarks) add(s string, m strMark) {
+	ms.last = m
+	if ms.firstComma.c != 0 && ms.afterFirstComma.c == 0 {
+		ms.afterFirstComma = m
 	}
-	return strMark{}, false
+	if m.c == ',' {
+		ms.lastComma = m
+		if ms.firstComma.c == 0 {
+			ms.firstComma = m
+		}
+		return
+	}
+	// The text since the last bracket is checked once: a run of brackets
+	// goes on from it, or starts here.
+	if ms.bracket.c == 0 || trimBrackets(s[ms.lastBracket.src:m.src]) != "" {
+		ms.bracket = m
+	}
+	ms.lastBracket = m
+}
+
+// trailingBracket returns the first bracket of the run that ends the text.
+func (ms *strMarks) trailingBracket(s string) (strMark, bool) {
+	if ms.bracket.c == 0 || trimBrackets(s[ms.lastBracket.src:]) != "" {
+		return strMark{}, false
+	}
+	return ms.bracket, true
 }
 
 // commaBeforeQuotedMember reports a quote at p.i starting a member ("b":)
 // right after a comma of the string, which should have ended there.
-func (p *repairParser) commaBeforeQuotedMember(marks []strMark) (strMark, bool) {
-	if len(marks) == 0 {
-		return strMark{}, false
-	}
-	m := marks[len(marks)-1]
+func (p *repairParser) commaBeforeQuotedMember(marks *strMarks) (strMark, bool) {
+	m := marks.last
 	if m.c != ',' || skipAllSpace(p.s, m.src+1) != p.i || !p.memberFollows(p.i) {
 		return strMark{}, false
 	}
 	return m, true
 }
 
-// memberAfterComma finds the last comma of the string followed by a
+// memberAfterComma reports the string's last comma followed by a
 // member's start ("b: ", "b": ), where the string should have ended.
-func (p *repairParser) memberAfterComma(marks []strMark, end int) (strMark, bool) {
-	for k := len(marks) - 1; k >= 0; k-- {
-		m := marks[k]
-		if m.c != ',' {
-			continue
-		}
+func (p *repairParser) memberAfterComma(marks *strMarks, end int) (strMark, bool) {
+	if m := marks.lastComma; m.c != 0 {
 		n := skipAllSpace(p.s, m.src+1)
 		q := n
 		for q < end && (isKeyByte(p.s[q]) || p.s[q] == '-') {

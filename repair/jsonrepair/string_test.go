@@ -2,6 +2,8 @@ package jsonrepair
 
 import (
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -49,6 +51,41 @@ func TestQuoteRunes(t *testing.T) {
 			if r >= utf8.RuneSelf && !isQuoteRune(r) {
 				t.Errorf("closer %q of %q is not a quote rune", r, open)
 			}
+		}
+	}
+}
+
+// TestStringBuffersLinear: the bytes a repair allocates stay in
+// proportion to the text, whether it holds one large string that must be
+// rebuilt (handed over as the value without a copy) or many (sharing one
+// buffer), and the values are right.
+func TestStringBuffersLinear(t *testing.T) {
+	line := `x := "a\tb"\n` // in a Python string, escapes to rebuild
+	many := "['" + strings.Repeat(strings.Repeat(line, 40)+"', '", 4000) + "end']"
+	one := "{'content': '" + strings.Repeat(line, 200_000) + "', 'path': 'a\\tb'}"
+	for name, text := range map[string]string{"many strings": many, "one large string": one} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r, err := Repair(text, Options{})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(text)); got > 4 {
+			t.Errorf("%s: allocated %.1f times the text's %d bytes", name, got, len(text))
+		}
+		want := strings.Repeat("x := \"a\tb\"\n", 40)
+		switch v := r.Value.(type) {
+		case []any:
+			if len(v) != 4001 || v[0] != want || v[3999] != want || v[4000] != "end" {
+				t.Errorf("%s: %d items, first %.20q", name, len(v), v[0])
+			}
+		case map[string]any:
+			if v["content"] != strings.Repeat("x := \"a\tb\"\n", 200_000) || v["path"] != "a\tb" {
+				t.Errorf("%s: content of %d bytes, path %q", name, len(v["content"].(string)), v["path"])
+			}
+		default:
+			t.Errorf("%s: %T", name, r.Value)
 		}
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // benchArgs is about size bytes of write_to_file arguments whose content
@@ -176,4 +178,61 @@ func BenchmarkOpenerFlood(b *testing.B) {
 			}
 		}
 	}
+}
+
+// manyParams is an arguments object of n short parameters, strings and
+// numbers: a call whose cost is in its keys, not its bytes.
+func manyParams(n int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if i%4 == 3 {
+			fmt.Fprintf(&b, "\"p%d\":%d", i, i)
+		} else {
+			fmt.Fprintf(&b, "\"p%d\":\"v%d\"", i, i)
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// processCPU is the CPU time of the process on every thread, the
+// collector's included: on a shared machine it varies far less than the
+// wall time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkParserParams parses calls of 10,000 and 100,000 parameters in
+// 16-byte deltas, alternately in one run, and reports the second's cost
+// over the first's: 10 when the parser is linear in the parameters
+// (params_100k_vs_10k in wall time, _cpu in CPU time).
+func BenchmarkParserParams(b *testing.B) {
+	calls := [2]string{manyParams(10_000), manyParams(100_000)}
+	var ns, cpu [2]float64
+	iter := 0
+	for b.Loop() {
+		for k := range calls {
+			j := (k + iter) % len(calls) // alternate which runs first
+			start, c := time.Now(), processCPU()
+			p, _ := New(OpenAI, Options{MaxCallBytes: 64 << 20}, func(Event) {})
+			_ = p.ToolDelta(ToolDelta{Index: 0, ID: "call_1", Name: "f"})
+			for i := 0; i < len(calls[j]); i += 16 {
+				_ = p.ToolDelta(ToolDelta{Index: 0, Arguments: calls[j][i:min(i+16, len(calls[j]))]})
+			}
+			_ = p.End(false)
+			ns[j] += float64(time.Since(start))
+			cpu[j] += float64(processCPU() - c)
+		}
+		iter++
+	}
+	b.ReportMetric(ns[1]/ns[0], "params_100k_vs_10k")
+	b.ReportMetric(cpu[1]/cpu[0], "params_100k_vs_10k_cpu")
 }

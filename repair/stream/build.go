@@ -36,6 +36,9 @@ type openValue struct {
 }
 
 func (b *valueBuilder) giveUp() {
+	if obj, ok := b.params(); ok && b.next != nil && b.next.build == b {
+		b.next.metFrom(obj)
+	}
 	b.off, b.open, b.root = true, nil, nil
 	b.str = keptString{}
 }
@@ -151,6 +154,18 @@ func (k *keptString) String() string {
 		return k.cur.String()
 	}
 	return strings.Join(append(k.done, k.cur.String()), "")
+}
+
+// params returns the arguments object being built, or built, whose keys
+// are the parameters met; false once the builder gave up.
+func (b *valueBuilder) params() (map[string]any, bool) {
+	switch {
+	case b.off:
+		return nil, false
+	case len(b.open) > 0:
+		return b.open[0].obj, !b.open[0].isArr
+	}
+	return b.root, b.root != nil
 }
 
 // bareValue reads a literal or a number as a strict parse does.

@@ -236,3 +236,48 @@ func feedParsed(t *testing.T, pieces []piece, parsed *map[string]any) outcome {
 	}
 	return c.out
 }
+
+// TestRepeatedKeyPreviews: only a key's first occurrence is shown, whether
+// the keys met are kept by the arguments' builder, by the preview, or
+// handed from one to the other when the text stops being strict JSON
+// before, inside or after a parameter's value.
+func TestRepeatedKeyPreviews(t *testing.T) {
+	tests := []struct {
+		name, args string
+		want       []string
+	}{
+		{"strict", `{"a": 1, "b": "x", "a": 2, "b": "y"}`, []string{"a=1", "b:x"}},
+		{"lenient value", `{"a": 1, "b": "x", "c": True, "b": 3, "c": 4, "a": 5, "d": 6}`, []string{"a=1", "b:x", "c=true", "d=6"}},
+		{"lenient inside a value", `{"a": 1, "b": {"k": 'v'}, "b": 2, "a": 3}`, []string{"a=1", `b={"k":"v"}`}},
+		{"lenient key", `{"a": 1, 'b': 2, "b": 3, "a": 4, c: 5, "c": 6}`, []string{"a=1", "b=2", "c=5"}},
+		{"lenient string", `{"a": "x", "b": "\d", "a": "y", "b": "z"}`, []string{"a:x", `b:\d`}},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{len(tt.args), 3, 1} {
+			var got []string
+			p, err := New(OpenAI, Options{}, func(e Event) {
+				if e.Kind != EventParam {
+					return
+				}
+				if e.JSON != "" {
+					got = append(got, e.Param+"="+e.JSON)
+				} else if k := len(got) - 1; k >= 0 && strings.HasPrefix(got[k], e.Param+":") {
+					got[k] += e.Text
+				} else {
+					got = append(got, e.Param+":"+e.Text)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = p.ToolDelta(ToolDelta{Index: 0, ID: "c", Name: "f"})
+			for i := 0; i < len(tt.args); i += n {
+				_ = p.ToolDelta(ToolDelta{Index: 0, Arguments: tt.args[i:min(i+n, len(tt.args))]})
+			}
+			_ = p.End(false)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("%s, deltas of %d bytes: previews %q, want %q", tt.name, n, got, tt.want)
+			}
+		}
+	}
+}

@@ -17,9 +17,17 @@ type argsPreview struct {
 	paramText func(index int, param, text string)
 	index     int
 	// depth is the scanner depth of parameters (2 for Hermes).
-	depth    int
-	shown    map[string]bool
+	depth int
+	// shown are the keys met, unless build keeps them.
+	shown map[string]bool
+	// build, when set, keeps the arguments object while the text is strict
+	// JSON: its keys are the parameters met, and a second set of every key
+	// would double the cost of a call of many parameters. It hands them
+	// over to shown when it gives up (metFrom).
+	build    *valueBuilder
 	maxParam int
+	// started: param is the last parameter started.
+	started bool
 
 	open   bool
 	param  string
@@ -32,7 +40,37 @@ type argsPreview struct {
 }
 
 func newArgsPreview(emit func(Event), paramText func(int, string, string), index, depth, maxParam int) argsPreview {
-	return argsPreview{emit: emit, paramText: paramText, index: index, depth: depth, shown: map[string]bool{}, maxParam: maxParam}
+	return argsPreview{emit: emit, paramText: paramText, index: index, depth: depth, maxParam: maxParam}
+}
+
+// met reports whether key was met before, and notes it.
+func (a *argsPreview) met(key string) bool {
+	if a.build != nil {
+		if obj, ok := a.build.params(); ok {
+			_, met := obj[key] // the builder adds key when its value ends
+			return met
+		}
+	}
+	if a.shown == nil {
+		a.shown = map[string]bool{}
+	}
+	met := a.shown[key]
+	a.shown[key] = true
+	return met
+}
+
+// metFrom takes over the keys met from a builder giving up: those of its
+// object, and the parameter started, whose value may not have ended.
+func (a *argsPreview) metFrom(obj map[string]any) {
+	if a.shown == nil {
+		a.shown = make(map[string]bool, len(obj)+1)
+	}
+	for k := range obj {
+		a.shown[k] = true
+	}
+	if a.started {
+		a.shown[a.param] = true
+	}
 }
 
 func (a *argsPreview) paramAt(s *jsonScanner) (string, bool) {
@@ -51,10 +89,9 @@ func (a *argsPreview) valueStart(s *jsonScanner, start int) {
 		return
 	}
 	c := s.buf[start]
-	a.open, a.param, a.start, a.showed = true, key, start, false
+	a.open, a.param, a.start, a.showed, a.started = true, key, start, false, true
 	a.isText = c == '"' || c == '\''
-	a.skip = a.shown[key]
-	a.shown[key] = true
+	a.skip = a.met(key)
 }
 
 func (a *argsPreview) stringGrew(s *jsonScanner, chunk []byte, end bool) {

@@ -49,7 +49,7 @@ func (p *structuredParser) delta(d ToolDelta) {
 	if c == nil {
 		c = &deltaCall{index: d.Index}
 		c.preview = newArgsPreview(p.emit, p.opts.ParamText, d.Index, 1, p.opts.MaxParamBytes)
-		c.build.next = &c.preview
+		c.build.next, c.preview.build = &c.preview, &c.build
 		c.scan.h, c.scan.maxDepth = &c.build, p.opts.MaxJSONDepth
 		p.calls[d.Index] = c
 	}

@@ -1,0 +1,104 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/repair"
+	"github.com/toolguard/toolguard/repair/stream"
+)
+
+// manyParams is an arguments object of n short parameters, strings and
+// numbers: a call whose cost is in its keys, not its bytes.
+func manyParams(n int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if i%4 == 3 {
+			fmt.Fprintf(&b, "\"p%d\":%d", i, i)
+		} else {
+			fmt.Fprintf(&b, "\"p%d\":\"v%d\"", i, i)
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// openTool takes any parameters: every one of a many-parameter call is
+// kept, checked and encoded, none refused as unknown.
+var openTool = repair.ToolDef{Name: "configure", Parameters: map[string]any{
+	"type": "object", "additionalProperties": map[string]any{"type": []any{"string", "integer"}},
+}}
+
+// streamParams streams args in 16-byte deltas to openTool and returns the
+// verdict.
+func streamParams(g *guard.Guard, args string) (*guard.Verdict, error) {
+	ctx := context.Background()
+	s, err := g.OpenStream(guard.StreamRequest{SessionID: newSessionID(), Format: stream.OpenAI,
+		MaxCallBytes: 64 << 20, MaxParamBytes: 64 << 20, Tools: []repair.ToolDef{openTool}})
+	if err != nil {
+		return nil, err
+	}
+	deltas := []stream.ToolDelta{{Index: 0, ID: "call_1", Name: openTool.Name}}
+	if _, err := s.ToolDeltas(ctx, deltas); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(args); i += deltaBytes {
+		deltas[0] = stream.ToolDelta{Index: 0, Arguments: args[i:min(i+deltaBytes, len(args))]}
+		if _, err := s.ToolDeltas(ctx, deltas); err != nil {
+			return nil, err
+		}
+	}
+	events, _, err := s.End(ctx, "tool_calls")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		if e.Verdict != nil {
+			return e.Verdict, nil
+		}
+	}
+	return nil, fmt.Errorf("no verdict")
+}
+
+// BenchmarkStreamParams streams calls of 10,000 and 100,000 parameters in
+// 16-byte deltas through the StreamToolCalls core, to the verdict,
+// alternately in one run, and reports the second's cost over the first's:
+// 10 when a stream is linear in its parameters (params_100k_vs_10k in
+// wall time, _cpu in the process's CPU time).
+func BenchmarkStreamParams(b *testing.B) {
+	g := newBenchGuard(b)
+	calls := [2]string{manyParams(10_000), manyParams(100_000)}
+	for _, args := range calls {
+		v, err := streamParams(g, args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !v.OK() || len(v.ArgumentsJSON) != len(args) {
+			b.Fatalf("verdict: ok=%v %v, %d bytes of arguments for %d", v.OK(), v.Violations, len(v.ArgumentsJSON), len(args))
+		}
+	}
+	var ns, cpu [2]float64
+	iter := 0
+	for b.Loop() {
+		for k := range calls {
+			j := (k + iter) % len(calls) // alternate which runs first
+			start, c := time.Now(), cpuTime()
+			_, _ = streamParams(g, calls[j])
+			ns[j] += float64(time.Since(start))
+			cpu[j] += float64(cpuTime() - c)
+		}
+		iter++
+	}
+	b.ReportMetric(ns[0]/float64(iter)/1e6, "10k-ms")
+	b.ReportMetric(ns[1]/float64(iter)/1e6, "100k-ms")
+	b.ReportMetric(ns[1]/ns[0], "params_100k_vs_10k")
+	b.ReportMetric(cpu[1]/cpu[0], "params_100k_vs_10k_cpu")
+}
