@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -386,6 +385,7 @@ const (
 	longKey    uint8 = 1 << iota // the id is in shard.long
 	turnInline                   // the entry holds its latest open turn
 	turnFailed                   // and that turn's validation was a mistake
+	uuidKey                      // the id's pooled bytes end in a packed UUID (memory_key.go)
 )
 
 // inlineTurn returns the open turn an entry holds. A validation that opens
@@ -433,6 +433,8 @@ type shard struct {
 	long map[int32]string
 	// one holds a Record's open turns when the entry held its only one.
 	one [1]openTurn
+	// kbuf holds the id key unpacked last.
+	kbuf [maxPooledKey]byte
 
 	// The padding keeps the next shard's mutex off this shard's cache lines.
 	_ [64]byte
@@ -487,31 +489,6 @@ func (s *shard) setTurns(idx int32, turns []openTurn) {
 	s.open[idx] = turns
 }
 
-// key returns the id of entry idx, valid while the shard's lock is held.
-func (s *shard) key(idx int32) string {
-	e := s.ents.at(idx)
-	if e.flags&longKey != 0 {
-		return s.long[idx]
-	}
-	return s.keys.str(e.kblock, e.koff, e.klen)
-}
-
-// setKey copies id for entry idx: it may pin a larger request buffer for
-// the whole TTL.
-func (s *shard) setKey(idx int32, id string) {
-	e := s.ents.at(idx)
-	if !pooled(id) {
-		e.flags |= longKey
-		if s.long == nil {
-			s.long = make(map[int32]string)
-		}
-		s.long[idx] = strings.Clone(id)
-		return
-	}
-	e.kblock, e.koff = s.keys.add(id)
-	e.klen = uint8(len(id))
-}
-
 func (s *shard) init(limit int, hash func(string) uint64) {
 	s.limit = limit
 	s.hash = hash
@@ -537,7 +514,7 @@ func (s *shard) lookup(id string, h uint32) (pos int, idx int32) {
 		if sl.ref == 0 {
 			return -1, -1
 		}
-		if sl.hash == h && s.key(sl.ref-1) == id {
+		if sl.hash == h && s.keyIs(sl.ref-1, id) {
 			return i, sl.ref - 1
 		}
 	}
@@ -722,7 +699,7 @@ func (s *shard) compact() {
 		if e.flags&longKey != 0 {
 			long[i] = s.long[old]
 		} else {
-			e.kblock, e.koff = keys.add(s.keys.str(e.kblock, e.koff, e.klen))
+			e.kblock, e.koff = keys.add(s.keys.str(e.kblock, e.koff, e.klen), nil)
 		}
 		if ts, ok := s.open[old]; ok {
 			open[i] = ts

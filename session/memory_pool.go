@@ -56,19 +56,23 @@ type keyPool struct {
 
 func pooled(key string) bool { return len(key) <= maxPooledKey }
 
-// add copies id, which must be pooled, and returns where it is.
-func (p *keyPool) add(id string) (block uint32, off uint16) {
-	if id == "" {
+// add copies id and then packed, together at most maxPooledKey bytes, and
+// returns where they are.
+func (p *keyPool) add(id string, packed []byte) (block uint32, off uint16) {
+	n := len(id) + len(packed)
+	if n == 0 {
 		return 0, 0
 	}
-	if len(p.blocks) == 0 || keyBlock-p.used < len(id) {
+	if len(p.blocks) == 0 || keyBlock-p.used < n {
 		p.blocks = append(p.blocks, new([keyBlock]byte))
 		p.used = 0
 	}
 	block, off = uint32(len(p.blocks)-1), uint16(p.used)
-	p.used += copy(p.blocks[block][p.used:], id)
-	p.live += len(id)
-	p.held += len(id)
+	b := p.blocks[block][p.used:]
+	copy(b[copy(b, id):], packed)
+	p.used += n
+	p.live += n
+	p.held += n
 	return block, off
 }
 
