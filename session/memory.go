@@ -382,10 +382,11 @@ type entry struct {
 
 // Bits of entry.flags.
 const (
-	longKey    uint8 = 1 << iota // the id is in shard.long
-	turnInline                   // the entry holds its latest open turn
-	turnFailed                   // and that turn's validation was a mistake
-	uuidKey                      // the id's pooled bytes end in a packed UUID (memory_key.go)
+	longKey     uint8 = 1 << iota // the id is in shard.long
+	turnInline                    // the entry holds its latest open turn
+	turnFailed                    // and that turn's validation was a mistake
+	uuidKey                       // the id's pooled bytes end in a packed UUID (memory_key.go)
+	turnsBeside                   // shard.open holds other open turns
 )
 
 // inlineTurn returns the open turn an entry holds. A validation that opens
@@ -441,12 +442,18 @@ type shard struct {
 }
 
 // turns returns the open turns of entry idx, oldest first; in s.one when
-// the entry holds its only one, so a Record allocates nothing. The slice
+// the entry holds at most one, so a Record allocates nothing. The slice
 // may share s.open[idx]'s array: setTurns replaces it.
 func (s *shard) turns(idx int32) []openTurn {
 	e := s.ents.at(idx)
-	ts := s.open[idx]
+	var ts []openTurn
+	if e.flags&turnsBeside != 0 {
+		ts = s.open[idx]
+	}
 	if e.flags&turnInline == 0 {
+		if ts == nil {
+			return s.one[:0] // a validation's new turn is appended here
+		}
 		return ts
 	}
 	if len(ts) == 0 {
@@ -477,9 +484,13 @@ func (s *shard) setTurns(idx int32, turns []openTurn) {
 		}
 	}
 	if len(turns) == 0 {
-		delete(s.open, idx)
+		if e.flags&turnsBeside != 0 {
+			delete(s.open, idx)
+			e.flags &^= turnsBeside
+		}
 		return
 	}
+	e.flags |= turnsBeside
 	if &turns[0] == &s.one[0] {
 		turns = slices.Clone(turns)
 	}
@@ -570,7 +581,9 @@ func (s *shard) removeAt(pos int) {
 	} else {
 		s.keys.live -= int(e.klen)
 	}
-	delete(s.open, idx)
+	if e.flags&turnsBeside != 0 {
+		delete(s.open, idx)
+	}
 	*e = entry{next: s.free}
 	s.free = idx
 	s.n--
@@ -701,8 +714,8 @@ func (s *shard) compact() {
 		} else {
 			e.kblock, e.koff = keys.add(s.keys.str(e.kblock, e.koff, e.klen), nil)
 		}
-		if ts, ok := s.open[old]; ok {
-			open[i] = ts
+		if e.flags&turnsBeside != 0 {
+			open[i] = s.open[old]
 		}
 		*ents.at(ents.add()) = e
 		// The old entry's prev records the new index for the rebuild below.

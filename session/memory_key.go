@@ -20,51 +20,39 @@ func packUUID(id string, u *[16]byte) bool {
 		return false
 	}
 	s := id[len(id)-uuidLen:]
-	j := 0
-	for i := 0; i < uuidLen; {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if s[i] != '-' {
-				return false
-			}
-			i++
-			continue
-		}
-		hi, lo := lowerHex(s[i]), lowerHex(s[i+1])
-		if hi > 15 || lo > 15 {
-			return false
-		}
-		u[j] = hi<<4 | lo
-		j++
-		i += 2
+	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
 	}
-	return true
+	var bad byte
+	for j, p := range uuidDigits {
+		hi, lo := hexValue[s[p]], hexValue[s[p+1]]
+		bad |= hi | lo
+		u[j] = hi<<4 | lo
+	}
+	return bad < 16
 }
 
-// lowerHex returns the value of a lowercase hex digit, or 16.
-func lowerHex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
+// uuidDigits are the offsets of the 16 digit pairs of a canonical UUID.
+var uuidDigits = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexValue maps a lowercase hex digit to its value, any other byte to 0xff.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 16
-}
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+	}
+	return t
+}()
 
 // unpackUUID writes the canonical form of the UUID u to dst[:uuidLen].
 func unpackUUID(dst []byte, u []byte) {
 	const digits = "0123456789abcdef"
-	_ = dst[uuidLen-1]
-	j := 0
-	for i := 0; i < uuidLen; {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			dst[i] = '-'
-			i++
-			continue
-		}
-		dst[i], dst[i+1] = digits[u[j]>>4], digits[u[j]&15]
-		j++
-		i += 2
+	dst = dst[:uuidLen]
+	dst[8], dst[13], dst[18], dst[23] = '-', '-', '-', '-'
+	for j, p := range uuidDigits {
+		dst[p], dst[p+1] = digits[u[j]>>4], digits[u[j]&15]
 	}
 }
 

@@ -128,13 +128,21 @@ func checkShard(t testing.TB, s *shard) {
 	if free+s.n != s.ents.len() {
 		t.Fatalf("%d free + %d live != %d entries", free, s.n, s.ents.len())
 	}
-	pooledBytes := 0
+	pooledBytes, beside := 0, 0
 	for i := s.head; i >= 0; i = s.ents.at(i).next {
+		if _, ok := s.open[i]; ok != (s.ents.at(i).flags&turnsBeside != 0) {
+			t.Fatalf("entry %d: open turns beside it %v, flagged %v", i, ok, !ok)
+		} else if ok {
+			beside++
+		}
 		if e := s.ents.at(i); e.flags&longKey == 0 {
 			pooledBytes += int(e.klen)
 		} else if _, ok := s.long[i]; !ok || pooled(s.long[i]) {
 			t.Fatalf("entry %d: long id missing or short", i)
 		}
+	}
+	if beside != len(s.open) {
+		t.Fatalf("open turns for %d entries, %d flagged", len(s.open), beside)
 	}
 	if pooledBytes != s.keys.live || s.keys.held < s.keys.live {
 		t.Fatalf("key pool counts %d live and %d held bytes; the entries hold %d", s.keys.live, s.keys.held, pooledBytes)
