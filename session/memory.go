@@ -56,8 +56,8 @@ type MemoryOptions struct {
 // aim ids at one shard. Idle sessions expire and are swept lazily, by calls
 // and a janitor; MaxSessions is enforced per shard. Only Record makes a
 // session recent: a dashboard polling Get must not keep it alive. An idle
-// session costs about 110 bytes (BenchmarkMemoryIdleSessions), and filling
-// a store leaves almost no garbage (BenchmarkMemoryFillRSS).
+// session with a UUID id costs about 82 bytes (BenchmarkMemoryIdleSessions),
+// and filling a store leaves almost no garbage (BenchmarkMemoryFillRSS).
 type Memory struct {
 	shards    []shard
 	shardMask uint64
