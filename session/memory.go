@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -55,8 +56,8 @@ type MemoryOptions struct {
 // aim ids at one shard. Idle sessions expire and are swept lazily, by calls
 // and a janitor; MaxSessions is enforced per shard. Only Record makes a
 // session recent: a dashboard polling Get must not keep it alive. An idle
-// session costs about 110 bytes (BenchmarkMemoryIdleSessions), and filling
-// a store leaves almost no garbage (BenchmarkMemoryFillRSS).
+// session with a UUID id costs about 82 bytes (BenchmarkMemoryIdleSessions),
+// and filling a store leaves almost no garbage (BenchmarkMemoryFillRSS).
 type Memory struct {
 	shards    []shard
 	shardMask uint64
@@ -170,7 +171,7 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 		prev = s.ents.at(idx).counters
 		s.moveToFront(idx)
 	}
-	next, turns, sameTurn := nextTurns(prev, s.open[idx], o, m.limit, now, int64(OpenTurnTTL))
+	next, turns, sameTurn := nextTurns(prev, s.turns(idx), o, m.limit, now, int64(OpenTurnTTL))
 	e := s.ents.at(idx)
 	e.lastSeen = now
 	e.counters = next
@@ -188,8 +189,8 @@ func (m *Memory) Record(ctx context.Context, id string, o Outcome) (State, error
 	}, nil
 }
 
-// counters are a session's counts, 16 bytes; its open turns are beside
-// them (shard.open), for the sessions that have any.
+// counters are a session's counts, 16 bytes; its latest open turn is in
+// its entry when it can be, and the others beside it (shard.open).
 type counters struct {
 	fingerprint uint64
 	consecutive uint32
@@ -359,15 +360,46 @@ func sweepShard(s *shard, c clock, ttl int64) {
 	}
 }
 
-// entry is one session, 48 bytes on 64-bit platforms; keep it so. Entries
-// refer to each other by index: half a pointer, and nothing to scan.
+// entry is one session, 48 bytes on 64-bit platforms and no pointers; keep
+// it so. Entries refer to each other and to their ids by index: half a
+// pointer, and nothing for the collector to scan.
 type entry struct {
-	key      string
 	lastSeen int64 // clock offset of the last Record
 	counters
+	// call is the call key of the latest open turn, when flags has
+	// turnInline (inlineTurn).
+	call uint64
+	// The id: klen bytes at koff in the key pool's block kblock, or
+	// shard.long's string when flags has longKey.
+	kblock uint32
+	koff   uint16
+	klen   uint8
+	flags  uint8
 	// prev and next link the LRU list (prev towards the most recent; -1
 	// ends it); a free entry links the free list through next.
 	prev, next int32
+}
+
+// Bits of entry.flags.
+const (
+	longKey     uint8 = 1 << iota // the id is in shard.long
+	turnInline                    // the entry holds its latest open turn
+	turnFailed                    // and that turn's validation was a mistake
+	uuidKey                       // the id's pooled bytes end in a packed UUID (memory_key.go)
+	turnsBeside                   // shard.open holds other open turns
+)
+
+// inlineTurn returns the open turn an entry holds. A validation that opens
+// a turn leaves in the entry everything but the turn's call key: its
+// fingerprint, its time, and the mistakes before it (the count less the
+// turn's own mistake). Most sessions idle with that one turn open.
+func inlineTurn(e *entry) openTurn {
+	t := openTurn{call: e.call, fingerprint: e.fingerprint, base: e.consecutive, at: e.lastSeen}
+	if e.flags&turnFailed != 0 {
+		t.failed = true
+		t.base--
+	}
+	return t
 }
 
 // slot is one cell of a shard's open-addressing index.
@@ -395,24 +427,77 @@ type shard struct {
 	slots      []slot
 	head, tail int32 // most and least recently recorded; -1 when empty
 	free       int32 // first free entry; -1 when none
-	// open holds the open turns of the entries that have any (turns.go),
-	// by entry index: most sessions have none, and counters stay small.
+	// open holds the open turns (turns.go) that entries cannot hold, by
+	// entry index: most sessions have at most one, held inline.
 	open map[int32][]openTurn
+	// long holds the ids too long to pool, by entry index.
+	long map[int32]string
+	// one holds a Record's open turns when the entry held its only one.
+	one [1]openTurn
+	// kbuf holds the id key unpacked last.
+	kbuf [maxPooledKey]byte
 
 	// The padding keeps the next shard's mutex off this shard's cache lines.
 	_ [64]byte
 }
 
-// setTurns keeps an entry's open turns, none dropping its slice.
-func (s *shard) setTurns(idx int32, turns []openTurn) {
-	switch {
-	case len(turns) == 0:
-		delete(s.open, idx)
-	case s.open == nil:
-		s.open = map[int32][]openTurn{idx: turns}
-	default:
-		s.open[idx] = turns
+// turns returns the open turns of entry idx, oldest first; in s.one when
+// the entry holds at most one, so a Record allocates nothing. The slice
+// may share s.open[idx]'s array: setTurns replaces it.
+func (s *shard) turns(idx int32) []openTurn {
+	e := s.ents.at(idx)
+	var ts []openTurn
+	if e.flags&turnsBeside != 0 {
+		ts = s.open[idx]
 	}
+	if e.flags&turnInline == 0 {
+		if ts == nil {
+			return s.one[:0] // a validation's new turn is appended here
+		}
+		return ts
+	}
+	if len(ts) == 0 {
+		s.one[0] = inlineTurn(e)
+		return s.one[:]
+	}
+	return append(ts, inlineTurn(e))
+}
+
+// setTurns keeps the open turns of entry idx, whose counters and lastSeen
+// are those after the call: the latest in the entry when inlineTurn gives
+// it back exactly, the others in s.open.
+func (s *shard) setTurns(idx int32, turns []openTurn) {
+	e := s.ents.at(idx)
+	e.flags &^= turnInline | turnFailed
+	e.call = 0
+	if n := len(turns); n > 0 {
+		last := turns[n-1]
+		e.call, e.flags = last.call, e.flags|turnInline
+		if last.failed {
+			e.flags |= turnFailed
+		}
+		if inlineTurn(e) == last {
+			turns = turns[:n-1]
+		} else {
+			e.flags &^= turnInline | turnFailed
+			e.call = 0
+		}
+	}
+	if len(turns) == 0 {
+		if e.flags&turnsBeside != 0 {
+			delete(s.open, idx)
+			e.flags &^= turnsBeside
+		}
+		return
+	}
+	e.flags |= turnsBeside
+	if &turns[0] == &s.one[0] {
+		turns = slices.Clone(turns)
+	}
+	if s.open == nil {
+		s.open = make(map[int32][]openTurn)
+	}
+	s.open[idx] = turns
 }
 
 func (s *shard) init(limit int, hash func(string) uint64) {
@@ -423,8 +508,8 @@ func (s *shard) init(limit int, hash func(string) uint64) {
 
 func (s *shard) release() {
 	s.ents, s.slots = entryPool{}, nil
-	s.keys.reset()
-	s.open = nil
+	s.keys = keyPool{}
+	s.open, s.long = nil, nil
 	s.n = 0
 	s.head, s.tail, s.free = -1, -1, -1
 }
@@ -440,7 +525,7 @@ func (s *shard) lookup(id string, h uint32) (pos int, idx int32) {
 		if sl.ref == 0 {
 			return -1, -1
 		}
-		if sl.hash == h && s.ents.at(sl.ref-1).key == id {
+		if sl.hash == h && s.keyIs(sl.ref-1, id) {
 			return i, sl.ref - 1
 		}
 	}
@@ -459,8 +544,8 @@ func (s *shard) insert(id string, h uint32) int32 {
 	} else {
 		idx = s.ents.add()
 	}
-	// Copy the id: it may pin a larger request buffer for the whole TTL.
-	*s.ents.at(idx) = entry{key: s.keys.clone(id)}
+	*s.ents.at(idx) = entry{}
+	s.setKey(idx, id)
 	s.linkFront(idx)
 	s.placeSlot(slot{hash: h, ref: idx + 1})
 	s.n++
@@ -491,8 +576,14 @@ func (s *shard) removeAt(pos int) {
 	s.deleteSlot(pos)
 	s.unlink(idx)
 	e := s.ents.at(idx)
-	s.keys.drop(e.key)
-	delete(s.open, idx)
+	if e.flags&longKey != 0 {
+		delete(s.long, idx)
+	} else {
+		s.keys.live -= int(e.klen)
+	}
+	if e.flags&turnsBeside != 0 {
+		delete(s.open, idx)
+	}
 	*e = entry{next: s.free}
 	s.free = idx
 	s.n--
@@ -502,7 +593,7 @@ func (s *shard) removeAt(pos int) {
 // rehashing the key: entries do not store their hash (48 bytes), and
 // eviction and expiry are off the hot path.
 func (s *shard) removeEntry(idx int32) {
-	h := slotHash(s.hash(s.ents.at(idx).key))
+	h := slotHash(s.hash(s.key(idx)))
 	mask := len(s.slots) - 1
 	i := int(h) & mask
 	for s.slots[i].ref != idx+1 {
@@ -595,23 +686,36 @@ func (s *shard) maybeShrink() {
 	}
 }
 
-// compact rebuilds entries in LRU order without free entries, and their
-// pooled keys in new blocks.
+// compact rebuilds entries in LRU order without free entries, their pooled
+// keys in new blocks, and the maps by entry index.
 func (s *shard) compact() {
 	if s.n == 0 {
 		s.release()
 		return
 	}
 	var ents entryPool
-	s.keys.reset()
+	var keys keyPool
+	var open map[int32][]openTurn
+	var long map[int32]string
+	if len(s.open) > 0 {
+		open = make(map[int32][]openTurn, len(s.open))
+	}
+	if len(s.long) > 0 {
+		long = make(map[int32]string, len(s.long))
+	}
 	i := int32(0)
 	for old := s.head; old >= 0; i++ {
 		oe := s.ents.at(old)
 		e := *oe
 		next := e.next
 		e.prev, e.next = i-1, i+1
-		if pooled(e.key) {
-			e.key = s.keys.clone(e.key)
+		if e.flags&longKey != 0 {
+			long[i] = s.long[old]
+		} else {
+			e.kblock, e.koff = keys.add(s.keys.str(e.kblock, e.koff, e.klen), nil)
+		}
+		if e.flags&turnsBeside != 0 {
+			open[i] = s.open[old]
 		}
 		*ents.at(ents.add()) = e
 		// The old entry's prev records the new index for the rebuild below.
@@ -632,6 +736,6 @@ func (s *shard) compact() {
 			s.placeSlot(slot{hash: sl.hash, ref: oldEnts.at(sl.ref-1).prev + 1})
 		}
 	}
-	s.ents = ents
+	s.ents, s.keys, s.open, s.long = ents, keys, open, long
 	s.head, s.tail, s.free = 0, i-1, -1
 }

@@ -1,24 +1,26 @@
 package session
 
-import "strings"
+import "unsafe"
 
 const (
-	// Entries per block of a shard's entry pool: with the 8-byte header the
-	// allocator puts before an object of pointers this large, 341 entries
-	// of 48 bytes fill a 16 KiB size class, where 256 would waste a quarter
-	// of it (TestEntrySize).
+	// Entries per block of a shard's entry pool: entries hold no pointers,
+	// so a block has no allocator header, and 341 entries of 48 bytes fill
+	// a 16 KiB size class, where 256 would waste a quarter of it
+	// (TestEntrySize).
 	entryBlock = 341
-	// Bytes per block of a shard's key pool.
+	// Bytes per block of a shard's key pool; offsets in it fit a uint16.
 	keyBlock = 8 << 10
-	// Ids longer than this get an allocation of their own: a block holds
-	// dozens of pooled ids, and a long id would waste most of its last one.
+	// Ids longer than this are kept as strings of their own (shard.long): a
+	// block holds dozens of pooled ids, and a long id would waste most of
+	// its last one. Lengths up to it fit an entry's uint8.
 	maxPooledKey = 128
 )
 
 // entryPool holds a shard's entries in blocks of entryBlock. Growing it
 // allocates one block and copies nothing: a slice grown by append leaves
 // about four times its final size behind as garbage while a store fills,
-// and the collector's headroom makes that resident memory.
+// and the collector's headroom makes that resident memory. The blocks hold
+// no pointers, so the collector does not scan them.
 type entryPool struct {
 	blocks []*[entryBlock]entry
 	n      int32 // entries handed out, free ones included
@@ -40,40 +42,47 @@ func (p *entryPool) add() int32 {
 	return p.n - 1
 }
 
-// keyPool copies ids into shared blocks: a UUID then costs its 36 bytes
-// rather than an allocation of 48, and the collector sees one object per
-// block. A removed id stays in its block until the shard compacts, which
-// copies the live ids to new blocks.
+// keyPool copies ids into shared blocks of bytes, which an entry refers to
+// by block, offset and length: a UUID then costs its 36 bytes rather than
+// an allocation of 48 and a string header, and the collector scans neither
+// the blocks nor the entries. A removed id stays in its block until the
+// shard compacts, which copies the live ids to new blocks.
 type keyPool struct {
-	cur  strings.Builder // the block being filled; it only appends
-	live int             // bytes of the pooled ids of live entries
-	held int             // bytes of pooled ids written since the last reset
+	blocks []*[keyBlock]byte
+	used   int // bytes written to the last block
+	live   int // bytes of the pooled ids of live entries
+	held   int // bytes of pooled ids written since the last reset
 }
 
-func pooled(key string) bool { return len(key) > 0 && len(key) <= maxPooledKey }
+func pooled(key string) bool { return len(key) <= maxPooledKey }
 
-// clone returns a copy of id that does not share the caller's memory.
-func (p *keyPool) clone(id string) string {
-	if !pooled(id) {
-		return strings.Clone(id)
+// add copies id and then packed, together at most maxPooledKey bytes, and
+// returns where they are.
+func (p *keyPool) add(id string, packed []byte) (block uint32, off uint16) {
+	n := len(id) + len(packed)
+	if n == 0 {
+		return 0, 0
 	}
-	if p.cur.Cap()-p.cur.Len() < len(id) {
-		p.cur = strings.Builder{}
-		p.cur.Grow(keyBlock)
+	if len(p.blocks) == 0 || keyBlock-p.used < n {
+		p.blocks = append(p.blocks, new([keyBlock]byte))
+		p.used = 0
 	}
-	start := p.cur.Len()
-	p.cur.WriteString(id)
-	p.live += len(id)
-	p.held += len(id)
-	// Builder's String shares its buffer, whose written bytes never change.
-	return p.cur.String()[start:]
+	block, off = uint32(len(p.blocks)-1), uint16(p.used)
+	b := p.blocks[block][p.used:]
+	copy(b[copy(b, id):], packed)
+	p.used += n
+	p.live += n
+	p.held += n
+	return block, off
 }
 
-// drop accounts for the removal of an entry's key.
-func (p *keyPool) drop(key string) {
-	if pooled(key) {
-		p.live -= len(key)
+// str returns the pooled id at block and off, without copying: the bytes
+// of a block are written once and never changed.
+func (p *keyPool) str(block uint32, off uint16, n uint8) string {
+	if n == 0 {
+		return ""
 	}
+	return unsafe.String(&p.blocks[block][off], int(n))
 }
 
 // wasteful reports whether the removed ids the blocks may still hold
@@ -81,10 +90,4 @@ func (p *keyPool) drop(key string) {
 // compaction's cost is then paid by as many removals.
 func (p *keyPool) wasteful(n int) bool {
 	return p.held-p.live > max(p.live, 32*n, 4*keyBlock)
-}
-
-// reset starts new blocks; the ids already handed out stay valid.
-func (p *keyPool) reset() {
-	p.cur = strings.Builder{}
-	p.live, p.held = 0, 0
 }

@@ -48,8 +48,9 @@ func TestKeyPoolCompaction(t *testing.T) {
 	}
 }
 
-// TestKeyPoolUnpooledIds records ids the pool does not hold (empty, and
-// longer than maxPooledKey) beside pooled ones, then compacts the shard.
+// TestKeyPoolUnpooledIds records ids the pool does not hold (longer than
+// maxPooledKey) beside pooled ones and the empty id, then compacts the
+// shard.
 func TestKeyPoolUnpooledIds(t *testing.T) {
 	ctx := context.Background()
 	m := newTestMemory(t, MemoryOptions{MaxSessions: 4096}, memoryConfig{shards: 1})
@@ -76,4 +77,44 @@ func TestKeyPoolUnpooledIds(t *testing.T) {
 	if got, want := m.shards[0].keys.live, 1+maxPooledKey; got != want {
 		t.Errorf("pooled bytes %d, want %d", got, want)
 	}
+}
+
+// TestCompactionKeepsOpenTurns compacts a shard under a session with open
+// turns, in its entry and beside it, and a long id: they must follow the
+// session to its new entry index.
+func TestCompactionKeepsOpenTurns(t *testing.T) {
+	ctx := context.Background()
+	m := newTestMemory(t, MemoryOptions{MaxSessions: 4096}, memoryConfig{shards: 1})
+	const others = 2 * shrinkMin
+	for i := range others {
+		if _, err := m.Record(ctx, fmt.Sprint("other-", i), Outcome{Usable: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := strings.Repeat("l", maxPooledKey+1)
+	for _, id := range []string{"a", long} {
+		for _, call := range []string{"c1", "c2"} {
+			if _, err := m.Record(ctx, id, Outcome{Fingerprint: 7, CallID: call}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := range others {
+		if err := m.Reset(ctx, fmt.Sprint("other-", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkInvariants(t, m)
+	if got := m.shards[0].ents.len(); got >= others {
+		t.Fatalf("%d entries for 2 sessions: not compacted", got)
+	}
+	for _, id := range []string{"a", long} {
+		for _, call := range []string{"c1", "c2"} {
+			st, err := m.Record(ctx, id, Outcome{Fingerprint: 7, CallID: call, Execution: true})
+			if err != nil || !st.SameTurn || st.Consecutive != 2 {
+				t.Fatalf("%.5s: executing %s = %+v, %v; want the turn it opened, 2 mistakes", id, call, st, err)
+			}
+		}
+	}
+	checkInvariants(t, m)
 }

@@ -84,8 +84,8 @@ func checkShard(t testing.TB, s *shard) {
 			t.Fatalf("entry %d: LRU list not in recording order", i)
 		}
 		lastSeen = e.lastSeen
-		if _, idx := s.lookup(e.key, slotHash(s.hash(e.key))); idx != i {
-			t.Fatalf("entry %d (%q): lookup finds %d", i, e.key, idx)
+		if _, idx := s.lookup(s.key(i), slotHash(s.hash(s.key(i)))); idx != i {
+			t.Fatalf("entry %d (%q): lookup finds %d", i, s.key(i), idx)
 		}
 		prev = i
 		if count++; count > s.ents.len() {
@@ -105,7 +105,7 @@ func checkShard(t testing.TB, s *shard) {
 	for _, sl := range s.slots {
 		if sl.ref != 0 {
 			used++
-			if want := slotHash(s.hash(s.ents.at(sl.ref - 1).key)); sl.hash != want {
+			if want := slotHash(s.hash(s.key(sl.ref - 1))); sl.hash != want {
 				t.Fatalf("slot hash %#x, want %#x", sl.hash, want)
 			}
 		}
@@ -118,8 +118,8 @@ func checkShard(t testing.TB, s *shard) {
 	}
 	free := 0
 	for i := s.free; i >= 0; i = s.ents.at(i).next {
-		if s.ents.at(i).key != "" {
-			t.Fatalf("free entry %d keeps key %q", i, s.ents.at(i).key)
+		if e := *s.ents.at(i); e != (entry{next: e.next}) {
+			t.Fatalf("free entry %d is not cleared: %+v", i, e)
 		}
 		if free++; free > s.ents.len() {
 			t.Fatal("free list has a cycle")
@@ -128,11 +128,21 @@ func checkShard(t testing.TB, s *shard) {
 	if free+s.n != s.ents.len() {
 		t.Fatalf("%d free + %d live != %d entries", free, s.n, s.ents.len())
 	}
-	pooledBytes := 0
+	pooledBytes, beside := 0, 0
 	for i := s.head; i >= 0; i = s.ents.at(i).next {
-		if k := s.ents.at(i).key; pooled(k) {
-			pooledBytes += len(k)
+		if _, ok := s.open[i]; ok != (s.ents.at(i).flags&turnsBeside != 0) {
+			t.Fatalf("entry %d: open turns beside it %v, flagged %v", i, ok, !ok)
+		} else if ok {
+			beside++
 		}
+		if e := s.ents.at(i); e.flags&longKey == 0 {
+			pooledBytes += int(e.klen)
+		} else if _, ok := s.long[i]; !ok || pooled(s.long[i]) {
+			t.Fatalf("entry %d: long id missing or short", i)
+		}
+	}
+	if beside != len(s.open) {
+		t.Fatalf("open turns for %d entries, %d flagged", len(s.open), beside)
 	}
 	if pooledBytes != s.keys.live || s.keys.held < s.keys.live {
 		t.Fatalf("key pool counts %d live and %d held bytes; the entries hold %d", s.keys.live, s.keys.held, pooledBytes)
