@@ -32,8 +32,44 @@ const rescuedArgs = `{"content":"hi <b>","path":"a.txt"}`
 
 var callIDs = regexp.MustCompile(`(call_|toolu_)[0-9a-f]{24}`)
 
-// sameIDs replaces the random ids of rescued calls.
-func sameIDs(b []byte) []byte { return callIDs.ReplaceAll(b, []byte("${1}X")) }
+// sameIDs replaces the random ids of rescued calls: what callIDs.ReplaceAll
+// with "${1}X" does, by hand, as the regexp took a third of the stream
+// fuzz targets' time.
+func sameIDs(b []byte) []byte {
+	var out []byte
+	done := 0 // b[:done] is in out
+	for i := 0; i < len(b); {
+		k := bytes.IndexByte(b[i:], '_')
+		if k < 0 {
+			break
+		}
+		u := i + k
+		i = u + 1
+		// The prefix may not overlap the last id replaced.
+		if !bytes.HasSuffix(b[done:u], []byte("call")) && !bytes.HasSuffix(b[done:u], []byte("toolu")) {
+			continue
+		}
+		if len(b)-i < 24 || !lowerHex(b[i:i+24]) {
+			continue
+		}
+		out = append(append(out, b[done:i]...), 'X')
+		i += 24
+		done = i
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[done:]...)
+}
+
+func lowerHex(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 func openAITextBody(content, finish string) []byte {
 	return fmt.Appendf(nil, `{"id":"chatcmpl-1","object":"chat.completion","model":"qwen3-coder","choices":[{"index":0,"message":{"role":"assistant","content":%s},"logprobs":null,"finish_reason":%s}],"usage":{"total_tokens":9}}`,

@@ -265,6 +265,13 @@ type sseReader struct {
 
 const sseReadSize = 32 << 10
 
+// minReadRoom: a read goes into the room left after an event cut by the
+// last read's end when there is this much. Asking for a whole read's room
+// there grew in to two reads' size, and shrank it back once the event went:
+// 96 KiB allocated and cleared for each event that two reads cut, which
+// an upstream sending small reads made most of them.
+const minReadRoom = 4 << 10
+
 // newSSEReader follows a streamed answer: the rescue (when on and rescue
 // is asked for), then the fixer of the request's API.
 func (p *Proxy) newSSEReader(rs *request, src io.ReadCloser, rescue bool) *sseReader {
@@ -330,7 +337,7 @@ func (r *sseReader) room() bool {
 		r.in = nil // a large event went: back to one read's buffer
 		r.hold.free()
 	}
-	if cap(r.in)-len(r.in) >= sseReadSize {
+	if cap(r.in)-len(r.in) >= minReadRoom {
 		return true
 	}
 	if len(r.in) >= r.maxEvent {

@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -203,5 +205,45 @@ func TestMultiLineData(t *testing.T) {
 	calls, _ := clientCalls(t, "openai", body)
 	if c := calls[0]; c == nil || c.Args != `{"content":"hi","path":"a.txt"}` {
 		t.Fatalf("call %+v\n%s", c, body)
+	}
+}
+
+// TestReadBufferKept: events that reads cut in two, none larger than a
+// read, are read into the one read-sized buffer the reader starts with: it
+// is neither grown nor dropped, and nothing is drawn from the budget.
+func TestReadBufferKept(t *testing.T) {
+	write := `{"path": "a.go", "content": "` + strings.Repeat("x", 4000) + `"}`
+	var frags []string
+	for i := 0; i < len(write); i += 16 {
+		frags = append(frags, write[i:min(i+16, len(write))])
+	}
+	in := synthStream("openai", []synthCall{{index: 0, name: "Write", frags: frags}}, "tool_calls")
+	for _, cuts := range [][]byte{nil, {99}, {255, 6}} {
+		p := fuzzProxy(t, nil)
+		rs := p.newRequest(context.Background(), apiOpenAI, requestBody("openai", true, true), "")
+		r := p.newSSEReader(rs, &cutReader{data: in, cuts: cuts}, true)
+		var out []byte
+		buf := make([]byte, 4096)
+		var first []byte
+		for {
+			n, err := r.Read(buf)
+			out = append(out, buf[:n]...)
+			if first == nil && cap(r.in) > 0 {
+				first = r.in[:1]
+			}
+			if cap(r.in) != sseReadSize || &r.in[:1][0] != &first[0] || r.hold.n != 0 {
+				t.Fatalf("cuts %v: the reader's buffer is %d bytes (counted %d), a new one: %v", cuts, cap(r.in), r.hold.n, &r.in[:1][0] != &first[0])
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = r.Close()
+		if !bytes.Equal(out, in) {
+			t.Fatalf("cuts %v: the stream changed", cuts)
+		}
 	}
 }
