@@ -13,13 +13,14 @@
 #   gcc, libc6-dev          the race detector (cgo)
 #   curl, openssl           the proxy's end-to-end script; the TLS tests' certificates
 #   ripgrep, findutils      the search and tree benchmarks' peers (make bench-smoke)
+#   python3-jsonschema      half of bench/clients' Python in-process peer (json_repair, its other half, is fetched at benchmark time)
 #   chromium                the eval report's test opens the page in a real headless browser (eval/report)
 #
 # usage: scripts/deps.sh
 set -euo pipefail
 
 packages=(redis-server python3 python3-grpcio python3-protobuf python3-pip python3-setuptools python3-wheel
-	protobuf-compiler protobuf-compiler-grpc gcc libc6-dev curl openssl make git ripgrep findutils chromium)
+	protobuf-compiler protobuf-compiler-grpc gcc libc6-dev curl openssl make git ripgrep findutils chromium python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
