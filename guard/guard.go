@@ -80,7 +80,8 @@ type ValidateRequest struct {
 // Verdict is the outcome of one call.
 type Verdict struct {
 	*repair.Result
-	// ArgumentsJSON is nil when the arguments did not parse.
+	// ArgumentsJSON is nil when the arguments did not parse. Its bytes are
+	// never written once set: answers share them instead of copying.
 	ArgumentsJSON []byte
 	Feedback      string
 	Mistakes      MistakeState

@@ -117,3 +117,25 @@ func TestAppendJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainWords: the word-at-a-time scan stops at the word holding the
+// first byte a JSON string escapes or that starts a multi-byte rune, for
+// every byte value at every position of a word, beside plain bytes of
+// every value.
+func TestPlainWords(t *testing.T) {
+	for b := range 256 {
+		for _, fill := range []byte{' ', 'a', '!', '#', '[', ']', '~', 0x7f} {
+			for p := range 16 {
+				s := []byte(strings.Repeat(string(fill), 20))
+				s[p] = byte(b)
+				want := 16
+				if !plainASCII[b] {
+					want = p / 8 * 8
+				}
+				if got := plainWords(string(s), 0); got != want {
+					t.Fatalf("byte %#x at %d among %q: plainWords = %d, want %d", b, p, fill, got, want)
+				}
+			}
+		}
+	}
+}

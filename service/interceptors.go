@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
@@ -178,7 +179,46 @@ func requestID(ctx context.Context) string {
 			return id
 		}
 	}
-	return rand.Text()
+	return requestIDs.next()
+}
+
+// requestIDs makes the ids of calls that bring none.
+var requestIDs = newIDSource()
+
+// idSource makes request ids as long as rand.Text's and in its alphabet
+// (26 base32 characters): 80 random bits drawn once per process, so that
+// replicas' ids differ, then a counter. An id only ties a call's log lines
+// to its answer and grants nothing, so it must be unique, not
+// unpredictable: drawing 130 random bits for every call cost a system call.
+type idSource struct {
+	prefix [idPrefixLen]byte
+	n      atomic.Uint64
+}
+
+const (
+	idLen       = 26
+	idPrefixLen = 16
+	// idAlphabet is rand.Text's, RFC 4648 base32.
+	idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+)
+
+func newIDSource() *idSource {
+	s := new(idSource)
+	copy(s.prefix[:], rand.Text())
+	return s
+}
+
+// next returns a fresh id: the prefix, then the counter in ten base32
+// digits (50 bits, which no process reaches).
+func (s *idSource) next() string {
+	var b [idLen]byte
+	copy(b[:], s.prefix[:])
+	n := s.n.Add(1)
+	for i := idLen - 1; i >= idPrefixLen; i-- {
+		b[i] = idAlphabet[n&31]
+		n >>= 5
+	}
+	return string(b[:])
 }
 
 func isVisibleASCII(s string) bool {

@@ -597,3 +597,21 @@ func TestListenAndServeRejectsInvalidConfig(t *testing.T) {
 		t.Fatal("ListenAndServe with an empty listen address succeeded")
 	}
 }
+
+// TestRequestIDsDiffer: fresh ids are rand.Text's length and alphabet,
+// each call's its own, and another process (a new source) starts elsewhere.
+func TestRequestIDsDiffer(t *testing.T) {
+	seen := map[string]bool{}
+	for _, src := range []*idSource{requestIDs, newIDSource()} {
+		for range 1000 {
+			id := src.next()
+			if len(id) != idLen || strings.Trim(id, idAlphabet) != "" {
+				t.Fatalf("id %q: want %d characters of %s", id, idLen, idAlphabet)
+			}
+			if seen[id] {
+				t.Fatalf("id %q made twice", id)
+			}
+			seen[id] = true
+		}
+	}
+}

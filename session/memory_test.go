@@ -1066,3 +1066,30 @@ func BenchmarkRecord(b *testing.B) {
 		}
 	})
 }
+
+// TestRecordFullTurnsAllocateNothing: a session that only validates keeps
+// MaxOpenTurns open turns, and recording one more, the oldest dropped,
+// reuses their array.
+func TestRecordFullTurnsAllocateNothing(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemory(MemoryOptions{})
+	defer m.Close()
+	fp := uint64(0)
+	record := func() {
+		fp++
+		if _, err := m.Record(ctx, "s", Outcome{Usable: true, Fingerprint: fp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 * MaxOpenTurns {
+		record()
+	}
+	// Per run, as many calls as the bound: AllocsPerRun rounds down.
+	if n := testing.AllocsPerRun(20, func() {
+		for range MaxOpenTurns {
+			record()
+		}
+	}); n != 0 {
+		t.Errorf("%d Records with full open turns: %v allocations, want 0", MaxOpenTurns, n)
+	}
+}

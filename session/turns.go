@@ -61,7 +61,11 @@ func nextTurns(c counters, turns []openTurn, o Outcome, limit uint32, now, ttl i
 	}
 	if !o.Execution {
 		if len(turns) >= MaxOpenTurns {
-			turns = turns[len(turns)-MaxOpenTurns+1:]
+			// Shifted down in place, not resliced: a session that only
+			// validates reaches the bound and stays there, and reslicing
+			// gave up a slot of the array at every call, a new one every
+			// few dozen. The store holds the only reference, under its lock.
+			turns = append(turns[:0], turns[len(turns)-MaxOpenTurns+1:]...)
 		}
 		turns = append(turns, openTurn{call: call, fingerprint: o.Fingerprint, base: c.consecutive, failed: failed, at: now})
 	}

@@ -3,6 +3,7 @@ package protoapi
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -22,7 +23,7 @@ func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, erro
 		m toolguardv1.MistakeState
 	})
 	out := &blk.v
-	out.Ok, out.ToolName, out.ArgumentsJson, out.Feedback = v.OK(), v.ToolName, string(v.ArgumentsJSON), v.Feedback
+	out.Ok, out.ToolName, out.ArgumentsJson, out.Feedback = v.OK(), v.ToolName, bytesString(v.ArgumentsJSON), v.Feedback
 	out.CallId, out.Form = callID, formToProto(v.Form)
 	out.Mistakes = fillMistakes(&blk.m, v.Mistakes)
 	if v.Args != nil {
@@ -60,6 +61,13 @@ func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, erro
 		out.Elided = append(out.Elided, elisionToProto(&e))
 	}
 	return out, nil
+}
+
+// bytesString shares a verdict's arguments_json with the answer instead of
+// copying it (the size of the arguments, at every call): the guard makes
+// those bytes for the verdict and never writes them after.
+func bytesString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func elisionToProto(e *guard.Elision) *toolguardv1.Elision {

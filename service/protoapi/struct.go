@@ -11,52 +11,21 @@ import (
 // values the parsers produce (strings, json.Number, bool, nil, maps, lists):
 // each object's values and their kinds are allocated together, not one by
 // one, as a verdict's arguments are converted at every call. Any other
-// value, or one structpb refuses, goes to structpb.NewStruct, which says why.
+// value, or one structpb refuses, makes it start again with
+// structpb.NewStruct, which says why.
 func newStruct(m map[string]any) (*structpb.Struct, error) {
-	if !convertible(m, 0) {
-		return structpb.NewStruct(m)
+	if st, ok := structOf(m, 0); ok {
+		return st, nil
 	}
-	return structOf(m), nil
+	return structpb.NewStruct(m)
 }
 
-// maxBatchDepth bounds convertible's recursion; deeper values, which the
-// depth limit on requests already refuses, go to structpb.
+// maxBatchDepth bounds the batched conversion's recursion; deeper values,
+// which the depth limit on requests already refuses, go to structpb.
 const maxBatchDepth = 128
 
-// convertible says whether structOf can convert v: every value is of a kind
-// it batches and valid as structpb requires (UTF-8 strings and keys,
-// numbers that parse as float64).
-func convertible(v any, depth int) bool {
-	if depth > maxBatchDepth {
-		return false
-	}
-	switch x := v.(type) {
-	case nil, bool:
-		return true
-	case string:
-		return utf8.ValidString(x)
-	case json.Number:
-		_, err := x.Float64()
-		return err == nil
-	case map[string]any:
-		for k, e := range x {
-			if !utf8.ValidString(k) || !convertible(e, depth+1) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, e := range x {
-			if !convertible(e, depth+1) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// values allocates n Values with their kinds in a few blocks.
+// values hands out an object's or list's Values, with their kinds
+// allocated a block per kind.
 type values struct {
 	vals    []structpb.Value
 	strs    []structpb.Value_StringValue
@@ -65,12 +34,10 @@ type values struct {
 	lists   []structpb.Value_ListValue
 }
 
-func newValues(n int) *values {
-	return &values{vals: make([]structpb.Value, n)}
-}
-
-// value converts a convertible v into the next Value.
-func (vs *values) value(v any) *structpb.Value {
+// value converts v into the next Value; false for a value structOf does
+// not convert: another kind, or one invalid as structpb requires (a string
+// that is not UTF-8, a number that does not parse as float64).
+func (vs *values) value(v any, depth int) (*structpb.Value, bool) {
 	out := &vs.vals[0]
 	vs.vals = vs.vals[1:]
 	switch x := v.(type) {
@@ -79,6 +46,9 @@ func (vs *values) value(v any) *structpb.Value {
 	case bool:
 		out.Kind = &structpb.Value_BoolValue{BoolValue: x}
 	case string:
+		if !utf8.ValidString(x) {
+			return nil, false
+		}
 		if vs.strs == nil {
 			vs.strs = make([]structpb.Value_StringValue, len(vs.vals)+1)
 		}
@@ -87,7 +57,10 @@ func (vs *values) value(v any) *structpb.Value {
 		k.StringValue = x
 		out.Kind = k
 	case json.Number:
-		f, _ := x.Float64()
+		f, err := x.Float64()
+		if err != nil {
+			return nil, false
+		}
 		if vs.nums == nil {
 			vs.nums = make([]structpb.Value_NumberValue, len(vs.vals)+1)
 		}
@@ -96,41 +69,75 @@ func (vs *values) value(v any) *structpb.Value {
 		k.NumberValue = f
 		out.Kind = k
 	case map[string]any:
+		st, ok := structOf(x, depth+1)
+		if !ok {
+			return nil, false
+		}
 		if vs.structs == nil {
 			vs.structs = make([]structpb.Value_StructValue, len(vs.vals)+1)
 		}
 		k := &vs.structs[0]
 		vs.structs = vs.structs[1:]
-		k.StructValue = structOf(x)
+		k.StructValue = st
 		out.Kind = k
 	case []any:
+		l, ok := listOf(x, depth+1)
+		if !ok {
+			return nil, false
+		}
 		if vs.lists == nil {
 			vs.lists = make([]structpb.Value_ListValue, len(vs.vals)+1)
 		}
 		k := &vs.lists[0]
 		vs.lists = vs.lists[1:]
-		k.ListValue = listOf(x)
+		k.ListValue = l
 		out.Kind = k
+	default:
+		return nil, false
 	}
-	return out
+	return out, true
 }
 
-// structOf converts a convertible object.
-func structOf(m map[string]any) *structpb.Struct {
-	out := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(m))}
-	vs := newValues(len(m))
+// structOf converts an object in one pass, or says it cannot.
+func structOf(m map[string]any, depth int) (*structpb.Struct, bool) {
+	if depth > maxBatchDepth {
+		return nil, false
+	}
+	// The Struct and its values' bookkeeping in one allocation.
+	blk := &struct {
+		st structpb.Struct
+		vs values
+	}{vs: values{vals: make([]structpb.Value, len(m))}}
+	blk.st.Fields = make(map[string]*structpb.Value, len(m))
 	for k, e := range m {
-		out.Fields[k] = vs.value(e)
+		if !utf8.ValidString(k) {
+			return nil, false
+		}
+		v, ok := blk.vs.value(e, depth)
+		if !ok {
+			return nil, false
+		}
+		blk.st.Fields[k] = v
 	}
-	return out
+	return &blk.st, true
 }
 
-// listOf converts a convertible list.
-func listOf(l []any) *structpb.ListValue {
-	out := &structpb.ListValue{Values: make([]*structpb.Value, len(l))}
-	vs := newValues(len(l))
-	for i, e := range l {
-		out.Values[i] = vs.value(e)
+// listOf converts a list in one pass, or says it cannot.
+func listOf(l []any, depth int) (*structpb.ListValue, bool) {
+	if depth > maxBatchDepth {
+		return nil, false
 	}
-	return out
+	blk := &struct {
+		lv structpb.ListValue
+		vs values
+	}{vs: values{vals: make([]structpb.Value, len(l))}}
+	blk.lv.Values = make([]*structpb.Value, len(l))
+	for i, e := range l {
+		v, ok := blk.vs.value(e, depth)
+		if !ok {
+			return nil, false
+		}
+		blk.lv.Values[i] = v
+	}
+	return &blk.lv, true
 }
