@@ -91,7 +91,8 @@ func testConfig(t *testing.T) Config {
 	cfg := DefaultConfig()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Workspace = t.TempDir()
-	cfg.ShutdownTimeout = 10 * time.Second
+	// Only a hang guard here: tests of the shutdown timeout set their own.
+	cfg.ShutdownTimeout = 2 * time.Minute
 	return cfg
 }
 
@@ -132,8 +133,8 @@ func (ts *testServer) stop(t *testing.T) error {
 		ts.cancel()
 		select {
 		case ts.stopErr = <-ts.served:
-		case <-time.After(30 * time.Second):
-			t.Fatal("Serve did not return within 30s of cancellation")
+		case <-time.After(3 * time.Minute):
+			t.Fatal("Serve did not return within 3 minutes of cancellation")
 		}
 	})
 	return ts.stopErr
@@ -142,14 +143,14 @@ func (ts *testServer) stop(t *testing.T) error {
 // waitForLog waits until an entry with message msg is logged.
 func waitForLog(t *testing.T, logs *observer.ObservedLogs, msg string) observer.LoggedEntry {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		if entries := logs.FilterMessage(msg).All(); len(entries) > 0 {
 			return entries[0]
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("no log entry %q within 10s", msg)
+	t.Fatalf("no log entry %q within 2 minutes", msg)
 	return observer.LoggedEntry{}
 }
 
@@ -170,7 +171,7 @@ func finishedCall(t *testing.T, logs *observer.ObservedLogs, method string) obse
 }
 
 func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -50,7 +50,7 @@ func start(t *testing.T, args ...string) *server {
 	case code := <-done:
 		cancel()
 		t.Fatalf("fakeupstream exited with %d:\n%s", code, logs)
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute):
 		cancel()
 		t.Fatal("fakeupstream did not start")
 	}
@@ -66,7 +66,7 @@ func start(t *testing.T, args ...string) *server {
 			if code != 0 {
 				t.Errorf("fakeupstream exited with %d", code)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(2 * time.Minute):
 			t.Error("fakeupstream did not stop")
 		}
 		if t.Failed() {
@@ -324,7 +324,7 @@ func TestClientGone(t *testing.T) {
 	}
 	cancel()
 	resp.Body.Close()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !strings.Contains(s.log.String(), "client gone") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server did not notice the client leaving:\n%s", s.log)
