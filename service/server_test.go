@@ -274,9 +274,14 @@ func TestOversizeMessageIsResourceExhausted(t *testing.T) {
 // through GracefulStop and completes, and Serve returns nil.
 func TestGracefulShutdown(t *testing.T) {
 	cfg := testConfig(t)
-	// Long enough that the checks made within it are not late on a busy
-	// machine; the test waits it out once.
+	// The drain lasts until the checks made within it are done, however
+	// slow the machine: the test ends it, after seeing the delay asked for.
 	cfg.DrainDelay = 2 * time.Second
+	drainAsked, drainEnd := make(chan time.Duration, 1), make(chan struct{})
+	cfg.drainWait = func(d time.Duration) {
+		drainAsked <- d
+		<-drainEnd
+	}
 	svc := newTestService()
 	ts := startTestServer(t, cfg, svc.register)
 	ctx := testContext(t)
@@ -304,6 +309,10 @@ func TestGracefulShutdown(t *testing.T) {
 	// Still within the drain delay: the server answers, and says NOT_SERVING.
 	checkHealth(ctx, t, ts.conn, "", healthpb.HealthCheckResponse_NOT_SERVING)
 	checkHealth(ctx, t, ts.conn, toolGuardServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
+	if d := <-drainAsked; d != cfg.DrainDelay {
+		t.Fatalf("the drain waited %v, want the DrainDelay %v", d, cfg.DrainDelay)
+	}
+	close(drainEnd)
 
 	// After the drain delay the Watch stream is ended by the server.
 	if _, err := watch.Recv(); status.Code(err) != codes.Unavailable {
