@@ -85,8 +85,10 @@ test: deps ## run every test: Go unit, integration and fuzz-seed tests, one pass
 	MAKE='$(MAKE)' scripts/test_parts.sh $(TEST_PARTS)
 
 .PHONY: test-go
+# -timeout: the default 10 minutes per package is a hang guard that the
+# service package under the race detector can outlast on a busy machine.
 test-go: ## run the Go tests with the race detector, then the build without cgo
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 40m ./...
 	$(MAKE) --no-print-directory test-nocgo
 
 # `go install` on a machine without a C compiler builds without cgo: the

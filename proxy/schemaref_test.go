@@ -55,7 +55,7 @@ func TestDeclaredToolSchemaRefsRefused(t *testing.T) {
 				req := mustJSON(map[string]any{"model": "m", "messages": []any{map[string]any{"role": "user", "content": "hi"}}, "tools": []any{tool}})
 
 				// A generous bound: the answer must come, not come fast.
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
 				hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, tp.srv.URL+apiPath(api), strings.NewReader(req))
 				if err != nil {

@@ -78,13 +78,13 @@ func compileBounded(t *testing.T, reg *Registry, def ToolDef) (*Tool, error) {
 		tool, err := reg.Compile(def)
 		done <- result{tool, err}
 	}()
-	timer := time.NewTimer(10 * time.Second)
+	timer := time.NewTimer(2 * time.Minute)
 	defer timer.Stop()
 	select {
 	case r := <-done:
 		return r.tool, r.err
 	case <-timer.C:
-		t.Fatal("Compile has not answered in 10s: it is blocked")
+		t.Fatal("Compile has not answered in 2 minutes: it is blocked")
 		return nil, nil
 	}
 }

@@ -46,7 +46,7 @@ expect() { # expect NAME OUTPUT PATTERN...: every pattern must occur in OUTPUT
 # wait_addr LOG SED_SCRIPT PID NAME: the address a process logs once it listens.
 wait_addr() {
 	local log=$1 script=$2 pid=$3 name=$4 addr=""
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 1200); do # 2 minutes: only a hang guard
 		addr=$(sed -n "$script" "$log" | head -n 1)
 		[ -n "$addr" ] && break
 		kill -0 "$pid" 2>/dev/null || fail "$name exited early"
@@ -184,7 +184,7 @@ proxied() {
 	status=$(post "$proxy_addr" "$api" "$scenario" "$out" "$@") || fail "$api/$scenario: curl failed"
 	[ "$status" = 200 ] || fail "$api/$scenario: status $status through the proxy: $(cat "$out")"
 	requests=$((requests + 1))
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 1200); do # 2 minutes: only a hang guard
 		[ "$(grep -c '"msg":"proxied request"' "$work/proxy.log")" -ge "$requests" ] && return 0
 		sleep 0.1
 	done
@@ -264,7 +264,7 @@ want=$(sed '1,/| grep /d' <<<"$block" | sed '/^\$ /,$d')
 got=$(cd "$root" && eval "${cmd//127.0.0.1:8080/$proxy_addr}") || fail "README.md's proxy example failed: $got"
 [ "$got" = "$want" ] || fail "README.md's proxy example prints something else:"$'\n'"$(diff <(echo "$want") <(echo "$got"))"
 requests=$((requests + 1))
-for _ in $(seq 1 50); do
+for _ in $(seq 1 1200); do # 2 minutes: only a hang guard
 	[ "$(grep -c '"msg":"proxied request"' "$work/proxy.log")" -ge "$requests" ] && break
 	sleep 0.1
 done

@@ -41,7 +41,7 @@ ok() { echo "e2e-rollout: ok: $*"; }
 # wait_addr LOG SED_SCRIPT PID NAME: the address a process logs once it listens.
 wait_addr() {
 	local log=$1 script=$2 pid=$3 name=$4 addr=""
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 1200); do # 2 minutes: only a hang guard
 		addr=$(sed -n "$script" "$log" 2>/dev/null | head -n 1)
 		[ -n "$addr" ] && break
 		kill -0 "$pid" 2>/dev/null || fail "$name exited early"

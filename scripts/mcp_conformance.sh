@@ -32,7 +32,7 @@ mkdir -p "$work/workspace"
 "$bin" mcp --http 127.0.0.1:0 --workspace "$work/workspace" --log-format json 2>"$work/server.log" &
 pid=$!
 addr=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 1200); do # 2 minutes: only a hang guard
 	addr=$(sed -n 's/.*"msg":"serving MCP over streamable HTTP".*"address":"\([^"]*\)".*/\1/p' "$work/server.log" | head -n 1)
 	[ -n "$addr" ] && break
 	kill -0 "$pid" 2>/dev/null || { cat "$work/server.log" >&2; echo "mcp-conformance: server exited early" >&2; exit 1; }

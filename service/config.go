@@ -43,6 +43,9 @@ type Config struct {
 	// idleClock times StreamIdleTimeout; nil is the real clock. Tests set
 	// their own (export_test.go), so no test waits on the wall clock.
 	idleClock idleClock
+	// drainWait waits out DrainDelay; nil sleeps. A test ends the drain
+	// once its checks within it are done, so none races the delay.
+	drainWait func(time.Duration)
 
 	guard.Config
 	// CreateWorkspaces creates workspace folders that do not exist; without

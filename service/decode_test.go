@@ -80,7 +80,7 @@ const toolGuardPrefix = "/toolguard.v1.ToolGuardService/"
 
 // invokeRaw sends one unary request's wire bytes.
 func invokeRaw(conn *grpc.ClientConn, method string, req wireBytes, resp proto.Message) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return conn.Invoke(ctx, toolGuardPrefix+method, req, resp, grpc.ForceCodecV2(rawCodec{}))
 }
@@ -88,7 +88,7 @@ func invokeRaw(conn *grpc.ClientConn, method string, req wireBytes, resp proto.M
 // streamRaw sends the frames' wire bytes on one StreamToolCalls stream and
 // returns how the stream ended.
 func streamRaw(conn *grpc.ClientConn, frames ...wireBytes) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	st, err := conn.NewStream(ctx, &toolguardv1.ToolGuardService_ServiceDesc.Streams[0], toolGuardPrefix+"StreamToolCalls", grpc.ForceCodecV2(rawCodec{}))
 	if err != nil {

@@ -27,7 +27,7 @@ import (
 // scrape fetches addr's /metrics and returns the body and its families.
 func scrape(t *testing.T, addr string) (string, map[string]*dto.MetricFamily) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {

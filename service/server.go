@@ -229,7 +229,11 @@ func (s *Server) drain() {
 	if s.cfg.DrainDelay > 0 {
 		// Not interruptible: the delay is the point. A second signal kills
 		// the process (cmd/toolguard).
-		time.Sleep(s.cfg.DrainDelay)
+		wait := time.Sleep
+		if s.cfg.drainWait != nil {
+			wait = s.cfg.drainWait
+		}
+		wait(s.cfg.DrainDelay)
 	}
 	close(s.stopping)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -224,15 +223,8 @@ func TestServeProxy(t *testing.T) {
 		_, _ = w.Write(in)
 	}))
 	defer up.Close()
-	// A free loopback port.
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
 	cfg := proxy.DefaultConfig()
-	cfg.Listen, cfg.Upstream = addr, up.URL+"/v1/"
+	cfg.Listen, cfg.Upstream = "127.0.0.1:0", up.URL+"/v1/"
 	core, logs := observer.New(zapcore.InfoLevel)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -244,17 +236,21 @@ func TestServeProxy(t *testing.T) {
 		}
 	}()
 	req := `{"model":"m","stream":true,"tools":[{"type":"function","function":{"name":"Save","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}]}`
-	var body []byte
-	for range 500 { // until the server listens
-		resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(req))
-		if err != nil {
-			time.Sleep(10 * time.Millisecond)
-			continue
+	// The port is the one the proxy took: its serving line names it.
+	var addr string
+	for deadline := time.Now().Add(2 * time.Minute); addr == ""; time.Sleep(10 * time.Millisecond) {
+		if serving := logs.FilterMessageSnippet("serving ").All(); len(serving) > 0 {
+			addr, _ = serving[0].ContextMap()["address"].(string)
+		} else if time.Now().After(deadline) {
+			t.Fatal("the proxy has not started serving after 2 minutes")
 		}
-		body, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		break
 	}
+	resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	if !bytes.Contains(body, []byte(`"arguments":"{\"path\":\"a\"}"`)) {
 		t.Fatalf("the call was not repaired:\n%s", body)
 	}

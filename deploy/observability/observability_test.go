@@ -74,7 +74,7 @@ func serve(t *testing.T, run func(context.Context, net.Listener) error) {
 			if err != nil {
 				t.Errorf("stop: %v", err)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(2 * time.Minute):
 			t.Error("front end did not stop")
 		}
 	})

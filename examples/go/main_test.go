@@ -17,7 +17,7 @@ import (
 // what it printed and wrote.
 func TestExample(t *testing.T) {
 	conn, cfg := servicetest.Start(t, service.DefaultConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out strings.Builder
 	if err := run(ctx, toolguardv1.NewToolGuardServiceClient(conn), &out); err != nil {

@@ -28,7 +28,7 @@ func TestStart(t *testing.T) {
 		t.Errorf("got MistakeLimit %d, MaxSessions %d; want the given 1 and the default", cfg.MistakeLimit, cfg.MaxSessions)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "toolguard.v1.ToolGuardService"})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {

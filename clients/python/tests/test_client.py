@@ -889,7 +889,7 @@ class TLSTest(ServerTestCase):
             self.assertEqual(caught.exception.reason, "TOKEN_REQUIRED")
 
     def test_plaintext_client_is_refused(self) -> None:
-        with ToolGuardClient(self.server.address, session_id=self.session_id, timeout=5, token=self.TOKEN) as client:
+        with ToolGuardClient(self.server.address, session_id=self.session_id, timeout=30, token=self.TOKEN) as client:
             with self.assertRaises(ToolGuardError) as caught:
                 client.get_session()
         self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)

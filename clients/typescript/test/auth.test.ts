@@ -252,7 +252,7 @@ describe("a TLS server with tokens", () => {
   });
 
   it("refuses a client that does not trust the certificate", async () => {
-    const client = createToolGuardClient({ address: `https://${server.address}`, sessionId: "s", token, timeoutMs: 10_000 });
+    const client = createToolGuardClient({ address: `https://${server.address}`, sessionId: "s", token, timeoutMs: 30_000 });
     try {
       // Connect reports Node's TLS failure as INTERNAL.
       const err = await rejection(() => client.getSession());

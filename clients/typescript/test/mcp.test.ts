@@ -129,7 +129,7 @@ describe("toolguard mcp over streamable HTTP", () => {
     });
     url = await new Promise<string>((res, rej) => {
       let pending = "";
-      const timer = setTimeout(() => rej(new Error("toolguard mcp did not report its address")), 30_000);
+      const timer = setTimeout(() => rej(new Error("toolguard mcp did not report its address")), 120_000);
       child!.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
         pending += chunk;
         for (const line of pending.split("\n")) {

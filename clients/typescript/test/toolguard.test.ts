@@ -660,7 +660,7 @@ describe("ExecuteEdit", () => {
 
 // StreamToolCalls. These tests follow the proto contract; they fail with
 // UNIMPLEMENTED until the server's handler lands.
-describe("StreamToolCalls", { timeout: 30_000 }, () => {
+describe("StreamToolCalls", { timeout: 180_000 }, () => {
   const prose = "I will create the file now.\n";
   const call = "<write_to_file>\n<path>src/streamed.py</path>\n<content>\nprint(1)\n</content>\n</write_to_file>";
   const tail = "\nDone.";
