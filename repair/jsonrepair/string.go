@@ -286,11 +286,9 @@ func (p *repairParser) settle(t *strText) {
 //     with one of its keys ("done" extra}, {"id": ...): the string may
 //     have ended before the brace, the item after it its own;
 //   - an odd count of quotes taken for content, the last opening a
-//     quotation of several words, this one before a comma or a bracket:
+//     quotation, this one before a comma or a bracket: say "hi", and
 //     f"Hello, {name}!", — the quotation's end and a forgotten closing
-//     quote, as much as the string's end; of one word, before the
-//     brackets that end the text. A quote before one word elsewhere
-//     ("a", or 5'3") may be a stray one as much.
+//     quote, as much as the string's end.
 func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if !t.raw {
 		return false
@@ -321,11 +319,11 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if t.close != '"' || t.quotation == 0 || !p.quotationOpen(t) {
 		return false
 	}
-	// A quotation of one word ("a"b) may be a stray quote; before the
-	// brackets that end the text, where a forgotten quote goes, it is a
-	// quotation as much ({"k": "say "hi"}).
-	several := strings.ContainsRune(p.s[t.quotation:p.i], ' ')
-	return several && strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
+	// Before a comma or a bracket, or the brackets that end the text, this
+	// quote may be the quotation's own end, the string's forgotten: a
+	// quotation of one word as much as of several ({"k": "say "hi", ...}
+	// is `say "hi` and `say "hi"`).
+	return strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
 }
 
 // quotationOpen reports an odd count of double quotes in a string's text

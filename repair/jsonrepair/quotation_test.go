@@ -1,0 +1,54 @@
+package jsonrepair
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// TestOpenQuotation: a string whose text, as read, leaves a quotation open
+// (an odd count of its own unescaped quotes, the last one before a word)
+// may end at a quote before a comma or a bracket in two ways: the string's
+// end, the quotation left open, or the quotation's end, the string's own
+// closing quote forgotten. Neither is the text's, so it is refused, of one
+// word as of several. Where the quotation closes inside the string, or the
+// inner quote opens none, the text has one reading.
+func TestOpenQuotation(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       string // "" when refused as ambiguous
+	}{
+		// Refused: the quotation's end or the string's.
+		{"one word before a member", `{"a": "x "b", "c": "d"}`, ""},
+		{"one word before a member of an item", `{"todos": [{"activeForm": "say "hi", "content": "x", "status": "pending"}]}`, ""},
+		{"one word before the next item", `{"args": ["say "hi", "bob"]}`, ""},
+		{"one word before the closing brackets", `{"a": "say "hi"}`, ""},
+		{"one word before a closing brace and a member", `{"a": "x "b"}, "c": "d"}`, ""},
+		{"an item of one word before the closing bracket", `["say "hi"]`, ""},
+		{"several words before a member", `{"a": "say "hi there", "c": "d"}`, ""},
+		{"a third quote left open", `{"a": "he said "hi" and "bye", "c": "d"}`, ""},
+		// One reading.
+		{"a quotation closed inside", `{"a": "he said "hi" twice", "c": "d"}`, `{"a":"he said \"hi\" twice","c":"d"}`},
+		{"a quotation closed before a space", `{"a": "say "hi" ", "c": "d"}`, `{"a":"say \"hi\" ","c":"d"}`},
+		{"an inch mark opens no quotation", `{"h": "he is 5' 3" tall", "c": 1}`, `{"c":1,"h":"he is 5' 3\" tall"}`},
+		{"an apostrophe in a single-quoted string", `{'a': 'it's', 'c': 'd'}`, `{"a":"it's","c":"d"}`},
+		{"escaped quotes", `{"a": "say \"hi\"", "c": "d"}`, `{"a":"say \"hi\"","c":"d"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Repair(tc.text, Options{})
+			if tc.want == "" {
+				if !errors.Is(err, ErrAmbiguousQuote) {
+					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
