@@ -52,3 +52,38 @@ func TestOpenQuotation(t *testing.T) {
 		})
 	}
 }
+
+// TestItemCommaReadings: an item whose closing quote was forgotten, ended
+// at its last comma because a quote follows it, may have ended at an
+// earlier comma as well where what follows that one reads as items; then
+// the text is refused. Commas followed by words are the item's own.
+func TestItemCommaReadings(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       string // "" when refused as ambiguous
+	}{
+		{"a literal and a list after an earlier comma", `{"todos":["100% sure,false,[162,408,"x"]]}`, ""},
+		{"a number after an earlier comma", `{"t": ["v 1, 2, "x"]}`, ""},
+		{"a list after an earlier comma", `{"t": ["a, [1], "x"]}`, ""},
+		{"words after the earlier commas", `{"t": ["a, b, c, "x"]}`, `{"t":["a, b, c","x"]}`},
+		{"a word that starts with a digit", `{"t": ["a, 50 items, "x"]}`, `{"t":["a, 50 items","x"]}`},
+		{"one comma", `{"t": [false, "50 items,"100% sure"]}`, `{"t":[false,"50 items","100% sure"]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Repair(tc.text, Options{})
+			if tc.want == "" {
+				if !errors.Is(err, ErrAmbiguousQuote) {
+					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -232,6 +232,9 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 		return out, true
 	}
 	if m, ok := p.earlierEnd(marks, ctx); ok {
+		if ctx == ctxArray && p.itemAfterComma(t.start, m.src) {
+			t.inner = true
+		}
 		p.guessedSplit(t)
 		p.settledBy(t)
 		return p.endAt(m, t.String(p.i)), true
@@ -468,6 +471,33 @@ func (p *repairParser) earlierEnd(marks *strMarks, ctx parseCtx) (strMark, bool)
 		return p.memberAfterComma(marks, p.i)
 	}
 	return strMark{}, false
+}
+
+// itemAfterComma reports a comma in s[from:to] followed by what starts an
+// item of a list (a quote, a bracket, or a number or literal that ends as
+// an item does): an item whose quote was forgotten may have ended there as
+// much as at the last comma (["100% sure,false,[1,2,"x"]]).
+func (p *repairParser) itemAfterComma(from, to int) bool {
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(p.s[i:to], ',')
+		if j < 0 {
+			return false
+		}
+		i += j
+		n := skipAllSpace(p.s, i+1)
+		if n >= to {
+			return false
+		}
+		switch c := p.s[n]; {
+		case c == '[' || c == '{' || isQuoteAt(p.s, n):
+			return true
+		case isDigit(c) || c == '-' || startsLiteral(p.s[n:]):
+			if scalarEnds(p.s, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // endAt ends the string at mark m and moves the parser there, so the comma
