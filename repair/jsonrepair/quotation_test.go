@@ -68,6 +68,13 @@ func TestItemCommaReadings(t *testing.T) {
 		{"words after the earlier commas", `{"t": ["a, b, c, "x"]}`, `{"t":["a, b, c","x"]}`},
 		{"a word that starts with a digit", `{"t": ["a, 50 items, "x"]}`, `{"t":["a, 50 items","x"]}`},
 		{"one comma", `{"t": [false, "50 items,"100% sure"]}`, `{"t":[false,"50 items","100% sure"]}`},
+		// An item ending in a comma, the next with no comma between: the
+		// comma may be where the item's forgotten quote went.
+		{"a comma, then an object", `{"t": ["a,"{b}", 1]}`, ""},
+		{"a comma, then a quoted item", `{"t": ["a," "b"]}`, ""},
+		{"a comma, then a number", `{"t": ["a," 3]}`, ""},
+		{"an item ending in a comma", `{"t": ["a,", "b"]}`, `{"t":["a,","b"]}`},
+		{"an item ending in a comma, last", `{"t": ["a,"]}`, `{"t":["a,"]}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

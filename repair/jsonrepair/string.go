@@ -224,7 +224,7 @@ func (p *repairParser) controlChar(t *strText) {
 // its closing quote forgotten, at an earlier comma.
 func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx parseCtx) (string, bool) {
 	if p.endsString(p.i+size, ctx) {
-		if t.escapedQuote && t.rawASCII || p.otherEnd(t, size, ctx) {
+		if t.escapedQuote && t.rawASCII || p.otherEnd(t, size, ctx) || ctx == ctxArray && p.commaThenItem(marks, size) {
 			p.settle(t)
 		}
 		out := t.String(p.i)
@@ -268,6 +268,18 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 		t.closer = p.i + size
 	}
 	return "", false
+}
+
+// commaThenItem reports an item that ends with a comma at a quote the
+// next item follows with no comma (["a,"{b}", 1]): the item's own quote
+// may have been forgotten before that comma as much, the quote opening the
+// next item ("{b}").
+func (p *repairParser) commaThenItem(marks *strMarks, size int) bool {
+	if m := marks.last; m.c != ',' || skipAllSpace(p.s, m.src+1) != p.i {
+		return false
+	}
+	k := skipInlineSpace(p.s, p.i+size)
+	return k < len(p.s) && strings.IndexByte(",]}):\r\n", p.s[k]) < 0 && !commentAt(p.s, k)
 }
 
 // settle records that the string's end is one of two readings.
