@@ -27,7 +27,9 @@ func TestOpenQuotation(t *testing.T) {
 		{"an item of one word before the closing bracket", `["say "hi"]`, ""},
 		{"several words before a member", `{"a": "say "hi there", "c": "d"}`, ""},
 		{"a third quote left open", `{"a": "he said "hi" and "bye", "c": "d"}`, ""},
+		{"several words after an even count", `{"a": "x("{}", "a \\" b");\nreturn f"Hello, {name}!", "p": "q"}`, ""},
 		// One reading.
+		{"one word glued after an even count", `{"key": "v"alu"e", "k": 1}`, `{"k":1,"key":"v\"alu\"e"}`},
 		{"a quotation closed inside", `{"a": "he said "hi" twice", "c": "d"}`, `{"a":"he said \"hi\" twice","c":"d"}`},
 		{"a quotation closed before a space", `{"a": "say "hi" ", "c": "d"}`, `{"a":"say \"hi\" ","c":"d"}`},
 		{"an inch mark opens no quotation", `{"h": "he is 5' 3" tall", "c": 1}`, `{"c":1,"h":"he is 5' 3\" tall"}`},

@@ -300,10 +300,14 @@ func (p *repairParser) settle(t *strText) {
 //   - a value holding the end of its object and the start of a sibling
 //     with one of its keys ("done" extra}, {"id": ...): the string may
 //     have ended before the brace, the item after it its own;
-//   - an odd count of quotes taken for content, the last opening a
-//     quotation, this one before a comma or a bracket: say "hi", and
-//     f"Hello, {name}!", — the quotation's end and a forgotten closing
-//     quote, as much as the string's end.
+//   - a quotation left open, this quote before a comma or a bracket:
+//     say "hi", and f"Hello, {name}!", — the quotation's end and a
+//     forgotten closing quote, as much as the string's end. It is open
+//     where the quotes taken for content are odd, the last before a word,
+//     or where that last one is followed by several words: an earlier
+//     quote may be the content's own escaped one (\\" in code), so the
+//     count cannot close it; one word after an even count (v"alu"e) is
+//     read as glued to the quote that closed the pair.
 func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if !t.raw {
 		return false
@@ -331,7 +335,7 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if ctx == ctxObjectValue && p.holdsSibling(t.start, p.i) {
 		return true
 	}
-	if t.close != '"' || t.quotation == 0 || !p.quotationOpen(t) {
+	if t.close != '"' || t.quotation == 0 || !p.quotationOpen(t) && !strings.ContainsRune(p.s[t.quotation:p.i], ' ') {
 		return false
 	}
 	// Before a comma or a bracket, or the brackets that end the text, this
