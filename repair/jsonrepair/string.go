@@ -418,6 +418,11 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
 			t.inner = true
 		}
+		// ["a & b]], null] — a bracket before the comma the item never
+		// opened may close the list, the quote forgotten before it.
+		if _, unopened := bracketBalance(text[:m.n]); unopened {
+			t.inner = true
+		}
 		p.settledBy(t)
 		return p.endAt(m, text)
 	}
