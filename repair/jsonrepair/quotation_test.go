@@ -28,7 +28,9 @@ func TestOpenQuotation(t *testing.T) {
 		{"several words before a member", `{"a": "say "hi there", "c": "d"}`, ""},
 		{"a third quote left open", `{"a": "he said "hi" and "bye", "c": "d"}`, ""},
 		{"several words after an even count", `{"a": "x("{}", "a \\" b");\nreturn f"Hello, {name}!", "p": "q"}`, ""},
+		{"a quote after a space, the text's last character", `{"input": "Body with "`, ""},
 		// One reading.
+		{"a quote after a word, the text's last character", `{"input": "Body with x"`, `{"input":"Body with x"}`},
 		{"one word glued after an even count", `{"key": "v"alu"e", "k": 1}`, `{"k":1,"key":"v\"alu\"e"}`},
 		{"a quotation closed inside", `{"a": "he said "hi" twice", "c": "d"}`, `{"a":"he said \"hi\" twice","c":"d"}`},
 		{"a quotation closed before a space", `{"a": "say "hi" ", "c": "d"}`, `{"a":"say \"hi\" ","c":"d"}`},

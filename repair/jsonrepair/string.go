@@ -309,6 +309,9 @@ func (p *repairParser) settle(t *strText) {
 //     count cannot close it; one word after an even count (v"alu"e) is
 //     read as glued to the quote that closed the pair.
 func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
+	if p.opensAtCut(t, size) {
+		return true
+	}
 	if !t.raw {
 		return false
 	}
@@ -343,6 +346,14 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	// quotation of one word as much as of several ({"k": "say "hi", ...}
 	// is `say "hi` and `say "hi"`).
 	return strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
+}
+
+// opensAtCut reports a quote after a space that is the text's last
+// character, containers open: it opens a quotation as much as it ends the
+// string, the text cut off after it ({"input": "Body with ").
+func (p *repairParser) opensAtCut(t *strText, size int) bool {
+	return p.depth > 0 && p.i > t.start && strings.IndexByte(" \t\n", p.s[p.i-1]) >= 0 &&
+		skipInlineSpace(p.s, p.i+size) >= len(p.s)
 }
 
 // quotationOpen reports an odd count of double quotes in a string's text
