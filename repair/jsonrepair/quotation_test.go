@@ -29,6 +29,7 @@ func TestOpenQuotation(t *testing.T) {
 		{"a third quote left open", `{"a": "he said "hi" and "bye", "c": "d"}`, ""},
 		{"several words after an even count", `{"a": "x("{}", "a \\" b");\nreturn f"Hello, {name}!", "p": "q"}`, ""},
 		{"a quote after a space, the text's last character", `{"input": "Body with "`, ""},
+		{"a quotation's end, the text's last character", `{"input": "return f"Hi {name}"`, ""},
 		// One reading.
 		{"a quote after a word, the text's last character", `{"input": "Body with x"`, `{"input":"Body with x"}`},
 		{"one word glued after an even count", `{"key": "v"alu"e", "k": 1}`, `{"k":1,"key":"v\"alu\"e"}`},

@@ -329,8 +329,9 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if k >= len(p.s) {
 		// The text's last character, containers open: the quote that could
 		// have closed the string before it may have, the text cut off in
-		// the next key ("x", " or 'x','tags').
-		return t.inner && p.depth > 0
+		// the next key ("x", " or 'x','tags'); so may a quotation left
+		// open's end (f"Hi {name}").
+		return (t.inner || p.quotationLeftOpen(t)) && p.depth > 0
 	}
 	if ctx == ctxArray && (isQuoteAt(p.s, k) || p.s[k] == ':') {
 		return true
@@ -338,7 +339,7 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if ctx == ctxObjectValue && p.holdsSibling(t.start, p.i) {
 		return true
 	}
-	if t.close != '"' || t.quotation == 0 || !p.quotationOpen(t) && !strings.ContainsRune(p.s[t.quotation:p.i], ' ') {
+	if !p.quotationLeftOpen(t) {
 		return false
 	}
 	// Before a comma or a bracket, or the brackets that end the text, this
@@ -346,6 +347,12 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	// quotation of one word as much as of several ({"k": "say "hi", ...}
 	// is `say "hi` and `say "hi"`).
 	return strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
+}
+
+// quotationLeftOpen reports a quotation the quotes taken for content left
+// open before p.i (see otherEnd).
+func (p *repairParser) quotationLeftOpen(t *strText) bool {
+	return t.close == '"' && t.quotation > 0 && (p.quotationOpen(t) || strings.ContainsRune(p.s[t.quotation:p.i], ' '))
 }
 
 // opensAtCut reports a quote after a space that is the text's last
