@@ -25,10 +25,12 @@ type corpusCase struct {
 	Consensus bool            `json:"consensus"`
 }
 
-// byDesign lists cases where toolguard answers differently on purpose. All
-// consensus cases pass; these are non-consensus choices (one library's
-// answer) that would be wrong for tool-call arguments. It stays short.
+// byDesign lists cases where toolguard answers differently on purpose:
+// non-consensus choices (one library's answer) that would be wrong for
+// tool-call arguments, and the one consensus case whose text leaves two
+// readings that both libraries settle by guess. It stays short.
 var byDesign = map[string]string{
+	"code_fence-022":      `refused: the quote after "a" ends the string (the text "a" left an open quotation) or the quotation ("a" quoted, the string's closing quote forgotten); both libraries guess the first`,
 	"invalid_escapes-003": `an unknown escape keeps its backslash ("\d" in a regex, "\p" in a Windows path): dropping it corrupts code`,
 	"reject-004":          "text after a complete top-level value is ignored, not a reason to refuse the call ({...}{} from a model that repeated itself)",
 	"reject-006":          "trailing prose after the arguments ({...} I hope this helps) is ignored, not a reason to refuse the call",
@@ -36,10 +38,11 @@ var byDesign = map[string]string{
 	"missing_value-007":   `as missing_value-006`,
 }
 
-// minConformance is the overall pass count the repair engine must keep.
+// minConformance is the overall pass count the repair engine must keep
+// (335 until code_fence-022 was refused, see byDesign).
 // Peers on the same corpus: json_repair 299, jsonrepair 293,
 // kaptinlin/jsonrepair 284.
-const minConformance = 335
+const minConformance = 334
 
 func loadCorpus(t testing.TB) []corpusCase {
 	t.Helper()

@@ -224,7 +224,11 @@ func (p *pipeline) parseText(text, param string) (any, bool) {
 // repairJSON parses JSON text, repairing it if it must. Text cut off
 // mid-value is kept for display but TRUNCATED, never executed.
 func (p *pipeline) repairJSON(text, param string) (any, bool) {
-	r, err := jsonrepair.Repair(text, p.repairOptions())
+	opts := p.repairOptions()
+	r, err := jsonrepair.Repair(text, opts)
+	if err == nil && len(r.Fixes) > 0 {
+		r, err = p.repairWrapped(text, r, opts)
+	}
 	switch {
 	case errors.Is(err, ErrTooDeep):
 		p.res.Violate(CodeUnparseable, param, fmt.Sprintf("The arguments nest objects and arrays more than %d levels deep, so they were not read. Send one flat JSON object of parameters.", MaxJSONDepth))
@@ -246,6 +250,36 @@ func (p *pipeline) repairJSON(text, param string) (any, bool) {
 		p.res.Violate(CodeTruncated, param, "The arguments end before they are complete (a value or a bracket is left open), so the call was not used.")
 	}
 	return r.Value, true
+}
+
+// repairWrapped repairs again text that read as arguments wrapped in a
+// sole key unwrap takes off ({"arguments": {...}}), the tool's keys one
+// depth down, as they are: read with them at the wrapper's depth, a string
+// of the arguments could swallow an item's end and the next item.
+func (p *pipeline) repairWrapped(text string, r jsonrepair.Result, opts jsonrepair.Options) (jsonrepair.Result, error) {
+	if len(opts.Levels) == 0 {
+		return r, nil
+	}
+	levels := opts.Levels
+	v := r.Value
+	for range 4 {
+		obj, _ := v.(map[string]any)
+		if len(obj) != 1 {
+			break
+		}
+		var key string
+		for k, inner := range obj {
+			key, v = k, inner
+		}
+		if !slices.Contains(wrapperKeys, key) || p.declares(key) {
+			break
+		}
+		levels = append([]map[string]bool{{key: true}}, levels...)
+	}
+	if len(levels) == len(opts.Levels) {
+		return r, nil
+	}
+	return jsonrepair.Repair(text, jsonrepair.Options{Levels: levels})
 }
 
 // restoreOpening puts back the opening of an object whose first characters

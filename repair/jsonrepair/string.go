@@ -224,7 +224,7 @@ func (p *repairParser) controlChar(t *strText) {
 // its closing quote forgotten, at an earlier comma.
 func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx parseCtx) (string, bool) {
 	if p.endsString(p.i+size, ctx) {
-		if t.escapedQuote && t.rawASCII || p.otherEnd(t, size, ctx) {
+		if t.escapedQuote && t.rawASCII || p.otherEnd(t, size, ctx) || ctx == ctxArray && p.commaThenItem(marks, size) {
 			p.settle(t)
 		}
 		out := t.String(p.i)
@@ -232,6 +232,9 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 		return out, true
 	}
 	if m, ok := p.earlierEnd(marks, ctx); ok {
+		if ctx == ctxArray && p.itemAfterComma(t.start, m.src) {
+			t.inner = true
+		}
 		p.guessedSplit(t)
 		p.settledBy(t)
 		return p.endAt(m, t.String(p.i)), true
@@ -267,6 +270,18 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 	return "", false
 }
 
+// commaThenItem reports an item that ends with a comma at a quote the
+// next item follows with no comma (["a,"{b}", 1]): the item's own quote
+// may have been forgotten before that comma as much, the quote opening the
+// next item ("{b}").
+func (p *repairParser) commaThenItem(marks *strMarks, size int) bool {
+	if m := marks.last; m.c != ',' || skipAllSpace(p.s, m.src+1) != p.i {
+		return false
+	}
+	k := skipInlineSpace(p.s, p.i+size)
+	return k < len(p.s) && strings.IndexByte(",]}):\r\n", p.s[k]) < 0 && !commentAt(p.s, k)
+}
+
 // settle records that the string's end is one of two readings.
 func (p *repairParser) settle(t *strText) {
 	if p.ambiguous < 0 {
@@ -285,13 +300,18 @@ func (p *repairParser) settle(t *strText) {
 //   - a value holding the end of its object and the start of a sibling
 //     with one of its keys ("done" extra}, {"id": ...): the string may
 //     have ended before the brace, the item after it its own;
-//   - an odd count of quotes taken for content, the last opening a
-//     quotation of several words, this one before a comma or a bracket:
-//     f"Hello, {name}!", — the quotation's end and a forgotten closing
-//     quote, as much as the string's end; of one word, before the
-//     brackets that end the text. A quote before one word elsewhere
-//     ("a", or 5'3") may be a stray one as much.
+//   - a quotation left open, this quote before a comma or a bracket:
+//     say "hi", and f"Hello, {name}!", — the quotation's end and a
+//     forgotten closing quote, as much as the string's end. It is open
+//     where the quotes taken for content are odd, the last before a word,
+//     or where that last one is followed by several words: an earlier
+//     quote may be the content's own escaped one (\\" in code), so the
+//     count cannot close it; one word after an even count (v"alu"e) is
+//     read as glued to the quote that closed the pair.
 func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
+	if p.opensAtCut(t, size) {
+		return true
+	}
 	if !t.raw {
 		return false
 	}
@@ -309,8 +329,9 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if k >= len(p.s) {
 		// The text's last character, containers open: the quote that could
 		// have closed the string before it may have, the text cut off in
-		// the next key ("x", " or 'x','tags').
-		return t.inner && p.depth > 0
+		// the next key ("x", " or 'x','tags'); so may a quotation left
+		// open's end (f"Hi {name}").
+		return (t.inner || p.quotationLeftOpen(t)) && p.depth > 0
 	}
 	if ctx == ctxArray && (isQuoteAt(p.s, k) || p.s[k] == ':') {
 		return true
@@ -318,14 +339,28 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	if ctx == ctxObjectValue && p.holdsSibling(t.start, p.i) {
 		return true
 	}
-	if t.close != '"' || t.quotation == 0 || !p.quotationOpen(t) {
+	if !p.quotationLeftOpen(t) {
 		return false
 	}
-	// A quotation of one word ("a"b) may be a stray quote; before the
-	// brackets that end the text, where a forgotten quote goes, it is a
-	// quotation as much ({"k": "say "hi"}).
-	several := strings.ContainsRune(p.s[t.quotation:p.i], ' ')
-	return several && strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
+	// Before a comma or a bracket, or the brackets that end the text, this
+	// quote may be the quotation's own end, the string's forgotten: a
+	// quotation of one word as much as of several ({"k": "say "hi", ...}
+	// is `say "hi` and `say "hi"`).
+	return strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
+}
+
+// quotationLeftOpen reports a quotation the quotes taken for content left
+// open before p.i (see otherEnd).
+func (p *repairParser) quotationLeftOpen(t *strText) bool {
+	return t.close == '"' && t.quotation > 0 && (p.quotationOpen(t) || strings.ContainsRune(p.s[t.quotation:p.i], ' '))
+}
+
+// opensAtCut reports a quote after a space that is the text's last
+// character, containers open: it opens a quotation as much as it ends the
+// string, the text cut off after it ({"input": "Body with ").
+func (p *repairParser) opensAtCut(t *strText, size int) bool {
+	return p.depth > 0 && p.i > t.start && strings.IndexByte(" \t\n", p.s[p.i-1]) >= 0 &&
+		skipInlineSpace(p.s, p.i+size) >= len(p.s)
 }
 
 // quotationOpen reports an odd count of double quotes in a string's text
@@ -401,6 +436,11 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
 			t.inner = true
 		}
+		// ["a & b]], null] — a bracket before the comma the item never
+		// opened may close the list, the quote forgotten before it.
+		if _, unopened := bracketBalance(text[:m.n]); unopened {
+			t.inner = true
+		}
 		p.settledBy(t)
 		return p.endAt(m, text)
 	}
@@ -470,6 +510,33 @@ func (p *repairParser) earlierEnd(marks *strMarks, ctx parseCtx) (strMark, bool)
 		return p.memberAfterComma(marks, p.i)
 	}
 	return strMark{}, false
+}
+
+// itemAfterComma reports a comma in s[from:to] followed by what starts an
+// item of a list (a quote, a bracket, or a number or literal that ends as
+// an item does): an item whose quote was forgotten may have ended there as
+// much as at the last comma (["100% sure,false,[1,2,"x"]]).
+func (p *repairParser) itemAfterComma(from, to int) bool {
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(p.s[i:to], ',')
+		if j < 0 {
+			return false
+		}
+		i += j
+		n := skipAllSpace(p.s, i+1)
+		if n >= to {
+			return false
+		}
+		switch c := p.s[n]; {
+		case c == '[' || c == '{' || isQuoteAt(p.s, n):
+			return true
+		case isDigit(c) || c == '-' || startsLiteral(p.s[n:]):
+			if scalarEnds(p.s, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // endAt ends the string at mark m and moves the parser there, so the comma
