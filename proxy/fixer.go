@@ -34,7 +34,11 @@ type fixer struct {
 	ae    anthropicEvent
 	tmpl  template
 	hint  frameHint // the event frame recognised, for event
-	slab  []edit    // where events' first edits are cut from
+	// runs: no processor reads the events before the fixer, so frame may
+	// take a run of them as one; runEnds are the run's events' ends.
+	runs    bool
+	runEnds []int32
+	slab    []edit // where events' first edits are cut from
 	// argsHeld is the capacity of the open calls' arguments; with the
 	// arena's bytes it is what the fixer holds of the budget.
 	argsHeld int
@@ -93,6 +97,10 @@ func (c *streamCall) isOpen() bool { return c.state == stateDeciding || c.state 
 type fragment struct {
 	ev         int // in the queue
 	name, args span
+	// run counts the events of a run queued as one (runEvent); args is
+	// then the template's head and tail lengths, each event's fragment
+	// found between them.
+	run int32
 }
 
 func newFixer(p *Proxy, rs *request, out *[]byte) *fixer {
@@ -207,8 +215,11 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 		if c.frags.n > 0 {
 			ev := c.frags.last().ev
 			last := f.extraOf(ev)
-			// The stream may have ended inside that event.
-			last.after = append(last.after, unfinished(f.raw(ev))...)
+			// The stream may have ended inside that event (not in a run,
+			// all of whose events are whole).
+			if !f.queue.at(ev).run {
+				last.after = append(last.after, unfinished(f.raw(ev))...)
+			}
 			last.after = append(last.after, fmt.Sprintf(": toolguard: call %d truncated, not repaired\n\n", c.key.index)...)
 		}
 	case actionRefused:
@@ -247,7 +258,13 @@ func (f *fixer) rewrite(c *streamCall, d decision) {
 	empty := emptyString
 	c.frags.each(func(i int, fr fragment) {
 		ev := f.queue.at(fr.ev)
-		if d.args != nil && fr.args.end > 0 {
+		if d.args != nil && fr.run > 0 {
+			var first []byte
+			if i == argsAt {
+				first = jsonString(string(d.args))
+			}
+			f.runEdits(fr.ev, fr, first)
+		} else if d.args != nil && fr.args.end > 0 {
 			text := empty
 			if i == argsAt {
 				text = jsonString(string(d.args))
@@ -386,6 +403,10 @@ func (f *fixer) event(raw []byte, d dialect) {
 	h := f.hint
 	f.hint = frameHint{}
 	if f.halt {
+		return
+	}
+	if h.run && h.n == len(raw) && &raw[0] == h.at {
+		f.runEvent(raw, f.call(f.tmpl.key), d)
 		return
 	}
 	if h.n > 0 && h.n == len(raw) && &raw[0] == h.at {

@@ -13,6 +13,9 @@ type pending struct {
 	ref arenaRef
 	// waits counts the fragments of held calls it carries.
 	waits int32
+	// run: the bytes are a run of events (runEvent), its edits' spans
+	// in those bytes rather than in an event's data.
+	run   bool
 	edits []edit
 	x     *extra
 }
@@ -203,7 +206,7 @@ func (f *fixer) drain() {
 		f.head++
 		x := ev.x
 		if x == nil {
-			*f.out = f.appendRendered(*f.out, f.arena.get(ev.ref), ev.edits)
+			*f.out = f.appendRendered(*f.out, ev)
 			continue
 		}
 		*f.out = append(*f.out, x.before...)
@@ -212,7 +215,7 @@ func (f *fixer) drain() {
 			break
 		}
 		if !x.drop {
-			*f.out = f.appendRendered(*f.out, f.arena.get(ev.ref), ev.edits)
+			*f.out = f.appendRendered(*f.out, ev)
 		}
 		*f.out = append(*f.out, x.after...)
 	}
@@ -256,10 +259,14 @@ func (f *fixer) extraOf(i int) *extra {
 	return ev.x
 }
 
-// appendRendered appends an event with its edits applied.
-func (f *fixer) appendRendered(out, raw []byte, edits []edit) []byte {
+// appendRendered appends a pending event with its edits applied.
+func (f *fixer) appendRendered(out []byte, ev *pending) []byte {
+	raw, edits := f.arena.get(ev.ref), ev.edits
 	if len(edits) == 0 {
 		return append(out, raw...)
+	}
+	if ev.run {
+		return appendEdited(out, raw, edits)
 	}
 	data, off, single, ok := eventData(raw)
 	if !ok {

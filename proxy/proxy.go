@@ -385,14 +385,15 @@ func (p *Proxy) streamProcessor(rs *request, f *fixer, rescue bool) eventProcess
 		if rescue && p.rescuing() {
 			return &anthropicRescue{next: anthropicFixer{f}, f: f, p: p, rs: rs}
 		}
+		f.runs = true
 		return anthropicFixer{f}
 	}
-	if !rescue {
-		return openAIFixer{f}
+	if rescue {
+		if r := p.newRescuer(rs, 0); r != nil {
+			return &openAIRescue{next: openAIFixer{f}, f: f, r: r}
+		}
 	}
-	if r := p.newRescuer(rs, 0); r != nil {
-		return &openAIRescue{next: openAIFixer{f}, f: f, r: r}
-	}
+	f.runs = true
 	return openAIFixer{f}
 }
 

@@ -43,6 +43,10 @@ type anthropicRescueEvent struct {
 var markBlockStart = []byte(`"content_block_start"`)
 
 func (x *anthropicRescue) event(raw []byte) {
+	if h := x.f.hint; h.run && h.n == len(raw) && &raw[0] == h.at {
+		x.next.event(raw) // a run of the fixer's (frame)
+		return
+	}
 	data, off, single, ok := eventData(raw)
 	if !ok || x.shift == 0 && x.r == nil && !bytes.Contains(data, markBlockStart) && !(x.any && bytes.Contains(data, markMessageDelta)) {
 		x.next.event(raw)
@@ -146,6 +150,12 @@ func (x *anthropicRescue) stopped() bool { return x.next.stopped() }
 
 func (x *anthropicRescue) drain() { x.next.drain() }
 
-func (x *anthropicRescue) frame(buf []byte) int { return x.next.frame(buf) }
+// frame lets the fixer take runs of events while no text block is read
+// and none was added: its event then hands on as it came every event
+// but a block's start, which a run never holds.
+func (x *anthropicRescue) frame(buf []byte) int {
+	x.f.runs = x.r == nil && x.shift == 0 && !x.any
+	return x.next.frame(buf)
+}
 
 func (x *anthropicRescue) close() { x.next.close() }

@@ -212,6 +212,11 @@ func (x *openAIRescue) stopped() bool { return x.next.stopped() }
 
 func (x *openAIRescue) drain() { x.next.drain() }
 
-func (x *openAIRescue) frame(buf []byte) int { return x.next.frame(buf) }
+// frame lets the fixer take runs of events once the rescue is over: its
+// event then hands every event on as it came.
+func (x *openAIRescue) frame(buf []byte) int {
+	x.f.runs = x.r == nil
+	return x.next.frame(buf)
+}
 
 func (x *openAIRescue) close() { x.next.close() }

@@ -100,20 +100,96 @@ func backslashesBefore(b []byte, i int) int {
 }
 
 // frameHint is an event frame recognised as the template's: the event at
-// at, n bytes long, its fragment at s in its data.
+// at, n bytes long, its fragment at s in its data. run: n spans a run of
+// such events, whose ends are in the fixer's runEnds.
 type frameHint struct {
-	at *byte
-	n  int
-	s  span
+	at  *byte
+	n   int
+	s   span
+	run bool
 }
+
+// maxRun bounds the events of a run, so that the checks after each
+// (complete, too large, the budget) stay a bounded way behind.
+const maxRun = 4096
 
 // frame returns the length of the event at the start of buf when it is
 // the template around a fragment, and remembers it for event; 0 when the
-// framer must find the event's end.
+// framer must find the event's end. When the template's call is held and
+// no processor before the fixer reads each event, the events after it
+// that match the template too are taken with it, as a run that event
+// queues once (see runEvent).
 func (f *fixer) frame(buf []byte) int {
 	n, s := f.tmpl.frame(buf)
-	if n > 0 {
-		f.hint = frameHint{at: &buf[0], n: n, s: s}
+	if n == 0 {
+		return 0
 	}
+	f.hint = frameHint{at: &buf[0], n: n, s: s}
+	if !f.runs || f.halt {
+		return n
+	}
+	if c := f.call(f.tmpl.key); c == nil || c.state != stateHeld {
+		return n
+	}
+	f.runEnds = append(f.runEnds[:0], int32(n))
+	for len(f.runEnds) < maxRun {
+		m, _ := f.tmpl.frame(buf[n:])
+		if m == 0 {
+			break
+		}
+		n += m
+		f.runEnds = append(f.runEnds, int32(n))
+	}
+	f.hint.n, f.hint.run = n, true
 	return n
+}
+
+// runEvent handles a run of events that frame found to be the template
+// around a fragment of the held call c, as the events one by one would
+// be, with one queue entry, one copy and one fragment record for the
+// events up to the first after which the call is complete, too large or
+// past what may be held; the rest go one by one.
+func (f *fixer) runEvent(raw []byte, c *streamCall, d dialect) {
+	head, tail := len(f.tmpl.head), len(f.tmpl.tail)
+	limit, maxQueued := f.p.cfg.MaxCallBytes, 8*f.p.cfg.MaxCallBytes
+	from, k := 0, 0
+	for k < len(f.runEnds) {
+		end := int(f.runEnds[k])
+		f.appendArgs(c, raw[from+head-1:end-tail+1])
+		from, k = end, k+1
+		if len(c.args) > limit || c.scan.Scan(c.args) ||
+			f.queued()+from > maxQueued || !f.hold.set(int64(f.queued()+from+f.argsHeld)) {
+			break
+		}
+	}
+	ev := f.queue.push(pending{ref: f.arena.add(raw[:from]), run: true})
+	f.fragment(c, fragment{ev: ev, args: span{head, tail}, run: int32(k)})
+	f.advance(c)
+	f.drain()
+	for ; k < len(f.runEnds); k++ {
+		end := int(f.runEnds[k])
+		ev := raw[from:end]
+		f.hint = frameHint{at: &ev[0], n: len(ev), s: span{head - 1 - f.tmpl.off, len(ev) - tail + 1 - f.tmpl.off}}
+		f.event(ev, d)
+		from = end
+	}
+}
+
+// runEdits edits each event of the run queued at ev, a fragment record of
+// a held call (args: the template's head and tail lengths): its fragment
+// becomes first for the first event, "" for the others.
+func (f *fixer) runEdits(ev int, fr fragment, first []byte) {
+	p := f.queue.at(ev)
+	raw := f.raw(ev)
+	head, tail := fr.args.start, fr.args.end
+	p.edits = make([]edit, 0, fr.run)
+	for at := 0; at < len(raw); {
+		n := eventEnd(raw[at:])
+		text := emptyString
+		if at == 0 && first != nil {
+			text = first
+		}
+		p.edits = append(p.edits, edit{start: at + head - 1, end: at + n - tail + 1, text: text})
+		at += n
+	}
 }

@@ -1,0 +1,93 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+)
+
+// fixStreamRuns is fixStream without the rescue, with the fixer taking
+// runs of template events as one (runs) or every event on its own.
+func fixStreamRuns(t *testing.T, p *Proxy, rs *request, src io.ReadCloser, runs bool) []byte {
+	t.Helper()
+	r := p.newSSEReader(rs, src, false)
+	if !r.fixer.runs {
+		t.Fatal("the fixer reads no runs without the rescue")
+	}
+	r.fixer.runs = runs
+	got, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("read the stream: %v", err)
+	}
+	_ = r.Close()
+	return got
+}
+
+// piecesOf cuts s into fragments of n bytes (ASCII only).
+func piecesOf(s string, n int) []string {
+	var out []string
+	for i := 0; i < len(s); i += n {
+		out = append(out, s[i:min(i+n, len(s))])
+	}
+	return out
+}
+
+// TestRunsSameAsEvents: a run of events shaped like the last, taken as one,
+// goes out as the events taken one by one do, whatever the reads' ends:
+// valid and repaired calls, fragments after the call's JSON closed, calls
+// cut off, too large, or past the budget, and calls interleaved.
+func TestRunsSameAsEvents(t *testing.T) {
+	valid := `{"path": "a.go", "content": "` + strings.Repeat(`x \" y \\ z\n`, 40) + `"}`
+	dict := `{'path': 'a.go', 'content': '` + strings.Repeat(`x \' y z`, 40) + `'}`
+	after := append(piecesOf(valid, 7), " ", "  ", "\n")
+	afterDict := append(piecesOf(dict, 7), " ", "  ", "x")
+	cases := []struct {
+		name   string
+		calls  []synthCall
+		finish string
+		edit   func(*Config)
+	}{
+		{"valid", []synthCall{{index: 0, name: "Write", frags: piecesOf(valid, 5)}}, "tool_calls", nil},
+		{"python dict", []synthCall{{index: 0, name: "Write", frags: piecesOf(dict, 5)}}, "tool_calls", nil},
+		{"fragments after the close", []synthCall{{index: 0, name: "Write", frags: after}}, "tool_calls", nil},
+		{"fragments after a repaired close", []synthCall{{index: 0, name: "Write", frags: afterDict}}, "tool_calls", nil},
+		{"cut off", []synthCall{{index: 0, name: "Write", frags: piecesOf(dict[:200], 3)}}, "length", nil},
+		{"no end", []synthCall{{index: 0, name: "Write", frags: piecesOf(dict[:200], 3)}}, "", nil},
+		{"too large", []synthCall{{index: 0, name: "Write", frags: piecesOf(dict, 4)}}, "tool_calls",
+			func(c *Config) { c.MaxCallBytes = 100 }},
+		{"past the budget", []synthCall{{index: 0, name: "Write", frags: piecesOf(dict, 4)}}, "tool_calls",
+			func(c *Config) {
+				c.MaxRequestBytes, c.MaxResponseBytes, c.MaxCallBytes, c.MaxHeldBytes = 1000, 1000, 1000, 1000
+			}},
+		{"interleaved", []synthCall{{index: 0, name: "Write", frags: piecesOf(valid, 9)},
+			{index: 1, name: "Write", frags: piecesOf(dict, 9)}}, "tool_calls", nil},
+	}
+	for _, api := range []string{"openai", "anthropic"} {
+		a := apiOpenAI
+		if api == "anthropic" {
+			a = apiAnthropic
+		}
+		for _, tc := range cases {
+			t.Run(api+"/"+tc.name, func(t *testing.T) {
+				p := fuzzProxy(t, tc.edit)
+				body := synthStream(api, tc.calls, tc.finish)
+				run := func(src io.ReadCloser, runs bool) []byte {
+					rs := p.newRequest(context.Background(), a, requestBody(api, true, true), "")
+					return fixStreamRuns(t, p, rs, src, runs)
+				}
+				want := run(&piecesReader{pieces: [][]byte{bytes.Clone(body)}}, false)
+				for _, cuts := range [][]byte{nil, {0}, {6, 0, 30}, {200}, {255, 255, 90}} {
+					src := io.ReadCloser(&piecesReader{pieces: [][]byte{bytes.Clone(body)}})
+					if cuts != nil {
+						src = &cutReader{data: body, cuts: cuts}
+					}
+					if got := run(src, true); !bytes.Equal(got, want) {
+						t.Fatalf("cut at %v: with runs the client read\n%q\nevent by event:\n%q", cuts, got, want)
+					}
+				}
+			})
+		}
+	}
+}
