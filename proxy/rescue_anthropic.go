@@ -43,17 +43,8 @@ type anthropicRescueEvent struct {
 var markBlockStart = []byte(`"content_block_start"`)
 
 func (x *anthropicRescue) event(raw []byte) {
-	if h := x.f.hint; h.run && h.n == len(raw) && &raw[0] == h.at {
-		x.next.event(raw) // a run of the fixer's (frame)
-		return
-	}
-	data, off, single, ok := eventData(raw)
-	if !ok || x.shift == 0 && x.r == nil && !bytes.Contains(data, markBlockStart) && !(x.any && bytes.Contains(data, markMessageDelta)) {
-		x.next.event(raw)
-		return
-	}
-	var e anthropicRescueEvent
-	if json.Unmarshal(data, &e) != nil {
+	e, data, off, single, ok := x.read(raw)
+	if !ok {
 		x.next.event(raw)
 		return
 	}
@@ -81,6 +72,24 @@ func (x *anthropicRescue) event(raw []byte) {
 		raw = x.moveIndex(raw, *e.Index)
 	}
 	x.next.event(raw)
+}
+
+// read decodes an event the rescue may act on; ok is false for one it
+// passes on untouched: a run of the fixer's (frame), or, with no text block
+// being read and nothing added, anything but a block's start or, after a
+// rescued call, the message's delta.
+func (x *anthropicRescue) read(raw []byte) (e anthropicRescueEvent, data []byte, off int, single, ok bool) {
+	if h := x.f.hint; h.run && h.n == len(raw) && &raw[0] == h.at {
+		return e, nil, 0, false, false
+	}
+	data, off, single, ok = eventData(raw)
+	if !ok || x.shift == 0 && x.r == nil && !bytes.Contains(data, markBlockStart) && !(x.any && bytes.Contains(data, markMessageDelta)) {
+		return e, nil, 0, false, false
+	}
+	if json.Unmarshal(data, &e) != nil {
+		return e, nil, 0, false, false
+	}
+	return e, data, off, single, true
 }
 
 // textDelta follows a delta of the text block being read.
