@@ -29,16 +29,14 @@ cd "$root"
 go build -o "$work/toolguard" ./cmd/toolguard
 go build -o "$work/load" ./bench/load
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/lib/redis.sh
+. "$root/scripts/lib/redis.sh"
 mkdir -p "$work/workspace" "$work/redis"
 rport=$(free_port)
 redis-server --bind 127.0.0.1 --port "$rport" --save "" --appendonly no --dir "$work/redis" >"$work/redis.log" 2>&1 &
 rpid=$!
 pids+=("$rpid")
-for _ in $(seq 1 100); do
-	redis-cli -p "$rport" ping >/dev/null 2>&1 && break
-	sleep 0.1
-done
+wait_redis "$rport"
 port=$(free_port)
 # A Redis call past --redis-timeout is answered uncounted, which the load
 # reports as a count off: on a busy shared machine the default 250ms is

@@ -35,7 +35,8 @@ cd "$root"
 go build -o "$work/toolguard" ./cmd/toolguard
 go build -o "$work/appends" ./bench/appends
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/lib/redis.sh
+. "$root/scripts/lib/redis.sh"
 mkdir -p "$work/workspace" "$work/redis"
 # REDIS=sentinel: a master, a replica and three Sentinels; the master is
 # killed once, mid-run, and the Sentinels promote the replica.
@@ -55,10 +56,7 @@ start_redis() { # name port [redis-server arguments...]
 	redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$work/redis/$name" "$@" \
 		>"$work/redis-$name.log" 2>&1 &
 	pids[redis-$name]=$!
-	for _ in $(seq 1 100); do
-		redis-cli -p "$port" ping >/dev/null 2>&1 && return
-		sleep 0.1
-	done
+	wait_redis "$port"
 }
 rport=$(free_port)
 start_redis master "$rport" "${cluster_args[@]}"
