@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolguard/toolguard/repair"
 )
@@ -300,20 +301,26 @@ func (e *eliser) whole(field string, v any) (Elision, error) {
 	if err != nil {
 		return Elision{}, fmt.Errorf("encode %s: %w", field, err)
 	}
-	return e.elision(field, string(raw)), nil
+	return e.elisionBytes(field, raw), nil
 }
 
 func (e *eliser) wholeArgs(a answer) (Elision, error) {
 	if a.argsJSON != nil {
-		return e.elision("", string(a.argsJSON)), nil
+		return e.elisionBytes("", a.argsJSON), nil
 	}
 	return e.whole("", a.args)
 }
 
+// elision hashes s where it is: a copy would be the size of the value, a
+// whole file's content.
 func (e *eliser) elision(field, s string) Elision {
-	el := Elision{Field: field, Size: len(s), SHA256: strings.Repeat("0", sha256.Size*2)}
+	return e.elisionBytes(field, unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+func (e *eliser) elisionBytes(field string, b []byte) Elision {
+	el := Elision{Field: field, Size: len(b), SHA256: strings.Repeat("0", sha256.Size*2)}
 	if e.hash {
-		sum := sha256.Sum256([]byte(s))
+		sum := sha256.Sum256(b)
 		el.SHA256 = hex.EncodeToString(sum[:])
 	}
 	return el

@@ -167,7 +167,7 @@ func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Resu
 	if g.verdictBudget() > 0 {
 		echo = res.EchoArgs() // verdict.go: no answer echoes them
 	}
-	argsJSON, err := repair.EncodeArgs(echo)
+	argsJSON, err := g.echoJSON(echo)
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
@@ -354,9 +354,15 @@ func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte, echo map
 	h := xxhash.New()
 	_, _ = h.WriteString(res.ToolName)
 	_, _ = h.Write([]byte{0})
-	if argsJSON != nil {
+	switch {
+	case argsJSON != nil:
 		_, _ = h.Write(argsJSON)
-	} else {
+	case echo != nil:
+		// The same bytes, encoded as they are hashed (echoJSON).
+		if err := repair.WriteJSON(h, echo); err != nil {
+			return 0, fmt.Errorf("encode arguments: %w", err)
+		}
+	default:
 		_, _ = h.WriteString(call.Text)
 	}
 	sum := h.Sum64()

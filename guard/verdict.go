@@ -66,8 +66,9 @@ func (g *Guard) fit(v *Verdict) error {
 	}
 	fixed := fixedSize(v.Result, v.Feedback, &Execution{})
 	// A cheap bound first: most answers are far under the budget, and no
-	// string of theirs can be large.
-	if len(argsJSON) <= LargeValueBytes && fixed+(structPerJSONByte+1)*len(argsJSON)+64 <= budget {
+	// string of theirs can be large. Arguments without their encoding are
+	// past the budget (echoJSON).
+	if argsJSON != nil && len(argsJSON) <= LargeValueBytes && fixed+(structPerJSONByte+1)*len(argsJSON)+64 <= budget {
 		v.Args, v.ArgumentsJSON = args, argsJSON
 		return nil
 	}

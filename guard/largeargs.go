@@ -1,0 +1,41 @@
+package guard
+
+import "github.com/toolguard/toolguard/repair"
+
+// echoJSON encodes the arguments a verdict echoes, or returns nil when no
+// bounded answer could carry them whole: their encoding would be at least
+// the verdict's budget (a 16 MB content). fit and elide then encode what
+// they echo, with its markers, and the fingerprint hashes the encoding as
+// it is written: the arguments' size is never allocated again for it.
+func (g *Guard) echoJSON(echo map[string]any) ([]byte, error) {
+	if b := g.verdictBudget(); b > 0 && echo != nil && jsonAtLeast(echo, b) > b {
+		return nil, nil
+	}
+	return repair.EncodeArgs(echo)
+}
+
+// jsonAtLeast is a lower bound of v's compact JSON size, counted until it
+// passes limit: a string's encoding is at least its bytes and quotes.
+func jsonAtLeast(v any, limit int) int {
+	switch x := v.(type) {
+	case string:
+		return len(x) + 2
+	case map[string]any:
+		n := 2
+		for k, e := range x {
+			if n += len(k) + 3 + jsonAtLeast(e, limit-n); n > limit {
+				return n
+			}
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range x {
+			if n += 1 + jsonAtLeast(e, limit-n); n > limit {
+				return n
+			}
+		}
+		return n
+	}
+	return 1
+}
