@@ -74,6 +74,9 @@ func serveForBench(level string) error {
 		}
 		cfg.StreamWorkers = uint32(n)
 	}
+	if err := maxRecvFromEnv(&cfg); err != nil {
+		return err
+	}
 	srv, err := service.NewWithServices(cfg, log, func(r grpc.ServiceRegistrar) { testgrpc.RegisterTestServiceServer(r, echoService{}) })
 	if err != nil {
 		return err
@@ -93,6 +96,9 @@ func serveForBench(level string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if path := os.Getenv(memProfileEnv); path != "" {
+		defer writeMemProfile(path)
+	}
 	fmt.Println(lis.Addr())
 	ctx, cancel := context.WithCancel(context.Background())
 	go answerCPUQueries(cancel)
@@ -100,11 +106,16 @@ func serveForBench(level string) error {
 }
 
 // answerCPUQueries prints the process's CPU time, user and system, in ns
-// for each line read from standard input, and cancels at its end.
+// for each line read from standard input ("mem": its memory, memQuery),
+// and cancels at its end.
 func answerCPUQueries(cancel func()) {
 	defer cancel()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
+		if in.Text() == "mem" {
+			answerMemQuery()
+			continue
+		}
 		var ru syscall.Rusage
 		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 			fmt.Fprintln(os.Stderr, "bench server: getrusage:", err)
@@ -134,7 +145,13 @@ type benchServer struct {
 
 func startBenchServer(b *testing.B, level string) *benchServer {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	return startServerFrom(b, os.Args[0], level)
+}
+
+// startServerFrom starts the server of the test binary at path.
+func startServerFrom(b *testing.B, path, level string) *benchServer {
+	b.Helper()
+	cmd := exec.Command(path, "-test.run=^$")
 	cmd.Env = append(os.Environ(), serverEnv+"="+level)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
