@@ -52,9 +52,18 @@ func (d requestDecoder) decode(w *wireMessage, m any) *protoapi.FieldError {
 	if pm == nil {
 		return &protoapi.FieldError{Reason: "MALFORMED_REQUEST", Description: fmt.Sprintf("the server cannot decode a %T", m)}
 	}
+	if w.data.Len() >= aliasMinBytes {
+		b := w.data.Materialize()
+		w.free() // the frames, before the message takes memory of its own
+		return d.decodeLarge(b, pm)
+	}
 	buf := w.data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
-	b := buf.ReadOnlyData()
+	return d.decodeBytes(buf.ReadOnlyData(), pm)
+}
+
+// decodeBytes decodes b into pm, or leaves pm empty and says why and where.
+func (d requestDecoder) decodeBytes(b []byte, pm proto.Message) *protoapi.FieldError {
 	err := d.unmarshal.Unmarshal(b, pm)
 	if err == nil {
 		return nil
