@@ -75,12 +75,19 @@ func (d requestDecoder) decodeBytes(b []byte, pm proto.Message) *protoapi.FieldE
 // recv receives and decodes m: the error is the transport's, the FieldError
 // the caller's.
 func (d requestDecoder) recv(recv func(any) error, m any) (*protoapi.FieldError, error) {
+	refusal, _, err := d.recvSized(recv, m)
+	return refusal, err
+}
+
+// recvSized is recv, saying the size of the message received.
+func (d requestDecoder) recvSized(recv func(any) error, m any) (*protoapi.FieldError, int, error) {
 	w := &wireMessage{}
 	defer w.free()
 	if err := recv(w); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return d.decode(w, m), nil
+	size := w.data.Len()
+	return d.decode(w, m), size, nil
 }
 
 // explain says what in b stopped it decoding as md: protobuf's errors name
@@ -306,23 +313,28 @@ func strictService(sd *grpc.ServiceDesc, dec requestDecoder) *grpc.ServiceDesc {
 func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 	return func(srv any, ctx context.Context, recv func(any) error, chain grpc.UnaryServerInterceptor) (any, error) {
 		growStack()
-		var refusal *protoapi.FieldError
+		var got struct {
+			refusal *protoapi.FieldError
+			size    int
+		}
 		decode := func(m any) error {
 			var err error
-			refusal, err = dec.recv(recv, m)
+			got.refusal, got.size, err = dec.recvSized(recv, m)
 			return err
 		}
 		// A refusal takes the method's place inside the chain.
 		refuse := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, method grpc.UnaryHandler) (any, error) {
-			if refusal != nil {
-				method = func(context.Context, any) (any, error) { return nil, fieldStatus(refusal) }
+			if got.refusal != nil {
+				method = func(context.Context, any) (any, error) { return nil, fieldStatus(got.refusal) }
 			}
 			if chain == nil {
 				return method(ctx, req)
 			}
 			return chain(ctx, req, info, method)
 		}
-		return h(srv, ctx, decode, refuse)
+		resp, err := h(srv, ctx, decode, refuse)
+		collectAfter(got.size)
+		return resp, err
 	}
 }
 

@@ -1,6 +1,9 @@
 package service
 
 import (
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -142,4 +145,45 @@ func stripLarge(b []byte, md protoreflect.MessageDescriptor, least int, path []p
 		return b, true
 	}
 	return out, true
+}
+
+// A large request leaves garbage of twice its size or more (its copy, the
+// content decoded from it), and the collector lets the heap grow to twice
+// what was live at its last collection, which a large request's data was:
+// call after call, the heap would stay at twice the largest request's
+// working set. So once a request of collectMinBytes and more is answered,
+// when it is large beside the live heap, its garbage is collected then, in
+// the background: the next large request starts from the live heap.
+
+// collectMinBytes is the least request size collected after.
+const collectMinBytes = 4 << 20
+
+// collecting says a collection collectAfter started is running: requests
+// answered meanwhile leave theirs to it or the next.
+var collecting atomic.Bool
+
+// collectAfter starts a collection after a request of size bytes was
+// answered, if shouldCollect says so.
+func collectAfter(size int) {
+	if size < collectMinBytes {
+		return
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() != metrics.KindUint64 || !shouldCollect(size, live[0].Value.Uint64()) ||
+		!collecting.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer collecting.Store(false)
+		runtime.GC()
+	}()
+}
+
+// shouldCollect says whether a request of size bytes is worth a collection
+// once answered, the heap's live bytes being live: when it is at least
+// collectMinBytes and a quarter of them. Past that the heap's own growth
+// dwarfs it, and a collection, which marks the live heap, costs more.
+func shouldCollect(size int, live uint64) bool {
+	return size >= collectMinBytes && uint64(size) >= live/4
 }

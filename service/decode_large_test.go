@@ -134,3 +134,24 @@ func FuzzDecodeInPlace(f *testing.F) {
 		sameDecoding(t, b, func() proto.Message { return new(toolguardv1.ValidateToolCallRequest) }, int(least)+1)
 	})
 }
+
+// TestShouldCollect: a request is collected after when it is large, and
+// large beside the live heap.
+func TestShouldCollect(t *testing.T) {
+	for _, tt := range []struct {
+		size    int
+		live    uint64
+		collect bool
+	}{
+		{16 << 20, 8 << 20, true},
+		{16 << 20, 64 << 20, true},
+		{16 << 20, 65 << 20, false},
+		{collectMinBytes - 1, 1 << 20, false},
+		{collectMinBytes, 1 << 20, true},
+		{100 << 10, 0, false},
+	} {
+		if got := shouldCollect(tt.size, tt.live); got != tt.collect {
+			t.Errorf("shouldCollect(%d, %d) = %v, want %v", tt.size, tt.live, got, tt.collect)
+		}
+	}
+}
