@@ -354,18 +354,19 @@ func fingerprint(res *repair.Result, call repair.Call, argsJSON []byte, echo map
 	h := xxhash.New()
 	_, _ = h.WriteString(res.ToolName)
 	_, _ = h.Write([]byte{0})
-	switch {
-	case argsJSON != nil:
+	if argsJSON != nil {
 		_, _ = h.Write(argsJSON)
-	case echo != nil:
-		// The same bytes, encoded as they are hashed (echoJSON).
-		if err := repair.WriteJSON(h, echo); err != nil {
-			return 0, fmt.Errorf("encode arguments: %w", err)
-		}
-	default:
+	} else if echo == nil {
 		_, _ = h.WriteString(call.Text)
 	}
 	sum := h.Sum64()
+	if argsJSON == nil && echo != nil {
+		// echoJSON did not encode them: the same bytes, hashed as encoded.
+		var err error
+		if sum, err = streamedSum(res.ToolName, echo); err != nil {
+			return 0, err
+		}
+	}
 	if len(echo) != len(res.Args) {
 		var buf []byte
 		for k, v := range res.Args {

@@ -1,6 +1,12 @@
 package guard
 
-import "github.com/toolguard/toolguard/repair"
+import (
+	"fmt"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/toolguard/toolguard/repair"
+)
 
 // echoJSON encodes the arguments a verdict echoes, or returns nil when no
 // bounded answer could carry them whole: their encoding would be at least
@@ -38,4 +44,17 @@ func jsonAtLeast(v any, limit int) int {
 		return n
 	}
 	return 1
+}
+
+// streamedSum is fingerprint's hash of a tool's name and its arguments
+// encoded, for arguments echoJSON did not encode: the same bytes, hashed
+// as they are encoded.
+func streamedSum(tool string, args map[string]any) (uint64, error) {
+	h := xxhash.New()
+	_, _ = h.WriteString(tool)
+	_, _ = h.Write([]byte{0})
+	if err := repair.WriteJSON(h, args); err != nil {
+		return 0, fmt.Errorf("encode arguments: %w", err)
+	}
+	return h.Sum64(), nil
 }
