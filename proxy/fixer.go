@@ -259,15 +259,12 @@ func (f *fixer) rewrite(c *streamCall, d decision) {
 	c.frags.each(func(i int, fr fragment) {
 		ev := f.queue.at(fr.ev)
 		if d.args != nil && fr.run > 0 {
-			var first []byte
-			if i == argsAt {
-				first = jsonString(string(d.args))
-			}
-			f.runEdits(fr.ev, fr, first)
+			f.extraOf(fr.ev).run = runText{head: fr.args.start, tail: fr.args.end, events: int(fr.run),
+				first: i == argsAt, args: d.args}
 		} else if d.args != nil && fr.args.end > 0 {
 			text := empty
 			if i == argsAt {
-				text = jsonString(string(d.args))
+				text = jsonString(d.args)
 			}
 			f.addEdit(ev, edit{start: fr.args.start, end: fr.args.end, text: text})
 		}

@@ -91,3 +91,34 @@ func TestRunsSameAsEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTextSameAsEdits: a repaired call's run, rendered anew, is what
+// editing each of its events' fragments gives (the first event's to the
+// quoted arguments or "", the others' to ""), for runs of one event and
+// more, whatever the fragments were.
+func TestRunTextSameAsEdits(t *testing.T) {
+	head := `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"`
+	tail := `"}}]}}]}` + "\n\n"
+	args := []byte(`{"path": "a.go", "content": "x \" é </b>\n"}`)
+	frags := []string{`{'pa`, `th\u0027: `, `\"\\ `, ``, `é 😀`}
+	for events := 1; events <= len(frags); events++ {
+		for _, first := range []bool{false, true} {
+			var raw []byte
+			var edits []edit
+			for i, fr := range frags[:events] {
+				at := len(raw)
+				raw = append(append(append(raw, head...), fr...), tail...)
+				text := emptyString
+				if i == 0 && first {
+					text = jsonString(args)
+				}
+				edits = append(edits, edit{start: at + len(head) - 1, end: len(raw) - len(tail) + 1, text: text})
+			}
+			want := appendEdited([]byte("x"), raw, edits)
+			r := runText{head: len(head), tail: len(tail), events: events, first: first, args: args}
+			if got := r.appendTo([]byte("x"), raw); !bytes.Equal(got, want) {
+				t.Errorf("%d events, first %v:\n%q\nedited:\n%q", events, first, got, want)
+			}
+		}
+	}
+}

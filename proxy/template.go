@@ -174,22 +174,3 @@ func (f *fixer) runEvent(raw []byte, c *streamCall, d dialect) {
 		from = end
 	}
 }
-
-// runEdits edits each event of the run queued at ev, a fragment record of
-// a held call (args: the template's head and tail lengths): its fragment
-// becomes first for the first event, "" for the others.
-func (f *fixer) runEdits(ev int, fr fragment, first []byte) {
-	p := f.queue.at(ev)
-	raw := f.raw(ev)
-	head, tail := fr.args.start, fr.args.end
-	p.edits = make([]edit, 0, fr.run)
-	for at := 0; at < len(raw); {
-		n := eventEnd(raw[at:])
-		text := emptyString
-		if at == 0 && first != nil {
-			text = first
-		}
-		p.edits = append(p.edits, edit{start: at + head - 1, end: at + n - tail + 1, text: text})
-		at += n
-	}
-}
