@@ -14,6 +14,10 @@ import (
 type edit struct {
 	start, end int
 	text       []byte
+	// quote: text goes out as a JSON string, quoted as it is written, so
+	// a repaired call's megabyte of arguments is not quoted into a
+	// buffer of its own first.
+	quote bool
 }
 
 // applyEdits returns doc with the edits applied; they must not overlap.
@@ -24,6 +28,9 @@ func applyEdits(doc []byte, edits []edit) []byte {
 	n := len(doc)
 	for _, e := range edits {
 		n += len(e.text) - (e.end - e.start)
+		if e.quote {
+			n += 2 // at least
+		}
 	}
 	return appendEdited(make([]byte, 0, n), doc, edits)
 }
@@ -36,7 +43,11 @@ func appendEdited(out, doc []byte, edits []edit) []byte {
 	at := 0
 	for _, e := range edits {
 		out = append(out, doc[at:e.start]...)
-		out = append(out, e.text...)
+		if e.quote {
+			out = appendQuotedJSON(out, e.text)
+		} else {
+			out = append(out, e.text...)
+		}
 		at = e.end
 	}
 	return append(out, doc[at:]...)

@@ -131,9 +131,13 @@ func TestJSONWalker(t *testing.T) {
 	if _, ok := appendUnquoted(nil, []byte(`"\x"`)); ok {
 		t.Error("a bad escape was accepted")
 	}
-	out := applyEdits([]byte(`{"a":"x","b":"y"}`), []edit{{13, 16, []byte(`"Y"`)}, {5, 8, []byte(`""`)}})
+	out := applyEdits([]byte(`{"a":"x","b":"y"}`), []edit{{start: 13, end: 16, text: []byte(`"Y"`)}, {start: 5, end: 8, text: []byte(`""`)}})
 	if string(out) != `{"a":"","b":"Y"}` {
 		t.Errorf("applyEdits = %s", out)
+	}
+	out = applyEdits([]byte(`{"a":"x","b":"y"}`), []edit{{start: 13, end: 16, text: []byte(`{"k": "v\n"}`), quote: true}})
+	if string(out) != `{"a":"x","b":"{\"k\": \"v\\n\"}"}` {
+		t.Errorf("applyEdits, quoted = %s", out)
 	}
 	var c openAIChunk
 	if !c.parse([]byte(`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{"},"index":2}]},"index":1,"finish_reason":"length"}]}`)) ||
