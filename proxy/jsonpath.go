@@ -154,7 +154,7 @@ func skipValue(doc []byte, i int) int {
 
 // jsonString encodes s as a JSON string, leaving <, > and & as they are.
 func jsonString[T ~string | ~[]byte](s T) []byte {
-	return appendQuotedJSON(make([]byte, 0, len(s)+len(s)/8+2), s)
+	return appendQuotedJSON(nil, s)
 }
 
 // appendQuotedJSON appends s encoded as a JSON string to dst, byte for
@@ -164,6 +164,11 @@ func jsonString[T ~string | ~[]byte](s T) []byte {
 // grown as it goes, then copies it out: for a repaired call of a megabyte
 // that was a fifth of the time its events took to go out.
 func appendQuotedJSON[T ~string | ~[]byte](dst []byte, s T) []byte {
+	if cap(dst)-len(dst) < len(s)+2 {
+		// Room for a quarter escaped: growing a megabyte by doubling
+		// as it goes would allocate and copy it several times.
+		dst = slices.Grow(dst, len(s)+len(s)/4+2)
+	}
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
