@@ -42,6 +42,9 @@ func TestRunsSameAsEvents(t *testing.T) {
 	valid := `{"path": "a.go", "content": "` + strings.Repeat(`x \" y \\ z\n`, 40) + `"}`
 	dict := `{'path': 'a.go', 'content': '` + strings.Repeat(`x \' y z`, 40) + `'}`
 	after := append(piecesOf(valid, 7), " ", "  ", "\n")
+	// Reads of whole read buffers, most of them one run.
+	large := `{"path": "a.go", "content": "` + strings.Repeat(`x \" y \\ z\n`, 4000) + `"}`
+	largeDict := `{'path': 'a.go', 'content': '` + strings.Repeat(`x \' y z`, 4000) + `'}`
 	afterDict := append(piecesOf(dict, 7), " ", "  ", "x")
 	cases := []struct {
 		name   string
@@ -61,6 +64,9 @@ func TestRunsSameAsEvents(t *testing.T) {
 			func(c *Config) {
 				c.MaxRequestBytes, c.MaxResponseBytes, c.MaxCallBytes, c.MaxHeldBytes = 1000, 1000, 1000, 1000
 			}},
+		{"large", []synthCall{{index: 0, name: "Write", frags: piecesOf(large, 5)}}, "tool_calls", nil},
+		{"large python dict", []synthCall{{index: 0, name: "Write", frags: piecesOf(largeDict, 5)}}, "tool_calls", nil},
+		{"large, cut off", []synthCall{{index: 0, name: "Write", frags: piecesOf(largeDict[:30000], 5)}}, "length", nil},
 		{"interleaved", []synthCall{{index: 0, name: "Write", frags: piecesOf(valid, 9)},
 			{index: 1, name: "Write", frags: piecesOf(dict, 9)}}, "tool_calls", nil},
 	}
