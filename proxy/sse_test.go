@@ -251,3 +251,52 @@ func TestReadBufferKept(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkReads: once a read fills the room it was given, the upstream is
+// ahead, and the reader reads bulkReadSize at a time, the buffer beyond one
+// read's counted in the budget; with no room in the budget for it, one
+// read's size still. Either way the stream goes out as it came, and
+// closing gives the budget back.
+func TestBulkReads(t *testing.T) {
+	in := openAITextStream(piecesOf(strings.Repeat("text, ", 40000), 16), "stop")
+	for _, tc := range []struct {
+		name     string
+		held     int64
+		wantSize int
+	}{{"budget", 8 << 20, bulkReadSize}, {"no budget for it", 64 << 10, sseReadSize}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := fuzzProxy(t, func(c *Config) {
+				c.MaxRequestBytes, c.MaxResponseBytes, c.MaxCallBytes, c.MaxHeldBytes = 64<<10, 64<<10, 64<<10, tc.held
+			})
+			rs := p.newRequest(context.Background(), apiOpenAI, requestBody("openai", true, true), "")
+			r := p.newSSEReader(rs, &piecesReader{pieces: [][]byte{bytes.Clone(in)}}, false)
+			var out []byte
+			buf := make([]byte, 64<<10)
+			size := 0
+			for {
+				n, err := r.Read(buf)
+				out = append(out, buf[:n]...)
+				size = max(size, cap(r.in))
+				if want := int64(max(cap(r.in)-sseReadSize, 0)); r.hold.n != want {
+					t.Fatalf("a buffer of %d bytes counted as %d", cap(r.in), r.hold.n)
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = r.Close()
+			if size != tc.wantSize {
+				t.Errorf("reads into %d bytes, want %d", size, tc.wantSize)
+			}
+			if !bytes.Equal(out, in) {
+				t.Error("the stream changed")
+			}
+			if used := p.budget.Used(); used != 0 {
+				t.Errorf("%d bytes of the budget still drawn after the close", used)
+			}
+		})
+	}
+}
