@@ -187,7 +187,7 @@ func TestTemplate(t *testing.T) {
 	if _, ok := tm.match(with("cd"), false); ok {
 		t.Error("matched an event with several data lines")
 	}
-	for _, body := range []string{"c\nd", "c\rd", "c\\\nd"} {
+	for _, body := range []string{"c\nd", "c\rd", "c\\\nd", "\n", "c\nd\",\"e", "c\\\n\"d", "c\r\\\"d"} {
 		ev := []byte(strings.Replace(string(raw), `"ab"`, `"`+body+`"`, 1))
 		if n, _ := tm.frame(ev); n != 0 {
 			t.Errorf("frame(%q) framed an event with a line end in its fragment", body)
@@ -197,6 +197,39 @@ func TestTemplate(t *testing.T) {
 	if n, _ := tm.frame(append(bytes.Clone(raw[:len(raw)-2]), "\r\n\r\n"...)); n != 0 {
 		t.Error("framed after an event with \\r line ends: the framer's rules differ")
 	}
+}
+
+// FuzzTemplateFrame: whatever follows the template's head, an event that
+// frame takes is the one the framer finds, with one data line, and its
+// fragment where match finds it: frame only ever saves the slow path's
+// work.
+func FuzzTemplateFrame(f *testing.F) {
+	data := []byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ab"}}]}}]}`)
+	raw := append(append([]byte("event: x\ndata: "), data...), "\n\n"...)
+	at := bytes.Index(data, []byte(`"ab"`))
+	for _, body := range []string{"cd", `c\"d`, `c\\`, "c\nd", "c\rd", `c","name":"x`, "c\\\n\"d"} {
+		f.Add([]byte(body), []byte("data: next\n\n"))
+	}
+	f.Fuzz(func(t *testing.T, body, rest []byte) {
+		var tm template
+		tm.set(raw, len("event: x\ndata: "), len(data), span{at, at + 4}, callKey{0, 0})
+		head, tail := raw[:len("event: x\ndata: ")+at+1], raw[len("event: x\ndata: ")+at+3:]
+		buf := append(append(append(append([]byte(nil), head...), body...), tail...), rest...)
+		n, s := tm.frame(buf)
+		if n == 0 {
+			return
+		}
+		if m := eventEnd(buf); m != n {
+			t.Fatalf("frame took %d bytes of %q, the framer %d", n, buf, m)
+		}
+		d, _, single, ok := eventData(buf[:n])
+		if !ok || !single {
+			t.Fatalf("frame took %q, with no single data line", buf[:n])
+		}
+		if ms, ok := tm.match(d, single); !ok || ms != s {
+			t.Fatalf("frame found the fragment at %v in %q, match %v %v", s, d, ms, ok)
+		}
+	})
 }
 
 // TestMultiLineData: events whose JSON spans several data lines are read

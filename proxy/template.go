@@ -67,14 +67,12 @@ func (t *template) frame(buf []byte) (int, span) {
 	body := buf[len(t.head):]
 	// The fragment ends at its first unescaped quote; without a line end
 	// in it, the event's lines and its end are the template's. The
-	// vectorised byte search finds both, not a loop over each byte.
-	end := len(body)
-	if nl := bytes.IndexByte(body, '\n'); nl >= 0 {
-		end = nl
-	}
+	// vectorised byte search finds both, not a loop over each byte, and
+	// only over the fragment: searching the event for its line end first
+	// read its tail too, three times the bytes.
 	q := 0
 	for {
-		k := bytes.IndexByte(body[q:end], '"')
+		k := bytes.IndexByte(body[q:], '"')
 		if k < 0 {
 			return 0, span{}
 		}
@@ -83,7 +81,8 @@ func (t *template) frame(buf []byte) (int, span) {
 		}
 		q++
 	}
-	if bytes.IndexByte(body[:q], '\r') >= 0 || !bytes.HasPrefix(body[q:], t.tail) {
+	if frag := body[:q]; bytes.IndexByte(frag, '\n') >= 0 || bytes.IndexByte(frag, '\r') >= 0 ||
+		!bytes.HasPrefix(body[q:], t.tail) {
 		return 0, span{}
 	}
 	start := len(t.head) - t.off - 1
