@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"unsafe"
 
 	"go.uber.org/zap"
 
@@ -206,7 +207,7 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 		f.release(c) // no arguments: nothing to judge
 		return
 	}
-	d := f.p.conclude(f.rs, callInfo{index: c.key.index, name: string(c.name), text: string(c.args),
+	d := f.p.conclude(f.rs, callInfo{index: c.key.index, name: string(c.name), text: frozenString(c.args),
 		tool: c.tool, truncated: truncated, streamed: true})
 	switch d.action {
 	case actionRepaired:
@@ -228,6 +229,12 @@ func (f *fixer) complete(c *streamCall, truncated bool) {
 	}
 	f.release(c)
 }
+
+// frozenString is the text of a call's arguments once it is done: nothing
+// appends to them after (a late fragment is not added), and they are
+// dropped, not reused, so the string may share their bytes. A copy was a
+// megabyte allocated and copied for a call of that size.
+func frozenString(args []byte) string { return unsafe.String(unsafe.SliceData(args), len(args)) }
 
 func (f *fixer) release(c *streamCall) {
 	c.frags.each(func(_ int, fr fragment) { f.queue.at(fr.ev).waits-- })
@@ -259,17 +266,14 @@ func (f *fixer) rewrite(c *streamCall, d decision) {
 	c.frags.each(func(i int, fr fragment) {
 		ev := f.queue.at(fr.ev)
 		if d.args != nil && fr.run > 0 {
-			var first []byte
-			if i == argsAt {
-				first = jsonString(string(d.args))
-			}
-			f.runEdits(fr.ev, fr, first)
+			f.extraOf(fr.ev).run = runText{head: fr.args.start, tail: fr.args.end, events: int(fr.run),
+				first: i == argsAt, args: d.args}
 		} else if d.args != nil && fr.args.end > 0 {
-			text := empty
+			e := edit{start: fr.args.start, end: fr.args.end, text: empty}
 			if i == argsAt {
-				text = jsonString(string(d.args))
+				e.text, e.quote = d.args, true
 			}
-			f.addEdit(ev, edit{start: fr.args.start, end: fr.args.end, text: text})
+			f.addEdit(ev, e)
 		}
 		if d.name != "" && fr.name.end > 0 {
 			text := empty

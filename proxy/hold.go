@@ -1,6 +1,9 @@
 package proxy
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // drainBudget is how much output drain prepares at a time: a large call
 // held back is released in pieces, each one write of the reverse proxy's
@@ -13,18 +16,54 @@ type pending struct {
 	ref arenaRef
 	// waits counts the fragments of held calls it carries.
 	waits int32
-	// run: the bytes are a run of events (runEvent), its edits' spans
-	// in those bytes rather than in an event's data.
+	// run: the bytes are a run of events (runEvent), never edited: a
+	// repaired call's run is rendered anew (extra.run).
 	run   bool
 	edits []edit
 	x     *extra
 }
 
 // extra is what few pending events carry: drop removes the event, before
-// and after are sent around it.
+// and after are sent around it; run rewrites a run's events.
 type extra struct {
 	drop          bool
 	before, after []byte
+	run           runText // events > 0: a run rewritten
+}
+
+// runText is a run of events (runEvent) with new fragments: every event
+// of a run is its template's head and tail around a fragment, so each
+// goes out as that head and tail around the new one. args, when first,
+// is the first event's (quoted as it goes out); the others' are "".
+type runText struct {
+	head, tail int // the template's, the fragment's quotes included
+	events     int
+	first      bool
+	args       []byte
+}
+
+// appendTo appends the run raw rewritten. The events after the first are
+// all alike: one is rendered, then copied, doubling.
+func (r *runText) appendTo(out, raw []byte) []byte {
+	head, tail := raw[:r.head-1], raw[len(raw)-r.tail+1:]
+	out = append(out, head...)
+	if r.first {
+		out = appendQuotedJSON(out, r.args)
+	} else {
+		out = append(out, emptyString...)
+	}
+	out = append(out, tail...)
+	if r.events < 2 {
+		return out
+	}
+	total := (len(head) + len(emptyString) + len(tail)) * (r.events - 1)
+	out = slices.Grow(out, total)
+	start := len(out)
+	out = append(append(append(out, head...), emptyString...), tail...)
+	for done := len(out) - start; done < total; done = len(out) - start {
+		out = append(out, out[start:start+min(done, total-done)]...)
+	}
+	return out
 }
 
 // queue is the list of pending events. It grows by chunks, so holding
@@ -262,11 +301,11 @@ func (f *fixer) extraOf(i int) *extra {
 // appendRendered appends a pending event with its edits applied.
 func (f *fixer) appendRendered(out []byte, ev *pending) []byte {
 	raw, edits := f.arena.get(ev.ref), ev.edits
+	if ev.x != nil && ev.x.run.events > 0 {
+		return ev.x.run.appendTo(out, raw)
+	}
 	if len(edits) == 0 {
 		return append(out, raw...)
-	}
-	if ev.run {
-		return appendEdited(out, raw, edits)
 	}
 	data, off, single, ok := eventData(raw)
 	if !ok {

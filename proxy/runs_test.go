@@ -42,6 +42,9 @@ func TestRunsSameAsEvents(t *testing.T) {
 	valid := `{"path": "a.go", "content": "` + strings.Repeat(`x \" y \\ z\n`, 40) + `"}`
 	dict := `{'path': 'a.go', 'content': '` + strings.Repeat(`x \' y z`, 40) + `'}`
 	after := append(piecesOf(valid, 7), " ", "  ", "\n")
+	// Reads of whole read buffers, most of them one run.
+	large := `{"path": "a.go", "content": "` + strings.Repeat(`x \" y \\ z\n`, 4000) + `"}`
+	largeDict := `{'path': 'a.go', 'content': '` + strings.Repeat(`x \' y z`, 4000) + `'}`
 	afterDict := append(piecesOf(dict, 7), " ", "  ", "x")
 	cases := []struct {
 		name   string
@@ -61,6 +64,9 @@ func TestRunsSameAsEvents(t *testing.T) {
 			func(c *Config) {
 				c.MaxRequestBytes, c.MaxResponseBytes, c.MaxCallBytes, c.MaxHeldBytes = 1000, 1000, 1000, 1000
 			}},
+		{"large", []synthCall{{index: 0, name: "Write", frags: piecesOf(large, 5)}}, "tool_calls", nil},
+		{"large python dict", []synthCall{{index: 0, name: "Write", frags: piecesOf(largeDict, 5)}}, "tool_calls", nil},
+		{"large, cut off", []synthCall{{index: 0, name: "Write", frags: piecesOf(largeDict[:30000], 5)}}, "length", nil},
 		{"interleaved", []synthCall{{index: 0, name: "Write", frags: piecesOf(valid, 9)},
 			{index: 1, name: "Write", frags: piecesOf(dict, 9)}}, "tool_calls", nil},
 	}
@@ -88,6 +94,37 @@ func TestRunsSameAsEvents(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestRunTextSameAsEdits: a repaired call's run, rendered anew, is what
+// editing each of its events' fragments gives (the first event's to the
+// quoted arguments or "", the others' to ""), for runs of one event and
+// more, whatever the fragments were.
+func TestRunTextSameAsEdits(t *testing.T) {
+	head := `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"`
+	tail := `"}}]}}]}` + "\n\n"
+	args := []byte(`{"path": "a.go", "content": "x \" é </b>\n"}`)
+	frags := []string{`{'pa`, `th\u0027: `, `\"\\ `, ``, `é 😀`}
+	for events := 1; events <= len(frags); events++ {
+		for _, first := range []bool{false, true} {
+			var raw []byte
+			var edits []edit
+			for i, fr := range frags[:events] {
+				at := len(raw)
+				raw = append(append(append(raw, head...), fr...), tail...)
+				text := emptyString
+				if i == 0 && first {
+					text = jsonString(args)
+				}
+				edits = append(edits, edit{start: at + len(head) - 1, end: len(raw) - len(tail) + 1, text: text})
+			}
+			want := appendEdited([]byte("x"), raw, edits)
+			r := runText{head: len(head), tail: len(tail), events: events, first: first, args: args}
+			if got := r.appendTo([]byte("x"), raw); !bytes.Equal(got, want) {
+				t.Errorf("%d events, first %v:\n%q\nedited:\n%q", events, first, got, want)
+			}
 		}
 	}
 }

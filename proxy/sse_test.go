@@ -131,9 +131,13 @@ func TestJSONWalker(t *testing.T) {
 	if _, ok := appendUnquoted(nil, []byte(`"\x"`)); ok {
 		t.Error("a bad escape was accepted")
 	}
-	out := applyEdits([]byte(`{"a":"x","b":"y"}`), []edit{{13, 16, []byte(`"Y"`)}, {5, 8, []byte(`""`)}})
+	out := applyEdits([]byte(`{"a":"x","b":"y"}`), []edit{{start: 13, end: 16, text: []byte(`"Y"`)}, {start: 5, end: 8, text: []byte(`""`)}})
 	if string(out) != `{"a":"","b":"Y"}` {
 		t.Errorf("applyEdits = %s", out)
+	}
+	out = applyEdits([]byte(`{"a":"x","b":"y"}`), []edit{{start: 13, end: 16, text: []byte(`{"k": "v\n"}`), quote: true}})
+	if string(out) != `{"a":"x","b":"{\"k\": \"v\\n\"}"}` {
+		t.Errorf("applyEdits, quoted = %s", out)
 	}
 	var c openAIChunk
 	if !c.parse([]byte(`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{"},"index":2}]},"index":1,"finish_reason":"length"}]}`)) ||
@@ -183,7 +187,7 @@ func TestTemplate(t *testing.T) {
 	if _, ok := tm.match(with("cd"), false); ok {
 		t.Error("matched an event with several data lines")
 	}
-	for _, body := range []string{"c\nd", "c\rd", "c\\\nd"} {
+	for _, body := range []string{"c\nd", "c\rd", "c\\\nd", "\n", "c\nd\",\"e", "c\\\n\"d", "c\r\\\"d"} {
 		ev := []byte(strings.Replace(string(raw), `"ab"`, `"`+body+`"`, 1))
 		if n, _ := tm.frame(ev); n != 0 {
 			t.Errorf("frame(%q) framed an event with a line end in its fragment", body)
@@ -193,6 +197,39 @@ func TestTemplate(t *testing.T) {
 	if n, _ := tm.frame(append(bytes.Clone(raw[:len(raw)-2]), "\r\n\r\n"...)); n != 0 {
 		t.Error("framed after an event with \\r line ends: the framer's rules differ")
 	}
+}
+
+// FuzzTemplateFrame: whatever follows the template's head, an event that
+// frame takes is the one the framer finds, with one data line, and its
+// fragment where match finds it: frame only ever saves the slow path's
+// work.
+func FuzzTemplateFrame(f *testing.F) {
+	data := []byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ab"}}]}}]}`)
+	raw := append(append([]byte("event: x\ndata: "), data...), "\n\n"...)
+	at := bytes.Index(data, []byte(`"ab"`))
+	for _, body := range []string{"cd", `c\"d`, `c\\`, "c\nd", "c\rd", `c","name":"x`, "c\\\n\"d"} {
+		f.Add([]byte(body), []byte("data: next\n\n"))
+	}
+	f.Fuzz(func(t *testing.T, body, rest []byte) {
+		var tm template
+		tm.set(raw, len("event: x\ndata: "), len(data), span{at, at + 4}, callKey{0, 0})
+		head, tail := raw[:len("event: x\ndata: ")+at+1], raw[len("event: x\ndata: ")+at+3:]
+		buf := append(append(append(append([]byte(nil), head...), body...), tail...), rest...)
+		n, s := tm.frame(buf)
+		if n == 0 {
+			return
+		}
+		if m := eventEnd(buf); m != n {
+			t.Fatalf("frame took %d bytes of %q, the framer %d", n, buf, m)
+		}
+		d, _, single, ok := eventData(buf[:n])
+		if !ok || !single {
+			t.Fatalf("frame took %q, with no single data line", buf[:n])
+		}
+		if ms, ok := tm.match(d, single); !ok || ms != s {
+			t.Fatalf("frame found the fragment at %v in %q, match %v %v", s, d, ms, ok)
+		}
+	})
 }
 
 // TestMultiLineData: events whose JSON spans several data lines are read
@@ -245,5 +282,54 @@ func TestReadBufferKept(t *testing.T) {
 		if !bytes.Equal(out, in) {
 			t.Fatalf("cuts %v: the stream changed", cuts)
 		}
+	}
+}
+
+// TestBulkReads: once a read fills the room it was given, the upstream is
+// ahead, and the reader reads bulkReadSize at a time, the buffer beyond one
+// read's counted in the budget; with no room in the budget for it, one
+// read's size still. Either way the stream goes out as it came, and
+// closing gives the budget back.
+func TestBulkReads(t *testing.T) {
+	in := openAITextStream(piecesOf(strings.Repeat("text, ", 40000), 16), "stop")
+	for _, tc := range []struct {
+		name     string
+		held     int64
+		wantSize int
+	}{{"budget", 8 << 20, bulkReadSize}, {"no budget for it", 64 << 10, sseReadSize}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := fuzzProxy(t, func(c *Config) {
+				c.MaxRequestBytes, c.MaxResponseBytes, c.MaxCallBytes, c.MaxHeldBytes = 64<<10, 64<<10, 64<<10, tc.held
+			})
+			rs := p.newRequest(context.Background(), apiOpenAI, requestBody("openai", true, true), "")
+			r := p.newSSEReader(rs, &piecesReader{pieces: [][]byte{bytes.Clone(in)}}, false)
+			var out []byte
+			buf := make([]byte, 64<<10)
+			size := 0
+			for {
+				n, err := r.Read(buf)
+				out = append(out, buf[:n]...)
+				size = max(size, cap(r.in))
+				if want := int64(max(cap(r.in)-sseReadSize, 0)); r.hold.n != want {
+					t.Fatalf("a buffer of %d bytes counted as %d", cap(r.in), r.hold.n)
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = r.Close()
+			if size != tc.wantSize {
+				t.Errorf("reads into %d bytes, want %d", size, tc.wantSize)
+			}
+			if !bytes.Equal(out, in) {
+				t.Error("the stream changed")
+			}
+			if used := p.budget.Used(); used != 0 {
+				t.Errorf("%d bytes of the budget still drawn after the close", used)
+			}
+		})
 	}
 }

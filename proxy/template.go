@@ -67,14 +67,12 @@ func (t *template) frame(buf []byte) (int, span) {
 	body := buf[len(t.head):]
 	// The fragment ends at its first unescaped quote; without a line end
 	// in it, the event's lines and its end are the template's. The
-	// vectorised byte search finds both, not a loop over each byte.
-	end := len(body)
-	if nl := bytes.IndexByte(body, '\n'); nl >= 0 {
-		end = nl
-	}
+	// vectorised byte search finds both, not a loop over each byte, and
+	// only over the fragment: searching the event for its line end first
+	// read its tail too, three times the bytes.
 	q := 0
 	for {
-		k := bytes.IndexByte(body[q:end], '"')
+		k := bytes.IndexByte(body[q:], '"')
 		if k < 0 {
 			return 0, span{}
 		}
@@ -83,7 +81,8 @@ func (t *template) frame(buf []byte) (int, span) {
 		}
 		q++
 	}
-	if bytes.IndexByte(body[:q], '\r') >= 0 || !bytes.HasPrefix(body[q:], t.tail) {
+	if frag := body[:q]; bytes.IndexByte(frag, '\n') >= 0 || bytes.IndexByte(frag, '\r') >= 0 ||
+		!bytes.HasPrefix(body[q:], t.tail) {
 		return 0, span{}
 	}
 	start := len(t.head) - t.off - 1
@@ -172,24 +171,5 @@ func (f *fixer) runEvent(raw []byte, c *streamCall, d dialect) {
 		f.hint = frameHint{at: &ev[0], n: len(ev), s: span{head - 1 - f.tmpl.off, len(ev) - tail + 1 - f.tmpl.off}}
 		f.event(ev, d)
 		from = end
-	}
-}
-
-// runEdits edits each event of the run queued at ev, a fragment record of
-// a held call (args: the template's head and tail lengths): its fragment
-// becomes first for the first event, "" for the others.
-func (f *fixer) runEdits(ev int, fr fragment, first []byte) {
-	p := f.queue.at(ev)
-	raw := f.raw(ev)
-	head, tail := fr.args.start, fr.args.end
-	p.edits = make([]edit, 0, fr.run)
-	for at := 0; at < len(raw); {
-		n := eventEnd(raw[at:])
-		text := emptyString
-		if at == 0 && first != nil {
-			text = first
-		}
-		p.edits = append(p.edits, edit{start: at + head - 1, end: at + n - tail + 1, text: text})
-		at += n
 	}
 }
