@@ -71,12 +71,13 @@ func mayBeComment(l string) bool {
 
 // isPlaceholderComment applies FindPlaceholder's rule to a trimmed line.
 func isPlaceholderComment(t string, markdown bool) bool {
-	return placeholderComment(t, markdown, mayBePlaceholder)
+	return placeholderComment(t, markdown, true)
 }
 
 // placeholderComment is isPlaceholderComment with the words' pre-filter
-// given: its tests compare it with no filter at all.
-func placeholderComment(t string, markdown bool, filter func([]string) bool) bool {
+// or without it: its tests compare the two. (A bool, not the filter as a
+// function, which would move the words' array to the heap.)
+func placeholderComment(t string, markdown, filtered bool) bool {
 	body, ok := commentBody(t)
 	if !ok {
 		return false
@@ -86,7 +87,7 @@ func placeholderComment(t string, markdown bool, filter func([]string) bool) boo
 	}
 	var buf [maxPhraseWords]string
 	words, ok := phraseWords(body, &buf)
-	if !ok || !filter(words) {
+	if !ok || filtered && !mayBePlaceholder(words) {
 		return false
 	}
 	decorated := isDecorated(body)

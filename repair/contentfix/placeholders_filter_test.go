@@ -7,12 +7,10 @@ import (
 	"unicode"
 )
 
-func noFilter([]string) bool { return true }
-
 // grammarAccepts is the phrase grammar alone, without the pre-filters.
 func grammarAccepts(line string, markdown bool) bool {
 	t := strings.TrimSpace(line)
-	return t != "" && placeholderComment(t, markdown, noFilter)
+	return t != "" && placeholderComment(t, markdown, false)
 }
 
 // checkFilters fails when a pre-filter turns away a line the grammar
