@@ -101,15 +101,21 @@ func marshalVerdict(r *toolguardv1.ValidateToolCallResponse) (mem.BufferSlice, b
 // flatValueSize is the encoded size of v, a scalar Value; false for a
 // Struct, a list, an unset kind or a string that is not UTF-8.
 func flatValueSize(v *structpb.Value) (int, bool) {
+	if s, ok := v.GetKind().(*structpb.Value_StringValue); ok && !utf8.ValidString(s.StringValue) {
+		return 0, false
+	}
+	return scalarSize(v)
+}
+
+// scalarSize is flatValueSize without the check of a string's bytes,
+// for a value flatValueSize accepted.
+func scalarSize(v *structpb.Value) (int, bool) {
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_NullValue:
 		return protowire.SizeTag(valueNull) + protowire.SizeVarint(uint64(int64(k.NullValue))), true
 	case *structpb.Value_NumberValue:
 		return protowire.SizeTag(valueNumber) + protowire.SizeFixed64(), true
 	case *structpb.Value_StringValue:
-		if !utf8.ValidString(k.StringValue) {
-			return 0, false
-		}
 		return protowire.SizeTag(valueString) + protowire.SizeBytes(len(k.StringValue)), true
 	case *structpb.Value_BoolValue:
 		return protowire.SizeTag(valueBool) + protowire.SizeVarint(protowire.EncodeBool(k.BoolValue)), true
@@ -138,7 +144,7 @@ func flatStructSize(s *structpb.Struct) (int, bool) {
 // appendFlatStruct appends s, which flatStructSize accepted.
 func appendFlatStruct(b []byte, s *structpb.Struct) []byte {
 	for k, v := range s.GetFields() {
-		vs, _ := flatValueSize(v)
+		vs, _ := scalarSize(v)
 		b = protowire.AppendTag(b, structFields, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(entrySize(k, vs)))
 		b = protowire.AppendTag(b, entryKey, protowire.BytesType)

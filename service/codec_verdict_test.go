@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -143,4 +144,37 @@ func FuzzMarshalVerdict(f *testing.F) {
 			sameWire(t, "fuzz", data.Materialize(), r)
 		}
 	})
+}
+
+// BenchmarkMarshalVerdict encodes the answer to the server benchmark's
+// call (a ~1 KB file's write_to_file verdict) by marshalVerdict and by
+// protobuf-go, side by side.
+func BenchmarkMarshalVerdict(b *testing.B) {
+	content := "# variant 0\n" + strings.Repeat("def handler(event):\n    return {'status': 200}\n", 19)
+	args := &structpb.Struct{Fields: map[string]*structpb.Value{"path": str("src/handler.py"), "content": str(content)}}
+	r := &toolguardv1.ValidateToolCallResponse{Verdict: &toolguardv1.Verdict{
+		Ok: true, ToolName: "write_to_file", Arguments: args, ArgumentsJson: `{"content":"` + strings.ReplaceAll(content, "\n", `\n`) + `","path":"src/handler.py"}`,
+		Repairs: []*toolguardv1.Repair{{Code: "PYTHON_LITERAL", Detail: "read as a Python literal"}, {Code: "ALIAS_RENAMED", Param: "path", Detail: `"file_path" renamed to "path"`},
+			{Code: "ALIAS_RENAMED", Param: "content", Detail: `"text" renamed to "content"`}, {Code: "TOOL_ALIAS", Detail: `"Write" is "write_to_file"`}},
+		Mistakes: &toolguardv1.MistakeState{Limit: 3}, Form: toolguardv1.ArgumentsForm_ARGUMENTS_FORM_TEXT,
+	}}
+	codec := newWireCodec(zap.NewNop())
+	for _, side := range []string{"protobuf-go", "marshalVerdict"} {
+		b.Run(side, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var data mem.BufferSlice
+				var err error
+				if side == "protobuf-go" {
+					data, err = codec.proto.Marshal(r)
+				} else {
+					data, err = codec.Marshal(r)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				data.Free()
+			}
+		})
+	}
 }
