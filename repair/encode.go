@@ -120,7 +120,13 @@ func appendJSONObject(dst []byte, m map[string]any) ([]byte, bool) {
 	// values, each with its key's first bytes beside it: looking sorted
 	// keys up again, or comparing keys stored apart, would visit a large
 	// object's memory in random order, a cache miss a member.
-	members := make([]member, 0, len(m))
+	// A tool's arguments have a few parameters: their members are sorted on
+	// the stack.
+	var small [8]member
+	members := small[:0]
+	if len(m) > len(small) {
+		members = make([]member, 0, len(m))
+	}
 	for k, v := range m {
 		members = append(members, member{keyPrefix(k), k, v})
 	}

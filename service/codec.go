@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/internal/logthrottle"
 )
 
@@ -36,6 +37,11 @@ func newWireCodec(log *zap.Logger) wireCodec {
 // comes from a file an edit quotes: the edit was made, so the answer must
 // not fail; it goes with each invalid byte as U+FFFD.
 func (c wireCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if r, ok := v.(*toolguardv1.ValidateToolCallResponse); ok {
+		if data, ok := marshalVerdict(r); ok {
+			return data, nil
+		}
+	}
 	data, err := c.proto.Marshal(v)
 	if err == nil {
 		return data, nil

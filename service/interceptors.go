@@ -245,17 +245,33 @@ func withCall(ctx context.Context, id string, meta interceptors.CallMeta) contex
 // unaryRequestID gives each unary call a request id, echoed in the header.
 func unaryRequestID(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	id := requestID(ctx)
-	// SetHeader fails only once headers were sent: not before the handler.
-	_ = grpc.SetHeader(ctx, metadata.MD{requestIDHeader: {id}})
+	setRequestIDHeader(id, func(md metadata.MD) error { return grpc.SetHeader(ctx, md) })
 	return handler(withCall(ctx, id, interceptors.NewServerCallMeta(info.FullMethod, nil, nil)), req)
 }
 
 func streamRequestID(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	id := requestID(ss.Context())
-	_ = ss.SetHeader(metadata.MD{requestIDHeader: {id}})
+	setRequestIDHeader(id, ss.SetHeader)
 	wrapped := middleware.WrapServerStream(ss)
 	wrapped.WrappedContext = withCall(ss.Context(), id, interceptors.NewServerCallMeta(info.FullMethod, info, nil))
 	return handler(srv, wrapped)
+}
+
+// requestIDHeaders are the headers setRequestIDHeader sends, kept for the
+// next call: a one-key metadata map costs a map and its first group (some
+// 400 bytes) at every call, health checks included, and gRPC copies what
+// it is given (metadata.Join) rather than keeping it.
+var requestIDHeaders = sync.Pool{New: func() any { return metadata.MD{requestIDHeader: make([]string, 1)} }}
+
+// setRequestIDHeader sends id as the call's x-request-id header through
+// set (grpc.SetHeader or a stream's SetHeader), which fails only once
+// headers were sent: not before the handler.
+func setRequestIDHeader(id string, set func(metadata.MD) error) {
+	md := requestIDHeaders.Get().(metadata.MD)
+	md[requestIDHeader][0] = id
+	_ = set(md)
+	md[requestIDHeader][0] = ""
+	requestIDHeaders.Put(md)
 }
 
 // recoveryHandler turns a panic into Internal; the value and stack go to the

@@ -38,8 +38,10 @@ func findPlaceholder(content, path string, kept map[string]bool) (int, string, b
 	rest := content
 	for n := 1; ; n++ {
 		l, tail, more := strings.Cut(rest, "\n")
-		if t := strings.TrimSpace(l); t != "" && !kept[t] && isPlaceholderComment(t, markdown) {
-			return n, t, true
+		if mayBeComment(l) {
+			if t := strings.TrimSpace(l); t != "" && !kept[t] && isPlaceholderComment(t, markdown) {
+				return n, t, true
+			}
 		}
 		if !more {
 			return 0, "", false
@@ -48,8 +50,34 @@ func findPlaceholder(content, path string, kept map[string]bool) (int, string, b
 	}
 }
 
+// mayBeComment is false for a line that cannot be a comment once trimmed:
+// its first byte after ASCII blanks opens none of commentBody's markers.
+// Most lines of code are such, and skip the trimming and the grammar; a
+// line starting with a non-ASCII byte (maybe a Unicode space that
+// TrimSpace removes) goes on.
+func mayBeComment(l string) bool {
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; c {
+		case ' ', '\t', '\n', '\r', '\v', '\f':
+			continue
+		case '<', '{', '/', '-', '#', ';', '%':
+			return true
+		default:
+			return c >= utf8.RuneSelf
+		}
+	}
+	return false
+}
+
 // isPlaceholderComment applies FindPlaceholder's rule to a trimmed line.
 func isPlaceholderComment(t string, markdown bool) bool {
+	return placeholderComment(t, markdown, true)
+}
+
+// placeholderComment is isPlaceholderComment with the words' pre-filter
+// or without it: its tests compare the two. (A bool, not the filter as a
+// function, which would move the words' array to the heap.)
+func placeholderComment(t string, markdown, filtered bool) bool {
 	body, ok := commentBody(t)
 	if !ok {
 		return false
@@ -59,7 +87,7 @@ func isPlaceholderComment(t string, markdown bool) bool {
 	}
 	var buf [maxPhraseWords]string
 	words, ok := phraseWords(body, &buf)
-	if !ok {
+	if !ok || filtered && !mayBePlaceholder(words) {
 		return false
 	}
 	decorated := isDecorated(body)
