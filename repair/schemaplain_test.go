@@ -248,3 +248,53 @@ func TestPlainRootSameVerdict(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainRoot: whatever the schema and the arguments, the check never
+// accepts arguments the schema library refuses, and when it reads a
+// schema as plain, it refuses none the library accepts but integers it
+// leaves to the library.
+func FuzzPlainRoot(f *testing.F) {
+	f.Add(`{"type":"object","additionalProperties":{"type":["string","integer"]}}`, `{"a":"x","b":3,"c":2.5}`)
+	f.Add(`{"properties":{"p":{"type":"number"},"q":{"type":["null","boolean"]}},"required":["p"]}`, `{"p":1e3,"q":null}`)
+	f.Add(`{"properties":{"p":{"type":"string"}},"additionalProperties":{}}`, `{"p":"a","z":[1,{"y":2}]}`)
+	f.Add(`{"additionalProperties":{"type":"integer","title":"t"}}`, `{"a":2.0,"b":-0,"c":12345678901234567890}`)
+	f.Fuzz(func(t *testing.T, schemaDoc, argsDoc string) {
+		var params map[string]any
+		if json.Unmarshal([]byte(schemaDoc), &params) != nil || params == nil {
+			return
+		}
+		plain := plainRootOf(params)
+		if plain == nil {
+			return
+		}
+		compiled, err := compileSchema(params)
+		if err != nil {
+			return
+		}
+		d := json.NewDecoder(strings.NewReader(argsDoc))
+		d.UseNumber()
+		var args map[string]any
+		if d.Decode(&args) != nil || args == nil {
+			return
+		}
+		valid := compiled.Validate(map[string]any(maps.Clone(args))) == nil
+		got := plain.accepts(args)
+		if got && !valid {
+			t.Fatalf("schema %s: plain root accepts %s, which the library refuses", schemaDoc, argsDoc)
+		}
+		if !got && valid && !leavesInteger(args) {
+			t.Fatalf("schema %s: plain root refuses %s, which the library accepts", schemaDoc, argsDoc)
+		}
+	})
+}
+
+// leavesInteger says whether args hold a number admits does not read as an
+// int64 (2.0, 1e2, a long integer): the check leaves those to the library.
+func leavesInteger(args map[string]any) bool {
+	for _, v := range args {
+		if n, ok := v.(json.Number); ok && !isIntegral(n) {
+			return true
+		}
+	}
+	return false
+}
