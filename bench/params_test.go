@@ -72,11 +72,16 @@ func streamParams(g *guard.Guard, args string) (*guard.Verdict, error) {
 // 16-byte deltas through the StreamToolCalls core, to the verdict,
 // alternately in one run, and reports the second's cost over the first's:
 // 10 when a stream is linear in its parameters (params_100k_vs_10k in
-// wall time, _cpu in the process's CPU time).
+// wall time, _cpu in the process's CPU time). Two floors run in the same
+// loop, on the same objects: encoding/json decoding the arguments into a
+// map[string]any (floor_json_…), and a Go map filled with their keys
+// (floor_map_…). excess_ns_per_param is what a parameter of the 100k call
+// costs over one of the 10k call, in CPU time: what is not linear.
 func BenchmarkStreamParams(b *testing.B) {
 	g := newBenchGuard(b)
 	calls := [2]string{manyParams(10_000), manyParams(100_000)}
-	for _, args := range calls {
+	var keys [2][]string
+	for i, args := range calls {
 		v, err := streamParams(g, args)
 		if err != nil {
 			b.Fatal(err)
@@ -84,21 +89,41 @@ func BenchmarkStreamParams(b *testing.B) {
 		if !v.OK() || len(v.ArgumentsJSON) != len(args) {
 			b.Fatalf("verdict: ok=%v %v, %d bytes of arguments for %d", v.OK(), v.Violations, len(v.ArgumentsJSON), len(args))
 		}
+		for k := range decodeArgs(args).(map[string]any) {
+			keys[i] = append(keys[i], k)
+		}
 	}
-	var ns, cpu [2]float64
+	sides := []func(j int){
+		func(j int) { _, _ = streamParams(g, calls[j]) },
+		func(j int) { decodeArgs(calls[j]) },
+		func(j int) {
+			m := map[string]any{}
+			for _, k := range keys[j] {
+				m[k] = k
+			}
+		},
+	}
+	ns, cpu := make([][2]float64, len(sides)), make([][2]float64, len(sides))
 	iter := 0
 	for b.Loop() {
-		for k := range calls {
-			j := (k + iter) % len(calls) // alternate which runs first
-			start, c := time.Now(), cpuTime()
-			_, _ = streamParams(g, calls[j])
-			ns[j] += float64(time.Since(start))
-			cpu[j] += float64(cpuTime() - c)
+		for s, run := range sides {
+			for k := range calls {
+				j := (k + iter) % len(calls) // alternate which runs first
+				start, c := time.Now(), cpuTime()
+				run(j)
+				ns[s][j] += float64(time.Since(start))
+				cpu[s][j] += float64(cpuTime() - c)
+			}
 		}
 		iter++
 	}
-	b.ReportMetric(ns[0]/float64(iter)/1e6, "10k-ms")
-	b.ReportMetric(ns[1]/float64(iter)/1e6, "100k-ms")
-	b.ReportMetric(ns[1]/ns[0], "params_100k_vs_10k")
-	b.ReportMetric(cpu[1]/cpu[0], "params_100k_vs_10k_cpu")
+	excess := func(c [2]float64) float64 { return (c[1]/100_000 - c[0]/10_000) / float64(iter) }
+	b.ReportMetric(ns[0][0]/float64(iter)/1e6, "10k-ms")
+	b.ReportMetric(ns[0][1]/float64(iter)/1e6, "100k-ms")
+	b.ReportMetric(ns[0][1]/ns[0][0], "params_100k_vs_10k")
+	b.ReportMetric(cpu[0][1]/cpu[0][0], "params_100k_vs_10k_cpu")
+	b.ReportMetric(excess(cpu[0]), "excess_ns_per_param")
+	b.ReportMetric(cpu[1][1]/cpu[1][0], "floor_json_100k_vs_10k_cpu")
+	b.ReportMetric(cpu[2][1]/cpu[2][0], "floor_map_100k_vs_10k_cpu")
+	b.ReportMetric(excess(cpu[2]), "floor_map_excess_ns_per_param")
 }

@@ -212,6 +212,9 @@ func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path strin
 			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(path, r), loc: path, name: r})
 		}
 	}
+	if len(props) == 0 {
+		return // nothing inside to look at: a call of many parameters is not walked
+	}
 	for k, v := range m {
 		ps := props[k]
 		if ps == nil {

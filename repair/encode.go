@@ -24,7 +24,20 @@ func EncodeArgs(args map[string]any) ([]byte, error) {
 // once, because a verdict re-encodes whole file contents and encoding/json
 // spends most of that time growing its buffer and reflecting.
 func EncodeJSON(v any) ([]byte, error) {
-	if out, ok := appendJSON(make([]byte, 0, encodedSize(v)), v); ok {
+	if m, ok := v.(map[string]any); ok && m != nil {
+		// An object's members are sized in key order, once sorted: a pass
+		// over the map to size them would visit their values in the map's
+		// order, a cache miss a member of a large object.
+		var small [8]member
+		members := sortedMembers(m, small[:0])
+		n := 2
+		for _, e := range members {
+			n += len(e.k) + 4 + encodedSize(e.v)
+		}
+		if out, ok := appendMembers(make([]byte, 0, n), members); ok {
+			return out, nil
+		}
+	} else if out, ok := appendJSON(make([]byte, 0, encodedSize(v)), v); ok {
 		return out, nil
 	}
 	var buf bytes.Buffer
@@ -116,26 +129,86 @@ func appendJSONObject(dst []byte, m map[string]any) ([]byte, bool) {
 	if m == nil {
 		return append(dst, "null"...), true
 	}
-	// The members are taken in one pass over the map and sorted with their
-	// values, each with its key's first bytes beside it: looking sorted
-	// keys up again, or comparing keys stored apart, would visit a large
-	// object's memory in random order, a cache miss a member.
 	// A tool's arguments have a few parameters: their members are sorted on
 	// the stack.
 	var small [8]member
-	members := small[:0]
-	if len(m) > len(small) {
+	return appendMembers(dst, sortedMembers(m, small[:0]))
+}
+
+// sortedMembers returns m's members in key order, in members when it has
+// room. They are taken in one pass over the map and sorted with their
+// values, each with its key's first bytes beside it: looking sorted keys
+// up again, or comparing keys stored apart, would visit a large object's
+// memory in random order, a cache miss a member.
+func sortedMembers(m map[string]any, members []member) []member {
+	if cap(members) < len(m) {
 		members = make([]member, 0, len(m))
 	}
 	for k, v := range m {
 		members = append(members, member{keyPrefix(k), k, v})
 	}
-	slices.SortFunc(members, func(a, b member) int {
+	sortMembers(members)
+	return members
+}
+
+// radixMembers is the number of members from which sortMembers sorts by
+// radix: below it, a comparison sort is as fast.
+const radixMembers = 256
+
+// sortMembers sorts members by key. A large object is sorted by its keys'
+// prefixes a byte at a time (a radix sort, linear in the members, in
+// sequential passes), skipping the bytes all prefixes share, then each run
+// of keys sharing their first eight bytes by comparison: a comparison sort
+// of a large object costs a factor log n more per member, and compares
+// members scattered in memory.
+func sortMembers(members []member) {
+	byKey := func(a, b member) int {
 		if a.pre != b.pre {
 			return cmp.Compare(a.pre, b.pre)
 		}
 		return strings.Compare(a.k, b.k)
-	})
+	}
+	if len(members) < radixMembers {
+		slices.SortFunc(members, byKey)
+		return
+	}
+	src, dst := members, make([]member, len(members))
+	for shift := 0; shift < 64; shift += 8 {
+		var at [256]int
+		for _, e := range src {
+			at[byte(e.pre>>shift)]++
+		}
+		if at[byte(src[0].pre>>shift)] == len(src) {
+			continue // a byte every prefix shares orders nothing
+		}
+		pos := 0
+		for b, n := range at {
+			at[b] = pos
+			pos += n
+		}
+		for _, e := range src {
+			b := byte(e.pre >> shift)
+			dst[at[b]] = e
+			at[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &members[0] {
+		copy(members, src)
+	}
+	for i := 0; i < len(members); {
+		j := i + 1
+		for j < len(members) && members[j].pre == members[i].pre {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(members[i:j], byKey)
+		}
+		i = j
+	}
+}
+
+func appendMembers(dst []byte, members []member) ([]byte, bool) {
 	dst = append(dst, '{')
 	for i, e := range members {
 		if i > 0 {

@@ -3,6 +3,8 @@ package repair
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -135,6 +137,34 @@ func TestPlainWords(t *testing.T) {
 				if got := plainWords(string(s), 0); got != want {
 					t.Fatalf("byte %#x at %d among %q: plainWords = %d, want %d", b, p, fill, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestEncodeJSONLargeObject: objects of radixMembers members and more,
+// sorted by radix, are encoded as encoding/json does, whatever their keys
+// share: a first byte, eight bytes and more, padding zeros, non-ASCII.
+func TestEncodeJSONLargeObject(t *testing.T) {
+	keys := map[string]func(i int) string{
+		"numbered":            func(i int) string { return fmt.Sprintf("p%d", i) },
+		"sharing eight bytes": func(i int) string { return fmt.Sprintf("parameter_%d", i*7919%100_003) },
+		"short and padded":    func(i int) string { return strings.Repeat("a\x00", i%5) + string(rune('a'+i%26)) + strconv.Itoa(i) },
+		"non-ASCII":           func(i int) string { return fmt.Sprintf("%c%x", 'é'+rune(i%300), i) },
+		"one prefix":          func(i int) string { return fmt.Sprintf("abcdefgh%d", i) },
+	}
+	for name, key := range keys {
+		for _, n := range []int{radixMembers - 1, radixMembers, 3000} {
+			m := make(map[string]any, n)
+			for i := range n {
+				m[key(i)] = json.Number(strconv.Itoa(i))
+			}
+			got, err := EncodeJSON(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if std, _ := stdEncode(m); !bytes.Equal(got, std) {
+				t.Errorf("%s, %d members: differs from encoding/json", name, n)
 			}
 		}
 	}

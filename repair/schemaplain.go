@@ -134,33 +134,47 @@ func (t *Tool) schemaInput(args map[string]any) (map[string]any, []string) {
 }
 
 // plainRoot is a parameters schema the check can apply without the schema
-// library: an object whose every property is only a string (isPlainString)
-// and that says nothing else than which are required and whether others
-// are allowed. Most built-in tools have one (write_to_file, read_file...),
-// and the library's validation of even a valid call allocates some forty
-// times.
+// library: an object whose properties, declared or not, are constrained
+// only by their JSON type (simpleTypes), and that says nothing else than
+// which are required. Most built-in tools have one (write_to_file,
+// read_file...), and so do tools that take any parameter of some types;
+// the library's validation of even a valid call allocates some forty
+// times, and walks a call of many parameters member by member.
 type plainRoot struct {
-	props    map[string]bool
+	props map[string]jsonTypes
+	// others are the types an undeclared property may have; none when the
+	// schema forbids them (additionalProperties: false).
+	others   jsonTypes
 	required []string
-	closed   bool // additionalProperties: false
 }
+
+// anyType is every JSON type: a schema that says nothing of a value.
+const anyType = typeNull | typeBoolean | typeInteger | typeNumber | typeString | typeArray | typeObject
 
 // plainRootOf returns params' plainRoot, as compiled (strictCopy), or nil
 // when it says more.
 func plainRootOf(params map[string]any) *plainRoot {
-	// Properties and silence about others forbid them (strictCopy).
-	_, hasProps := params["properties"]
-	r := &plainRoot{props: map[string]bool{}, closed: hasProps}
+	r := &plainRoot{props: map[string]jsonTypes{}, others: anyType}
+	if _, hasProps := params["properties"]; hasProps {
+		r.others = 0 // properties and silence about others forbid them (strictCopy)
+	}
 	for k, v := range params {
 		switch {
 		case !plainRootKeys[k]:
 			return nil
 		case k == "additionalProperties":
-			b, ok := v.(bool)
+			if b, ok := v.(bool); ok {
+				r.others = 0
+				if b {
+					r.others = anyType
+				}
+				break
+			}
+			t, ok := simpleTypes(v)
 			if !ok {
 				return nil
 			}
-			r.closed = !b
+			r.others = t
 		}
 	}
 	if t, ok := params["type"]; ok && t != "object" {
@@ -172,10 +186,11 @@ func plainRootOf(params map[string]any) *plainRoot {
 			return nil
 		}
 		for name, s := range props {
-			if !isPlainString(s) {
+			t, ok := simpleTypes(s)
+			if !ok {
 				return nil
 			}
-			r.props[name] = true
+			r.props[name] = t
 		}
 	}
 	if req, ok := params["required"]; ok {
@@ -194,9 +209,51 @@ func plainRootOf(params map[string]any) *plainRoot {
 	return r
 }
 
+// simpleTypes returns the JSON types a schema admits when it says nothing
+// else of a value than its type (with annotations, plainStringKeys); no
+// type is any. False when it says more, or what the library would read
+// otherwise (an unknown or empty type list).
+func simpleTypes(schema any) (jsonTypes, bool) {
+	s, ok := schema.(map[string]any)
+	if !ok {
+		return 0, false
+	}
+	for k := range s {
+		if !plainStringKeys[k] {
+			return 0, false
+		}
+	}
+	t, ok := s["type"]
+	if !ok {
+		return anyType, true
+	}
+	names, isList := t.([]any)
+	if !isList {
+		names = []any{t}
+	}
+	var out jsonTypes
+	for _, n := range names {
+		name, _ := n.(string)
+		bit, ok := typeNamed[name]
+		if !ok || out.has(bit) {
+			return 0, false
+		}
+		out |= bit
+	}
+	return out, out != 0
+}
+
+// typeNamed is the type bit of each JSON type's name in a schema.
+var typeNamed = map[string]jsonTypes{
+	"null": typeNull, "boolean": typeBoolean, "integer": typeInteger, "number": typeNumber,
+	"string": typeString, "array": typeArray, "object": typeObject,
+}
+
 // accepts says whether the schema accepts args for certain. It never says
 // so of arguments the schema library would refuse; when it does not, the
-// library checks them and says why.
+// library checks them and says why. One pass over the arguments, with no
+// work but a type test per value (admits, which leaves an integer it cannot
+// read as int64 to the library).
 func (r *plainRoot) accepts(args map[string]any) bool {
 	if r == nil {
 		return false
@@ -207,13 +264,11 @@ func (r *plainRoot) accepts(args map[string]any) bool {
 		}
 	}
 	for k, v := range args {
-		if !r.props[k] {
-			if r.closed {
-				return false
-			}
-			continue
+		t, declared := r.props[k]
+		if !declared {
+			t = r.others
 		}
-		if _, ok := v.(string); !ok {
+		if !admits(t, v) {
 			return false
 		}
 	}

@@ -126,11 +126,18 @@ func TestPlainRootAgreesWithLibrary(t *testing.T) {
 		{"no type", map[string]any{"properties": props, "required": []any{"path"}}, true},
 		{"requires an undeclared name", map[string]any{"properties": props, "required": []any{"zz"}, "additionalProperties": true}, true},
 		{"draft-04", map[string]any{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", "properties": props, "required": req}, true},
-		{"an integer", map[string]any{"properties": map[string]any{"path": str, "n": map[string]any{"type": "integer"}}}, false},
+		{"an integer", map[string]any{"properties": map[string]any{"path": str, "n": map[string]any{"type": "integer"}}}, true},
+		{"a nullable string", map[string]any{"properties": map[string]any{"p": map[string]any{"type": []any{"string", "null"}}}}, true},
+		{"a number, a boolean, an array, an object", map[string]any{"properties": map[string]any{"path": map[string]any{"type": "number"},
+			"content": map[string]any{"type": []any{"boolean", "array", "object"}}}}, true},
+		{"any value", map[string]any{"properties": map[string]any{"path": map[string]any{"title": "t"}}, "required": []any{"path"}}, true},
+		{"a type for others", map[string]any{"properties": props, "additionalProperties": str}, true},
+		{"types for others, none declared", map[string]any{"type": "object", "additionalProperties": map[string]any{"type": []any{"string", "integer"}}}, true},
+		{"any value for others", map[string]any{"additionalProperties": map[string]any{}}, true},
 		{"a pattern", map[string]any{"properties": map[string]any{"p": map[string]any{"type": "string", "pattern": "^a"}}}, false},
-		{"a nullable string", map[string]any{"properties": map[string]any{"p": map[string]any{"type": []any{"string", "null"}}}}, false},
+		{"a bound for others", map[string]any{"additionalProperties": map[string]any{"type": "integer", "minimum": 0}}, false},
+		{"a nested object's properties", map[string]any{"additionalProperties": map[string]any{"type": "object", "properties": props}}, false},
 		{"types as a list", map[string]any{"type": []any{"object"}, "properties": props}, false},
-		{"a schema for others", map[string]any{"properties": props, "additionalProperties": str}, false},
 		{"a length bound", map[string]any{"properties": props, "minProperties": 1}, false},
 	}
 	args := []map[string]any{
@@ -148,6 +155,18 @@ func TestPlainRootAgreesWithLibrary(t *testing.T) {
 		{"a": "x"},
 		{"zz": "x", "path": "p"},
 		{"p": "x", "n": json.Number("2")},
+		{"p": nil, "n": json.Number("-3"), "path": json.Number("2.5")},
+		{"path": "a", "n": json.Number("2.5"), "x": json.Number("7")},
+		{"path": false, "content": []any{}, "q": map[string]any{}},
+		{"x": "s", "y": json.Number("12"), "z": true},
+	}
+	// Integers the check leaves to the library (not an int64), and values
+	// of types it does not know: it must never accept what the library
+	// refuses, and may leave them.
+	deferred := []map[string]any{
+		{"p": "x", "n": json.Number("2.0"), "y": json.Number("1e2")},
+		{"n": json.Number("123456789012345678901234567890"), "path": "a", "content": "b"},
+		{"path": 2.5, "content": int64(3), "x": float64(1)},
 	}
 	for _, s := range schemas {
 		t.Run(s.name, func(t *testing.T) {
@@ -165,7 +184,19 @@ func TestPlainRootAgreesWithLibrary(t *testing.T) {
 					t.Errorf("%v: plain root accepts %v, the library %v", a, got, valid)
 				}
 			}
+			for _, a := range deferred {
+				valid := compiled.Validate(map[string]any(maps.Clone(a))) == nil
+				if plain.accepts(a) && !valid {
+					t.Errorf("%v: plain root accepts what the library refuses", a)
+				}
+			}
 		})
+	}
+	// Types the library refuses to compile are never read as plain.
+	for _, types := range []any{[]any{"string", "string"}, []any{[]any{"string"}}, []any{}, "text", 3} {
+		if plainRootOf(map[string]any{"properties": map[string]any{"p": map[string]any{"type": types}}}) != nil {
+			t.Errorf("type %v: read as plain", types)
+		}
 	}
 	for _, name := range []string{"write_to_file", "replace_in_file", "apply_patch"} {
 		if mustRegistry(t).Tool(name).plain == nil {
@@ -216,4 +247,54 @@ func TestPlainRootSameVerdict(t *testing.T) {
 			t.Errorf("%s:\nplain root %s\nlibrary    %s", args, got[0], got[1])
 		}
 	}
+}
+
+// FuzzPlainRoot: whatever the schema and the arguments, the check never
+// accepts arguments the schema library refuses, and when it reads a
+// schema as plain, it refuses none the library accepts but integers it
+// leaves to the library.
+func FuzzPlainRoot(f *testing.F) {
+	f.Add(`{"type":"object","additionalProperties":{"type":["string","integer"]}}`, `{"a":"x","b":3,"c":2.5}`)
+	f.Add(`{"properties":{"p":{"type":"number"},"q":{"type":["null","boolean"]}},"required":["p"]}`, `{"p":1e3,"q":null}`)
+	f.Add(`{"properties":{"p":{"type":"string"}},"additionalProperties":{}}`, `{"p":"a","z":[1,{"y":2}]}`)
+	f.Add(`{"additionalProperties":{"type":"integer","title":"t"}}`, `{"a":2.0,"b":-0,"c":12345678901234567890}`)
+	f.Fuzz(func(t *testing.T, schemaDoc, argsDoc string) {
+		var params map[string]any
+		if json.Unmarshal([]byte(schemaDoc), &params) != nil || params == nil {
+			return
+		}
+		plain := plainRootOf(params)
+		if plain == nil {
+			return
+		}
+		compiled, err := compileSchema(params)
+		if err != nil {
+			return
+		}
+		d := json.NewDecoder(strings.NewReader(argsDoc))
+		d.UseNumber()
+		var args map[string]any
+		if d.Decode(&args) != nil || args == nil {
+			return
+		}
+		valid := compiled.Validate(map[string]any(maps.Clone(args))) == nil
+		got := plain.accepts(args)
+		if got && !valid {
+			t.Fatalf("schema %s: plain root accepts %s, which the library refuses", schemaDoc, argsDoc)
+		}
+		if !got && valid && !leavesInteger(args) {
+			t.Fatalf("schema %s: plain root refuses %s, which the library accepts", schemaDoc, argsDoc)
+		}
+	})
+}
+
+// leavesInteger says whether args hold a number admits does not read as an
+// int64 (2.0, 1e2, a long integer): the check leaves those to the library.
+func leavesInteger(args map[string]any) bool {
+	for _, v := range args {
+		if n, ok := v.(json.Number); ok && !isIntegral(n) {
+			return true
+		}
+	}
+	return false
 }
