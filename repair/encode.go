@@ -249,7 +249,13 @@ const hexDigits = "0123456789abcdef"
 // appendJSONString quotes s as encoding/json does without HTML escaping:
 // short escapes for \b \f \n \r \t, \u00XX for other control bytes,
 // U+FFFD for invalid UTF-8, and U+2028 and U+2029 escaped.
-func appendJSONString(dst []byte, s string) []byte {
+func appendJSONString(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
+
+// AppendJSONString appends s quoted as EncodeJSON quotes a string: byte for
+// byte encoding/json's Encoder with SetEscapeHTML(false). It takes bytes as
+// well, so that a caller holding a large value as bytes quotes it without
+// a copy.
+func AppendJSONString[T ~string | ~[]byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -267,7 +273,8 @@ func appendJSONString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		c, size := utf8.DecodeRuneInString(s[i:])
+		// A few bytes as a string: on the stack for a byte slice.
+		c, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
 		switch {
 		case c == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
@@ -290,7 +297,7 @@ func appendJSONString(dst []byte, s string) []byte {
 // are, eight at a time while a whole word of them is (plainASCII), and
 // returns where it stopped. File content has long runs of them between its
 // escapes: a byte at a time, the scan was most of encoding arguments_json.
-func plainWords(s string, i int) int {
+func plainWords[T ~string | ~[]byte](s T, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(s); i += 8 {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
