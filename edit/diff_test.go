@@ -89,8 +89,14 @@ func FuzzAddedDiff(f *testing.F) {
 		if c == "" {
 			return
 		}
-		if got, want := addedDiff("/dev/null", "b/f", c), udiff.Unified("/dev/null", "b/f", "", c); got != want {
-			t.Fatalf("content %q:\ngot  %q\nwant %q", c, got, want)
+		want := udiff.Unified("/dev/null", "b/f", "", c)
+		d := Added("", "f", c)
+		var w strings.Builder
+		if _, err := d.WriteTo(&w); err != nil {
+			t.Fatal(err)
+		}
+		if got := d.String(); got != want || w.String() != want || d.Len() != len(want) {
+			t.Fatalf("content %q:\ngot  %q\nwritten %q\nwant %q (%d bytes, Len %d)", c, got, w.String(), want, len(want), d.Len())
 		}
 	})
 }
