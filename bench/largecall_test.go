@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
+
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/service"
 )
@@ -28,21 +30,41 @@ const memProfileEnv = "TOOLGUARD_BENCH_SERVER_MEMPROFILE"
 // this one's, alternating calls between them.
 const beforeEnv = "TOOLGUARD_BENCH_BEFORE"
 
-// maxRecvEnv is the server's --max-recv-msg-bytes twin: a 16 MB call is
-// over the default.
-const maxRecvEnv = "TOOLGUARD_MAX_RECV_MSG_BYTES"
+// sizeEnvs are the server's size bounds' environment twins a large call
+// needs raised (--max-recv-msg-bytes; for a write of 16 MB,
+// --max-file-bytes; for a streamed one, --max-call-bytes and
+// --max-param-bytes): each is over 16 MB's default or at it.
+var sizeEnvs = []struct {
+	name string
+	set  func(*service.Config, int)
+}{
+	{"TOOLGUARD_MAX_RECV_MSG_BYTES", func(c *service.Config, n int) { c.MaxRecvMsgBytes = n }},
+	{"TOOLGUARD_MAX_FILE_BYTES", func(c *service.Config, n int) { c.MaxFileBytes = int64(n) }},
+	{"TOOLGUARD_MAX_CALL_BYTES", func(c *service.Config, n int) { c.MaxCallBytes = n }},
+	{"TOOLGUARD_MAX_PARAM_BYTES", func(c *service.Config, n int) { c.MaxParamBytes = n }},
+}
 
-func maxRecvFromEnv(cfg *service.Config) error {
-	v := os.Getenv(maxRecvEnv)
-	if v == "" {
-		return nil
+// sizesFromEnv sets cfg's size bounds from their environment twins.
+func sizesFromEnv(cfg *service.Config) error {
+	for _, e := range sizeEnvs {
+		v := os.Getenv(e.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.name, err)
+		}
+		e.set(cfg, n)
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return fmt.Errorf("%s: %w", maxRecvEnv, err)
-	}
-	cfg.MaxRecvMsgBytes = n
 	return nil
+}
+
+// raiseSizes raises the bench servers' size bounds to 32 MiB.
+func raiseSizes(b *testing.B) {
+	for _, e := range sizeEnvs {
+		b.Setenv(e.name, strconv.Itoa(32<<20))
+	}
 }
 
 func writeMemProfile(path string) {
@@ -136,7 +158,31 @@ func pythonDictWrite(size int) (args string, contentBytes int) {
 //	go test -c -o /tmp/before.test ./bench/   # at the earlier commit
 //	TOOLGUARD_BENCH_BEFORE=/tmp/before.test go test -run '^$' -bench LargePythonDictServer -benchtime 6x ./bench/
 func BenchmarkLargePythonDictServer(b *testing.B) {
-	b.Setenv(maxRecvEnv, strconv.Itoa(32<<20))
+	args, contentBytes := pythonDictWrite(16 << 20)
+	req := &toolguardv1.ValidateToolCallRequest{
+		Context: &toolguardv1.RequestContext{SessionId: "bench-large"},
+		Call:    &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: args}},
+	}
+	runLargeCalls(b, len(args), func(conn *grpc.ClientConn, n int) error {
+		req.Context.SessionId = fmt.Sprintf("bench-large-%d", n)
+		resp, err := toolguardv1.NewToolGuardServiceClient(conn).ValidateToolCall(context.Background(), req)
+		if err != nil {
+			return err
+		}
+		return usableElided(resp.GetVerdict(), contentBytes)
+	})
+}
+
+// runLargeCalls runs call, the n-th large call of inputBytes to a server,
+// on this package's server process and, with TOOLGUARD_BENCH_BEFORE, on
+// that binary's beside it, alternating between them with the order
+// reversed every round, and reports per server what it allocated per call
+// over inputBytes (alloc_vs_input: the median, _min, _max) and its peak
+// resident set over the run above its resident set before the first large
+// call, over inputBytes (peak_rss_growth_vs_input). The servers' size
+// bounds are raised to 32 MiB.
+func runLargeCalls(b *testing.B, inputBytes int, call func(conn *grpc.ClientConn, n int) error) {
+	raiseSizes(b)
 	type side struct {
 		name   string
 		s      *benchServer
@@ -147,24 +193,7 @@ func BenchmarkLargePythonDictServer(b *testing.B) {
 	if path := os.Getenv(beforeEnv); path != "" {
 		sides = append([]*side{{name: "before", s: startServerFrom(b, path, "info")}}, sides...)
 	}
-	args, contentBytes := pythonDictWrite(16 << 20)
-	req := &toolguardv1.ValidateToolCallRequest{
-		Context: &toolguardv1.RequestContext{SessionId: "bench-large"},
-		Call:    &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: args}},
-	}
 	ctx := context.Background()
-	call := func(sd *side, n int) {
-		req.Context.SessionId = fmt.Sprintf("bench-large-%d", n)
-		resp, err := toolguardv1.NewToolGuardServiceClient(sd.s.conn).ValidateToolCall(ctx, req)
-		if err != nil {
-			b.Fatalf("%s: %v", sd.name, err)
-		}
-		v := resp.GetVerdict()
-		if !v.GetOk() || len(v.GetRepairs()) == 0 || !elidedContent(v, contentBytes) {
-			b.Fatalf("%s: not a repaired, usable call with its content elided: ok=%v repairs=%v elided=%v",
-				sd.name, v.GetOk(), v.GetRepairs(), v.GetElided())
-		}
-	}
 	for _, sd := range sides {
 		// A small call first: what any server holds before a large one.
 		if _, err := toolguardv1.NewToolGuardServiceClient(sd.s.conn).ValidateToolCall(ctx, brokenWrite(0, 0)); err != nil {
@@ -172,7 +201,7 @@ func BenchmarkLargePythonDictServer(b *testing.B) {
 		}
 		sd.base = sd.s.mem(b)
 	}
-	b.SetBytes(int64(len(args)))
+	b.SetBytes(int64(inputBytes))
 	n := 0
 	for b.Loop() {
 		order := slices.Clone(sides)
@@ -181,9 +210,11 @@ func BenchmarkLargePythonDictServer(b *testing.B) {
 		}
 		for _, sd := range order {
 			m0 := sd.s.mem(b)
-			call(sd, n)
+			if err := call(sd.s.conn, n); err != nil {
+				b.Fatalf("%s: %v", sd.name, err)
+			}
 			m1 := sd.s.mem(b)
-			sd.ratios = append(sd.ratios, float64(m1.totalAlloc-m0.totalAlloc)/float64(len(args)))
+			sd.ratios = append(sd.ratios, float64(m1.totalAlloc-m0.totalAlloc)/float64(inputBytes))
 		}
 		n++
 	}
@@ -197,10 +228,20 @@ func BenchmarkLargePythonDictServer(b *testing.B) {
 		b.ReportMetric(median(sd.ratios, ident), prefix+"alloc_vs_input")
 		b.ReportMetric(slices.Min(sd.ratios), prefix+"alloc_vs_input_min")
 		b.ReportMetric(slices.Max(sd.ratios), prefix+"alloc_vs_input_max")
-		b.ReportMetric(float64(end.hwm-sd.base.rss)/float64(len(args)), prefix+"peak_rss_growth_vs_input")
+		b.ReportMetric(float64(end.hwm-sd.base.rss)/float64(inputBytes), prefix+"peak_rss_growth_vs_input")
 		b.ReportMetric(float64(sd.base.rss)/(1<<20), prefix+"rss_before-MB")
 		b.ReportMetric(float64(end.hwm)/(1<<20), prefix+"peak_rss-MB")
 	}
+}
+
+// usableElided says why v is not a repaired, usable call with its content,
+// of contentBytes, elided (nil when it is).
+func usableElided(v *toolguardv1.Verdict, contentBytes int) error {
+	if !v.GetOk() || len(v.GetRepairs()) == 0 || !elidedContent(v, contentBytes) {
+		return fmt.Errorf("not a repaired, usable call with its content elided: ok=%v repairs=%v elided=%v violations=%v",
+			v.GetOk(), v.GetRepairs(), v.GetElided(), v.GetViolations())
+	}
+	return nil
 }
 
 // elidedContent says whether v lists the content, of n bytes, as left out.

@@ -74,7 +74,7 @@ func serveForBench(level string) error {
 		}
 		cfg.StreamWorkers = uint32(n)
 	}
-	if err := maxRecvFromEnv(&cfg); err != nil {
+	if err := sizesFromEnv(&cfg); err != nil {
 		return err
 	}
 	srv, err := service.NewWithServices(cfg, log, func(r grpc.ServiceRegistrar) { testgrpc.RegisterTestServiceServer(r, echoService{}) })

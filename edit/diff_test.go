@@ -3,6 +3,8 @@ package edit
 import (
 	"strings"
 	"testing"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 func TestUnifiedDiff(t *testing.T) {
@@ -60,4 +62,41 @@ func TestUnifiedDiffOfAnEdit(t *testing.T) {
 	if d != want {
 		t.Errorf("got:\n%q\nwant:\n%q", d, want)
 	}
+}
+
+// addedCases are contents a created file may have: line breaks or not at
+// the end, empty lines, CRLF, a lone CR, one line or many.
+var addedCases = []string{"a", "a\n", "a\nb", "a\nb\n", "\n", "\n\n", "a\r\nb\r\n", "x\n\n\ny", "\r", "é\n\x00\n", strings.Repeat("line\n", 1000)}
+
+// TestAddedDiff: a created file's diff, built in one piece, is byte for
+// byte udiff's.
+func TestAddedDiff(t *testing.T) {
+	for _, c := range addedCases {
+		for _, from := range []string{"", "old.txt"} {
+			want := udiff.Unified(diffLabel("a/", from), "b/new.txt", "", c)
+			if got := UnifiedDiff(from, "new.txt", "", c); got != want {
+				t.Errorf("content %.40q from %q:\ngot  %q\nwant %q", c, from, got, want)
+			}
+		}
+	}
+}
+
+func FuzzAddedDiff(f *testing.F) {
+	for _, c := range addedCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, c string) {
+		if c == "" {
+			return
+		}
+		want := udiff.Unified("/dev/null", "b/f", "", c)
+		d := Added("", "f", c)
+		var w strings.Builder
+		if _, err := d.WriteTo(&w); err != nil {
+			t.Fatal(err)
+		}
+		if got := d.String(); got != want || w.String() != want || d.Len() != len(want) {
+			t.Fatalf("content %q:\ngot  %q\nwritten %q\nwant %q (%d bytes, Len %d)", c, got, w.String(), want, len(want), d.Len())
+		}
+	})
 }

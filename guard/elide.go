@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -91,7 +92,7 @@ func (g *Guard) checkAnswer(res *repair.Result, ex *Execution) bool {
 	res.Violate(CodeResponseTooLarge, "", fmt.Sprintf(
 		"The result of this call (%d edits on %d files) is too large to report in one response, so nothing was changed. Split it into smaller calls.",
 		len(ex.Edits), len(ex.Changes)))
-	ex.Edits, ex.Changes, ex.Diff = nil, nil, ""
+	ex.Edits, ex.Changes, ex.Diff, ex.DiffElided = nil, nil, "", nil
 	return false
 }
 
@@ -107,8 +108,24 @@ func (g *Guard) elide(ex *Execution) error {
 		return err
 	}
 	v.Args, v.ArgumentsJSON, v.Elided = s.args, s.argsJSON, s.elided
-	ex.Diff, ex.DiffElided = s.diff, s.diffElided
+	ex.Diff = s.diff
+	if s.diffElided != nil {
+		ex.DiffElided = s.diffElided // else none, or one elided when made (addedDiff)
+	}
 	return nil
+}
+
+// addedDiff is the diff of content written where there was none or an
+// empty file: over MaxDiffBytes, which rule 2 elides whatever the budget,
+// it is sized and hashed without being built.
+func addedDiff(from, to, content string) (string, *Elision) {
+	d := edit.Added(from, to, content)
+	if d.Len() <= MaxDiffBytes {
+		return d.String(), nil
+	}
+	h := sha256.New()
+	_, _ = d.WriteTo(h) // a hash never fails
+	return "", &Elision{Field: "diff", Size: d.Len(), SHA256: hex.EncodeToString(h.Sum(nil))}
 }
 
 // structPerJSONByte bounds a Struct against compact JSON: "1," is 2 bytes of
@@ -430,6 +447,9 @@ func fixedSize(res *repair.Result, feedback string, ex *Execution) int {
 	}
 	for _, c := range ex.Changes {
 		n += len(c.Path) + len(c.MovedTo) + 256
+	}
+	if ex.DiffElided != nil {
+		n += elisionSize(*ex.DiffElided)
 	}
 	return n + syntaxSize(ex)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/toolguard/toolguard/edit"
 	"github.com/toolguard/toolguard/repair"
@@ -294,8 +295,15 @@ func (g *Guard) write(ctx context.Context, ws *workspace.Workspace, req ExecuteR
 	if !existed {
 		from = "" // created: the diff comes from /dev/null
 	}
-	ex.Diff = edit.UnifiedDiff(from, rel, string(old), content)
-	change := FileChange{Path: rel, PreviousSHA256: oldHash, Size: len(content), SHA256: workspace.SHA256Hex([]byte(content))}
+	if len(old) == 0 && content != "" {
+		ex.Diff, ex.DiffElided = addedDiff(from, rel, content)
+	} else {
+		ex.Diff = edit.UnifiedDiff(from, rel, string(old), content)
+	}
+	// The content's bytes, hashed, checked and written, never changed: a
+	// view, not copies of a content that may be megabytes.
+	data := unsafe.Slice(unsafe.StringData(content), len(content))
+	change := FileChange{Path: rel, PreviousSHA256: oldHash, Size: len(content), SHA256: workspace.SHA256Hex(data)}
 	switch {
 	case !existed:
 		change.Kind = ChangeCreated
@@ -310,7 +318,7 @@ func (g *Guard) write(ctx context.Context, ws *workspace.Workspace, req ExecuteR
 		if existed {
 			before = old
 		}
-		if g.refuseSyntax(res, "content", res.ToolName, g.checkSyntax(ex, rel, before, []byte(content), nil)) {
+		if g.refuseSyntax(res, "content", res.ToolName, g.checkSyntax(ex, rel, before, data, nil)) {
 			g.checkAnswer(res, ex)
 			return nil
 		}
@@ -321,7 +329,7 @@ func (g *Guard) write(ctx context.Context, ws *workspace.Workspace, req ExecuteR
 	if req.DryRun || change.Kind == ChangeUnchanged {
 		return nil
 	}
-	if err := f.Write([]byte(content)); err != nil {
+	if err := f.Write(data); err != nil {
 		return g.fileError(res, "path", rel, err)
 	}
 	ex.written += int64(len(content))

@@ -100,11 +100,15 @@ func TestExecuteAtMaxFileBytes(t *testing.T) {
 		name   string
 		edit   bool
 		dryRun bool
+		// from is the file before a write: old, "" (empty) or absent.
+		from string
 	}{
-		{"write", false, false},
-		{"write dry run", false, true},
-		{"edit", true, false},
-		{"edit dry run", true, true},
+		{"write", false, false, "old"},
+		{"write dry run", false, true, "old"},
+		{"write created", false, false, "absent"},
+		{"write into an empty file", false, false, ""},
+		{"edit", true, false, "old"},
+		{"edit dry run", true, true, "old"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +123,15 @@ func TestExecuteAtMaxFileBytes(t *testing.T) {
 			var elided map[string]string
 			if !tc.edit {
 				before, after = old, updated
-				writeFile(t, file, before)
+				switch tc.from {
+				case "absent":
+					before = ""
+				case "":
+					before = ""
+					writeFile(t, file, before)
+				default:
+					writeFile(t, file, before)
+				}
 				r, err := c.ExecuteWrite(ctx, &toolguardv1.ExecuteWriteRequest{Context: rc, DryRun: tc.dryRun,
 					Call: jsonCall(t, "write_to_file", map[string]any{"path": rel, "content": after})})
 				if err != nil {
@@ -147,7 +159,11 @@ func TestExecuteAtMaxFileBytes(t *testing.T) {
 				}
 			}
 			wantElided(t, resp, v, elided, diff, diffElided)
-			wantDiff := edit.UnifiedDiff(rel, rel, before, after)
+			from := rel
+			if tc.from == "absent" {
+				from = "" // a created file's diff is from /dev/null
+			}
+			wantDiff := edit.UnifiedDiff(from, rel, before, after)
 			if diffElided.GetSize() != uint64(len(wantDiff)) || diffElided.GetSha256() != sha(wantDiff) {
 				t.Errorf("diff_elided %v, want size %d sha256 %s", diffElided, len(wantDiff), sha(wantDiff))
 			}
