@@ -217,6 +217,10 @@ func TestServerCrashChild(t *testing.T) {
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Workspace = dir
 	cfg.LogLevel = "warn"
+	// Four writers share a file; on a machine busy enough, one waits past
+	// the default 10 s for another's durable write and is told to retry,
+	// which is not what this test is about: the wait is a hang guard here.
+	cfg.LockTimeout = 2 * time.Minute
 	log, err := observe.NewLogger("console", cfg.LogLevel)
 	if err != nil {
 		fail(err)
