@@ -438,7 +438,7 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		}
 		// ["a & b]], null] — a bracket before the comma the item never
 		// opened may close the list, the quote forgotten before it.
-		if _, unopened := bracketBalance(text[:m.n]); unopened {
+		if _, some := bracketBalance(text[:m.n]); some.unopened {
 			t.inner = true
 		}
 		p.settledBy(t)
@@ -458,15 +458,18 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 			p.keyQuote = t.open
 		}
 		// {"url":"https://x/} — forgotten before the closing brackets. Only
-		// where the text before them balances its own brackets: one it left
-		// open means the bracket is content and the text was cut off after
-		// it; one it closed unopened means it may have ended there instead.
-		switch unclosed, unopened := bracketBalance(text[:m.n]); {
-		case unclosed:
-		case unopened, p.closersPastDepth(m):
+		// where the text before them balances its own brackets, in every
+		// reading of its strings and comments: one it left open means the
+		// bracket is content and the text was cut off after it; one it
+		// closed unopened means it may have ended there instead.
+		raw, some := bracketBalance(text[:m.n])
+		switch {
+		case raw.unclosed:
+		case some.unopened, p.closersPastDepth(m):
 			t.inner = true
 			p.settledBy(t)
 			return p.endAt(m, text)
+		case some.unclosed:
 		default:
 			p.settledBy(t)
 			return p.endAt(m, text)
@@ -707,24 +710,69 @@ func (p *repairParser) memberAfterComma(marks *strMarks, end int) (strMark, bool
 	return strMark{}, false
 }
 
-// bracketBalance reports whether text leaves a bracket open, or closes
-// one it never opened.
-func bracketBalance(text string) (unclosed, unopened bool) {
+// balance is what a count of a text's brackets found: one left open, or
+// one closed that was never opened.
+type balance struct{ unclosed, unopened bool }
+
+// bracketBalance counts text's brackets raw, and reports in some what any
+// reading of it finds. A bracket inside the content's own string literal
+// or comment is no block's (`"brace } x"`, `// }` in code), yet the text
+// does not settle which quotes open strings (' is an apostrophe in prose
+// as much) nor what starts a comment. So the brackets are counted with
+// each kind of span skipped too, and the text balances only where every
+// reading says so.
+func bracketBalance(text string) (raw, some balance) {
+	raw = bracketCount(text, "")
+	some = raw
+	for _, open := range [...]string{`"`, "'", "`", "//", "#"} {
+		if strings.Contains(text, open) {
+			b := bracketCount(text, open)
+			some.unclosed, some.unopened = some.unclosed || b.unclosed, some.unopened || b.unopened
+		}
+	}
+	return raw, some
+}
+
+// bracketCount is bracketBalance in one reading: the spans open starts
+// (spanEnd) skipped; open "" skips none.
+func bracketCount(text, open string) (b balance) {
 	var curly, square int
 	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '{':
+		switch c := text[i]; {
+		case c == '{':
 			curly++
-		case '}':
+		case c == '}':
 			curly--
-		case '[':
+		case c == '[':
 			square++
-		case ']':
+		case c == ']':
 			square--
+		case open != "" && c == open[0] && strings.HasPrefix(text[i:], open):
+			i = spanEnd(text, i+len(open), open)
 		}
-		unopened = unopened || curly < 0 || square < 0
+		b.unopened = b.unopened || curly < 0 || square < 0
 	}
-	return curly > 0 || square > 0, unopened
+	b.unclosed = curly > 0 || square > 0
+	return b
+}
+
+// spanEnd returns where a span opened before i ends: a quote's at its
+// closing quote (backslash escapes kept) or, left open, at the line's end;
+// a comment's at the line's end.
+func spanEnd(text string, i int, open string) int {
+	quote := open == `"` || open == "'" || open == "`"
+	for ; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\n':
+			return i
+		case !quote:
+		case c == '\\':
+			i++
+		case c == open[0]:
+			return i
+		}
+	}
+	return i
 }
 
 func trimBrackets(s string) string {
