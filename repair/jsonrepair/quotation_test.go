@@ -73,6 +73,8 @@ func TestItemCommaReadings(t *testing.T) {
 		{"words after the earlier commas", `{"t": ["a, b, c, "x"]}`, `{"t":["a, b, c","x"]}`},
 		{"a word that starts with a digit", `{"t": ["a, 50 items, "x"]}`, `{"t":["a, 50 items","x"]}`},
 		{"a bracket never opened before the first comma", `{"t": [3.25, [[null, 751, "a & b]], null]}`, ""},
+		{"a bracket never opened before a comma a quote follows", "{'todos': [3.25, ['run `make test`], 'say \"hi\"']}", ""},
+		{"a brace never opened before a comma a member follows", `{"a": "x}, "b": "y"}`, ""},
 		{"a bracket opened before the first comma", `{"t": [1, "see [1], more]}`, `{"t":[1,"see [1]","more"]}`},
 		{"one comma", `{"t": [false, "50 items,"100% sure"]}`, `{"t":[false,"50 items","100% sure"]}`},
 		// An item ending in a comma, the next with no comma between: the

@@ -235,9 +235,11 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 		if ctx == ctxArray && p.itemAfterComma(t.start, m.src) {
 			t.inner = true
 		}
+		text := t.String(p.i)
+		closedBefore(t, text, m)
 		p.guessedSplit(t)
 		p.settledBy(t)
-		return p.endAt(m, t.String(p.i)), true
+		return p.endAt(m, text), true
 	}
 	p.note("escaped quotes inside strings")
 	t.raw = true
@@ -436,16 +438,13 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
 			t.inner = true
 		}
-		// ["a & b]], null] — a bracket before the comma the item never
-		// opened may close the list, the quote forgotten before it.
-		if _, some := bracketBalance(text[:m.n]); some.unopened {
-			t.inner = true
-		}
+		closedBefore(t, text, m)
 		p.settledBy(t)
 		return p.endAt(m, text)
 	}
 	if ctx == ctxObjectValue {
 		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
+			closedBefore(t, text, m)
 			p.guessedSplit(t)
 			p.settledBy(t)
 			return p.endAt(m, text)
@@ -478,6 +477,17 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
 	return strings.TrimRightFunc(text, isSpaceRune)
+}
+
+// closedBefore makes a string ended at the comma m, its closing quote
+// forgotten, one of two readings where its text closes a bracket it never
+// opened before m, in some reading of its quotes: the bracket may close
+// the container, the quote forgotten before it (["a & b]], null],
+// ['run `make test`], 'x']).
+func closedBefore(t *strText, text string, m strMark) {
+	if _, some := bracketBalance(text[:m.n]); some.unopened {
+		t.inner = true
+	}
 }
 
 // valueStartAt reports a value starting at n: a quote, a number, a
