@@ -357,12 +357,32 @@ func (p *repairParser) quotationLeftOpen(t *strText) bool {
 	return t.close == '"' && t.quotation > 0 && (p.quotationOpen(t) || strings.ContainsRune(p.s[t.quotation:p.i], ' '))
 }
 
-// opensAtCut reports a quote after a space that is the text's last
-// character, containers open: it opens a quotation as much as it ends the
-// string, the text cut off after it ({"input": "Body with ").
+// opensAtCut reports a quote that is the text's last character,
+// containers open, where quotes open a string or a quotation rather than
+// close one: after a space, an opening bracket, `=`, `,` or `:`, or a
+// string prefix (f"…", r"…"). It opens one as much as it ends the string,
+// the text cut off after it ({"input": "Body with ", "return f").
 func (p *repairParser) opensAtCut(t *strText, size int) bool {
-	return p.depth > 0 && p.i > t.start && strings.IndexByte(" \t\n", p.s[p.i-1]) >= 0 &&
-		skipInlineSpace(p.s, p.i+size) >= len(p.s)
+	if p.depth == 0 || p.i <= t.start || skipInlineSpace(p.s, p.i+size) < len(p.s) {
+		return false
+	}
+	return strings.IndexByte(" \t\n([{=,:", p.s[p.i-1]) >= 0 || stringPrefixBefore(p.s, t.start, p.i)
+}
+
+// stringPrefixBefore reports a string literal's prefix of one or two
+// letters (f, r, b, u, rb, fr...) ending at i, a word of its own.
+func stringPrefixBefore(s string, start, i int) bool {
+	j := i
+	for j > start && i-j < 3 && strings.IndexByte("fFrRbBuU", s[j-1]) >= 0 {
+		j--
+	}
+	if j == i || i-j > 2 {
+		return false
+	}
+	// A word of its own: at the string's start, after a separator, or
+	// after an escaped newline or tab (\nf").
+	return j == start || !isKeyByte(s[j-1]) ||
+		j-2 >= start && s[j-2] == '\\' && (s[j-1] == 'n' || s[j-1] == 't')
 }
 
 // quotationOpen reports an odd count of double quotes in a string's text
