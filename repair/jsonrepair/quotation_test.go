@@ -81,7 +81,10 @@ func TestItemCommaReadings(t *testing.T) {
 		{"a word that starts with a digit", `{"t": ["a, 50 items, "x"]}`, `{"t":["a, 50 items","x"]}`},
 		{"a bracket never opened before the first comma", `{"t": [3.25, [[null, 751, "a & b]], null]}`, ""},
 		{"a bracket never opened before a comma a quote follows", "{'todos': [3.25, ['run `make test`], 'say \"hi\"']}", ""},
-		{"a brace never opened before a comma a member follows", `{"a": "x}, "b": "y"}`, ""},
+		{"a brace never opened before a comma a member follows", `{"cfg": {"a": "x}, "b": "y"}}`, ""},
+		{"a brace that would close the document before a comma", `{"a": "x}, "b": "y"}`, `{"a":"x}","b":"y"}`},
+		{"a brace that would leave a member after an item", `{"t": [{"a": "f() {}\n}, "b": "y"}]}`, `{"t":[{"a":"f() {}\n}","b":"y"}]}`},
+		{"a bracket of the other kind", `{"t": [{"a": "x], "b": "y"}]}`, `{"t":[{"a":"x]","b":"y"}]}`},
 		{"a bracket opened before the first comma", `{"t": [1, "see [1], more]}`, `{"t":[1,"see [1]","more"]}`},
 		{"one comma", `{"t": [false, "50 items,"100% sure"]}`, `{"t":[false,"50 items","100% sure"]}`},
 		// An item ending in a comma, the next with no comma between: the

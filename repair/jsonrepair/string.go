@@ -236,7 +236,7 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 			t.inner = true
 		}
 		text := t.String(p.i)
-		closedBefore(t, text, m)
+		p.closedBefore(t, text, m)
 		p.guessedSplit(t)
 		p.settledBy(t)
 		return p.endAt(m, text), true
@@ -458,13 +458,13 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
 			t.inner = true
 		}
-		closedBefore(t, text, m)
+		p.closedBefore(t, text, m)
 		p.settledBy(t)
 		return p.endAt(m, text)
 	}
 	if ctx == ctxObjectValue {
 		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
-			closedBefore(t, text, m)
+			p.closedBefore(t, text, m)
 			p.guessedSplit(t)
 			p.settledBy(t)
 			return p.endAt(m, text)
@@ -501,13 +501,65 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 
 // closedBefore makes a string ended at the comma m, its closing quote
 // forgotten, one of two readings where its text closes a bracket it never
-// opened before m, in some reading of its quotes: the bracket may close
-// the container, the quote forgotten before it (["a & b]], null],
-// ['run `make test`], 'x']).
-func closedBefore(t *strText, text string, m strMark) {
-	if _, some := bracketBalance(text[:m.n]); some.unopened {
-		t.inner = true
+// opened before m, in some reading of its quotes, and a closing bracket
+// before m is one the string could have ended at (closesAt): the bracket
+// may close the container, the quote forgotten before it (["a & b]],
+// null], ['run `make test`], 'x']).
+func (p *repairParser) closedBefore(t *strText, text string, m strMark) {
+	if _, some := bracketBalance(text[:m.n]); !some.unopened {
+		return
 	}
+	for k := t.start; k < m.src; k++ {
+		j := strings.IndexAny(p.s[k:m.src], "}])")
+		if j < 0 {
+			return
+		}
+		if k += j; p.closesAt(k) {
+			t.inner = true
+			return
+		}
+	}
+}
+
+// closesAt reports whether the string being read could have ended at the
+// closing bracket at k: the brackets from k close its container and those
+// around it, each by its own kind, leaving one open, and a comma then
+// goes on as the one left open expects: an item in an array, a member in
+// an object, of a key it knows if its keys are known. A bracket that would close the whole document before a comma
+// is content (`{"content": "}, "path": …`), as is one that leaves an item
+// object with a member after it (`[{"content": "…}, "status": …`).
+func (p *repairParser) closesAt(k int) bool {
+	level, n := p.depth, k
+	for ; n < len(p.s) && strings.IndexByte("}])", p.s[n]) >= 0; n = skipAllSpace(p.s, n+1) {
+		if level <= 1 || (p.s[n] == '}') == p.isArray(level) {
+			return false
+		}
+		level--
+	}
+	if n >= len(p.s) || p.s[n] != ',' {
+		return false
+	}
+	n = skipAllSpace(p.s, n+1)
+	key, _, member := p.memberAt(n)
+	if p.isArray(level) {
+		return !member && valueStartAt(p.s, n)
+	}
+	keys := p.keys
+	if p.levels != nil {
+		keys = p.levelKeys(p.objectsTo(level) - 1)
+	}
+	return member && (keys == nil || keys[key])
+}
+
+// objectsTo counts the open objects at depths 1 to d.
+func (p *repairParser) objectsTo(d int) int {
+	n := 0
+	for i := 1; i <= d; i++ {
+		if !p.isArray(i) {
+			n++
+		}
+	}
+	return n
 }
 
 // valueStartAt reports a value starting at n: a quote, a number, a
