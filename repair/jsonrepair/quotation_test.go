@@ -113,3 +113,42 @@ func TestItemCommaReadings(t *testing.T) {
 		})
 	}
 }
+
+// TestMemberCommaReadings: a value whose closing quote was forgotten ends
+// at the comma a member follows, its key bare or quoted; where members
+// follow more than one comma, it may end at any of them and is refused.
+// Code holding a dict ({x: 2, y: 3};) holds no such member.
+func TestMemberCommaReadings(t *testing.T) {
+	keys := map[string]bool{"content": true, "path": true, "mode": true}
+	tests := []struct {
+		name, text string
+		keys       map[string]bool
+		want       string // "" when refused as ambiguous
+	}{
+		{"a quoted key after the comma, the text ending", `{'a-b': "it's done, 'emoji': False}`, nil, `{"a-b":"it's done","emoji":false}`},
+		{"a quoted known key after the comma", `{"content": "it's done, 'path': 'x'}`, keys, `{"content":"it's done","path":"x"}`},
+		{"a bare known key after the comma", `{"content": "it's done, path: x}`, keys, `{"content":"it's done","path":"x"}`},
+		{"members after two commas, the text ending", `{"content": "a, path: b, mode: c}`, keys, ""},
+		{"members after two commas, a quote after the last", `{"content": "a, path: b, mode: "c"}`, keys, ""},
+		{"a member after an earlier comma, a quoted one after the last", `{"content": "a, path: b, "mode": "c"}`, keys, ""},
+		{"an unknown key after an earlier comma", `{"content": "a, x: b, "mode": "c"}`, keys, `{"content":"a, x: b","mode":"c"}`},
+		{"a dict in code before the member", `{"content": "const a = {x: 2, y: 3};\nf(), "path": "p"}`, nil, `{"content":"const a = {x: 2, y: 3};\nf()","path":"p"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Repair(tc.text, Options{Keys: tc.keys})
+			if tc.want == "" {
+				if !errors.Is(err, ErrAmbiguousQuote) {
+					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -237,6 +237,13 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 		}
 		text := t.String(p.i)
 		p.closedBefore(t, text, m)
+		if ctx == ctxObjectValue {
+			// A member after an earlier comma too: the string may have
+			// ended there as well.
+			if first, _ := p.memberCommas(t.start, m.src); first >= 0 {
+				t.inner = true
+			}
+		}
 		p.guessedSplit(t)
 		p.settledBy(t)
 		return p.endAt(m, text), true
@@ -463,7 +470,7 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		return p.endAt(m, text)
 	}
 	if ctx == ctxObjectValue {
-		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
+		if m, ok := p.memberEnd(t, marks); ok {
 			p.closedBefore(t, text, m)
 			p.guessedSplit(t)
 			p.settledBy(t)
@@ -795,6 +802,72 @@ func (p *repairParser) memberAfterComma(marks *strMarks, end int) (strMark, bool
 // balance is what a count of a text's brackets found: one left open, or
 // one closed that was never opened.
 type balance struct{ unclosed, unopened bool }
+
+// memberEnd reports where a string the text ended inside ends before a
+// member: at the one comma a member follows, its key bare or quoted
+// ({'a': "it's done, 'b': False}). Where more than one does, the string
+// may end at any of them, and the text leaves two readings.
+func (p *repairParser) memberEnd(t *strText, marks *strMarks) (strMark, bool) {
+	m, ok := p.memberAfterComma(marks, len(p.s))
+	first, more := p.memberCommas(t.start, len(p.s))
+	switch {
+	case first < 0:
+		return m, ok
+	case more:
+		t.inner = true
+		return marks.lastComma, true
+	case ok && first == m.src:
+		return m, true
+	}
+	p.openSplit = p.keys == nil && p.forCall
+	for _, c := range [...]strMark{marks.lastComma, marks.firstComma} {
+		if c.c != 0 && c.src == first {
+			return c, true
+		}
+	}
+	t.inner = true // a comma no mark was kept for
+	return marks.lastComma, true
+}
+
+// memberCommas returns the first comma in s[from:to] that a member
+// follows (memberItemAt, its key bare or quoted), or -1, and whether
+// another comma does too.
+func (p *repairParser) memberCommas(from, to int) (first int, more bool) {
+	first = -1
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(p.s[i:to], ',')
+		if j < 0 {
+			break
+		}
+		i += j
+		if p.memberItemAt(skipAllSpace(p.s, i+1)) {
+			if first >= 0 {
+				return first, true
+			}
+			first = i
+		}
+	}
+	return first, false
+}
+
+// memberItemAt reports a member at n the object may hold: a key it may
+// hold and its colon, then a simple value (simpleValueEnd) that a comma or
+// the text's end follows, or the object's end closing the containers to
+// the end (closesToEnd). Code such as `{x: 2, y: "two"};` or
+// `{'b': None}\nprint(x)` holds no member a string could have ended
+// before.
+func (p *repairParser) memberItemAt(n int) bool {
+	key, v, ok := p.memberAt(n)
+	if !ok || p.keys != nil && !p.keys[key] {
+		return false
+	}
+	end, ok := simpleValueEnd(p.s, skipAllSpace(p.s, v))
+	if !ok {
+		return false
+	}
+	end = skipAllSpace(p.s, end)
+	return end >= len(p.s) || p.s[end] == ',' || p.s[end] == '}' && p.closesToEnd(end+1)
+}
 
 // bracketBalance counts text's brackets raw, and reports in some what any
 // reading of it finds. A bracket inside the content's own string literal
