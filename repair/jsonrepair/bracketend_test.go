@@ -20,6 +20,8 @@ func TestForgottenQuoteBeforeBrackets(t *testing.T) {
 		want       string
 	}{
 		{"a url", `{"url": "https://x.org/a}`, `{"url":"https://x.org/a"}`},
+		{"a bracket the content's first character", `{"path": "a.go", "content": "}`, truncated},
+		{"a bracket after space only", `{"content": "\n  ]}`, truncated},
 		{"balanced code", `{"content": "if (a) {\n  b()\n}\n}`, `{"content":"if (a) {\n  b()\n}"}`},
 		{"a block left open", `{"content": "if (a) {\n  b()\n}`, truncated},
 		{"a brace in a code string closes no block", `{"path": "a.rs", "content": "fn main() {\n    println!(\"{}\", \"brace } quote \\\" end\");\n}`, truncated},

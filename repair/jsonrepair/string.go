@@ -487,10 +487,12 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		// where the text before them balances its own brackets, in every
 		// reading of its strings and comments: one it left open means the
 		// bracket is content and the text was cut off after it; one it
-		// closed unopened means it may have ended there instead.
+		// closed unopened means it may have ended there instead. An empty
+		// text shows nothing ended: the bracket may be the content's first
+		// character, cut off after it ({"content": "}).
 		raw, some := bracketBalance(text[:m.n])
 		switch {
-		case raw.unclosed:
+		case raw.unclosed, strings.TrimFunc(text[:m.n], isSpaceRune) == "":
 		case some.unopened, p.closersPastDepth(m):
 			t.inner = true
 			p.settledBy(t)
