@@ -131,6 +131,7 @@ func TestMemberCommaReadings(t *testing.T) {
 		{"members after two commas, the text ending", `{"content": "a, path: b, mode: c}`, keys, ""},
 		{"members after two commas, a quote after the last", `{"content": "a, path: b, mode: "c"}`, keys, ""},
 		{"a member after an earlier comma, a quoted one after the last", `{"content": "a, path: b, "mode": "c"}`, keys, ""},
+		{"a quoted member after an earlier comma, a bare key after the last", `{"content": "a, 'path': 'x', b, mode: [1`, keys, ""},
 		{"an unknown key after an earlier comma", `{"content": "a, x: b, "mode": "c"}`, keys, `{"content":"a, x: b","mode":"c"}`},
 		{"a dict in code before the member", `{"content": "const a = {x: 2, y: 3};\nf(), "path": "p"}`, nil, `{"content":"const a = {x: 2, y: 3};\nf()","path":"p"}`},
 	}

@@ -534,9 +534,10 @@ func (p *repairParser) closedBefore(t *strText, text string, m strMark) {
 // closing bracket at k: the brackets from k close its container and those
 // around it, each by its own kind, leaving one open, and a comma then
 // goes on as the one left open expects: an item in an array, a member in
-// an object, of a key it knows if its keys are known. A bracket that would close the whole document before a comma
-// is content (`{"content": "}, "path": …`), as is one that leaves an item
-// object with a member after it (`[{"content": "…}, "status": …`).
+// an object, of a key it knows if its keys are known. A bracket that
+// would close the whole document before a comma is content (`{"content":
+// "}, "path": …`), as is one that leaves an item object with a member
+// after it (`[{"content": "…}, "status": …`).
 func (p *repairParser) closesAt(k int) bool {
 	level, n := p.depth, k
 	for ; n < len(p.s) && strings.IndexByte("}])", p.s[n]) >= 0; n = skipAllSpace(p.s, n+1) {
@@ -801,10 +802,6 @@ func (p *repairParser) memberAfterComma(marks *strMarks, end int) (strMark, bool
 	return strMark{}, false
 }
 
-// balance is what a count of a text's brackets found: one left open, or
-// one closed that was never opened.
-type balance struct{ unclosed, unopened bool }
-
 // memberEnd reports where a string the text ended inside ends before a
 // member: at the one comma a member follows, its key bare or quoted
 // ({'a': "it's done, 'b': False}). Where more than one does, the string
@@ -815,11 +812,14 @@ func (p *repairParser) memberEnd(t *strText, marks *strMarks) (strMark, bool) {
 	switch {
 	case first < 0:
 		return m, ok
+	case ok && first == m.src && !more:
+		return m, true
+	case ok:
+		t.inner = true // memberAfterComma's and another
+		return m, true
 	case more:
 		t.inner = true
 		return marks.lastComma, true
-	case ok && first == m.src:
-		return m, true
 	}
 	p.openSplit = p.keys == nil && p.forCall
 	for _, c := range [...]strMark{marks.lastComma, marks.firstComma} {
@@ -870,6 +870,10 @@ func (p *repairParser) memberItemAt(n int) bool {
 	end = skipAllSpace(p.s, end)
 	return end >= len(p.s) || p.s[end] == ',' || p.s[end] == '}' && p.closesToEnd(end+1)
 }
+
+// balance is what a count of a text's brackets found: one left open, or
+// one closed that was never opened.
+type balance struct{ unclosed, unopened bool }
 
 // bracketBalance counts text's brackets raw, and reports in some what any
 // reading of it finds. A bracket inside the content's own string literal
