@@ -28,6 +28,9 @@ type repairParser struct {
 	stray     int    // where text starts that is neither a value nor a separator, or -1
 	tuples    int    // open Python tuples, in which ')' ends a bare value
 	scratch   []byte // where str builds a string that differs from the source
+	// arrays has bit d set where the open container at depth d is an
+	// array: what a string ended at a closing bracket leaves open.
+	arrays [MaxDepth/64 + 1]uint64
 }
 
 func newParser(s string, keys map[string]bool, levels []map[string]bool) *repairParser {
@@ -416,6 +419,7 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	case c == '{':
 		p.depth++
 		defer func() { p.depth-- }()
+		p.markArray(false)
 		if p.levels != nil {
 			outer := p.keys
 			p.keys = p.levelKeys(p.objects)
@@ -426,10 +430,12 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	case c == '[':
 		p.depth++
 		defer func() { p.depth-- }()
+		p.markArray(true)
 		return p.array(']'), true
 	case c == '(':
 		p.depth++
 		defer func() { p.depth-- }()
+		p.markArray(true)
 		p.notePython("converted a tuple to an array")
 		p.tuples++
 		a := p.array(')')
@@ -469,6 +475,19 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 	}
 	return p.unquoted(ctx)
 }
+
+// markArray records whether the container just opened is an array.
+func (p *repairParser) markArray(array bool) {
+	w, bit := p.depth/64, uint64(1)<<(p.depth%64)
+	if array {
+		p.arrays[w] |= bit
+	} else {
+		p.arrays[w] &^= bit
+	}
+}
+
+// isArray reports whether the open container at depth d is an array.
+func (p *repairParser) isArray(d int) bool { return p.arrays[d/64]&(1<<(d%64)) != 0 }
 
 // levelKeys are the keys expected in an object at depth d (0: outermost).
 func (p *repairParser) levelKeys(d int) map[string]bool {

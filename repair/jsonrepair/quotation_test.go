@@ -29,9 +29,16 @@ func TestOpenQuotation(t *testing.T) {
 		{"a third quote left open", `{"a": "he said "hi" and "bye", "c": "d"}`, ""},
 		{"several words after an even count", `{"a": "x("{}", "a \\" b");\nreturn f"Hello, {name}!", "p": "q"}`, ""},
 		{"a quote after a space, the text's last character", `{"input": "Body with "`, ""},
+		{"a string prefix's quote, the text's last character", `{"input": "+    return f"`, ""},
+		{"a raw string's quote after a newline, the text's last character", `{"input": "x = 1\nrb"`, ""},
+		{"a quote after a parenthesis, the text's last character", `{"content": "print("`, ""},
+		{"a quote after an equals sign, the text's last character", `{"content": "<div class="`, ""},
 		{"a quotation's end, the text's last character", `{"input": "return f"Hi {name}"`, ""},
 		// One reading.
 		{"a quote after a word, the text's last character", `{"input": "Body with x"`, `{"input":"Body with x"}`},
+		{"a quote after a word ending in a prefix letter, the text's last character", `{"input": "the club"`, `{"input":"the club"}`},
+		{"a quote after a word of prefix letters, the text's last character", `{"input": "a bub"`, `{"input":"a bub"}`},
+		{"a quote after a period, the text's last character", `{"input": "Done."`, `{"input":"Done."}`},
 		{"one word glued after an even count", `{"key": "v"alu"e", "k": 1}`, `{"k":1,"key":"v\"alu\"e"}`},
 		{"a quotation closed inside", `{"a": "he said "hi" twice", "c": "d"}`, `{"a":"he said \"hi\" twice","c":"d"}`},
 		{"a quotation closed before a space", `{"a": "say "hi" ", "c": "d"}`, `{"a":"say \"hi\" ","c":"d"}`},
@@ -73,6 +80,11 @@ func TestItemCommaReadings(t *testing.T) {
 		{"words after the earlier commas", `{"t": ["a, b, c, "x"]}`, `{"t":["a, b, c","x"]}`},
 		{"a word that starts with a digit", `{"t": ["a, 50 items, "x"]}`, `{"t":["a, 50 items","x"]}`},
 		{"a bracket never opened before the first comma", `{"t": [3.25, [[null, 751, "a & b]], null]}`, ""},
+		{"a bracket never opened before a comma a quote follows", "{'todos': [3.25, ['run `make test`], 'say \"hi\"']}", ""},
+		{"a brace never opened before a comma a member follows", `{"cfg": {"a": "x}, "b": "y"}}`, ""},
+		{"a brace that would close the document before a comma", `{"a": "x}, "b": "y"}`, `{"a":"x}","b":"y"}`},
+		{"a brace that would leave a member after an item", `{"t": [{"a": "f() {}\n}, "b": "y"}]}`, `{"t":[{"a":"f() {}\n}","b":"y"}]}`},
+		{"a bracket of the other kind", `{"t": [{"a": "x], "b": "y"}]}`, `{"t":[{"a":"x]","b":"y"}]}`},
 		{"a bracket opened before the first comma", `{"t": [1, "see [1], more]}`, `{"t":[1,"see [1]","more"]}`},
 		{"one comma", `{"t": [false, "50 items,"100% sure"]}`, `{"t":[false,"50 items","100% sure"]}`},
 		// An item ending in a comma, the next with no comma between: the
@@ -86,6 +98,46 @@ func TestItemCommaReadings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Repair(tc.text, Options{})
+			if tc.want == "" {
+				if !errors.Is(err, ErrAmbiguousQuote) {
+					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMemberCommaReadings: a value whose closing quote was forgotten ends
+// at the comma a member follows, its key bare or quoted; where members
+// follow more than one comma, it may end at any of them and is refused.
+// Code holding a dict ({x: 2, y: 3};) holds no such member.
+func TestMemberCommaReadings(t *testing.T) {
+	keys := map[string]bool{"content": true, "path": true, "mode": true}
+	tests := []struct {
+		name, text string
+		keys       map[string]bool
+		want       string // "" when refused as ambiguous
+	}{
+		{"a quoted key after the comma, the text ending", `{'a-b': "it's done, 'emoji': False}`, nil, `{"a-b":"it's done","emoji":false}`},
+		{"a quoted known key after the comma", `{"content": "it's done, 'path': 'x'}`, keys, `{"content":"it's done","path":"x"}`},
+		{"a bare known key after the comma", `{"content": "it's done, path: x}`, keys, `{"content":"it's done","path":"x"}`},
+		{"members after two commas, the text ending", `{"content": "a, path: b, mode: c}`, keys, ""},
+		{"members after two commas, a quote after the last", `{"content": "a, path: b, mode: "c"}`, keys, ""},
+		{"a member after an earlier comma, a quoted one after the last", `{"content": "a, path: b, "mode": "c"}`, keys, ""},
+		{"a quoted member after an earlier comma, a bare key after the last", `{"content": "a, 'path': 'x', b, mode: [1`, keys, ""},
+		{"an unknown key after an earlier comma", `{"content": "a, x: b, "mode": "c"}`, keys, `{"content":"a, x: b","mode":"c"}`},
+		{"a dict in code before the member", `{"content": "const a = {x: 2, y: 3};\nf(), "path": "p"}`, nil, `{"content":"const a = {x: 2, y: 3};\nf()","path":"p"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Repair(tc.text, Options{Keys: tc.keys})
 			if tc.want == "" {
 				if !errors.Is(err, ErrAmbiguousQuote) {
 					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)

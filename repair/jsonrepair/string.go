@@ -235,9 +235,18 @@ func (p *repairParser) closingQuote(t *strText, marks *strMarks, size int, ctx p
 		if ctx == ctxArray && p.itemAfterComma(t.start, m.src) {
 			t.inner = true
 		}
+		text := t.String(p.i)
+		p.closedBefore(t, text, m)
+		if ctx == ctxObjectValue {
+			// A member after an earlier comma too: the string may have
+			// ended there as well.
+			if first, _ := p.memberCommas(t.start, m.src); first >= 0 {
+				t.inner = true
+			}
+		}
 		p.guessedSplit(t)
 		p.settledBy(t)
-		return p.endAt(m, t.String(p.i)), true
+		return p.endAt(m, text), true
 	}
 	p.note("escaped quotes inside strings")
 	t.raw = true
@@ -355,12 +364,32 @@ func (p *repairParser) quotationLeftOpen(t *strText) bool {
 	return t.close == '"' && t.quotation > 0 && (p.quotationOpen(t) || strings.ContainsRune(p.s[t.quotation:p.i], ' '))
 }
 
-// opensAtCut reports a quote after a space that is the text's last
-// character, containers open: it opens a quotation as much as it ends the
-// string, the text cut off after it ({"input": "Body with ").
+// opensAtCut reports a quote that is the text's last character,
+// containers open, where quotes open a string or a quotation rather than
+// close one: after a space, an opening bracket, `=`, `,` or `:`, or a
+// string prefix (f"…", r"…"). It opens one as much as it ends the string,
+// the text cut off after it ({"input": "Body with ", "return f").
 func (p *repairParser) opensAtCut(t *strText, size int) bool {
-	return p.depth > 0 && p.i > t.start && strings.IndexByte(" \t\n", p.s[p.i-1]) >= 0 &&
-		skipInlineSpace(p.s, p.i+size) >= len(p.s)
+	if p.depth == 0 || p.i <= t.start || skipInlineSpace(p.s, p.i+size) < len(p.s) {
+		return false
+	}
+	return strings.IndexByte(" \t\n([{=,:", p.s[p.i-1]) >= 0 || stringPrefixBefore(p.s, t.start, p.i)
+}
+
+// stringPrefixBefore reports a string literal's prefix of one or two
+// letters (f, r, b, u, rb, fr...) ending at i, a word of its own.
+func stringPrefixBefore(s string, start, i int) bool {
+	j := i
+	for j > start && i-j < 3 && strings.IndexByte("fFrRbBuU", s[j-1]) >= 0 {
+		j--
+	}
+	if j == i || i-j > 2 {
+		return false
+	}
+	// A word of its own: at the string's start, after a separator, or
+	// after an escaped newline or tab (\nf").
+	return j == start || !isKeyByte(s[j-1]) ||
+		j-2 >= start && s[j-2] == '\\' && (s[j-1] == 'n' || s[j-1] == 't')
 }
 
 // quotationOpen reports an odd count of double quotes in a string's text
@@ -436,16 +465,13 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 		if strings.IndexByte(p.s[m.src:next], ':') >= 0 && !valueStartAt(p.s, skipAllSpace(p.s, m.src+1)) {
 			t.inner = true
 		}
-		// ["a & b]], null] — a bracket before the comma the item never
-		// opened may close the list, the quote forgotten before it.
-		if _, unopened := bracketBalance(text[:m.n]); unopened {
-			t.inner = true
-		}
+		p.closedBefore(t, text, m)
 		p.settledBy(t)
 		return p.endAt(m, text)
 	}
 	if ctx == ctxObjectValue {
-		if m, ok := p.memberAfterComma(marks, len(p.s)); ok {
+		if m, ok := p.memberEnd(t, marks); ok {
+			p.closedBefore(t, text, m)
 			p.guessedSplit(t)
 			p.settledBy(t)
 			return p.endAt(m, text)
@@ -458,15 +484,20 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 			p.keyQuote = t.open
 		}
 		// {"url":"https://x/} — forgotten before the closing brackets. Only
-		// where the text before them balances its own brackets: one it left
-		// open means the bracket is content and the text was cut off after
-		// it; one it closed unopened means it may have ended there instead.
-		switch unclosed, unopened := bracketBalance(text[:m.n]); {
-		case unclosed:
-		case unopened, p.closersPastDepth(m):
+		// where the text before them balances its own brackets, in every
+		// reading of its strings and comments: one it left open means the
+		// bracket is content and the text was cut off after it; one it
+		// closed unopened means it may have ended there instead. An empty
+		// text shows nothing ended: the bracket may be the content's first
+		// character, cut off after it ({"content": "}).
+		raw, some := bracketBalance(text[:m.n])
+		switch {
+		case raw.unclosed, strings.TrimFunc(text[:m.n], isSpaceRune) == "":
+		case some.unopened, p.closersPastDepth(m):
 			t.inner = true
 			p.settledBy(t)
 			return p.endAt(m, text)
+		case some.unclosed:
 		default:
 			p.settledBy(t)
 			return p.endAt(m, text)
@@ -475,6 +506,70 @@ func (p *repairParser) unclosed(t *strText, marks *strMarks, ctx parseCtx) strin
 	p.truncated = true
 	p.note("closed a string cut off at the end of the text")
 	return strings.TrimRightFunc(text, isSpaceRune)
+}
+
+// closedBefore makes a string ended at the comma m, its closing quote
+// forgotten, one of two readings where its text closes a bracket it never
+// opened before m, in some reading of its quotes, and a closing bracket
+// before m is one the string could have ended at (closesAt): the bracket
+// may close the container, the quote forgotten before it (["a & b]],
+// null], ['run `make test`], 'x']).
+func (p *repairParser) closedBefore(t *strText, text string, m strMark) {
+	if _, some := bracketBalance(text[:m.n]); !some.unopened {
+		return
+	}
+	for k := t.start; k < m.src; k++ {
+		j := strings.IndexAny(p.s[k:m.src], "}])")
+		if j < 0 {
+			return
+		}
+		if k += j; p.closesAt(k) {
+			t.inner = true
+			return
+		}
+	}
+}
+
+// closesAt reports whether the string being read could have ended at the
+// closing bracket at k: the brackets from k close its container and those
+// around it, each by its own kind, leaving one open, and a comma then
+// goes on as the one left open expects: an item in an array, a member in
+// an object, of a key it knows if its keys are known. A bracket that
+// would close the whole document before a comma is content (`{"content":
+// "}, "path": …`), as is one that leaves an item object with a member
+// after it (`[{"content": "…}, "status": …`).
+func (p *repairParser) closesAt(k int) bool {
+	level, n := p.depth, k
+	for ; n < len(p.s) && strings.IndexByte("}])", p.s[n]) >= 0; n = skipAllSpace(p.s, n+1) {
+		if level <= 1 || (p.s[n] == '}') == p.isArray(level) {
+			return false
+		}
+		level--
+	}
+	if n >= len(p.s) || p.s[n] != ',' {
+		return false
+	}
+	n = skipAllSpace(p.s, n+1)
+	key, _, member := p.memberAt(n)
+	if p.isArray(level) {
+		return !member && valueStartAt(p.s, n)
+	}
+	keys := p.keys
+	if p.levels != nil {
+		keys = p.levelKeys(p.objectsTo(level) - 1)
+	}
+	return member && (keys == nil || keys[key])
+}
+
+// objectsTo counts the open objects at depths 1 to d.
+func (p *repairParser) objectsTo(d int) int {
+	n := 0
+	for i := 1; i <= d; i++ {
+		if !p.isArray(i) {
+			n++
+		}
+	}
+	return n
 }
 
 // valueStartAt reports a value starting at n: a quote, a number, a
@@ -707,24 +802,138 @@ func (p *repairParser) memberAfterComma(marks *strMarks, end int) (strMark, bool
 	return strMark{}, false
 }
 
-// bracketBalance reports whether text leaves a bracket open, or closes
-// one it never opened.
-func bracketBalance(text string) (unclosed, unopened bool) {
+// memberEnd reports where a string the text ended inside ends before a
+// member: at the one comma a member follows, its key bare or quoted
+// ({'a': "it's done, 'b': False}). Where more than one does, the string
+// may end at any of them, and the text leaves two readings.
+func (p *repairParser) memberEnd(t *strText, marks *strMarks) (strMark, bool) {
+	m, ok := p.memberAfterComma(marks, len(p.s))
+	first, more := p.memberCommas(t.start, len(p.s))
+	switch {
+	case first < 0:
+		return m, ok
+	case ok && first == m.src && !more:
+		return m, true
+	case ok:
+		t.inner = true // memberAfterComma's and another
+		return m, true
+	case more:
+		t.inner = true
+		return marks.lastComma, true
+	}
+	p.openSplit = p.keys == nil && p.forCall
+	for _, c := range [...]strMark{marks.lastComma, marks.firstComma} {
+		if c.c != 0 && c.src == first {
+			return c, true
+		}
+	}
+	t.inner = true // a comma no mark was kept for
+	return marks.lastComma, true
+}
+
+// memberCommas returns the first comma in s[from:to] that a member
+// follows (memberItemAt, its key bare or quoted), or -1, and whether
+// another comma does too.
+func (p *repairParser) memberCommas(from, to int) (first int, more bool) {
+	first = -1
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(p.s[i:to], ',')
+		if j < 0 {
+			break
+		}
+		i += j
+		if p.memberItemAt(skipAllSpace(p.s, i+1)) {
+			if first >= 0 {
+				return first, true
+			}
+			first = i
+		}
+	}
+	return first, false
+}
+
+// memberItemAt reports a member at n the object may hold: a key it may
+// hold and its colon, then a simple value (simpleValueEnd) that a comma or
+// the text's end follows, or the object's end closing the containers to
+// the end (closesToEnd). Code such as `{x: 2, y: "two"};` or
+// `{'b': None}\nprint(x)` holds no member a string could have ended
+// before.
+func (p *repairParser) memberItemAt(n int) bool {
+	key, v, ok := p.memberAt(n)
+	if !ok || p.keys != nil && !p.keys[key] {
+		return false
+	}
+	end, ok := simpleValueEnd(p.s, skipAllSpace(p.s, v))
+	if !ok {
+		return false
+	}
+	end = skipAllSpace(p.s, end)
+	return end >= len(p.s) || p.s[end] == ',' || p.s[end] == '}' && p.closesToEnd(end+1)
+}
+
+// balance is what a count of a text's brackets found: one left open, or
+// one closed that was never opened.
+type balance struct{ unclosed, unopened bool }
+
+// bracketBalance counts text's brackets raw, and reports in some what any
+// reading of it finds. A bracket inside the content's own string literal
+// or comment is no block's (`"brace } x"`, `// }` in code), yet the text
+// does not settle which quotes open strings (' is an apostrophe in prose
+// as much) nor what starts a comment. So the brackets are counted with
+// each kind of span skipped too, and the text balances only where every
+// reading says so.
+func bracketBalance(text string) (raw, some balance) {
+	raw = bracketCount(text, "")
+	some = raw
+	for _, open := range [...]string{`"`, "'", "`", "//", "#"} {
+		if strings.Contains(text, open) {
+			b := bracketCount(text, open)
+			some.unclosed, some.unopened = some.unclosed || b.unclosed, some.unopened || b.unopened
+		}
+	}
+	return raw, some
+}
+
+// bracketCount is bracketBalance in one reading: the spans open starts
+// (spanEnd) skipped; open "" skips none.
+func bracketCount(text, open string) (b balance) {
 	var curly, square int
 	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '{':
+		switch c := text[i]; {
+		case c == '{':
 			curly++
-		case '}':
+		case c == '}':
 			curly--
-		case '[':
+		case c == '[':
 			square++
-		case ']':
+		case c == ']':
 			square--
+		case open != "" && c == open[0] && strings.HasPrefix(text[i:], open):
+			i = spanEnd(text, i+len(open), open)
 		}
-		unopened = unopened || curly < 0 || square < 0
+		b.unopened = b.unopened || curly < 0 || square < 0
 	}
-	return curly > 0 || square > 0, unopened
+	b.unclosed = curly > 0 || square > 0
+	return b
+}
+
+// spanEnd returns where a span opened before i ends: a quote's at its
+// closing quote (backslash escapes kept) or, left open, at the line's end;
+// a comment's at the line's end.
+func spanEnd(text string, i int, open string) int {
+	quote := open == `"` || open == "'" || open == "`"
+	for ; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\n':
+			return i
+		case !quote:
+		case c == '\\':
+			i++
+		case c == open[0]:
+			return i
+		}
+	}
+	return i
 }
 
 func trimBrackets(s string) string {
