@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -54,9 +55,16 @@ func startCluster(t testing.TB, masters, replicas int) *Cluster {
 	t.Helper()
 	cli := redisCLI(t)
 	c := &Cluster{Replicas: map[*Server][]*Server{}}
+	// A node that misses the others' pings for the node timeout is marked
+	// failing, and a cluster of masters alone is then down: on a busy
+	// machine one second is missed. Only a failover needs it short.
+	nodeTimeout := "30000"
+	if replicas > 0 {
+		nodeTimeout = "1000"
+	}
 	for range masters * (1 + replicas) {
 		c.Nodes = append(c.Nodes, Start(t, Options{Args: []string{
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000",
+			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", nodeTimeout,
 			"--cluster-replica-validity-factor", "0", "--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "1"}}))
 	}
 	args := []string{"--cluster", "create"}
@@ -64,7 +72,10 @@ func startCluster(t testing.TB, masters, replicas int) *Cluster {
 		args = append(args, s.Addr())
 	}
 	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
-	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+	// redis-cli waits for the nodes to agree with no limit of its own.
+	ctx, cancel := context.WithTimeout(context.Background(), startWait)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
 		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
 	}
 	deadline := time.Now().Add(startWait)

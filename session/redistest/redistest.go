@@ -24,7 +24,7 @@ import (
 
 // Far above what a healthy machine needs.
 const (
-	startWait = 30 * time.Second
+	startWait = 2 * time.Minute
 	stopWait  = 10 * time.Second
 )
 
