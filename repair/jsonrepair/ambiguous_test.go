@@ -49,19 +49,9 @@ func TestQuoteReadings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Repair(tc.text, Options{})
-			if tc.want == "" {
-				if !errors.Is(err, ErrAmbiguousQuote) {
-					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := json.Marshal(r.Value)
-			if string(got) != tc.want || r.Truncated != tc.truncated {
-				t.Errorf("got %s truncated=%v, want %s truncated=%v", got, r.Truncated, tc.want, tc.truncated)
+			r := checkRepair(t, tc.text, Options{}, tc.want, ErrAmbiguousQuote)
+			if tc.want != "" && r.Truncated != tc.truncated {
+				t.Errorf("Repair(%q): truncated=%v, want %v", tc.text, r.Truncated, tc.truncated)
 			}
 		})
 	}

@@ -48,19 +48,7 @@ func TestOpenQuotation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Repair(tc.text, Options{})
-			if tc.want == "" {
-				if !errors.Is(err, ErrAmbiguousQuote) {
-					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
+			checkRepair(t, tc.text, Options{}, tc.want, ErrAmbiguousQuote)
 		})
 	}
 }
@@ -97,19 +85,7 @@ func TestItemCommaReadings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Repair(tc.text, Options{})
-			if tc.want == "" {
-				if !errors.Is(err, ErrAmbiguousQuote) {
-					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
+			checkRepair(t, tc.text, Options{}, tc.want, ErrAmbiguousQuote)
 		})
 	}
 }
@@ -137,19 +113,29 @@ func TestMemberCommaReadings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Repair(tc.text, Options{Keys: tc.keys})
-			if tc.want == "" {
-				if !errors.Is(err, ErrAmbiguousQuote) {
-					t.Fatalf("err = %v (value %v), want ErrAmbiguousQuote", err, r.Value)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
+			checkRepair(t, tc.text, Options{Keys: tc.keys}, tc.want, ErrAmbiguousQuote)
 		})
 	}
+}
+
+// checkRepair repairs text with opts and checks the result against want,
+// its JSON encoding, or, when want is "", that Repair refused it with
+// refusal. It returns the result for further checks.
+func checkRepair(t *testing.T, text string, opts Options, want string, refusal error) Result {
+	t.Helper()
+	r, err := Repair(text, opts)
+	if want == "" {
+		if !errors.Is(err, refusal) {
+			got, _ := json.Marshal(r.Value)
+			t.Fatalf("Repair(%q) = %s, %v; want %v", text, got, err, refusal)
+		}
+		return r
+	}
+	if err != nil {
+		t.Fatalf("Repair(%q): %v", text, err)
+	}
+	if got, _ := json.Marshal(r.Value); string(got) != want {
+		t.Errorf("Repair(%q) = %s, want %s", text, got, want)
+	}
+	return r
 }

@@ -1,10 +1,6 @@
 package jsonrepair
 
-import (
-	"encoding/json"
-	"errors"
-	"testing"
-)
+import "testing"
 
 // TestStrayWords: a bare word after a JSON value, with no comma before it,
 // could be a value the model meant or junk it wrote; either reading may
@@ -30,20 +26,7 @@ func TestStrayWords(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Repair(tc.text, Options{})
-			if tc.want == "" {
-				if !errors.Is(err, ErrStrayText) {
-					got, _ := json.Marshal(r.Value)
-					t.Errorf("Repair(%q) = %s, %v; want ErrStrayText", tc.text, got, err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Repair(%q): %v", tc.text, err)
-			}
-			if got, _ := json.Marshal(r.Value); string(got) != tc.want {
-				t.Errorf("Repair(%q) = %s, want %s", tc.text, got, tc.want)
-			}
+			checkRepair(t, tc.text, Options{}, tc.want, ErrStrayText)
 		})
 	}
 }
