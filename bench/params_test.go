@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/toolguard/toolguard/guard"
 	"github.com/toolguard/toolguard/repair"
-	"github.com/toolguard/toolguard/repair/stream"
 )
 
 // manyParams is an arguments object of n short parameters, strings and
@@ -40,32 +38,7 @@ var openTool = repair.ToolDef{Name: "configure", Parameters: map[string]any{
 // streamParams streams args in 16-byte deltas to openTool and returns the
 // verdict.
 func streamParams(g *guard.Guard, args string) (*guard.Verdict, error) {
-	ctx := context.Background()
-	s, err := g.OpenStream(guard.StreamRequest{SessionID: newSessionID(), Format: stream.OpenAI,
-		MaxCallBytes: 64 << 20, MaxParamBytes: 64 << 20, Tools: []repair.ToolDef{openTool}})
-	if err != nil {
-		return nil, err
-	}
-	deltas := []stream.ToolDelta{{Index: 0, ID: "call_1", Name: openTool.Name}}
-	if _, err := s.ToolDeltas(ctx, deltas); err != nil {
-		return nil, err
-	}
-	for i := 0; i < len(args); i += deltaBytes {
-		deltas[0] = stream.ToolDelta{Index: 0, Arguments: args[i:min(i+deltaBytes, len(args))]}
-		if _, err := s.ToolDeltas(ctx, deltas); err != nil {
-			return nil, err
-		}
-	}
-	events, _, err := s.End(ctx, "tool_calls")
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range events {
-		if e.Verdict != nil {
-			return e.Verdict, nil
-		}
-	}
-	return nil, fmt.Errorf("no verdict")
+	return streamToolVerdict(g, openTool.Name, []repair.ToolDef{openTool}, args, deltaBytes)
 }
 
 // BenchmarkStreamParams streams calls of 10,000 and 100,000 parameters in

@@ -64,14 +64,23 @@ var benchSession atomic.Int64
 
 func newSessionID() string { return fmt.Sprintf("bench-%d", benchSession.Add(1)) }
 
-// streamVerdict streams args in deltas of n bytes and returns the verdict.
+// streamVerdict streams args in deltas of n bytes as a write_to_file call
+// and returns the verdict.
 func streamVerdict(g *guard.Guard, args string, n int) (*guard.Verdict, error) {
+	return streamToolVerdict(g, "write_to_file", nil, args, n)
+}
+
+// streamToolVerdict streams args in deltas of n bytes as a call of the
+// tool name, tools declared beside the built-in ones, and returns the
+// verdict.
+func streamToolVerdict(g *guard.Guard, name string, tools []repair.ToolDef, args string, n int) (*guard.Verdict, error) {
 	ctx := context.Background()
-	s, err := g.OpenStream(guard.StreamRequest{SessionID: newSessionID(), Format: stream.OpenAI, MaxCallBytes: 64 << 20, MaxParamBytes: 64 << 20})
+	s, err := g.OpenStream(guard.StreamRequest{SessionID: newSessionID(), Format: stream.OpenAI,
+		MaxCallBytes: 64 << 20, MaxParamBytes: 64 << 20, Tools: tools})
 	if err != nil {
 		return nil, err
 	}
-	deltas := []stream.ToolDelta{{Index: 0, ID: "call_1", Name: "write_to_file"}}
+	deltas := []stream.ToolDelta{{Index: 0, ID: "call_1", Name: name}}
 	if _, err := s.ToolDeltas(ctx, deltas); err != nil {
 		return nil, err
 	}
