@@ -4,7 +4,8 @@ import "context"
 
 // bounded runs a parser that cannot be interrupted so that the check
 // returns when ctx ends: the caller then has "not checked" at once, and the
-// parse, whose input is bounded by Limits.MaxBytes, finishes on its own.
+// parse, whose input is bounded by Limits.MaxBytes, finishes on its own,
+// holding the check's memory reservation (ctx's Hold) until it does.
 func bounded(ctx context.Context, parse func() ([]Error, error)) ([]Error, error) {
 	if ctx.Done() == nil {
 		return parse()
@@ -14,7 +15,10 @@ func bounded(ctx context.Context, parse func() ([]Error, error)) ([]Error, error
 		err  error
 	}
 	done := make(chan answer, 1)
+	h := holdOf(ctx)
+	h.retain()
 	go func() {
+		defer h.Release()
 		errs, err := parse()
 		done <- answer{errs, err}
 	}()

@@ -10,12 +10,16 @@ import (
 // a transform without minifying or bundling, whose errors are the parser's.
 // Plain .js files are read with the JSX loader: JSX in .js is common (React
 // projects), and the JSX reading of a file without JSX is the JS one.
+//
+// The memory of a check is the Go heap a transform allocates per byte
+// (BenchmarkSyntaxMemory, plus a quarter): minified JavaScript, a token
+// every few bytes, takes half as much again as code laid out by hand.
 func init() {
-	register("javascript", []string{".js", ".mjs", ".cjs"}, []string{"node", "nodejs", "bun", "deno"}, esbuildChecker(api.LoaderJSX))
-	register("jsx", []string{".jsx"}, nil, esbuildChecker(api.LoaderJSX))
-	register("typescript", []string{".ts", ".mts", ".cts"}, []string{"ts-node", "tsx"}, esbuildChecker(api.LoaderTS))
-	register("tsx", []string{".tsx"}, nil, esbuildChecker(api.LoaderTSX))
-	register("css", []string{".css"}, nil, esbuildChecker(api.LoaderCSS))
+	register("javascript", []string{".js", ".mjs", ".cjs"}, []string{"node", "nodejs", "bun", "deno"}, 90, esbuildChecker(api.LoaderJSX))
+	register("jsx", []string{".jsx"}, nil, 80, esbuildChecker(api.LoaderJSX))
+	register("typescript", []string{".ts", ".mts", ".cts"}, []string{"ts-node", "tsx"}, 56, esbuildChecker(api.LoaderTS))
+	register("tsx", []string{".tsx"}, nil, 64, esbuildChecker(api.LoaderTSX))
+	register("css", []string{".css"}, nil, 72, esbuildChecker(api.LoaderCSS))
 }
 
 func esbuildChecker(loader api.Loader) Checker {

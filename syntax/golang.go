@@ -8,7 +8,7 @@ import (
 	"go/token"
 )
 
-func init() { register("go", []string{".go"}, nil, checkGo) }
+func init() { register("go", []string{".go"}, nil, 16, checkGo) }
 
 // checkGo parses a Go file with go/parser, every error reported (the
 // standard library's own parser: what gofmt and the compiler say).

@@ -6,7 +6,7 @@ import (
 	"errors"
 )
 
-func init() { register("json", []string{".json"}, nil, checkJSON) }
+func init() { register("json", []string{".json"}, nil, 12, checkJSON) }
 
 // checkJSON reports the first error encoding/json finds, at its offset.
 func checkJSON(_ context.Context, src []byte, _ int) ([]Error, error) {

@@ -5,8 +5,9 @@
 //
 // Each language registers itself once (register, in the file of its
 // parser): its name, the extensions and shebang interpreters that name it,
-// and its checker. Detect, Check and the list of languages derive from
-// that registration, so adding a language touches one file.
+// the memory its check takes per byte of the file, and its checker.
+// Detect, Check, Cost and the list of languages derive from that
+// registration, so adding a language touches one file.
 package syntax
 
 import (
@@ -59,7 +60,10 @@ type language struct {
 	name       string
 	extensions []string // with the dot, lower case: ".py"
 	shebangs   []string // interpreter names: "python3", "bash"
-	check      Checker
+	// memory is the bytes a check holds at its peak per byte of the file,
+	// measured (docs/limits.md#memory-of-syntax-checks) with a margin.
+	memory int
+	check  Checker
 	// unavailable, when set, is why this build cannot check the language
 	// (a tree-sitter grammar in a build without cgo).
 	unavailable string
@@ -72,10 +76,10 @@ var (
 
 // register adds a language; a second registration of a name replaces the
 // first (a cgo build's tree-sitter checker over the no-cgo placeholder).
-func register(name string, extensions, shebangs []string, check Checker) {
+func register(name string, extensions, shebangs []string, memory int, check Checker) {
 	mu.Lock()
 	defer mu.Unlock()
-	languages[name] = &language{name: name, extensions: extensions, shebangs: shebangs, check: check}
+	languages[name] = &language{name: name, extensions: extensions, shebangs: shebangs, memory: memory, check: check}
 }
 
 // registerUnavailable adds a language this build cannot check, saying why,
@@ -98,7 +102,8 @@ func Languages() []LanguageInfo {
 	defer mu.RUnlock()
 	var out []LanguageInfo
 	for _, l := range languages {
-		out = append(out, LanguageInfo{Name: l.name, Extensions: slices.Clone(l.extensions), Checked: l.check != nil, Unavailable: l.unavailable})
+		out = append(out, LanguageInfo{Name: l.name, Extensions: slices.Clone(l.extensions), Checked: l.check != nil,
+			Unavailable: l.unavailable, MemoryFactor: l.memory})
 	}
 	slices.SortFunc(out, func(a, b LanguageInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -110,6 +115,22 @@ type LanguageInfo struct {
 	Extensions  []string
 	Checked     bool
 	Unavailable string
+	// MemoryFactor is the bytes a check holds at its peak per byte of the
+	// file (0 when this build does not check the language).
+	MemoryFactor int
+}
+
+// Cost is the memory a check of size bytes in lang holds at its peak, by
+// the language's registered factor: what a caller bounding the memory of
+// its checks (Budget) reserves. 0 for a language this build does not check.
+func Cost(lang string, size int) int64 {
+	mu.RLock()
+	defer mu.RUnlock()
+	l, ok := languages[lang]
+	if !ok || l.check == nil {
+		return 0
+	}
+	return int64(l.memory) * int64(size)
 }
 
 // Detect names the language of a file from its extension, or, for a file

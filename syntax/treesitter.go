@@ -21,7 +21,7 @@ func init() {
 			continue // TestTreeSitterGrammars says which
 		}
 		g := &treeSitter{lang: ts.NewLanguage(grammar()), idle: make(chan *ts.Parser, parsersKept)}
-		register(l.name, l.extensions, l.shebangs, g.check)
+		register(l.name, l.extensions, l.shebangs, l.memory, g.check)
 	}
 }
 

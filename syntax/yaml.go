@@ -12,7 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-func init() { register("yaml", []string{".yaml", ".yml"}, nil, checkYAML) }
+func init() { register("yaml", []string{".yaml", ".yml"}, nil, 36, checkYAML) }
 
 // yamlLine finds the line in go.yaml.in/yaml's message ("yaml: line 3:
 // did not find expected key"); it gives no column.
