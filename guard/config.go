@@ -95,7 +95,17 @@ type Config struct {
 	SyntaxCheck    string
 	SyntaxMaxBytes int64
 	SyntaxTimeout  time.Duration
+
+	// SyntaxMaxMemory bounds the memory the checks running at once hold
+	// together, server-wide (0: DefaultSyntaxMaxMemory).
+	SyntaxMaxMemory int64
 }
+
+// DefaultSyntaxMaxMemory is the memory the syntax checks of a server hold
+// at once by default: three checks of a file of the largest size (4 MiB),
+// before and after, in Python, C or shell (320 MiB each), or one in
+// minified JavaScript (720 MiB). docs/limits.md#memory-of-syntax-checks.
+const DefaultSyntaxMaxMemory = 1 << 30
 
 // The modes of Config.Mode.
 const (
@@ -130,6 +140,8 @@ func DefaultConfig() Config {
 		SyntaxCheck:    SyntaxReport,
 		SyntaxMaxBytes: int64(syntax.DefaultLimits.MaxBytes),
 		SyntaxTimeout:  syntax.DefaultLimits.Timeout,
+
+		SyntaxMaxMemory: DefaultSyntaxMaxMemory,
 
 		UndoSessionBytes: session.DefaultHistorySessionBytes,
 		UndoTotalBytes:   session.DefaultHistoryTotalBytes,
@@ -183,7 +195,7 @@ func (c Config) Validate() error {
 	if !validSyntaxMode(c.SyntaxCheck) {
 		errs = append(errs, fmt.Errorf("syntax check %q: want %s, %s or %s", c.SyntaxCheck, SyntaxReport, SyntaxRefuse, SyntaxOff))
 	}
-	if c.SyntaxMaxBytes < 0 || c.SyntaxTimeout < 0 {
+	if c.SyntaxMaxBytes < 0 || c.SyntaxTimeout < 0 || c.SyntaxMaxMemory < 0 {
 		errs = append(errs, errors.New("syntax check bounds must not be negative (0 is the default)"))
 	}
 	if c.LockTimeout <= 0 {
@@ -361,6 +373,7 @@ func New(cfg Config, opts Options) (_ *Guard, cleanup func() error, err error) {
 		syntaxCache: newSyntaxCache(syntaxCacheEntries, syntaxCacheBytes),
 		search:      cfg.searchLimits().orDefaults(), maxFileBytes: cmp.Or(cfg.MaxFileBytes, DefaultConfig().MaxFileBytes),
 	}
+	g.syntaxBudget, g.syntaxParse = syntax.NewBudget(cmp.Or(cfg.SyntaxMaxMemory, DefaultSyntaxMaxMemory)), syntax.Check
 	return g, cleanups.Run, nil
 }
 

@@ -50,6 +50,10 @@ type Guard struct {
 	syntaxMode   string
 	syntaxLimits syntax.Limits
 	syntaxCache  *syntaxCache // recent checks' results (syntax_cache.go)
+	// syntaxBudget bounds the memory of the checks running at once
+	// (Config.SyntaxMaxMemory); syntaxParse is syntax.Check, or a test's.
+	syntaxBudget *syntax.Budget
+	syntaxParse  func(ctx context.Context, path string, src []byte, lim syntax.Limits) syntax.Result
 }
 
 // Registry returns the server's tool registry.

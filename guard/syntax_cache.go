@@ -98,13 +98,6 @@ func (c *syntaxCache) size() int {
 	return c.order.Len()
 }
 
-// checkCached checks src, the content of the file at path, through the
-// cache.
-func (g *Guard) checkCached(path string, src []byte) syntax.Result {
-	k, ok := g.syntaxKeyOf(path, src)
-	return g.checkKeyed(path, src, k, ok)
-}
-
 // syntaxKeyOf is src's key in the cache; false when src is not checked at
 // all (no language, or over the size bound), which is known at once.
 func (g *Guard) syntaxKeyOf(path string, src []byte) (syntaxKey, bool) {
@@ -115,48 +108,93 @@ func (g *Guard) syntaxKeyOf(path string, src []byte) (syntaxKey, bool) {
 	return syntaxKey{lang: lang, sum: sha256.Sum256(src)}, true
 }
 
-func (g *Guard) checkKeyed(path string, src []byte, k syntaxKey, keyed bool) syntax.Result {
-	ctx := context.Background()
-	if !keyed {
-		return syntax.Check(ctx, path, src, g.syntaxLimits) // not checked, at once
+// syntaxSide is one side of a change, as the cache knows it: its key, and
+// its result when the cache has it.
+type syntaxSide struct {
+	src    []byte
+	key    syntaxKey
+	keyed  bool // parsed at all: a known language, within the size bound
+	cached bool
+	r      syntax.Result
+}
+
+func (g *Guard) syntaxSideOf(path string, src []byte) syntaxSide {
+	s := syntaxSide{src: src}
+	if s.key, s.keyed = g.syntaxKeyOf(path, src); s.keyed {
+		s.r, s.cached = g.syntaxCache.get(s.key)
 	}
-	if r, ok := g.syntaxCache.get(k); ok {
-		return r
+	return s
+}
+
+// cost is the memory parsing s holds: nothing when the cache answers or
+// nothing is parsed.
+func (s syntaxSide) cost() int64 {
+	if !s.keyed || s.cached {
+		return 0
+	}
+	return syntax.Cost(s.key.lang, len(s.src))
+}
+
+// checkSide is s's result: the cache's, else a parse with ctx, which
+// carries the memory held for it.
+func (g *Guard) checkSide(ctx context.Context, path string, s syntaxSide) syntax.Result {
+	switch {
+	case s.cached:
+		return s.r
+	case !s.keyed:
+		return g.syntaxParse(ctx, path, s.src, g.syntaxLimits) // not checked, at once
 	}
 	if g.syntaxCache != nil {
 		g.syntaxCache.parses.Add(1)
 	}
-	r := syntax.Check(ctx, path, src, g.syntaxLimits)
+	r := g.syntaxParse(ctx, path, s.src, g.syntaxLimits)
 	if r.Checked {
-		g.syntaxCache.put(k, r)
+		g.syntaxCache.put(s.key, r)
 	}
 	return r
 }
 
-// compareCached compares a change through the cache. When the side before
-// is not cached, it is parsed alongside the side after, each on its own
-// core: the check then takes one parse's time, not two.
+// compareCached compares a change through the cache. The memory of the
+// parses the cache cannot spare is reserved first, both sides at once
+// (syntax.Budget): past the budget, the change is not checked, and the
+// reason says so. When the side before is not cached, it is parsed
+// alongside the side after, each on its own core: the check then takes
+// one parse's time, not two.
 func (g *Guard) compareCached(path string, before, after []byte) ([]syntax.Error, syntax.Comparison) {
+	a := g.syntaxSideOf(path, after)
+	var b syntaxSide
+	if before != nil && a.keyed { // else after is not checked, and before is not needed
+		b = g.syntaxSideOf(path, before)
+	}
+	hold, why := g.syntaxBudget.Reserve(a.cost() + b.cost())
+	if why != "" {
+		return nil, syntax.Comparison{After: syntax.Result{Lang: a.key.lang, Reason: why}}
+	}
+	ctx := syntax.WithHold(context.Background(), hold)
 	var early chan syntax.Result
-	if before != nil {
-		if k, ok := g.syntaxKeyOf(path, before); ok {
-			early = make(chan syntax.Result, 1)
-			if r, hit := g.syntaxCache.get(k); hit {
-				early <- r
-			} else {
-				go func() { early <- g.checkKeyed(path, before, k, true) }()
-			}
+	if b.keyed {
+		early = make(chan syntax.Result, 1)
+		if b.cached {
+			early <- b.r
+		} else {
+			go func() { early <- g.checkSide(ctx, path, b) }()
 		}
 	}
 	sides := 0
+	defer func() {
+		if early != nil && sides < 2 {
+			<-early // not needed after all (or the side after panicked), but no parse outlives its call
+		}
+		hold.Release()
+	}()
 	c := syntax.CompareWith(before, after, func(src []byte) syntax.Result {
-		if sides++; sides == 2 && early != nil { // CompareWith checks after, then before
+		if sides++; sides == 1 { // CompareWith checks after, then before
+			return g.checkSide(ctx, path, a)
+		}
+		if early != nil {
 			return <-early
 		}
-		return g.checkCached(path, src)
+		return g.checkSide(ctx, path, syntaxSide{src: src})
 	})
-	if early != nil && sides < 2 {
-		<-early // not needed after all, but no parse outlives its call
-	}
 	return c.Added, c
 }

@@ -112,6 +112,8 @@ var coreSettings = []setting[guard.Config]{
 		func(c *guard.Config) flag.Value { return (*int64Value)(&c.SyntaxMaxBytes) }},
 	{"syntax-check-timeout", "TOOLGUARD_SYNTAX_CHECK_TIMEOUT", "longest `duration` one syntax check parses a file; a slower one is not checked",
 		func(c *guard.Config) flag.Value { return (*durationValue)(&c.SyntaxTimeout) }},
+	{"syntax-check-max-memory", "TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY", "most memory (`bytes`) the syntax checks running at once may hold together, each reserving its file's size times its language's factor (docs/limits.md); a check past it is not checked, the change made all the same",
+		func(c *guard.Config) flag.Value { return (*int64Value)(&c.SyntaxMaxMemory) }},
 }
 
 // serverSettings declares the fields service.Config adds to the core's.
