@@ -37,7 +37,8 @@ func runExecute(kind string, args []string, stdin io.Reader, stdout, stderr io.W
 	// offline call gets the server's policy and waits for the servers' edits.
 	// The syntax check's mode and bounds likewise.
 	withEnv := []setting[guard.Config]{coreSetting("deny"), coreSetting("lock-dir"), coreSetting("lock-timeout"),
-		coreSetting("syntax-check"), coreSetting("syntax-check-max-bytes"), coreSetting("syntax-check-timeout")}
+		coreSetting("syntax-check"), coreSetting("syntax-check-max-bytes"), coreSetting("syntax-check-timeout"),
+		coreSetting("syntax-check-max-memory")}
 	bindSettings(fs, withEnv, &cfg)
 	sha := fs.String("expected-sha256", "", "hex SHA-256 the file must still have")
 	dryRun := fs.Bool("dry-run", false, "show the result and the diff, write nothing")

@@ -9,7 +9,8 @@ import (
 
 // TestSyntaxCheckCommands: toolguard write and edit check the syntax of
 // what they change: report mode (the default) writes and says so, refuse
-// mode (flag or environment) writes nothing and exits 1.
+// mode (flag or environment) writes nothing and exits 1; a check past the
+// memory of checks is not made, the file written all the same.
 func TestSyntaxCheckCommands(t *testing.T) {
 	const clean = "a = 1\n"
 	tests := []struct {
@@ -27,6 +28,8 @@ func TestSyntaxCheckCommands(t *testing.T) {
 			[]string{`SYNTAX_ERROR`, `Nothingwaswritten`}, false},
 		{"edit, refuse by environment", []string{"edit", "--tool", "edit"}, "refuse", `{"path":"c.toml","old_text":"a = 1","new_text":"a = "}`, 1,
 			[]string{`SYNTAX_ERROR`}, false},
+		{"write, over the memory of checks", []string{"write", "--tool", "write_to_file", "--syntax-check-max-memory", "3"}, "", `{"path":"c.toml","content":"a = [1\n"}`, 0,
+			[]string{`"outcome":"SYNTAX_OUTCOME_NOT_CHECKED"`, `morethantheserverletsallitssyntaxcheckstakeatonce`}, true},
 		{"edit, off", []string{"edit", "--tool", "edit", "--syntax-check", "off"}, "", `{"path":"c.toml","old_text":"a = 1","new_text":"a = "}`, 0,
 			nil, true},
 	}
