@@ -77,6 +77,9 @@ func serveForBench(level string) error {
 	if err := sizesFromEnv(&cfg); err != nil {
 		return err
 	}
+	if err := syntaxFromEnv(&cfg); err != nil {
+		return err
+	}
 	srv, err := service.NewWithServices(cfg, log, func(r grpc.ServiceRegistrar) { testgrpc.RegisterTestServiceServer(r, echoService{}) })
 	if err != nil {
 		return err
