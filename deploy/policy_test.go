@@ -40,7 +40,8 @@ var serveCommand = []string{"/toolguard", "serve"}
 // The settings the ConfigMap must set explicitly rather than rely on the
 // binary's defaults: where to listen and keep files, the timing the
 // termination grace period and client rebalancing depend on, and the
-// streams' buffer, which must fit the memory limit.
+// streams' buffer and the syntax checks' memory, which must fit the memory
+// limit.
 var requiredSettings = []string{
 	"TOOLGUARD_LISTEN",
 	"TOOLGUARD_WORKSPACE",
@@ -49,6 +50,7 @@ var requiredSettings = []string{
 	"TOOLGUARD_MAX_CONNECTION_AGE",
 	"TOOLGUARD_MAX_CONNECTION_AGE_GRACE",
 	"TOOLGUARD_MAX_STREAM_BUFFER_BYTES",
+	"TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY",
 }
 
 // streamBufferShare is the part of the memory limit the streams' buffer
@@ -57,6 +59,12 @@ var requiredSettings = []string{
 // is collected, so the buffer can cost four times its bytes, and that gets
 // at most half the pod (docs/limits.md).
 const streamBufferShare = 8
+
+// syntaxMemoryShare is the part of the memory limit the syntax checks
+// running at once may hold, as a divisor: the binary's default (1 GiB) is
+// for a machine, not a pod, and an eighth leaves the requests being
+// handled the rest beside the streams' half (docs/limits.md).
+const syntaxMemoryShare = 8
 
 // want is what the policies expect of one overlay beyond what they expect of
 // all.
@@ -139,6 +147,7 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 	checkSecurity(c, pod, ct)
 	checkResources(c, ct)
 	checkStreamBuffer(c, ct, config)
+	checkSyntaxMemory(c, ct, config)
 	checkServiceAccount(c, r, pod)
 	checkVolumes(c, r, d, ct, config, w)
 	metricsPort := checkMetrics(c, d, ct, config)
@@ -444,6 +453,24 @@ func checkStreamBuffer(c *checker, ct *corev1.Container, cfg config) {
 	case n > lim.Value()/streamBufferShare:
 		c.failf("%s=%d is more than 1/%d of the memory limit %s (%d bytes): streams buffering their calls could take the pod past it",
 			key, n, streamBufferShare, lim.String(), lim.Value()/streamBufferShare)
+	}
+}
+
+// checkSyntaxMemory wants the syntax checks' memory to fit the memory limit.
+func checkSyntaxMemory(c *checker, ct *corev1.Container, cfg config) {
+	const key = "TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY"
+	v, ok := cfg[key]
+	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok || !hasLim {
+		return // reported by checkConfig and checkResources
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil || n <= 0:
+		c.failf("%s=%q: want a positive whole number of bytes", key, v)
+	case n > lim.Value()/syntaxMemoryShare:
+		c.failf("%s=%d is more than 1/%d of the memory limit %s (%d bytes): large files checked at once could take the pod past it",
+			key, n, syntaxMemoryShare, lim.String(), lim.Value()/syntaxMemoryShare)
 	}
 }
 
