@@ -30,6 +30,8 @@ func TestPureGoLanguages(t *testing.T) {
 		{"css unclosed block", "a.css", "css", "a { color: red; }\nb { margin: 0\n", 3, 1, `Expected "}"`},
 		{"css unknown property is no syntax error", "a.css", "css", "a { colr: red; }\n", 0, 0, ""},
 		{"json clean", "a.json", "json", `{"a": [1, 2]}`, 0, 0, ""},
+		{"json number past float64 is syntax", "a.json", "json", `[1e400]`, 0, 0, ""},
+		{"json unclosed array", "a.json", "json", "{\"a\": [1,\n2}", 2, 2, "invalid character '}'"},
 		{"yaml clean", "a.yml", "yaml", "a: 1\nb:\n  - x\n---\nc: d\n", 0, 0, ""},
 		{"yaml bad indentation", "a.yaml", "yaml", "a: 1\n  b: 2\n", 2, 0, "mapping values"},
 		{"yaml tab", "a.yaml", "yaml", "a:\n\t- b\n", 2, 0, "cannot start any token"},
