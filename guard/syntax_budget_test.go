@@ -23,6 +23,17 @@ func goFile(n, size int) string {
 	return b.String()
 }
 
+// budgetGuard is a guard whose checks have no deadline: each parses to its
+// end on the caller's goroutine, so what a test sees of the budget depends
+// on no machine's speed (the deadline's own path is syntax's
+// TestBudgetHeldUntilParseEnds).
+func budgetGuard(t *testing.T) (*Guard, string) {
+	t.Helper()
+	g, dir := newWorkspaceGuard(t)
+	g.syntaxLimits.Timeout = 0
+	return g, dir
+}
+
 // spyParse makes g's checks call parse in place of syntax.Check, and
 // returns a function giving the most memory the budget had reserved
 // while any of them ran.
@@ -71,7 +82,7 @@ func TestSyntaxBudgetReleased(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, _ := newWorkspaceGuard(t)
+			g, _ := budgetGuard(t)
 			peak := spyParse(g, tt.parse)
 			panicked := func() (p any) {
 				defer func() { p = recover() }()
@@ -110,7 +121,7 @@ func TestSyntaxBudgetRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, dir := newWorkspaceGuard(t)
+			g, dir := budgetGuard(t)
 			g.syntaxBudget = syntax.NewBudget(tt.limit)
 			other, why := g.syntaxBudget.Reserve(tt.held)
 			if why != "" {
@@ -140,7 +151,7 @@ func TestSyntaxBudgetRefused(t *testing.T) {
 
 	// Cached, the side before costs nothing: an edit of the file just
 	// written reserves the side after alone.
-	g, _ := newWorkspaceGuard(t)
+	g, _ := budgetGuard(t)
 	peak := spyParse(g, syntax.Check)
 	runSyntaxCall(t, g, "write_to_file", map[string]any{"path": "a.go", "content": content}, false)
 	ex := runSyntaxCall(t, g, "edit", map[string]any{"path": "a.go", "old_text": "package f2", "new_text": "package g2"}, false)
@@ -166,7 +177,7 @@ func TestSyntaxBudgetConcurrentWrites(t *testing.T) {
 		size = max(size, len(c))
 	}
 	limit := fit * syntax.Cost("go", size)
-	g, dir := newWorkspaceGuard(t)
+	g, dir := budgetGuard(t)
 	g.syntaxBudget = syntax.NewBudget(limit)
 	arrived, parse := make(chan struct{}, writes), make(chan struct{})
 	peak := spyParse(g, func(ctx context.Context, path string, src []byte, lim syntax.Limits) syntax.Result {

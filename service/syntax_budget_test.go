@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard"
@@ -32,7 +33,8 @@ func budgetGoFile(n, size int) string {
 func TestSyntaxBudgetOverTheWire(t *testing.T) {
 	small, large := budgetGoFile(0, 1000), budgetGoFile(1, 20_000)
 	limit := 2 * syntax.Cost("go", len(large)+100)
-	c, ws := startWorkspace(t, service.Config{Config: guard.Config{SyntaxMaxMemory: limit}})
+	// A timeout no machine reaches: every check granted ends parsed.
+	c, ws := startWorkspace(t, service.Config{Config: guard.Config{SyntaxMaxMemory: limit, SyntaxTimeout: time.Hour}})
 	ctx := context.Background()
 	write := func(path, content string) *toolguardv1.SyntaxCheck {
 		t.Helper()

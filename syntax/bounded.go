@@ -18,8 +18,8 @@ func bounded(ctx context.Context, parse func() ([]Error, error)) ([]Error, error
 	h := holdOf(ctx)
 	h.retain()
 	go func() {
-		defer h.Release()
 		errs, err := parse()
+		h.Release() // before the answer: a check that has it holds nothing of the parse's
 		done <- answer{errs, err}
 	}()
 	select {
