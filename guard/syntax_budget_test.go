@@ -116,7 +116,7 @@ func TestSyntaxBudgetRefused(t *testing.T) {
 		reason string
 	}{
 		{"fits", cost, 0, ""},
-		{"held by another check", cost, 1, "1 other syntax checks were holding the memory the server lets its syntax checks take at once"},
+		{"held by another check", cost, 1, "1 other syntax check was holding the memory the server lets its syntax checks take at once"},
 		{"larger than the budget", cost - 1, 0, "more than the server lets all its syntax checks take at once"},
 	}
 	for _, tt := range tests {
@@ -216,7 +216,7 @@ func TestSyntaxBudgetConcurrentWrites(t *testing.T) {
 		case SyntaxClean:
 			checked++
 		case SyntaxNotChecked:
-			if !strings.Contains(sc.Reason, "other syntax checks were holding the memory") {
+			if !strings.Contains(sc.Reason, "2 other syntax checks were holding the memory") {
 				t.Errorf("write %d: not checked: %q", i, sc.Reason)
 			}
 		default:

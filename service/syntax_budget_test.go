@@ -76,7 +76,7 @@ func TestSyntaxBudgetOverTheWire(t *testing.T) {
 		switch {
 		case sc.GetOutcome() == toolguardv1.SyntaxOutcome_SYNTAX_OUTCOME_CLEAN:
 			checked++
-		case sc.GetOutcome() != toolguardv1.SyntaxOutcome_SYNTAX_OUTCOME_NOT_CHECKED || !strings.Contains(sc.GetReason(), "other syntax checks were holding the memory"):
+		case sc.GetOutcome() != toolguardv1.SyntaxOutcome_SYNTAX_OUTCOME_NOT_CHECKED || !strings.Contains(sc.GetReason(), "holding the memory the server lets its syntax checks take at once"):
 			t.Errorf("write %d: %v", i, sc)
 		}
 	}

@@ -41,8 +41,12 @@ func (b *Budget) Reserve(n int64) (*Hold, string) {
 			mib(n), mib(b.limit))
 	}
 	if !b.pool.Grow64(n) {
-		return nil, fmt.Sprintf("%d other syntax checks were holding the memory the server lets its syntax checks take at once (%s of %s; this one needs about %s)",
-			b.holds.Load(), mib(b.pool.Used()), mib(b.limit), mib(n))
+		others := fmt.Sprintf("%d other syntax checks were", b.holds.Load())
+		if b.holds.Load() == 1 {
+			others = "1 other syntax check was"
+		}
+		return nil, fmt.Sprintf("%s holding the memory the server lets its syntax checks take at once (%s of %s; this one needs about %s)",
+			others, mib(b.pool.Used()), mib(b.limit), mib(n))
 	}
 	b.holds.Add(1)
 	h := &Hold{b: b, n: n, done: make(chan struct{})}
@@ -60,10 +64,13 @@ func (b *Budget) Holds() int64 { return b.holds.Load() }
 func (b *Budget) Limit() int64 { return b.limit }
 
 func mib(n int64) string {
-	if n < 1<<20 {
+	switch {
+	case n < 1<<20:
 		return fmt.Sprintf("%d KiB", (n+1023)>>10)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
 // Hold is one reservation. Its owner releases it once, when its checks

@@ -23,7 +23,7 @@ func TestBudgetReserve(t *testing.T) {
 		steps []step
 	}{
 		{"within", 100, []step{{reserve: 60, granted: true}, {reserve: 40, granted: true}}},
-		{"over the rest", 100, []step{{reserve: 60, granted: true}, {reserve: 41, reason: "1 other syntax checks were holding"}}},
+		{"over the rest", 100, []step{{reserve: 60, granted: true}, {reserve: 41, reason: "1 other syntax check was holding the memory"}}},
 		{"over the whole", 100, []step{{reserve: 101, reason: "more than the server lets all its syntax checks take at once"}}},
 		{"released makes room", 100, []step{{reserve: 60, granted: true}, {reserve: 60, reason: "this one needs"}, {}, {reserve: 60, granted: true}}},
 		{"nothing to reserve", 1, []step{{reserve: 1, granted: true}, {reserve: -1, granted: true}}},
@@ -141,5 +141,14 @@ func TestCostFromRegistration(t *testing.T) {
 	}
 	if Cost("no such language", 1000) != 0 {
 		t.Error("an unknown language has a cost")
+	}
+}
+
+// TestMiB: the sizes a reason names, in the unit that reads best.
+func TestMiB(t *testing.T) {
+	for n, want := range map[int64]string{1: "1 KiB", 1 << 10: "1 KiB", 1<<20 - 1: "1024 KiB", 160 << 20: "160.0 MiB", 1 << 30: "1.0 GiB", 3 << 29: "1.5 GiB"} {
+		if got := mib(n); got != want {
+			t.Errorf("mib(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
