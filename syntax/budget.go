@@ -65,6 +65,10 @@ func (b *Budget) Limit() int64 { return b.limit }
 
 func mib(n int64) string {
 	switch {
+	case n == 1:
+		return "1 byte"
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
 	case n < 1<<20:
 		return fmt.Sprintf("%d KiB", (n+1023)>>10)
 	case n < 1<<30:

@@ -146,7 +146,7 @@ func TestCostFromRegistration(t *testing.T) {
 
 // TestMiB: the sizes a reason names, in the unit that reads best.
 func TestMiB(t *testing.T) {
-	for n, want := range map[int64]string{1: "1 KiB", 1 << 10: "1 KiB", 1<<20 - 1: "1024 KiB", 160 << 20: "160.0 MiB", 1 << 30: "1.0 GiB", 3 << 29: "1.5 GiB"} {
+	for n, want := range map[int64]string{1: "1 byte", 14: "14 bytes", 1 << 10: "1 KiB", 1<<10 + 1: "2 KiB", 1<<20 - 1: "1024 KiB", 160 << 20: "160.0 MiB", 1 << 30: "1.0 GiB", 3 << 29: "1.5 GiB"} {
 		if got := mib(n); got != want {
 			t.Errorf("mib(%d) = %q, want %q", n, got, want)
 		}
