@@ -104,7 +104,7 @@ type Config struct {
 // DefaultSyntaxMaxMemory is the memory the syntax checks of a server hold
 // at once by default: three checks of a file of the largest size (4 MiB),
 // before and after, in Python, C or shell (320 MiB each), or one in
-// minified JavaScript (720 MiB). docs/limits.md#memory-of-syntax-checks.
+// JavaScript (720 MiB). docs/limits.md#memory-of-syntax-checks.
 const DefaultSyntaxMaxMemory = 1 << 30
 
 // The modes of Config.Mode.
