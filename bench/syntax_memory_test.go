@@ -142,3 +142,26 @@ func BenchmarkSyntaxMemoryFiles(b *testing.B) {
 		})
 	}
 }
+
+// TestSyntaxMemoryWithinFactors: the memory a check of a generated file
+// (256 KiB) holds is within the factor its language registers, so the
+// budget reserves at least what a check takes; memory counted, not time.
+func TestSyntaxMemoryWithinFactors(t *testing.T) {
+	for _, l := range syntax.Languages() {
+		src := memorySource(l.Name, 256<<10)
+		if !l.Checked {
+			continue
+		}
+		if src == "" {
+			t.Errorf("%s: no generated file to measure", l.Name)
+			continue
+		}
+		c, g, r := checkMemory("bench"+l.Extensions[0], []byte(src))
+		if !r.Checked || len(r.Errors) != 0 {
+			t.Fatalf("%s: the generated file: %+v", l.Name, r)
+		}
+		if perByte := float64(c+g) / float64(len(src)); perByte > float64(l.MemoryFactor) {
+			t.Errorf("%s: a check held %.1f bytes a byte, over its factor %d", l.Name, perByte, l.MemoryFactor)
+		}
+	}
+}
