@@ -24,7 +24,7 @@ func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, erro
 	})
 	out := &blk.v
 	out.Ok, out.ToolName, out.ArgumentsJson, out.Feedback = v.OK(), v.ToolName, bytesString(v.ArgumentsJSON), v.Feedback
-	out.CallId, out.Form = callID, formToProto(v.Form)
+	out.CallId, out.Form = callID, FormToProto(v.Form)
 	out.Mistakes = fillMistakes(&blk.m, v.Mistakes)
 	if v.Args != nil {
 		st, err := newStruct(v.Args)
@@ -88,7 +88,8 @@ func fillMistakes(out *toolguardv1.MistakeState, m guard.MistakeState) *toolguar
 	return out
 }
 
-func formToProto(f repair.Form) toolguardv1.ArgumentsForm {
+// FormToProto converts how a call's arguments arrived to its API form.
+func FormToProto(f repair.Form) toolguardv1.ArgumentsForm {
 	switch f {
 	case repair.FormText:
 		return toolguardv1.ArgumentsForm_ARGUMENTS_FORM_TEXT
