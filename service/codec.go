@@ -40,6 +40,9 @@ func newWireCodec(log *zap.Logger) wireCodec {
 func (c wireCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if a, ok := v.(*verdictAnswer); ok {
 		if data, ok := a.marshal(); ok {
+			// The answer is the verdict's last reader: the access line is
+			// written, and the encoding copied its bytes.
+			a.v.Release()
 			return data, nil
 		}
 		pv, err := protoapi.VerdictToProto(a.v, a.callID)

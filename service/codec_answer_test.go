@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/zap"
@@ -179,4 +180,38 @@ func TestServerAnswersAsService(t *testing.T) {
 			sameWire(t, fmt.Sprintf("round %d, call %d", round, i), data, want)
 		}
 	}
+}
+
+// TestConcurrentAnswersKeepTheirArguments: concurrent ValidateToolCalls,
+// whose verdicts' encodings are released and reused once their answers are
+// written, each get their own arguments back, in both forms.
+func TestConcurrentAnswersKeepTheirArguments(t *testing.T) {
+	ts := startTestServer(t, testConfig(t))
+	client := toolguardv1.NewToolGuardServiceClient(ts.conn)
+	ctx := testContext(t)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 40 {
+				content := fmt.Sprintf("worker %d, call %d\n%s", w, i, strings.Repeat("y", (w*97+i*31)%1500))
+				args, _ := json.Marshal(map[string]string{"path": "a.py", "content": content})
+				resp, err := client.ValidateToolCall(ctx, &toolguardv1.ValidateToolCallRequest{
+					Context: &toolguardv1.RequestContext{SessionId: fmt.Sprint("w", w)},
+					Call:    &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_ArgumentsText{ArgumentsText: string(args)}},
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				v := resp.GetVerdict()
+				var echoed map[string]string
+				if err := json.Unmarshal([]byte(v.GetArgumentsJson()), &echoed); err != nil || echoed["content"] != content ||
+					v.GetArguments().GetFields()["content"].GetStringValue() != content {
+					t.Errorf("worker %d, call %d: got %.60q and %.60q (%v)", w, i, v.GetArgumentsJson(), v.GetArguments().GetFields()["content"].GetStringValue(), err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
