@@ -329,16 +329,17 @@ type validateAnswerer interface {
 }
 
 // answeredService returns sd with ValidateToolCall's handler answering by
-// validateAnswer when impl has it; sd otherwise.
+// impl's validateAnswer when it has one; sd otherwise.
 func answeredService(sd *grpc.ServiceDesc, impl any) *grpc.ServiceDesc {
-	if _, ok := impl.(validateAnswerer); !ok || sd.ServiceName != toolguardv1.ToolGuardService_ServiceDesc.ServiceName {
+	s, ok := impl.(validateAnswerer)
+	if !ok || sd.ServiceName != toolguardv1.ToolGuardService_ServiceDesc.ServiceName {
 		return sd
 	}
 	out := *sd
 	out.Methods = slices.Clone(sd.Methods)
 	for i, m := range out.Methods {
 		if m.MethodName == validateMethod {
-			out.Methods[i].Handler = validateHandler
+			out.Methods[i].Handler = validateHandler(s, impl)
 		}
 	}
 	return &out
@@ -347,18 +348,22 @@ func answeredService(sd *grpc.ServiceDesc, impl any) *grpc.ServiceDesc {
 const validateMethod = "ValidateToolCall"
 
 // validateHandler is the generated ValidateToolCall handler, answering by
-// validateAnswer.
-func validateHandler(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
-	in := new(toolguardv1.ValidateToolCallRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	s := srv.(validateAnswerer)
-	if interceptor == nil {
-		return s.validateAnswer(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{Server: srv, FullMethod: toolguardv1.ToolGuardService_ValidateToolCall_FullMethodName}
-	return interceptor(ctx, in, info, func(ctx context.Context, req any) (any, error) {
+// s's validateAnswer. What the generated one makes at every call, the
+// method's description for the interceptors and the handler they call,
+// is made once: neither holds anything of a call.
+func validateHandler(s validateAnswerer, impl any) grpc.MethodHandler {
+	info := &grpc.UnaryServerInfo{Server: impl, FullMethod: toolguardv1.ToolGuardService_ValidateToolCall_FullMethodName}
+	handler := func(ctx context.Context, req any) (any, error) {
 		return s.validateAnswer(ctx, req.(*toolguardv1.ValidateToolCallRequest))
-	})
+	}
+	return func(_ any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
+		in := new(toolguardv1.ValidateToolCallRequest)
+		if err := dec(in); err != nil {
+			return nil, err
+		}
+		if interceptor == nil {
+			return s.validateAnswer(ctx, in)
+		}
+		return interceptor(ctx, in, info, handler)
+	}
 }

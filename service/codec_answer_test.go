@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
@@ -214,4 +215,48 @@ func TestConcurrentAnswersKeepTheirArguments(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// BenchmarkVerdictAnswer answers the server benchmark's call (a ~1 KB
+// file's write_to_file verdict) both ways, side by side: converted by
+// VerdictToProto and encoded by the codec's protobuf path (convert), and
+// sized and written from the guard's verdict (direct).
+func BenchmarkVerdictAnswer(b *testing.B) {
+	content := "# variant 0\n" + strings.Repeat("def handler(event):\n    return {'status': 200}\n", 19)
+	args := map[string]any{"path": "src/handler.py", "content": content}
+	argsJSON, err := repair.EncodeArgs(args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := &guard.Verdict{
+		Result: &repair.Result{ToolName: "write_to_file", Form: repair.FormText, Args: args,
+			Repairs: []repair.Repair{{Code: "PYTHON_LITERAL", Detail: "read as a Python literal"}, {Code: "ALIAS_RENAMED", Param: "path", Detail: `"file_path" renamed to "path"`},
+				{Code: "ALIAS_RENAMED", Param: "content", Detail: `"text" renamed to "content"`}, {Code: "TOOL_ALIAS", Detail: `"Write" is "write_to_file"`}}},
+		ArgumentsJSON: argsJSON, Mistakes: guard.MistakeState{Limit: 3},
+	}
+	codec := newWireCodec(zap.NewNop())
+	for _, side := range []string{"convert", "direct"} {
+		b.Run(side, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var data mem.BufferSlice
+				if side == "direct" {
+					// As the codec writes it, without releasing the verdict.
+					a, ok := newVerdictAnswer(v, "")
+					if data, ok = a.marshal(); !ok {
+						b.Fatal("not written by the codec")
+					}
+				} else {
+					pv, err := protoapi.VerdictToProto(v, "")
+					if err != nil {
+						b.Fatal(err)
+					}
+					if data, err = codec.Marshal(&toolguardv1.ValidateToolCallResponse{Verdict: pv}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				data.Free()
+			}
+		})
+	}
 }
