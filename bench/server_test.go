@@ -342,7 +342,7 @@ type overheadServer struct {
 // round), and each figure is reported for both, prefixed before_ and
 // after_, with after_vs_before_validate_vs_echo_cpu and
 // after_minus_before_validate_minus_echo_cpu-µs, the medians of the
-// rounds' differences:
+// rounds' differences (each round's figures are logged, with -v):
 //
 //	go test -c -o /tmp/before.test ./bench/   # at the earlier commit
 //	TOOLGUARD_BENCH_BEFORE=/tmp/before.test go test -run '^$' -bench 'ServerOverhead/log=error' -benchtime 10x ./bench/
@@ -387,6 +387,12 @@ func benchOverhead(b *testing.B, level string) {
 				out[r] = f(after[1][r], after[2][r]) - f(before[1][r], before[2][r])
 			}
 			return out
+		}
+		for r := range after[1] {
+			b.Logf("round %d: validate ÷ echo CPU before %.3f, after %.3f; validate ÷ health rate before %.3f, after %.3f; echo ÷ health rate before %.3f, after %.3f",
+				r, before[1][r].cpuPerCall/before[2][r].cpuPerCall, after[1][r].cpuPerCall/after[2][r].cpuPerCall,
+				before[1][r].perSec/before[0][r].perSec, after[1][r].perSec/after[0][r].perSec,
+				before[2][r].perSec/before[0][r].perSec, after[2][r].perSec/after[0][r].perSec)
 		}
 		ident := func(x float64) float64 { return x }
 		b.ReportMetric(median(diff(func(v, e phaseStats) float64 { return v.cpuPerCall / e.cpuPerCall }), ident), "after_minus_before_validate_vs_echo_cpu")
