@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"slices"
 	"unicode/utf8"
 
@@ -328,11 +329,16 @@ type validateAnswerer interface {
 	validateAnswer(context.Context, *toolguardv1.ValidateToolCallRequest) (any, error)
 }
 
+// binaryLogEnv turns on grpc-go's binary log, which records the answers
+// handlers return as protobuf messages, after they are sent.
+const binaryLogEnv = "GRPC_BINARY_LOG_FILTER"
+
 // answeredService returns sd with ValidateToolCall's handler answering by
-// impl's validateAnswer when it has one; sd otherwise.
+// impl's validateAnswer when it has one; sd otherwise, and when the binary
+// log is on: it would find no message to record.
 func answeredService(sd *grpc.ServiceDesc, impl any) *grpc.ServiceDesc {
 	s, ok := impl.(validateAnswerer)
-	if !ok || sd.ServiceName != toolguardv1.ToolGuardService_ServiceDesc.ServiceName {
+	if !ok || sd.ServiceName != toolguardv1.ToolGuardService_ServiceDesc.ServiceName || os.Getenv(binaryLogEnv) != "" {
 		return sd
 	}
 	out := *sd

@@ -260,3 +260,16 @@ func BenchmarkVerdictAnswer(b *testing.B) {
 		})
 	}
 }
+
+// TestBinaryLogKeepsMessages: with grpc-go's binary log on, ValidateToolCall
+// answers as protobuf messages, which the log records.
+func TestBinaryLogKeepsMessages(t *testing.T) {
+	impl := &toolGuardService{}
+	if sd := answeredService(&toolguardv1.ToolGuardService_ServiceDesc, impl); sd == &toolguardv1.ToolGuardService_ServiceDesc {
+		t.Fatal("ValidateToolCall keeps the generated handler without the binary log")
+	}
+	t.Setenv(binaryLogEnv, "*")
+	if sd := answeredService(&toolguardv1.ToolGuardService_ServiceDesc, impl); sd != &toolguardv1.ToolGuardService_ServiceDesc {
+		t.Fatal("ValidateToolCall answers with verdictAnswers under the binary log")
+	}
+}
