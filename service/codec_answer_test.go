@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
@@ -271,5 +272,31 @@ func TestBinaryLogKeepsMessages(t *testing.T) {
 	t.Setenv(binaryLogEnv, "*")
 	if sd := answeredService(&toolguardv1.ToolGuardService_ServiceDesc, impl); sd != &toolguardv1.ToolGuardService_ServiceDesc {
 		t.Fatal("ValidateToolCall answers with verdictAnswers under the binary log")
+	}
+}
+
+// TestVerdictAnswerKnowsEveryField: the codec writes an answer's messages
+// field by field, so a field added to any of them must be written there
+// too (codec_answer.go), or the answer would go without it.
+func TestVerdictAnswerKnowsEveryField(t *testing.T) {
+	written := map[proto.Message][]protowire.Number{
+		&toolguardv1.ValidateToolCallResponse{}: {verdictField},
+		&toolguardv1.Verdict{}: {fVerdictOK, fToolName, argumentsField, fArgumentsJSON, fRepairs, fViolations, fFeedback, fMistakes,
+			fCallID, fForm, fViolationsOmitted, fElided},
+		&toolguardv1.Repair{}:       {fRepairCode, fRepairParam, fRepairDetail},
+		&toolguardv1.Violation{}:    {fViolationCode, fViolationParam, fViolationMsg},
+		&toolguardv1.Elision{}:      {fElisionField, fElisionSize, fElisionSHA256},
+		&toolguardv1.MistakeState{}: {fConsecutive, fLimit, fLimitReached, fNotCounted},
+	}
+	for m, nums := range written {
+		fields := m.ProtoReflect().Descriptor().Fields()
+		if fields.Len() != len(nums) {
+			t.Errorf("%s has %d fields, the codec writes %d: write the new ones in codec_answer.go", m.ProtoReflect().Descriptor().FullName(), fields.Len(), len(nums))
+		}
+		for _, n := range nums {
+			if fields.ByNumber(n) == nil {
+				t.Errorf("%s has no field %d", m.ProtoReflect().Descriptor().FullName(), n)
+			}
+		}
 	}
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // VerdictToProto converts a guard verdict to its API form; the server sends
-// it and the CLI prints it.
+// it and the CLI prints it. The server's codec writes the same answer from
+// the verdict itself (service/codec_answer.go): a change here is one there.
 func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, error) {
 	// The verdict and its mistake state in one allocation.
 	blk := new(struct {
