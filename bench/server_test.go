@@ -285,8 +285,14 @@ func BenchmarkServerOverhead(b *testing.B) {
 	}
 }
 
-func benchOverhead(b *testing.B, level string) {
-	s := startBenchServer(b, level)
+// overheadSide is one of the three calls of a round.
+type overheadSide struct {
+	name string
+	call func(i int) error
+}
+
+// overheadSides returns a server's three sides: health, validate, echo.
+func overheadSides(b *testing.B, s *benchServer) []overheadSide {
 	ctx := context.Background()
 	hc := healthpb.NewHealthClient(s.conn)
 	tg := toolguardv1.NewToolGuardServiceClient(s.conn)
@@ -305,10 +311,7 @@ func benchOverhead(b *testing.B, level string) {
 		Payload:      &testgrpc.Payload{Body: make([]byte, proto.Size(reqs[0]))},
 	}
 	var validated atomic.Uint64
-	sides := []struct {
-		name string
-		call func(i int) error
-	}{
+	return []overheadSide{
 		{"health", func(int) error {
 			_, err := hc.Check(ctx, &healthpb.HealthCheckRequest{})
 			return err
@@ -325,17 +328,86 @@ func benchOverhead(b *testing.B, level string) {
 			return err
 		}},
 	}
-	const warmup, calls = 1000, 5000
-	for _, side := range sides {
-		s.phase(b, warmup, side.call)
+}
+
+// overheadServer is a server under the benchmark, its sides and their
+// rounds.
+type overheadServer struct {
+	name   string
+	s      *benchServer
+	sides  []overheadSide
+	rounds [][]phaseStats
+}
+
+// benchOverhead runs the rounds. With TOOLGUARD_BENCH_BEFORE naming this
+// package's test binary built at an earlier commit, that server runs
+// beside this one, each round running both (the order reversed every
+// round), and each figure is reported for both, prefixed before_ and
+// after_, with after_vs_before_validate_vs_echo_cpu and
+// after_minus_before_validate_minus_echo_cpu-µs, the medians of the
+// rounds' differences (each round's figures are logged, with -v):
+//
+//	go test -c -o /tmp/before.test ./bench/   # at the earlier commit
+//	TOOLGUARD_BENCH_BEFORE=/tmp/before.test go test -run '^$' -bench 'ServerOverhead/log=error' -benchtime 10x ./bench/
+func benchOverhead(b *testing.B, level string) {
+	servers := []*overheadServer{{name: "after", s: startBenchServer(b, level)}}
+	if path := os.Getenv(beforeEnv); path != "" {
+		servers = append([]*overheadServer{{name: "before", s: startServerFrom(b, path, level)}}, servers...)
 	}
-	rounds := make([][]phaseStats, len(sides))
-	for b.Loop() {
-		for i, side := range sides {
-			rounds[i] = append(rounds[i], s.phase(b, calls, side.call))
+	const warmup, calls = 1000, 5000
+	for _, sv := range servers {
+		sv.sides = overheadSides(b, sv.s)
+		sv.rounds = make([][]phaseStats, len(sv.sides))
+		for _, side := range sv.sides {
+			sv.s.phase(b, warmup, side.call)
 		}
 	}
+	n := 0
+	for b.Loop() {
+		order := slices.Clone(servers)
+		if n%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, sv := range order {
+			for i, side := range sv.sides {
+				sv.rounds[i] = append(sv.rounds[i], sv.s.phase(b, calls, side.call))
+			}
+		}
+		n++
+	}
+	for _, sv := range servers {
+		prefix := ""
+		if len(servers) > 1 {
+			prefix = sv.name + "_"
+		}
+		reportOverhead(b, prefix, sv)
+	}
+	if len(servers) > 1 {
+		before, after := servers[0].rounds, servers[1].rounds
+		diff := func(f func(v, e phaseStats) float64) []float64 {
+			out := make([]float64, len(after[1]))
+			for r := range out {
+				out[r] = f(after[1][r], after[2][r]) - f(before[1][r], before[2][r])
+			}
+			return out
+		}
+		for r := range after[1] {
+			b.Logf("round %d: validate ÷ echo CPU before %.3f, after %.3f; validate ÷ health rate before %.3f, after %.3f; echo ÷ health rate before %.3f, after %.3f",
+				r, before[1][r].cpuPerCall/before[2][r].cpuPerCall, after[1][r].cpuPerCall/after[2][r].cpuPerCall,
+				before[1][r].perSec/before[0][r].perSec, after[1][r].perSec/after[0][r].perSec,
+				before[2][r].perSec/before[0][r].perSec, after[2][r].perSec/after[0][r].perSec)
+		}
+		ident := func(x float64) float64 { return x }
+		b.ReportMetric(median(diff(func(v, e phaseStats) float64 { return v.cpuPerCall / e.cpuPerCall }), ident), "after_minus_before_validate_vs_echo_cpu")
+		b.ReportMetric(median(diff(func(v, e phaseStats) float64 { return v.cpuPerCall - e.cpuPerCall }), ident), "after_minus_before_validate_minus_echo_cpu-µs")
+	}
+}
+
+// reportOverhead reports a server's figures, each name after prefix.
+func reportOverhead(b *testing.B, prefix string, sv *overheadServer) {
+	rounds := sv.rounds
 	report := func(side int, name string) {
+		name = prefix + name
 		med := func(f func(phaseStats) float64) float64 { return median(rounds[side], f) }
 		b.ReportMetric(med(func(p phaseStats) float64 { return p.perSec }), name+"-calls/s")
 		b.ReportMetric(med(func(p phaseStats) float64 { return p.p99 }), name+"-p99-µs")
@@ -350,14 +422,14 @@ func benchOverhead(b *testing.B, level string) {
 		b.ReportMetric(ratio(func(p phaseStats) float64 { return p.p99 }), name+"_vs_health_p99")
 		b.ReportMetric(ratio(func(p phaseStats) float64 { return p.cpuPerCall }), name+"_vs_health_cpu")
 	}
-	for i, side := range sides {
+	for i, side := range sv.sides {
 		report(i, side.name)
 	}
 	// What ValidateToolCall's own work costs the server beyond moving the
 	// same bytes through the same chain: the part the ratios' goals leave.
-	b.ReportMetric(median(pairs(rounds[1], rounds[2]), func(p [2]phaseStats) float64 { return p[0].cpuPerCall - p[1].cpuPerCall }), "validate_minus_echo_cpu-µs")
+	b.ReportMetric(median(pairs(rounds[1], rounds[2]), func(p [2]phaseStats) float64 { return p[0].cpuPerCall - p[1].cpuPerCall }), prefix+"validate_minus_echo_cpu-µs")
 	// The same as a ratio: goal ≤ 1.5.
-	b.ReportMetric(median(pairs(rounds[1], rounds[2]), func(p [2]phaseStats) float64 { return p[0].cpuPerCall / p[1].cpuPerCall }), "validate_vs_echo_cpu")
+	b.ReportMetric(median(pairs(rounds[1], rounds[2]), func(p [2]phaseStats) float64 { return p[0].cpuPerCall / p[1].cpuPerCall }), prefix+"validate_vs_echo_cpu")
 }
 
 // pairs zips two rounds' stats, side by side.

@@ -94,6 +94,10 @@ type Verdict struct {
 	// echo, when set, is what answers echo of Args (verdict.go): without
 	// the unexpected parameters, ArgumentsJSON's source until shaped.
 	echo map[string]any
+	// encoded is the arguments' encoding as made, which Release gives back
+	// (argsbuf.go), and encodedBuf its holder, if it had one.
+	encoded    []byte
+	encodedBuf *argsBuf
 }
 
 // MistakeState is a session's consecutive-mistake counter against a limit.
@@ -171,7 +175,7 @@ func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Resu
 	if g.verdictBudget() > 0 {
 		echo = res.EchoArgs() // verdict.go: no answer echoes them
 	}
-	argsJSON, err := g.echoJSON(echo)
+	argsJSON, buf, err := g.echoJSON(echo)
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
@@ -211,6 +215,8 @@ func (g *Guard) count(ctx context.Context, req ValidateRequest, res *repair.Resu
 		ArgumentsJSON: argsJSON,
 		Feedback:      repair.Feedback(res, repair.Mistakes{Consecutive: m.Consecutive, Limit: m.Limit}),
 		Mistakes:      m,
+		encoded:       argsJSON,
+		encodedBuf:    buf,
 	}
 	if len(echo) != len(res.Args) {
 		v.echo = echo

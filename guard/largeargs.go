@@ -13,11 +13,13 @@ import (
 // the verdict's budget (a 16 MB content). fit and elide then encode what
 // they echo, with its markers, and the fingerprint hashes the encoding as
 // it is written: the arguments' size is never allocated again for it.
-func (g *Guard) echoJSON(echo map[string]any) ([]byte, error) {
+// The buffer it returns, if any, is the encoding's memory to release once
+// the verdict is (argsbuf.go).
+func (g *Guard) echoJSON(echo map[string]any) ([]byte, *argsBuf, error) {
 	if b := g.verdictBudget(); b > 0 && echo != nil && jsonAtLeast(echo, b) > b {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return repair.EncodeArgs(echo)
+	return encodeReusing(echo)
 }
 
 // jsonAtLeast is a lower bound of v's compact JSON size, counted until it

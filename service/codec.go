@@ -16,6 +16,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/internal/logthrottle"
+	"github.com/toolguard/toolguard/service/protoapi"
 )
 
 // wireCodec is grpc-go's proto codec, except that a wireMessage receives a
@@ -37,6 +38,19 @@ func newWireCodec(log *zap.Logger) wireCodec {
 // comes from a file an edit quotes: the edit was made, so the answer must
 // not fail; it goes with each invalid byte as U+FFFD.
 func (c wireCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if a, ok := v.(*verdictAnswer); ok {
+		if data, ok := a.marshal(); ok {
+			// The answer is the verdict's last reader: the access line is
+			// written, and the encoding copied its bytes.
+			a.v.Release()
+			return data, nil
+		}
+		pv, err := protoapi.VerdictToProto(a.v, a.callID)
+		if err != nil {
+			return nil, err
+		}
+		v = &toolguardv1.ValidateToolCallResponse{Verdict: pv}
+	}
 	if r, ok := v.(*toolguardv1.ValidateToolCallResponse); ok {
 		if data, ok := marshalVerdict(r); ok {
 			return data, nil

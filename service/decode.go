@@ -288,7 +288,7 @@ type strictRegistrar struct {
 }
 
 func (r strictRegistrar) RegisterService(sd *grpc.ServiceDesc, impl any) {
-	r.Server.RegisterService(strictService(sd, r.dec), impl)
+	r.Server.RegisterService(strictService(answeredService(sd, impl), r.dec), impl)
 }
 
 // strictService returns sd with handlers that decode through dec. A unary

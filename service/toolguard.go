@@ -58,6 +58,29 @@ func newToolGuardService(cfg Config, sessions session.Store, log *zap.Logger, ob
 }
 
 func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {
+	v, err := s.validate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.verdictResponse(ctx, v, req)
+}
+
+// validateAnswer is ValidateToolCall for the server's own handler
+// (validateHandler): the answer as the codec writes it (codec_answer.go),
+// or converted as ValidateToolCall's when the codec does not.
+func (s *toolGuardService) validateAnswer(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (any, error) {
+	v, err := s.validate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if a, ok := newVerdictAnswer(v, req.GetCall().GetId()); ok {
+		return a, nil
+	}
+	return s.verdictResponse(ctx, v, req)
+}
+
+// validate checks, scopes and validates a call, and logs its verdict.
+func (s *toolGuardService) validate(ctx context.Context, req *toolguardv1.ValidateToolCallRequest) (*guard.Verdict, error) {
 	logSessionID(ctx, req.GetContext().GetSessionId())
 	in, err := protoapi.ValidateRequest(req, s.maxJSONDepth)
 	if err != nil {
@@ -72,6 +95,10 @@ func (s *toolGuardService) ValidateToolCall(ctx context.Context, req *toolguardv
 		return nil, s.toStatus(ctx, err)
 	}
 	s.logVerdict(ctx, v)
+	return v, nil
+}
+
+func (s *toolGuardService) verdictResponse(ctx context.Context, v *guard.Verdict, req *toolguardv1.ValidateToolCallRequest) (*toolguardv1.ValidateToolCallResponse, error) {
 	pv, err := protoapi.VerdictToProto(v, req.GetCall().GetId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

@@ -57,7 +57,7 @@ func BenchmarkValidateToolCall(b *testing.B) {
 					}
 				}
 				call := validateCaller(b, level)
-				if resp := call(wire[0]); !resp.GetVerdict().GetOk() || (name == "repaired") != (len(resp.GetVerdict().GetRepairs()) > 0) {
+				if resp := call(wire[0], true); !resp.GetVerdict().GetOk() || (name == "repaired") != (len(resp.GetVerdict().GetRepairs()) > 0) {
 					b.Fatalf("%s: %v", name, resp)
 				}
 				b.SetBytes(int64(len(wire[0])))
@@ -65,7 +65,7 @@ func BenchmarkValidateToolCall(b *testing.B) {
 				i := 0
 				for b.Loop() {
 					i++
-					call(wire[i%2])
+					call(wire[i%2], false)
 				}
 			})
 		}
@@ -73,8 +73,9 @@ func BenchmarkValidateToolCall(b *testing.B) {
 }
 
 // validateCaller returns a function that serves one encoded ValidateToolCall
-// request as the server does, the answer encoded and returned.
-func validateCaller(b *testing.B, level zapcore.Level) func([]byte) *toolguardv1.ValidateToolCallResponse {
+// request as the server does, the answer encoded, and decoded again for
+// the caller to check.
+func validateCaller(b *testing.B, level zapcore.Level) func([]byte, bool) *toolguardv1.ValidateToolCallResponse {
 	log := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), level))
 	cfg := DefaultConfig()
 	cfg.Workspace = b.TempDir()
@@ -92,9 +93,9 @@ func validateCaller(b *testing.B, level zapcore.Level) func([]byte) *toolguardv1
 
 	const method = "/toolguard.v1.ToolGuardService/ValidateToolCall"
 	var handler grpc.MethodHandler
-	for _, m := range toolguardv1.ToolGuardService_ServiceDesc.Methods {
+	for _, m := range strictService(answeredService(&toolguardv1.ToolGuardService_ServiceDesc, svc), newRequestDecoder(cfg.MaxJSONDepth)).Methods {
 		if m.MethodName == "ValidateToolCall" {
-			handler = strictUnary(m.Handler, newRequestDecoder(cfg.MaxJSONDepth))
+			handler = m.Handler
 		}
 	}
 	info := &grpc.UnaryServerInfo{Server: svc, FullMethod: method}
@@ -113,7 +114,7 @@ func validateCaller(b *testing.B, level zapcore.Level) func([]byte) *toolguardv1
 	ctx = metadata.NewIncomingContext(ctx, metadata.Pairs("content-type", "application/grpc"))
 	ctx = peer.NewContext(ctx, &peer.Peer{Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}})
 	codec := newWireCodec(log)
-	return func(wire []byte) *toolguardv1.ValidateToolCallResponse {
+	return func(wire []byte, check bool) *toolguardv1.ValidateToolCallResponse {
 		recv := func(m any) error { return codec.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, m) }
 		resp, err := handler(svc, ctx, recv, chain)
 		if err != nil {
@@ -123,7 +124,14 @@ func validateCaller(b *testing.B, level zapcore.Level) func([]byte) *toolguardv1
 		if err != nil {
 			b.Fatal(err)
 		}
-		out.Free()
-		return resp.(*toolguardv1.ValidateToolCallResponse)
+		defer out.Free()
+		if !check {
+			return nil
+		}
+		var answer toolguardv1.ValidateToolCallResponse
+		if err := proto.Unmarshal(out.Materialize(), &answer); err != nil {
+			b.Fatal(err)
+		}
+		return &answer
 	}
 }

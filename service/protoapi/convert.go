@@ -15,7 +15,8 @@ import (
 )
 
 // VerdictToProto converts a guard verdict to its API form; the server sends
-// it and the CLI prints it.
+// it and the CLI prints it. The server's codec writes the same answer from
+// the verdict itself (service/codec_answer.go): a change here is one there.
 func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, error) {
 	// The verdict and its mistake state in one allocation.
 	blk := new(struct {
@@ -24,7 +25,7 @@ func VerdictToProto(v *guard.Verdict, callID string) (*toolguardv1.Verdict, erro
 	})
 	out := &blk.v
 	out.Ok, out.ToolName, out.ArgumentsJson, out.Feedback = v.OK(), v.ToolName, bytesString(v.ArgumentsJSON), v.Feedback
-	out.CallId, out.Form = callID, formToProto(v.Form)
+	out.CallId, out.Form = callID, FormToProto(v.Form)
 	out.Mistakes = fillMistakes(&blk.m, v.Mistakes)
 	if v.Args != nil {
 		st, err := newStruct(v.Args)
@@ -88,7 +89,8 @@ func fillMistakes(out *toolguardv1.MistakeState, m guard.MistakeState) *toolguar
 	return out
 }
 
-func formToProto(f repair.Form) toolguardv1.ArgumentsForm {
+// FormToProto converts how a call's arguments arrived to its API form.
+func FormToProto(f repair.Form) toolguardv1.ArgumentsForm {
 	switch f {
 	case repair.FormText:
 		return toolguardv1.ArgumentsForm_ARGUMENTS_FORM_TEXT
