@@ -131,7 +131,7 @@ bench-plots: ## re-run the benchmarks behind docs/benchmarks.md's pictures into 
 
 .PHONY: bench-smoke
 bench-smoke: ## run each benchmark once, so they keep working (no timing is judged)
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	$(GO) test -short -run '^$$' -bench . -benchtime 1x ./...
 
 .PHONY: bench-clients
 bench-clients: build ## the TypeScript client beside the Python client and @grpc/grpc-js on the same calls, interleaved (docs/benchmarks.md)

@@ -37,7 +37,11 @@ var syntaxBudgets = []struct {
 //
 //	go test -run '^$' -bench SyntaxBudgetServer -benchtime 3x ./bench/
 func BenchmarkSyntaxBudgetServer(b *testing.B) {
-	const writes, size = 12, 4<<20 - 4<<10 // within --syntax-check-max-bytes
+	const writes = 12
+	size := 4<<20 - 4<<10 // within --syntax-check-max-bytes
+	if testing.Short() {  // make bench-smoke: that it runs, not its figures
+		size = 512 << 10
+	}
 	b.Setenv("TOOLGUARD_SYNTAX_CHECK_TIMEOUT", "1m")
 	type side struct {
 		name    string

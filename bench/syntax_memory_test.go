@@ -84,14 +84,18 @@ func checkMemory(path string, src []byte) (cBytes, goBytes int64, r syntax.Resul
 //
 //	go test -run '^$' -bench SyntaxMemory -benchtime 3x ./bench/
 func BenchmarkSyntaxMemory(b *testing.B) {
+	sizes := []int{1 << 20, 4 << 20}
+	if testing.Short() { // make bench-smoke: that it runs, not its figures
+		sizes = []int{256 << 10}
+	}
 	for _, l := range syntax.Languages() {
-		for _, mib := range []int{1, 4} {
-			src := memorySource(l.Name, mib<<20)
+		for _, size := range sizes {
+			src := memorySource(l.Name, size)
 			if src == "" || !l.Checked {
 				continue
 			}
 			path := "bench" + l.Extensions[0]
-			b.Run(fmt.Sprintf("%s/%dMiB", l.Name, mib), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/%dKiB", l.Name, size>>10), func(b *testing.B) {
 				var cMax, goMax int64
 				for b.Loop() {
 					c, g, r := checkMemory(path, []byte(src))
