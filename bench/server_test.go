@@ -112,8 +112,12 @@ func answerCPUQueries(cancel func()) {
 	defer cancel()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		if in.Text() == "mem" {
+		switch in.Text() {
+		case "mem":
 			answerMemQuery()
+			continue
+		case "settle":
+			answerSettleQuery()
 			continue
 		}
 		var ru syscall.Rusage
