@@ -326,6 +326,10 @@ func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 		refuse := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, method grpc.UnaryHandler) (any, error) {
 			if got.refusal != nil {
 				method = func(context.Context, any) (any, error) { return nil, fieldStatus(got.refusal) }
+			} else {
+				var done func()
+				ctx, done = withRequestSize(ctx, got.size) // for the unary memory budget
+				defer done()
 			}
 			if chain == nil {
 				return method(ctx, req)
