@@ -40,7 +40,8 @@ var serveCommand = []string{"/toolguard", "serve"}
 // The settings the ConfigMap must set explicitly rather than rely on the
 // binary's defaults: where to listen and keep files, the timing the
 // termination grace period and client rebalancing depend on, and the
-// streams' buffer, which must fit the memory limit.
+// streams' buffer and the unary calls' memory, which must fit the memory
+// limit.
 var requiredSettings = []string{
 	"TOOLGUARD_LISTEN",
 	"TOOLGUARD_WORKSPACE",
@@ -49,6 +50,7 @@ var requiredSettings = []string{
 	"TOOLGUARD_MAX_CONNECTION_AGE",
 	"TOOLGUARD_MAX_CONNECTION_AGE_GRACE",
 	"TOOLGUARD_MAX_STREAM_BUFFER_BYTES",
+	"TOOLGUARD_MAX_UNARY_MEMORY_BYTES",
 }
 
 // streamBufferShare is the part of the memory limit the streams' buffer
@@ -57,6 +59,17 @@ var requiredSettings = []string{
 // is collected, so the buffer can cost four times its bytes, and that gets
 // at most half the pod (docs/limits.md).
 const streamBufferShare = 8
+
+// The unary calls' memory budget is measured peak memory, the collector's
+// headroom included: at most 3/16 of the memory limit, which with the
+// streams' half leaves 5/16 to the runtime and what no setting bounds
+// (docs/limits.md).
+const unaryMemoryShareNum, unaryMemoryShareDen = 3, 16
+
+// defaultMaxRecvMsgBytes is --max-recv-msg-bytes' default: the unary
+// budget must be at least 3 times the largest request (the server refuses
+// to start otherwise).
+const defaultMaxRecvMsgBytes = 16 << 20
 
 // want is what the policies expect of one overlay beyond what they expect of
 // all.
@@ -139,6 +152,7 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 	checkSecurity(c, pod, ct)
 	checkResources(c, ct)
 	checkStreamBuffer(c, ct, config)
+	checkUnaryMemory(c, ct, config)
 	checkServiceAccount(c, r, pod)
 	checkVolumes(c, r, d, ct, config, w)
 	metricsPort := checkMetrics(c, d, ct, config)
@@ -444,6 +458,31 @@ func checkStreamBuffer(c *checker, ct *corev1.Container, cfg config) {
 	case n > lim.Value()/streamBufferShare:
 		c.failf("%s=%d is more than 1/%d of the memory limit %s (%d bytes): streams buffering their calls could take the pod past it",
 			key, n, streamBufferShare, lim.String(), lim.Value()/streamBufferShare)
+	}
+}
+
+// checkUnaryMemory wants the unary calls' memory to fit the memory limit
+// and to hold a request of the largest size.
+func checkUnaryMemory(c *checker, ct *corev1.Container, cfg config) {
+	const key = "TOOLGUARD_MAX_UNARY_MEMORY_BYTES"
+	v, ok := cfg[key]
+	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok || !hasLim {
+		return // reported by checkConfig and checkResources
+	}
+	recv := int64(defaultMaxRecvMsgBytes)
+	if r, set := cfg["TOOLGUARD_MAX_RECV_MSG_BYTES"]; set {
+		recv, _ = strconv.ParseInt(r, 10, 64)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil || n <= 0:
+		c.failf("%s=%q: want a positive whole number of bytes", key, v)
+	case n*unaryMemoryShareDen > lim.Value()*unaryMemoryShareNum:
+		c.failf("%s=%d is more than %d/%d of the memory limit %s (%d bytes): large unary calls handled at once could take the pod past it",
+			key, n, unaryMemoryShareNum, unaryMemoryShareDen, lim.String(), lim.Value()*unaryMemoryShareNum/unaryMemoryShareDen)
+	case n < 3*recv:
+		c.failf("%s=%d is less than 3 times TOOLGUARD_MAX_RECV_MSG_BYTES (%d): the server would not start", key, n, recv)
 	}
 }
 
