@@ -180,6 +180,9 @@ func newAccessControl(cfg Config) (accessControl, error) {
 	rates := newRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	memory := newUnaryMemory(cfg.MaxUnaryMemoryBytes)
 	memory.decided = cfg.memoryDecided
+	if cfg.memoryWait != 0 {
+		memory.maxWait = max(cfg.memoryWait, 0)
+	}
 	return accessControl{
 		options:      opts,
 		interceptors: accessInterceptors(authn, rates, memory),

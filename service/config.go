@@ -46,10 +46,12 @@ type Config struct {
 	// drainWait waits out DrainDelay; nil sleeps. A test ends the drain
 	// once its checks within it are done, so none races the delay.
 	drainWait func(time.Duration)
-	// memoryDecided, when set, hears each charge the unary memory budget
-	// grants or refuses, with the bytes held after it, before the call goes
-	// on: a test holds the granted calls there until every call is decided.
-	memoryDecided func(granted bool, held int64)
+	// memoryDecided, when set, hears what the unary memory budget does
+	// with each charge (grant, wait, refusal), with the bytes held after
+	// it, before the call goes on: a test holds calls there. memoryWait,
+	// when set, replaces the longest wait for room (negative: none).
+	memoryDecided func(d memoryDecision, held int64)
+	memoryWait    time.Duration
 
 	guard.Config
 	// CreateWorkspaces creates workspace folders that do not exist; without

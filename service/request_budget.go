@@ -3,15 +3,18 @@ package service
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard/failure"
-	"github.com/toolguard/toolguard/internal/budget"
 )
 
 // The memory of the unary calls handled at once. A large request costs
@@ -20,12 +23,15 @@ import (
 // bounds how many are handled at once: a connection runs up to
 // --max-conn-streams calls, on any number of connections. So each request
 // of chargeMinBytes or more draws its size times its RPC's factor from one
-// server-wide budget (--max-unary-memory-bytes) before its handler runs,
-// and gives it back when the handler returns, however it returns (answer,
-// error, panic, cancel). A request the budget cannot grant is refused at
-// once with SERVER_MEMORY_BUSY, having done nothing. Waiting instead would
-// keep the waiting request's message in memory, the very memory bounded:
-// the caller keeps it better.
+// server-wide budget (--max-unary-memory-bytes) before it is decoded
+// (decodeFirst) and handled, and gives it back when the handler returns,
+// however it returns (answer, error, panic, cancel). A request the budget
+// has no room for waits in line, holding its frames only, for at most
+// maxMemoryWait and never past its deadline, while the requests waiting
+// hold less than a third of the budget; else it is refused with
+// SERVER_MEMORY_BUSY, having done nothing. Refused at once, callers send
+// their requests again, and each is received into memory again: measured,
+// that saved little memory and took twice as long (docs/limits.md).
 
 // chargeMinBytes is the least request size charged: the calls of every
 // day (a tool call, a few tool definitions) pay nothing, and a connection's
@@ -59,14 +65,43 @@ var unaryMemoryFactors = map[string]int64{
 
 // unaryMemory is the budget; safe for concurrent use.
 type unaryMemory struct {
-	held  *budget.Bytes
 	limit int64
+	// maxWait bounds a request's wait for room (0: refused at once), and
+	// maxWaiting the bytes of the requests waiting: each keeps its message
+	// in memory meanwhile.
+	maxWait    time.Duration
+	maxWaiting int64
 	// decided is Config.memoryDecided.
-	decided func(granted bool, held int64)
+	decided func(d memoryDecision, held int64)
+
+	mu      sync.Mutex
+	held    int64
+	waiting int64
+	queue   []*memoryWaiter // first come, first served
 }
 
+// memoryWaiter is a request waiting for room.
+type memoryWaiter struct {
+	n, size int64
+	ready   chan struct{} // closed when granted
+	granted bool
+}
+
+// memoryDecision is what the budget did with a request, for a test.
+type memoryDecision int
+
+const (
+	memoryGranted memoryDecision = iota
+	memoryWaiting
+	memoryRefused
+)
+
+// maxMemoryWait bounds a request's wait for room: about what a few large
+// calls take to be handled.
+const maxMemoryWait = 5 * time.Second
+
 func newUnaryMemory(limit int) *unaryMemory {
-	return &unaryMemory{held: budget.New(int64(limit)), limit: int64(limit)}
+	return &unaryMemory{limit: int64(limit), maxWait: maxMemoryWait, maxWaiting: int64(limit) / baseMemoryFactor}
 }
 
 // charge is what a request of size bytes to method draws: its size times
@@ -80,23 +115,114 @@ func (m *unaryMemory) charge(method string, size int) int64 {
 	return min(int64(size)*f, m.limit)
 }
 
-// acquire draws the charge of a request of size bytes to method, or
-// refuses with SERVER_MEMORY_BUSY.
-func (m *unaryMemory) acquire(method string, size int) (charged int64, err error) {
+// used is the bytes held now.
+func (m *unaryMemory) used() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.held
+}
+
+// acquire draws the charge of a request of size bytes to method. When the
+// budget has no room, the request waits in line for it, for at most
+// maxWait and never past ctx's end, unless the requests waiting already
+// hold maxWaiting bytes; else it is refused with SERVER_MEMORY_BUSY.
+func (m *unaryMemory) acquire(ctx context.Context, method string, size int) (charged int64, err error) {
 	n := m.charge(method, size)
-	granted := m.held.Grow64(n)
-	if m.decided != nil {
-		m.decided(granted, m.held.Used())
-	}
-	if granted {
+	m.mu.Lock()
+	if len(m.queue) == 0 && m.held+n <= m.limit {
+		m.held += n
+		held := m.held
+		m.mu.Unlock()
+		m.note(memoryGranted, held)
 		return n, nil
 	}
-	return 0, &LimitError{
+	wait := m.maxWait
+	if deadline, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(deadline))
+	}
+	if wait <= 0 || m.waiting+int64(size) > m.maxWaiting {
+		held := m.held
+		m.mu.Unlock()
+		m.note(memoryRefused, held)
+		return 0, m.busy(size, n)
+	}
+	w := &memoryWaiter{n: n, size: int64(size), ready: make(chan struct{})}
+	m.queue = append(m.queue, w)
+	m.waiting += w.size
+	held := m.held
+	m.mu.Unlock()
+	m.note(memoryWaiting, held)
+
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-w.ready:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	m.mu.Lock()
+	granted := w.granted
+	if !granted {
+		m.queue = slices.DeleteFunc(m.queue, func(q *memoryWaiter) bool { return q == w })
+		m.waiting -= w.size
+		m.grantLocked() // the ones behind it may fit
+	}
+	held = m.held
+	m.mu.Unlock()
+	if granted {
+		m.note(memoryGranted, held)
+		return n, nil
+	}
+	m.note(memoryRefused, held)
+	return 0, m.busy(size, n)
+}
+
+// release gives back what acquire charged, and lets in the requests
+// waiting that now fit.
+func (m *unaryMemory) release(n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.held -= n
+	m.grantLocked()
+}
+
+// grantLocked grants the requests at the head of the line while they fit:
+// in order, so that a large one is not passed over for ever by smaller
+// ones behind it.
+func (m *unaryMemory) grantLocked() {
+	for len(m.queue) > 0 && m.held+m.queue[0].n <= m.limit {
+		w := m.queue[0]
+		m.queue = m.queue[1:]
+		m.held += w.n
+		m.waiting -= w.size
+		w.granted = true
+		close(w.ready)
+	}
+}
+
+func (m *unaryMemory) note(d memoryDecision, held int64) {
+	if m.decided != nil {
+		m.decided(d, held)
+	}
+}
+
+// busy is the refusal of a request of size bytes charged n.
+func (m *unaryMemory) busy(size int, n int64) error {
+	return &LimitError{
 		Reason: string(failure.ServerMemoryBusy),
 		Message: fmt.Sprintf("the server is handling other large requests: this one (%d bytes) needs %d bytes of the %d it gives large requests at once (--max-unary-memory-bytes); nothing was done, send it again shortly",
 			size, n, m.limit),
-		Metadata: map[string]string{"max_unary_memory_bytes": strconv.FormatInt(m.limit, 10), "request_bytes": strconv.Itoa(size)},
+		Metadata:   map[string]string{"max_unary_memory_bytes": strconv.FormatInt(m.limit, 10), "request_bytes": strconv.Itoa(size)},
+		RetryAfter: memoryBusyRetry(),
 	}
+}
+
+// memoryBusyRetry is the RetryInfo of a refusal: about a second, what a
+// large call takes, spread from half to one and a half so that the callers
+// refused together do not all send their requests again at once (each
+// one's bytes are in the server's memory again as it is received).
+func memoryBusyRetry() time.Duration {
+	return time.Second/2 + rand.N(time.Second)
 }
 
 // collector exports the bytes held and the budget, so an alert can fire
@@ -105,7 +231,7 @@ func (m *unaryMemory) collector() prometheus.Collector {
 	return collectorFuncs{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "unary_memory_bytes",
 			Help: "Memory the unary calls being handled hold of the budget (request bytes times their RPC's factor)."},
-			func() float64 { return float64(m.held.Used()) }),
+			func() float64 { return float64(m.used()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "unary_memory_max_bytes",
 			Help: "The memory large unary calls may hold at once (--max-unary-memory-bytes)."},
 			func() float64 { return float64(m.limit) }),
@@ -132,6 +258,19 @@ func withRequestSize(ctx context.Context, size int) (_ context.Context, done fun
 
 func endLarge() { largeInFlight.Add(-1) }
 
+// decodeFirst decodes a large request's frames w into m, then runs method:
+// at the end of the chain, once the access links and the budget let the
+// call in, so that a call refused, or waiting for room, holds its frames
+// only, not their decoded copy as well.
+func decodeFirst(method grpc.UnaryHandler, dec requestDecoder, w *wireMessage, m any) grpc.UnaryHandler {
+	return func(ctx context.Context, req any) (any, error) {
+		if refusal := dec.decode(w, m); refusal != nil {
+			return nil, fieldStatus(refusal)
+		}
+		return method(ctx, req)
+	}
+}
+
 // unaryMemoryInterceptor charges each large unary request to m for as long
 // as its handler runs. Streams have their own budget (MaxStreamBufferBytes).
 func unaryMemoryInterceptor(m *unaryMemory) interceptor {
@@ -143,11 +282,11 @@ func unaryMemoryInterceptor(m *unaryMemory) interceptor {
 		if size == 0 {
 			return handler(ctx, req)
 		}
-		n, err := m.acquire(info.FullMethod, size)
+		n, err := m.acquire(ctx, info.FullMethod, size)
 		if err != nil {
 			return nil, refusalStatus(err)
 		}
-		defer m.held.Release64(n)
+		defer m.release(n)
 		return handler(ctx, req)
 	}
 	stream := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -53,10 +54,19 @@ func TestUnaryMemoryCharge(t *testing.T) {
 	}
 }
 
-// TestUnaryMemoryAcquire: charges are granted while they fit and refused
-// whole with SERVER_MEMORY_BUSY past it; what is given back makes room.
+// hold draws n bytes as a request being handled would.
+func (m *unaryMemory) hold(n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.held += n
+}
+
+// TestUnaryMemoryAcquire: without waiting, charges are granted while they
+// fit and refused whole with SERVER_MEMORY_BUSY past it; what is given
+// back makes room.
 func TestUnaryMemoryAcquire(t *testing.T) {
 	m := newUnaryMemory(10 << 20)
+	m.maxWait = 0
 	steps := []struct {
 		method  string
 		size    int
@@ -72,10 +82,10 @@ func TestUnaryMemoryAcquire(t *testing.T) {
 		{validateMethod, chargeMinBytes, 0, false, 10 << 20},
 	}
 	for i, s := range steps {
-		m.held.Release64(s.release)
-		n, err := m.acquire(s.method, s.size)
-		if granted := err == nil; granted != s.granted || m.held.Used() != s.held {
-			t.Fatalf("step %d: granted %v (%v), held %d; want granted %v, held %d", i, granted, err, m.held.Used(), s.granted, s.held)
+		m.release(s.release)
+		n, err := m.acquire(context.Background(), s.method, s.size)
+		if granted := err == nil; granted != s.granted || m.used() != s.held {
+			t.Fatalf("step %d: granted %v (%v), held %d; want granted %v, held %d", i, granted, err, m.used(), s.granted, s.held)
 		}
 		var le *LimitError
 		switch {
@@ -83,7 +93,7 @@ func TestUnaryMemoryAcquire(t *testing.T) {
 			t.Errorf("step %d: charged %d, want %d", i, n, m.charge(s.method, s.size))
 		case !s.granted && (!errors.As(err, &le) || le.Reason != "SERVER_MEMORY_BUSY" ||
 			le.Metadata["request_bytes"] != strconv.Itoa(s.size) || le.Metadata["max_unary_memory_bytes"] != strconv.Itoa(10<<20) ||
-			!strings.Contains(le.Message, "send it again shortly")):
+			!strings.Contains(le.Message, "send it again shortly") || le.RetryAfter < time.Second/2 || le.RetryAfter >= 3*time.Second/2):
 			t.Errorf("step %d: refusal %#v, want SERVER_MEMORY_BUSY with the sizes and a retry", i, err)
 		}
 	}
@@ -94,6 +104,7 @@ func TestUnaryMemoryAcquire(t *testing.T) {
 // streams pass untouched; a refused request never reaches its handler.
 func TestUnaryMemoryLink(t *testing.T) {
 	m := newUnaryMemory(4 << 20)
+	m.maxWait = 0
 	link := unaryMemoryInterceptor(m)
 	tests := []struct {
 		name     string
@@ -112,12 +123,12 @@ func TestUnaryMemoryLink(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m.held.Grow64(tt.held)
-			defer m.held.Release64(tt.held)
+			m.hold(tt.held)
+			defer m.release(tt.held)
 			ran := false
 			handler := func(ctx context.Context, req any) (any, error) {
 				ran = true
-				if got := m.held.Used(); got != tt.wantHeld {
+				if got := m.used(); got != tt.wantHeld {
 					t.Errorf("held %d while the handler runs, want %d", got, tt.wantHeld)
 				}
 				if tt.panics {
@@ -140,7 +151,7 @@ func TestUnaryMemoryLink(t *testing.T) {
 			} else if err != nil {
 				t.Errorf("error %v", err)
 			}
-			if got := m.held.Used(); got != tt.held {
+			if got := m.used(); got != tt.held {
 				t.Errorf("held %d after the call, want %d as before", got, tt.held)
 			}
 		})
@@ -157,10 +168,17 @@ func checkMemoryBusy(t *testing.T, err error, limit, size int) {
 	t.Helper()
 	st := status.Convert(err)
 	var info *errdetails.ErrorInfo
+	var retry *errdetails.RetryInfo
 	for _, d := range st.Details() {
-		if i, ok := d.(*errdetails.ErrorInfo); ok {
-			info = i
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			info = d
+		case *errdetails.RetryInfo:
+			retry = d
 		}
+	}
+	if d := retry.GetRetryDelay().AsDuration(); d < time.Second/2 || d >= 3*time.Second/2 {
+		t.Errorf("refusal %v: retry delay %v, want about a second", err, retry)
 	}
 	if st.Code() != codes.ResourceExhausted || info == nil || info.GetReason() != "SERVER_MEMORY_BUSY" || info.GetDomain() != ErrorDomain ||
 		info.GetMetadata()["max_unary_memory_bytes"] != strconv.Itoa(limit) || info.GetMetadata()["request_bytes"] != strconv.Itoa(size) ||
@@ -200,10 +218,12 @@ func TestUnaryMemoryServer(t *testing.T) {
 	const calls = writes + validations
 	cfg := testConfig(t)
 	cfg.MaxRecvMsgBytes, cfg.MaxUnaryMemoryBytes, cfg.MetricsListen = 1<<20, 12<<20, "127.0.0.1:0"
+	cfg.memoryWait = -1 // refused at once: every call is decided while the granted ones are held
 	var mu sync.Mutex
 	decided, maxHeld, lastHeld, granted := 0, int64(0), int64(0), 0
 	all := make(chan struct{})
-	cfg.memoryDecided = func(ok bool, held int64) {
+	cfg.memoryDecided = func(d memoryDecision, held int64) {
+		ok := d == memoryGranted
 		mu.Lock()
 		decided++
 		maxHeld, lastHeld = max(maxHeld, held), held
@@ -363,5 +383,129 @@ func BenchmarkUnaryMemoryLink(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnaryMemoryWaits: a request the budget has no room for waits in
+// line, first come first served (a small one does not pass a large one);
+// it is refused at once when the requests waiting already hold their
+// share, or its deadline has passed, and refused when its call ends or the
+// longest wait passes; the ones in line are let in as room is given back.
+func TestUnaryMemoryWaits(t *testing.T) {
+	m := newUnaryMemory(10 << 20)
+	m.maxWait = time.Hour
+	events := make(chan memoryDecision, 16)
+	m.decided = func(d memoryDecision, _ int64) { events <- d }
+	next := func(want memoryDecision, what string) {
+		t.Helper()
+		if got := <-events; got != want {
+			t.Fatalf("%s: decision %d, want %d", what, got, want)
+		}
+	}
+	type result struct {
+		n   int64
+		err error
+	}
+	wait := func(ctx context.Context, size int) chan result {
+		out := make(chan result, 1)
+		go func() {
+			n, err := m.acquire(ctx, validateMethod, size)
+			out <- result{n, err}
+		}()
+		next(memoryWaiting, fmt.Sprintf("a request of %d bytes", size))
+		return out
+	}
+	a, err := m.acquire(context.Background(), validateMethod, 3<<20) // 9 MiB of 10
+	next(memoryGranted, "the first request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := wait(context.Background(), 1<<20)                                            // needs 3 MiB: waits
+	c := wait(context.Background(), chargeMinBytes)                                   // 48 KiB would fit, but b is first
+	if _, err := m.acquire(context.Background(), validateMethod, 3<<20); err == nil { // 1 MiB + 16 KiB + 3 MiB waiting: over a third of 10 MiB
+		t.Fatal("a request past the waiting share was granted")
+	}
+	next(memoryRefused, "a request past the waiting share")
+	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	if _, err := m.acquire(past, validateMethod, chargeMinBytes); err == nil {
+		t.Fatal("a request past its deadline was granted")
+	}
+	next(memoryRefused, "a request past its deadline")
+	ctx, cancelE := context.WithCancel(context.Background())
+	e := wait(ctx, 64<<10)
+	cancelE()
+	next(memoryRefused, "a request whose call ended while it waited")
+	if r := <-e; r.err == nil {
+		t.Fatal("a cancelled request was granted")
+	}
+	m.maxWait = time.Nanosecond
+	if _, err := m.acquire(context.Background(), validateMethod, chargeMinBytes); err == nil {
+		t.Fatal("a request was granted past the longest wait")
+	}
+	next(memoryWaiting, "a request with the shortest wait")
+	next(memoryRefused, "a request with the shortest wait")
+
+	m.release(a)
+	next(memoryGranted, "the first in line")
+	next(memoryGranted, "the second in line")
+	rb, rc := <-b, <-c
+	if rb.err != nil || rc.err != nil || m.used() != 3<<20+3*chargeMinBytes {
+		t.Fatalf("in line after the release: %v, %v; %d held, want 3 MiB and 48 KiB", rb.err, rc.err, m.used())
+	}
+	m.release(rb.n)
+	m.release(rc.n)
+	if m.used() != 0 || len(m.queue) != 0 || m.waiting != 0 {
+		t.Errorf("after every release: %d held, %d in line holding %d bytes", m.used(), len(m.queue), m.waiting)
+	}
+}
+
+// TestUnaryMemoryServerWaits: over gRPC, a write the budget has no room for
+// waits for the one being handled, then runs: both are done, and the
+// budget is empty after.
+func TestUnaryMemoryServerWaits(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxRecvMsgBytes, cfg.MaxUnaryMemoryBytes, cfg.MetricsListen = 1<<20, 3<<20, "127.0.0.1:0"
+	cfg.memoryWait = time.Hour // bounded by the calls' own deadline
+	granted, waiting, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	cfg.memoryDecided = func(d memoryDecision, _ int64) {
+		switch d {
+		case memoryGranted:
+			once.Do(func() { // the first write holds the budget until the second waits
+				close(granted)
+				<-release
+			})
+		case memoryWaiting:
+			close(waiting)
+		}
+	}
+	ts := startTestServer(t, cfg)
+	client := toolguardv1.NewToolGuardServiceClient(ts.conn)
+	write := func(i, size int, done chan<- error) {
+		_, err := client.ExecuteWrite(testContext(t), &toolguardv1.ExecuteWriteRequest{
+			Context: &toolguardv1.RequestContext{SessionId: fmt.Sprintf("w%d", i)},
+			Call: &toolguardv1.ToolCall{Name: "write_to_file", Arguments: &toolguardv1.ToolCall_Params{Params: &toolguardv1.StringParams{
+				Values: map[string]string{"path": fmt.Sprintf("w-%d.txt", i), "content": strings.Repeat("w", size)}}}},
+		})
+		done <- err
+	}
+	first, second := make(chan error, 1), make(chan error, 1)
+	go write(0, 200<<10, first) // charged the whole budget
+	<-granted
+	go write(1, 100<<10, second)
+	<-waiting
+	close(release)
+	for i, done := range []chan error{first, second} {
+		if err := <-done; err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		got, err := os.ReadFile(filepath.Join(cfg.Workspace, fmt.Sprintf("w-%d.txt", i)))
+		if err != nil || len(got) != []int{200 << 10, 100 << 10}[i] {
+			t.Errorf("write %d: %d bytes on disk (%v)", i, len(got), err)
+		}
+	}
+	if held, _ := unaryMemoryGauges(t, ts); held != 0 {
+		t.Errorf("%d bytes held after the calls, want 0", held)
 	}
 }
