@@ -3,10 +3,18 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"google.golang.org/protobuf/proto"
 
@@ -203,4 +211,119 @@ func BenchmarkLargeUnaryMemory(b *testing.B) {
 			b.ReportMetric(median(allocs, ident), "alloc_vs_request")
 		})
 	}
+}
+
+// unaryMemoryEnv is --max-unary-memory-bytes' environment twin, which a
+// bench server reads.
+const unaryMemoryEnv = "TOOLGUARD_MAX_UNARY_MEMORY_BYTES"
+
+// concurrentLarge is how many large calls BenchmarkConcurrentLargeUnary
+// sends at once.
+const concurrentLarge = 16
+
+// BenchmarkConcurrentLargeUnary sends concurrentLarge calls of 16 MB at
+// once, validations and writes of new files, to two server processes side
+// by side (--max-recv-msg-bytes and the file bounds raised to 32 MiB): one
+// with the unary memory budget at its default, 96 MiB ("after"), and one
+// without it ("before": the budget at 1 TiB, or with TOOLGUARD_BENCH_BEFORE
+// that binary's server). A call refused with SERVER_MEMORY_BUSY is sent
+// again after the delay its google.rpc.RetryInfo gives, as a client would. Rounds alternate
+// between the servers, the order reversed every round; reported per
+// server: its peak resident set above its settled one over the round
+// (peak_rss_growth-MB, median), the round's time and, for after, the
+// refusals per round; and after's over before's peak and time.
+//
+//	go test -run '^$' -bench ConcurrentLargeUnary -benchtime 3x ./bench/
+func BenchmarkConcurrentLargeUnary(b *testing.B) {
+	kinds := largeUnaries()
+	for _, k := range []largeUnary{kinds[0], kinds[4]} {
+		b.Run(k.name, func(b *testing.B) {
+			raiseSizes(b)
+			before := startServerFrom(b, os.Args[0], "info", unaryMemoryEnv+"=1099511627776")
+			if path := os.Getenv(beforeEnv); path != "" {
+				before = startServerFrom(b, path, "info")
+			}
+			type side struct {
+				name              string
+				s                 *benchServer
+				peaks, secs, busy []float64
+			}
+			sides := []*side{{name: "before", s: before}, {name: "after", s: startBenchServer(b, "info")}}
+			n := 0
+			for b.Loop() {
+				order := slices.Clone(sides)
+				if n%2 == 1 {
+					slices.Reverse(order)
+				}
+				for _, sd := range order {
+					c := toolguardv1.NewToolGuardServiceClient(sd.s.conn)
+					m0 := sd.s.settle(b)
+					start := time.Now()
+					refused, err := concurrentCalls(c, k, n*concurrentLarge, concurrentLarge)
+					if err != nil {
+						b.Fatalf("%s: %v", sd.name, err)
+					}
+					sd.secs = append(sd.secs, time.Since(start).Seconds())
+					m1 := sd.s.mem(b)
+					sd.peaks = append(sd.peaks, float64(m1.hwm-m0.rss)/(1<<20))
+					sd.busy = append(sd.busy, float64(refused))
+				}
+				n++
+			}
+			ident := func(x float64) float64 { return x }
+			for _, sd := range sides {
+				b.ReportMetric(median(sd.peaks, ident), sd.name+"_peak_rss_growth-MB")
+				b.ReportMetric(slices.Max(sd.peaks), sd.name+"_peak_rss_growth_max-MB")
+				b.ReportMetric(median(sd.secs, ident), sd.name+"_round-s")
+				b.ReportMetric(median(sd.busy, ident), sd.name+"_refused/round")
+			}
+			b.ReportMetric(median(sides[1].peaks, ident)/median(sides[0].peaks, ident), "peak_after/before")
+			b.ReportMetric(median(sides[1].secs, ident)/median(sides[0].secs, ident), "time_after/before")
+		})
+	}
+}
+
+// concurrentCalls sends calls calls of kind k at once, numbered from
+// first, each sent again after a SERVER_MEMORY_BUSY refusal once its
+// google.rpc.RetryInfo delay has passed, and returns the refusals.
+func concurrentCalls(c toolguardv1.ToolGuardServiceClient, k largeUnary, first, calls int) (refused int, err error) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, calls)
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := k.request(first + i)
+			for {
+				err := k.call(c, req)
+				delay, busy := memoryBusy(err)
+				if !busy {
+					errs[i] = err
+					return
+				}
+				mu.Lock()
+				refused++
+				mu.Unlock()
+				time.Sleep(delay)
+			}
+		}()
+	}
+	wg.Wait()
+	return refused, errors.Join(errs...)
+}
+
+// memoryBusy says whether err is a SERVER_MEMORY_BUSY refusal, and when to
+// send the call again.
+func memoryBusy(err error) (retry time.Duration, busy bool) {
+	st := status.Convert(err)
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			busy = st.Code() == codes.ResourceExhausted && d.GetReason() == "SERVER_MEMORY_BUSY"
+		case *errdetails.RetryInfo:
+			retry = d.GetRetryDelay().AsDuration()
+		}
+	}
+	return retry, busy
 }
