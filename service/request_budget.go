@@ -41,16 +41,16 @@ const chargeMinBytes = 16 << 10
 
 // Peak memory per request byte while a call is handled: the server's peak
 // resident set above its settled one over the request's size, for 16 MiB
-// requests at GOGC=100 (bench BenchmarkLargeUnaryMemory, 3 to 5 calls
-// each, median and range).
+// requests at GOGC=100 (bench BenchmarkLargeUnaryMemory, three runs of 3
+// to 6 calls each: range, and medians).
 //
-//	RPC               request                              measured          factor
-//	ValidateToolCall  a write's content as JSON, a Python   2.94-3.05         3
+//	RPC               request                                measured                factor
+//	ValidateToolCall  a write's content as JSON, a Python      2.93-3.05               3
 //	                  dict, an XML block or params
-//	ExecuteWrite      a new file, JSON or a Python dict     2.94-3.07         3
-//	ExecuteWrite      over a file whose every line changes  17.4-21.0 (19.9)  20
-//	ExecuteEdit       an 8 MB file replaced whole            11.6-14.8 (13.0)  13
-//	any other         the request decoded and parsed                          3
+//	ExecuteWrite      a new file, JSON or a Python dict        2.94-3.07               20, the worse
+//	ExecuteWrite      over a file whose every line changes     17.4-30.0 (19.5-21.9)
+//	ExecuteEdit       an 8 MB file replaced whole              11.6-15.0 (13.0-13.6)   13
+//	any other         the request decoded and parsed                                   3
 //
 // A write or an edit of an existing file costs what its diff does, the
 // file's size rather than the request's: charged for the worst case
