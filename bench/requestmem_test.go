@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -218,8 +219,10 @@ func BenchmarkLargeUnaryMemory(b *testing.B) {
 const unaryMemoryEnv = "TOOLGUARD_MAX_UNARY_MEMORY_BYTES"
 
 // concurrentLarge is how many large calls BenchmarkConcurrentLargeUnary
-// sends at once.
+// sends at once, unless concurrentEnv says otherwise.
 const concurrentLarge = 16
+
+const concurrentEnv = "TOOLGUARD_BENCH_CONCURRENT"
 
 // BenchmarkConcurrentLargeUnary sends concurrentLarge calls of 16 MB at
 // once, validations and writes of new files, to two server processes side
@@ -234,6 +237,7 @@ const concurrentLarge = 16
 // refusals per round; and after's over before's peak and time.
 //
 //	go test -run '^$' -bench ConcurrentLargeUnary -benchtime 3x ./bench/
+//	TOOLGUARD_BENCH_CONCURRENT=30 go test -run '^$' -bench ConcurrentLargeUnary/validate -benchtime 2x ./bench/
 func BenchmarkConcurrentLargeUnary(b *testing.B) {
 	kinds := largeUnaries()
 	for _, k := range []largeUnary{kinds[0], kinds[4]} {
@@ -249,6 +253,13 @@ func BenchmarkConcurrentLargeUnary(b *testing.B) {
 				peaks, secs, busy []float64
 			}
 			sides := []*side{{name: "before", s: before}, {name: "after", s: startBenchServer(b, "info")}}
+			calls := concurrentLarge
+			if v := os.Getenv(concurrentEnv); v != "" {
+				var err error
+				if calls, err = strconv.Atoi(v); err != nil {
+					b.Fatalf("%s: %v", concurrentEnv, err)
+				}
+			}
 			n := 0
 			for b.Loop() {
 				order := slices.Clone(sides)
@@ -259,7 +270,7 @@ func BenchmarkConcurrentLargeUnary(b *testing.B) {
 					c := toolguardv1.NewToolGuardServiceClient(sd.s.conn)
 					m0 := sd.s.settle(b)
 					start := time.Now()
-					refused, err := concurrentCalls(c, k, n*concurrentLarge, concurrentLarge)
+					refused, err := concurrentCalls(c, k, n*calls, calls)
 					if err != nil {
 						b.Fatalf("%s: %v", sd.name, err)
 					}
