@@ -294,7 +294,8 @@ func (r strictRegistrar) RegisterService(sd *grpc.ServiceDesc, impl any) {
 // strictService returns sd with handlers that decode through dec. A unary
 // request that does not decode is refused in the handler's place at the end
 // of the chain, so it is authenticated, limited and logged; a stream's
-// receive returns the refusal.
+// receive returns the refusal. A large unary request (chargeMinBytes and
+// more) is decoded there too, once the chain let it in (decodeFirst).
 func strictService(sd *grpc.ServiceDesc, dec requestDecoder) *grpc.ServiceDesc {
 	out := *sd
 	out.Methods = make([]grpc.MethodDesc, len(sd.Methods))
@@ -352,7 +353,7 @@ func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 		}
 		resp, err := h(srv, ctx, decode, refuse)
 		if got.large != nil {
-			got.large.free() // never decoded: refused before the handler
+			got.large.free() // what decoding did not free, or a call refused before it
 		}
 		collectAfter(got.size)
 		return resp, err
