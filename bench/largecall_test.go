@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -95,6 +96,19 @@ func answerMemQuery() {
 	fmt.Println(ms.TotalAlloc, hwm, rss)
 }
 
+// answerSettleQuery collects the heap, returns what it freed to the
+// system and resets the peak resident set to the current one (VmHWM, by
+// writing 5 to /proc/self/clear_refs), then answers as answerMemQuery:
+// the peak after it is what happened since.
+func answerSettleQuery() {
+	runtime.GC()
+	debug.FreeOSMemory()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		fmt.Fprintln(os.Stderr, "bench server: reset the peak resident set:", err)
+	}
+	answerMemQuery()
+}
+
 // procStatus is a /proc/self/status field given in kB, in bytes (0 when
 // unknown).
 func procStatus(field string) uint64 {
@@ -114,8 +128,14 @@ func procStatus(field string) uint64 {
 }
 
 // mem asks the server process for its memory.
-func (s *benchServer) mem(b *testing.B) serverMem {
-	if _, err := s.query.Write([]byte("mem\n")); err != nil {
+func (s *benchServer) mem(b *testing.B) serverMem { return s.memQuery(b, "mem") }
+
+// settle has the server process collect its heap and reset its peak
+// resident set (answerSettleQuery), and returns its memory after.
+func (s *benchServer) settle(b *testing.B) serverMem { return s.memQuery(b, "settle") }
+
+func (s *benchServer) memQuery(b *testing.B, query string) serverMem {
+	if _, err := s.query.Write([]byte(query + "\n")); err != nil {
 		b.Fatalf("server memory: %v", err)
 	}
 	line, err := s.answer.ReadString('\n')

@@ -80,6 +80,13 @@ func serveForBench(level string) error {
 	if err := syntaxFromEnv(&cfg); err != nil {
 		return err
 	}
+	if v := os.Getenv(unaryMemoryEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", unaryMemoryEnv, err)
+		}
+		cfg.MaxUnaryMemoryBytes = n
+	}
 	srv, err := service.NewWithServices(cfg, log, func(r grpc.ServiceRegistrar) { testgrpc.RegisterTestServiceServer(r, echoService{}) })
 	if err != nil {
 		return err
@@ -115,8 +122,12 @@ func answerCPUQueries(cancel func()) {
 	defer cancel()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		if in.Text() == "mem" {
+		switch in.Text() {
+		case "mem":
 			answerMemQuery()
+			continue
+		case "settle":
+			answerSettleQuery()
 			continue
 		}
 		var ru syscall.Rusage
@@ -151,11 +162,12 @@ func startBenchServer(b *testing.B, level string) *benchServer {
 	return startServerFrom(b, os.Args[0], level)
 }
 
-// startServerFrom starts the server of the test binary at path.
-func startServerFrom(b *testing.B, path, level string) *benchServer {
+// startServerFrom starts the server of the test binary at path, with env
+// added to its environment.
+func startServerFrom(b *testing.B, path, level string, env ...string) *benchServer {
 	b.Helper()
 	cmd := exec.Command(path, "-test.run=^$")
-	cmd.Env = append(os.Environ(), serverEnv+"="+level)
+	cmd.Env = append(append(os.Environ(), env...), serverEnv+"="+level)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -40,8 +40,8 @@ var serveCommand = []string{"/toolguard", "serve"}
 // The settings the ConfigMap must set explicitly rather than rely on the
 // binary's defaults: where to listen and keep files, the timing the
 // termination grace period and client rebalancing depend on, and the
-// streams' buffer and the syntax checks' memory, which must fit the memory
-// limit.
+// streams' buffer, the unary calls' memory and the syntax checks' memory,
+// which must fit the memory limit.
 var requiredSettings = []string{
 	"TOOLGUARD_LISTEN",
 	"TOOLGUARD_WORKSPACE",
@@ -51,6 +51,7 @@ var requiredSettings = []string{
 	"TOOLGUARD_MAX_CONNECTION_AGE_GRACE",
 	"TOOLGUARD_MAX_STREAM_BUFFER_BYTES",
 	"TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY",
+	"TOOLGUARD_MAX_UNARY_MEMORY_BYTES",
 }
 
 // streamBufferShare is the part of the memory limit the streams' buffer
@@ -62,9 +63,21 @@ const streamBufferShare = 8
 
 // syntaxMemoryShare is the part of the memory limit the syntax checks
 // running at once may hold, as a divisor: the binary's default (1 GiB) is
-// for a machine, not a pod, and an eighth leaves the requests being
-// handled the rest beside the streams' half (docs/limits.md).
-const syntaxMemoryShare = 8
+// for a machine, not a pod. With the streams' half and the unary calls'
+// 3/16, a sixteenth leaves a quarter of the pod to the runtime and what no
+// setting bounds (docs/limits.md).
+const syntaxMemoryShare = 16
+
+// The unary calls' memory budget is measured peak memory, the collector's
+// headroom included: at most 3/16 of the memory limit, which with the
+// streams' half leaves 5/16 to the runtime and what no setting bounds
+// (docs/limits.md).
+const unaryMemoryShareNum, unaryMemoryShareDen = 3, 16
+
+// defaultMaxRecvMsgBytes is --max-recv-msg-bytes' default: the unary
+// budget must be at least 3 times the largest request (the server refuses
+// to start otherwise).
+const defaultMaxRecvMsgBytes = 16 << 20
 
 // want is what the policies expect of one overlay beyond what they expect of
 // all.
@@ -148,6 +161,7 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 	checkResources(c, ct)
 	checkStreamBuffer(c, ct, config)
 	checkSyntaxMemory(c, ct, config)
+	checkUnaryMemory(c, ct, config)
 	checkServiceAccount(c, r, pod)
 	checkVolumes(c, r, d, ct, config, w)
 	metricsPort := checkMetrics(c, d, ct, config)
@@ -471,6 +485,31 @@ func checkSyntaxMemory(c *checker, ct *corev1.Container, cfg config) {
 	case n > lim.Value()/syntaxMemoryShare:
 		c.failf("%s=%d is more than 1/%d of the memory limit %s (%d bytes): large files checked at once could take the pod past it",
 			key, n, syntaxMemoryShare, lim.String(), lim.Value()/syntaxMemoryShare)
+	}
+}
+
+// checkUnaryMemory wants the unary calls' memory to fit the memory limit
+// and to hold a request of the largest size.
+func checkUnaryMemory(c *checker, ct *corev1.Container, cfg config) {
+	const key = "TOOLGUARD_MAX_UNARY_MEMORY_BYTES"
+	v, ok := cfg[key]
+	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok || !hasLim {
+		return // reported by checkConfig and checkResources
+	}
+	recv := int64(defaultMaxRecvMsgBytes)
+	if r, set := cfg["TOOLGUARD_MAX_RECV_MSG_BYTES"]; set {
+		recv, _ = strconv.ParseInt(r, 10, 64)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil || n <= 0:
+		c.failf("%s=%q: want a positive whole number of bytes", key, v)
+	case n*unaryMemoryShareDen > lim.Value()*unaryMemoryShareNum:
+		c.failf("%s=%d is more than %d/%d of the memory limit %s (%d bytes): large unary calls handled at once could take the pod past it",
+			key, n, unaryMemoryShareNum, unaryMemoryShareDen, lim.String(), lim.Value()*unaryMemoryShareNum/unaryMemoryShareDen)
+	case n < 3*recv:
+		c.failf("%s=%d is less than 3 times TOOLGUARD_MAX_RECV_MSG_BYTES (%d): the server would not start", key, n, recv)
 	}
 }
 

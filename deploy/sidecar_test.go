@@ -51,6 +51,7 @@ func checkSidecar(r *rendered, settings map[string]bool) []string {
 	checkResources(c, ct)
 	checkStreamBuffer(c, ct, cfg)
 	checkSyntaxMemory(c, ct, cfg)
+	checkUnaryMemory(c, ct, cfg)
 	checkSharedWorkspace(c, pod, ct, cfg)
 	return c.problems
 }
@@ -140,7 +141,8 @@ func TestSidecar(t *testing.T) {
 		{"writable root", func(r *rendered) { sidecar(r).SecurityContext.ReadOnlyRootFilesystem = ptr(false) }, "readOnlyRootFilesystem is not true"},
 		{"no memory limit", func(r *rendered) { delete(sidecar(r).Resources.Limits, corev1.ResourceMemory) }, "no memory limit"},
 		{"stream buffer past the memory limit", func(r *rendered) { r.configMaps[0].Data["TOOLGUARD_MAX_STREAM_BUFFER_BYTES"] = "67108864" }, "more than 1/8 of the memory limit 256Mi"},
-		{"syntax memory past the memory limit", func(r *rendered) { r.configMaps[0].Data["TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY"] = "67108864" }, "TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY=67108864 is more than 1/8 of the memory limit 256Mi"},
+		{"syntax memory past the memory limit", func(r *rendered) { r.configMaps[0].Data["TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY"] = "33554432" }, "TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY=33554432 is more than 1/16 of the memory limit 256Mi"},
+		{"unary memory past the memory limit", func(r *rendered) { r.configMaps[0].Data["TOOLGUARD_MAX_UNARY_MEMORY_BYTES"] = "67108864" }, "more than 3/16 of the memory limit 256Mi"},
 		{"unknown setting", func(r *rendered) { r.configMaps[0].Data["TOOLGUARD_LISTENN"] = "127.0.0.1:7700" }, "TOOLGUARD_LISTENN is not a toolguard serve setting"},
 		{"grace period too short", func(r *rendered) { r.deployments[0].Spec.Template.Spec.TerminationGracePeriodSeconds = ptr(int64(5)) }, "terminationGracePeriodSeconds 5s is not longer"},
 		{"exposed by a Service", func(r *rendered) { r.services = append(r.services, &corev1.Service{}) }, "a Service exposes the agent's pod"},

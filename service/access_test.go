@@ -37,7 +37,7 @@ func TestAccessChainOrder(t *testing.T) {
 			t.Errorf("interceptor %q lacks a unary or stream form", ic.name)
 		}
 	}
-	if want := []string{"request-id", "logging", "auth", "rate-limit", "recovery"}; !slices.Equal(names, want) {
+	if want := []string{"request-id", "logging", "auth", "rate-limit", "unary-memory", "recovery"}; !slices.Equal(names, want) {
 		t.Fatalf("interceptor chain = %v, want %v", names, want)
 	}
 }

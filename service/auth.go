@@ -156,6 +156,8 @@ type accessControl struct {
 	// rates is the interceptor's limiter, which streams also charge for
 	// each call they complete; nil when off.
 	rates *rateLimiter
+	// memory is the unary calls' memory budget, for its gauges.
+	memory *unaryMemory
 }
 
 func newAccessControl(cfg Config) (accessControl, error) {
@@ -176,10 +178,16 @@ func newAccessControl(cfg Config) (accessControl, error) {
 		opts = append(opts, grpc.Creds(creds))
 	}
 	rates := newRateLimiter(cfg.RateLimit, cfg.RateBurst)
+	memory := newUnaryMemory(cfg.MaxUnaryMemoryBytes)
+	memory.decided = cfg.memoryDecided
+	if cfg.memoryWait != 0 {
+		memory.maxWait = max(cfg.memoryWait, 0)
+	}
 	return accessControl{
 		options:      opts,
-		interceptors: accessInterceptors(authn, rates),
+		interceptors: accessInterceptors(authn, rates, memory),
 		streams:      newStreamSlots(cfg, authn.Principals()),
 		rates:        rates,
+		memory:       memory,
 	}, nil
 }

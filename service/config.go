@@ -46,6 +46,12 @@ type Config struct {
 	// drainWait waits out DrainDelay; nil sleeps. A test ends the drain
 	// once its checks within it are done, so none races the delay.
 	drainWait func(time.Duration)
+	// memoryDecided, when set, hears what the unary memory budget does
+	// with each charge (grant, wait, refusal), with the bytes held after
+	// it, before the call goes on: a test holds calls there. memoryWait,
+	// when set, replaces the longest wait for room (negative: none).
+	memoryDecided func(d memoryDecision, held int64)
+	memoryWait    time.Duration
 
 	guard.Config
 	// CreateWorkspaces creates workspace folders that do not exist; without
@@ -77,6 +83,9 @@ type Config struct {
 	// MaxStreamBufferBytes bounds the open calls of all streams together,
 	// keeping memory within the pod's (docs/limits.md).
 	MaxStreamBufferBytes int
+	// MaxUnaryMemoryBytes bounds the memory of the large unary requests
+	// handled at once (request_budget.go, docs/limits.md).
+	MaxUnaryMemoryBytes int
 }
 
 // DefaultConfig returns the defaults: loopback port 7700, the workspace
@@ -103,6 +112,7 @@ func DefaultConfig() Config {
 		MaxParamBytes:         16 << 20,
 		StreamIdleTimeout:     time.Minute,
 		MaxStreamBufferBytes:  64 << 20,
+		MaxUnaryMemoryBytes:   96 << 20,
 	}
 }
 

@@ -294,7 +294,8 @@ func (r strictRegistrar) RegisterService(sd *grpc.ServiceDesc, impl any) {
 // strictService returns sd with handlers that decode through dec. A unary
 // request that does not decode is refused in the handler's place at the end
 // of the chain, so it is authenticated, limited and logged; a stream's
-// receive returns the refusal.
+// receive returns the refusal. A large unary request (chargeMinBytes and
+// more) is decoded there too, once the chain let it in (decodeFirst).
 func strictService(sd *grpc.ServiceDesc, dec requestDecoder) *grpc.ServiceDesc {
 	out := *sd
 	out.Methods = make([]grpc.MethodDesc, len(sd.Methods))
@@ -316,16 +317,34 @@ func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 		var got struct {
 			refusal *protoapi.FieldError
 			size    int
+			// A large request is decoded inside the chain (decodeFirst).
+			large *wireMessage
+			msg   any
 		}
 		decode := func(m any) error {
-			var err error
-			got.refusal, got.size, err = dec.recvSized(recv, m)
-			return err
+			w := &wireMessage{}
+			if err := recv(w); err != nil {
+				w.free()
+				return err
+			}
+			if got.size = w.data.Len(); got.size >= chargeMinBytes {
+				got.large, got.msg = w, m
+				return nil
+			}
+			got.refusal = dec.decode(w, m)
+			w.free()
+			return nil
 		}
 		// A refusal takes the method's place inside the chain.
 		refuse := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, method grpc.UnaryHandler) (any, error) {
-			if got.refusal != nil {
+			switch {
+			case got.refusal != nil:
 				method = func(context.Context, any) (any, error) { return nil, fieldStatus(got.refusal) }
+			case got.large != nil:
+				var done func()
+				ctx, done = withRequestSize(ctx, got.size) // for the unary memory budget
+				defer done()
+				method = decodeFirst(method, dec, got.large, got.msg)
 			}
 			if chain == nil {
 				return method(ctx, req)
@@ -333,6 +352,9 @@ func strictUnary(h grpc.MethodHandler, dec requestDecoder) grpc.MethodHandler {
 			return chain(ctx, req, info, method)
 		}
 		resp, err := h(srv, ctx, decode, refuse)
+		if got.large != nil {
+			got.large.free() // what decoding did not free, or a call refused before it
+		}
 		collectAfter(got.size)
 		return resp, err
 	}

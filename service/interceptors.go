@@ -24,12 +24,13 @@ import (
 
 // The links of the chain by name, as logs and tests know them.
 const (
-	linkRequestID = "request-id"
-	linkLogging   = "logging"
-	linkMetrics   = "metrics"
-	linkAuth      = "auth"
-	linkRateLimit = "rate-limit"
-	linkRecovery  = "recovery"
+	linkRequestID   = "request-id"
+	linkLogging     = "logging"
+	linkMetrics     = "metrics"
+	linkAuth        = "auth"
+	linkRateLimit   = "rate-limit"
+	linkUnaryMemory = "unary-memory"
+	linkRecovery    = "recovery"
 )
 
 // interceptor is one named link of the chain, in unary and stream forms.

@@ -51,6 +51,10 @@ func (c Config) validateLimits() []error {
 		errs = append(errs, fmt.Errorf("max stream buffer bytes (%d) must be at least max call bytes (%d), or no call of the largest size could ever be held",
 			c.MaxStreamBufferBytes, c.MaxCallBytes))
 	}
+	if least := int64(c.MaxRecvMsgBytes) * baseMemoryFactor; int64(c.MaxUnaryMemoryBytes) < least {
+		errs = append(errs, fmt.Errorf("max unary memory bytes (%d) must be at least %d times max recv msg bytes (%d), or no request of the largest size could ever be handled",
+			c.MaxUnaryMemoryBytes, baseMemoryFactor, c.MaxRecvMsgBytes))
+	}
 	if c.StreamIdleTimeout < 0 {
 		errs = append(errs, errors.New("stream idle timeout must not be negative (0: never)"))
 	}
@@ -220,8 +224,9 @@ func rateLimitInterceptor(l *rateLimiter) interceptor {
 	}
 }
 
-// accessInterceptors decide whether a call may run: who the caller is, then
-// whether it is over its rate.
-func accessInterceptors(tokens *auth.Tokens, l *rateLimiter) []interceptor {
-	return []interceptor{authInterceptor(tokens), rateLimitInterceptor(l)}
+// accessInterceptors decide whether a call may run: who the caller is,
+// whether it is over its rate, then whether the memory for its request is
+// there (request_budget.go).
+func accessInterceptors(tokens *auth.Tokens, l *rateLimiter, m *unaryMemory) []interceptor {
+	return []interceptor{authInterceptor(tokens), rateLimitInterceptor(l), unaryMemoryInterceptor(m)}
 }

@@ -121,6 +121,9 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		if err := s.metrics.Register(access.streams.collector()); err != nil {
 			return nil, fmt.Errorf("register stream metrics: %w", err)
 		}
+		if err := s.metrics.Register(access.memory.collector()); err != nil {
+			return nil, fmt.Errorf("register unary memory metrics: %w", err)
+		}
 		observer = s.metrics.Observer
 	}
 

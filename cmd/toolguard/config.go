@@ -176,6 +176,8 @@ var serverSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxParamBytes) }},
 	{"max-stream-buffer-bytes", "TOOLGUARD_MAX_STREAM_BUFFER_BYTES", "most `bytes` of open calls all streams hold together; a call growing past what is left is dropped with CALL_TOO_LARGE",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamBufferBytes) }},
+	{"max-unary-memory-bytes", "TOOLGUARD_MAX_UNARY_MEMORY_BYTES", "most `bytes` of memory the large unary requests being handled hold together, reckoned as request size times its RPC's factor; a request past what is left waits up to 5s, then is refused with SERVER_MEMORY_BUSY",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxUnaryMemoryBytes) }},
 }
 
 // serveSettings are every service.Config field's, the core's among them; a

@@ -164,6 +164,7 @@ func TestParseServeConfig(t *testing.T) {
 				"TOOLGUARD_MAX_STREAMS_PER_PRINCIPAL": "2",
 				"TOOLGUARD_STREAM_IDLE_TIMEOUT":       "20s",
 				"TOOLGUARD_MAX_STREAM_BUFFER_BYTES":   "65536",
+				"TOOLGUARD_MAX_UNARY_MEMORY_BYTES":    "8192",
 			},
 			want: func(c *service.Config) { *c = allSet },
 		},
@@ -189,7 +190,7 @@ func TestParseServeConfig(t *testing.T) {
 				"--lock-dir", "/data/locks", "--lock-timeout", "3s",
 				"--max-connection-age", "10m", "--max-connection-age-grace", "1m",
 				"--max-call-bytes", "8192", "--max-param-bytes", "4096",
-				"--max-streams-per-principal", "2", "--stream-idle-timeout", "20s", "--max-stream-buffer-bytes", "65536",
+				"--max-streams-per-principal", "2", "--stream-idle-timeout", "20s", "--max-stream-buffer-bytes", "65536", "--max-unary-memory-bytes", "8192",
 			},
 			want: func(c *service.Config) { *c = allSet },
 		},
@@ -320,6 +321,7 @@ var allSet = service.Config{
 	MaxStreamsPerPrincipal: 2,
 	StreamIdleTimeout:      20 * time.Second,
 	MaxStreamBufferBytes:   65536,
+	MaxUnaryMemoryBytes:    8192,
 }
 
 // TestServeRefusesExposedWithoutAuth follows the serve configuration path

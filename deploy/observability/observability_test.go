@@ -236,7 +236,7 @@ func TestAlertRules(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"ToolguardServerErrors", "ToolguardMistakeLimitSpike", "ToolguardSessionStoreUnreachable",
-		"ToolguardStreamSlotsNearCap", "ToolguardHighLatency"} {
+		"ToolguardStreamSlotsNearCap", "ToolguardUnaryMemoryNearCap", "ToolguardHighLatency"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("no alert %s", want)
 		}

@@ -1142,6 +1142,14 @@ class OfflineTest(unittest.TestCase):
         self.assertEqual((err.reason, err.retry_delay), ("RATE_LIMITED", 1.25))
         self.assertIsInstance(err.details[1], error_details_pb2.RetryInfo)
         self.assertIsNone(ToolGuardError(grpc.StatusCode.INTERNAL, "x").retry_delay)
+        # The server's memory for large requests taken: the sizes, and when to send it again.
+        busy = status_pb2.Status(code=grpc.StatusCode.RESOURCE_EXHAUSTED.value[0], message="send it again shortly")
+        busy.details.add().Pack(error_details_pb2.ErrorInfo(
+            reason="SERVER_MEMORY_BUSY", domain="toolguard.dev",
+            metadata={"max_unary_memory_bytes": "100663296", "request_bytes": "16777216"}))
+        busy.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(nanos=750_000_000)))
+        err = ToolGuardError(grpc.StatusCode.RESOURCE_EXHAUSTED, "send it again shortly", status=busy)
+        self.assertEqual((err.reason, err.retry_delay, err.metadata["request_bytes"]), ("SERVER_MEMORY_BUSY", 0.75, "16777216"))
 
     def test_unreachable_server_is_a_toolguard_error(self) -> None:
         with ToolGuardClient("127.0.0.1:1", session_id="s", timeout=2) as client:

@@ -72,7 +72,8 @@ class ToolGuardError(Exception):
         precondition_violations: The ``google.rpc.PreconditionFailure``
             violations.
         retry_delay: Seconds to wait before retrying, from a
-            ``google.rpc.RetryInfo`` (RESOURCE_EXHAUSTED ``RATE_LIMITED``);
+            ``google.rpc.RetryInfo`` (RESOURCE_EXHAUSTED ``RATE_LIMITED``,
+            ``SERVER_MEMORY_BUSY``);
             None when the status carries none.
         details: Every detail message of the status, unpacked when its type
             is known, else the ``google.protobuf.Any`` as received.

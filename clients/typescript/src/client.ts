@@ -657,7 +657,8 @@ export class ToolGuardError extends ConnectError {
   readonly preconditionViolations: PreconditionViolation[];
   /**
    * How long to wait before retrying, in milliseconds, from a
-   * google.rpc.RetryInfo (RESOURCE_EXHAUSTED, reason `RATE_LIMITED`);
+   * google.rpc.RetryInfo (RESOURCE_EXHAUSTED, reason `RATE_LIMITED` or
+   * `SERVER_MEMORY_BUSY`);
    * undefined when the status carries none.
    */
   readonly retryDelayMs: number | undefined;
