@@ -26,7 +26,7 @@ import (
 )
 
 const (
-	validateMethod = toolguardv1.ToolGuardService_ValidateToolCall_FullMethodName
+	validateFullMethod = toolguardv1.ToolGuardService_ValidateToolCall_FullMethodName
 	writeMethod    = toolguardv1.ToolGuardService_ExecuteWrite_FullMethodName
 	editMethod     = toolguardv1.ToolGuardService_ExecuteEdit_FullMethodName
 )
@@ -40,7 +40,7 @@ func TestUnaryMemoryCharge(t *testing.T) {
 		size   int
 		want   int64
 	}{
-		{validateMethod, 1 << 20, 3 << 20},
+		{validateFullMethod, 1 << 20, 3 << 20},
 		{writeMethod, 1 << 20, 20 << 20},
 		{editMethod, 1 << 20, 13 << 20},
 		{toolguardv1.ToolGuardService_ReadFiles_FullMethodName, 1 << 20, 3 << 20},
@@ -74,12 +74,12 @@ func TestUnaryMemoryAcquire(t *testing.T) {
 		granted bool
 		held    int64 // after the step
 	}{
-		{validateMethod, 2 << 20, 0, true, 6 << 20},
-		{validateMethod, 2 << 20, 0, false, 6 << 20},
-		{validateMethod, 1 << 20, 0, true, 9 << 20},
+		{validateFullMethod, 2 << 20, 0, true, 6 << 20},
+		{validateFullMethod, 2 << 20, 0, false, 6 << 20},
+		{validateFullMethod, 1 << 20, 0, true, 9 << 20},
 		{writeMethod, 64 << 10, 0, false, 9 << 20},
 		{writeMethod, 1 << 20, 9 << 20, true, 10 << 20}, // all of it, on a quiet server
-		{validateMethod, chargeMinBytes, 0, false, 10 << 20},
+		{validateFullMethod, chargeMinBytes, 0, false, 10 << 20},
 	}
 	for i, s := range steps {
 		m.release(s.release)
@@ -141,7 +141,7 @@ func TestUnaryMemoryLink(t *testing.T) {
 				ctx, done := withRequestSize(context.Background(), tt.size)
 				defer done()
 				defer func() { _ = recover() }()
-				_, err = link.unary(ctx, "req", &grpc.UnaryServerInfo{FullMethod: validateMethod}, handler)
+				_, err = link.unary(ctx, "req", &grpc.UnaryServerInfo{FullMethod: validateFullMethod}, handler)
 			}()
 			if ran == tt.refused {
 				t.Errorf("handler ran: %v, refused: %v", ran, tt.refused)
@@ -364,7 +364,7 @@ func BenchmarkUnaryMemoryLink(b *testing.B) {
 	for i := range 8 {
 		ctx = context.WithValue(ctx, struct{ n int }{i}, i)
 	}
-	info := &grpc.UnaryServerInfo{FullMethod: validateMethod}
+	info := &grpc.UnaryServerInfo{FullMethod: validateFullMethod}
 	handler := func(ctx context.Context, req any) (any, error) { return req, nil }
 	b.Run("bare", func(b *testing.B) {
 		b.ReportAllocs()
@@ -409,26 +409,26 @@ func TestUnaryMemoryWaits(t *testing.T) {
 	wait := func(ctx context.Context, size int) chan result {
 		out := make(chan result, 1)
 		go func() {
-			n, err := m.acquire(ctx, validateMethod, size)
+			n, err := m.acquire(ctx, validateFullMethod, size)
 			out <- result{n, err}
 		}()
 		next(memoryWaiting, fmt.Sprintf("a request of %d bytes", size))
 		return out
 	}
-	a, err := m.acquire(context.Background(), validateMethod, 3<<20) // 9 MiB of 10
+	a, err := m.acquire(context.Background(), validateFullMethod, 3<<20) // 9 MiB of 10
 	next(memoryGranted, "the first request")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := wait(context.Background(), 1<<20)                                            // needs 3 MiB: waits
 	c := wait(context.Background(), chargeMinBytes)                                   // 48 KiB would fit, but b is first
-	if _, err := m.acquire(context.Background(), validateMethod, 3<<20); err == nil { // 1 MiB + 16 KiB + 3 MiB waiting: over a third of 10 MiB
+	if _, err := m.acquire(context.Background(), validateFullMethod, 3<<20); err == nil { // 1 MiB + 16 KiB + 3 MiB waiting: over a third of 10 MiB
 		t.Fatal("a request past the waiting share was granted")
 	}
 	next(memoryRefused, "a request past the waiting share")
 	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
-	if _, err := m.acquire(past, validateMethod, chargeMinBytes); err == nil {
+	if _, err := m.acquire(past, validateFullMethod, chargeMinBytes); err == nil {
 		t.Fatal("a request past its deadline was granted")
 	}
 	next(memoryRefused, "a request past its deadline")
@@ -440,7 +440,7 @@ func TestUnaryMemoryWaits(t *testing.T) {
 		t.Fatal("a cancelled request was granted")
 	}
 	m.maxWait = time.Nanosecond
-	if _, err := m.acquire(context.Background(), validateMethod, chargeMinBytes); err == nil {
+	if _, err := m.acquire(context.Background(), validateFullMethod, chargeMinBytes); err == nil {
 		t.Fatal("a request was granted past the longest wait")
 	}
 	next(memoryWaiting, "a request with the shortest wait")
