@@ -20,7 +20,8 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 		return
 	}
 	// Renames run in key order, so map order does not pick which spelling wins.
-	var renames []alias
+	var room [4]alias
+	renames := room[:0]
 	for k := range m {
 		if _, ok := props[k]; ok {
 			continue

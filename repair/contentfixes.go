@@ -25,7 +25,8 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 		target = own
 	}
 	t := p.tool
-	keys := fixableKeys(t, m, top)
+	var room [8]string
+	keys := fixableKeys(room[:0], t, m, top)
 	p.decodeEditEntities(m, keys, path, target)
 	// Find text first: its line numbers decide for the replacement beside it.
 	stripped := false
@@ -57,7 +58,11 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 				m[k] = x
 				p.checkEditPlaceholder(x, finds, param, target)
 			case top && t.content[k]:
-				m[k] = p.fixWriteContent(x, param, target)
+				// Written back only when changed: a string put in the map
+				// is a new allocation.
+				if out := p.fixWriteContent(x, param, target); out != x {
+					m[k] = out
+				}
 			case t.content[k]:
 				m[k] = p.decodeEntities(x, param, target)
 			default:
@@ -77,10 +82,10 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	}
 }
 
-// fixableKeys lists, ordered, the keys of m a fix may concern; the others
-// (a call may bring a million) are neither sorted nor visited.
-func fixableKeys(t *Tool, m map[string]any, top bool) []string {
-	var keys []string
+// fixableKeys lists, ordered, the keys of m a fix may concern, appended
+// to keys; the others (a call may bring a million) are neither sorted nor
+// visited.
+func fixableKeys(keys []string, t *Tool, m map[string]any, top bool) []string {
 	for k, v := range m {
 		switch v := v.(type) {
 		case string:

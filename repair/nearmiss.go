@@ -11,7 +11,24 @@ import (
 // dropCommentary drops the commentary parameters (the tools files'
 // commentary_params) props does not declare.
 func (p *pipeline) dropCommentary(m map[string]any, props map[string]*jsonschema.Schema, path string) {
-	for _, k := range p.reg.commentary {
+	list := p.reg.commentary
+	if len(m) < len(list) {
+		// Fewer members than names: the members are looked up among the
+		// names, and those found dropped in the names' order.
+		var room [4]string
+		list = room[:0]
+		for k := range m {
+			if _, ok := p.reg.commentaryRank[k]; ok {
+				list = append(list, k)
+			}
+		}
+		if len(list) == 0 {
+			return
+		}
+		rank := p.reg.commentaryRank
+		slices.SortFunc(list, func(a, b string) int { return rank[a] - rank[b] })
+	}
+	for _, k := range list {
 		if _, declared := props[k]; declared {
 			continue
 		}
