@@ -1,6 +1,7 @@
 package jsonrepair
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,15 +27,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 	defer func() { p.scratch = t.buf[:0] }()
 	runs := newRunStopper(t.close)
 	for p.i < len(p.s) {
-		// Runs in escaped text are a few bytes long: bytes are tested here,
-		// words only for a run that goes on.
-		j := p.i
-		for n := min(j+16, len(p.s)); j < n && !runs.stop[p.s[j]]; j++ {
-		}
-		if j == p.i+16 {
-			j = runs.end(p.s, j)
-		}
-		if j > p.i {
+		if j := runs.end(p.s, p.i); j > p.i {
 			t.keep(p.i, j)
 			p.i = j
 			if j == len(p.s) {
@@ -159,12 +152,14 @@ func newRunStopper(close byte) runStopper {
 	return runStopper{stop: stop, closes: ones * uint64(close)}
 }
 
-// end returns where the run from i ends, testing eight bytes at a time,
-// then finding the stop byte by table.
+// end returns where the run from i ends, testing eight bytes at a time:
+// the lowest byte stopIn marks in a word is the first stop byte in it, so
+// a run of a few bytes, as in escaped code, costs one word. The last
+// bytes of the text are looked up in the table.
 func (r runStopper) end(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if stopIn(load64(s, i), r.closes) {
-			break
+		if m := stopIn(load64(s, i), r.closes); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < len(s) && !r.stop[s[i]] {
@@ -178,13 +173,13 @@ const (
 	highs = 0x8080808080808080
 )
 
-// stopIn reports whether a word holds a byte that ends a plain run
-// (runStops), closes holding the closing quote in each byte. Each test is
-// exact about whether some byte matches: a borrow only crosses bytes above
-// one that matched already.
-func stopIn(w, closes uint64) bool {
+// stopIn marks, with its high bit, each byte of a word that ends a plain
+// run (runStops), closes holding the closing quote in each byte; a byte
+// above a marked one may be marked falsely. The lowest mark is exact: a
+// borrow only crosses bytes above one that matched already.
+func stopIn(w, closes uint64) uint64 {
 	control := (w - 0x20*ones) &^ w & highs
-	return control|w&highs|zeroByte(w^(ones*'\\'))|zeroByte(w^(ones*','))|zeroByte(w^(ones*'}'))|zeroByte(w^(ones*']'))|zeroByte(w^closes) != 0
+	return control | w&highs | zeroByte(w^(ones*'\\')) | zeroByte(w^(ones*',')) | zeroByte(w^(ones*'}')) | zeroByte(w^(ones*']')) | zeroByte(w^closes)
 }
 
 // zeroByte has the high bit of a byte set when some byte of x is zero.
@@ -355,7 +350,7 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	// quote may be the quotation's own end, the string's forgotten: a
 	// quotation of one word as much as of several ({"k": "say "hi", ...}
 	// is `say "hi` and `say "hi"`).
-	return strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
+	return strings.IndexByte(",}]", p.s[k]) >= 0 || onlyBrackets(p.s[k:])
 }
 
 // quotationLeftOpen reports a quotation the quotes taken for content left
@@ -554,7 +549,7 @@ func (ms *strMarks) add(s string, m strMark) {
 	}
 	// The text since the last bracket is checked once: a run of brackets
 	// goes on from it, or starts here.
-	if ms.bracket.c == 0 || trimBrackets(s[ms.lastBracket.src:m.src]) != "" {
+	if ms.bracket.c == 0 || !onlyBrackets(s[ms.lastBracket.src:m.src]) {
 		ms.bracket = m
 	}
 	ms.lastBracket = m
@@ -562,7 +557,7 @@ func (ms *strMarks) add(s string, m strMark) {
 
 // trailingBracket returns the first bracket of the run that ends the text.
 func (ms *strMarks) trailingBracket(s string) (strMark, bool) {
-	if ms.bracket.c == 0 || trimBrackets(s[ms.lastBracket.src:]) != "" {
+	if ms.bracket.c == 0 || !onlyBrackets(s[ms.lastBracket.src:]) {
 		return strMark{}, false
 	}
 	return ms.bracket, true
