@@ -111,6 +111,9 @@ func (p *pipeline) decodeEditEntities(m map[string]any, keys []string, path, tar
 			values = append(values, s)
 		}
 	}
+	if len(values) == 0 {
+		return // no edit text: nothing to decode, and no path to look at
+	}
 	out, ok := contentfix.DecodeHTMLEntitiesTogether(target, values...)
 	if !ok {
 		return

@@ -39,6 +39,9 @@ type Tool struct {
 	plainStrings map[string]bool
 	// closedRoot are the parameters of a closed root schema (schemaplain.go).
 	closedRoot map[string]bool
+	// plainStringList and closedRootList are the same names, sorted: each
+	// call goes through them, and a list costs less than a map's walk.
+	plainStringList, closedRootList []string
 	// plain is a schema the check applies itself, or nil (schemaplain.go).
 	plain *plainRoot
 }
@@ -94,6 +97,8 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		find:         map[string]bool{},
 		replace:      map[string]bool{},
 	}
+	t.plainStringList = slices.Sorted(maps.Keys(t.plainStrings))
+	t.closedRootList = slices.Sorted(maps.Keys(t.closedRoot))
 	top, declared := declaredParams(schema)
 	if err := t.markParams(top, declared); err != nil {
 		return nil, err

@@ -45,6 +45,14 @@ func (p *repairParser) str(ctx parseCtx) string {
 				p.i += 2
 				continue
 			}
+			if p.s[p.i+1] == '\'' && open == '\'' {
+				// \' in a single-quoted string, Python's escape, as
+				// escape decodes it: a quote, nothing to note.
+				t.build(p.i)
+				t.buf = append(t.buf, '\'')
+				p.i += 2
+				continue
+			}
 		}
 		switch {
 		case c == '\\':
@@ -153,12 +161,21 @@ func newRunStopper(close byte) runStopper {
 }
 
 // end returns where the run from i ends, testing eight bytes at a time:
-// the lowest byte stopIn marks in a word is the first stop byte in it, so
-// a run of a few bytes, as in escaped code, costs one word. The last
+// the lowest byte a word's stop mask marks is the first stop byte in it,
+// so a run of a few bytes, as in escaped code, costs one word. The last
 // bytes of the text are looked up in the table.
 func (r runStopper) end(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if m := stopIn(load64(s, i), r.closes); m != 0 {
+		// The mask has the high bit of each byte that ends a plain run
+		// (runStops) set, r.closes holding the closing quote in each
+		// byte. A byte above a marked one may be marked falsely; the
+		// lowest mark is exact: a borrow only crosses bytes above one
+		// that matched already. (Written out here: the compiler would
+		// not inline it as a function, and this is every string's loop.)
+		w := load64(s, i)
+		m := (w-0x20*ones)&^w&highs | w&highs | zeroByte(w^(ones*'\\')) | zeroByte(w^(ones*',')) |
+			zeroByte(w^(ones*'}')) | zeroByte(w^(ones*']')) | zeroByte(w^r.closes)
+		if m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
@@ -172,15 +189,6 @@ const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
 )
-
-// stopIn marks, with its high bit, each byte of a word that ends a plain
-// run (runStops), closes holding the closing quote in each byte; a byte
-// above a marked one may be marked falsely. The lowest mark is exact: a
-// borrow only crosses bytes above one that matched already.
-func stopIn(w, closes uint64) uint64 {
-	control := (w - 0x20*ones) &^ w & highs
-	return control | w&highs | zeroByte(w^(ones*'\\')) | zeroByte(w^(ones*',')) | zeroByte(w^(ones*'}')) | zeroByte(w^(ones*']')) | zeroByte(w^closes)
-}
 
 // zeroByte has the high bit of a byte set when some byte of x is zero.
 func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
