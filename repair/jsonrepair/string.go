@@ -170,11 +170,14 @@ func (r runStopper) end(s string, i int) int {
 		// (runStops) set, r.closes holding the closing quote in each
 		// byte. A byte above a marked one may be marked falsely; the
 		// lowest mark is exact: a borrow only crosses bytes above one
-		// that matched already. (Written out here: the compiler would
-		// not inline it as a function, and this is every string's loop.)
+		// that matched already. A byte below 0x20 borrows, one from 0x80
+		// has the bit already; '}' and ']' differ only in 0x20. The high
+		// bits are taken once, at the end. (Written out here: the
+		// compiler would not inline it as a function, and this is every
+		// string's loop.)
 		w := load64(s, i)
-		m := (w-0x20*ones)&^w&highs | w&highs | zeroByte(w^(ones*'\\')) | zeroByte(w^(ones*',')) |
-			zeroByte(w^(ones*'}')) | zeroByte(w^(ones*']')) | zeroByte(w^r.closes)
+		m := (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
+			zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^r.closes)) & highs
 		if m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
@@ -190,8 +193,10 @@ const (
 	highs = 0x8080808080808080
 )
 
-// zeroByte has the high bit of a byte set when some byte of x is zero.
-func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
+// zeroBytes has the high bit of a byte set when it is zero, exactly for
+// the lowest zero byte; its other bits are noise, for the caller to mask
+// with highs.
+func zeroBytes(x uint64) uint64 { return (x - ones) &^ x }
 
 // load64 reads eight bytes of s from i, little-endian (one load once
 // compiled).

@@ -12,7 +12,7 @@ import (
 // byte table, from every start, for each closing quote, on text dense in
 // stop bytes and bytes next to them (borrows between bytes).
 func TestRunStopperEnd(t *testing.T) {
-	alphabet := []byte("ab \x1f\x20\x7f\x80\xff\\,}]\"'`\x00{[-+!#" + "é")
+	alphabet := []byte("ab \x1f\x20\x7f\x80\xff\\,}]\"'`\x00{[-+!#|~=^\x0c\x3c\x5e" + "é")
 	r := rand.New(rand.NewPCG(7, 11))
 	for _, close := range []byte{'"', '\'', '`', 0} {
 		runs := newRunStopper(close)
