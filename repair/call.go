@@ -102,8 +102,6 @@ type Result struct {
 	// closedRoot: unexpected are all the parameters the tool's closed root
 	// schema does not declare (schemaplain.go).
 	closedRoot bool
-	// repairRoom is where Repairs starts, allocated with the result.
-	repairRoom *[initialRepairs]Repair
 }
 
 // EchoArgs returns Args without the top-level parameters the check found
@@ -193,13 +191,8 @@ func (r *Result) repair(code, param, detail string) {
 	}
 	if r.Repairs == nil {
 		// A repaired call has a few (syntax, the tool's name, parameters):
-		// one allocation instead of growing the list for each, none when
-		// Validate allocated the room with the result.
-		if r.repairRoom != nil {
-			r.Repairs = r.repairRoom[:0]
-		} else {
-			r.Repairs = make([]Repair, 0, initialRepairs)
-		}
+		// one allocation instead of growing the list for each.
+		r.Repairs = make([]Repair, 0, 8)
 	}
 	r.Repairs = append(r.Repairs, Repair{Code: code, Param: param, Detail: detail})
 }

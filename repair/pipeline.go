@@ -48,24 +48,17 @@ func (r *Registry) Validate(call Call, opts Options) *Result {
 		res:      Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)},
 	}
 	v.pipeline.res = &v.res
-	v.res.repairRoom = &v.repairs
 	v.pipeline.run(call)
 	return &v.res
 }
 
-// validation is one call's pipeline, its result and room for the repairs
-// a repaired call usually has, allocated together: a validation allocates
-// a few hundred bytes, and three allocations for them cost as much as the
-// pipeline's smaller stages.
+// validation is one call's pipeline and its result, allocated together.
+// (The repairs are not: room for them would be a few hundred bytes more
+// for every valid call, which has none.)
 type validation struct {
 	pipeline pipeline
 	res      Result
-	repairs  [initialRepairs]Repair
 }
-
-// initialRepairs is the room a result has for repairs before its list
-// grows: syntax, the tool's name, two parameters and a few more.
-const initialRepairs = 8
 
 func (p *pipeline) run(call Call) {
 	for _, r := range call.Repairs {

@@ -58,7 +58,7 @@ func appendOnce(list []string, s string) []string {
 }
 
 func (p *repairParser) fixes() []Fix {
-	var out []Fix
+	out := make([]Fix, 0, 2) // syntax and Python: one allocation
 	if len(p.found) > 0 {
 		out = append(out, Fix{Kind: Syntax, Detail: strings.Join(p.found, "; ")})
 	}
