@@ -101,8 +101,9 @@ func TestCommentaryParamsConfigured(t *testing.T) {
 }
 
 // TestCommentaryDroppedInListOrder: commentary is dropped in the order of
-// the tools file's list, whether the call has fewer members than the list
-// names (the members are looked up) or more (the names are).
+// the tools file's list (a name listed twice counts at its first place),
+// whether the call has fewer members than the list names or more, and a
+// name the tool declares is kept.
 func TestCommentaryDroppedInListOrder(t *testing.T) {
 	save := ToolDef{Name: "save_note", Parameters: map[string]any{"type": "object", "additionalProperties": false,
 		"properties": map[string]any{"text": map[string]any{"type": "string"}, "why": map[string]any{"type": "string"}}}}
