@@ -21,6 +21,11 @@ func benchCalls(b *testing.B) map[string]Call {
 		// The seed's failure: a tool alias, parameter aliases, all wrapped
 		// in raw_arguments as a JSON string.
 		"repaired": {Name: "Write", Form: FormText, Text: `{"raw_arguments":` + mustQuote(`{"file_path":"src/handler.py","text":`+string(content)+`}`) + `}`},
+		// The call bench/'s server benchmark sends: a Python dict (single
+		// quotes, escaped quotes, a trailing comma) with the file_path and
+		// text aliases, under a tool alias.
+		"python_dict": {Name: "Write", Form: FormText, Text: `{'file_path': 'src/handler.py', 'text': '# variant 0\n` +
+			strings.Repeat(`def handler(event):\n    return {\'status\': 200}\n`, 19) + `',}`},
 		// The same call as Cline's split XML parameters.
 		"params": {Name: "write_to_file", Form: FormParams, Params: map[string]string{"path": "src/handler.py", "content": kbContent}},
 		// A multi-edit of 8 items written as XML child elements, and the
@@ -43,7 +48,7 @@ func mustQuote(s string) string {
 // BenchmarkValidate measures the pure pipeline on a 1 KB write call.
 func BenchmarkValidate(b *testing.B) {
 	reg := mustRegistry(b)
-	for _, name := range []string{"valid", "repaired", "params", "xml_items", "json_items"} {
+	for _, name := range []string{"valid", "repaired", "python_dict", "params", "xml_items", "json_items"} {
 		call := benchCalls(b)[name]
 		b.Run(name, func(b *testing.B) {
 			res := reg.Validate(call, Options{})

@@ -31,9 +31,24 @@ func quote(s string) string {
 // appendQuote appends quote(s) to dst; a short s costs no string of its own.
 func appendQuote(dst []byte, s string) []byte {
 	if len(s) <= maxQuoted {
-		return strconv.AppendQuote(dst, s)
+		return appendStrconvQuote(dst, s)
 	}
 	return append(dst, quote(s)...)
+}
+
+// appendStrconvQuote is strconv.AppendQuote, which checks every character
+// for printability; a name of printable ASCII without quote or backslash,
+// which parameter and tool names are, is copied between quotes as it
+// would write it.
+func appendStrconvQuote(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(dst, s)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // quotedDetail is before + quote(name) + middle + strconv.Quote(canonical),
@@ -44,7 +59,7 @@ func quotedDetail(before, name, middle, canonical string) string {
 	b := append(buf[:0], before...)
 	b = appendQuote(b, name)
 	b = append(b, middle...)
-	return string(strconv.AppendQuote(b, canonical))
+	return string(appendStrconvQuote(b, canonical))
 }
 
 // clipRunes returns the first n characters of s, reading no further.

@@ -3,6 +3,7 @@ package repair
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -318,4 +319,27 @@ func TestQuotedDetail(t *testing.T) {
 			t.Errorf("quotedDetail(%q, %q) = %q, want %q", name, canonical, got, want)
 		}
 	}
+}
+
+// TestAppendStrconvQuote: the quoting of names is strconv's for every byte
+// at the start, middle and end of a name.
+func TestAppendStrconvQuote(t *testing.T) {
+	for c := range 256 {
+		for _, s := range []string{string(rune(c)), string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "z", "file_" + string([]byte{byte(c)})} {
+			if got, want := string(appendStrconvQuote([]byte("x"), s)), string(strconv.AppendQuote([]byte("x"), s)); got != want {
+				t.Errorf("appendStrconvQuote(%q) = %s, want %s", s, got, want)
+			}
+		}
+	}
+}
+
+func FuzzAppendStrconvQuote(f *testing.F) {
+	for _, s := range []string{"file_path", `a"b`, `a\b`, "é", "\x7f", "\xff", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendStrconvQuote(nil, s)), strconv.Quote(s); got != want {
+			t.Errorf("appendStrconvQuote(%q) = %s, want %s", s, got, want)
+		}
+	})
 }

@@ -21,7 +21,14 @@ var printer = message.NewPrinter(language.English)
 // problems as violations, in a stable order.
 func (p *pipeline) check(args map[string]any) {
 	var found []finding
-	p.checkEmpty(args, p.tool.schema, "", &found)
+	// Arguments of strings, booleans and nulls, as most are, hold nothing
+	// for the walks into values below: one pass over them saves two.
+	nested := hasNumberOrContainer(args)
+	if nested {
+		p.checkEmpty(args, p.tool.schema, "", &found)
+	} else {
+		p.checkRequiredEmpty(args, p.tool.schema, "", &found)
+	}
 	input, undeclared := p.tool.schemaInput(args)
 	if undeclared != nil {
 		found = append(found, finding{code: CodeUnexpectedParam, names: undeclared})
@@ -38,7 +45,9 @@ func (p *pipeline) check(args map[string]any) {
 			}
 		}
 	}
-	outOfRange(args, "", &found)
+	if nested {
+		outOfRange(args, "", &found)
+	}
 	for _, f := range found {
 		if f.names != nil && f.loc == "" {
 			if p.res.unexpected == nil {
@@ -207,11 +216,7 @@ func (p *pipeline) shownPath(loc string) string {
 // they lost track of a value.
 func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path string, out *[]finding) {
 	props := propsOf(s)
-	for _, r := range requiredOf(s) {
-		if v, ok := m[r]; ok && v == "" && !p.tool.allowEmpty[r] {
-			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(path, r), loc: path, name: r})
-		}
-	}
+	p.checkRequiredEmpty(m, s, path, out)
 	if len(props) == 0 {
 		return // nothing inside to look at: a call of many parameters is not walked
 	}
@@ -233,6 +238,28 @@ func (p *pipeline) checkEmpty(m map[string]any, s *jsonschema.Schema, path strin
 			}
 		}
 	}
+}
+
+// checkRequiredEmpty finds the required members of m that are "" where
+// the tool does not allow it.
+func (p *pipeline) checkRequiredEmpty(m map[string]any, s *jsonschema.Schema, path string, out *[]finding) {
+	for _, r := range requiredOf(s) {
+		if v, ok := m[r]; ok && v == "" && !p.tool.allowEmpty[r] {
+			*out = append(*out, finding{code: CodeMissingRequired, param: joinPath(path, r), loc: path, name: r})
+		}
+	}
+}
+
+// hasNumberOrContainer reports whether a value of m is a number, an
+// object or an array: what checkEmpty and outOfRange look into.
+func hasNumberOrContainer(m map[string]any) bool {
+	for _, v := range m {
+		switch v.(type) {
+		case json.Number, map[string]any, []any:
+			return true
+		}
+	}
+	return false
 }
 
 // collect maps the validator's error tree onto findings.

@@ -19,21 +19,27 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 	if props == nil {
 		return
 	}
-	// Renames run in key order, so map order does not pick which spelling wins.
-	var renames []alias
+	// Renames run in key order, so map order does not pick which spelling
+	// wins. The commentary is found in the same pass: a key no rename
+	// takes, which renames leave as it was.
+	var room [4]alias
+	var commentaryRoom [4]string
+	renames, commentary := room[:0], commentaryRoom[:0]
 	for k := range m {
 		if _, ok := props[k]; ok {
 			continue
 		}
 		if c := p.tool.canonicalParam(k, s); c != "" {
 			renames = append(renames, alias{k, c})
+		} else if _, ok := p.reg.commentaryRank[k]; ok {
+			commentary = append(commentary, k)
 		}
 	}
 	slices.SortFunc(renames, func(a, b alias) int { return strings.Compare(a.spelling, b.spelling) })
 	for _, a := range renames {
 		p.renameAlias(m, a, path)
 	}
-	p.dropCommentary(m, props, path)
+	p.dropCommentary(m, commentary, path)
 	p.renameNearMiss(m, s, props, path)
 	for k, v := range m {
 		if ps, ok := props[k]; ok {

@@ -25,13 +25,14 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 		target = own
 	}
 	t := p.tool
-	keys := fixableKeys(t, m, top)
+	var room [8]string
+	keys := fixableKeys(room[:0], t, m, top)
 	p.decodeEditEntities(m, keys, path, target)
 	// Find text first: its line numbers decide for the replacement beside it.
 	stripped := false
 	var finds []string
 	for _, k := range keys {
-		if s, ok := m[k].(string); ok && t.find[k] {
+		if s, ok := m[k].(string); ok && t.roles[k]&roleFind != 0 {
 			if out, ok := contentfix.StripLineNumbers(s); ok {
 				p.res.repair(CodeLineNumbersStripped, joinPath(path, k), "removed read-tool line-number prefixes")
 				s, stripped = out, true
@@ -44,9 +45,10 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 		param := joinPath(path, k)
 		switch x := m[k].(type) {
 		case string:
+			role := t.roles[k]
 			switch {
-			case t.find[k]:
-			case t.replace[k]:
+			case role&roleFind != 0:
+			case role&roleReplace != 0:
 				if stripped {
 					if out, ok := contentfix.StripLineNumbers(x); ok {
 						p.res.repair(CodeLineNumbersStripped, param, "removed read-tool line-number prefixes, as in the old text")
@@ -56,9 +58,13 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 				x = p.removeReplacementChars(x, param)
 				m[k] = x
 				p.checkEditPlaceholder(x, finds, param, target)
-			case top && t.content[k]:
-				m[k] = p.fixWriteContent(x, param, target)
-			case t.content[k]:
+			case top && role&roleContent != 0:
+				// Written back only when changed: a string put in the map
+				// is a new allocation.
+				if out := p.fixWriteContent(x, param, target); out != x {
+					m[k] = out
+				}
+			case role&roleContent != 0:
 				m[k] = p.decodeEntities(x, param, target)
 			default:
 				// Not file text: no markup target keeps its entities.
@@ -77,10 +83,10 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	}
 }
 
-// fixableKeys lists, ordered, the keys of m a fix may concern; the others
-// (a call may bring a million) are neither sorted nor visited.
-func fixableKeys(t *Tool, m map[string]any, top bool) []string {
-	var keys []string
+// fixableKeys lists, ordered, the keys of m a fix may concern, appended
+// to keys; the others (a call may bring a million) are neither sorted nor
+// visited.
+func fixableKeys(keys []string, t *Tool, m map[string]any, top bool) []string {
 	for k, v := range m {
 		switch v := v.(type) {
 		case string:
@@ -101,10 +107,13 @@ func fixableKeys(t *Tool, m map[string]any, top bool) []string {
 func (p *pipeline) decodeEditEntities(m map[string]any, keys []string, path, target string) {
 	var editKeys, values []string
 	for _, k := range keys {
-		if s, ok := m[k].(string); ok && (p.tool.find[k] || p.tool.replace[k]) {
+		if s, ok := m[k].(string); ok && p.tool.roles[k]&(roleFind|roleReplace) != 0 {
 			editKeys = append(editKeys, k)
 			values = append(values, s)
 		}
+	}
+	if len(values) == 0 {
+		return // no edit text: nothing to decode, and no path to look at
 	}
 	out, ok := contentfix.DecodeHTMLEntitiesTogether(target, values...)
 	if !ok {

@@ -9,16 +9,16 @@ import (
 )
 
 // dropCommentary drops the commentary parameters (the tools files'
-// commentary_params) props does not declare.
-func (p *pipeline) dropCommentary(m map[string]any, props map[string]*jsonschema.Schema, path string) {
-	for _, k := range p.reg.commentary {
-		if _, declared := props[k]; declared {
-			continue
-		}
-		if _, given := m[k]; given {
-			delete(m, k)
-			p.res.repair(CodeCommentaryDropped, joinPath(path, k), fmt.Sprintf("dropped %q: commentary the tool does not take, which cannot change what the call does", k))
-		}
+// commentary_params) found among m's undeclared keys, in the list's order.
+func (p *pipeline) dropCommentary(m map[string]any, found []string, path string) {
+	if len(found) == 0 {
+		return
+	}
+	rank := p.reg.commentaryRank
+	slices.SortFunc(found, func(a, b string) int { return rank[a] - rank[b] })
+	for _, k := range found {
+		delete(m, k)
+		p.res.repair(CodeCommentaryDropped, joinPath(path, k), fmt.Sprintf("dropped %q: commentary the tool does not take, which cannot change what the call does", k))
 	}
 }
 

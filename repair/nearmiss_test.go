@@ -99,3 +99,45 @@ func TestCommentaryParamsConfigured(t *testing.T) {
 		})
 	}
 }
+
+// TestCommentaryDroppedInListOrder: commentary is dropped in the order of
+// the tools file's list (a name listed twice counts at its first place),
+// whether the call has fewer members than the list names or more, and a
+// name the tool declares is kept.
+func TestCommentaryDroppedInListOrder(t *testing.T) {
+	save := ToolDef{Name: "save_note", Parameters: map[string]any{"type": "object", "additionalProperties": false,
+		"properties": map[string]any{"text": map[string]any{"type": "string"}, "why": map[string]any{"type": "string"}}}}
+	list := []string{"zeta", "why", "alpha", "mid", "zeta", "beta", "gamma", "delta"}
+	tests := []struct {
+		name, text string
+		dropped    []string
+	}{
+		{"fewer members than names", `{"text": "x", "alpha": 1, "zeta": 2}`, []string{"zeta", "alpha"}},
+		{"declared name kept", `{"text": "x", "why": "w", "mid": 1}`, []string{"mid"}},
+		{"more members than names", `{"text": "x", "delta": 1, "alpha": 2, "zeta": 3, "a1": 0, "a2": 0, "a3": 0, "a4": 0, "a5": 0, "a6": 0, "a7": 0}`, []string{"zeta", "alpha", "delta"}},
+		{"none", `{"text": "x"}`, nil},
+	}
+	reg, err := NewRegistry(ToolsFile{CommentaryParams: list, Tools: []ToolDef{save}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := reg.Validate(Call{Name: "save_note", Form: FormText, Text: tc.text}, Options{})
+			var dropped []string
+			for _, r := range res.Repairs {
+				if r.Code == CodeCommentaryDropped {
+					dropped = append(dropped, r.Param)
+				}
+			}
+			if !slices.Equal(dropped, tc.dropped) {
+				t.Errorf("dropped %v, want %v", dropped, tc.dropped)
+			}
+			for _, k := range tc.dropped {
+				if _, ok := res.Args[k]; ok {
+					t.Errorf("%s still in the arguments %v", k, res.Args)
+				}
+			}
+		})
+	}
+}

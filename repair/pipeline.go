@@ -43,9 +43,21 @@ type pipeline struct {
 // the result. Stages: resolve the tool, parse, unwrap, pick a multiplexed
 // tool, normalise and coerce, fix content, check the schema.
 func (r *Registry) Validate(call Call, opts Options) *Result {
-	p := &pipeline{reg: r, opts: opts, res: &Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)}, checks: maxAlternativeChecks}
-	p.run(call)
-	return p.res
+	v := &validation{
+		pipeline: pipeline{reg: r, opts: opts, checks: maxAlternativeChecks},
+		res:      Result{Form: call.Form, ToolName: call.Name, Family: FamilyOf(opts.ModelID)},
+	}
+	v.pipeline.res = &v.res
+	v.pipeline.run(call)
+	return &v.res
+}
+
+// validation is one call's pipeline and its result, allocated together.
+// (The repairs are not: room for them would be a few hundred bytes more
+// for every valid call, which has none.)
+type validation struct {
+	pipeline pipeline
+	res      Result
 }
 
 func (p *pipeline) run(call Call) {

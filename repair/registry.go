@@ -14,8 +14,10 @@ type Registry struct {
 	folded map[string]*Tool // folded names and aliases (see foldName)
 	mux    map[string]*multiplexer
 	groups []ParamAliases
-	// commentary: ToolsFile.CommentaryParams, the last file's that sets it.
-	commentary []string
+	// commentary: ToolsFile.CommentaryParams, the last file's that sets it;
+	// commentaryRank: each name's first place in it.
+	commentary     []string
+	commentaryRank map[string]int
 }
 
 type multiplexer struct {
@@ -56,6 +58,12 @@ func newRegistry(builtin ToolsFile, files []ToolsFile) (*Registry, error) {
 		r.groups = append(r.groups, f.ParamGroups...)
 		if f.CommentaryParams != nil {
 			r.commentary = f.CommentaryParams
+		}
+	}
+	r.commentaryRank = make(map[string]int, len(r.commentary))
+	for i, k := range r.commentary {
+		if _, ok := r.commentaryRank[k]; !ok {
+			r.commentaryRank[k] = i
 		}
 	}
 	for i, f := range all {

@@ -98,7 +98,7 @@ func (t *Tool) schemaInput(args map[string]any) (map[string]any, []string) {
 	var undeclared []string
 	if t.closedRoot != nil {
 		declared := 0
-		for k := range t.closedRoot {
+		for _, k := range t.closedRootList {
 			if _, ok := args[k]; ok {
 				declared++
 			}
@@ -114,7 +114,7 @@ func (t *Tool) schemaInput(args map[string]any) (map[string]any, []string) {
 			}
 		}
 	}
-	for name := range t.plainStrings {
+	for _, name := range t.plainStringList {
 		s, ok := args[name].(string)
 		if !ok || len(s) < plainStringSize {
 			continue

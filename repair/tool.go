@@ -39,6 +39,12 @@ type Tool struct {
 	plainStrings map[string]bool
 	// closedRoot are the parameters of a closed root schema (schemaplain.go).
 	closedRoot map[string]bool
+	// roles are content, find and replace in one look-up per key, for
+	// the content fixes, which ask all three of every key.
+	roles map[string]paramRole
+	// plainStringList and closedRootList are the same names, sorted: each
+	// call goes through them, and a list costs less than a map's walk.
+	plainStringList, closedRootList []string
 	// plain is a schema the check applies itself, or nil (schemaplain.go).
 	plain *plainRoot
 }
@@ -60,7 +66,33 @@ func (t *Tool) IsContentParam(name string) bool { return t.content[name] || t.ho
 // IsTextParam reports whether key holds file content (at the top level)
 // or edit text.
 func (t *Tool) IsTextParam(key string, top bool) bool {
-	return top && t.content[key] || t.find[key] || t.replace[key]
+	r := t.roles[key]
+	return top && r&roleContent != 0 || r&(roleFind|roleReplace) != 0
+}
+
+// paramRole is what a parameter's text is: file content, the text an edit
+// finds, the text it puts in; a set of them.
+type paramRole uint8
+
+const (
+	roleContent paramRole = 1 << iota
+	roleFind
+	roleReplace
+)
+
+func paramRoles(content, find, replace map[string]bool) map[string]paramRole {
+	out := make(map[string]paramRole, len(content)+len(find)+len(replace))
+	for _, set := range []struct {
+		names map[string]bool
+		role  paramRole
+	}{{content, roleContent}, {find, roleFind}, {replace, roleReplace}} {
+		for name, on := range set.names {
+			if on {
+				out[name] |= set.role
+			}
+		}
+	}
+	return out
 }
 
 // Params returns the top-level parameter names in display order.
@@ -94,11 +126,14 @@ func (r *Registry) Compile(def ToolDef) (*Tool, error) {
 		find:         map[string]bool{},
 		replace:      map[string]bool{},
 	}
+	t.plainStringList = slices.Sorted(maps.Keys(t.plainStrings))
+	t.closedRootList = slices.Sorted(maps.Keys(t.closedRoot))
 	top, declared := declaredParams(schema)
 	if err := t.markParams(top, declared); err != nil {
 		return nil, err
 	}
 	t.holdsText = textHolders(schema, t.find, t.replace)
+	t.roles = paramRoles(t.content, t.find, t.replace)
 	if err := t.addAliases(r, top, declared); err != nil {
 		return nil, err
 	}

@@ -37,16 +37,22 @@ func findPlaceholder(content, path string, kept map[string]bool) (int, string, b
 	markdown := isMarkdownPath(path)
 	rest := content
 	for n := 1; ; n++ {
-		l, tail, more := strings.Cut(rest, "\n")
+		// The line's end by IndexByte, not strings.Cut: Cut's general
+		// search costs a call more per line, and a file has many.
+		end := strings.IndexByte(rest, '\n')
+		l := rest
+		if end >= 0 {
+			l = rest[:end]
+		}
 		if mayBeComment(l) {
 			if t := strings.TrimSpace(l); t != "" && !kept[t] && isPlaceholderComment(t, markdown) {
 				return n, t, true
 			}
 		}
-		if !more {
+		if end < 0 {
 			return 0, "", false
 		}
-		rest = tail
+		rest = rest[end+1:]
 	}
 }
 

@@ -58,7 +58,7 @@ func appendOnce(list []string, s string) []string {
 }
 
 func (p *repairParser) fixes() []Fix {
-	var out []Fix
+	out := make([]Fix, 0, 2) // syntax and Python: one allocation
 	if len(p.found) > 0 {
 		out = append(out, Fix{Kind: Syntax, Detail: strings.Join(p.found, "; ")})
 	}
@@ -96,17 +96,29 @@ func (p *repairParser) document() (any, error) {
 		p.i += k
 		p.note("removed text around the JSON")
 	}
+	// values are the n values read, listed once there are two: a list for
+	// the one value of nearly every text would be an allocation.
+	var first any
 	var values []any
+	n := 0
 	for {
 		start := p.i
 		v, ok := p.value(ctxTop)
 		if !ok {
-			if len(values) == 0 {
+			if n == 0 {
 				return nil, errNothing
 			}
 			break
 		}
-		values = append(values, v)
+		n++
+		switch n {
+		case 1:
+			first = v
+		case 2:
+			values = []any{first, v}
+		default:
+			values = append(values, v)
+		}
 		p.skipSpace()
 		for !p.eof() && (p.s[p.i] == '}' || p.s[p.i] == ']' || p.s[p.i] == ',') {
 			if p.s[p.i] != ',' {
@@ -118,7 +130,7 @@ func (p *repairParser) document() (any, error) {
 		if p.eof() {
 			break
 		}
-		if obj, isObj := v.(map[string]any); isObj && len(values) == 1 && p.atQuote() && p.looksLikeMember() {
+		if obj, isObj := v.(map[string]any); isObj && n == 1 && p.atQuote() && p.looksLikeMember() {
 			// {"a": 1}, "b": 2} — the object was closed too early.
 			p.note("merged members written after the object's closing brace")
 			p.members(obj)
@@ -130,11 +142,11 @@ func (p *repairParser) document() (any, error) {
 			break
 		}
 	}
-	if len(values) == 1 {
-		if values[0] == "" && p.truncated {
+	if n == 1 {
+		if first == "" && p.truncated {
 			return nil, errNothing // a lone quote
 		}
-		return values[0], nil
+		return first, nil
 	}
 	return p.concatenated(values), nil
 }
@@ -416,36 +428,14 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 		// Nothing more is parsed: a value cut short would pass for the whole.
 		p.tooDeep, p.i = p.i, len(p.s)
 		return nil, false
-	case c == '{':
+	case c == '{' || c == '[' || c == '(':
+		// The depth is restored on return, not by defer: a value is read
+		// at every member, and this function has too many returns for
+		// its defers to be inlined.
 		p.depth++
-		defer func() { p.depth-- }()
-		p.markArray(false)
-		if p.levels != nil {
-			outer := p.keys
-			p.keys = p.levelKeys(p.objects)
-			p.objects++
-			defer func() { p.objects--; p.keys = outer }()
-		}
-		return p.object(), true
-	case c == '[':
-		p.depth++
-		defer func() { p.depth-- }()
-		p.markArray(true)
-		return p.array(']'), true
-	case c == '(':
-		p.depth++
-		defer func() { p.depth-- }()
-		p.markArray(true)
-		p.notePython("converted a tuple to an array")
-		p.tuples++
-		a := p.array(')')
-		p.tuples--
-		if len(a) == 1 && ctx != ctxArray {
-			if _, isArr := a[0].([]any); !isArr {
-				return a[0], true // (1) is just 1 in Python
-			}
-		}
-		return a, true
+		v := p.container(c, ctx)
+		p.depth--
+		return v, true
 	case c == '-' || c == '.' || isDigit(c):
 		return p.number(ctx), true
 	}
@@ -474,6 +464,39 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 		}
 	}
 	return p.unquoted(ctx)
+}
+
+// container reads the object, array or tuple that c opens, p.depth
+// counting it.
+func (p *repairParser) container(c byte, ctx parseCtx) any {
+	switch c {
+	case '{':
+		p.markArray(false)
+		if p.levels == nil {
+			return p.object()
+		}
+		outer := p.keys
+		p.keys = p.levelKeys(p.objects)
+		p.objects++
+		v := p.object()
+		p.objects--
+		p.keys = outer
+		return v
+	case '[':
+		p.markArray(true)
+		return p.array(']')
+	}
+	p.markArray(true)
+	p.notePython("converted a tuple to an array")
+	p.tuples++
+	a := p.array(')')
+	p.tuples--
+	if len(a) == 1 && ctx != ctxArray {
+		if _, isArr := a[0].([]any); !isArr {
+			return a[0] // (1) is just 1 in Python
+		}
+	}
+	return a
 }
 
 // markArray records whether the container just opened is an array.

@@ -162,9 +162,13 @@ func repairJSON(text string, opts Options) (Result, error) {
 		p.keys = nil // set by level as objects open (parse.go)
 	}
 	bufs := parseBuffersPool.Get().(*parseBuffers)
-	p.scratch = bufs.scratch[:0]
+	p.scratch, p.found, p.python = bufs.scratch[:0], bufs.found[:0], bufs.python[:0]
 	v, err := p.document()
-	bufs.keep(p.scratch)
+	var fixes []Fix
+	if err == nil {
+		fixes = p.fixes()
+	}
+	bufs.keep(p)
 	parseBuffersPool.Put(bufs)
 	if p.tooDeep >= 0 {
 		return Result{}, fmt.Errorf("at offset %d: %w", p.tooDeep, ErrTooDeep)
@@ -184,7 +188,7 @@ func repairJSON(text string, opts Options) (Result, error) {
 	if p.invalid {
 		return Result{}, errInvalidText
 	}
-	return Result{Value: v, Fixes: p.fixes(), Truncated: p.truncated}, nil
+	return Result{Value: v, Fixes: fixes, Truncated: p.truncated}, nil
 }
 
 // clipText returns s, or its first n characters and an ellipsis.
@@ -244,10 +248,11 @@ func unescapeEscapedJSON(text string) (string, bool) {
 	return b.String(), true
 }
 
-// parseBuffers is the buffer str builds strings in, pooled so a parse
-// does not grow a new one from nothing.
+// parseBuffers is the buffer str builds strings in and the lists of the
+// repairs noted, pooled so a parse does not grow new ones from nothing.
 type parseBuffers struct {
-	scratch []byte
+	scratch       []byte
+	found, python []string
 }
 
 var parseBuffersPool = sync.Pool{New: func() any { return new(parseBuffers) }}
@@ -256,9 +261,21 @@ var parseBuffersPool = sync.Pool{New: func() any { return new(parseBuffers) }}
 // grown by a single large string is left to the collector.
 const maxPooledScratch = 64 << 10
 
-func (b *parseBuffers) keep(scratch []byte) {
+// keep takes back the parser's buffers, the notes cleared: a note may be
+// a key's name, which the pool must not hold on to.
+func (b *parseBuffers) keep(p *repairParser) {
 	b.scratch = nil
-	if cap(scratch) <= maxPooledScratch {
-		b.scratch = scratch[:0]
+	if cap(p.scratch) <= maxPooledScratch {
+		b.scratch = p.scratch[:0]
+	}
+	clear(p.found)
+	clear(p.python)
+	b.found, b.python = nil, nil
+	if cap(p.found)+cap(p.python) <= maxPooledNotes {
+		b.found, b.python = p.found[:0], p.python[:0]
 	}
 }
+
+// maxPooledNotes bounds the notes kept for the next parse: a text may
+// close the quotes of many keys, each noted with its name.
+const maxPooledNotes = 64

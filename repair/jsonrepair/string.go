@@ -1,6 +1,7 @@
 package jsonrepair
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,15 +27,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 	defer func() { p.scratch = t.buf[:0] }()
 	runs := newRunStopper(t.close)
 	for p.i < len(p.s) {
-		// Runs in escaped text are a few bytes long: bytes are tested here,
-		// words only for a run that goes on.
-		j := p.i
-		for n := min(j+16, len(p.s)); j < n && !runs.stop[p.s[j]]; j++ {
-		}
-		if j == p.i+16 {
-			j = runs.end(p.s, j)
-		}
-		if j > p.i {
+		if j := runs.end(p.s, p.i); j > p.i {
 			t.keep(p.i, j)
 			p.i = j
 			if j == len(p.s) {
@@ -49,6 +42,14 @@ func (p *repairParser) str(ctx parseCtx) string {
 				t.escapedQuote = t.escapedQuote || e == t.close
 				t.build(p.i)
 				t.buf = append(t.buf, e)
+				p.i += 2
+				continue
+			}
+			if p.s[p.i+1] == '\'' && open == '\'' {
+				// \' in a single-quoted string, Python's escape, as
+				// escape decodes it: a quote, nothing to note.
+				t.build(p.i)
+				t.buf = append(t.buf, '\'')
 				p.i += 2
 				continue
 			}
@@ -159,12 +160,26 @@ func newRunStopper(close byte) runStopper {
 	return runStopper{stop: stop, closes: ones * uint64(close)}
 }
 
-// end returns where the run from i ends, testing eight bytes at a time,
-// then finding the stop byte by table.
+// end returns where the run from i ends, testing eight bytes at a time:
+// the lowest byte a word's stop mask marks is the first stop byte in it,
+// so a run of a few bytes, as in escaped code, costs one word. The last
+// bytes of the text are looked up in the table.
 func (r runStopper) end(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if stopIn(load64(s, i), r.closes) {
-			break
+		// The mask has the high bit of each byte that ends a plain run
+		// (runStops) set, r.closes holding the closing quote in each
+		// byte. A byte above a marked one may be marked falsely; the
+		// lowest mark is exact: a borrow only crosses bytes above one
+		// that matched already. A byte below 0x20 borrows, one from 0x80
+		// has the bit already; '}' and ']' differ only in 0x20. The high
+		// bits are taken once, at the end. (Written out here: the
+		// compiler would not inline it as a function, and this is every
+		// string's loop.)
+		w := load64(s, i)
+		m := (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
+			zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^r.closes)) & highs
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < len(s) && !r.stop[s[i]] {
@@ -178,17 +193,10 @@ const (
 	highs = 0x8080808080808080
 )
 
-// stopIn reports whether a word holds a byte that ends a plain run
-// (runStops), closes holding the closing quote in each byte. Each test is
-// exact about whether some byte matches: a borrow only crosses bytes above
-// one that matched already.
-func stopIn(w, closes uint64) bool {
-	control := (w - 0x20*ones) &^ w & highs
-	return control|w&highs|zeroByte(w^(ones*'\\'))|zeroByte(w^(ones*','))|zeroByte(w^(ones*'}'))|zeroByte(w^(ones*']'))|zeroByte(w^closes) != 0
-}
-
-// zeroByte has the high bit of a byte set when some byte of x is zero.
-func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
+// zeroBytes has the high bit of a byte set when it is zero, exactly for
+// the lowest zero byte; its other bits are noise, for the caller to mask
+// with highs.
+func zeroBytes(x uint64) uint64 { return (x - ones) &^ x }
 
 // load64 reads eight bytes of s from i, little-endian (one load once
 // compiled).
@@ -355,7 +363,7 @@ func (p *repairParser) otherEnd(t *strText, size int, ctx parseCtx) bool {
 	// quote may be the quotation's own end, the string's forgotten: a
 	// quotation of one word as much as of several ({"k": "say "hi", ...}
 	// is `say "hi` and `say "hi"`).
-	return strings.IndexByte(",}]", p.s[k]) >= 0 || trimBrackets(p.s[k:]) == ""
+	return strings.IndexByte(",}]", p.s[k]) >= 0 || onlyBrackets(p.s[k:])
 }
 
 // quotationLeftOpen reports a quotation the quotes taken for content left
@@ -554,7 +562,7 @@ func (ms *strMarks) add(s string, m strMark) {
 	}
 	// The text since the last bracket is checked once: a run of brackets
 	// goes on from it, or starts here.
-	if ms.bracket.c == 0 || trimBrackets(s[ms.lastBracket.src:m.src]) != "" {
+	if ms.bracket.c == 0 || !onlyBrackets(s[ms.lastBracket.src:m.src]) {
 		ms.bracket = m
 	}
 	ms.lastBracket = m
@@ -562,7 +570,7 @@ func (ms *strMarks) add(s string, m strMark) {
 
 // trailingBracket returns the first bracket of the run that ends the text.
 func (ms *strMarks) trailingBracket(s string) (strMark, bool) {
-	if ms.bracket.c == 0 || trimBrackets(s[ms.lastBracket.src:]) != "" {
+	if ms.bracket.c == 0 || !onlyBrackets(s[ms.lastBracket.src:]) {
 		return strMark{}, false
 	}
 	return ms.bracket, true

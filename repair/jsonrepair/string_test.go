@@ -12,7 +12,7 @@ import (
 // byte table, from every start, for each closing quote, on text dense in
 // stop bytes and bytes next to them (borrows between bytes).
 func TestRunStopperEnd(t *testing.T) {
-	alphabet := []byte("ab \x1f\x20\x7f\x80\xff\\,}]\"'`\x00{[-+!#" + "é")
+	alphabet := []byte("ab \x1f\x20\x7f\x80\xff\\,}]\"'`\x00{[-+!#|~=^\x0c\x3c\x5e" + "é")
 	r := rand.New(rand.NewPCG(7, 11))
 	for _, close := range []byte{'"', '\'', '`', 0} {
 		runs := newRunStopper(close)
@@ -88,4 +88,38 @@ func TestStringBuffersLinear(t *testing.T) {
 			t.Errorf("%s: %T", name, r.Value)
 		}
 	}
+}
+
+// bracketsTrimmed is what onlyBrackets answers, written as it reads.
+func bracketsTrimmed(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' || r == '`' }) == ""
+}
+
+// TestOnlyBrackets: onlyBrackets answers as trimming the brackets, space
+// and backticks would, on each byte and rune alone and among brackets.
+func TestOnlyBrackets(t *testing.T) {
+	var cases []string
+	for c := range 256 {
+		cases = append(cases, string([]byte{byte(c)}), "} "+string([]byte{byte(c)})+"]", string(rune(c)))
+	}
+	for _, r := range []rune{'\u00a0', '\u180e', '\u2000', '\u200a', '\u200b', '\u202f', '\u205f', '\u3000', '\ufeff', '\u2028', 'é', utf8.RuneError} {
+		cases = append(cases, string(r), "]"+string(r)+"}`", string(r)+"x")
+	}
+	cases = append(cases, "", "}}]` \t\r\n", "} \xe3\x80", "]\xff")
+	for _, s := range cases {
+		if got, want := onlyBrackets(s), bracketsTrimmed(s); got != want {
+			t.Errorf("onlyBrackets(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func FuzzOnlyBrackets(f *testing.F) {
+	for _, s := range []string{"", "}", "} ]\u3000`", "}a", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := onlyBrackets(s), bracketsTrimmed(s); got != want {
+			t.Errorf("onlyBrackets(%q) = %v, want %v", s, got, want)
+		}
+	})
 }

@@ -1,6 +1,9 @@
 package jsonrepair
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // A string the text ended inside, or whose closing quote a comma or a
 // bracket suggests was forgotten: where it ends, on what evidence, and when
@@ -374,6 +377,24 @@ func spanEnd(text string, i int, open string) int {
 	return i
 }
 
-func trimBrackets(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return isSpaceRune(r) || r == '}' || r == ']' || r == '`' })
+// onlyBrackets reports whether s holds nothing but closing brackets,
+// backticks and space (isSpaceRune). A string marks every closing bracket
+// in it (strMarks.add), so the usual text, code, is turned away at its
+// first byte.
+func onlyBrackets(s string) bool {
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '}' || c == ']' || c == '`' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c < utf8.RuneSelf:
+			return false
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !isSpaceRune(r) {
+				return false
+			}
+			i += n
+		}
+	}
+	return true
 }
