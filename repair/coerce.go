@@ -41,10 +41,18 @@ func (p *pipeline) normalizeObject(m map[string]any, s *jsonschema.Schema, path 
 	}
 	p.dropCommentary(m, commentary, path)
 	p.renameNearMiss(m, s, props, path)
-	for k, v := range m {
-		if ps, ok := props[k]; ok {
-			m[k] = p.normalizeValue(v, ps, joinPath(path, k))
+	// In key order, so that the same call lists its repairs in the same
+	// order every time.
+	var declaredRoom [8]string
+	declared := declaredRoom[:0]
+	for k := range m {
+		if _, ok := props[k]; ok {
+			declared = append(declared, k)
 		}
+	}
+	slices.Sort(declared)
+	for _, k := range declared {
+		m[k] = p.normalizeValue(m[k], props[k], joinPath(path, k))
 	}
 }
 

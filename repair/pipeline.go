@@ -403,11 +403,16 @@ func (p *pipeline) unwrap(args map[string]any) map[string]any {
 		if raw, ok := args[rawArgumentsKey]; ok && !p.declares(rawArgumentsKey) {
 			if inner := p.objectIn(raw); inner != nil {
 				delete(args, rawArgumentsKey)
+				var dups []string
 				for k, v := range inner {
 					if old, dup := args[k]; dup && !reflect.DeepEqual(old, v) {
-						p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%s given both inside and beside raw_arguments; kept the one inside", quote(k)))
+						dups = append(dups, k)
 					}
 					args[k] = v
+				}
+				slices.Sort(dups) // the same call, its repairs in the same order
+				for _, k := range dups {
+					p.res.repair(CodeDuplicateDropped, k, fmt.Sprintf("%s given both inside and beside raw_arguments; kept the one inside", quote(k)))
 				}
 				p.res.repair(CodeRawArgumentsUnwrapped, "", "unwrapped the arguments from raw_arguments")
 				changed = true
