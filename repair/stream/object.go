@@ -3,7 +3,6 @@ package stream
 import (
 	"hash/maphash"
 	"iter"
-	"math"
 )
 
 // object is an object a valueBuilder reads: its members in the order of
@@ -13,8 +12,8 @@ import (
 // size. A map grown member by member moves its members at each doubling,
 // and in a call of a hundred thousand parameters each member probed a
 // table that outgrows the caches twice (is the key repeated, then the
-// insert); the index holds no pointers, is a quarter of that table's size
-// or less, and is probed once a member.
+// insert); the index holds no pointers, is far smaller, and is probed
+// once a member.
 type object struct {
 	// chunks hold the members, chunkMembers each, the first grown to
 	// that: a slice doubled would copy them all again, each copy a write
@@ -64,13 +63,22 @@ func (o *object) add(m member) {
 }
 
 // keyIndex is a set of an object's keys by hash, open addressing with
-// linear probing, at most half full. A slot holds the low 32 bits of the
-// key's hash above the member's position plus one; 0 is empty. The hash
-// is seeded once per process, so the keys a model writes cannot be chosen
-// to collide.
+// linear probing, at most three quarters full. A slot holds the top 8 bits
+// of the key's hash above the member's position plus one (24 bits); 0 is
+// empty. At four bytes a slot, the index of a hundred thousand keys takes
+// a megabyte, an eighth of a map's table. The hash is seeded once per process, so the keys a model
+// writes cannot be chosen to collide.
 type keyIndex struct {
-	slots []uint64
+	slots []uint32
 }
+
+const (
+	posBits = 24
+	posMask = 1<<posBits - 1
+	// maxMembers is the members an indexed object holds; a larger one is
+	// left to the validation's parse.
+	maxMembers = posMask - 1
+)
 
 var keySeed = maphash.MakeSeed()
 
@@ -104,14 +112,15 @@ func (o *object) find(key string) (int, int) {
 		return -1, 0
 	}
 	o.h = maphash.String(keySeed, key)
+	tag := uint32(o.h>>(64-(32-posBits))) << posBits
 	mask := uint64(len(o.index.slots) - 1)
 	for j := o.h & mask; ; j = (j + 1) & mask {
 		s := o.index.slots[j]
 		if s == 0 {
 			return -1, int(j)
 		}
-		if uint32(s>>32) == uint32(o.h) {
-			if i := int(uint32(s)) - 1; o.member(i).key == key {
+		if s&^posMask == tag {
+			if i := int(s&posMask) - 1; o.member(i).key == key {
 				return i, int(j)
 			}
 		}
@@ -129,45 +138,41 @@ func (o *object) end(v any) bool {
 		o.member(o.at).val = v
 		return true
 	}
-	if o.n >= math.MaxUint32-1 {
+	if o.n >= maxMembers {
 		return false
 	}
 	o.add(member{o.key, v})
 	switch {
-	case o.index.slots != nil:
-		o.index.slots[o.slot] = o.h<<32 | uint64(o.n)
-		if 2*o.n > len(o.index.slots) {
-			o.index.grow()
-		}
-	case o.n > indexFrom:
-		o.index.slots = make([]uint64, 4*indexFrom)
-		mask := uint64(len(o.index.slots) - 1)
-		for i := range o.n {
-			o.index.put(maphash.String(keySeed, o.member(i).key), mask, uint64(i+1))
-		}
+	case o.index.slots != nil && 4*o.n <= 3*len(o.index.slots):
+		o.index.slots[o.slot] = slotOf(o.h, o.n-1)
+	case o.index.slots != nil || o.n > indexFrom:
+		o.reindex()
 	}
 	return true
 }
 
-// put stores position pos (plus one) under a hash's low 32 bits, h.
-func (x *keyIndex) put(h, mask, pos uint64) {
-	j := h & mask
-	for x.slots[j] != 0 {
-		j = (j + 1) & mask
-	}
-	x.slots[j] = h<<32 | pos
+// slotOf is what a slot holds for the member at position i whose key
+// hashes to h.
+func slotOf(h uint64, i int) uint32 {
+	return uint32(h>>(64-(32-posBits)))<<posBits | uint32(i+1)
 }
 
-// grow doubles the table, placing each key by the bits of its hash the
-// slot keeps: no key is read again.
-func (x *keyIndex) grow() {
-	old := x.slots
-	x.slots = make([]uint64, 2*len(old))
-	mask := uint64(len(x.slots) - 1)
-	for _, s := range old {
-		if s != 0 {
-			x.put(s>>32, mask, s&math.MaxUint32)
+// reindex indexes the members in a table twice their number or more,
+// reading their keys in order.
+func (o *object) reindex() {
+	size := 4 * indexFrom
+	for size < 2*o.n {
+		size *= 2
+	}
+	o.index.slots = make([]uint32, size)
+	mask := uint64(size - 1)
+	for i := range o.n {
+		h := maphash.String(keySeed, o.member(i).key)
+		j := h & mask
+		for o.index.slots[j] != 0 {
+			j = (j + 1) & mask
 		}
+		o.index.slots[j] = slotOf(h, i)
 	}
 }
 
