@@ -110,3 +110,32 @@ func streamParamsRatio(b *testing.B, n int, small, big string) {
 	b.ReportMetric(cpu[2][1]/cpu[2][0], "floor_map_"+ratio+"_cpu")
 	b.ReportMetric(excess(cpu[2]), "floor_map_excess_ns_per_param")
 }
+
+// BenchmarkStreamParamsBatch streams a million parameters each way per
+// round, alternately: 100 calls of 10,000 and 10 calls of 100,000. Its
+// ratio (params_100k_vs_10k_cpu, per parameter: 10 when linear) is
+// BenchmarkStreamParams's with more work per measure, less at the mercy
+// of one collection landing in one small call.
+func BenchmarkStreamParamsBatch(b *testing.B) {
+	g := newBenchGuard(b)
+	calls := [2]string{manyParams(10_000), manyParams(100_000)}
+	reps := [2]int{100, 10}
+	var cpu [2]float64
+	iter := 0
+	for b.Loop() {
+		for k := range calls {
+			j := (k + iter) % len(calls)
+			c := cpuTime()
+			for range reps[j] {
+				if _, err := streamParams(g, calls[j]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu[j] += float64(cpuTime() - c)
+		}
+		iter++
+	}
+	b.ReportMetric(cpu[0]/float64(iter)/1e6, "100x10k-cpu-ms")
+	b.ReportMetric(cpu[1]/float64(iter)/1e6, "10x100k-cpu-ms")
+	b.ReportMetric(10*cpu[1]/cpu[0], "params_100k_vs_10k_cpu")
+}
