@@ -50,9 +50,18 @@ func streamParams(g *guard.Guard, args string) (*guard.Verdict, error) {
 // map[string]any (floor_json_…), and a Go map filled with their keys
 // (floor_map_…). excess_ns_per_param is what a parameter of the 100k call
 // costs over one of the 10k call, in CPU time: what is not linear.
-func BenchmarkStreamParams(b *testing.B) {
+func BenchmarkStreamParams(b *testing.B) { streamParamsRatio(b, 10_000, "10k", "100k") }
+
+// BenchmarkStreamParamsMillion is BenchmarkStreamParams with calls of
+// 100,000 and 1,000,000 parameters (params_1m_vs_100k): a step that is
+// quadratic would show there.
+func BenchmarkStreamParamsMillion(b *testing.B) { streamParamsRatio(b, 100_000, "100k", "1m") }
+
+// streamParamsRatio streams calls of n and 10n parameters alternately and
+// reports their costs, named small and big, and the floors'.
+func streamParamsRatio(b *testing.B, n int, small, big string) {
 	g := newBenchGuard(b)
-	calls := [2]string{manyParams(10_000), manyParams(100_000)}
+	calls := [2]string{manyParams(n), manyParams(10 * n)}
 	var keys [2][]string
 	for i, args := range calls {
 		v, err := streamParams(g, args)
@@ -90,13 +99,43 @@ func BenchmarkStreamParams(b *testing.B) {
 		}
 		iter++
 	}
-	excess := func(c [2]float64) float64 { return (c[1]/100_000 - c[0]/10_000) / float64(iter) }
-	b.ReportMetric(ns[0][0]/float64(iter)/1e6, "10k-ms")
-	b.ReportMetric(ns[0][1]/float64(iter)/1e6, "100k-ms")
-	b.ReportMetric(ns[0][1]/ns[0][0], "params_100k_vs_10k")
-	b.ReportMetric(cpu[0][1]/cpu[0][0], "params_100k_vs_10k_cpu")
+	excess := func(c [2]float64) float64 { return (c[1]/float64(10*n) - c[0]/float64(n)) / float64(iter) }
+	ratio := big + "_vs_" + small
+	b.ReportMetric(ns[0][0]/float64(iter)/1e6, small+"-ms")
+	b.ReportMetric(ns[0][1]/float64(iter)/1e6, big+"-ms")
+	b.ReportMetric(ns[0][1]/ns[0][0], "params_"+ratio)
+	b.ReportMetric(cpu[0][1]/cpu[0][0], "params_"+ratio+"_cpu")
 	b.ReportMetric(excess(cpu[0]), "excess_ns_per_param")
-	b.ReportMetric(cpu[1][1]/cpu[1][0], "floor_json_100k_vs_10k_cpu")
-	b.ReportMetric(cpu[2][1]/cpu[2][0], "floor_map_100k_vs_10k_cpu")
+	b.ReportMetric(cpu[1][1]/cpu[1][0], "floor_json_"+ratio+"_cpu")
+	b.ReportMetric(cpu[2][1]/cpu[2][0], "floor_map_"+ratio+"_cpu")
 	b.ReportMetric(excess(cpu[2]), "floor_map_excess_ns_per_param")
+}
+
+// BenchmarkStreamParamsBatch streams a million parameters each way per
+// round, alternately: 100 calls of 10,000 and 10 calls of 100,000. Its
+// ratio (params_100k_vs_10k_cpu, per parameter: 10 when linear) is
+// BenchmarkStreamParams's with more work per measure, less at the mercy
+// of one collection landing in one small call.
+func BenchmarkStreamParamsBatch(b *testing.B) {
+	g := newBenchGuard(b)
+	calls := [2]string{manyParams(10_000), manyParams(100_000)}
+	reps := [2]int{100, 10}
+	var cpu [2]float64
+	iter := 0
+	for b.Loop() {
+		for k := range calls {
+			j := (k + iter) % len(calls)
+			c := cpuTime()
+			for range reps[j] {
+				if _, err := streamParams(g, calls[j]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu[j] += float64(cpuTime() - c)
+		}
+		iter++
+	}
+	b.ReportMetric(cpu[0]/float64(iter)/1e6, "100x10k-cpu-ms")
+	b.ReportMetric(cpu[1]/float64(iter)/1e6, "10x100k-cpu-ms")
+	b.ReportMetric(10*cpu[1]/cpu[0], "params_100k_vs_10k_cpu")
 }

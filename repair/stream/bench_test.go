@@ -233,6 +233,8 @@ func BenchmarkParserParams(b *testing.B) {
 		}
 		iter++
 	}
+	b.ReportMetric(cpu[0]/float64(iter)/1e6, "10k-cpu-ms")
+	b.ReportMetric(cpu[1]/float64(iter)/1e6, "100k-cpu-ms")
 	b.ReportMetric(ns[1]/ns[0], "params_100k_vs_10k")
 	b.ReportMetric(cpu[1]/cpu[0], "params_100k_vs_10k_cpu")
 }

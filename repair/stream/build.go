@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 )
 
@@ -20,8 +21,8 @@ type valueBuilder struct {
 	off  bool
 	// open are the containers being read, innermost last.
 	open []openValue
-	str  keptString // the string value being read
-	root map[string]any
+	str  keptString     // the string value being read
+	root map[string]any // the arguments object, once it ended
 	// scalar is the first byte of the scalar being read, 0 between
 	// values: valueEnd knows what ends without reading the buffer, whose
 	// start a long call forgets (structuredParser.forget).
@@ -29,15 +30,21 @@ type valueBuilder struct {
 }
 
 type openValue struct {
-	obj map[string]any
+	obj object
 	arr []any
 	// isArr: arr is the container (an empty array has a nil arr).
 	isArr bool
 }
 
 func (b *valueBuilder) giveUp() {
-	if obj, ok := b.params(); ok && b.next != nil && b.next.build == b {
-		b.next.metFrom(obj)
+	if b.next != nil && b.next.build == b {
+		switch {
+		case b.off:
+		case len(b.open) > 0 && !b.open[0].isArr:
+			b.next.metFrom(b.open[0].obj.keys(), b.open[0].obj.n)
+		case len(b.open) == 0 && b.root != nil:
+			b.next.metFrom(maps.Keys(b.root), len(b.root))
+		}
 	}
 	b.off, b.open, b.root = true, nil, nil
 	b.str = keptString{}
@@ -45,20 +52,31 @@ func (b *valueBuilder) giveUp() {
 
 func (b *valueBuilder) valueStart(s *jsonScanner, start int) {
 	if !b.off {
-		switch c := s.buf[start]; {
-		case s.lenient || len(b.open) == 0 && c != '{' || len(b.open) >= maxBuildDepth:
+		c := s.buf[start]
+		if s.lenient || len(b.open) == 0 && c != '{' || len(b.open) >= maxBuildDepth {
 			b.giveUp()
-		case c == '{':
-			b.open = append(b.open, openValue{obj: make(map[string]any, 4)})
-		case c == '[':
-			b.open = append(b.open, openValue{isArr: true})
-		case c == '"':
-			b.str, b.scalar = keptString{}, c
-		default:
-			b.scalar = c
+		} else {
+			if top := len(b.open) - 1; top >= 0 && !b.open[top].isArr {
+				b.open[top].obj.start(s.stack[len(s.stack)-1].key)
+			}
+			b.begin(c)
 		}
 	}
 	b.next.valueStart(s, start)
+}
+
+// begin opens the value c starts.
+func (b *valueBuilder) begin(c byte) {
+	switch c {
+	case '{':
+		b.open = append(b.open, openValue{})
+	case '[':
+		b.open = append(b.open, openValue{isArr: true})
+	case '"':
+		b.str, b.scalar = keptString{}, c
+	default:
+		b.scalar = c
+	}
 }
 
 func (b *valueBuilder) stringGrew(s *jsonScanner, chunk []byte, end bool) {
@@ -85,12 +103,15 @@ func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
 	switch c {
 	case 0:
 		top := b.open[len(b.open)-1]
+		b.open[len(b.open)-1] = openValue{} // its members go once in the map
 		b.open = b.open[:len(b.open)-1]
-		if v = top.obj; top.isArr {
+		switch {
+		case !top.isArr:
+			v = top.obj.toMap()
+		case top.arr == nil:
+			v = []any{}
+		default:
 			v = top.arr
-			if top.arr == nil {
-				v = []any{}
-			}
 		}
 	case '"':
 		v = b.str.String()
@@ -111,7 +132,9 @@ func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
 		parent.arr = append(parent.arr, v)
 		return
 	}
-	parent.obj[s.stack[len(s.stack)-1].key] = v // the last of a repeated key wins, as in a strict parse
+	if !parent.obj.end(v) {
+		b.giveUp()
+	}
 }
 
 // keptString keeps a string value as it grows, in pieces that never move,
@@ -156,16 +179,22 @@ func (k *keptString) String() string {
 	return strings.Join(append(k.done, k.cur.String()), "")
 }
 
-// params returns the arguments object being built, or built, whose keys
-// are the parameters met; false once the builder gave up.
-func (b *valueBuilder) params() (map[string]any, bool) {
+// met reports whether the arguments object being built has the parameter
+// key; false, false once the builder gave up or when it builds no object.
+func (b *valueBuilder) met(key string) (met, ok bool) {
 	switch {
 	case b.off:
-		return nil, false
+		return false, false
 	case len(b.open) > 0:
-		return b.open[0].obj, !b.open[0].isArr
+		if b.open[0].isArr {
+			return false, false
+		}
+		return b.open[0].obj.met(key), true
+	case b.root != nil:
+		_, met = b.root[key]
+		return met, true
 	}
-	return b.root, b.root != nil
+	return false, false
 }
 
 // bareValue reads a literal or a number as a strict parse does.

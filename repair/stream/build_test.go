@@ -91,6 +91,11 @@ func TestParsedArguments(t *testing.T) {
 		{"text after the object", `{"a": 1} {"b": 2}`, nil},
 		{"cut off", `{"a": "x`, nil},
 		{"long strings, kept in chunks", longArgs, map[string]any{"a": longValue, "l": []any{longValue, "x"}}},
+		// Past indexFrom members an object's keys are indexed, and past
+		// chunkMembers its members are kept in a second chunk.
+		{"many members, repeated", manyMembers(9000, 0, 8, 4095, 4096, 8999), strictValue(manyMembers(9000, 0, 8, 4095, 4096, 8999))},
+		{"many members nested, repeated", `{"o": ` + manyMembers(20, 3, 19) + `, "o": ` + manyMembers(12, 11) + `}`,
+			strictValue(`{"o": ` + manyMembers(12, 11) + `}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,6 +256,8 @@ func TestRepeatedKeyPreviews(t *testing.T) {
 		{"lenient inside a value", `{"a": 1, "b": {"k": 'v'}, "b": 2, "a": 3}`, []string{"a=1", `b={"k":"v"}`}},
 		{"lenient key", `{"a": 1, 'b': 2, "b": 3, "a": 4, c: 5, "c": 6}`, []string{"a=1", "b=2", "c=5"}},
 		{"lenient string", `{"a": "x", "b": "\d", "a": "y", "b": "z"}`, []string{"a:x", `b:\d`}},
+		{"strict, indexed", manyMembers(12, 0, 11, 5), firstShown(12)},
+		{"lenient after indexed", strings.TrimSuffix(manyMembers(12, 0, 11), "}") + `, "k3": True, "k12": 12}`, append(firstShown(12), "k12=12")},
 	}
 	for _, tt := range tests {
 		for _, n := range []int{len(tt.args), 3, 1} {
@@ -280,4 +287,39 @@ func TestRepeatedKeyPreviews(t *testing.T) {
 			}
 		}
 	}
+}
+
+// manyMembers is an object of n members k0 to k(n-1) whose values are
+// their numbers, then the members repeats again, with strings for values.
+func manyMembers(n int, repeats ...int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		fmt.Fprintf(&b, `"k%d": %d, `, i, i)
+	}
+	for _, i := range repeats {
+		fmt.Fprintf(&b, `"k%d": "again %d", `, i, i)
+	}
+	return strings.TrimSuffix(b.String(), ", ") + "}"
+}
+
+// firstShown is the previews of manyMembers(n, …): each key once, its
+// first value.
+func firstShown(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("k%d=%d", i, i))
+	}
+	return out
+}
+
+// strictValue is the object a strict parse reads from text.
+func strictValue(text string) map[string]any {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		panic(err)
+	}
+	return m
 }

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/repair"
@@ -46,9 +47,8 @@ func newArgsPreview(emit func(Event), paramText func(int, string, string), index
 // met reports whether key was met before, and notes it.
 func (a *argsPreview) met(key string) bool {
 	if a.build != nil {
-		if obj, ok := a.build.params(); ok {
-			_, met := obj[key] // the builder adds key when its value ends
-			return met
+		if met, ok := a.build.met(key); ok {
+			return met // the builder adds key when its value ends
 		}
 	}
 	if a.shown == nil {
@@ -61,11 +61,11 @@ func (a *argsPreview) met(key string) bool {
 
 // metFrom takes over the keys met from a builder giving up: those of its
 // object, and the parameter started, whose value may not have ended.
-func (a *argsPreview) metFrom(obj map[string]any) {
+func (a *argsPreview) metFrom(keys iter.Seq[string], n int) {
 	if a.shown == nil {
-		a.shown = make(map[string]bool, len(obj)+1)
+		a.shown = make(map[string]bool, n+1)
 	}
-	for k := range obj {
+	for k := range keys {
 		a.shown[k] = true
 	}
 	if a.started {
@@ -145,6 +145,9 @@ func (a *argsPreview) tooLarge(n int) bool {
 // repaired if need be (True, None, invalid UTF-8, which json.Valid passes).
 func jsonValueText(raw []byte) (string, bool) {
 	if utf8.Valid(raw) && json.Valid(raw) {
+		if bytes.IndexAny(raw, " \t\n\r") < 0 {
+			return string(raw), true // compact already: a number, a literal
+		}
 		var b bytes.Buffer
 		if json.Compact(&b, raw) == nil {
 			return b.String(), true
