@@ -454,63 +454,49 @@ func checkResources(c *checker, ct *corev1.Container) {
 
 // checkStreamBuffer wants the streams' buffer to fit the memory limit.
 func checkStreamBuffer(c *checker, ct *corev1.Container, cfg config) {
-	const key = "TOOLGUARD_MAX_STREAM_BUFFER_BYTES"
-	v, ok := cfg[key]
-	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
-	if !ok || !hasLim {
-		return // reported by checkConfig and checkResources
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	switch {
-	case err != nil || n <= 0:
-		c.failf("%s=%q: want a positive whole number of bytes", key, v)
-	case n > lim.Value()/streamBufferShare:
-		c.failf("%s=%d is more than 1/%d of the memory limit %s (%d bytes): streams buffering their calls could take the pod past it",
-			key, n, streamBufferShare, lim.String(), lim.Value()/streamBufferShare)
-	}
+	checkMemoryShare(c, ct, cfg, "TOOLGUARD_MAX_STREAM_BUFFER_BYTES", 1, streamBufferShare, "streams buffering their calls")
 }
 
 // checkSyntaxMemory wants the syntax checks' memory to fit the memory limit.
 func checkSyntaxMemory(c *checker, ct *corev1.Container, cfg config) {
-	const key = "TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY"
-	v, ok := cfg[key]
-	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
-	if !ok || !hasLim {
-		return // reported by checkConfig and checkResources
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	switch {
-	case err != nil || n <= 0:
-		c.failf("%s=%q: want a positive whole number of bytes", key, v)
-	case n > lim.Value()/syntaxMemoryShare:
-		c.failf("%s=%d is more than 1/%d of the memory limit %s (%d bytes): large files checked at once could take the pod past it",
-			key, n, syntaxMemoryShare, lim.String(), lim.Value()/syntaxMemoryShare)
-	}
+	checkMemoryShare(c, ct, cfg, "TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY", 1, syntaxMemoryShare, "large files checked at once")
 }
 
 // checkUnaryMemory wants the unary calls' memory to fit the memory limit
 // and to hold a request of the largest size.
 func checkUnaryMemory(c *checker, ct *corev1.Container, cfg config) {
 	const key = "TOOLGUARD_MAX_UNARY_MEMORY_BYTES"
-	v, ok := cfg[key]
-	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
-	if !ok || !hasLim {
-		return // reported by checkConfig and checkResources
-	}
+	n, ok := checkMemoryShare(c, ct, cfg, key, unaryMemoryShareNum, unaryMemoryShareDen, "large unary calls handled at once")
 	recv := int64(defaultMaxRecvMsgBytes)
 	if r, set := cfg["TOOLGUARD_MAX_RECV_MSG_BYTES"]; set {
 		recv, _ = strconv.ParseInt(r, 10, 64)
+	}
+	if ok && n < 3*recv {
+		c.failf("%s=%d is less than 3 times TOOLGUARD_MAX_RECV_MSG_BYTES (%d): the server would not start", key, n, recv)
+	}
+}
+
+// checkMemoryShare wants the byte count the setting key holds to be at
+// most num/den of the container's memory limit, where what would take the
+// pod past it; it returns the count, and whether it was a valid one within
+// its share.
+func checkMemoryShare(c *checker, ct *corev1.Container, cfg config, key string, num, den int64, what string) (int64, bool) {
+	v, ok := cfg[key]
+	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok || !hasLim {
+		return 0, false // reported by checkConfig and checkResources
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	switch {
 	case err != nil || n <= 0:
 		c.failf("%s=%q: want a positive whole number of bytes", key, v)
-	case n*unaryMemoryShareDen > lim.Value()*unaryMemoryShareNum:
-		c.failf("%s=%d is more than %d/%d of the memory limit %s (%d bytes): large unary calls handled at once could take the pod past it",
-			key, n, unaryMemoryShareNum, unaryMemoryShareDen, lim.String(), lim.Value()*unaryMemoryShareNum/unaryMemoryShareDen)
-	case n < 3*recv:
-		c.failf("%s=%d is less than 3 times TOOLGUARD_MAX_RECV_MSG_BYTES (%d): the server would not start", key, n, recv)
+		return 0, false
+	case n*den > lim.Value()*num:
+		c.failf("%s=%d is more than %d/%d of the memory limit %s (%d bytes): %s could take the pod past it",
+			key, n, num, den, lim.String(), lim.Value()*num/den, what)
+		return n, false
 	}
+	return n, true
 }
 
 // checkServiceAccount wants a dedicated, rendered ServiceAccount and no API

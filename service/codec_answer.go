@@ -183,29 +183,15 @@ func argsSize(args map[string]any) (int, bool) {
 // newVerdictAnswer found, which would be a fault of this file.
 func (a *verdictAnswer) marshal() (mem.BufferSlice, bool) {
 	size := protowire.SizeTag(verdictField) + protowire.SizeBytes(a.verdict)
-	var buf *[]byte
-	var b []byte
-	pooled := !mem.IsBelowBufferPoolingThreshold(size)
-	if pooled {
-		buf = mem.DefaultBufferPool().Get(size)
-		b = (*buf)[:0]
-	} else {
-		b = make([]byte, 0, size)
-	}
+	w, b := newWireBuffer(size)
 	b = protowire.AppendTag(b, verdictField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(a.verdict))
 	b = a.appendVerdict(b)
 	if len(b) != size {
-		if pooled {
-			mem.DefaultBufferPool().Put(buf)
-		}
+		w.drop()
 		return nil, false
 	}
-	if pooled {
-		*buf = b
-		return mem.BufferSlice{mem.NewBuffer(buf, mem.DefaultBufferPool())}, true
-	}
-	return mem.BufferSlice{mem.SliceBuffer(b)}, true
+	return w.done(b), true
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {

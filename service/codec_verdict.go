@@ -67,15 +67,7 @@ func marshalVerdict(r *toolguardv1.ValidateToolCallResponse) (mem.BufferSlice, b
 	if size > maxFlatEncoding {
 		return nil, false
 	}
-	var buf *[]byte
-	var b []byte
-	pooled := !mem.IsBelowBufferPoolingThreshold(size)
-	if pooled {
-		buf = mem.DefaultBufferPool().Get(size)
-		b = (*buf)[:0]
-	} else {
-		b = make([]byte, 0, size)
-	}
+	w, b := newWireBuffer(size)
 	b, err := opts.MarshalAppend(b, r)
 	if err == nil {
 		b = protowire.AppendTag(b, verdictField, protowire.BytesType)
@@ -83,19 +75,13 @@ func marshalVerdict(r *toolguardv1.ValidateToolCallResponse) (mem.BufferSlice, b
 		b, err = opts.MarshalAppend(b, v)
 	}
 	if err != nil || len(b)+protowire.SizeTag(argumentsField)+protowire.SizeBytes(argsSize) != size {
-		if pooled {
-			mem.DefaultBufferPool().Put(buf)
-		}
+		w.drop()
 		return nil, false
 	}
 	b = protowire.AppendTag(b, argumentsField, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(argsSize))
 	b = appendFlatStruct(b, args)
-	if pooled {
-		*buf = b
-		return mem.BufferSlice{mem.NewBuffer(buf, mem.DefaultBufferPool())}, true
-	}
-	return mem.BufferSlice{mem.SliceBuffer(b)}, true
+	return w.done(b), true
 }
 
 // flatValueSize is the encoded size of v, a scalar Value; false for a
