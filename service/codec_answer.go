@@ -284,12 +284,7 @@ func appendTriple(b []byte, num, n1 protowire.Number, s1 string, n2 protowire.Nu
 func appendArgs(b []byte, args map[string]any) []byte {
 	for k, v := range args {
 		vs, _ := argValueSize(v)
-		b = protowire.AppendTag(b, structFields, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(entrySize(k, vs)))
-		b = protowire.AppendTag(b, entryKey, protowire.BytesType)
-		b = protowire.AppendString(b, k)
-		b = protowire.AppendTag(b, entryValue, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(vs))
+		b = appendEntryHead(b, k, vs)
 		switch x := v.(type) {
 		case nil:
 			b = protowire.AppendTag(b, valueNull, protowire.VarintType)

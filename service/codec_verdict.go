@@ -127,16 +127,22 @@ func flatStructSize(s *structpb.Struct) (int, bool) {
 	return n, true
 }
 
+// appendEntryHead appends a Struct's entry of key k up to its value's
+// contents, vs bytes long.
+func appendEntryHead(b []byte, k string, vs int) []byte {
+	b = protowire.AppendTag(b, structFields, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(entrySize(k, vs)))
+	b = protowire.AppendTag(b, entryKey, protowire.BytesType)
+	b = protowire.AppendString(b, k)
+	b = protowire.AppendTag(b, entryValue, protowire.BytesType)
+	return protowire.AppendVarint(b, uint64(vs))
+}
+
 // appendFlatStruct appends s, which flatStructSize accepted.
 func appendFlatStruct(b []byte, s *structpb.Struct) []byte {
 	for k, v := range s.GetFields() {
 		vs, _ := scalarSize(v)
-		b = protowire.AppendTag(b, structFields, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(entrySize(k, vs)))
-		b = protowire.AppendTag(b, entryKey, protowire.BytesType)
-		b = protowire.AppendString(b, k)
-		b = protowire.AppendTag(b, entryValue, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(vs))
+		b = appendEntryHead(b, k, vs)
 		switch x := v.GetKind().(type) {
 		case *structpb.Value_NullValue:
 			b = protowire.AppendTag(b, valueNull, protowire.VarintType)
