@@ -244,6 +244,9 @@ func BenchmarkVerdictAnswer(b *testing.B) {
 				if side == "direct" {
 					// As the codec writes it, without releasing the verdict.
 					a, ok := newVerdictAnswer(v, "")
+					if !ok {
+						b.Fatal("the codec does not write this answer")
+					}
 					if data, ok = a.marshal(); !ok {
 						b.Fatal("not written by the codec")
 					}

@@ -145,7 +145,7 @@ func (a *argsPreview) tooLarge(n int) bool {
 // repaired if need be (True, None, invalid UTF-8, which json.Valid passes).
 func jsonValueText(raw []byte) (string, bool) {
 	if utf8.Valid(raw) && json.Valid(raw) {
-		if bytes.IndexAny(raw, " \t\n\r") < 0 {
+		if !bytes.ContainsAny(raw, " \t\n\r") {
 			return string(raw), true // compact already: a number, a literal
 		}
 		var b bytes.Buffer
