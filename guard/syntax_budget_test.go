@@ -116,8 +116,8 @@ func TestSyntaxBudgetRefused(t *testing.T) {
 		reason string
 	}{
 		{"fits", cost, 0, ""},
-		{"held by another check", cost, 1, "1 other syntax check was holding the memory the server lets its syntax checks take at once"},
-		{"larger than the budget", cost - 1, 0, "more than the server lets all its syntax checks take at once"},
+		{"held by another check", cost, 1, "1 other syntax check was holding the memory all syntax checks may hold at once"},
+		{"larger than the budget", cost - 1, 0, "more than all syntax checks may hold at once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

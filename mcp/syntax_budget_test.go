@@ -32,7 +32,7 @@ func TestSyntaxCheckPastMemory(t *testing.T) {
 			c := checks[0].(map[string]any)
 			reason, _ := c["reason"].(string)
 			if c["outcome"] != "NOT_CHECKED" || c["language"] != "json" ||
-				reason != "the syntax check of this file would take about 13 bytes of memory, more than the server lets all its syntax checks take at once (3 bytes)" {
+				reason != "the syntax check of this file would take about 13 bytes of memory, more than all syntax checks may hold at once (3 bytes, --syntax-check-max-memory)" {
 				t.Errorf("check %v, want NOT_CHECKED for memory", c)
 			}
 		})

@@ -56,7 +56,7 @@ func TestSyntaxBudgetOverTheWire(t *testing.T) {
 	}
 	huge := budgetGoFile(2, int(limit/16)+1000)
 	if sc := write("huge.go", huge); sc.GetOutcome() != toolguardv1.SyntaxOutcome_SYNTAX_OUTCOME_NOT_CHECKED || sc.GetLanguage() != "go" ||
-		!strings.Contains(sc.GetReason(), "more than the server lets all its syntax checks take at once") {
+		!strings.Contains(sc.GetReason(), "more than all syntax checks may hold at once") {
 		t.Errorf("huge: %v, want not checked for memory", sc)
 	}
 
@@ -76,7 +76,7 @@ func TestSyntaxBudgetOverTheWire(t *testing.T) {
 		switch {
 		case sc.GetOutcome() == toolguardv1.SyntaxOutcome_SYNTAX_OUTCOME_CLEAN:
 			checked++
-		case sc.GetOutcome() != toolguardv1.SyntaxOutcome_SYNTAX_OUTCOME_NOT_CHECKED || !strings.Contains(sc.GetReason(), "holding the memory the server lets its syntax checks take at once"):
+		case sc.GetOutcome() != toolguardv1.SyntaxOutcome_SYNTAX_OUTCOME_NOT_CHECKED || !strings.Contains(sc.GetReason(), "holding the memory all syntax checks may hold at once"):
 			t.Errorf("write %d: %v", i, sc)
 		}
 	}

@@ -37,7 +37,7 @@ func (b *Budget) Reserve(n int64) (*Hold, string) {
 		return nil, ""
 	}
 	if n > b.limit {
-		return nil, fmt.Sprintf("the syntax check of this file would take about %s of memory, more than the server lets all its syntax checks take at once (%s)",
+		return nil, fmt.Sprintf("the syntax check of this file would take about %s of memory, more than all syntax checks may hold at once (%s, --syntax-check-max-memory)",
 			mib(n), mib(b.limit))
 	}
 	if !b.pool.Grow64(n) {
@@ -45,7 +45,7 @@ func (b *Budget) Reserve(n int64) (*Hold, string) {
 		if b.holds.Load() == 1 {
 			others = "1 other syntax check was"
 		}
-		return nil, fmt.Sprintf("%s holding the memory the server lets its syntax checks take at once (%s of %s; this one needs about %s)",
+		return nil, fmt.Sprintf("%s holding the memory all syntax checks may hold at once (%s of %s, --syntax-check-max-memory; this one needs about %s)",
 			others, mib(b.pool.Used()), mib(b.limit), mib(n))
 	}
 	b.holds.Add(1)

@@ -24,7 +24,7 @@ func TestBudgetReserve(t *testing.T) {
 	}{
 		{"within", 100, []step{{reserve: 60, granted: true}, {reserve: 40, granted: true}}},
 		{"over the rest", 100, []step{{reserve: 60, granted: true}, {reserve: 41, reason: "1 other syntax check was holding the memory"}}},
-		{"over the whole", 100, []step{{reserve: 101, reason: "more than the server lets all its syntax checks take at once"}}},
+		{"over the whole", 100, []step{{reserve: 101, reason: "more than all syntax checks may hold at once"}}},
 		{"released makes room", 100, []step{{reserve: 60, granted: true}, {reserve: 60, reason: "this one needs"}, {}, {reserve: 60, granted: true}}},
 		{"nothing to reserve", 1, []step{{reserve: 1, granted: true}, {reserve: -1, granted: true}}},
 	}
