@@ -19,7 +19,7 @@ const diffContext = 3
 // into a growing buffer: 10 to 20 times the file's size for a one-line
 // change of a file of megabytes. Here the lines the two contents share
 // at their start and end are left out before anything is split, udiff's
-// line diff (lcs, the same algorithm) runs on what remains, and the hunks
+// line diff (its lcs package, the same algorithm) runs on what remains, and the hunks
 // are runs of lines, written out as they are read.
 type Diff struct {
 	header string
@@ -101,9 +101,10 @@ func (d *Diff) build(a, b string) {
 // Outside them a and b share their first and their last lines, which the
 // algorithm (Myers') follows before anything else, as runs of equal
 // lines from either end. When those two runs overlap, one content is the
-// other with lines added in a stretch of repeated lines; where the
-// algorithm puts them depends on the whole stretch, which it must then
-// see: from the shorter content's shared tail to the shared head.
+// other with lines added in a stretch of repeated lines, and any place in
+// the stretch is as good: the algorithm sees the whole stretch, from the
+// shorter content's shared tail to the shared head, and puts them where
+// udiff mostly does (not always: it sees the stretch's edges differently).
 func changedLines(a, b string) (lo, endA, endB int) {
 	head := commonLinePrefix(a, b)
 	tailA, tailB := commonLineSuffix(a, b)
