@@ -27,8 +27,8 @@ import (
 
 const (
 	validateFullMethod = toolguardv1.ToolGuardService_ValidateToolCall_FullMethodName
-	writeMethod    = toolguardv1.ToolGuardService_ExecuteWrite_FullMethodName
-	editMethod     = toolguardv1.ToolGuardService_ExecuteEdit_FullMethodName
+	writeMethod        = toolguardv1.ToolGuardService_ExecuteWrite_FullMethodName
+	editMethod         = toolguardv1.ToolGuardService_ExecuteEdit_FullMethodName
 )
 
 // TestUnaryMemoryCharge: a request draws its size times its RPC's factor,
@@ -420,8 +420,8 @@ func TestUnaryMemoryWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := wait(context.Background(), 1<<20)                                            // needs 3 MiB: waits
-	c := wait(context.Background(), chargeMinBytes)                                   // 48 KiB would fit, but b is first
+	b := wait(context.Background(), 1<<20)                                                // needs 3 MiB: waits
+	c := wait(context.Background(), chargeMinBytes)                                       // 48 KiB would fit, but b is first
 	if _, err := m.acquire(context.Background(), validateFullMethod, 3<<20); err == nil { // 1 MiB + 16 KiB + 3 MiB waiting: over a third of 10 MiB
 		t.Fatal("a request past the waiting share was granted")
 	}
