@@ -5,8 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // UnifiedDiff returns the unified diff from oldContent at oldPath to
@@ -17,17 +15,7 @@ import (
 // a file moved, created or deleted without content has headers and no
 // hunk. Line endings are part of the lines: a CRLF file's lines end in "\r".
 func UnifiedDiff(oldPath, newPath, oldContent, newContent string) string {
-	from, to := diffLabel("a/", oldPath), diffLabel("b/", newPath)
-	if oldContent == newContent {
-		if strings.TrimPrefix(from, "a/") == strings.TrimPrefix(to, "b/") {
-			return ""
-		}
-		return "--- " + from + "\n+++ " + to + "\n"
-	}
-	if oldContent == "" {
-		return addedDiff(from, to, newContent).String()
-	}
-	return udiff.Unified(from, to, oldContent, newContent)
+	return Unified(oldPath, newPath, oldContent, newContent).String()
 }
 
 // noNewline follows a last line without its line break.

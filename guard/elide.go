@@ -110,22 +110,32 @@ func (g *Guard) elide(ex *Execution) error {
 	v.Args, v.ArgumentsJSON, v.Elided = s.args, s.argsJSON, s.elided
 	ex.Diff = s.diff
 	if s.diffElided != nil {
-		ex.DiffElided = s.diffElided // else none, or one elided when made (addedDiff)
+		ex.DiffElided = s.diffElided // else none, or one elided when made (joinDiffs)
 	}
 	return nil
 }
 
-// addedDiff is the diff of content written where there was none or an
-// empty file: over MaxDiffBytes, which rule 2 elides whatever the budget,
-// it is sized and hashed without being built.
-func addedDiff(from, to, content string) (string, *Elision) {
-	d := edit.Added(from, to, content)
-	if d.Len() <= MaxDiffBytes {
-		return d.String(), nil
+// joinDiffs is the answer's diff: the diffs one after the other or, over
+// MaxDiffBytes, which rule 2 elides whatever the budget, their size and
+// hash, written into the hash without being built.
+func joinDiffs(diffs ...edit.Diff) (string, *Elision) {
+	n := 0
+	for _, d := range diffs {
+		n += d.Len()
+	}
+	if n <= MaxDiffBytes {
+		var b strings.Builder
+		b.Grow(n)
+		for _, d := range diffs {
+			b.WriteString(d.String())
+		}
+		return b.String(), nil
 	}
 	h := sha256.New()
-	_, _ = d.WriteTo(h) // a hash never fails
-	return "", &Elision{Field: "diff", Size: d.Len(), SHA256: hex.EncodeToString(h.Sum(nil))}
+	for _, d := range diffs {
+		_, _ = d.WriteTo(h) // a hash never fails
+	}
+	return "", &Elision{Field: "diff", Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
 }
 
 // structPerJSONByte bounds a Struct against compact JSON: "1," is 2 bytes of

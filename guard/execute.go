@@ -295,11 +295,7 @@ func (g *Guard) write(ctx context.Context, ws *workspace.Workspace, req ExecuteR
 	if !existed {
 		from = "" // created: the diff comes from /dev/null
 	}
-	if len(old) == 0 && content != "" {
-		ex.Diff, ex.DiffElided = addedDiff(from, rel, content)
-	} else {
-		ex.Diff = edit.UnifiedDiff(from, rel, string(old), content)
-	}
+	ex.Diff, ex.DiffElided = joinDiffs(edit.Unified(from, rel, string(old), content))
 	// The content's bytes, hashed, checked and written, never changed: a
 	// view, not copies of a content that may be megabytes.
 	data := unsafe.Slice(unsafe.StringData(content), len(content))

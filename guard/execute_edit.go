@@ -128,14 +128,12 @@ func (g *Guard) edit(ctx context.Context, ws *workspace.Workspace, req ExecuteRe
 		g.checkAnswer(res, ex)
 		return nil // refuse mode: nothing written, SYNTAX_ERROR says why
 	}
-	var diffs []string
+	diffs := make([]edit.Diff, 0, len(ops))
 	for _, op := range ops {
-		if d := op.diff(); d != "" {
-			diffs = append(diffs, d)
-		}
+		diffs = append(diffs, op.diff())
 		ex.Changes = append(ex.Changes, op.change())
 	}
-	ex.Diff = strings.Join(diffs, "")
+	ex.Diff, ex.DiffElided = joinDiffs(diffs...)
 	if !g.checkAnswer(res, ex) || req.DryRun {
 		return nil
 	}
@@ -391,7 +389,7 @@ func joinInts(xs []int) string {
 
 // diff is the operation's unified diff, its headers naming /dev/null for
 // a file created or deleted and both paths for a file moved.
-func (op *fileOp) diff() string {
+func (op *fileOp) diff() edit.Diff {
 	from, to := op.rel, op.rel
 	switch {
 	case !op.existed:
@@ -401,7 +399,7 @@ func (op *fileOp) diff() string {
 	case op.moveRel != "":
 		to = op.moveRel
 	}
-	return edit.UnifiedDiff(from, to, op.old, op.updated)
+	return edit.Unified(from, to, op.old, op.updated)
 }
 
 func (op *fileOp) change() FileChange {

@@ -41,26 +41,28 @@ const chargeMinBytes = 16 << 10
 
 // Peak memory per request byte while a call is handled: the server's peak
 // resident set above its settled one over the request's size, for 16 MiB
-// requests at GOGC=100 (bench BenchmarkLargeUnaryMemory, three runs of 3
-// to 6 calls each: range, and medians).
+// requests at GOGC=100 (bench BenchmarkLargeUnaryMemory, three runs of 4
+// calls each: range, and medians).
 //
 //	RPC               request                                measured                factor
 //	ValidateToolCall  a write's content as JSON, a Python      2.93-3.05               3
 //	                  dict, an XML block or params
-//	ExecuteWrite      a new file, JSON or a Python dict        2.94-3.07               20, the worse
-//	ExecuteWrite      over a file whose every line changes     17.4-30.0 (19.5-21.9)
-//	ExecuteEdit       an 8 MB file replaced whole              11.6-15.0 (13.0-13.6)   13
+//	ExecuteWrite      a new file, JSON or a Python dict        2.96-3.00               7, the worse
+//	ExecuteWrite      over a file whose every line changes     6.62-6.78 (6.76-6.77)
+//	ExecuteEdit       an 8 MB file replaced whole              6.58-8.48 (7.63-7.80)   8
 //	any other         the request decoded and parsed                                   3
 //
-// A write or an edit of an existing file costs what its diff does, the
-// file's size rather than the request's: charged for the worst case
-// measured, they run several at once only when small.
+// A write or an edit of an existing file costs more than its request: the
+// edit's copies of the file and, for a change of every line, the lines
+// of both contents its diff compares (the diff itself is sized and hashed
+// without being built, edit.Unified). Before, udiff's diff made these 17
+// to 30 and 11.6 to 15.0, and the factors 20 and 13.
 const baseMemoryFactor = 3
 
 var unaryMemoryFactors = map[string]int64{
 	toolguardv1.ToolGuardService_ValidateToolCall_FullMethodName: baseMemoryFactor,
-	toolguardv1.ToolGuardService_ExecuteWrite_FullMethodName:     20,
-	toolguardv1.ToolGuardService_ExecuteEdit_FullMethodName:      13,
+	toolguardv1.ToolGuardService_ExecuteWrite_FullMethodName:     7,
+	toolguardv1.ToolGuardService_ExecuteEdit_FullMethodName:      8,
 }
 
 // unaryMemory is the budget; safe for concurrent use.

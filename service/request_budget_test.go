@@ -41,11 +41,11 @@ func TestUnaryMemoryCharge(t *testing.T) {
 		want   int64
 	}{
 		{validateFullMethod, 1 << 20, 3 << 20},
-		{writeMethod, 1 << 20, 20 << 20},
-		{editMethod, 1 << 20, 13 << 20},
+		{writeMethod, 1 << 20, 7 << 20},
+		{editMethod, 1 << 20, 8 << 20},
 		{toolguardv1.ToolGuardService_ReadFiles_FullMethodName, 1 << 20, 3 << 20},
 		{"/other.Service/Method", 1 << 20, 3 << 20},
-		{writeMethod, 5 << 20, 100 << 20}, // 100 MiB of 100: it runs alone
+		{writeMethod, 15 << 20, 100 << 20}, // 105 MiB of 100: it runs alone
 		{writeMethod, 16 << 20, 100 << 20},
 	} {
 		if got := m.charge(tt.method, tt.size); got != tt.want {
@@ -77,8 +77,8 @@ func TestUnaryMemoryAcquire(t *testing.T) {
 		{validateFullMethod, 2 << 20, 0, true, 6 << 20},
 		{validateFullMethod, 2 << 20, 0, false, 6 << 20},
 		{validateFullMethod, 1 << 20, 0, true, 9 << 20},
-		{writeMethod, 64 << 10, 0, false, 9 << 20},
-		{writeMethod, 1 << 20, 9 << 20, true, 10 << 20}, // all of it, on a quiet server
+		{writeMethod, 256 << 10, 0, false, 9 << 20},
+		{writeMethod, 2 << 20, 9 << 20, true, 10 << 20}, // all of it, on a quiet server
 		{validateFullMethod, chargeMinBytes, 0, false, 10 << 20},
 	}
 	for i, s := range steps {
@@ -217,7 +217,7 @@ func TestUnaryMemoryServer(t *testing.T) {
 	const writes, validations = 8, 8
 	const calls = writes + validations
 	cfg := testConfig(t)
-	cfg.MaxRecvMsgBytes, cfg.MaxUnaryMemoryBytes, cfg.MetricsListen = 1<<20, 12<<20, "127.0.0.1:0"
+	cfg.MaxRecvMsgBytes, cfg.MaxUnaryMemoryBytes, cfg.MetricsListen = 1<<20, 6<<20, "127.0.0.1:0"
 	cfg.memoryWait = -1 // refused at once: every call is decided while the granted ones are held
 	var mu sync.Mutex
 	decided, maxHeld, lastHeld, granted := 0, int64(0), int64(0), 0
@@ -308,7 +308,7 @@ func TestUnaryMemoryServer(t *testing.T) {
 
 	// Empty again: a write that costs the whole budget runs.
 	big := write(calls)
-	big.GetCall().GetParams().Values["content"] = strings.Repeat("x", 700<<10)
+	big.GetCall().GetParams().Values["content"] = strings.Repeat("x", cfg.MaxUnaryMemoryBytes/int(unaryMemoryFactors[writeMethod])+64<<10)
 	mu.Unlock()
 	_, err := client.ExecuteWrite(testContext(t), big)
 	mu.Lock()
@@ -491,9 +491,10 @@ func TestUnaryMemoryServerWaits(t *testing.T) {
 		done <- err
 	}
 	first, second := make(chan error, 1), make(chan error, 1)
-	go write(0, 200<<10, first) // charged the whole budget
+	sizes := []int{cfg.MaxUnaryMemoryBytes/int(unaryMemoryFactors[writeMethod]) + 64<<10, 100 << 10}
+	go write(0, sizes[0], first) // charged the whole budget
 	<-granted
-	go write(1, 100<<10, second)
+	go write(1, sizes[1], second)
 	<-waiting
 	close(release)
 	for i, done := range []chan error{first, second} {
@@ -501,7 +502,7 @@ func TestUnaryMemoryServerWaits(t *testing.T) {
 			t.Fatalf("write %d: %v", i, err)
 		}
 		got, err := os.ReadFile(filepath.Join(cfg.Workspace, fmt.Sprintf("w-%d.txt", i)))
-		if err != nil || len(got) != []int{200 << 10, 100 << 10}[i] {
+		if err != nil || len(got) != sizes[i] {
 			t.Errorf("write %d: %d bytes on disk (%v)", i, len(got), err)
 		}
 	}
