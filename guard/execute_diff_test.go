@@ -107,3 +107,40 @@ func TestEditDiffOfBigFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteAndUndoDiffOfBigFile: deleting a file whose diff is over
+// MaxDiffBytes, and undoing that, answer with the size and hash of the
+// whole diff, as a write's and an edit's do; a small file's diff is whole.
+func TestDeleteAndUndoDiffOfBigFile(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < MaxDiffBytes; i++ {
+		fmt.Fprintf(&b, "value %d = compute(%d)\n", i, i)
+	}
+	for _, content := range []string{"small\n", b.String()} {
+		t.Run(fmt.Sprint(len(content)), func(t *testing.T) {
+			g, dir := newWorkspaceGuard(t)
+			workspacetest.WriteFiles(t, dir, map[string]string{"a.txt": content})
+			ctx := context.Background()
+			for _, step := range []struct {
+				tool string
+				want edit.Diff
+			}{
+				{"delete_file", edit.Unified("a.txt", "", content, "")},
+				{"undo_edit", edit.Unified("", "a.txt", "", content)},
+			} {
+				ex, err := g.ExecuteEdit(ctx, ExecuteRequest{ValidateRequest: callOf(t.Name(), step.tool, map[string]any{"path": "a.txt"})})
+				if err != nil || !ex.Applied {
+					t.Fatalf("%s: applied %v, %v (%s)", step.tool, ex != nil && ex.Applied, err, ex.Feedback)
+				}
+				want := step.want.String()
+				if len(want) > MaxDiffBytes {
+					if ex.Diff != "" || ex.DiffElided == nil || ex.DiffElided.Size != len(want) || ex.DiffElided.SHA256 != hexSum(want) {
+						t.Errorf("%s: diff %d bytes, elided %+v; want %d bytes sha256:%s", step.tool, len(ex.Diff), ex.DiffElided, len(want), hexSum(want))
+					}
+				} else if ex.DiffElided != nil || ex.Diff != want {
+					t.Errorf("%s: diff %q elided %+v, want %q", step.tool, ex.Diff, ex.DiffElided, want)
+				}
+			}
+		})
+	}
+}

@@ -99,7 +99,7 @@ func (g *Guard) delete(ctx context.Context, ws *workspace.Workspace, req Execute
 	}
 	ex.Changes = []FileChange{{Path: d.Path, Kind: ChangeDeleted, Directory: d.IsDir, Entries: d.Entries, PreviousSHA256: info.SHA256}}
 	if !d.IsDir {
-		ex.Diff = edit.UnifiedDiff(d.Path, "", string(old), "")
+		ex.Diff, ex.DiffElided = joinDiffs(edit.Unified(d.Path, "", string(old), ""))
 	}
 	if !g.checkAnswer(res, ex) || req.DryRun {
 		return nil

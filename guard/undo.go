@@ -161,7 +161,7 @@ func (g *Guard) undoContent(ws *workspace.Workspace, req ExecuteRequest, res *re
 		change.SHA256 = workspace.SHA256Hex(c.Before)
 	}
 	ex.Changes = []FileChange{change}
-	ex.Diff = edit.UnifiedDiff(from, to, string(cur), string(c.Before))
+	ex.Diff, ex.DiffElided = joinDiffs(edit.Unified(from, to, string(cur), string(c.Before)))
 	if !g.checkAnswer(res, ex) || req.DryRun {
 		return nil
 	}
