@@ -68,13 +68,13 @@ func (s *lineSet) line(i int) string {
 func Unified(oldPath, newPath, oldContent, newContent string) Diff {
 	from, to := diffLabel("a/", oldPath), diffLabel("b/", newPath)
 	header := "--- " + from + "\n+++ " + to + "\n"
-	switch {
-	case oldContent == newContent:
+	if oldContent == newContent {
 		if strings.TrimPrefix(from, "a/") == strings.TrimPrefix(to, "b/") {
 			return Diff{}
 		}
 		return Diff{header: header, size: len(header)}
-	case oldContent == "":
+	}
+	if oldContent == "" {
 		d := addedDiff(from, to, newContent)
 		return Diff{added: &d, size: d.Len()}
 	}
