@@ -2,6 +2,7 @@ package jsonrepair
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,24 +28,13 @@ func (p *repairParser) str(ctx parseCtx) string {
 	defer func() { p.scratch = t.buf[:0] }()
 	runs := newRunStopper(t.close)
 	for p.i < len(p.s) {
-		if j := runs.end(p.s, p.i); j > p.i {
-			t.keep(p.i, j)
-			p.i = j
-			if j == len(p.s) {
-				break
-			}
+		// Plain runs, the usual escapes and the marks (scan); what stops
+		// it is looked at here.
+		if p.i = t.scan(p.i, &marks, runs); p.i == len(p.s) {
+			break
 		}
 		c := p.s[p.i]
 		if c == '\\' && p.i+1 < len(p.s) {
-			// The usual escape, decoded here: in escaped code it comes
-			// every few bytes.
-			if e, ok := jsonesc.Simple(p.s[p.i+1]); ok {
-				t.escapedQuote = t.escapedQuote || e == t.close
-				t.build(p.i)
-				t.buf = append(t.buf, e)
-				p.i += 2
-				continue
-			}
 			if p.s[p.i+1] == '\'' && open == '\'' {
 				// \' in a single-quoted string, Python's escape, as
 				// escape decodes it: a quote, nothing to note.
@@ -166,19 +156,7 @@ func newRunStopper(close byte) runStopper {
 // bytes of the text are looked up in the table.
 func (r runStopper) end(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		// The mask has the high bit of each byte that ends a plain run
-		// (runStops) set, r.closes holding the closing quote in each
-		// byte. A byte above a marked one may be marked falsely; the
-		// lowest mark is exact: a borrow only crosses bytes above one
-		// that matched already. A byte below 0x20 borrows, one from 0x80
-		// has the bit already; '}' and ']' differ only in 0x20. The high
-		// bits are taken once, at the end. (Written out here: the
-		// compiler would not inline it as a function, and this is every
-		// string's loop.)
-		w := load64(s, i)
-		m := (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
-			zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^r.closes)) & highs
-		if m != 0 {
+		if m := stopMask(load64(s, i), r.closes); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
@@ -186,6 +164,112 @@ func (r runStopper) end(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// stopMask has the high bit set of each byte of w that ends a plain run
+// (runStops), closes holding the closing quote in each byte. A byte above
+// a marked one may be marked falsely; the lowest mark is exact: a borrow
+// only crosses bytes above one that matched already. A byte below 0x20
+// borrows, one from 0x80 has the bit already; '}' and ']' differ only in
+// 0x20. The high bits are taken once, at the end.
+func stopMask(w, closes uint64) uint64 {
+	return (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
+		zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^closes)) & highs
+}
+
+// scan reads the string's text from i while it is plain runs, the usual
+// escapes (\n, \", \\) and marks, as escaped code is, and returns where a
+// byte the general loop of str must look at is, or the text's end. The
+// offsets and the buffer stay in registers; while the text is built, a
+// run is copied by storing the word it was found in, the buffer having
+// room for eight bytes past it (startBuilding sizes it for the rest of the
+// text).
+func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
+	s := t.s
+	buf, n := t.buf[:cap(t.buf)], len(t.buf)
+	building := t.building
+	for {
+		for i+8 <= len(s) {
+			w := load64(s, i)
+			m := stopMask(w, r.closes)
+			if building {
+				if n+8 > len(buf) {
+					buf = grown(buf, n, 8)
+				}
+				store64(buf[n:n+8], w)
+			}
+			if m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				i, n = i+k, n+k
+				break
+			}
+			i, n = i+8, n+8
+		}
+		for ; i < len(s) && !r.stop[s[i]]; i, n = i+1, n+1 {
+			if building {
+				if n >= len(buf) {
+					buf = grown(buf, n, 1)
+				}
+				buf[n] = s[i]
+			}
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c == '\\' {
+			if i+1 >= len(s) {
+				break
+			}
+			e, ok := jsonesc.Simple(s[i+1])
+			if !ok {
+				break
+			}
+			t.escapedQuote = t.escapedQuote || e == t.close
+			if !building {
+				t.startBuilding(i)
+				building, buf, n = true, t.buf[:cap(t.buf)], len(t.buf)
+			}
+			if n >= len(buf) {
+				buf = grown(buf, n, 1)
+			}
+			buf[n] = e
+			i, n = i+2, n+1
+			continue
+		}
+		if c != ',' && c != '}' && c != ']' {
+			break
+		}
+		at := i - t.start
+		if building {
+			at = n
+			if n >= len(buf) {
+				buf = grown(buf, n, 1)
+			}
+			buf[n] = c
+		}
+		ms.add(s, strMark{src: i, n: at, c: c})
+		i, n = i+1, n+1
+	}
+	if building {
+		t.buf = buf[:n]
+	}
+	return i
+}
+
+// grown returns buf, of which n bytes are used, with room for more at
+// its full length.
+func grown(buf []byte, n, more int) []byte {
+	buf = slices.Grow(buf[:n], more)
+	return buf[:cap(buf)]
+}
+
+// store64 writes w to the eight bytes of b, little-endian (one store once
+// compiled).
+func store64(b []byte, w uint64) {
+	_ = b[7]
+	b[0], b[1], b[2], b[3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+	b[4], b[5], b[6], b[7] = byte(w>>32), byte(w>>40), byte(w>>48), byte(w>>56)
 }
 
 const (
