@@ -189,6 +189,9 @@ func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 	buf, n := t.buf[:cap(t.buf)], len(t.buf)
 	building := t.building
 	for {
+		// A stop a word found is one; the bytes no word covers are looked
+		// up in the table.
+		found := false
 		for i+8 <= len(s) {
 			w := load64(s, i)
 			m := stopMask(w, r.closes)
@@ -200,21 +203,23 @@ func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 			}
 			if m != 0 {
 				k := bits.TrailingZeros64(m) >> 3
-				i, n = i+k, n+k
+				i, n, found = i+k, n+k, true
 				break
 			}
 			i, n = i+8, n+8
 		}
-		for ; i < len(s) && !r.stop[s[i]]; i, n = i+1, n+1 {
-			if building {
-				if n >= len(buf) {
-					buf = grown(buf, n, 1)
+		if !found {
+			for ; i < len(s) && !r.stop[s[i]]; i, n = i+1, n+1 {
+				if building {
+					if n >= len(buf) {
+						buf = grown(buf, n, 1)
+					}
+					buf[n] = s[i]
 				}
-				buf[n] = s[i]
 			}
-		}
-		if i >= len(s) {
-			break
+			if i >= len(s) {
+				break
+			}
 		}
 		c := s[i]
 		if c == '\\' {
