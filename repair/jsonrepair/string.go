@@ -21,7 +21,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 	p.i += size
 	// The text stays a slice of the source until something must change;
 	// then it is built in the parser's scratch buffer.
-	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), buf: p.scratch[:0], open: p.i - size}
+	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), closers: closers, buf: p.scratch[:0], open: p.i - size}
 	// marks are the commas and closing brackets met, where a string whose
 	// closing quote was forgotten may end.
 	var marks strMarks
@@ -178,7 +178,7 @@ func stopMask(w, closes uint64) uint64 {
 }
 
 // scan reads the string's text from i while it is plain runs, the usual
-// escapes (\n, \", \\) and marks, as escaped code is, and returns where a
+// escapes (\n, \", \\), marks and non-ASCII text, and returns where a
 // byte the general loop of str must look at is, or the text's end. The
 // offsets and the buffer stay in registers; while the text is built, a
 // run is copied by storing the word it was found in, the buffer having
@@ -240,6 +240,22 @@ func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 			}
 			buf[n] = e
 			i, n = i+2, n+1
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			// Non-ASCII text, up to a closing quote or a byte that is
+			// not UTF-8.
+			j := plainRunes(s, i, t.closers)
+			if j == i {
+				break
+			}
+			if building {
+				if n+(j-i) > len(buf) {
+					buf = grown(buf, n, j-i)
+				}
+				copy(buf[n:], s[i:j])
+			}
+			i, n = j, n+(j-i)
 			continue
 		}
 		if c != ',' && c != '}' && c != ']' {
@@ -552,7 +568,8 @@ func (p *repairParser) settledBy(t *strText) {
 type strText struct {
 	s        string
 	start    int
-	close    byte // the ASCII closing quote
+	close    byte   // the ASCII closing quote
+	closers  string // all the closing quotes (openQuote)
 	buf      []byte
 	building bool
 	open     int  // the opening quote's offset
