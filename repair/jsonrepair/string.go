@@ -187,7 +187,7 @@ func stopMask(w, closes uint64) uint64 {
 func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 	s := t.s
 	buf, n := t.buf[:cap(t.buf)], len(t.buf)
-	building := t.building
+	building, escapedQuote := t.building, false
 	for {
 		// A stop a word found is one; the bytes no word covers are looked
 		// up in the table.
@@ -230,7 +230,7 @@ func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 			if !ok {
 				break
 			}
-			t.escapedQuote = t.escapedQuote || e == t.close
+			escapedQuote = escapedQuote || e == t.close
 			if !building {
 				t.startBuilding(i)
 				building, buf, n = true, t.buf[:cap(t.buf)], len(t.buf)
@@ -275,6 +275,7 @@ func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 	if building {
 		t.buf = buf[:n]
 	}
+	t.escapedQuote = t.escapedQuote || escapedQuote
 	return i
 }
 
