@@ -21,7 +21,7 @@ func (p *repairParser) str(ctx parseCtx) string {
 	p.i += size
 	// The text stays a slice of the source until something must change;
 	// then it is built in the parser's scratch buffer.
-	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), closers: closers, buf: p.scratch[:0], open: p.i - size}
+	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), closers: closers, single: open == '\'', buf: p.scratch[:0], open: p.i - size}
 	// marks are the commas and closing brackets met, where a string whose
 	// closing quote was forgotten may end.
 	var marks strMarks
@@ -178,7 +178,8 @@ func stopMask(w, closes uint64) uint64 {
 }
 
 // scan reads the string's text from i while it is plain runs, the usual
-// escapes (\n, \", \\), marks and non-ASCII text, and returns where a
+// escapes (\n, \", \\, and \' in a single-quoted string), marks and
+// non-ASCII text, and returns where a
 // byte the general loop of str must look at is, or the text's end. The
 // offsets and the buffer stay in registers; while the text is built, a
 // run is copied by storing the word it was found in, the buffer having
@@ -188,6 +189,7 @@ func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 	s := t.s
 	buf, n := t.buf[:cap(t.buf)], len(t.buf)
 	building, escapedQuote := t.building, false
+scan:
 	for {
 		// A stop a word found is one; the bytes no word covers are looked
 		// up in the table.
@@ -227,10 +229,14 @@ func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 				break
 			}
 			e, ok := jsonesc.Simple(s[i+1])
-			if !ok {
-				break
+			switch {
+			case ok:
+				escapedQuote = escapedQuote || e == t.close
+			case s[i+1] == '\'' && t.single:
+				e = '\'' // Python's escape, as in str
+			default:
+				break scan
 			}
-			escapedQuote = escapedQuote || e == t.close
 			if !building {
 				t.startBuilding(i)
 				building, buf, n = true, t.buf[:cap(t.buf)], len(t.buf)
@@ -571,6 +577,7 @@ type strText struct {
 	start    int
 	close    byte   // the ASCII closing quote
 	closers  string // all the closing quotes (openQuote)
+	single   bool   // opened by ', where \' is the usual escape
 	buf      []byte
 	building bool
 	open     int  // the opening quote's offset
