@@ -28,22 +28,13 @@ func (p *repairParser) str(ctx parseCtx) string {
 	defer func() { p.scratch = t.buf[:0] }()
 	runs := newRunStopper(t.close)
 	for p.i < len(p.s) {
-		// Plain runs, the usual escapes and the marks (scan); what stops
-		// it is looked at here.
+		// Plain runs, the usual escapes, the marks and non-ASCII text are
+		// scan's; what stops it is looked at here: another escape, a
+		// control byte, a closing quote or a byte that is not UTF-8.
 		if p.i = t.scan(p.i, &marks, runs); p.i == len(p.s) {
 			break
 		}
 		c := p.s[p.i]
-		if c == '\\' && p.i+1 < len(p.s) {
-			if p.s[p.i+1] == '\'' && open == '\'' {
-				// \' in a single-quoted string, Python's escape, as
-				// escape decodes it: a quote, nothing to note.
-				t.build(p.i)
-				t.buf = append(t.buf, '\'')
-				p.i += 2
-				continue
-			}
-		}
 		switch {
 		case c == '\\':
 			t.build(p.i)
@@ -55,17 +46,6 @@ func (p *repairParser) str(ctx parseCtx) string {
 		case c < 0x20:
 			p.controlChar(&t)
 			continue
-		case c == '}' || c == ']' || c == ',':
-			marks.add(p.s, strMark{src: p.i, n: t.Len(p.i), c: c})
-			t.keep(p.i, p.i+1)
-			p.i++
-			continue
-		case c >= utf8.RuneSelf:
-			if j := plainRunes(p.s, p.i, closers); j > p.i {
-				t.keep(p.i, j)
-				p.i = j
-				continue
-			}
 		}
 		// A closing quote, or a byte that is not UTF-8.
 		r, rsize := rune(c), 1
