@@ -255,7 +255,11 @@ scan:
 			}
 			buf[n] = c
 		}
-		ms.add(s, strMark{src: i, n: at, c: c})
+		if m := (strMark{src: i, n: at, c: c}); c == ',' && ms.firstComma.c != 0 && ms.afterFirstComma.c != 0 {
+			ms.last, ms.lastComma = m, m // add's commonest case, inline
+		} else {
+			ms.add(s, m)
+		}
 		i, n = i+1, n+1
 	}
 	if building {
