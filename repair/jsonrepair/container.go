@@ -291,6 +291,14 @@ func (p *repairParser) unclosedKeyAt(n int) (key string, end int, ok bool) {
 	start := n + size
 	q := start
 	for q < len(p.s) {
+		if c := p.s[q]; c < utf8.RuneSelf {
+			// ASCII, as unicode's tests below read it, without their calls.
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c) || c == '_' || c == '$' || c == '-' || c == '.') {
+				break
+			}
+			q++
+			continue
+		}
 		r, w := utf8.DecodeRuneInString(p.s[q:])
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_$-.", r)) {
 			break

@@ -90,12 +90,64 @@ func normaliseNumber(raw string) (string, bool) {
 	return n, true
 }
 
+// isJSONNumber reports whether json.Unmarshal reads s into a json.Number.
+// Text of number characters only, what the parser passes, is matched to
+// JSON's number grammar here, without Unmarshal's allocations; other text
+// is left to Unmarshal (which also reads null and quoted numbers).
 func isJSONNumber(s string) bool {
 	if s == "" {
 		return false
 	}
-	var n json.Number
-	return json.Unmarshal([]byte(s), &n) == nil
+	for i := range len(s) {
+		if c := s[i]; !isDigit(c) && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			var n json.Number
+			return json.Unmarshal([]byte(s), &n) == nil
+		}
+	}
+	return numberGrammar(s)
+}
+
+// numberGrammar reports whether s is exactly a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberGrammar(s string) bool {
+	i := 0
+	if s[0] == '-' {
+		i++
+	}
+	switch j := skipDigits(s, i); {
+	case i < len(s) && s[i] == '0':
+		i++
+	case j == i:
+		return false
+	default:
+		i = j
+	}
+	if i < len(s) && s[i] == '.' {
+		j := skipDigits(s, i+1)
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := skipDigits(s, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return i == len(s)
+}
+
+func skipDigits(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }
 
 func isValueEnd(c byte) bool {

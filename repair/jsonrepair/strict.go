@@ -3,8 +3,11 @@ package jsonrepair
 import (
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolguard/toolguard/internal/jsonesc"
 )
@@ -37,6 +40,18 @@ func (p *strictParser) tooDeep() error {
 // becomes U+FFFD byte by byte, as in encoding/json (protobuf needs UTF-8).
 func Decode(s string) (any, error) {
 	p := strictParser{s: s}
+	v, err := p.document()
+	if p.pooled != nil {
+		*p.pooled = nil
+		if cap(p.buf) <= maxPooledScratch {
+			*p.pooled = p.buf[:0]
+		}
+		strictBufs.Put(p.pooled)
+	}
+	return v, err
+}
+
+func (p *strictParser) document() (any, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -52,7 +67,16 @@ func Decode(s string) (any, error) {
 type strictParser struct {
 	s string
 	i int
+	// buf is where escaped strings are decoded, taken at the first: from
+	// strictBufs (pooled) while the rest of the text is small, else sized
+	// for it.
+	buf    []byte
+	pooled *[]byte
 }
+
+// strictBufs keeps the buffers escaped strings are decoded in, up to
+// maxPooledScratch bytes.
+var strictBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func (p *strictParser) errorf(format string, args ...any) error {
 	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
@@ -219,31 +243,64 @@ func (p *strictParser) digits() int {
 func (p *strictParser) str() (string, error) {
 	p.i++ // opening quote
 	start := p.i
-	ascii := true
+	var high byte // utf8.RuneSelf once the text read holds a byte that is not ASCII
 	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
+		p.i = strictRunEnd(p.s, p.i, &high)
+		if p.i >= len(p.s) {
+			break
+		}
+		switch c := p.s[p.i]; {
 		case c == '"':
 			raw := p.s[start:p.i]
 			p.i++
-			if !ascii && !utf8.ValidString(raw) {
+			if high >= utf8.RuneSelf && !utf8.ValidString(raw) {
 				return ToValidUTF8(raw), nil
 			}
 			return raw, nil
 		case c == '\\':
-			return p.escapedStr(start)
-		case c < 0x20:
+			return p.escapedStr(start, high)
+		default:
 			return "", p.errorf("control character %q in a string", c)
-		case c >= 0x80:
-			ascii = false
 		}
-		p.i++
 	}
 	return "", p.errorf("unterminated string")
 }
 
-// escapedStr decodes a string from start; p.i is at its first backslash.
-func (p *strictParser) escapedStr(start int) (string, error) {
+// strictRunEnd returns where the run from i of bytes that are neither a
+// quote, a backslash nor a control byte ends, eight bytes at a time (see
+// stopMask), setting high to utf8.RuneSelf if a byte of it is not ASCII.
+func strictRunEnd(s string, i int, high *byte) int {
+	var h uint64
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s, i)
+		if m := (w-0x20*ones)&^w | zeroBytes(w^(ones*'"')) | zeroBytes(w^(ones*'\\')); m&highs != 0 {
+			k := bits.TrailingZeros64(m&highs) >> 3
+			if (h|w&(1<<(8*k)-1))&highs != 0 {
+				*high = utf8.RuneSelf
+			}
+			return i + k
+		}
+		h |= w
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		h |= uint64(c)
+	}
+	if h&highs != 0 {
+		*high = utf8.RuneSelf
+	}
+	return i
+}
+
+// escapedStr decodes a string from start; p.i is at its first backslash,
+// high is utf8.RuneSelf if the text before it is not all ASCII.
+func (p *strictParser) escapedStr(start int, high byte) (string, error) {
+	if v, ok := p.plainEscapedStr(start, high); ok {
+		return v, nil
+	}
 	var b strings.Builder
 	b.Grow(p.rawStringLen(start)) // decoded text is never longer than raw
 	b.WriteString(ToValidUTF8(p.s[start:p.i]))
@@ -299,6 +356,74 @@ func (p *strictParser) escapedStr(start int) (string, error) {
 		}
 	}
 	return "", p.errorf("unterminated string")
+}
+
+// plainEscapedStr decodes the usual string with escapes, valid UTF-8
+// with valid escapes and no control byte, in one pass into p.buf; false
+// leaves p.i where it was, for escapedStr's general decoding (and its
+// errors). The decoded text is valid UTF-8 exactly when the raw text
+// between the escapes is: an escape gives ASCII or a whole character.
+func (p *strictParser) plainEscapedStr(start int, high byte) (string, bool) {
+	s := p.s
+	buf := append(p.scratch(start), s[start:p.i]...)
+	for i := p.i; i < len(s); {
+		j := strictRunEnd(s, i, &high)
+		buf = append(buf, s[i:j]...)
+		if i = j; i >= len(s) {
+			break
+		}
+		if s[i] == '"' {
+			if high >= utf8.RuneSelf && !utf8.Valid(buf) {
+				break
+			}
+			p.i = i + 1
+			return p.decoded(buf), true
+		}
+		if s[i] != '\\' || i+1 >= len(s) {
+			break // a control byte, or the text ends in the escape
+		}
+		if e, ok := jsonesc.Simple(s[i+1]); ok {
+			buf = append(buf, e)
+			i += 2
+			continue
+		}
+		r, n := jsonesc.Unicode(s[i:])
+		if n == 0 {
+			break
+		}
+		buf = utf8.AppendRune(buf, r) // a lone surrogate becomes U+FFFD
+		i += n
+	}
+	p.buf = buf[:0]
+	return "", false
+}
+
+// scratch returns the buffer to decode a string from start in, empty.
+func (p *strictParser) scratch(start int) []byte {
+	if p.buf == nil {
+		if rest := len(p.s) - start; rest > maxPooledScratch {
+			p.buf = make([]byte, 0, rest)
+		} else {
+			p.pooled = strictBufs.Get().(*[]byte)
+			p.buf = *p.pooled
+		}
+	}
+	return p.buf[:0]
+}
+
+// decoded returns the string buf holds. One that fills most of a large
+// buffer becomes the string itself (the buffer is dropped, not reused),
+// as strText.String does; others are copied and the buffer kept.
+func (p *strictParser) decoded(buf []byte) string {
+	if n := len(buf); n > maxPooledScratch && 2*n >= cap(buf) {
+		p.buf = nil
+		if p.pooled != nil {
+			*p.pooled, p.pooled = nil, nil // the pool gets a new one
+		}
+		return unsafe.String(unsafe.SliceData(buf), n)
+	}
+	p.buf = buf[:0]
+	return string(buf)
 }
 
 // rawStringLen returns the raw length of the string from start, so a

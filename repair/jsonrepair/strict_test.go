@@ -41,6 +41,19 @@ func TestDecodeJSON(t *testing.T) {
 		{in: "\"bad \xff utf8\"", want: "bad \ufffd utf8"},
 		{in: `"\title and \\begin"`, want: "\title and \\begin"}, // JSON \t is a tab, \\ a backslash
 		{in: `{"a":1,"a":2}`, want: map[string]any{"a": json.Number("2")}},
+		// The escaped strings' one-pass decoding, and where it gives way to
+		// the general one: invalid UTF-8 before or after an escape, in a
+		// word or its last bytes, a string ending the text, a large string.
+		{in: "\"\xff \\n\"", want: "\ufffd \n"},
+		{in: "\"\\n an \xe6\x97 word\"", want: "\n an \ufffd\ufffd word"},
+		{in: "\"0123456789\xc3\\\"\"", want: "0123456789\ufffd\""},
+		{in: "[\"\\u00e9\xa9\"]", want: []any{"é\ufffd"}},
+		{in: "\"日本語 \\t\"", want: "日本語 \t"},
+		{in: `"0123456789abcdef\"`, bad: true},
+		{in: `"0123456789abcdef\u12"`, bad: true},
+		{in: "\"0123456789\\n\x01\"", bad: true},
+		{in: `"` + strings.Repeat(`ab\"cd`, 20000) + `"`, want: strings.Repeat(`ab"cd`, 20000)},
+		{in: `["` + strings.Repeat(`ab\"cd`, 20000) + `", "x\ty", "` + strings.Repeat("z", 70000) + `\n"]`, want: []any{strings.Repeat(`ab"cd`, 20000), "x\ty", strings.Repeat("z", 70000) + "\n"}},
 		{in: `{"a":1,}`, bad: true},
 		{in: `[1 2]`, bad: true},
 		{in: `{'a':1}`, bad: true},

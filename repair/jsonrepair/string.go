@@ -2,6 +2,7 @@ package jsonrepair
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,40 +21,20 @@ func (p *repairParser) str(ctx parseCtx) string {
 	p.i += size
 	// The text stays a slice of the source until something must change;
 	// then it is built in the parser's scratch buffer.
-	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), buf: p.scratch[:0], open: p.i - size}
+	t := strText{s: p.s, start: p.i, close: asciiCloser(closers), closers: closers, single: open == '\'', buf: p.scratch[:0], open: p.i - size}
 	// marks are the commas and closing brackets met, where a string whose
 	// closing quote was forgotten may end.
 	var marks strMarks
 	defer func() { p.scratch = t.buf[:0] }()
 	runs := newRunStopper(t.close)
 	for p.i < len(p.s) {
-		if j := runs.end(p.s, p.i); j > p.i {
-			t.keep(p.i, j)
-			p.i = j
-			if j == len(p.s) {
-				break
-			}
+		// Plain runs, the usual escapes, the marks and non-ASCII text are
+		// scan's; what stops it is looked at here: another escape, a
+		// control byte, a closing quote or a byte that is not UTF-8.
+		if p.i = t.scan(p.i, &marks, runs); p.i == len(p.s) {
+			break
 		}
 		c := p.s[p.i]
-		if c == '\\' && p.i+1 < len(p.s) {
-			// The usual escape, decoded here: in escaped code it comes
-			// every few bytes.
-			if e, ok := jsonesc.Simple(p.s[p.i+1]); ok {
-				t.escapedQuote = t.escapedQuote || e == t.close
-				t.build(p.i)
-				t.buf = append(t.buf, e)
-				p.i += 2
-				continue
-			}
-			if p.s[p.i+1] == '\'' && open == '\'' {
-				// \' in a single-quoted string, Python's escape, as
-				// escape decodes it: a quote, nothing to note.
-				t.build(p.i)
-				t.buf = append(t.buf, '\'')
-				p.i += 2
-				continue
-			}
-		}
 		switch {
 		case c == '\\':
 			t.build(p.i)
@@ -65,17 +46,6 @@ func (p *repairParser) str(ctx parseCtx) string {
 		case c < 0x20:
 			p.controlChar(&t)
 			continue
-		case c == '}' || c == ']' || c == ',':
-			marks.add(p.s, strMark{src: p.i, n: t.Len(p.i), c: c})
-			t.keep(p.i, p.i+1)
-			p.i++
-			continue
-		case c >= utf8.RuneSelf:
-			if j := plainRunes(p.s, p.i, closers); j > p.i {
-				t.keep(p.i, j)
-				p.i = j
-				continue
-			}
 		}
 		// A closing quote, or a byte that is not UTF-8.
 		r, rsize := rune(c), 1
@@ -166,19 +136,7 @@ func newRunStopper(close byte) runStopper {
 // bytes of the text are looked up in the table.
 func (r runStopper) end(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		// The mask has the high bit of each byte that ends a plain run
-		// (runStops) set, r.closes holding the closing quote in each
-		// byte. A byte above a marked one may be marked falsely; the
-		// lowest mark is exact: a borrow only crosses bytes above one
-		// that matched already. A byte below 0x20 borrows, one from 0x80
-		// has the bit already; '}' and ']' differ only in 0x20. The high
-		// bits are taken once, at the end. (Written out here: the
-		// compiler would not inline it as a function, and this is every
-		// string's loop.)
-		w := load64(s, i)
-		m := (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
-			zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^r.closes)) & highs
-		if m != 0 {
+		if m := stopMask(load64(s, i), r.closes); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
@@ -186,6 +144,144 @@ func (r runStopper) end(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// stopMask has the high bit set of each byte of w that ends a plain run
+// (runStops), closes holding the closing quote in each byte. A byte above
+// a marked one may be marked falsely; the lowest mark is exact: a borrow
+// only crosses bytes above one that matched already. A byte below 0x20
+// borrows, one from 0x80 has the bit already; '}' and ']' differ only in
+// 0x20. The high bits are taken once, at the end.
+func stopMask(w, closes uint64) uint64 {
+	return (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
+		zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^closes)) & highs
+}
+
+// scan reads the string's text from i while it is plain runs, the usual
+// escapes (\n, \", \\, and \' in a single-quoted string), marks and
+// non-ASCII text, and returns where a
+// byte the general loop of str must look at is, or the text's end. The
+// offsets and the buffer stay in registers; while the text is built, a
+// run is copied by storing the word it was found in, the buffer having
+// room for eight bytes past it (startBuilding sizes it for the rest of the
+// text).
+func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
+	s := t.s
+	buf, n := t.buf[:cap(t.buf)], len(t.buf)
+	building, escapedQuote := t.building, false
+scan:
+	for {
+		// A stop a word found is one; the bytes no word covers are looked
+		// up in the table.
+		found := false
+		for i+8 <= len(s) {
+			w := load64(s, i)
+			m := stopMask(w, r.closes)
+			if building {
+				if n+8 > len(buf) {
+					buf = grown(buf, n, 8)
+				}
+				store64(buf[n:n+8], w)
+			}
+			if m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				i, n, found = i+k, n+k, true
+				break
+			}
+			i, n = i+8, n+8
+		}
+		if !found {
+			for ; i < len(s) && !r.stop[s[i]]; i, n = i+1, n+1 {
+				if building {
+					if n >= len(buf) {
+						buf = grown(buf, n, 1)
+					}
+					buf[n] = s[i]
+				}
+			}
+			if i >= len(s) {
+				break
+			}
+		}
+		c := s[i]
+		if c == '\\' {
+			if i+1 >= len(s) {
+				break
+			}
+			e, ok := jsonesc.Simple(s[i+1])
+			switch {
+			case ok:
+				escapedQuote = escapedQuote || e == t.close
+			case s[i+1] == '\'' && t.single:
+				e = '\'' // Python's escape, as in str
+			default:
+				break scan
+			}
+			if !building {
+				t.startBuilding(i)
+				building, buf, n = true, t.buf[:cap(t.buf)], len(t.buf)
+			}
+			if n >= len(buf) {
+				buf = grown(buf, n, 1)
+			}
+			buf[n] = e
+			i, n = i+2, n+1
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			// Non-ASCII text, up to a closing quote or a byte that is
+			// not UTF-8.
+			j := plainRunes(s, i, t.closers)
+			if j == i {
+				break
+			}
+			if building {
+				if n+(j-i) > len(buf) {
+					buf = grown(buf, n, j-i)
+				}
+				copy(buf[n:], s[i:j])
+			}
+			i, n = j, n+(j-i)
+			continue
+		}
+		if c != ',' && c != '}' && c != ']' {
+			break
+		}
+		at := i - t.start
+		if building {
+			at = n
+			if n >= len(buf) {
+				buf = grown(buf, n, 1)
+			}
+			buf[n] = c
+		}
+		if m := (strMark{src: i, n: at, c: c}); c == ',' && ms.firstComma.c != 0 && ms.afterFirstComma.c != 0 {
+			ms.last, ms.lastComma = m, m // add's commonest case, inline
+		} else {
+			ms.add(s, m)
+		}
+		i, n = i+1, n+1
+	}
+	if building {
+		t.buf = buf[:n]
+	}
+	t.escapedQuote = t.escapedQuote || escapedQuote
+	return i
+}
+
+// grown returns buf, of which n bytes are used, with room for more at
+// its full length.
+func grown(buf []byte, n, more int) []byte {
+	buf = slices.Grow(buf[:n], more)
+	return buf[:cap(buf)]
+}
+
+// store64 writes w to the eight bytes of b, little-endian (one store once
+// compiled).
+func store64(b []byte, w uint64) {
+	_ = b[7]
+	b[0], b[1], b[2], b[3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+	b[4], b[5], b[6], b[7] = byte(w>>32), byte(w>>40), byte(w>>48), byte(w>>56)
 }
 
 const (
@@ -463,7 +559,9 @@ func (p *repairParser) settledBy(t *strText) {
 type strText struct {
 	s        string
 	start    int
-	close    byte // the ASCII closing quote
+	close    byte   // the ASCII closing quote
+	closers  string // all the closing quotes (openQuote)
+	single   bool   // opened by ', where \' is the usual escape
 	buf      []byte
 	building bool
 	open     int  // the opening quote's offset

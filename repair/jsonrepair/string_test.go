@@ -1,6 +1,7 @@
 package jsonrepair
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -120,6 +121,21 @@ func FuzzOnlyBrackets(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := onlyBrackets(s), bracketsTrimmed(s); got != want {
 			t.Errorf("onlyBrackets(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// FuzzIsJSONNumber holds isJSONNumber to json.Unmarshal into a json.Number,
+// which it replaced.
+func FuzzIsJSONNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0", "01", "1.", ".5", "-", "1e5", "1E+5", "1e", "2.0e-3", "+1", "1.5.2", "null", `"12"`, " 1", "1-2", "00", "-01.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var n json.Number
+		want := s != "" && json.Unmarshal([]byte(s), &n) == nil
+		if got := isJSONNumber(s); got != want {
+			t.Fatalf("isJSONNumber(%q) = %v, json.Unmarshal reads it: %v", s, got, want)
 		}
 	})
 }
