@@ -249,15 +249,15 @@ func (p *strictParser) str() (string, error) {
 		if p.i >= len(p.s) {
 			break
 		}
-		switch c := p.s[p.i]; {
-		case c == '"':
+		switch c := p.s[p.i]; c {
+		case '"':
 			raw := p.s[start:p.i]
 			p.i++
 			if high >= utf8.RuneSelf && !utf8.ValidString(raw) {
 				return ToValidUTF8(raw), nil
 			}
 			return raw, nil
-		case c == '\\':
+		case '\\':
 			return p.escapedStr(start, high)
 		default:
 			return "", p.errorf("control character %q in a string", c)

@@ -164,7 +164,9 @@ func stopMask(w, closes uint64) uint64 {
 // offsets and the buffer stay in registers; while the text is built, a
 // run is copied by storing the word it was found in, the buffer having
 // room for eight bytes past it (startBuilding sizes it for the rest of the
-// text).
+// text). It is one function on purpose: its cases share those registers.
+//
+//nolint:gocyclo // the string scan's one loop, its cases listed above
 func (t *strText) scan(i int, ms *strMarks, r runStopper) int {
 	s := t.s
 	buf, n := t.buf[:cap(t.buf)], len(t.buf)
