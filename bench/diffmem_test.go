@@ -86,10 +86,7 @@ func BenchmarkDiffMemory(b *testing.B) {
 			}
 			n := 0
 			for b.Loop() {
-				order := slices.Clone(sides)
-				if n%2 == 1 {
-					slices.Reverse(order)
-				}
+				order := inTurn(sides, n)
 				for _, sd := range order {
 					b.StopTimer()
 					c := toolguardv1.NewToolGuardServiceClient(sd.s.conn)

@@ -224,10 +224,7 @@ func runLargeCalls(b *testing.B, inputBytes int, call func(conn *grpc.ClientConn
 	b.SetBytes(int64(inputBytes))
 	n := 0
 	for b.Loop() {
-		order := slices.Clone(sides)
-		if n%2 == 1 {
-			slices.Reverse(order)
-		}
+		order := inTurn(sides, n)
 		for _, sd := range order {
 			m0 := sd.s.mem(b)
 			if err := call(sd.s.conn, n); err != nil {
@@ -272,4 +269,15 @@ func elidedContent(v *toolguardv1.Verdict, n int) bool {
 		}
 	}
 	return false
+}
+
+// inTurn is the order servers run side by side are called in a round:
+// as given, then reversed every other round, so that neither always runs
+// first on a machine whose load moves.
+func inTurn[T any](sides []T, round int) []T {
+	order := slices.Clone(sides)
+	if round%2 == 1 {
+		slices.Reverse(order)
+	}
+	return order
 }

@@ -262,10 +262,7 @@ func BenchmarkConcurrentLargeUnary(b *testing.B) {
 			}
 			n := 0
 			for b.Loop() {
-				order := slices.Clone(sides)
-				if n%2 == 1 {
-					slices.Reverse(order)
-				}
+				order := inTurn(sides, n)
 				for _, sd := range order {
 					c := toolguardv1.NewToolGuardServiceClient(sd.s.conn)
 					m0 := sd.s.settle(b)

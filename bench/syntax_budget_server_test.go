@@ -5,7 +5,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -56,10 +55,7 @@ func BenchmarkSyntaxBudgetServer(b *testing.B) {
 	base := memorySource("python", size)
 	round := 0
 	for b.Loop() {
-		order := slices.Clone(sides)
-		if round%2 == 1 {
-			slices.Reverse(order)
-		}
+		order := inTurn(sides, round)
 		for _, sd := range order {
 			checked, err := concurrentWrites(sd.s, round, writes, base)
 			if err != nil {
