@@ -231,9 +231,11 @@ func brokenWrite(session, variant int) *toolguardv1.ValidateToolCallRequest {
 const overheadConcurrency = 50
 
 // phaseStats is one phase: calls made at overheadConcurrency, their rate,
-// latency percentiles and the server's CPU per call.
+// latency percentiles, and the CPU per call of the server and of the
+// callers (this process): the two share the machine's cores, so a side's
+// rate follows their sum.
 type phaseStats struct {
-	perSec, p50, p99, cpuPerCall float64
+	perSec, p50, p99, cpuPerCall, clientCPUPerCall float64
 }
 
 // phase makes calls calls from overheadConcurrency goroutines.
@@ -242,7 +244,7 @@ func (s *benchServer) phase(b *testing.B, calls int, call func(i int) error) pha
 	lat := make([][]time.Duration, overheadConcurrency)
 	errs := make([]error, overheadConcurrency)
 	var wg sync.WaitGroup
-	cpu0, start := s.cpu(b), time.Now()
+	cpu0, client0, start := s.cpu(b), cpuTime(), time.Now()
 	for w := range overheadConcurrency {
 		wg.Go(func() {
 			for {
@@ -260,7 +262,7 @@ func (s *benchServer) phase(b *testing.B, calls int, call func(i int) error) pha
 		})
 	}
 	wg.Wait()
-	elapsed, cpu := time.Since(start), s.cpu(b)-cpu0
+	elapsed, client, cpu := time.Since(start), cpuTime()-client0, s.cpu(b)-cpu0
 	for _, err := range errs {
 		if err != nil {
 			b.Fatal(err)
@@ -270,10 +272,11 @@ func (s *benchServer) phase(b *testing.B, calls int, call func(i int) error) pha
 	slices.Sort(all)
 	pct := func(p float64) float64 { return float64(all[int(p*float64(len(all)-1))]) / 1e3 }
 	return phaseStats{
-		perSec:     float64(calls) / elapsed.Seconds(),
-		p50:        pct(0.50),
-		p99:        pct(0.99),
-		cpuPerCall: float64(cpu) / 1e3 / float64(calls),
+		perSec:           float64(calls) / elapsed.Seconds(),
+		p50:              pct(0.50),
+		p99:              pct(0.99),
+		cpuPerCall:       float64(cpu) / 1e3 / float64(calls),
+		clientCPUPerCall: float64(client) / 1e3 / float64(calls),
 	}
 }
 
@@ -288,7 +291,9 @@ func (s *benchServer) phase(b *testing.B, calls int, call func(i int) error) pha
 // (≤ 1.5), and the same for echo, and validate_minus_echo_cpu-µs, the server
 // CPU of ValidateToolCall's own work, and validate_vs_echo_cpu (≤ 1.5), the
 // same as a ratio. Server CPU is the server process's
-// user+system time over the phase divided by its calls.
+// user+system time over the phase divided by its calls; client-cpu is the
+// same for this process, the callers: on a machine they share with the
+// server, a side's rate follows the sum of the two.
 //
 //	go test -run '^$' -bench ServerOverhead -benchtime 5x ./bench/
 func BenchmarkServerOverhead(b *testing.B) {
@@ -424,6 +429,7 @@ func reportOverhead(b *testing.B, prefix string, sv *overheadServer) {
 		b.ReportMetric(med(func(p phaseStats) float64 { return p.perSec }), name+"-calls/s")
 		b.ReportMetric(med(func(p phaseStats) float64 { return p.p99 }), name+"-p99-µs")
 		b.ReportMetric(med(func(p phaseStats) float64 { return p.cpuPerCall }), name+"-cpu-µs/call")
+		b.ReportMetric(med(func(p phaseStats) float64 { return p.clientCPUPerCall }), name+"-client-cpu-µs/call")
 		if side == 0 {
 			return
 		}
