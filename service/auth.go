@@ -173,9 +173,10 @@ func newAccessControl(cfg Config) (accessControl, error) {
 	if err != nil {
 		return accessControl{}, err
 	}
-	opts := []grpc.ServerOption{grpc.MaxConcurrentStreams(cfg.MaxConnStreams)}
-	if creds != nil {
-		opts = append(opts, grpc.Creds(creds))
+	opts := []grpc.ServerOption{
+		grpc.MaxConcurrentStreams(cfg.MaxConnStreams),
+		// TLS or none, then writes gathered (writebatch.go).
+		grpc.Creds(batchedWrites(creds)),
 	}
 	rates := newRateLimiter(cfg.RateLimit, cfg.RateBurst)
 	memory := newUnaryMemory(cfg.MaxUnaryMemoryBytes)
