@@ -189,7 +189,7 @@ func (c *batchConn) Close() error {
 	c.changed.Broadcast()
 	if c.writing {
 		// writeLoop closes the connection when done.
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(writeBatchCloseGrace))
+		_ = c.SetWriteDeadline(time.Now().Add(writeBatchCloseGrace))
 		c.mu.Unlock()
 		return nil
 	}
