@@ -185,6 +185,9 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 			return nil
 		})
 	}
+	if err := s.limitConns(); err != nil {
+		return nil, err
+	}
 	s.run.Server = &grpcServer{Server: s.grpc}
 	s.run.Log, s.run.Name, s.run.Work, s.run.Stopped = log, "gRPC", "calls", "server stopped"
 	s.run.ShutdownTimeout, s.run.Drain = cfg.ShutdownTimeout, s.drain

@@ -138,6 +138,8 @@ var serverSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxStreamsPerPrincipal) }},
 	{"stream-idle-timeout", "TOOLGUARD_STREAM_IDLE_TIMEOUT", "`duration` a stream may wait on its client, for a frame or to take an event, before it is ended with DEADLINE_EXCEEDED (0: never)",
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.StreamIdleTimeout) }},
+	{"max-connections", "TOOLGUARD_MAX_CONNECTIONS", "most client connections open at once (`number`); more are closed at once, so clients retry after their backoff",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxConnections) }},
 	{"max-conn-streams", "TOOLGUARD_MAX_CONN_STREAMS", "most concurrent calls on one client connection (`number`); more wait for a free one",
 		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MaxConnStreams) }},
 	{"stream-workers", "TOOLGUARD_STREAM_WORKERS", "goroutines kept to run calls on (`number`; 0: a new goroutine for each call); a call that finds them all busy gets a goroutine of its own",
