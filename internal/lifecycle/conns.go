@@ -89,6 +89,10 @@ func (c *limitedConn) Close() error {
 	return err
 }
 
+// NetConn is the connection under the limit's wrapper, as tls.Conn's:
+// gRPC's front end reads a TCP connection's socket directly when it can.
+func (c *limitedConn) NetConn() net.Conn { return c.Conn }
+
 // CloseWrite half-closes, as net/http does before closing a connection
 // whose client may still be sending, so the client reads the answer
 // rather than a reset.
