@@ -41,21 +41,23 @@ func (s *httpServer) Serve(ctx context.Context, lis net.Listener) error {
 // bounded per request (limits.go), not by ReadTimeout, which would cut the
 // event streams when it passed.
 func ListenAndServeHTTP(ctx context.Context, h http.Handler, o HTTPServeOptions) error {
+	return lifecycle.ListenAndServe(ctx, o.Listen, func() (*httpServer, error) { return newHTTPServer(h, o) })
+}
+
+func newHTTPServer(h http.Handler, o HTTPServeOptions) (*httpServer, error) {
 	log := o.Log
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return lifecycle.ListenAndServe(ctx, o.Listen, func() (*httpServer, error) {
-		s := &httpServer{}
-		s.run.Conns = lifecycle.NewConnLimit(o.MaxConnections)
-		if o.Metrics != nil {
-			if err := o.Metrics.Register(observe.ConnectionMetrics(s.run.Conns)); err != nil {
-				return nil, err
-			}
+	s := &httpServer{}
+	s.run.Conns = lifecycle.NewConnLimit(o.MaxConnections)
+	if o.Metrics != nil {
+		if err := o.Metrics.Register(observe.ConnectionMetrics(s.run.Conns)); err != nil {
+			return nil, err
 		}
-		s.run.Server = lifecycle.HTTP(&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10})
-		s.run.Log, s.run.Name, s.run.Work, s.run.Stopped = log, "MCP over streamable HTTP", "requests", "MCP server stopped"
-		s.run.ShutdownTimeout = o.ShutdownTimeout
-		return s, nil
-	})
+	}
+	s.run.Server = lifecycle.HTTP(&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10})
+	s.run.Log, s.run.Name, s.run.Work, s.run.Stopped = log, "MCP over streamable HTTP", "requests", "MCP server stopped"
+	s.run.ShutdownTimeout = o.ShutdownTimeout
+	return s, nil
 }
