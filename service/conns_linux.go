@@ -4,7 +4,9 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/mem"
 )
 
@@ -16,6 +18,9 @@ import (
 // connection measured 46 KiB instead of 14). grpc-go looks for a
 // ReadOnReady method on the connection first; readyConn provides it, over
 // the TCP connection under the wrapper, as grpc-go does for a bare one.
+// For the same reason it sets TCP_USER_TIMEOUT to the keepalive timeout,
+// as grpc-go does on a bare one, so that data the peer never acknowledges
+// ends the connection as soon as an unanswered ping would.
 type readyListener struct{ net.Listener }
 
 func withReadyReads(lis net.Listener) net.Listener { return readyListener{lis} }
@@ -37,6 +42,9 @@ func (l readyListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return c, nil
 	}
+	_ = raw.Control(func(fd uintptr) {
+		_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(keepaliveTimeout/time.Millisecond))
+	})
 	return &readyConn{Conn: c, raw: raw}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"net"
 	"testing"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/mem"
 
 	"github.com/toolguard/toolguard/internal/lifecycle"
@@ -18,7 +19,8 @@ type readOnReady interface {
 }
 
 // TestReadyReads reads a limited connection the way grpc-go reads a bare
-// TCP one: the bytes sent, whatever the buffer size, then the end.
+// TCP one: the bytes sent, whatever the buffer size, then the end; and
+// finds the user timeout grpc-go would have set.
 func TestReadyReads(t *testing.T) {
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -39,6 +41,12 @@ func TestReadyReads(t *testing.T) {
 	rr, ok := conn.(readOnReady)
 	if !ok {
 		t.Fatalf("%T has no ReadOnReady: grpc-go would pin a read buffer for each connection", conn)
+	}
+	var userTimeout int
+	if err := conn.(*readyConn).raw.Control(func(fd uintptr) {
+		userTimeout, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT)
+	}); err != nil || userTimeout != int(keepaliveTimeout.Milliseconds()) {
+		t.Errorf("TCP_USER_TIMEOUT %d ms (%v), want the keepalive timeout, %d ms, as grpc-go sets on a bare connection", userTimeout, err, keepaliveTimeout.Milliseconds())
 	}
 	pool := mem.DefaultBufferPool()
 	if _, err := client.Write([]byte("hello")); err != nil {

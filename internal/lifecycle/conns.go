@@ -76,8 +76,8 @@ func refuse(c net.Conn) {
 }
 
 // limitedConn gives its slot back on its first Close. It hides the
-// connection's type: gRPC then leaves TCP_USER_TIMEOUT unset (it sets it
-// on a *net.TCPConn only), and its keepalive pings alone find dead peers.
+// connection's type, which grpc-go looks at (service/conns_linux.go gives
+// back what that takes); NetConn reaches under it.
 type limitedConn struct {
 	net.Conn
 	release func()
