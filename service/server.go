@@ -154,6 +154,7 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 			MaxConnectionAgeGrace: forever(cfg.MaxConnectionAgeGrace),
 		}),
 	}
+	opts = append(opts, windowOptions()...)
 	opts = append(opts, tracingOpts...)
 	opts = append(opts, access.options...)
 	opts = append(opts, chainOptions(s.instrumented(interceptorChain(log, access.interceptors...)))...)
