@@ -53,6 +53,7 @@ func checkSidecar(r *rendered, settings map[string]bool) []string {
 	checkSyntaxMemory(c, ct, cfg)
 	checkUnaryMemory(c, ct, cfg)
 	checkConnections(c, ct, cfg)
+	checkReceiving(c, ct, cfg)
 	checkSharedWorkspace(c, pod, ct, cfg)
 	return c.problems
 }

@@ -80,6 +80,9 @@ type Config struct {
 	// MaxConnections bounds the client connections open at once; more are
 	// closed at once (conns.go).
 	MaxConnections int
+	// MaxReceivingCalls bounds the calls whose request is still arriving;
+	// zero bounds nothing (receiving.go).
+	MaxReceivingCalls int
 
 	MaxCallBytes  int
 	MaxParamBytes int
@@ -143,6 +146,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validateAccess()...)
 	errs = append(errs, c.validateLimits()...)
 	errs = append(errs, c.validateConns()...)
+	errs = append(errs, c.validateReceiving()...)
 	if c.Workspace == "" {
 		errs = append(errs, errors.New("workspace directory is empty"))
 	}

@@ -155,6 +155,13 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 		}),
 	}
 	opts = append(opts, windowOptions()...)
+	receivingOpts, err := s.receivingOptions()
+	if err != nil {
+		return nil, err
+	}
+	// Before the chain, so the end of a call's receipt is its outermost
+	// interceptor.
+	opts = append(opts, receivingOpts...)
 	opts = append(opts, tracingOpts...)
 	opts = append(opts, access.options...)
 	opts = append(opts, chainOptions(s.instrumented(interceptorChain(log, access.interceptors...)))...)

@@ -140,6 +140,8 @@ var serverSettings = []setting[service.Config]{
 		func(c *service.Config) flag.Value { return (*durationValue)(&c.StreamIdleTimeout) }},
 	{"max-connections", "TOOLGUARD_MAX_CONNECTIONS", "most client connections open at once (`number`); more are closed at once, so clients retry after their backoff",
 		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxConnections) }},
+	{"max-receiving-calls", "TOOLGUARD_MAX_RECEIVING_CALLS", "most calls whose request is still being received, server-wide (`number`; 0: no bound); past it a call is refused at once with SERVER_RECEIVING_BUSY, before its request is read. Small requests count too until their handler starts: see docs/limits.md before setting it",
+		func(c *service.Config) flag.Value { return (*intValue)(&c.MaxReceivingCalls) }},
 	{"max-conn-streams", "TOOLGUARD_MAX_CONN_STREAMS", "most concurrent calls on one client connection (`number`); more wait for a free one",
 		func(c *service.Config) flag.Value { return (*uint32Value)(&c.MaxConnStreams) }},
 	{"stream-workers", "TOOLGUARD_STREAM_WORKERS", "goroutines kept to run calls on (`number`; 0: a new goroutine for each call); a call that finds them all busy gets a goroutine of its own",
