@@ -52,6 +52,7 @@ var requiredSettings = []string{
 	"TOOLGUARD_MAX_STREAM_BUFFER_BYTES",
 	"TOOLGUARD_SYNTAX_CHECK_MAX_MEMORY",
 	"TOOLGUARD_MAX_UNARY_MEMORY_BYTES",
+	"TOOLGUARD_MAX_CONNECTIONS",
 }
 
 // streamBufferShare is the part of the memory limit the streams' buffer
@@ -73,6 +74,18 @@ const syntaxMemoryShare = 16
 // streams' half leaves 5/16 to the runtime and what no setting bounds
 // (docs/limits.md).
 const unaryMemoryShareNum, unaryMemoryShareDen = 3, 16
+
+// connectionsShare is the part of the memory limit the client connections
+// may take when idle, as a divisor, at connectionBytes each: an idle
+// plaintext gRPC connection holds 12 to 16 KiB of the server's memory (its
+// transport's goroutines and buffers, docs/limits.md#connections). A
+// sixty-fourth fits in what the other shares leave to the runtime.
+const connectionsShare, connectionBytes = 64, 16 << 10
+
+// receivingShare is the part of the memory limit the requests being
+// received may hold when TOOLGUARD_MAX_RECEIVING_CALLS bounds them, as a
+// divisor: they are heap, doubled by the collector's headroom.
+const receivingShare = 8
 
 // defaultMaxRecvMsgBytes is --max-recv-msg-bytes' default: the unary
 // budget must be at least 3 times the largest request (the server refuses
@@ -162,6 +175,8 @@ func checkPolicies(r *rendered, settings map[string]bool, w want) []string {
 	checkStreamBuffer(c, ct, config)
 	checkSyntaxMemory(c, ct, config)
 	checkUnaryMemory(c, ct, config)
+	checkConnections(c, ct, config)
+	checkReceiving(c, ct, config)
 	checkServiceAccount(c, r, pod)
 	checkVolumes(c, r, d, ct, config, w)
 	metricsPort := checkMetrics(c, d, ct, config)
@@ -473,6 +488,49 @@ func checkUnaryMemory(c *checker, ct *corev1.Container, cfg config) {
 	}
 	if ok && n < 3*recv {
 		c.failf("%s=%d is less than 3 times TOOLGUARD_MAX_RECV_MSG_BYTES (%d): the server would not start", key, n, recv)
+	}
+}
+
+// checkConnections wants the idle connections' memory to fit the memory
+// limit.
+func checkConnections(c *checker, ct *corev1.Container, cfg config) {
+	const key = "TOOLGUARD_MAX_CONNECTIONS"
+	v, ok := cfg[key]
+	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok || !hasLim {
+		return // reported by checkConfig and checkResources
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil || n <= 0:
+		c.failf("%s=%q: want a positive whole number", key, v)
+	case n*connectionBytes*connectionsShare > lim.Value():
+		c.failf("%s=%d is more than the 1/%d of the memory limit %s holds at %d KiB a connection (%d): open connections could take the pod past it",
+			key, n, connectionsShare, lim.String(), connectionBytes>>10, lim.Value()/connectionsShare/connectionBytes)
+	}
+}
+
+// checkReceiving wants the requests being received, when bounded (the
+// setting is optional: off by default, docs/limits.md), to fit the memory
+// limit.
+func checkReceiving(c *checker, ct *corev1.Container, cfg config) {
+	const key = "TOOLGUARD_MAX_RECEIVING_CALLS"
+	v, ok := cfg[key]
+	lim, hasLim := ct.Resources.Limits[corev1.ResourceMemory]
+	if !ok || !hasLim {
+		return
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	recv := int64(defaultMaxRecvMsgBytes)
+	if r, set := cfg["TOOLGUARD_MAX_RECV_MSG_BYTES"]; set {
+		recv, _ = strconv.ParseInt(r, 10, 64)
+	}
+	switch {
+	case err != nil || n < 0:
+		c.failf("%s=%q: want a whole number (0: no bound)", key, v)
+	case n*recv*receivingShare > lim.Value():
+		c.failf("%s=%d times TOOLGUARD_MAX_RECV_MSG_BYTES (%d) is more than 1/%d of the memory limit %s: requests being received could take the pod past it",
+			key, n, recv, receivingShare, lim.String())
 	}
 }
 

@@ -52,6 +52,8 @@ func checkSidecar(r *rendered, settings map[string]bool) []string {
 	checkStreamBuffer(c, ct, cfg)
 	checkSyntaxMemory(c, ct, cfg)
 	checkUnaryMemory(c, ct, cfg)
+	checkConnections(c, ct, cfg)
+	checkReceiving(c, ct, cfg)
 	checkSharedWorkspace(c, pod, ct, cfg)
 	return c.problems
 }

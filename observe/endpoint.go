@@ -18,11 +18,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolguard/toolguard/guard"
+	"github.com/toolguard/toolguard/internal/lifecycle"
 	"github.com/toolguard/toolguard/repair"
 )
 
 // MetricsPath is where an Endpoint serves the Prometheus exposition.
 const MetricsPath = "/metrics"
+
+// maxScrapeConnections bounds the endpoint's connections: a scraper or two
+// keep one each, and MaxRequestsInFlight below refuses the scrapes past 8;
+// more connections are closed at once (internal/lifecycle.ConnLimit).
+const maxScrapeConnections = 32
 
 // releaseTimeout bounds stopping the metrics server and flushing spans, which
 // run after the graceful stop within the orchestrator's grace period.
@@ -68,6 +74,7 @@ func NewEndpoint(listen string, shutdownTimeout time.Duration, log *zap.Logger, 
 	if err != nil {
 		return nil, fmt.Errorf("metrics: listen on %s: %w", listen, err)
 	}
+	lis = lifecycle.NewConnLimit(maxScrapeConnections).Listener(lis)
 	mux := http.NewServeMux()
 	mux.Handle("GET "+MetricsPath, promhttp.InstrumentMetricHandler(reg, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog: zap.NewStdLog(log),

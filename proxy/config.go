@@ -91,6 +91,9 @@ type Config struct {
 	// MaxConcurrentRequests bounds the requests handled at once, of every
 	// path; past it a request is refused with 503.
 	MaxConcurrentRequests int
+	// MaxConnections bounds the client connections open at once; past it
+	// a new one is closed at once (internal/lifecycle.ConnLimit).
+	MaxConnections int
 
 	// Record is the file every exchange whose calls the proxy judges is
 	// appended to, as the upstream sent it, in toolguard eval's input
@@ -145,6 +148,7 @@ func DefaultConfig() Config {
 		MaxCallBytes:          16 << 20,
 		MaxHeldBytes:          256 << 20,
 		MaxConcurrentRequests: 256,
+		MaxConnections:        2048,
 		RecordMaxBytes:        64 << 20,
 		RecordFiles:           3,
 		LogFormat:             "json",
@@ -192,8 +196,8 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("max held bytes (%d) must be at least the largest request, response and call limit (%d), or a request or answer of that size could never be held",
 			c.MaxHeldBytes, largest))
 	}
-	if c.MaxConcurrentRequests <= 0 {
-		errs = append(errs, errors.New("max concurrent requests must be positive"))
+	if c.MaxConcurrentRequests <= 0 || c.MaxConnections <= 0 {
+		errs = append(errs, errors.New("max concurrent requests and max connections must be positive"))
 	}
 	errs = append(errs, c.validateRecord()...)
 	if c.MetricsListen != "" {

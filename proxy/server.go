@@ -32,6 +32,7 @@ func NewServer(cfg Config, log *zap.Logger) (_ *Server, err error) {
 		log = zap.NewNop()
 	}
 	s := &Server{}
+	s.run.Conns = lifecycle.NewConnLimit(cfg.MaxConnections)
 	defer func() {
 		if err != nil {
 			_ = s.run.Cleanups.Run()
@@ -44,6 +45,9 @@ func NewServer(cfg Config, log *zap.Logger) (_ *Server, err error) {
 			return nil, err
 		}
 		s.run.Cleanups.Add("metrics server", metrics.Stop)
+		if err := metrics.Register(observe.ConnectionMetrics(s.run.Conns)); err != nil {
+			return nil, fmt.Errorf("register connection metrics: %w", err)
+		}
 		s.run.Metrics, s.metrics = metrics, metrics
 		opts.Observe, opts.Metrics = metrics.Observer, metrics
 	}

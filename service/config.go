@@ -77,6 +77,12 @@ type Config struct {
 	// they rebalance across replicas; zero means forever.
 	MaxConnectionAge      time.Duration
 	MaxConnectionAgeGrace time.Duration
+	// MaxConnections bounds the client connections open at once; more are
+	// closed at once (conns.go).
+	MaxConnections int
+	// MaxReceivingCalls bounds the calls whose request is still arriving;
+	// zero bounds nothing (receiving.go).
+	MaxReceivingCalls int
 
 	MaxCallBytes  int
 	MaxParamBytes int
@@ -108,6 +114,7 @@ func DefaultConfig() Config {
 		DrainDelay:            0,
 		MaxConnectionAge:      30 * time.Minute,
 		MaxConnectionAgeGrace: 5 * time.Minute,
+		MaxConnections:        2048,
 		MaxCallBytes:          16 << 20,
 		MaxParamBytes:         16 << 20,
 		StreamIdleTimeout:     time.Minute,
@@ -138,6 +145,8 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateAccess()...)
 	errs = append(errs, c.validateLimits()...)
+	errs = append(errs, c.validateConns()...)
+	errs = append(errs, c.validateReceiving()...)
 	if c.Workspace == "" {
 		errs = append(errs, errors.New("workspace directory is empty"))
 	}

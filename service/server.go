@@ -154,6 +154,14 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 			MaxConnectionAgeGrace: forever(cfg.MaxConnectionAgeGrace),
 		}),
 	}
+	opts = append(opts, windowOptions()...)
+	receivingOpts, err := s.receivingOptions()
+	if err != nil {
+		return nil, err
+	}
+	// Before the chain, so the end of a call's receipt is its outermost
+	// interceptor.
+	opts = append(opts, receivingOpts...)
 	opts = append(opts, tracingOpts...)
 	opts = append(opts, access.options...)
 	opts = append(opts, chainOptions(s.instrumented(interceptorChain(log, access.interceptors...)))...)
@@ -184,6 +192,9 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 			<-exited
 			return nil
 		})
+	}
+	if err := s.limitConns(); err != nil {
+		return nil, err
 	}
 	s.run.Server = &grpcServer{Server: s.grpc}
 	s.run.Log, s.run.Name, s.run.Work, s.run.Stopped = log, "gRPC", "calls", "server stopped"
@@ -248,7 +259,7 @@ type grpcServer struct {
 }
 
 func (g *grpcServer) Serve(lis net.Listener) error {
-	if err := g.Server.Serve(lis); !errors.Is(err, grpc.ErrServerStopped) {
+	if err := g.Server.Serve(withReadyReads(lis)); !errors.Is(err, grpc.ErrServerStopped) {
 		return err
 	}
 	return nil

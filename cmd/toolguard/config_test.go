@@ -157,6 +157,8 @@ func TestParseServeConfig(t *testing.T) {
 				"TOOLGUARD_LOCK_TIMEOUT":             "3s",
 				"TOOLGUARD_MAX_CONNECTION_AGE":       "10m",
 				"TOOLGUARD_MAX_CONNECTION_AGE_GRACE": "1m",
+				"TOOLGUARD_MAX_CONNECTIONS":          "12",
+				"TOOLGUARD_MAX_RECEIVING_CALLS":      "6",
 				"TOOLGUARD_MAX_CALL_BYTES":           "8192",
 				"TOOLGUARD_MAX_PARAM_BYTES":          "4096",
 
@@ -188,7 +190,7 @@ func TestParseServeConfig(t *testing.T) {
 				"--search-max-results", "7", "--search-max-files", "8", "--search-max-bytes", "9", "--search-timeout", "4s",
 				"--syntax-check", "refuse", "--syntax-check-max-bytes", "100", "--syntax-check-timeout", "5ms", "--syntax-check-max-memory", "4096",
 				"--lock-dir", "/data/locks", "--lock-timeout", "3s",
-				"--max-connection-age", "10m", "--max-connection-age-grace", "1m",
+				"--max-connection-age", "10m", "--max-connection-age-grace", "1m", "--max-connections", "12", "--max-receiving-calls", "6",
 				"--max-call-bytes", "8192", "--max-param-bytes", "4096",
 				"--max-streams-per-principal", "2", "--stream-idle-timeout", "20s", "--max-stream-buffer-bytes", "65536", "--max-unary-memory-bytes", "8192",
 			},
@@ -314,6 +316,8 @@ var allSet = service.Config{
 	DrainDelay:            250 * time.Millisecond,
 	MaxConnectionAge:      10 * time.Minute,
 	MaxConnectionAgeGrace: time.Minute,
+	MaxConnections:        12,
+	MaxReceivingCalls:     6,
 	MaxCallBytes:          8192,
 	MaxParamBytes:         4096,
 

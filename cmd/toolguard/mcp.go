@@ -115,7 +115,7 @@ func mcpSettings() []setting[mcpConfig] {
 			func(c *mcpConfig) flag.Value { return (*intValue)(&c.MaxHTTPSessionsPerPrincipal) }},
 		{"allowed-origins", "TOOLGUARD_MCP_ALLOWED_ORIGINS", "comma-separated `origins` (scheme://host[:port]) whose web pages may call the HTTP server; loopback pages may on a loopback address; a request with any other Origin gets 403",
 			func(c *mcpConfig) flag.Value { return (*listValue)(&c.AllowedOrigins) }},
-		{"max-connections", "TOOLGUARD_MCP_MAX_CONNECTIONS", "most HTTP connections open at once (`number`); more wait to be accepted",
+		{"max-connections", "TOOLGUARD_MCP_MAX_CONNECTIONS", "most HTTP connections open at once (`number`); more are closed at once, so clients retry after their backoff",
 			func(c *mcpConfig) flag.Value { return (*intValue)(&c.MaxConnections) }},
 		{"profile", "TOOLGUARD_MCP_PROFILE", "the tools served (`name`): toolguard (its own) or filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, its names, arguments and answers; directories after the flags are its allowed directories)",
 			func(c *mcpConfig) flag.Value { return (*stringValue)(&c.Profile) }},
@@ -206,7 +206,7 @@ func serveMCP(ctx context.Context, cfg mcpConfig, log *zap.Logger, stdin io.Read
 	}
 	log.Info("MCP server over HTTP", zap.String("version", toolguardVersion), zap.Bool("authentication", cfg.AuthTokensFile != ""))
 	return mcp.ListenAndServeHTTP(ctx, h, mcp.HTTPServeOptions{Listen: cfg.HTTP, MaxConnections: cfg.MaxConnections,
-		ShutdownTimeout: cfg.ShutdownTimeout, Log: log})
+		ShutdownTimeout: cfg.ShutdownTimeout, Log: log, Metrics: reg})
 }
 
 // mcpMetrics starts the metrics endpoint of --metrics-listen: the guard's

@@ -51,6 +51,8 @@ var proxySettings = []setting[proxy.Config]{
 		func(c *proxy.Config) flag.Value { return (*int64Value)(&c.MaxHeldBytes) }},
 	{"max-concurrent-requests", "TOOLGUARD_PROXY_MAX_CONCURRENT_REQUESTS", "most requests handled at once, of every path (`number`; 503 beyond it)",
 		func(c *proxy.Config) flag.Value { return (*intValue)(&c.MaxConcurrentRequests) }},
+	{"max-connections", "TOOLGUARD_PROXY_MAX_CONNECTIONS", "most client connections open at once (`number`); more are closed at once, so clients retry after their backoff",
+		func(c *proxy.Config) flag.Value { return (*intValue)(&c.MaxConnections) }},
 	{"record", "TOOLGUARD_PROXY_RECORD", "`file` each exchange whose calls are judged is appended to, as the upstream sent it, in toolguard eval's input format (credentials and --record-redact-headers redacted); empty: nothing is recorded",
 		func(c *proxy.Config) flag.Value { return (*stringValue)(&c.Record) }},
 	{"record-max-bytes", "TOOLGUARD_PROXY_RECORD_MAX_BYTES", "size in `bytes` past which the record file is rotated to FILE.1, FILE.2, ... (a larger exchange is not recorded)",

@@ -236,7 +236,7 @@ func TestAlertRules(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"ToolguardServerErrors", "ToolguardMistakeLimitSpike", "ToolguardSessionStoreUnreachable",
-		"ToolguardStreamSlotsNearCap", "ToolguardUnaryMemoryNearCap", "ToolguardHighLatency"} {
+		"ToolguardStreamSlotsNearCap", "ToolguardUnaryMemoryNearCap", "ToolguardConnectionsNearCap", "ToolguardHighLatency"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("no alert %s", want)
 		}

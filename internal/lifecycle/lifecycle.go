@@ -80,7 +80,9 @@ type Runner struct {
 	// Drain, when set, runs first at shutdown (health NOT_SERVING, a delay).
 	Drain func()
 	// Metrics is started with the server; its stop belongs in Cleanups.
-	Metrics  Metrics
+	Metrics Metrics
+	// Conns, when set, bounds the connections Serve's listener has open.
+	Conns    *ConnLimit
 	Cleanups Cleanups
 
 	mu     sync.Mutex
@@ -114,6 +116,9 @@ func (r *Runner) Serve(ctx context.Context, lis net.Listener) error {
 	}
 	r.served, r.addr = true, lis.Addr()
 	r.mu.Unlock()
+	if r.Conns != nil {
+		lis = r.Conns.Listener(lis)
+	}
 
 	r.Log.Info("serving "+r.Name, zap.String("address", lis.Addr().String()))
 	if r.Metrics != nil {

@@ -1,0 +1,83 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/toolguard/toolguard/observe"
+	"github.com/toolguard/toolguard/service"
+	"github.com/toolguard/toolguard/service/servicetest"
+)
+
+// TestMaxConnections opens one gRPC connection more than --max-connections
+// allows: that client's call fails at once with UNAVAILABLE, the others
+// keep being served, the gauges count them, and once one closes the client
+// refused gets in on its own reconnection.
+func TestMaxConnections(t *testing.T) {
+	first, cfg := servicetest.Start(t, service.Config{MaxConnections: 2, MetricsListen: "on"})
+	dial := func() *grpc.ClientConn {
+		t.Helper()
+		// A short reconnection backoff, so the refused client's next try
+		// comes soon after a slot is free; its outcome does not depend on it.
+		conn, err := grpc.NewClient(cfg.Listen, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, MaxDelay: 100 * time.Millisecond}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		return conn
+	}
+	check := func(conn *grpc.ClientConn, opts ...grpc.CallOption) error {
+		_, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{}, opts...)
+		return err
+	}
+
+	second, third := dial(), dial()
+	for i, conn := range []*grpc.ClientConn{first, second} {
+		if err := check(conn); err != nil {
+			t.Fatalf("client %d within the limit: %v", i+1, err)
+		}
+	}
+	if err := check(third); status.Code(err) != codes.Unavailable {
+		t.Fatalf("client past the limit: %v, want UNAVAILABLE", err)
+	}
+	for i, conn := range []*grpc.ClientConn{first, second} {
+		if err := check(conn); err != nil {
+			t.Fatalf("client %d within the limit, after a refusal: %v", i+1, err)
+		}
+	}
+	_, families := scrape(t, cfg.MetricsListen)
+	gauge := func(name string) float64 {
+		m := families[name].GetMetric()
+		if len(m) != 1 {
+			t.Fatalf("%s: %d series, want 1", name, len(m))
+		}
+		if c := m[0].GetCounter(); c != nil {
+			return c.GetValue()
+		}
+		return m[0].GetGauge().GetValue()
+	}
+	if open, most, refused := gauge(observe.ConnectionsOpenMetric), gauge(observe.ConnectionsMaxMetric), gauge(observe.ConnectionsRefusedMetric); open != 2 || most != 2 || refused < 1 {
+		t.Fatalf("connections open %g, max %g, refused %g; want 2, 2 and at least 1", open, most, refused)
+	}
+
+	// The first client leaves; the third, waiting for its channel to be
+	// ready, is let in by one of its reconnections.
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(third, grpc.WaitForReady(true)); err != nil {
+		t.Fatalf("client refused before, once a connection closed: %v", err)
+	}
+	if err := check(second); err != nil {
+		t.Fatalf("client within the limit, at the end: %v", err)
+	}
+}
