@@ -259,7 +259,7 @@ type grpcServer struct {
 }
 
 func (g *grpcServer) Serve(lis net.Listener) error {
-	if err := g.Server.Serve(withReadyReads(lis)); !errors.Is(err, grpc.ErrServerStopped) {
+	if err := g.Server.Serve(lis); !errors.Is(err, grpc.ErrServerStopped) {
 		return err
 	}
 	return nil

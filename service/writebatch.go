@@ -45,14 +45,16 @@ type writeBatchCreds struct {
 }
 
 func (c writeBatchCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	tcp := underLimit(raw)
 	if c.inner == nil {
-		return newBatchConn(raw), nil, nil
+		return newBatchConn(raw, tcp), nil, nil
 	}
 	conn, info, err := c.inner.ServerHandshake(raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	return newBatchConn(conn), info, nil
+	// Under TLS the socket holds ciphertext: it is read through conn.
+	return newBatchConn(conn, nil), info, nil
 }
 
 func (c writeBatchCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
@@ -114,12 +116,13 @@ type batchConn struct {
 	err     error // the first write error: every later Write returns it
 }
 
-// newBatchConn wraps conn. A TCP connection keeps gRPC's reads without a
-// buffer of their own while idle (batchTCPConn.ReadOnReady).
-func newBatchConn(conn net.Conn) net.Conn {
+// newBatchConn wraps conn. When tcp, the socket conn reads, is known, gRPC
+// keeps its reads without a buffer of their own while idle
+// (batchTCPConn.ReadOnReady).
+func newBatchConn(conn net.Conn, tcp *net.TCPConn) net.Conn {
 	b := &batchConn{Conn: conn}
 	b.changed.L = &b.mu
-	return withReadOnReady(b)
+	return withReadOnReady(b, tcp)
 }
 
 // Write takes b and returns; the bytes reach the socket in order, and a

@@ -4,14 +4,37 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/mem"
+
+	"github.com/toolguard/toolguard/internal/lifecycle"
 )
 
-// withReadOnReady gives a TCP connection's batchConn ReadOnReady.
-func withReadOnReady(b *batchConn) net.Conn {
-	tcp, ok := b.Conn.(*net.TCPConn)
+// underLimit returns the TCP connection under raw, an accepted connection
+// bare or under the connection limit's wrapper (nil when it is neither).
+// grpc-go sets TCP_USER_TIMEOUT only on a bare one, so that data the peer
+// never acknowledges ends the connection as soon as an unanswered ping
+// would; under the wrapper it is set here.
+func underLimit(raw net.Conn) *net.TCPConn {
+	tcp, ok := lifecycle.Unwrap(raw).(*net.TCPConn)
 	if !ok {
+		return nil
+	}
+	if net.Conn(tcp) != raw {
+		if sc, err := tcp.SyscallConn(); err == nil {
+			_ = sc.Control(func(fd uintptr) {
+				_ = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, int(keepaliveTimeout/time.Millisecond))
+			})
+		}
+	}
+	return tcp
+}
+
+// withReadOnReady gives b ReadOnReady over tcp, the socket it reads.
+func withReadOnReady(b *batchConn, tcp *net.TCPConn) net.Conn {
+	if tcp == nil {
 		return b
 	}
 	raw, err := tcp.SyscallConn()

@@ -59,7 +59,7 @@ func waitWritten(c *batchConn) {
 // every size, small ones gathered, large ones past the limit.
 func TestBatchConnWritesInOrder(t *testing.T) {
 	server, client := loopbackPair(t)
-	conn := newBatchConn(server)
+	conn := newBatchConn(server, server.(*net.TCPConn))
 	if _, ok := conn.(*batchTCPConn); !ok {
 		t.Fatalf("a TCP connection is wrapped as %T, want *batchTCPConn", conn)
 	}
@@ -142,7 +142,7 @@ func (f *fakeConn) Close() error {
 // most.
 func TestBatchConnBoundsWhatItHolds(t *testing.T) {
 	fake := newFakeConn()
-	c := newBatchConn(fake).(*batchConn)
+	c := newBatchConn(fake, nil).(*batchConn)
 	const chunk, chunks = 16 << 10, 64
 	written := make(chan int)
 	go func() {
@@ -177,7 +177,7 @@ func TestBatchConnBoundsWhatItHolds(t *testing.T) {
 // A failed write is the next Write's error, and every one's after it.
 func TestBatchConnWriteErrorReturned(t *testing.T) {
 	fake := newFakeConn()
-	c := newBatchConn(fake).(*batchConn)
+	c := newBatchConn(fake, nil).(*batchConn)
 	broken := errors.New("connection reset")
 	if _, err := c.Write([]byte("answer")); err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestBatchConnWriteErrorReturned(t *testing.T) {
 // the held write is cut by a deadline, and the connection is closed then.
 func TestBatchConnCloseDoesNotWait(t *testing.T) {
 	fake := newFakeConn()
-	c := newBatchConn(fake).(*batchConn)
+	c := newBatchConn(fake, nil).(*batchConn)
 	if _, err := c.Write([]byte("goaway")); err != nil {
 		t.Fatal(err)
 	}

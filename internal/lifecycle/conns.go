@@ -76,8 +76,8 @@ func refuse(c net.Conn) {
 }
 
 // limitedConn gives its slot back on its first Close. It hides the
-// connection's type, which grpc-go looks at (service/conns_linux.go gives
-// back what that takes); NetConn reaches under it.
+// connection's type, which grpc-go looks at (service/writebatch_linux.go
+// gives back what that takes); Unwrap reaches under it.
 type limitedConn struct {
 	net.Conn
 	release func()
@@ -89,9 +89,15 @@ func (c *limitedConn) Close() error {
 	return err
 }
 
-// NetConn is the connection under the limit's wrapper, as tls.Conn's:
-// gRPC's front end reads a TCP connection's socket directly when it can.
-func (c *limitedConn) NetConn() net.Conn { return c.Conn }
+// Unwrap returns the connection under the limit's wrapper, or c when c is
+// not one: a front end that reads the socket itself looks under it, and
+// only under it (a TLS connection's NetConn holds ciphertext).
+func Unwrap(c net.Conn) net.Conn {
+	if lc, ok := c.(*limitedConn); ok {
+		return lc.Conn
+	}
+	return c
+}
 
 // CloseWrite half-closes, as net/http does before closing a connection
 // whose client may still be sending, so the client reads the answer

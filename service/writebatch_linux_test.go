@@ -18,22 +18,27 @@ type readOnReady interface {
 	ReadOnReady(bufSize int, pool mem.BufferPool) (*[]byte, int, error)
 }
 
-// TestReadyReads reads a limited connection the way grpc-go reads a bare
-// TCP one: the bytes sent, whatever the buffer size, then the end; and
-// finds the user timeout grpc-go would have set.
+// TestReadyReads reads a limited connection, once through the server's
+// handshake, the way grpc-go reads a bare TCP one: the bytes sent, whatever
+// the buffer size, then the end; and finds the user timeout grpc-go would
+// have set.
 func TestReadyReads(t *testing.T) {
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis := withReadyReads(lifecycle.NewConnLimit(1).Listener(raw))
+	lis := lifecycle.NewConnLimit(1).Listener(raw)
 	defer lis.Close()
 	client, err := net.Dial("tcp", raw.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	conn, err := lis.Accept()
+	accepted, err := lis.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, _, err := batchedWrites(nil).ServerHandshake(accepted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +48,7 @@ func TestReadyReads(t *testing.T) {
 		t.Fatalf("%T has no ReadOnReady: grpc-go would pin a read buffer for each connection", conn)
 	}
 	var userTimeout int
-	if err := conn.(*readyConn).raw.Control(func(fd uintptr) {
+	if err := conn.(*batchTCPConn).raw.Control(func(fd uintptr) {
 		userTimeout, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT)
 	}); err != nil || userTimeout != int(keepaliveTimeout.Milliseconds()) {
 		t.Errorf("TCP_USER_TIMEOUT %d ms (%v), want the keepalive timeout, %d ms, as grpc-go sets on a bare connection", userTimeout, err, keepaliveTimeout.Milliseconds())
