@@ -143,8 +143,9 @@ func TestPlainWords(t *testing.T) {
 }
 
 // TestEncodeJSONLargeObject: objects of radixMembers members and more,
-// sorted by radix, are encoded as encoding/json does, whatever their keys
-// share: a first byte, eight bytes and more, padding zeros, non-ASCII.
+// sorted by radix, and of splitMembers and more, split first, are encoded
+// as encoding/json does, whatever their keys share: a first byte, eight
+// bytes and more, padding zeros, non-ASCII.
 func TestEncodeJSONLargeObject(t *testing.T) {
 	keys := map[string]func(i int) string{
 		"numbered":            func(i int) string { return fmt.Sprintf("p%d", i) },
@@ -154,7 +155,7 @@ func TestEncodeJSONLargeObject(t *testing.T) {
 		"one prefix":          func(i int) string { return fmt.Sprintf("abcdefgh%d", i) },
 	}
 	for name, key := range keys {
-		for _, n := range []int{radixMembers - 1, radixMembers, 3000} {
+		for _, n := range []int{radixMembers - 1, radixMembers, 3000, splitMembers, splitMembers + 3000} {
 			m := make(map[string]any, n)
 			for i := range n {
 				m[key(i)] = json.Number(strconv.Itoa(i))
