@@ -26,7 +26,10 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	}
 	t := p.tool
 	var room [8]string
-	keys := fixableKeys(room[:0], t, m, top)
+	// A top-level string that is still a piece of a plain text holds no
+	// entity and no SEARCH/REPLACE separator: only its role is asked.
+	plain := top && p.plainStrings && p.repairCount() == p.plainRepairs
+	keys := fixableKeys(room[:0], t, m, top, plain)
 	p.decodeEditEntities(m, keys, path, target)
 	// Find text first: its line numbers decide for the replacement beside it.
 	stripped := false
@@ -85,13 +88,13 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 
 // fixableKeys lists, ordered, the keys of m a fix may concern, appended
 // to keys; the others (a call may bring a million) are neither sorted nor
-// visited.
-func fixableKeys(keys []string, t *Tool, m map[string]any, top bool) []string {
+// visited. plain: m's strings hold no '&' and no "===", and are not read.
+func fixableKeys(keys []string, t *Tool, m map[string]any, top, plain bool) []string {
 	for k, v := range m {
 		switch v := v.(type) {
 		case string:
 			// "===" is the cheap sign of a SEARCH/REPLACE block's separator.
-			if t.IsTextParam(k, top) || strings.Contains(v, "&") || strings.Contains(v, "===") {
+			if t.IsTextParam(k, top) || !plain && (strings.Contains(v, "&") || strings.Contains(v, "===")) {
 				keys = append(keys, k)
 			}
 		case map[string]any, []any:

@@ -1,7 +1,10 @@
 package repair
 
 import (
+	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +36,73 @@ func TestValidateParsed(t *testing.T) {
 				t.Errorf("with Parsed:\n got %+v\nwant %+v", got, want)
 			}
 		})
+	}
+}
+
+// TestValidateParsedLarge: calls of many parameters, whose strict text the
+// validation scans to spare walks over the parsed object (plainParsed, and
+// the range check of numbers the plain check read), get the result their
+// text gets, whether that text holds entities, separators, escapes, a
+// wrapper, or numbers out of range, on top or inside.
+func TestValidateParsedLarge(t *testing.T) {
+	reg := mustRegistry(t)
+	var tools []*Tool
+	for _, types := range [][]any{{"string", "integer"}, {"string", "integer", "object", "array"}, {"string", "number", "object"}} {
+		tool, err := reg.Compile(ToolDef{Name: fmt.Sprintf("open%d", len(tools)), Parameters: map[string]any{
+			"type": "object", "additionalProperties": map[string]any{"type": types},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
+	params := func(n int, last string) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range n {
+			if i%3 == 0 {
+				fmt.Fprintf(&b, `"p%d":%d,`, i, i)
+			} else {
+				fmt.Fprintf(&b, `"p%d":"v%d",`, i, i)
+			}
+		}
+		b.WriteString(last)
+		b.WriteByte('}')
+		return b.String()
+	}
+	n := manyMembers
+	for _, tc := range []struct {
+		name, text string
+		changed    bool // the result has a repair or a violation
+	}{
+		{"plain", params(n, `"z":"x=y"`), false},
+		{"entity", params(n, `"z":"a &amp;&amp; b"`), true},
+		{"separator", params(n, `"z":"<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE"`), false},
+		{"escaped entity", params(n, `"z":"a \u0026amp;\u0026amp; b"`), true},
+		{"wrapper", `{"arguments":` + strconv.Quote(params(n, `"z":"a &amp;&amp; b"`)) + `}`, true},
+		{"number out of range", params(n, `"z":1e999`), true},
+		{"number out of range inside", params(n, `"z":{"y":[1,1e999]}`), true},
+		{"a real number", params(n, `"z":2.5`), true},
+		{"few members", params(10, `"z":"a &amp;&amp; b"`), true},
+	} {
+		for _, tool := range tools {
+			t.Run(tc.name+"/"+tool.Name(), func(t *testing.T) {
+				call := Call{Name: tool.Name(), Form: FormText, Text: tc.text}
+				opts := Options{Tools: tools}
+				want := reg.Validate(call, opts)
+				r, err := RepairJSON(call.Text, JSONOptions{})
+				if err != nil || len(r.Repairs) > 0 {
+					t.Fatalf("the table's text is not strict JSON: %v %v", err, r.Repairs)
+				}
+				call.Parsed = r.Value.(map[string]any)
+				got := reg.Validate(call, opts)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("with Parsed:\n got %+v %+v\nwant %+v %+v", got.Repairs, got.Violations, want.Repairs, want.Violations)
+				}
+				if changed := len(got.Repairs)+len(got.Violations) > 0; tc.changed && tool == tools[1] && !changed {
+					t.Errorf("no repair and no violation: %+v", got.Args["z"])
+				}
+			})
+		}
 	}
 }

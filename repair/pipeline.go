@@ -37,6 +37,11 @@ type pipeline struct {
 	res  *Result
 	// checks is what is left of maxAlternativeChecks.
 	checks int
+	// plainStrings: the arguments are a stream parser's strict parse of a
+	// text that holds no '&', no "===" and no backslash, with this many
+	// repairs recorded when they were taken (plainParsed).
+	plainStrings bool
+	plainRepairs int
 }
 
 // Validate repairs and validates one call; every problem is a violation in
@@ -190,6 +195,7 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 		return args, true
 	default:
 		if call.Parsed != nil {
+			p.plainParsed(call)
 			return call.Parsed, true
 		}
 		text := call.Text
@@ -209,6 +215,30 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 		return obj, true
 	}
 }
+
+// manyMembers is the size from which an object's members are worth a
+// pass over the text to spare a walk over them.
+const manyMembers = 256
+
+// plainParsed notes whether the strings of a large parsed call are plain:
+// without escapes, every key and string of a strict parse is a piece of
+// the text, so none holds '&' or "===" when the text does not. The
+// content fixes then need not read each string of the arguments (a walk
+// over the map, in its order, that misses the cache a member once the
+// call has a hundred thousand), as long as no stage changed them since
+// (each change is a repair).
+func (p *pipeline) plainParsed(call Call) {
+	if len(call.Parsed) < manyMembers || call.Text == "" {
+		return
+	}
+	t := call.Text
+	if strings.IndexByte(t, '&') < 0 && strings.IndexByte(t, '\\') < 0 && !strings.Contains(t, "===") {
+		p.plainStrings, p.plainRepairs = true, p.repairCount()
+	}
+}
+
+// repairCount is the number of repairs recorded, listed or not.
+func (p *pipeline) repairCount() int { return len(p.res.Repairs) + p.res.RepairsOmitted }
 
 // parseText parses an arguments text, decoding JSON encoded twice; empty
 // text is an empty object.

@@ -1,5 +1,7 @@
 package repair
 
+import "encoding/json"
+
 // The schema check of a write call validates whole file contents, and the
 // schema library copies every string it checks; a parameter whose schema
 // only says "a string" cannot fail on what the string holds. The check
@@ -255,22 +257,34 @@ var typeNamed = map[string]jsonTypes{
 // work but a type test per value (admits, which leaves an integer it cannot
 // read as int64 to the library).
 func (r *plainRoot) accepts(args map[string]any) bool {
+	ok, _ := r.acceptsRead(args)
+	return ok
+}
+
+// acceptsRead is accepts, and reports whether it read every number of
+// args as an int64 (none had a type that admits any number): each is then
+// known to fit a float64, and the range check need not read it again.
+func (r *plainRoot) acceptsRead(args map[string]any) (ok, numbersRead bool) {
 	if r == nil {
-		return false
+		return false, false
 	}
 	for _, name := range r.required {
 		if _, ok := args[name]; !ok {
-			return false
+			return false, false
 		}
 	}
+	numbersRead = true
 	for k, v := range args {
 		t, declared := r.props[k]
 		if !declared {
 			t = r.others
 		}
 		if !admits(t, v) {
-			return false
+			return false, false
+		}
+		if _, isNumber := v.(json.Number); isNumber && t.has(typeNumber) {
+			numbersRead = false
 		}
 	}
-	return true
+	return true, numbersRead
 }
