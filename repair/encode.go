@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // EncodeArgs renders arguments with EncodeJSON; nil stays nil.
@@ -142,6 +143,9 @@ func appendJSONObject(dst []byte, m map[string]any) ([]byte, bool) {
 // up again, or comparing keys stored apart, would visit a large object's
 // memory in random order, a cache miss a member.
 func sortedMembers(m map[string]any, members []member) []member {
+	if len(m) >= splitMembers {
+		return sortedLarge(m)
+	}
 	if cap(members) < len(m) {
 		members = make([]member, 0, len(m))
 	}
@@ -150,6 +154,64 @@ func sortedMembers(m map[string]any, members []member) []member {
 	}
 	sortMembers(members)
 	return members
+}
+
+// sortedLarge is sortedMembers of an object that outgrows the cache. The
+// map gives its members in the order of their hashes, while their keys lie
+// in memory in the order they were made (a parser's, the text's): reading
+// each key's prefix in the map's order would miss the cache a member. The
+// members are first spread by where their keys lie (byKeyAddress), and
+// their prefixes read in that order.
+func sortedLarge(m map[string]any) []member {
+	members, tmp := make([]member, 0, len(m)), make([]member, len(m))
+	lo, hi := ^uintptr(0), uintptr(0)
+	for k, v := range m {
+		members = append(members, member{k: k, v: v})
+		if k != "" {
+			a := keyAddress(k)
+			lo, hi = min(lo, a), max(hi, a)
+		}
+	}
+	byKeyAddress(members, tmp, lo, hi)
+	for i := range tmp {
+		tmp[i].pre = keyPrefix(tmp[i].k)
+	}
+	splitSort(tmp, members)
+	sortRuns(tmp)
+	return tmp
+}
+
+// keyAddress is where k's bytes lie, to order reads of many keys.
+func keyAddress(k string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(k))) }
+
+// byKeyAddress writes src into dst ordered by where their keys lie, in 256
+// ranges of addresses between lo and hi (the empty keys first): the keys
+// of a range are a fraction of the object's, read within the cache.
+func byKeyAddress(src, dst []member, lo, hi uintptr) {
+	shift := 0
+	for hi > lo && (hi-lo)>>shift >= 256 {
+		shift++
+	}
+	bucket := func(k string) byte {
+		if k == "" {
+			return 0
+		}
+		return byte((keyAddress(k) - lo) >> shift)
+	}
+	var count, at [256]int
+	for i := range src {
+		count[bucket(src[i].k)]++
+	}
+	pos := 0
+	for b, n := range count {
+		at[b] = pos
+		pos += n
+	}
+	for i := range src {
+		b := bucket(src[i].k)
+		dst[at[b]] = src[i]
+		at[b]++
+	}
 }
 
 // radixMembers is the number of members from which sortMembers sorts by
@@ -163,29 +225,29 @@ const radixMembers = 256
 // object costs a factor log n more per member, and compares members
 // scattered in memory.
 func sortMembers(members []member) {
-	byKey := func(a, b member) int {
-		if a.pre != b.pre {
-			return cmp.Compare(a.pre, b.pre)
-		}
-		return strings.Compare(a.k, b.k)
-	}
 	if len(members) < radixMembers {
-		slices.SortFunc(members, byKey)
+		slices.SortFunc(members, func(a, b member) int {
+			if a.pre != b.pre {
+				return cmp.Compare(a.pre, b.pre)
+			}
+			return strings.Compare(a.k, b.k)
+		})
 		return
 	}
-	tmp := make([]member, len(members))
-	if len(members) < splitMembers {
-		radixSort(members, tmp, 56)
-	} else {
-		splitSort(members, tmp)
-	}
+	radixSort(members, make([]member, len(members)), 56)
+	sortRuns(members)
+}
+
+// sortRuns sorts members sorted by prefix: each run of keys sharing their
+// prefix by comparison.
+func sortRuns(members []member) {
 	for i := 0; i < len(members); {
 		j := i + 1
 		for j < len(members) && members[j].pre == members[i].pre {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortFunc(members[i:j], byKey)
+			slices.SortFunc(members[i:j], func(a, b member) int { return strings.Compare(a.k, b.k) })
 		}
 		i = j
 	}
