@@ -50,8 +50,11 @@ func (p *pipeline) check(args map[string]any) {
 	case !nested:
 	case accepted && numbersRead && undeclared == nil:
 		// The check read each number of args (input has them all) as an
-		// int64: only the containers are left to look into.
-		containersOutOfRange(args, &found)
+		// int64: only the containers are left to look into, if the text
+		// has any (plainParsed).
+		if !p.plainFlat || !p.plainUnchanged() {
+			containersOutOfRange(args, &found)
+		}
 	default:
 		outOfRange(args, "", &found)
 	}

@@ -105,4 +105,23 @@ func TestValidateParsedLarge(t *testing.T) {
 			})
 		}
 	}
+	// A text parameter of a flat, plain call is still found by its role.
+	t.Run("placeholder content", func(t *testing.T) {
+		call := Call{Name: "write_to_file", Form: FormText, Text: params(n, `"path":"a.go","content":"// ... rest of the code remains the same ..."`)}
+		want := reg.Validate(call, Options{})
+		r, err := RepairJSON(call.Text, JSONOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		call.Parsed = r.Value.(map[string]any)
+		got := reg.Validate(call, Options{})
+		// (Result.unexpected lists the undeclared keys in the map's order.)
+		if !reflect.DeepEqual(got.Violations, want.Violations) || !reflect.DeepEqual(got.Repairs, want.Repairs) ||
+			got.ViolationsOmitted != want.ViolationsOmitted || !reflect.DeepEqual(got.Args, want.Args) {
+			t.Errorf("with Parsed:\n got %+v\nwant %+v", got.Violations[:min(2, len(got.Violations))], want.Violations[:min(2, len(want.Violations))])
+		}
+		if !got.Has(CodePlaceholderContent) {
+			t.Errorf("no %s: %+v", CodePlaceholderContent, got.Violations)
+		}
+	})
 }

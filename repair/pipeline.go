@@ -38,10 +38,11 @@ type pipeline struct {
 	// checks is what is left of maxAlternativeChecks.
 	checks int
 	// plainStrings: the arguments are a stream parser's strict parse of a
-	// text that holds no '&', no "===" and no backslash, with this many
+	// text that holds no '&', no "===" and no backslash; plainFlat: of a
+	// text with no object or array inside the arguments; with this many
 	// repairs recorded when they were taken (plainParsed).
-	plainStrings bool
-	plainRepairs int
+	plainStrings, plainFlat bool
+	plainRepairs            int
 }
 
 // Validate repairs and validates one call; every problem is a violation in
@@ -220,22 +221,27 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 // pass over the text to spare a walk over them.
 const manyMembers = 256
 
-// plainParsed notes whether the strings of a large parsed call are plain:
-// without escapes, every key and string of a strict parse is a piece of
-// the text, so none holds '&' or "===" when the text does not. The
-// content fixes then need not read each string of the arguments (a walk
-// over the map, in its order, that misses the cache a member once the
-// call has a hundred thousand), as long as no stage changed them since
-// (each change is a repair).
+// plainParsed notes what the text of a large parsed call proves of its
+// arguments. Without escapes, every key and string of a strict parse is a
+// piece of the text, so none holds '&' or "===" when the text does not;
+// and a text whose only bracket is the arguments' opening brace has no
+// object or array inside them. The content fixes and the range check then
+// need not walk the arguments (a walk over the map, in its order, that
+// misses the cache a member once the call has a hundred thousand) as long
+// as no stage changed them since (plainUnchanged).
 func (p *pipeline) plainParsed(call Call) {
 	if len(call.Parsed) < manyMembers || call.Text == "" {
 		return
 	}
 	t := call.Text
-	if strings.IndexByte(t, '&') < 0 && strings.IndexByte(t, '\\') < 0 && !strings.Contains(t, "===") {
-		p.plainStrings, p.plainRepairs = true, p.repairCount()
-	}
+	p.plainStrings = strings.IndexByte(t, '&') < 0 && strings.IndexByte(t, '\\') < 0 && !strings.Contains(t, "===")
+	p.plainFlat = strings.Count(t, "{") == 1 && strings.IndexByte(t, '[') < 0
+	p.plainRepairs = p.repairCount()
 }
+
+// plainUnchanged reports whether the arguments are still what plainParsed
+// looked at: every change a stage makes is a repair.
+func (p *pipeline) plainUnchanged() bool { return p.repairCount() == p.plainRepairs }
 
 // repairCount is the number of repairs recorded, listed or not.
 func (p *pipeline) repairCount() int { return len(p.res.Repairs) + p.res.RepairsOmitted }
