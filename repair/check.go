@@ -36,7 +36,7 @@ func (p *pipeline) check(args map[string]any) {
 	}
 	// Arguments a plain schema accepts need not go through the library,
 	// which would find nothing in them.
-	accepted, numbersRead := p.tool.plain.acceptsRead(input)
+	accepted, numbersRead := p.tool.plain.acceptsRead(input, p.plainIntegers && p.plainUnchanged())
 	if !accepted {
 		if err := p.tool.schema.Validate(input); err != nil {
 			if ve, ok := err.(*jsonschema.ValidationError); ok {

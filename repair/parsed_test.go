@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -47,7 +48,7 @@ func TestValidateParsed(t *testing.T) {
 func TestValidateParsedLarge(t *testing.T) {
 	reg := mustRegistry(t)
 	var tools []*Tool
-	for _, types := range [][]any{{"string", "integer"}, {"string", "integer", "object", "array"}, {"string", "number", "object"}} {
+	for _, types := range [][]any{{"string", "integer"}, {"string", "integer", "object", "array"}, {"string", "number", "object"}, {"string"}} {
 		tool, err := reg.Compile(ToolDef{Name: fmt.Sprintf("open%d", len(tools)), Parameters: map[string]any{
 			"type": "object", "additionalProperties": map[string]any{"type": types},
 		}})
@@ -84,6 +85,7 @@ func TestValidateParsedLarge(t *testing.T) {
 		{"number out of range inside", params(n, `"z":{"y":[1,1e999]}`), true},
 		{"a real number", params(n, `"z":2.5`), true},
 		{"few members", params(10, `"z":"a &amp;&amp; b"`), true},
+		{"integers for strings", params(n, `"z":"x"`), false},
 	} {
 		for _, tool := range tools {
 			t.Run(tc.name+"/"+tool.Name(), func(t *testing.T) {
@@ -95,6 +97,7 @@ func TestValidateParsedLarge(t *testing.T) {
 					t.Fatalf("the table's text is not strict JSON: %v %v", err, r.Repairs)
 				}
 				call.Parsed = r.Value.(map[string]any)
+				call.ParsedIntegers = shortIntegers(call.Parsed) // as a stream parser says
 				got := reg.Validate(call, opts)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("with Parsed:\n got %+v %+v\nwant %+v %+v", got.Repairs, got.Violations, want.Repairs, want.Violations)
@@ -124,4 +127,27 @@ func TestValidateParsedLarge(t *testing.T) {
 			t.Errorf("no %s: %+v", CodePlaceholderContent, got.Violations)
 		}
 	})
+}
+
+// shortIntegers reports whether every number in v is an integer of at
+// most 18 digits.
+func shortIntegers(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		s := strings.TrimPrefix(string(x), "-")
+		return len(s) <= 18 && strings.Trim(s, "0123456789") == ""
+	case map[string]any:
+		for _, e := range x {
+			if !shortIntegers(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !shortIntegers(e) {
+				return false
+			}
+		}
+	}
+	return true
 }

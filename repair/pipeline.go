@@ -39,10 +39,11 @@ type pipeline struct {
 	checks int
 	// plainStrings: the arguments are a stream parser's strict parse of a
 	// text that holds no '&', no "===" and no backslash; plainFlat: of a
-	// text with no object or array inside the arguments; with this many
-	// repairs recorded when they were taken (plainParsed).
-	plainStrings, plainFlat bool
-	plainRepairs            int
+	// text with no object or array inside the arguments; plainIntegers:
+	// whose numbers are all short integers (Call.ParsedIntegers); with
+	// this many repairs recorded when they were taken (plainParsed).
+	plainStrings, plainFlat, plainIntegers bool
+	plainRepairs                           int
 }
 
 // Validate repairs and validates one call; every problem is a violation in
@@ -222,7 +223,8 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 const manyMembers = 256
 
 // plainParsed notes what the text of a large parsed call proves of its
-// arguments. Without escapes, every key and string of a strict parse is a
+// arguments, and whether the stream parser found its numbers all short
+// integers. Without escapes, every key and string of a strict parse is a
 // piece of the text, so none holds '&' or "===" when the text does not;
 // and a text whose only bracket is the arguments' opening brace has no
 // object or array inside them. The content fixes and the range check then
@@ -236,6 +238,7 @@ func (p *pipeline) plainParsed(call Call) {
 	t := call.Text
 	p.plainStrings = strings.IndexByte(t, '&') < 0 && strings.IndexByte(t, '\\') < 0 && !strings.Contains(t, "===")
 	p.plainFlat = strings.Count(t, "{") == 1 && strings.IndexByte(t, '[') < 0
+	p.plainIntegers = call.ParsedIntegers
 	p.plainRepairs = p.repairCount()
 }
 

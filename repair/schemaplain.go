@@ -257,14 +257,16 @@ var typeNamed = map[string]jsonTypes{
 // work but a type test per value (admits, which leaves an integer it cannot
 // read as int64 to the library).
 func (r *plainRoot) accepts(args map[string]any) bool {
-	ok, _ := r.acceptsRead(args)
+	ok, _ := r.acceptsRead(args, false)
 	return ok
 }
 
-// acceptsRead is accepts, and reports whether it read every number of
-// args as an int64 (none had a type that admits any number): each is then
-// known to fit a float64, and the range check need not read it again.
-func (r *plainRoot) acceptsRead(args map[string]any) (ok, numbersRead bool) {
+// acceptsRead is accepts, and reports whether each number of args is
+// known to fit a float64, the range check's question: read as an int64
+// (its type admits no other number), or one of integers, which says every
+// number of args is a short integer (repair.Call.ParsedIntegers) and none
+// need be read.
+func (r *plainRoot) acceptsRead(args map[string]any, integers bool) (ok, numbersRead bool) {
 	if r == nil {
 		return false, false
 	}
@@ -279,11 +281,19 @@ func (r *plainRoot) acceptsRead(args map[string]any) (ok, numbersRead bool) {
 		if !declared {
 			t = r.others
 		}
+		if _, isNumber := v.(json.Number); isNumber {
+			switch {
+			case integers:
+				if !t.has(typeNumber) && !t.has(typeInteger) {
+					return false, false
+				}
+				continue
+			case t.has(typeNumber):
+				numbersRead = false
+			}
+		}
 		if !admits(t, v) {
 			return false, false
-		}
-		if _, isNumber := v.(json.Number); isNumber && t.has(typeNumber) {
-			numbersRead = false
 		}
 	}
 	return true, numbersRead
