@@ -115,27 +115,38 @@ func streamParamsRatio(b *testing.B, n int, small, big string) {
 // round, alternately: 100 calls of 10,000 and 10 calls of 100,000. Its
 // ratio (params_100k_vs_10k_cpu, per parameter: 10 when linear) is
 // BenchmarkStreamParams's with more work per measure, less at the mercy
-// of one collection landing in one small call.
+// of one collection landing in one small call. The floor runs in the same
+// loop on the same texts: encoding/json decoding them into a
+// map[string]any (floor_json_100k_vs_10k_cpu).
 func BenchmarkStreamParamsBatch(b *testing.B) {
 	g := newBenchGuard(b)
 	calls := [2]string{manyParams(10_000), manyParams(100_000)}
 	reps := [2]int{100, 10}
-	var cpu [2]float64
+	sides := []func(j int){
+		func(j int) {
+			if _, err := streamParams(g, calls[j]); err != nil {
+				b.Fatal(err)
+			}
+		},
+		func(j int) { decodeArgs(calls[j]) },
+	}
+	cpu := make([][2]float64, len(sides))
 	iter := 0
 	for b.Loop() {
-		for k := range calls {
-			j := (k + iter) % len(calls)
-			c := cpuTime()
-			for range reps[j] {
-				if _, err := streamParams(g, calls[j]); err != nil {
-					b.Fatal(err)
+		for s, run := range sides {
+			for k := range calls {
+				j := (k + iter) % len(calls)
+				c := cpuTime()
+				for range reps[j] {
+					run(j)
 				}
+				cpu[s][j] += float64(cpuTime() - c)
 			}
-			cpu[j] += float64(cpuTime() - c)
 		}
 		iter++
 	}
-	b.ReportMetric(cpu[0]/float64(iter)/1e6, "100x10k-cpu-ms")
-	b.ReportMetric(cpu[1]/float64(iter)/1e6, "10x100k-cpu-ms")
-	b.ReportMetric(10*cpu[1]/cpu[0], "params_100k_vs_10k_cpu")
+	b.ReportMetric(cpu[0][0]/float64(iter)/1e6, "100x10k-cpu-ms")
+	b.ReportMetric(cpu[0][1]/float64(iter)/1e6, "10x100k-cpu-ms")
+	b.ReportMetric(10*cpu[0][1]/cpu[0][0], "params_100k_vs_10k_cpu")
+	b.ReportMetric(10*cpu[1][1]/cpu[1][0], "floor_json_100k_vs_10k_cpu")
 }

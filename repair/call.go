@@ -53,6 +53,10 @@ type Call struct {
 	// strict parse of RepairJSON gives it: Validate uses it (and may
 	// change it) instead of parsing the whole text again.
 	Parsed map[string]any
+	// ParsedIntegers, set with Parsed, says that every number in it is an
+	// integer of at most 18 digits: each reads as an int64, and the check
+	// of a call of many parameters need not read them again.
+	ParsedIntegers bool
 }
 
 // Repair is one change made to a call.

@@ -36,7 +36,8 @@ func (p *pipeline) check(args map[string]any) {
 	}
 	// Arguments a plain schema accepts need not go through the library,
 	// which would find nothing in them.
-	if !p.tool.plain.accepts(input) {
+	accepted, numbersRead := p.tool.plain.acceptsRead(input, p.plainIntegers && p.plainUnchanged())
+	if !accepted {
 		if err := p.tool.schema.Validate(input); err != nil {
 			if ve, ok := err.(*jsonschema.ValidationError); ok {
 				p.collect(ve, &found)
@@ -45,7 +46,16 @@ func (p *pipeline) check(args map[string]any) {
 			}
 		}
 	}
-	if nested {
+	switch {
+	case !nested:
+	case accepted && numbersRead && undeclared == nil:
+		// The check read each number of args (input has them all) as an
+		// int64: only the containers are left to look into, if the text
+		// has any (plainParsed).
+		if !p.plainFlat || !p.plainUnchanged() {
+			containersOutOfRange(args, &found)
+		}
+	default:
 		outOfRange(args, "", &found)
 	}
 	for _, f := range found {
@@ -90,6 +100,16 @@ func outOfRange(v any, path string, out *[]finding) any {
 		}
 	}
 	return v
+}
+
+// containersOutOfRange is outOfRange of m's objects and arrays, m's own
+// numbers being known to fit.
+func containersOutOfRange(m map[string]any, out *[]finding) {
+	for k, e := range m {
+		if isContainer(e) {
+			outOfRange(e, joinPath("", k), out)
+		}
+	}
 }
 
 // firstFindings returns the first k findings in (param, code) order, each

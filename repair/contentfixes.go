@@ -26,7 +26,16 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 	}
 	t := p.tool
 	var room [8]string
-	keys := fixableKeys(room[:0], t, m, top)
+	// A top-level string that is still a piece of a plain text holds no
+	// entity and no SEARCH/REPLACE separator: only its role is asked, and
+	// when no value is an object or an array, only the roles' keys are.
+	var keys []string
+	switch plain := top && p.plainStrings && p.plainUnchanged(); {
+	case plain && p.plainFlat:
+		keys = textParamKeys(room[:0], t, m)
+	default:
+		keys = fixableKeys(room[:0], t, m, top, plain)
+	}
 	p.decodeEditEntities(m, keys, path, target)
 	// Find text first: its line numbers decide for the replacement beside it.
 	stripped := false
@@ -85,16 +94,28 @@ func (p *pipeline) fixObject(m map[string]any, path, target string, top bool) {
 
 // fixableKeys lists, ordered, the keys of m a fix may concern, appended
 // to keys; the others (a call may bring a million) are neither sorted nor
-// visited.
-func fixableKeys(keys []string, t *Tool, m map[string]any, top bool) []string {
+// visited. plain: m's strings hold no '&' and no "===", and are not read.
+func fixableKeys(keys []string, t *Tool, m map[string]any, top, plain bool) []string {
 	for k, v := range m {
 		switch v := v.(type) {
 		case string:
 			// "===" is the cheap sign of a SEARCH/REPLACE block's separator.
-			if t.IsTextParam(k, top) || strings.Contains(v, "&") || strings.Contains(v, "===") {
+			if t.IsTextParam(k, top) || !plain && (strings.Contains(v, "&") || strings.Contains(v, "===")) {
 				keys = append(keys, k)
 			}
 		case map[string]any, []any:
+			keys = append(keys, k)
+		}
+	}
+	return orderKeys(t, keys)
+}
+
+// textParamKeys is fixableKeys of a top-level object whose strings hold no
+// '&' and no "===", and which holds no object or array: the keys of its
+// strings that are text parameters, found by the tool's roles.
+func textParamKeys(keys []string, t *Tool, m map[string]any) []string {
+	for k := range t.roles {
+		if _, ok := m[k].(string); ok && t.IsTextParam(k, true) {
 			keys = append(keys, k)
 		}
 	}

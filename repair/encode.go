@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // EncodeArgs renders arguments with EncodeJSON; nil stays nil.
@@ -141,6 +143,9 @@ func appendJSONObject(dst []byte, m map[string]any) ([]byte, bool) {
 // up again, or comparing keys stored apart, would visit a large object's
 // memory in random order, a cache miss a member.
 func sortedMembers(m map[string]any, members []member) []member {
+	if len(m) >= splitMembers {
+		return sortedLarge(m)
+	}
 	if cap(members) < len(m) {
 		members = make([]member, 0, len(m))
 	}
@@ -151,61 +156,176 @@ func sortedMembers(m map[string]any, members []member) []member {
 	return members
 }
 
+// sortedLarge is sortedMembers of an object that outgrows the cache. The
+// map gives its members in the order of their hashes, while their keys lie
+// in memory in the order they were made (a parser's, the text's): reading
+// each key's prefix in the map's order would miss the cache a member. The
+// members are first spread by where their keys lie (byKeyAddress), and
+// their prefixes read in that order.
+func sortedLarge(m map[string]any) []member {
+	members, tmp := make([]member, 0, len(m)), make([]member, len(m))
+	lo, hi := ^uintptr(0), uintptr(0)
+	for k, v := range m {
+		members = append(members, member{k: k, v: v})
+		if k != "" {
+			a := keyAddress(k)
+			lo, hi = min(lo, a), max(hi, a)
+		}
+	}
+	byKeyAddress(members, tmp, lo, hi)
+	for i := range tmp {
+		tmp[i].pre = keyPrefix(tmp[i].k)
+	}
+	splitSort(tmp, members)
+	sortRuns(tmp)
+	return tmp
+}
+
+// keyAddress is where k's bytes lie, to order reads of many keys.
+func keyAddress(k string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(k))) }
+
+// byKeyAddress writes src into dst ordered by where their keys lie, in 256
+// ranges of addresses between lo and hi (the empty keys first): the keys
+// of a range are a fraction of the object's, read within the cache.
+func byKeyAddress(src, dst []member, lo, hi uintptr) {
+	shift := 0
+	for hi > lo && (hi-lo)>>shift >= 256 {
+		shift++
+	}
+	bucket := func(k string) byte {
+		if k == "" {
+			return 0
+		}
+		return byte((keyAddress(k) - lo) >> shift)
+	}
+	var count, at [256]int
+	for i := range src {
+		count[bucket(src[i].k)]++
+	}
+	pos := 0
+	for b, n := range count {
+		at[b] = pos
+		pos += n
+	}
+	for i := range src {
+		b := bucket(src[i].k)
+		dst[at[b]] = src[i]
+		at[b]++
+	}
+}
+
 // radixMembers is the number of members from which sortMembers sorts by
 // radix: below it, a comparison sort is as fast.
 const radixMembers = 256
 
 // sortMembers sorts members by key. A large object is sorted by its keys'
-// prefixes a byte at a time (a radix sort, linear in the members, in
-// sequential passes), skipping the bytes all prefixes share, then each run
-// of keys sharing their first eight bytes by comparison: a comparison sort
-// of a large object costs a factor log n more per member, and compares
-// members scattered in memory.
+// first eight bytes a byte at a time (a radix sort, linear in the members,
+// in sequential passes), skipping the bytes all keys share, then each run
+// of keys sharing those bytes by comparison: a comparison sort of a large
+// object costs a factor log n more per member, and compares members
+// scattered in memory.
 func sortMembers(members []member) {
-	byKey := func(a, b member) int {
-		if a.pre != b.pre {
-			return cmp.Compare(a.pre, b.pre)
-		}
-		return strings.Compare(a.k, b.k)
-	}
 	if len(members) < radixMembers {
-		slices.SortFunc(members, byKey)
+		slices.SortFunc(members, func(a, b member) int {
+			if a.pre != b.pre {
+				return cmp.Compare(a.pre, b.pre)
+			}
+			return strings.Compare(a.k, b.k)
+		})
 		return
 	}
-	src, dst := members, make([]member, len(members))
-	for shift := 0; shift < 64; shift += 8 {
-		var at [256]int
-		for _, e := range src {
-			at[byte(e.pre>>shift)]++
-		}
-		if at[byte(src[0].pre>>shift)] == len(src) {
-			continue // a byte every prefix shares orders nothing
-		}
-		pos := 0
-		for b, n := range at {
-			at[b] = pos
-			pos += n
-		}
-		for _, e := range src {
-			b := byte(e.pre >> shift)
-			dst[at[b]] = e
-			at[b]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &members[0] {
-		copy(members, src)
-	}
+	radixSort(members, make([]member, len(members)), 56)
+	sortRuns(members)
+}
+
+// sortRuns sorts members sorted by prefix: each run of keys sharing their
+// prefix by comparison.
+func sortRuns(members []member) {
 	for i := 0; i < len(members); {
 		j := i + 1
 		for j < len(members) && members[j].pre == members[i].pre {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortFunc(members[i:j], byKey)
+			slices.SortFunc(members[i:j], func(a, b member) int { return strings.Compare(a.k, b.k) })
 		}
 		i = j
 	}
+}
+
+// splitMembers is the number of members from which an object outgrows a
+// core's cache (40 bytes a member, 640 KiB): sortMembers then splits it
+// first (splitSort).
+const splitMembers = 16 << 10
+
+// splitSort sorts a large object's members by prefix: it spreads them into
+// buckets by the most significant byte their prefixes do not all share,
+// then sorts each bucket by radix on the bytes below (radixSort) while the
+// bucket stays in the cache. A radix sort of the whole object made a pass
+// over all of its members for every byte, each pass missing the cache.
+func splitSort(members, tmp []member) {
+	var diff uint64
+	for i := range members {
+		diff |= members[i].pre ^ members[0].pre
+	}
+	if diff == 0 {
+		return
+	}
+	shift := (63 - bits.LeadingZeros64(diff)) &^ 7
+	count := scatter(members, tmp, shift)
+	copy(members, tmp)
+	pos := 0
+	for _, n := range count {
+		if n > 1 {
+			radixSort(members[pos:pos+n], tmp[pos:pos+n], shift-8)
+		}
+		pos += n
+	}
+}
+
+// radixSort sorts members by the bytes of their prefixes from the one at
+// top down, least significant first, skipping a byte they all share; tmp
+// has the length of members.
+func radixSort(members, tmp []member, top int) {
+	src, dst := members, tmp
+	for shift := 0; shift <= top; shift += 8 {
+		b0 := byte(src[0].pre >> shift)
+		shared := true
+		for i := range src {
+			if byte(src[i].pre>>shift) != b0 {
+				shared = false
+				break
+			}
+		}
+		if shared {
+			continue // a byte every prefix shares orders nothing
+		}
+		scatter(src, dst, shift)
+		src, dst = dst, src
+	}
+	if &src[0] != &members[0] {
+		copy(members, src)
+	}
+}
+
+// scatter writes src into dst ordered by the byte of their prefixes at
+// shift, stably, and returns how many members each byte has.
+func scatter(src, dst []member, shift int) [256]int {
+	var count, at [256]int
+	for i := range src {
+		count[byte(src[i].pre>>shift)]++
+	}
+	pos := 0
+	for b, n := range count {
+		at[b] = pos
+		pos += n
+	}
+	for i := range src {
+		b := byte(src[i].pre >> shift)
+		dst[at[b]] = src[i]
+		at[b]++
+	}
+	return count
 }
 
 func appendMembers(dst []byte, members []member) ([]byte, bool) {

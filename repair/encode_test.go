@@ -143,8 +143,10 @@ func TestPlainWords(t *testing.T) {
 }
 
 // TestEncodeJSONLargeObject: objects of radixMembers members and more,
-// sorted by radix, are encoded as encoding/json does, whatever their keys
-// share: a first byte, eight bytes and more, padding zeros, non-ASCII.
+// sorted by radix, and of splitMembers and more, split first and their
+// keys read in the order they lie in memory, are encoded as encoding/json
+// does, whatever their keys share (a first byte, eight bytes and more,
+// padding zeros, non-ASCII) and wherever they lie.
 func TestEncodeJSONLargeObject(t *testing.T) {
 	keys := map[string]func(i int) string{
 		"numbered":            func(i int) string { return fmt.Sprintf("p%d", i) },
@@ -152,9 +154,20 @@ func TestEncodeJSONLargeObject(t *testing.T) {
 		"short and padded":    func(i int) string { return strings.Repeat("a\x00", i%5) + string(rune('a'+i%26)) + strconv.Itoa(i) },
 		"non-ASCII":           func(i int) string { return fmt.Sprintf("%c%x", 'é'+rune(i%300), i) },
 		"one prefix":          func(i int) string { return fmt.Sprintf("abcdefgh%d", i) },
+		// Keys that lie far apart in memory (the program's constants and
+		// the heap), and the empty key, which lies nowhere.
+		"scattered": func(i int) string {
+			switch {
+			case i == 0:
+				return ""
+			case i%5 == 0:
+				return [...]string{"path", "content", "zz", "a", "\x00"}[i%25/5]
+			}
+			return strconv.Itoa(i)
+		},
 	}
 	for name, key := range keys {
-		for _, n := range []int{radixMembers - 1, radixMembers, 3000} {
+		for _, n := range []int{radixMembers - 1, radixMembers, 3000, splitMembers, splitMembers + 3000} {
 			m := make(map[string]any, n)
 			for i := range n {
 				m[key(i)] = json.Number(strconv.Itoa(i))

@@ -37,6 +37,13 @@ type pipeline struct {
 	res  *Result
 	// checks is what is left of maxAlternativeChecks.
 	checks int
+	// plainStrings: the arguments are a stream parser's strict parse of a
+	// text that holds no '&', no "===" and no backslash; plainFlat: of a
+	// text with no object or array inside the arguments; plainIntegers:
+	// whose numbers are all short integers (Call.ParsedIntegers); with
+	// this many repairs recorded when they were taken (plainParsed).
+	plainStrings, plainFlat, plainIntegers bool
+	plainRepairs                           int
 }
 
 // Validate repairs and validates one call; every problem is a violation in
@@ -190,6 +197,7 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 		return args, true
 	default:
 		if call.Parsed != nil {
+			p.plainParsed(call)
 			return call.Parsed, true
 		}
 		text := call.Text
@@ -209,6 +217,37 @@ func (p *pipeline) parse(call Call, xmlBody string) (map[string]any, bool) {
 		return obj, true
 	}
 }
+
+// manyMembers is the size from which an object's members are worth a
+// pass over the text to spare a walk over them.
+const manyMembers = 256
+
+// plainParsed notes what the text of a large parsed call proves of its
+// arguments, and whether the stream parser found its numbers all short
+// integers. Without escapes, every key and string of a strict parse is a
+// piece of the text, so none holds '&' or "===" when the text does not;
+// and a text whose only bracket is the arguments' opening brace has no
+// object or array inside them. The content fixes and the range check then
+// need not walk the arguments (a walk over the map, in its order, that
+// misses the cache a member once the call has a hundred thousand) as long
+// as no stage changed them since (plainUnchanged).
+func (p *pipeline) plainParsed(call Call) {
+	if len(call.Parsed) < manyMembers || call.Text == "" {
+		return
+	}
+	t := call.Text
+	p.plainStrings = strings.IndexByte(t, '&') < 0 && strings.IndexByte(t, '\\') < 0 && !strings.Contains(t, "===")
+	p.plainFlat = strings.Count(t, "{") == 1 && strings.IndexByte(t, '[') < 0
+	p.plainIntegers = call.ParsedIntegers
+	p.plainRepairs = p.repairCount()
+}
+
+// plainUnchanged reports whether the arguments are still what plainParsed
+// looked at: every change a stage makes is a repair.
+func (p *pipeline) plainUnchanged() bool { return p.repairCount() == p.plainRepairs }
+
+// repairCount is the number of repairs recorded, listed or not.
+func (p *pipeline) repairCount() int { return len(p.res.Repairs) + p.res.RepairsOmitted }
 
 // parseText parses an arguments text, decoding JSON encoded twice; empty
 // text is an empty object.

@@ -1,5 +1,7 @@
 package repair
 
+import "encoding/json"
+
 // The schema check of a write call validates whole file contents, and the
 // schema library copies every string it checks; a parameter whose schema
 // only says "a string" cannot fail on what the string holds. The check
@@ -255,22 +257,44 @@ var typeNamed = map[string]jsonTypes{
 // work but a type test per value (admits, which leaves an integer it cannot
 // read as int64 to the library).
 func (r *plainRoot) accepts(args map[string]any) bool {
+	ok, _ := r.acceptsRead(args, false)
+	return ok
+}
+
+// acceptsRead is accepts, and reports whether each number of args is
+// known to fit a float64, the range check's question: read as an int64
+// (its type admits no other number), or one of integers, which says every
+// number of args is a short integer (repair.Call.ParsedIntegers) and none
+// need be read.
+func (r *plainRoot) acceptsRead(args map[string]any, integers bool) (ok, numbersRead bool) {
 	if r == nil {
-		return false
+		return false, false
 	}
 	for _, name := range r.required {
 		if _, ok := args[name]; !ok {
-			return false
+			return false, false
 		}
 	}
+	numbersRead = true
 	for k, v := range args {
 		t, declared := r.props[k]
 		if !declared {
 			t = r.others
 		}
+		if _, isNumber := v.(json.Number); isNumber {
+			switch {
+			case integers:
+				if !t.has(typeNumber) && !t.has(typeInteger) {
+					return false, false
+				}
+				continue
+			case t.has(typeNumber):
+				numbersRead = false
+			}
+		}
 		if !admits(t, v) {
-			return false
+			return false, false
 		}
 	}
-	return true
+	return true, numbersRead
 }

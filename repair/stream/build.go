@@ -27,6 +27,8 @@ type valueBuilder struct {
 	// values: valueEnd knows what ends without reading the buffer, whose
 	// start a long call forgets (structuredParser.forget).
 	scalar byte
+	// otherNumbers: a number read is not a short integer (shortInteger).
+	otherNumbers bool
 }
 
 type openValue struct {
@@ -118,9 +120,13 @@ func (b *valueBuilder) valueEnd(s *jsonScanner, start, end int) {
 		b.str = keptString{}
 	default:
 		var ok bool
-		if v, ok = bareValue(s.buf[start:end]); !ok {
+		raw := s.buf[start:end]
+		if v, ok = bareValue(raw); !ok {
 			b.giveUp()
 			return
+		}
+		if _, isNumber := v.(json.Number); isNumber && !shortInteger(raw) {
+			b.otherNumbers = true
 		}
 	}
 	if len(b.open) == 0 {
@@ -212,6 +218,27 @@ func bareValue(raw []byte) (any, bool) {
 	}
 	return nil, false
 }
+
+// shortInteger reports whether a JSON number is an integer of at most 18
+// digits, which reads as an int64.
+func shortInteger(raw []byte) bool {
+	if raw[0] == '-' {
+		raw = raw[1:]
+	}
+	if len(raw) > 18 {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// integers reports whether every number of the value built is a short
+// integer.
+func (b *valueBuilder) integers() bool { return !b.otherNumbers }
 
 // value returns the arguments object when the scanner read strict JSON to
 // the end of one object, nil otherwise.

@@ -54,6 +54,44 @@ func TestLongStringPreview(t *testing.T) {
 	}
 }
 
+// TestParsedIntegers: a call kept parsed says whether its numbers, at any
+// depth, are all integers of at most 18 digits (which read as int64s).
+func TestParsedIntegers(t *testing.T) {
+	for _, tt := range []struct {
+		args string
+		want bool
+	}{
+		{`{"a": "x", "b": true, "c": null}`, true},
+		{`{"a": 1, "b": -12, "c": 0, "d": -0}`, true},
+		{`{"a": 123456789012345678, "b": -123456789012345678}`, true},
+		{`{"a": 1234567890123456789}`, false},
+		{`{"a": 1.5}`, false},
+		{`{"a": 1e2}`, false},
+		{`{"a": 1E2}`, false},
+		{`{"a": 1, "o": {"b": [2, 3.25]}}`, false},
+		{`{"a": 1.5, "a": 2}`, false}, // the number replaced was read
+		{`{"a": 'x', "b": 1}`, false}, // not kept
+	} {
+		var got, kept bool
+		p, err := New(OpenAI, Options{}, func(e Event) {
+			if e.Kind == EventCallClosed {
+				got, kept = e.Call.ParsedIntegers, e.Call.Parsed != nil
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = p.ToolDelta(ToolDelta{Index: 0, ID: "c", Name: "f"})
+		for i := 0; i < len(tt.args); i += 3 {
+			_ = p.ToolDelta(ToolDelta{Index: 0, Arguments: tt.args[i:min(i+3, len(tt.args))]})
+		}
+		_ = p.ToolDelta(ToolDelta{Index: 0, Done: true})
+		if got != tt.want || tt.want && !kept {
+			t.Errorf("%s: ParsedIntegers = %v (kept %v), want %v", tt.args, got, kept, tt.want)
+		}
+	}
+}
+
 // TestParsedArguments shows which arguments a structured stream keeps as
 // parsed (strict JSON only) and the value kept, the same whatever the split.
 func TestParsedArguments(t *testing.T) {

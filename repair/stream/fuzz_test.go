@@ -417,17 +417,46 @@ func (c *fuzzChecker) started(e Event, over bool) {
 }
 
 // checkParsed checks a call's Parsed against the strict parse of its text:
-// kept only for strict JSON, and then the same value.
+// kept only for strict JSON, and then the same value, its numbers all
+// int64s when ParsedIntegers says so.
 func (c *fuzzChecker) checkParsed(e Event) {
 	c.parsed = append(c.parsed, e.Call.Parsed)
 	if e.Call.Parsed == nil {
+		if e.Call.ParsedIntegers {
+			c.t.Errorf("call %d: ParsedIntegers without Parsed", e.Index)
+		}
 		return
+	}
+	if e.Call.ParsedIntegers && !allInt64(e.Call.Parsed) {
+		c.t.Errorf("call %d: ParsedIntegers, but a number of %#v is no int64", e.Index, e.Call.Parsed)
 	}
 	r, err := repair.RepairJSON(e.Call.Text, repair.JSONOptions{})
 	if err != nil || len(r.Repairs) > 0 || r.Truncated || !reflect.DeepEqual(r.Value, e.Call.Parsed) {
 		c.t.Errorf("call %d kept %#v from %q; RepairJSON gives %#v, %v, repairs %v, truncated %v",
 			e.Index, e.Call.Parsed, e.Call.Text, r.Value, err, r.Repairs, r.Truncated)
 	}
+}
+
+// allInt64 reports whether every number in v reads as an int64.
+func allInt64(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		_, err := x.Int64()
+		return err == nil
+	case map[string]any:
+		for _, e := range x {
+			if !allInt64(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !allInt64(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (c *fuzzChecker) closedCall(e Event, over bool) {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/toolguard/toolguard/internal/jsonesc"
@@ -25,6 +26,7 @@ type jsonScanner struct {
 
 	bareStart int
 	key       []byte // key being read
+	keys      keyArena
 	scratch   []byte // decoded string growth, reused
 	// src is the piece appended at buf[srcOff:], as a string: growth copied
 	// verbatim from it is shown as a substring, without a copy.
@@ -378,8 +380,33 @@ func (s *jsonScanner) setKey(k []byte) {
 		s.lose()
 		return
 	}
-	s.stack[len(s.stack)-1].key = string(k)
+	s.stack[len(s.stack)-1].key = s.keys.keep(k)
 	s.state = stColon
+}
+
+// keyArena keeps a call's keys together, in the order of the text, in
+// chunks that never move: made one by one, each key lay among the values
+// in memory, and the walks over a large object's keys in any other order
+// (its map's, its keys' sorted) met a different cache line for each.
+type keyArena struct{ cur strings.Builder }
+
+// keyChunk is the largest chunk a keyArena allocates; the first is small,
+// for a call of a few keys.
+const keyChunk = 16 << 10
+
+// keep returns k as a string in the arena.
+func (a *keyArena) keep(k []byte) string {
+	if len(k) == 0 {
+		return ""
+	}
+	if a.cur.Cap()-a.cur.Len() < len(k) {
+		size := max(len(k), min(max(2*a.cur.Cap(), 64), keyChunk))
+		a.cur = strings.Builder{}
+		a.cur.Grow(size)
+	}
+	n := a.cur.Len()
+	a.cur.Write(k)
+	return a.cur.String()[n:]
 }
 
 func (s *jsonScanner) readString() bool {

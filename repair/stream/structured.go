@@ -168,6 +168,7 @@ func (p *structuredParser) close(c *deltaCall, truncated bool) {
 	c.scan.finish(c.args)
 	name := validString(c.name)
 	call := repair.Call{Name: name, Form: repair.FormText, Parsed: c.build.value(&c.scan)}
+	call.ParsedIntegers = call.Parsed != nil && c.build.integers()
 	if c.head.Len() == 0 {
 		call.Text = string(c.args)
 	} else {
