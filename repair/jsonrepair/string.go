@@ -228,6 +228,20 @@ scan:
 			}
 			buf[n] = e
 			i, n = i+2, n+1
+			// Escapes come in runs (\\\" in escaped code): the next is
+			// decoded without finding it in a word.
+			for i+1 < len(s) && s[i] == '\\' {
+				e, ok := jsonesc.Simple(s[i+1])
+				if !ok {
+					break
+				}
+				escapedQuote = escapedQuote || e == t.close
+				if n >= len(buf) {
+					buf = grown(buf, n, 1)
+				}
+				buf[n] = e
+				i, n = i+2, n+1
+			}
 			continue
 		}
 		if c >= utf8.RuneSelf {
