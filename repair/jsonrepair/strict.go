@@ -402,7 +402,7 @@ func (p *strictParser) plainEscapedStr(start int, high byte) (string, bool) {
 func (p *strictParser) scratch(start int) []byte {
 	if p.buf == nil {
 		if rest := len(p.s) - start; rest > maxPooledScratch {
-			p.buf = make([]byte, 0, rest)
+			p.buf = uncleared(rest)
 		} else {
 			p.pooled = strictBufs.Get().(*[]byte)
 			p.buf = *p.pooled
