@@ -135,10 +135,16 @@ func newRunStopper(close byte) runStopper {
 // so a run of a few bytes, as in escaped code, costs one word. The last
 // bytes of the text are looked up in the table.
 func (r runStopper) end(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		if m := stopMask(load64(s, i), r.closes); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+	for i+8 <= len(s) {
+		m := stopMask(load64(s, i), r.closes)
+		if m == 0 {
+			i += 8
+			continue
 		}
+		if i += bits.TrailingZeros64(m) >> 3; r.stop[s[i]] {
+			return i
+		}
+		i++ // '|'
 	}
 	for i < len(s) && !r.stop[s[i]] {
 		i++
@@ -147,14 +153,15 @@ func (r runStopper) end(s string, i int) int {
 }
 
 // stopMask has the high bit set of each byte of w that ends a plain run
-// (runStops), closes holding the closing quote in each byte. A byte above
-// a marked one may be marked falsely; the lowest mark is exact: a borrow
-// only crosses bytes above one that matched already. A byte below 0x20
-// borrows, one from 0x80 has the bit already; '}' and ']' differ only in
-// 0x20. The high bits are taken once, at the end.
+// (runStops), closes holding the closing quote in each byte, and of '|'. A
+// byte above a marked one may be marked falsely; the lowest mark is exact
+// but for '|': a borrow only crosses bytes above one that matched already.
+// A byte below 0x20 borrows, one from 0x80 has the bit already; '\\', ']'
+// and '}' (with '|') are the bytes 0x7d becomes by setting 0x21. The
+// high bits are taken once, at the end.
 func stopMask(w, closes uint64) uint64 {
-	return (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
-		zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^closes)) & highs
+	return (w - 0x20*ones | w | zeroBytes(w^(ones*',')) |
+		zeroBytes(w|0x21*ones^(ones*'}')) | zeroBytes(w^closes)) & highs
 }
 
 // scan reads the string's text from i while it is plain runs, the usual
@@ -261,7 +268,13 @@ scan:
 			continue
 		}
 		if c != ',' && c != '}' && c != ']' {
-			break
+			if r.stop[c] {
+				break
+			}
+			// '|', which the word marks with '}': plain text, already
+			// stored with the word when the text is built.
+			i, n = i+1, n+1
+			continue
 		}
 		at := i - t.start
 		if building {
