@@ -72,6 +72,7 @@ type strictParser struct {
 	// for it.
 	buf    []byte
 	pooled *[]byte
+	boxes  boxes // the string values' headers
 }
 
 // strictBufs keeps the buffers escaped strings are decoded in, up to
@@ -103,7 +104,8 @@ func (p *strictParser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		return p.str()
+		s, err := p.str()
+		return p.boxes.box(s), err
 	case c == '-' || ('0' <= c && c <= '9'):
 		return p.number()
 	case strings.HasPrefix(p.s[p.i:], "true"):
