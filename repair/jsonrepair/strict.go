@@ -422,6 +422,18 @@ func (p *strictParser) plainEscapedStr(start int, high byte) (string, bool) {
 			}
 			buf[n] = e
 			i, n = i+2, n+1
+			// An escape after an escape is decoded without a search.
+			for i+1 < len(s) && s[i] == '\\' {
+				e, ok := jsonesc.Simple(s[i+1])
+				if !ok {
+					break
+				}
+				if n >= len(buf) {
+					buf = grown(buf, n, 1)
+				}
+				buf[n] = e
+				i, n = i+2, n+1
+			}
 			continue
 		}
 		r, size := jsonesc.Unicode(s[i:])
