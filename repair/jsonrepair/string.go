@@ -132,8 +132,9 @@ func newRunStopper(close byte) runStopper {
 
 // end returns where the run from i ends, testing eight bytes at a time:
 // the lowest byte a word's stop mask marks is the first stop byte in it,
-// so a run of a few bytes, as in escaped code, costs one word. The last
-// bytes of the text are looked up in the table.
+// or a '|', which the search passes, so a run of a few bytes, as in
+// escaped code, costs one word. The last bytes of the text are looked up
+// in the table. (The scan in str finds its stops the same way.)
 func (r runStopper) end(s string, i int) int {
 	for i+8 <= len(s) {
 		m := stopMask(load64(s, i), r.closes)
