@@ -28,6 +28,7 @@ type repairParser struct {
 	stray     int    // where text starts that is neither a value nor a separator, or -1
 	tuples    int    // open Python tuples, in which ')' ends a bare value
 	scratch   []byte // where str builds a string that differs from the source
+	boxes     boxes  // the string values' headers
 	// arrays has bit d set where the open container at depth d is an
 	// array: what a string ended at a closing bracket leaves open.
 	arrays [MaxDepth/64 + 1]uint64
@@ -448,11 +449,11 @@ func (p *repairParser) value(ctx parseCtx) (any, bool) {
 			// "hello" + " world": Python/JS string concatenation.
 			j := skipAllSpace(p.s, p.i)
 			if j >= len(p.s) || p.s[j] != '+' {
-				return v, true
+				return p.boxes.box(v), true
 			}
 			k := skipAllSpace(p.s, j+1)
 			if k >= len(p.s) || !isQuoteAt(p.s, k) {
-				return v, true
+				return p.boxes.box(v), true
 			}
 			p.i = k
 			if w, ok := p.pythonString(ctx); ok {

@@ -72,6 +72,7 @@ type strictParser struct {
 	// for it.
 	buf    []byte
 	pooled *[]byte
+	boxes  boxes // the string values' headers
 }
 
 // strictBufs keeps the buffers escaped strings are decoded in, up to
@@ -103,7 +104,8 @@ func (p *strictParser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		return p.str()
+		s, err := p.str()
+		return p.boxes.box(s), err
 	case c == '-' || ('0' <= c && c <= '9'):
 		return p.number()
 	case strings.HasPrefix(p.s[p.i:], "true"):
@@ -363,36 +365,85 @@ func (p *strictParser) escapedStr(start int, high byte) (string, error) {
 // leaves p.i where it was, for escapedStr's general decoding (and its
 // errors). The decoded text is valid UTF-8 exactly when the raw text
 // between the escapes is: an escape gives ASCII or a whole character.
+// As in the repair parser's scan, runs are found and copied eight bytes
+// at a time, each word stored whole (the buffer keeps room past its end),
+// and an escape's neighbour is decoded without a search.
+//
+//nolint:gocyclo // one loop whose offsets stay in registers
 func (p *strictParser) plainEscapedStr(start int, high byte) (string, bool) {
 	s := p.s
 	buf := append(p.scratch(start), s[start:p.i]...)
-	for i := p.i; i < len(s); {
-		j := strictRunEnd(s, i, &high)
-		buf = append(buf, s[i:j]...)
-		if i = j; i >= len(s) {
+	n := len(buf)
+	buf = buf[:cap(buf)]
+	var h uint64 // the high bits of the runs read
+	for i := p.i; ; {
+		stop := false
+		for i+8 <= len(s) {
+			w := load64(s, i)
+			if n+8 > len(buf) {
+				buf = grown(buf, n, 8)
+			}
+			store64(buf[n:n+8], w)
+			if m := ((w-0x20*ones)&^w | zeroBytes(w^(ones*'"')) | zeroBytes(w^(ones*'\\'))) & highs; m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				h |= w & (1<<(8*k) - 1)
+				i, n, stop = i+k, n+k, true
+				break
+			}
+			h, i, n = h|w, i+8, n+8
+		}
+		for ; !stop && i < len(s); i, n = i+1, n+1 {
+			c := s[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			if n >= len(buf) {
+				buf = grown(buf, n, 1)
+			}
+			buf[n] = c
+			h |= uint64(c)
+		}
+		if i >= len(s) {
 			break
 		}
 		if s[i] == '"' {
-			if high >= utf8.RuneSelf && !utf8.Valid(buf) {
+			if (high >= utf8.RuneSelf || h&highs != 0) && !utf8.Valid(buf[:n]) {
 				break
 			}
 			p.i = i + 1
-			return p.decoded(buf), true
+			return p.decoded(buf[:n]), true
 		}
 		if s[i] != '\\' || i+1 >= len(s) {
 			break // a control byte, or the text ends in the escape
 		}
 		if e, ok := jsonesc.Simple(s[i+1]); ok {
-			buf = append(buf, e)
-			i += 2
+			if n >= len(buf) {
+				buf = grown(buf, n, 1)
+			}
+			buf[n] = e
+			i, n = i+2, n+1
+			// An escape after an escape is decoded without a search.
+			for i+1 < len(s) && s[i] == '\\' {
+				e, ok := jsonesc.Simple(s[i+1])
+				if !ok {
+					break
+				}
+				if n >= len(buf) {
+					buf = grown(buf, n, 1)
+				}
+				buf[n] = e
+				i, n = i+2, n+1
+			}
 			continue
 		}
-		r, n := jsonesc.Unicode(s[i:])
-		if n == 0 {
+		r, size := jsonesc.Unicode(s[i:])
+		if size == 0 {
 			break
 		}
-		buf = utf8.AppendRune(buf, r) // a lone surrogate becomes U+FFFD
-		i += n
+		buf = utf8.AppendRune(buf[:n], r) // a lone surrogate becomes U+FFFD
+		n = len(buf)
+		buf = buf[:cap(buf)]
+		i += size
 	}
 	p.buf = buf[:0]
 	return "", false
@@ -402,7 +453,7 @@ func (p *strictParser) plainEscapedStr(start int, high byte) (string, bool) {
 func (p *strictParser) scratch(start int) []byte {
 	if p.buf == nil {
 		if rest := len(p.s) - start; rest > maxPooledScratch {
-			p.buf = make([]byte, 0, rest)
+			p.buf = uncleared(rest)
 		} else {
 			p.pooled = strictBufs.Get().(*[]byte)
 			p.buf = *p.pooled

@@ -132,13 +132,20 @@ func newRunStopper(close byte) runStopper {
 
 // end returns where the run from i ends, testing eight bytes at a time:
 // the lowest byte a word's stop mask marks is the first stop byte in it,
-// so a run of a few bytes, as in escaped code, costs one word. The last
-// bytes of the text are looked up in the table.
+// or a '|', which the search passes, so a run of a few bytes, as in
+// escaped code, costs one word. The last bytes of the text are looked up
+// in the table. (The scan in str finds its stops the same way.)
 func (r runStopper) end(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		if m := stopMask(load64(s, i), r.closes); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+	for i+8 <= len(s) {
+		m := stopMask(load64(s, i), r.closes)
+		if m == 0 {
+			i += 8
+			continue
 		}
+		if i += bits.TrailingZeros64(m) >> 3; r.stop[s[i]] {
+			return i
+		}
+		i++ // '|'
 	}
 	for i < len(s) && !r.stop[s[i]] {
 		i++
@@ -147,14 +154,15 @@ func (r runStopper) end(s string, i int) int {
 }
 
 // stopMask has the high bit set of each byte of w that ends a plain run
-// (runStops), closes holding the closing quote in each byte. A byte above
-// a marked one may be marked falsely; the lowest mark is exact: a borrow
-// only crosses bytes above one that matched already. A byte below 0x20
-// borrows, one from 0x80 has the bit already; '}' and ']' differ only in
-// 0x20. The high bits are taken once, at the end.
+// (runStops), closes holding the closing quote in each byte, and of '|'. A
+// byte above a marked one may be marked falsely; the lowest mark is exact
+// but for '|': a borrow only crosses bytes above one that matched already.
+// A byte below 0x20 borrows, one from 0x80 has the bit already; '\\', ']'
+// and '}' (with '|') are the bytes 0x7d becomes by setting 0x21. The
+// high bits are taken once, at the end.
 func stopMask(w, closes uint64) uint64 {
-	return (w - 0x20*ones | w | zeroBytes(w^(ones*'\\')) | zeroBytes(w^(ones*',')) |
-		zeroBytes(w|0x20*ones^(ones*'}')) | zeroBytes(w^closes)) & highs
+	return (w - 0x20*ones | w | zeroBytes(w^(ones*',')) |
+		zeroBytes(w|0x21*ones^(ones*'}')) | zeroBytes(w^closes)) & highs
 }
 
 // scan reads the string's text from i while it is plain runs, the usual
@@ -228,6 +236,20 @@ scan:
 			}
 			buf[n] = e
 			i, n = i+2, n+1
+			// Escapes come in runs (\\\" in escaped code): the next is
+			// decoded without finding it in a word.
+			for i+1 < len(s) && s[i] == '\\' {
+				e, ok := jsonesc.Simple(s[i+1])
+				if !ok {
+					break
+				}
+				escapedQuote = escapedQuote || e == t.close
+				if n >= len(buf) {
+					buf = grown(buf, n, 1)
+				}
+				buf[n] = e
+				i, n = i+2, n+1
+			}
 			continue
 		}
 		if c >= utf8.RuneSelf {
@@ -247,7 +269,13 @@ scan:
 			continue
 		}
 		if c != ',' && c != '}' && c != ']' {
-			break
+			if r.stop[c] {
+				break
+			}
+			// '|', which the word marks with '}': plain text, already
+			// stored with the word when the text is built.
+			i, n = i+1, n+1
+			continue
 		}
 		at := i - t.start
 		if building {
@@ -601,9 +629,20 @@ func (t *strText) build(at int) {
 func (t *strText) startBuilding(at int) {
 	t.building = true
 	if rest := len(t.s) - t.start; cap(t.buf) < rest {
-		t.buf = make([]byte, 0, rest)
+		t.buf = uncleared(rest)
 	}
 	t.buf = append(t.buf[:0], t.s[t.start:at]...)
+}
+
+// uncleared returns an empty buffer of at least n bytes, its memory not
+// cleared first as make's is: the text is written over it, and clearing a
+// large one was 3 % of the repair of a 1 MB text. strings.Builder is the
+// standard library's one way to such memory; its first byte shows where.
+func uncleared(n int) []byte {
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(0)
+	return unsafe.Slice(unsafe.StringData(b.String()), b.Cap())[:0]
 }
 
 func (t *strText) Len(at int) int {

@@ -191,7 +191,19 @@ func (p *repairParser) memberAt(n int) (key string, value int, ok bool) {
 	var after int
 	if closers, ok := openQuote(r); ok {
 		end := -1
+		ascii := asciiCloser(closers) // the one ASCII byte among closers
 		for q := n + size; q < len(p.s); {
+			if c := p.s[q]; c < utf8.RuneSelf {
+				if c == '\n' {
+					break
+				}
+				if c == ascii {
+					end, after = q, q+1
+					break
+				}
+				q++
+				continue
+			}
 			r2, s2 := utf8.DecodeRuneInString(p.s[q:])
 			if r2 == '\n' {
 				break
