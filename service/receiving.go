@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/toolguard/toolguard/guard/failure"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/tap"
 )
@@ -42,7 +43,7 @@ type receiptKey struct{}
 
 func newReceiving(max, maxRecvMsgBytes int) *receiving {
 	return &receiving{max: int64(max), refusal: refusalStatus(&LimitError{
-		Reason: "SERVER_RECEIVING_BUSY",
+		Reason: string(failure.ServerReceivingBusy),
 		Message: fmt.Sprintf("the server is already receiving its maximum of %d requests at once (up to %d bytes each); retry shortly",
 			max, maxRecvMsgBytes),
 		Metadata:   map[string]string{"max_receiving_calls": strconv.Itoa(max)},

@@ -59,6 +59,7 @@ const (
 	TooManyStreamsForPrincipal Reason = "TOO_MANY_STREAMS_FOR_PRINCIPAL"
 	RateLimited                Reason = "RATE_LIMITED"
 	ServerMemoryBusy           Reason = "SERVER_MEMORY_BUSY"
+	ServerReceivingBusy        Reason = "SERVER_RECEIVING_BUSY"
 
 	WorkspaceFull     Reason = "WORKSPACE_FULL"
 	WorkspaceReadOnly Reason = "WORKSPACE_READ_ONLY"
@@ -123,6 +124,7 @@ var table = []Info{
 	{TooManyStreamsForPrincipal, OverLimit, true, "the caller's open streams are at its share"},
 	{RateLimited, OverLimit, true, "the caller is over its rate limit"},
 	{ServerMemoryBusy, OverLimit, true, "the memory for large requests is taken by the calls being handled: nothing was done, send the call again shortly"},
+	{ServerReceivingBusy, OverLimit, true, "the server is receiving as many requests as it may at once: nothing was read or done, send the call again shortly"},
 	{WorkspaceFull, Storage, false, "the workspace's disk is full or over quota: nothing was written"},
 	{WorkspaceReadOnly, Storage, false, "the workspace is mounted read-only: nothing was written"},
 	{LockDirMismatch, Storage, false, "the workspace names another lock directory than this server's (replicas that would lose writes): nothing was written"},
