@@ -77,6 +77,13 @@ type Config struct {
 	// they rebalance across replicas; zero means forever.
 	MaxConnectionAge      time.Duration
 	MaxConnectionAgeGrace time.Duration
+	// MaxConnectionIdle asks a connection without a call for this long to
+	// close (GOAWAY), so idle clients do not hold MaxConnections' slots;
+	// zero means forever.
+	MaxConnectionIdle time.Duration
+	// HandshakeTimeout closes a new connection that has not finished its
+	// TLS handshake and sent gRPC's preface within it.
+	HandshakeTimeout time.Duration
 	// MaxConnections bounds the client connections open at once; more are
 	// closed at once (conns.go).
 	MaxConnections int
@@ -114,6 +121,8 @@ func DefaultConfig() Config {
 		DrainDelay:            0,
 		MaxConnectionAge:      30 * time.Minute,
 		MaxConnectionAgeGrace: 5 * time.Minute,
+		MaxConnectionIdle:     5 * time.Minute,
+		HandshakeTimeout:      10 * time.Second,
 		MaxConnections:        2048,
 		MaxCallBytes:          16 << 20,
 		MaxParamBytes:         16 << 20,
@@ -166,8 +175,11 @@ func (c Config) Validate() error {
 	if c.DrainDelay < 0 {
 		errs = append(errs, errors.New("drain delay must not be negative"))
 	}
-	if c.MaxConnectionAge < 0 || c.MaxConnectionAgeGrace < 0 {
+	if c.MaxConnectionAge < 0 || c.MaxConnectionAgeGrace < 0 || c.MaxConnectionIdle < 0 {
 		errs = append(errs, errors.New("connection age settings must not be negative"))
+	}
+	if c.HandshakeTimeout <= 0 {
+		errs = append(errs, errors.New("handshake timeout must be positive"))
 	}
 	if c.MaxCallBytes <= 0 || c.MaxParamBytes <= 0 {
 		errs = append(errs, errors.New("stream call and parameter limits must be positive"))

@@ -2,12 +2,17 @@ package service_test
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -79,5 +84,44 @@ func TestMaxConnections(t *testing.T) {
 	}
 	if err := check(second); err != nil {
 		t.Fatalf("client within the limit, at the end: %v", err)
+	}
+}
+
+// TestSilentAndIdleConnectionsLeave: a connection that never sends gRPC's
+// preface is closed once --handshake-timeout has passed, and one without a
+// call for --max-connection-idle is asked to close, so neither holds a slot
+// of --max-connections for ever; a client asked to close reconnects on its
+// next call.
+func TestSilentAndIdleConnectionsLeave(t *testing.T) {
+	conn, cfg := servicetest.Start(t, service.Config{HandshakeTimeout: 50 * time.Millisecond, MaxConnectionIdle: 100 * time.Millisecond})
+
+	silent, err := net.Dial("tcp", cfg.Listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// Only a bound on a broken server's hang: the server closes it first.
+	_ = silent.SetReadDeadline(time.Now().Add(time.Minute))
+	// The server's own settings come first, then its close.
+	if n, err := io.Copy(io.Discard, silent); errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a connection that never sent the preface: read %d bytes, %v; want it closed by the server", n, err)
+	}
+
+	check := func() error {
+		_, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
+		return err
+	}
+	if err := check(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for conn.GetState() == connectivity.Ready {
+		if !conn.WaitForStateChange(ctx, connectivity.Ready) {
+			t.Fatal("an idle connection was not asked to close")
+		}
+	}
+	if err := check(); err != nil {
+		t.Fatalf("the client's next call, after its idle connection closed: %v", err)
 	}
 }

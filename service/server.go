@@ -152,7 +152,11 @@ func newServerWith(cfg Config, log *zap.Logger, hooks serverHooks, extra ...func
 			Timeout:               keepaliveTimeout,
 			MaxConnectionAge:      forever(cfg.MaxConnectionAge),
 			MaxConnectionAgeGrace: forever(cfg.MaxConnectionAgeGrace),
+			MaxConnectionIdle:     forever(cfg.MaxConnectionIdle),
 		}),
+		// A connection that never sends gRPC's preface holds a slot of
+		// --max-connections until then: gRPC's own bound is 120 s.
+		grpc.ConnectionTimeout(cfg.HandshakeTimeout),
 	}
 	opts = append(opts, windowOptions()...)
 	receivingOpts, err := s.receivingOptions()
