@@ -79,8 +79,9 @@ const unaryMemoryShareNum, unaryMemoryShareDen = 3, 16
 // may take when idle, as a divisor, at connectionBytes each: an idle
 // plaintext gRPC connection holds 12 to 16 KiB of the server's memory (its
 // transport's goroutines and buffers, docs/limits.md#connections). A
-// sixty-fourth fits in what the other shares leave to the runtime.
-const connectionsShare, connectionBytes = 64, 16 << 10
+// hundred-and-twenty-eighth fits, with the collector's headroom, in what
+// the other shares leave to the runtime.
+const connectionsShare, connectionBytes = 128, 16 << 10
 
 // receivingShare is the part of the memory limit the requests being
 // received may hold when TOOLGUARD_MAX_RECEIVING_CALLS bounds them, as a
