@@ -20,7 +20,7 @@ const (
 // ConnectionMetrics exports c: the connections open now beside the limit,
 // so an alert can fire before clients are refused, and those refused.
 func ConnectionMetrics(c Connections) prometheus.Collector {
-	return collectorList{
+	return Collectors{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: ConnectionsOpenMetric,
 			Help: "Client connections open now on the front end's port."},
 			func() float64 { return float64(c.Open()) }),
@@ -33,16 +33,16 @@ func ConnectionMetrics(c Connections) prometheus.Collector {
 	}
 }
 
-// collectorList registers several collectors as one.
-type collectorList []prometheus.Collector
+// Collectors registers several collectors as one.
+type Collectors []prometheus.Collector
 
-func (cs collectorList) Describe(ch chan<- *prometheus.Desc) {
+func (cs Collectors) Describe(ch chan<- *prometheus.Desc) {
 	for _, c := range cs {
 		c.Describe(ch)
 	}
 }
 
-func (cs collectorList) Collect(ch chan<- prometheus.Metric) {
+func (cs Collectors) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range cs {
 		c.Collect(ch)
 	}

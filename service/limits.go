@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolguard/toolguard/internal/auth"
 	"github.com/toolguard/toolguard/internal/ratelimit"
+	"github.com/toolguard/toolguard/observe"
 	"github.com/toolguard/toolguard/repair"
 )
 
@@ -105,7 +106,7 @@ func streamShare(cfg Config, principals int) int {
 // collector exports the open streams and the cap, so an alert can fire
 // before callers are refused.
 func (s *streamSlots) collector() prometheus.Collector {
-	return collectorFuncs{
+	return observe.Collectors{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "streams_open",
 			Help: "StreamToolCalls streams open now."}, func() float64 {
 			s.mu.Lock()
@@ -115,21 +116,6 @@ func (s *streamSlots) collector() prometheus.Collector {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "streams_max",
 			Help: "Most StreamToolCalls streams the server holds open at once (--max-streams)."},
 			func() float64 { return float64(s.max) }),
-	}
-}
-
-// collectorFuncs registers several collectors as one.
-type collectorFuncs []prometheus.Collector
-
-func (cs collectorFuncs) Describe(ch chan<- *prometheus.Desc) {
-	for _, c := range cs {
-		c.Describe(ch)
-	}
-}
-
-func (cs collectorFuncs) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range cs {
-		c.Collect(ch)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolguard/toolguard/guard/failure"
+	"github.com/toolguard/toolguard/observe"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/tap"
 )
@@ -89,7 +90,7 @@ func (r *receiving) options() []grpc.ServerOption {
 }
 
 func (r *receiving) collector() prometheus.Collector {
-	return collectorFuncs{
+	return observe.Collectors{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "receiving_calls",
 			Help: "Calls whose request is still being received (--max-receiving-calls)."},
 			func() float64 { return float64(r.open.Load()) }),

@@ -15,6 +15,7 @@ import (
 
 	toolguardv1 "github.com/toolguard/toolguard/gen/toolguard/v1"
 	"github.com/toolguard/toolguard/guard/failure"
+	"github.com/toolguard/toolguard/observe"
 )
 
 // The memory of the unary calls handled at once. A large request costs
@@ -230,7 +231,7 @@ func memoryBusyRetry() time.Duration {
 // collector exports the bytes held and the budget, so an alert can fire
 // before callers are refused.
 func (m *unaryMemory) collector() prometheus.Collector {
-	return collectorFuncs{
+	return observe.Collectors{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "toolguard", Name: "unary_memory_bytes",
 			Help: "Memory the unary calls being handled hold of the budget (request bytes times their RPC's factor)."},
 			func() float64 { return float64(m.used()) }),
