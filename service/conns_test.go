@@ -93,7 +93,9 @@ func TestMaxConnections(t *testing.T) {
 // of --max-connections for ever; a client asked to close reconnects on its
 // next call.
 func TestSilentAndIdleConnectionsLeave(t *testing.T) {
-	conn, cfg := servicetest.Start(t, service.Config{HandshakeTimeout: 50 * time.Millisecond, MaxConnectionIdle: 100 * time.Millisecond})
+	// The client's own connection may be cut too when the machine is slow to
+	// take its preface: its calls wait for a connection that is ready.
+	conn, cfg := servicetest.Start(t, service.Config{HandshakeTimeout: 500 * time.Millisecond, MaxConnectionIdle: 100 * time.Millisecond})
 
 	silent, err := net.Dial("tcp", cfg.Listen)
 	if err != nil {
@@ -108,7 +110,7 @@ func TestSilentAndIdleConnectionsLeave(t *testing.T) {
 	}
 
 	check := func() error {
-		_, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
+		_, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
 		return err
 	}
 	if err := check(); err != nil {
